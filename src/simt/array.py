@@ -1,0 +1,91 @@
+"""Device arrays: data that stays on a runtime's device between launches.
+
+`simt.to_device`, `simt.empty` and `simt.zeros` make them on the current backend; `.numpy()`
+copies back. On `cpu` and `sim` the device is the host, so a device array is a NumPy array
+and a NumPy argument is used in place, never copied.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .runtime.base import Runtime
+
+
+class DeviceArray:
+    """An array in a runtime's memory, C-ordered unless it wraps a host view (cpu, sim)."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        buf: Any,
+        shape: tuple[int, ...],
+        dtype: np.dtype,
+        strides: tuple[int, ...] | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.buf = buf
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = np.dtype(dtype)
+        # Strides in elements, not bytes: what kernels index with.
+        self.strides = strides if strides is not None else c_strides(self.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def numpy(self) -> np.ndarray:
+        """A host copy (waits for the device)."""
+        out = np.empty(self.shape, self.dtype)
+        self.runtime.download(self.buf, out)
+        return out
+
+    def copy_to_host(self) -> np.ndarray:
+        """Numba's name for `numpy()`."""
+        return self.numpy()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, backend={self.runtime.name})"
+
+    # Interop where the runtime has it (CUDA: __cuda_array_interface__, DLPack).
+    def __getattr__(self, name: str) -> Any:
+        if name in ("__cuda_array_interface__", "__dlpack__", "__dlpack_device__"):
+            hook = getattr(self.runtime, "array_interop", None)
+            if hook is not None:
+                return hook(self, name)
+        raise AttributeError(name)
+
+
+def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Element strides of a C-ordered array of `shape`."""
+    strides = []
+    acc = 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(int(s), 1)
+    return tuple(reversed(strides))
+
+
+def host_view(runtime: Runtime, a: np.ndarray) -> DeviceArray:
+    """Wrap a host array for a runtime whose device memory is host memory (cpu, sim)."""
+    itemsize = a.dtype.itemsize
+    strides = tuple(s // itemsize for s in a.strides)
+    return DeviceArray(runtime, a, a.shape, a.dtype, strides)

@@ -1,0 +1,28 @@
+"""What every renderer needs to agree on: which print op is which, which op can fail."""
+
+from __future__ import annotations
+
+from ..ir import Function, Op, walk
+
+
+def print_ops(fn: Function) -> list[Op]:
+    """The kernel's print ops in program order: a print's id is its index here, and
+    `[op.attrs["parts"] for op in print_ops(fn)]` is the format table the host formats with."""
+    return [op for op in walk(fn.body) if op.opcode == "print"]
+
+
+def error_sites(fn: Function, bounds: bool) -> list[Op]:
+    """The ops that can raise a KernelError, in program order: every `assert`, and with
+    `bounds` (debug mode) every load, store and atomic. A site's id is its index + 1, so an
+    error buffer holding 0 means no error."""
+    kinds = {"assert"} | ({"load", "store", "atomic", "cas"} if bounds else set())
+    return [op for op in walk(fn.body) if op.opcode in kinds]
+
+
+def describe_failure(op: Op) -> str:
+    """The message of a KernelError raised at `op`."""
+    if op.opcode == "assert":
+        msg = op.attrs.get("msg")
+        return f"assertion failed: {msg}" if msg else "assertion failed"
+    what = {"load": "read", "store": "write", "atomic": "atomic", "cas": "atomic"}[op.opcode]
+    return f"index out of bounds in array {what}"

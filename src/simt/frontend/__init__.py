@@ -1,0 +1,1 @@
+"""The front end: Python source (ast) and known values in, typed IR out."""

@@ -1,0 +1,140 @@
+"""The IR: structured SSA.
+
+A `Function` holds one `Block`, a list of `Op`s. Each op reads `Value`s (operands) and defines
+new ones (results); a value is defined once. Control flow is structured: an `if`, `for` or
+`while` op owns regions (each a `Block`), values flow into a region through its block
+arguments and out through its terminator (`yield` or `condition`). There is no goto, which is
+what WGSL needs and what the CPU backend's SPMD lowering relies on.
+
+The opcodes, their operands, attributes and result types are listed in `ops.py`; `verify.py`
+checks a function against that list and `printer.py` prints it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..types import ArrayType, Scalar, Type
+
+_ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class Loc:
+    """Where an op came from in the user's source: for errors and debug reports."""
+
+    filename: str
+    line: int
+    col: int
+    source_line: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}"
+
+
+class Value:
+    """An SSA value: defined once, by an op result, a block argument or a function parameter."""
+
+    __slots__ = ("id", "type", "hint")
+
+    def __init__(self, type: Type, hint: str = "") -> None:
+        self.id = next(_ids)
+        self.type = type
+        self.hint = hint  # the user's variable name, when there was one (for readable output)
+
+    @property
+    def scalar(self) -> Scalar:
+        """The value's type as a scalar (asserts it is one)."""
+        assert isinstance(self.type, Scalar), self.type
+        return self.type
+
+    @property
+    def array(self) -> ArrayType:
+        """The value's type as an array (asserts it is one)."""
+        assert isinstance(self.type, ArrayType), self.type
+        return self.type
+
+    def __repr__(self) -> str:
+        return f"%{self.id}"
+
+
+@dataclass(eq=False)
+class Block:
+    """A region body: arguments bound on entry, then ops; the last op is its terminator."""
+
+    args: list[Value] = field(default_factory=list)
+    ops: list[Op] = field(default_factory=list)
+
+    @property
+    def terminator(self) -> Op | None:
+        """The trailing `yield`/`condition` op, if the block has one."""
+        if self.ops and self.ops[-1].opcode in ("yield", "condition"):
+            return self.ops[-1]
+        return None
+
+
+@dataclass(eq=False)
+class Op:
+    """One operation. See `ops.py` for the meaning of each opcode and its attributes."""
+
+    opcode: str
+    operands: list[Value] = field(default_factory=list)
+    results: list[Value] = field(default_factory=list)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    regions: list[Block] = field(default_factory=list)
+    loc: Loc | None = None
+
+    @property
+    def result(self) -> Value:
+        """The single result of an op that has exactly one."""
+        assert len(self.results) == 1, self
+        return self.results[0]
+
+    def __repr__(self) -> str:
+        return f"<Op {self.opcode} {self.results} <- {self.operands} {self.attrs}>"
+
+
+@dataclass(eq=False)
+class Param:
+    """A kernel parameter: the position in the Python signature, its name and its value."""
+
+    name: str
+    index: int
+    value: Value
+
+
+@dataclass(eq=False)
+class Function:
+    """A kernel in IR form: typed parameters and a body.
+
+    `params` holds only the runtime parameters (arrays and scalars); parameters that were known
+    at compile time have been folded into the body. `fp64` and `debug` are the compile options
+    the kernel was translated with.
+    """
+
+    name: str
+    params: list[Param]
+    body: Block
+    filename: str = "<unknown>"
+    fp64: bool = False
+    debug: bool = False
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+def walk(block: Block) -> Iterator[Op]:
+    """Every op in `block` and in the regions nested in it, in program order (pre-order)."""
+    for op in block.ops:
+        yield op
+        for region in op.regions:
+            yield from walk(region)
+
+
+def walk_blocks(block: Block) -> Iterator[Block]:
+    """`block` and every block nested in it, outer first."""
+    yield block
+    for op in block.ops:
+        for region in op.regions:
+            yield from walk_blocks(region)

@@ -1,0 +1,70 @@
+"""The opcodes of the IR: one table, read by the verifier, the printer and every renderer.
+
+Invariants the front end guarantees and `verify` checks:
+- operands of `bin`, `cmp` and `select` (the last two) have one type: conversions are explicit
+  `cast` ops, so a renderer never has to know promotion rules;
+- `bin` `div` is true division on floats only; `floordiv` and `mod` follow Python (floor) on
+  ints and floats; int arithmetic wraps at its width;
+- array indices are integer values (any width); loads and stores never see a negative known
+  index (the front end rewrites `a[-1]` to `a[len(a) - 1]`);
+- a region's block ends with its terminator: `yield` for `if` branches and loop bodies,
+  `condition` for a `while`'s condition region.
+
+| opcode    | operands                  | attrs                          | results                     |
+| --------- | ------------------------- | ------------------------------ | --------------------------- |
+| const     |                           | value (Python int/float/bool)  | 1 scalar                    |
+| bin       | a, b                      | op in BIN_OPS                  | 1, type of a                |
+| cmp       | a, b                      | op in CMP_OPS                  | 1 bool                      |
+| un        | a                         | op in UN_OPS                   | 1, type of a                |
+| cast      | a                         |                                | 1, the target scalar        |
+| select    | cond, a, b                |                                | 1, type of a                |
+| math      | args                      | fn (a name in builtins.MATH)   | 1 (float, or bool for is*)  |
+| special   |                           | reg in SPECIAL_REGS, axis 0-2  | 1 int32                     |
+| shape     | array                     | dim                            | 1, the array's index type   |
+| alloc     |                           |                                | 1 shared/local array        |
+| load      | array, *indices           |                                | 1, the array's dtype        |
+| store     | array, *indices, value    |                                |                             |
+| atomic    | array, *indices, value    | op in ATOMIC_OPS               | 1 (the old value)           |
+| cas       | array, *indices, cmp, val |                                | 1 (the old value)           |
+| barrier   |                           |                                |                             |
+| print     | values                    | parts, see below               |                             |
+| assert    | cond                      | msg (str or None)              |                             |
+| if        | cond                      | regions: then, else            | merged values               |
+| for       | start, stop, step, *init  | sign (+1, -1, or 0: unknown)   | final carried values        |
+|           |                           | region body(iv, *carried)      |                             |
+| while     | *init                     | regions: cond(*carried),       | final carried values        |
+|           |                           | body(*carried)                 |                             |
+| yield     | values                    |                                | (terminator)                |
+| condition | cond                      |                                | (terminator)                |
+
+`print` attrs: `parts`, a tuple whose items are `str` (literal text) or `Field(arg, spec)`
+(operand number `arg` formatted with Python's `format(value, spec)`; spec "" prints as
+`print` would). Separators and the line end are already part of the literal text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+BIN_OPS = (
+    "add", "sub", "mul", "div", "floordiv", "mod", "pow",
+    "min", "max", "and", "or", "xor", "shl", "shr",
+)  # fmt: skip
+CMP_OPS = ("eq", "ne", "lt", "le", "gt", "ge")
+UN_OPS = ("neg", "not", "invert", "abs")
+ATOMIC_OPS = ("add", "sub", "min", "max", "exch", "and", "or", "xor")
+SPECIAL_REGS = ("thread_idx", "block_idx", "block_dim", "grid_dim")
+
+# Ops with an effect beyond their results: never removed, never reordered across each other.
+EFFECTS = frozenset({"store", "atomic", "cas", "barrier", "print", "assert"})
+# Ops that own regions.
+STRUCTURED = frozenset({"if", "for", "while"})
+TERMINATORS = frozenset({"yield", "condition"})
+
+
+@dataclass(frozen=True)
+class Field:
+    """A formatted operand in a `print` op's parts: operand `arg`, Python format `spec`."""
+
+    arg: int
+    spec: str = ""

@@ -1,0 +1,1 @@
+"""IR-to-IR passes, each a small module with one job."""

@@ -1,0 +1,1 @@
+"""Runtimes ("devices"): compile rendered source, manage memory, launch."""

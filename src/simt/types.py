@@ -1,0 +1,142 @@
+"""The types of the kernel language: scalars and arrays, and how they combine.
+
+Numbers follow GPU practice (see docs/semantics.md): integer literals and thread indices are
+int32, a float made from integers is float32 unless the kernel asks for fp64, and a literal
+takes the type of the other operand of an operator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A scalar type: one of the six module-level instances below."""
+
+    name: str
+    kind: str  # "b" bool, "i" signed int, "u" unsigned int, "f" float
+    bits: int
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in "iu"
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "b"
+
+    @property
+    def is_signed(self) -> bool:
+        return self.kind in "if"
+
+    @property
+    def np(self) -> np.dtype:
+        """The NumPy dtype of this type."""
+        return np.dtype(self.name)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+BOOL = Scalar("bool", "b", 8)
+INT32 = Scalar("int32", "i", 32)
+INT64 = Scalar("int64", "i", 64)
+UINT32 = Scalar("uint32", "u", 32)
+FLOAT32 = Scalar("float32", "f", 32)
+FLOAT64 = Scalar("float64", "f", 64)
+
+SCALARS: dict[str, Scalar] = {t.name: t for t in (BOOL, INT32, INT64, UINT32, FLOAT32, FLOAT64)}
+
+# NumPy dtypes that arrays may have, mapped onto the kernel language's scalars. Narrow integer and
+# half-precision arrays are not supported yet; they get a LaunchError naming the argument.
+_NP_TO_SCALAR: dict[str, Scalar] = {
+    "bool": BOOL,
+    "int32": INT32,
+    "int64": INT64,
+    "uint32": UINT32,
+    "float32": FLOAT32,
+    "float64": FLOAT64,
+}
+
+
+def scalar_of_dtype(dtype: np.dtype | type | str) -> Scalar | None:
+    """The kernel-language scalar for a NumPy dtype, or None when it has none."""
+    return _NP_TO_SCALAR.get(np.dtype(dtype).name)
+
+
+# Where an array lives: a kernel argument in device memory, per block, or per thread.
+GLOBAL = "global"
+SHARED = "shared"
+LOCAL = "local"
+
+
+@dataclass(frozen=True)
+class ArrayType:
+    """An array of `dtype` with `ndim` dimensions.
+
+    `space` says where it lives. Global arrays (kernel arguments) carry their shape and strides
+    at run time; shared and local arrays have a `shape` known at compile time and are C-ordered.
+    `index` is the integer type of `len`, `.shape` and `.size`: int32 unless some array of the
+    launch has 2**31 or more elements, when the specialisation uses int64.
+    """
+
+    dtype: Scalar
+    ndim: int
+    space: str = GLOBAL
+    shape: tuple[int, ...] | None = None
+    index: Scalar = INT32
+
+    def __str__(self) -> str:
+        if self.shape is not None:
+            dims = "x".join(str(d) for d in self.shape)
+            return f"{self.space} {self.dtype}[{dims}]"
+        return f"{self.dtype}[{','.join(':' * self.ndim)}]"
+
+
+Type = Scalar | ArrayType
+
+
+def promote(a: Scalar, b: Scalar) -> Scalar:
+    """The type two typed operands of an arithmetic operator are converted to.
+
+    GPU practice rather than NumPy's: an integer combined with float32 gives float32, not
+    float64; bool behaves as int32; int32 with uint32 gives uint32, as in C.
+    """
+    if a == b:
+        return INT32 if a.is_bool else a
+    if a.is_float or b.is_float:
+        if a.is_float and b.is_float:
+            return a if a.bits >= b.bits else b
+        return a if a.is_float else b
+    a = INT32 if a.is_bool else a
+    b = INT32 if b.is_bool else b
+    if a == b:
+        return a
+    if INT64 in (a, b):
+        return INT64
+    return UINT32
+
+
+def literal_type(value: object, fp64: bool) -> Scalar:
+    """The type a Python number takes when it must be materialised with no other operand."""
+    if isinstance(value, (bool, np.bool_)):
+        return BOOL
+    if isinstance(value, np.generic):
+        t = scalar_of_dtype(value.dtype)
+        if t is not None:
+            return t
+    if isinstance(value, (int, np.integer)):
+        return INT32 if -(2**31) <= int(value) < 2**31 else INT64
+    return FLOAT64 if fp64 else FLOAT32
+
+
+def float_type(fp64: bool) -> Scalar:
+    """The float type made from integers (`i / n`, `float(i)`, `math.sqrt(i)`)."""
+    return FLOAT64 if fp64 else FLOAT32
