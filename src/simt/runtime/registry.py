@@ -1,0 +1,82 @@
+"""The runtimes simt knows, found lazily: importing simt imports no backend's packages."""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+from ..errors import BackendUnavailable
+from .base import Runtime
+
+# name -> "module:Class"; order is the default preference (best first) after `sim`'s exclusion.
+RUNTIMES: dict[str, str] = {
+    "cuda": "simt.runtime.cuda:CudaRuntime",
+    "webgpu": "simt.runtime.webgpu:WebGPURuntime",
+    "cpu": "simt.runtime.cpu:CpuRuntime",
+    "sim": "simt.runtime.sim:SimRuntime",
+}
+
+_instances: dict[str, Runtime] = {}
+_current: str | None = None
+
+
+def runtime_class(name: str) -> type[Runtime]:
+    """The runtime class for `name`; BackendUnavailable if its module cannot even be imported."""
+    if name not in RUNTIMES:
+        raise BackendUnavailable(
+            f"unknown backend {name!r}: choose one of {', '.join(RUNTIMES)}"
+        )
+    module, cls = RUNTIMES[name].split(":")
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as e:  # the module itself is missing: a packaging bug, said plainly
+        raise BackendUnavailable(f"backend {name!r} is not available: {e}") from None
+    return getattr(mod, cls)  # type: ignore[no-any-return]
+
+
+def probe(name: str) -> tuple[bool, str]:
+    """(available, why) for backend `name`; never raises."""
+    try:
+        return runtime_class(name).probe()
+    except Exception as e:  # noqa: BLE001 - a probe must never break `simt info`
+        return False, f"{type(e).__name__}: {e}"
+
+
+def get(name: str) -> Runtime:
+    """The runtime instance for `name`, created on first use."""
+    rt = _instances.get(name)
+    if rt is None:
+        ok, why = probe(name)
+        if not ok:
+            raise BackendUnavailable(f"backend {name!r} is not available here: {why}")
+        rt = runtime_class(name)()
+        _instances[name] = rt
+    return rt
+
+
+def default_name() -> str:
+    """`SIMT_BACKEND` if set, else the best backend present: cuda, then webgpu on a real GPU
+    (not a software adapter), then cpu, then sim."""
+    env = os.environ.get("SIMT_BACKEND")
+    if env:
+        return env
+    for name in ("cuda", "webgpu", "cpu"):
+        ok, why = probe(name)
+        if ok and not (name == "webgpu" and "CPU adapter" in why):
+            return name
+    return "sim"
+
+
+def use(name: str) -> None:
+    """Make `name` the backend later launches run on."""
+    global _current
+    get(name)  # fail now, with the reason, rather than at the first launch
+    _current = name
+
+
+def current() -> Runtime:
+    """The runtime launches go to now."""
+    global _current
+    if _current is None:
+        _current = default_name()
+    return get(_current)
