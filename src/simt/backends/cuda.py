@@ -1,0 +1,656 @@
+"""The CUDA renderer: IR in, one `extern "C" __global__` CUDA C++ kernel out. No device calls.
+
+The text includes no headers (NVRTC has no include path): it uses CUDA's built-in device
+functions and declares the rest (`cuda_helpers.py`). Each SSA value becomes one `const`
+local; loops carry their values in mutable locals. Semantics follow docs/semantics.md:
+
+- signed integer `+ - * << neg` go through the unsigned type, so int32/int64 wrap (signed
+  overflow is undefined behaviour in C++ and the optimiser would exploit it);
+- `//` and `%` are Python's floor forms (helpers), integer division by zero gives 0;
+- a global array is a pointer plus its shape and its strides in elements, all kernel
+  parameters; addresses are computed in 64 bits;
+- `print` appends fixed-size records to a device buffer the host formats after the launch;
+  `assert` (and, in debug mode, a bounds check on every access) reports the failing thread
+  with the lowest id and the site through an error word.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..builtins import MATH
+from ..errors import CompileError
+from ..ir import Block, Function, Op, Value
+from ..types import (
+    BOOL,
+    FLOAT32,
+    FLOAT64,
+    INT32,
+    INT64,
+    LOCAL,
+    SHARED,
+    UINT32,
+    ArrayType,
+    Scalar,
+)
+from . import clike
+from .common import error_sites, print_ops
+from .cuda_helpers import helper_text
+
+CTYPE: dict[Scalar, str] = {
+    BOOL: "bool",
+    INT32: "int",
+    INT64: "long long",
+    UINT32: "unsigned int",
+    FLOAT32: "float",
+    FLOAT64: "double",
+}
+_WRAP = {INT32: "unsigned int", INT64: "unsigned long long"}
+_SUFFIX = {INT32: "i32", INT64: "i64", UINT32: "u32", FLOAT32: "f32", FLOAT64: "f64"}
+# float32 spellings of CUDA's fast intrinsics, used only when fast math is asked for.
+_FAST = {
+    "exp": "__expf({0})", "log": "__logf({0})", "sin": "__sinf({0})", "cos": "__cosf({0})",
+    "tan": "__tanf({0})", "pow": "__powf({0}, {1})", "log2": "__log2f({0})",
+    "log10": "__log10f({0})", "exp2": "exp2f({0})",
+}  # fmt: skip
+
+PRINT_BUF = "simt_pbuf"
+PRINT_CAP = "simt_pcap"
+ERR_BUF = "simt_err"
+
+
+@dataclass(frozen=True)
+class KernelParam:
+    """One parameter of the generated kernel, in order.
+
+    `kind` is "ptr" (an array's data), "shape" or "stride" (dimension `dim` of the array),
+    "scalar", "print" (the print buffer), "print_cap" (its capacity in words) or "error" (the
+    error word). `param` is the index into `fn.params` for the first four kinds.
+    """
+
+    kind: str
+    name: str
+    ctype: str
+    param: int = -1
+    dim: int = -1
+
+
+@dataclass(frozen=True)
+class PrintFormat:
+    """One print op: its parts (for `printing.format_print`) and the types of its values."""
+
+    parts: tuple[object, ...]
+    types: tuple[Scalar, ...]
+
+
+@dataclass
+class CudaKernel:
+    """What the renderer produces: the source text and what the runtime needs to launch it."""
+
+    name: str
+    source: str
+    params: list[KernelParam]
+    prints: list[PrintFormat]
+    record_words: int  # words per print record (0 when the kernel has no print)
+    sites: list[Op]  # error sites; site id = index + 1
+    fast_math: bool = False
+    meta: dict[str, object] = field(default_factory=dict)
+
+
+def render(fn: Function, fast_math: bool | None = None) -> CudaKernel:
+    """Render `fn` as CUDA C++. `fast_math` (default: `fn.attrs["fast_math"]`) spells float32
+    transcendental functions with CUDA's fast intrinsics (`__expf`, ...)."""
+    if fast_math is None:
+        fast_math = bool(fn.attrs.get("fast_math", False))
+    return _Renderer(fn, fast_math).run()
+
+
+def source(fn: Function) -> str:
+    """Only the CUDA C++ text of `fn` (what `kernel.source("cuda", ...)` shows)."""
+    return render(fn).source
+
+
+def kernel_name(fn: Function) -> str:
+    """The entry point's symbol: the Python name, made a safe C identifier."""
+    return "simt_" + clike.ident(fn.name).lstrip("_")
+
+
+def c_literal(value: int | float | bool, t: Scalar) -> str:
+    """A C++ literal of type `t` (with parentheses where it is negative)."""
+    if t.is_bool:
+        return "true" if value else "false"
+    if t.is_int:
+        v = int(value)
+        if t == UINT32:
+            return f"{v & 0xFFFFFFFF}u"
+        if t == INT64:
+            v = (v + 2**63) % 2**64 - 2**63
+            text = f"{v}LL" if v != -(2**63) else "(-9223372036854775807LL - 1)"
+        else:
+            v = (v + 2**31) % 2**32 - 2**31
+            text = f"{v}" if v != -(2**31) else "(-2147483647 - 1)"
+        return f"({text})" if v < 0 and not text.startswith("(") else text
+    f = float(value)
+    if t == FLOAT32:
+        if math.isnan(f):
+            return "__int_as_float(0x7fffffff)"
+        if math.isinf(f):
+            return "__int_as_float(0x7f800000)" if f > 0 else "(-__int_as_float(0x7f800000))"
+        text = repr(float(np.float32(f)))
+        if "e" not in text and "." not in text:
+            text += ".0"
+        text += "f"
+    else:
+        if math.isnan(f):
+            return "__longlong_as_double(0x7ff8000000000000LL)"
+        if math.isinf(f):
+            inf = "__longlong_as_double(0x7ff0000000000000LL)"
+            return inf if f > 0 else f"(-{inf})"
+        text = repr(f)
+        if "e" not in text and "." not in text:
+            text += ".0"
+    return f"({text})" if text.startswith("-") else text
+
+
+class _Renderer:
+    def __init__(self, fn: Function, fast_math: bool) -> None:
+        self.fn = fn
+        self.fast_math = fast_math
+        self.out = clike.Lines()
+        self.names: dict[int, str] = {}
+        self.used: set[str] = set()
+        self.params: list[KernelParam] = []
+        self.arrays: dict[int, tuple[str, list[str], list[str]]] = {}  # ptr, shapes, strides
+        self.prints = print_ops(fn)
+        self.print_id = {id(op): i for i, op in enumerate(self.prints)}
+        self.sites = error_sites(fn, bounds=fn.debug)
+        self.site_id = {id(op): i + 1 for i, op in enumerate(self.sites)}
+        nvals = max((len(op.operands) for op in self.prints), default=0)
+        self.record_words = 4 + 2 * nvals if self.prints else 0
+
+    # ------------------------------------------------------------------ entry point
+    def run(self) -> CudaKernel:
+        fn = self.fn
+        sig = self._signature()
+        self.out.open(f'extern "C" __global__ void {kernel_name(fn)}(')
+        for i, p in enumerate(sig):
+            self.out.add(p + ("," if i < len(sig) - 1 else ""))
+        self.out.depth -= 1
+        self.out.open(") {")
+        if self.prints:
+            self.out.add("unsigned int simt_seq = 0u;  // this thread's prints so far")
+        self._block(fn.body)
+        self.out.close()
+        head = [f"// CUDA C++ generated by simt from {fn.name} ({fn.filename})."]
+        if self.fast_math:
+            head.append("// fast math: float32 exp/log/sin/cos/pow use CUDA's intrinsics.")
+        helpers = helper_text(self.used)
+        text = "\n".join(head) + "\n\n" + (helpers + "\n\n" if helpers else "") + self.out.text()
+        prints = [
+            PrintFormat(tuple(op.attrs["parts"]), tuple(v.scalar for v in op.operands))
+            for op in self.prints
+        ]
+        return CudaKernel(
+            name=kernel_name(fn),
+            source=text,
+            params=self.params,
+            prints=prints,
+            record_words=self.record_words,
+            sites=self.sites,
+            fast_math=self.fast_math,
+        )
+
+    def _signature(self) -> list[str]:
+        sig: list[str] = []
+
+        def add(p: KernelParam) -> None:
+            self.params.append(p)
+            sig.append(f"{p.ctype} {p.name}")
+
+        for i, param in enumerate(self.fn.params):
+            v = param.value
+            name = clike.value_name(v)
+            if isinstance(v.type, ArrayType):
+                t = v.type
+                idx = CTYPE[t.index]
+                add(KernelParam("ptr", name, f"{CTYPE[t.dtype]}*", i))
+                shapes = [f"{name}_shape{d}" for d in range(t.ndim)]
+                strides = [f"{name}_stride{d}" for d in range(t.ndim)]
+                for d, s in enumerate(shapes):
+                    add(KernelParam("shape", s, idx, i, d))
+                for d, s in enumerate(strides):
+                    add(KernelParam("stride", s, "long long", i, d))
+                self.arrays[v.id] = (name, shapes, strides)
+            else:
+                add(KernelParam("scalar", name, CTYPE[v.scalar], i))
+            self.names[v.id] = name
+        if self.prints:
+            add(KernelParam("print", PRINT_BUF, "unsigned int*"))
+            add(KernelParam("print_cap", PRINT_CAP, "unsigned int"))
+            self.used |= {"simt_put", "simt_record"}
+        if self.sites:
+            add(KernelParam("error", ERR_BUF, "unsigned long long*"))
+            self.used.add("simt_fail")
+        return sig
+
+    # ------------------------------------------------------------------ helpers
+    def n(self, v: Value) -> str:
+        return self.names[v.id]
+
+    def define(self, v: Value, expr: str, const: bool = True) -> None:
+        name = clike.value_name(v)
+        self.names[v.id] = name
+        self.out.add(f"{'const ' if const else ''}{CTYPE[v.scalar]} {name} = {expr};")
+
+    def fail(self, op: Op, why: str) -> CompileError:
+        loc = op.loc
+        if loc is None:
+            return CompileError(f"the CUDA backend cannot compile this: {why}")
+        return CompileError(
+            f"the CUDA backend cannot compile this: {why}",
+            loc.filename,
+            loc.line,
+            loc.col,
+            loc.source_line,
+        )
+
+    def _block(self, block: Block) -> None:
+        for op in block.ops:
+            if op.opcode in ("yield", "condition"):
+                continue  # handled by the op that owns the region
+            getattr(self, "_op_" + op.opcode)(op)
+
+    def _assign(self, targets: list[str], sources: list[str], types: list[Scalar]) -> None:
+        """targets = sources, all at once (a source may name another target)."""
+        pairs = [(t, s, ty) for t, s, ty in zip(targets, sources, types) if t != s]
+        clash = {t for t, _, _ in pairs} & {s for _, s, _ in pairs}
+        if clash:
+            tmps = []
+            for k, (_, s, ty) in enumerate(pairs):
+                tmp = f"simt_next{len(self.out.lines)}x{k}"
+                self.out.add(f"const {CTYPE[ty]} {tmp} = {s};")
+                tmps.append(tmp)
+            for (t, _, _), tmp in zip(pairs, tmps):
+                self.out.add(f"{t} = {tmp};")
+        else:
+            for t, s, _ in pairs:
+                self.out.add(f"{t} = {s};")
+
+    # ------------------------------------------------------------------ scalar ops
+    def _op_const(self, op: Op) -> None:
+        self.names[op.result.id] = c_literal(op.attrs["value"], op.result.scalar)
+
+    def _op_bin(self, op: Op) -> None:
+        a, b = (self.n(v) for v in op.operands)
+        t = op.result.scalar
+        k = op.attrs["op"]
+        ct = CTYPE[t]
+        if k in ("add", "sub", "mul") or (k == "shl" and t.is_int):
+            sym = clike.BIN_SYMBOLS[k]
+            if k == "shl":
+                b = f"({b} & {t.bits - 1})"
+            if t in _WRAP:
+                u = _WRAP[t]
+                expr = f"({ct})(({u}){a} {sym} ({u}){b})"
+            elif t.is_bool:
+                expr = f"(bool)({a} {sym} {b})"
+            else:
+                expr = f"{a} {sym} {b}"
+        elif k == "shr":
+            expr = f"{a} >> ({b} & {t.bits - 1})"
+        elif k == "div":
+            expr = f"{a} / {b}"
+        elif k in ("floordiv", "mod"):
+            if t.is_bool:
+                raise self.fail(op, f"{k} on bool values")
+            helper = f"simt_{k}_{_SUFFIX[t]}"
+            self.used.add(helper)
+            expr = f"{helper}({a}, {b})"
+        elif k == "pow":
+            if t.is_float:
+                expr = f"pow{'f' if t == FLOAT32 else ''}({a}, {b})"
+                if self.fast_math and t == FLOAT32:
+                    expr = f"__powf({a}, {b})"
+            else:
+                if t.is_bool:
+                    raise self.fail(op, "** on bool values")
+                helper = f"simt_pow_{_SUFFIX[t]}"
+                self.used.add(helper)
+                expr = f"{helper}({a}, {b})"
+        elif k in ("min", "max"):
+            if t.is_float:
+                expr = f"f{k}{'f' if t == FLOAT32 else ''}({a}, {b})"
+            else:
+                expr = f"({a} {'<' if k == 'min' else '>'} {b} ? {a} : {b})"
+        elif k in ("and", "or", "xor"):
+            expr = f"{a} {clike.BIN_SYMBOLS[k]} {b}"
+            if t.is_bool:
+                expr = f"(bool)({expr})"
+        else:  # pragma: no cover - the verifier rejects unknown ops
+            raise self.fail(op, f"unknown operator {k}")
+        self.define(op.result, expr)
+
+    def _op_cmp(self, op: Op) -> None:
+        a, b = (self.n(v) for v in op.operands)
+        self.define(op.result, f"{a} {clike.CMP_SYMBOLS[op.attrs['op']]} {b}")
+
+    def _op_un(self, op: Op) -> None:
+        a = self.n(op.operands[0])
+        t = op.result.scalar
+        ct = CTYPE[t]
+        k = op.attrs["op"]
+        if k == "neg":
+            if t in _WRAP:
+                expr = f"({ct})(({_WRAP[t]})0 - ({_WRAP[t]}){a})"
+            elif t.is_bool:
+                expr = a  # -True is truthy: stays True
+            else:
+                expr = f"-{a}"
+        elif k == "not":
+            expr = f"!{a}" if t.is_bool else f"({ct})({a} == 0)"
+        elif k == "invert":
+            expr = f"!{a}" if t.is_bool else f"~{a}"
+        elif k == "abs":
+            if t.is_float:
+                expr = f"fabs{'f' if t == FLOAT32 else ''}({a})"
+            elif t in _WRAP:
+                u = _WRAP[t]
+                expr = f"({ct})({a} < 0 ? ({u})0 - ({u}){a} : ({u}){a})"
+            else:
+                expr = a
+        else:  # pragma: no cover
+            raise self.fail(op, f"unknown unary operator {k}")
+        self.define(op.result, expr)
+
+    def _op_cast(self, op: Op) -> None:
+        a = op.operands[0]
+        to = op.result.scalar
+        if to.is_bool:
+            expr = f"{self.n(a)} != 0"
+        else:
+            expr = f"({CTYPE[to]}){self.n(a)}"
+        self.define(op.result, expr)
+
+    def _op_select(self, op: Op) -> None:
+        c, a, b = (self.n(v) for v in op.operands)
+        self.define(op.result, f"{c} ? {a} : {b}")
+
+    def _op_math(self, op: Op) -> None:
+        fn = op.attrs["fn"]
+        spec = MATH.get(fn)
+        if spec is None:
+            raise self.fail(op, f"unknown math function {fn}")
+        args = [self.n(v) for v in op.operands]
+        ft = op.operands[0].scalar if op.operands else op.result.scalar
+        template = spec.c
+        if self.fast_math and ft == FLOAT32 and fn in _FAST:
+            template = _FAST[fn]
+        expr = template.format(*args, f="f" if ft == FLOAT32 else "", t=CTYPE[ft])
+        self.define(op.result, expr)
+
+    def _op_special(self, op: Op) -> None:
+        reg = {
+            "thread_idx": "threadIdx",
+            "block_idx": "blockIdx",
+            "block_dim": "blockDim",
+            "grid_dim": "gridDim",
+        }[op.attrs["reg"]]
+        self.define(op.result, f"(int){reg}.{'xyz'[op.attrs['axis']]}")
+
+    def _op_shape(self, op: Op) -> None:
+        arr = op.operands[0]
+        t = arr.array
+        d = op.attrs["dim"]
+        if arr.id in self.arrays:
+            self.names[op.result.id] = self.arrays[arr.id][1][d]
+        else:
+            assert t.shape is not None
+            self.names[op.result.id] = c_literal(t.shape[d], op.result.scalar)
+
+    # ------------------------------------------------------------------ memory
+    def _op_alloc(self, op: Op) -> None:
+        t = op.result.array
+        assert t.shape is not None
+        size = max(int(np.prod(t.shape, dtype=np.int64)), 1)
+        name = clike.value_name(op.result)
+        self.names[op.result.id] = name
+        space = "__shared__ " if t.space == SHARED else ""
+        if t.space not in (SHARED, LOCAL):
+            raise self.fail(op, f"cannot allocate an array in {t.space} memory")
+        self.out.add(f"{space}{CTYPE[t.dtype]} {name}[{size}];")
+
+    def _address(self, op: Op) -> tuple[str, str | None]:
+        """(`array[offset]` lvalue, bounds condition or None) of a load/store/atomic."""
+        arr = op.operands[0]
+        t = arr.array
+        idx = op.operands[1 : 1 + t.ndim]
+        names = [self.n(v) for v in idx]
+        if arr.id in self.arrays:
+            ptr, shapes, strides = self.arrays[arr.id]
+            terms = [f"(long long){i} * {s}" for i, s in zip(names, strides)]
+            offset = " + ".join(terms) if terms else "0"
+        else:
+            assert t.shape is not None
+            ptr = self.n(arr)
+            shapes = [str(s) for s in t.shape]
+            wide = any(v.scalar.bits > 32 for v in idx) or int(np.prod(t.shape)) >= 2**31
+            it = "long long" if wide else "int"
+            terms = []
+            stride = 1
+            for i, extent in reversed(list(zip(names, t.shape))):
+                terms.append(f"({it}){i}" + (f" * {stride}" if stride != 1 else ""))
+                stride *= extent
+            offset = " + ".join(reversed(terms)) if terms else "0"
+        check = None
+        if id(op) in self.site_id:
+            conds = []
+            for v, i, bound in zip(idx, names, shapes):
+                conv = "(unsigned long long)" + (f"(long long){i}" if v.scalar.is_signed else i)
+                conds.append(f"{conv} < (unsigned long long){bound}")
+            check = " && ".join(conds) if conds else "true"
+        return f"{ptr}[{offset}]", check
+
+    def _guarded(self, op: Op, check: str | None, lines: list[str]) -> None:
+        if check is None:
+            for line in lines:
+                self.out.add(line)
+            return
+        self.out.open(f"if ({check}) {{")
+        for line in lines:
+            self.out.add(line)
+        self.out.close("} else {")
+        self.out.depth += 1
+        self.out.add(f"simt_fail({ERR_BUF}, {self.site_id[id(op)]}u);")
+        self.out.close()
+
+    def _op_load(self, op: Op) -> None:
+        ref, check = self._address(op)
+        if check is None:
+            self.define(op.result, ref)
+            return
+        name = clike.value_name(op.result)
+        self.names[op.result.id] = name
+        self.out.add(f"{CTYPE[op.result.scalar]} {name} = 0;")
+        self._guarded(op, check, [f"{name} = {ref};"])
+
+    def _op_store(self, op: Op) -> None:
+        ref, check = self._address(op)
+        self._guarded(op, check, [f"{ref} = {self.n(op.operands[-1])};"])
+
+    def _op_atomic(self, op: Op) -> None:
+        ref, check = self._address(op)
+        t = op.result.scalar
+        v = self.n(op.operands[-1])
+        expr = self._atomic_expr(op, op.attrs["op"], t, f"&{ref}", v)
+        self._atomic_result(op, check, expr)
+
+    def _op_cas(self, op: Op) -> None:
+        ref, check = self._address(op)
+        t = op.result.scalar
+        cmp, v = (self.n(x) for x in op.operands[-2:])
+        p = f"&{ref}"
+        if t in (INT32, UINT32):
+            expr = f"atomicCAS({p}, {cmp}, {v})"
+        elif t == INT64:
+            expr = (
+                f"(long long)atomicCAS((unsigned long long*){p}, "
+                f"(unsigned long long){cmp}, (unsigned long long){v})"
+            )
+        elif t == FLOAT32:
+            expr = (
+                f"__int_as_float(atomicCAS((int*){p}, __float_as_int({cmp}), __float_as_int({v})))"
+            )
+        elif t == FLOAT64:
+            expr = (
+                f"__longlong_as_double((long long)atomicCAS((unsigned long long*){p}, "
+                f"(unsigned long long)__double_as_longlong({cmp}), "
+                f"(unsigned long long)__double_as_longlong({v})))"
+            )
+        else:
+            raise self.fail(op, "atomic compare-and-swap on a bool array")
+        self._atomic_result(op, check, expr)
+
+    def _atomic_result(self, op: Op, check: str | None, expr: str) -> None:
+        if check is None:
+            self.define(op.result, expr)
+            return
+        name = clike.value_name(op.result)
+        self.names[op.result.id] = name
+        self.out.add(f"{CTYPE[op.result.scalar]} {name} = 0;")
+        self._guarded(op, check, [f"{name} = {expr};"])
+
+    def _atomic_expr(self, op: Op, k: str, t: Scalar, p: str, v: str) -> str:
+        ull = "unsigned long long"
+        if t.is_bool:
+            raise self.fail(op, "atomics on bool arrays")
+        if k == "add":
+            if t == INT64:
+                return f"(long long)atomicAdd(({ull}*){p}, ({ull}){v})"
+            return f"atomicAdd({p}, {v})"
+        if k == "sub":
+            if t in (INT32, UINT32):
+                return f"atomicSub({p}, {v})"
+            if t == INT64:
+                return f"(long long)atomicAdd(({ull}*){p}, ({ull})0 - ({ull}){v})"
+            return f"atomicAdd({p}, -{v})"
+        if k in ("min", "max"):
+            name = "atomicMin" if k == "min" else "atomicMax"
+            if t.is_float:
+                helper = f"simt_atomic_{k}_{_SUFFIX[t]}"
+                self.used.add(helper)
+                return f"{helper}({p}, {v})"
+            return f"{name}({p}, {v})"
+        if k == "exch":
+            if t == INT64:
+                return f"(long long)atomicExch(({ull}*){p}, ({ull}){v})"
+            if t == FLOAT64:
+                return (
+                    f"__longlong_as_double((long long)atomicExch(({ull}*){p}, "
+                    f"({ull})__double_as_longlong({v})))"
+                )
+            return f"atomicExch({p}, {v})"
+        if k in ("and", "or", "xor"):
+            if t.is_float:
+                raise self.fail(op, f"atomic {k} on a float array")
+            name = {"and": "atomicAnd", "or": "atomicOr", "xor": "atomicXor"}[k]
+            if t == INT64:
+                return f"(long long){name}(({ull}*){p}, ({ull}){v})"
+            return f"{name}({p}, {v})"
+        raise self.fail(op, f"unknown atomic operation {k}")  # pragma: no cover
+
+    # ------------------------------------------------------------------ effects
+    def _op_barrier(self, op: Op) -> None:
+        self.out.add("__syncthreads();")
+
+    def _op_print(self, op: Op) -> None:
+        pid = self.print_id[id(op)]
+        self.out.open("{")
+        self.out.add(
+            f"unsigned int* simt_rec = simt_record({PRINT_BUF}, {PRINT_CAP}, "
+            f"{self.record_words}u, simt_seq, {pid}u);"
+        )
+        if op.operands:
+            self.out.open("if (simt_rec) {")
+            for k, v in enumerate(op.operands):
+                self.out.add(f"simt_put(simt_rec + {4 + 2 * k}, {self.n(v)});")
+            self.out.close()
+        self.out.add("simt_seq += 1u;")
+        self.out.close()
+
+    def _op_assert(self, op: Op) -> None:
+        c = self.n(op.operands[0])
+        self.out.add(f"if (!{c}) simt_fail({ERR_BUF}, {self.site_id[id(op)]}u);")
+
+    # ------------------------------------------------------------------ control flow
+    def _declare_merged(self, results: list[Value], inits: list[str] | None) -> list[str]:
+        names = []
+        for k, r in enumerate(results):
+            name = clike.value_name(r)
+            init = f" = {inits[k]}" if inits is not None else ""
+            self.out.add(f"{CTYPE[r.scalar]} {name}{init};")
+            self.names[r.id] = name
+            names.append(name)
+        return names
+
+    def _op_if(self, op: Op) -> None:
+        then, other = op.regions
+        names = self._declare_merged(op.results, None)
+        self.out.open(f"if ({self.n(op.operands[0])}) {{")
+        self._branch(then, names, op.results)
+        if len(other.ops) > 1 or (other.terminator is not None and other.terminator.operands):
+            self.out.close("} else {")
+            self.out.depth += 1
+            self._branch(other, names, op.results)
+        self.out.close()
+
+    def _branch(self, block: Block, names: list[str], results: list[Value]) -> None:
+        self._block(block)
+        term = block.terminator
+        if term is not None and results:
+            self._assign(names, [self.n(v) for v in term.operands], [r.scalar for r in results])
+
+    def _op_for(self, op: Op) -> None:
+        start, stop, step = (self.n(v) for v in op.operands[:3])
+        inits = [self.n(v) for v in op.operands[3:]]
+        (body,) = op.regions
+        iv, carried = body.args[0], body.args[1:]
+        names = self._declare_merged(list(carried), inits)
+        for r, name in zip(op.results, names):
+            self.names[r.id] = name
+        ivn = clike.value_name(iv)
+        self.names[iv.id] = ivn
+        sign = op.attrs.get("sign", 0)
+        if sign > 0:
+            cond = f"{ivn} < {stop}"
+        elif sign < 0:
+            cond = f"{ivn} > {stop}"
+        else:
+            cond = f"({step} > 0 ? {ivn} < {stop} : {ivn} > {stop})"
+        ct = CTYPE[iv.scalar]
+        self.out.open(f"for ({ct} {ivn} = {start}; {cond}; {ivn} += {step}) {{")
+        self._loop_body(body, names, carried)
+        self.out.close()
+
+    def _loop_body(self, body: Block, names: list[str], carried: list[Value]) -> None:
+        self._block(body)
+        term = body.terminator
+        if term is not None and carried:
+            self._assign(names, [self.n(v) for v in term.operands], [c.scalar for c in carried])
+
+    def _op_while(self, op: Op) -> None:
+        cond, body = op.regions
+        inits = [self.n(v) for v in op.operands]
+        names = self._declare_merged(list(op.results), inits)
+        for region in (cond, body):
+            for a, name in zip(region.args, names):
+                self.names[a.id] = name
+        self.out.open("while (true) {")
+        self._block(cond)
+        term = cond.terminator
+        assert term is not None
+        self.out.add(f"if (!{self.n(term.operands[0])}) break;")
+        self._loop_body(body, names, list(op.results))
+        self.out.close()
