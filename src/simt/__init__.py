@@ -1,3 +1,46 @@
-"""simt: Python kernels on every GPU thread."""
+"""simt: Python kernels on every GPU thread.
+
+    @simt.kernel
+    def vector_add(a, b, c):
+        i = block_idx.x * block_dim.x + thread_idx.x
+        if i < len(c):
+            c[i] = a[i] + b[i]
+
+    vector_add[4096, 256](a, b, c)
+
+See README.md and docs/ for the language, the backends and the tools.
+"""
+
+from __future__ import annotations
 
 __version__ = "0.1.0"
+
+from .api import empty, synchronize, to_device, use, zeros  # noqa: E402
+from .errors import BackendUnavailable, CompileError, KernelError, LaunchError  # noqa: E402
+from .kernel import Dim, Kernel, kernel, launch  # noqa: E402
+from .lang import (  # noqa: E402
+    In,
+    Out,
+    atomic,
+    block_dim,
+    block_idx,
+    bool_,
+    float32,
+    float64,
+    grid,
+    grid_dim,
+    int32,
+    int64,
+    local,
+    shared,
+    syncthreads,
+    thread_idx,
+    uint32,
+)
+
+__all__ = [
+    "BackendUnavailable", "CompileError", "Dim", "In", "Kernel", "KernelError", "LaunchError",
+    "Out", "atomic", "block_dim", "block_idx", "bool_", "empty", "float32", "float64", "grid",
+    "grid_dim", "int32", "int64", "kernel", "launch", "local", "shared", "synchronize",
+    "syncthreads", "thread_idx", "to_device", "uint32", "use", "zeros",
+]  # fmt: skip

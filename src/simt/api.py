@@ -1,0 +1,53 @@
+"""Device arrays and backend choice: `to_device`, `empty`, `zeros`, `synchronize`, `use`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .array import DeviceArray
+from .errors import BackendUnavailable
+from .runtime import registry
+
+
+def use(name: str) -> None:
+    """Run later launches on backend `name`: "cuda", "webgpu", "cpu" or "sim"."""
+    try:
+        registry.use(name)
+    except BackendUnavailable as e:
+        raise e.with_traceback(None) from None
+
+
+def backend() -> str:
+    """The name of the backend launches run on now."""
+    return registry.current().name
+
+
+def to_device(a: Any) -> DeviceArray:
+    """A copy of the array `a` on the current backend's device."""
+    host = np.asarray(a)
+    rt = registry.current()
+    if rt.name in ("sim", "cpu"):
+        host = np.array(host, copy=True, order="C")
+        return DeviceArray(rt, host, host.shape, host.dtype)
+    return DeviceArray(rt, rt.upload(np.ascontiguousarray(host)), host.shape, host.dtype)
+
+
+def empty(shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
+    """An uninitialised device array."""
+    shp = (shape,) if isinstance(shape, int) else tuple(shape)
+    dt = np.dtype(dtype)
+    rt = registry.current()
+    return DeviceArray(rt, rt.empty(shp, dt), shp, dt)
+
+
+def zeros(shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
+    """A device array of zeros."""
+    shp = (shape,) if isinstance(shape, int) else tuple(shape)
+    return to_device(np.zeros(shp, dtype))
+
+
+def synchronize() -> None:
+    """Wait until every launch so far has finished on the current backend."""
+    registry.current().synchronize()

@@ -1,0 +1,560 @@
+"""Calls and attributes: builtins, `math`, NumPy ufuncs, simt's intrinsics, user functions.
+
+A call of any Python callable on known values runs in CPython at compile time. With run-time
+values, a builtin or intrinsic listed here is translated to IR, and a plain Python function is
+inlined (`Translator.inline`); anything else is an error that says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import lang
+from .. import types as T
+from ..builtins import MATH
+from ..ir import Field, Value
+from .scalars import coerce, known_type
+from .values import Known, Tup, V, is_number, scalar_type
+
+if TYPE_CHECKING:
+    from .translate import Translator
+
+Handler = Callable[["Translator", list[V], dict[str, V], ast.Call], V]
+
+
+def dtype_arg(v: V) -> T.Scalar | None:
+    """The scalar type named by a known dtype-like value, else None."""
+    if isinstance(v, Known):
+        if isinstance(v.value, lang._Direction):
+            return None
+        return lang.dtype_of(v.value)
+    return None
+
+
+# ---------------------------------------------------------------------------- attributes
+def attribute(tr: Translator, base: V, attr: str, node: ast.Attribute) -> V:
+    if isinstance(base, Known):
+        obj = base.value
+        if isinstance(obj, lang._Dim3Register):
+            if attr not in ("x", "y", "z"):
+                tr.fail(node, f"{obj.name} has .x, .y and .z, not .{attr}")
+            return tr.b.special(obj.name, "xyz".index(attr))
+        try:
+            return Known(getattr(obj, attr))
+        except AttributeError:
+            tr.fail(node, f"{type(obj).__name__} has no attribute `{attr}`")
+    if isinstance(base, Value) and isinstance(base.type, T.ArrayType):
+        at = base.type
+        if attr == "shape":
+            return tr._sequence([array_dim(tr, base, k) for k in range(at.ndim)], tuple)
+        if attr == "size":
+            if at.shape is not None:
+                return Known(int(np.prod(at.shape)))
+            acc: V = array_dim(tr, base, 0)
+            for k in range(1, at.ndim):
+                acc = tr.binop("mul", acc, array_dim(tr, base, k), node)
+            return acc
+        if attr == "ndim":
+            return Known(at.ndim)
+        if attr == "dtype":
+            return Known(at.dtype.np)
+        tr.fail(node, f"arrays in kernels have .shape, .size, .ndim and .dtype, not .{attr}")
+    tr.fail(node, f"a run-time value has no attribute `{attr}`")
+
+
+def array_dim(tr: Translator, arr: Value, k: int) -> V:
+    """Extent `k` of an array: known for shared/local arrays, a `shape` op otherwise."""
+    at = arr.array
+    if at.shape is not None:
+        return Known(at.shape[k])
+    return tr.b.op("shape", [arr], [at.index], dim=k).result
+
+
+# ---------------------------------------------------------------------------- calls
+def call(tr: Translator, node: ast.Call) -> V:
+    fn = tr.expr(node.func)
+    if isinstance(fn, Known) and fn.value is builtins.print:
+        return print_call(tr, node)
+    args: list[V] = []
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            v = tr.expr(a.value)
+            args.extend(tr.unpack(v, len(v.items) if isinstance(v, Tup) else _known_len(tr, v, a),
+                                  a))
+        else:
+            args.append(tr.expr(a))
+    kwargs: dict[str, V] = {}
+    for k in node.keywords:
+        if k.arg is None:
+            tr.fail(k, "**kwargs in a call is not supported in kernels")
+        kwargs[k.arg] = tr.expr(k.value)  # type: ignore[index]
+    if not isinstance(fn, Known):
+        tr.fail(node.func, "only functions known at compile time can be called in kernels")
+    f = fn.value
+    handler = _handler(f)
+    if handler is not None:
+        return handler(tr, args, kwargs, node)
+    if all(isinstance(a, Known) for a in [*args, *kwargs.values()]):
+        try:
+            return Known(f(*[a.value for a in args],  # type: ignore[union-attr]
+                           **{k: v.value for k, v in kwargs.items()}))  # type: ignore[union-attr]
+        except Exception as e:  # noqa: BLE001 - the user's function raised while compiling
+            tr.fail(node, f"calling {_name(f)} at compile time raised {type(e).__name__}: {e}")
+    pyfunc = getattr(f, "pyfunc", None)  # a @simt.kernel called from a kernel
+    if pyfunc is not None and inspect.isfunction(pyfunc):
+        f = pyfunc
+    if inspect.isfunction(f):
+        return tr.inline(f, args, kwargs, node)
+    runtime = [i for i, a in enumerate(args) if not isinstance(a, Known)]
+    tr.fail(node, f"{_name(f)} cannot be compiled, and argument {runtime[0] + 1 if runtime else ''}"
+            " is only known at run time",
+            "call it on values known at compile time (it then runs in CPython), or use the "
+            "kernel language's own functions (math, min, max, abs, ...)")
+
+
+def _known_len(tr: Translator, v: V, node: ast.AST) -> int:
+    if isinstance(v, Known):
+        try:
+            return len(v.value)
+        except TypeError:
+            pass
+    tr.fail(node, "cannot unpack this with *")
+
+
+def _name(f: Any) -> str:
+    mod = getattr(f, "__module__", None)
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+    return f"{mod}.{name}()" if mod and mod not in ("builtins",) else f"{name}()"
+
+
+def _handler(f: Any) -> Handler | None:
+    try:
+        h = _HANDLERS.get(f)
+    except TypeError:  # unhashable callable
+        return None
+    if h is not None:
+        return h
+    if isinstance(f, lang.ScalarCast):
+        return _cast(f.type)
+    if isinstance(f, type) and issubclass(f, np.generic):
+        t = T.scalar_of_dtype(np.dtype(f))
+        if t is not None:
+            return _cast(t)
+    return None
+
+
+def _typed_or_known(args: list[V]) -> bool:
+    return all(isinstance(a, Known) for a in args)
+
+
+def _only_known(fallback: Callable[..., Any], name: str) -> Handler:
+    """Builtins that need known arguments, evaluated in CPython (Tup arguments allowed for
+    the sequence helpers, handled by the caller)."""
+
+    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+        if _typed_or_known([*args, *kwargs.values()]):
+            try:
+                return Known(fallback(*[a.value for a in args],  # type: ignore[union-attr]
+                                      **{k: v.value for k, v in kwargs.items()}))  # type: ignore[union-attr]
+            except Exception as e:  # noqa: BLE001
+                tr.fail(node, f"{name}() at compile time raised {type(e).__name__}: {e}")
+        tr.fail(node, f"{name}() with values known only at run time is not supported here"
+                + (" (use it as the iterable of a for loop)" if name == "range" else ""))
+
+    return h
+
+
+def _items(tr: Translator, v: V, node: ast.AST) -> list[V]:
+    if isinstance(v, Tup):
+        return list(v.items)
+    if isinstance(v, Known):
+        try:
+            return [Known(x) for x in v.value]
+        except TypeError:
+            tr.fail(node, f"cannot iterate over a {type(v.value).__name__}")
+    tr.fail(node, "expected a tuple or a sequence known at compile time")
+
+
+def _seq_fn(name: str) -> Handler:
+    """zip / enumerate / reversed / tuple / list over tuples with run-time items."""
+
+    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+        if _typed_or_known([*args, *kwargs.values()]):
+            return _only_known(getattr(builtins, name), name)(tr, args, kwargs, node)
+        lists = [_items(tr, a, node) for a in args]
+        if name == "zip":
+            out = [tr._sequence(list(t), tuple) for t in zip(*lists)]
+        elif name == "enumerate":
+            start = int(kwargs["start"].value) if "start" in kwargs else 0  # type: ignore[union-attr]
+            out = [tr._sequence([Known(i + start), x], tuple) for i, x in enumerate(lists[0])]
+        elif name == "reversed":
+            out = list(reversed(lists[0]))
+        else:
+            out = lists[0]
+        return tr._sequence(out, tuple)
+
+    return h
+
+
+def _len(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    (a,) = args
+    if isinstance(a, Value) and isinstance(a.type, T.ArrayType):
+        return array_dim(tr, a, 0)
+    if isinstance(a, Tup):
+        return Known(len(a.items))
+    if isinstance(a, Known):
+        try:
+            return Known(len(a.value))
+        except TypeError:
+            pass
+    tr.fail(node, "len() needs an array or a tuple")
+
+
+def _minmax(op: str) -> Handler:
+    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+        if kwargs:
+            tr.fail(node, f"{op}() keyword arguments are not supported in kernels")
+        if len(args) == 1:
+            args = _items(tr, args[0], node)
+        if not args:
+            tr.fail(node, f"{op}() of nothing")
+        if _typed_or_known(args):
+            return Known((min if op == "min" else max)(a.value for a in args))  # type: ignore[union-attr]
+        acc = tr.scalar(args[0], node)
+        for a in args[1:]:
+            acc = _typed_bin(tr, op, acc, tr.scalar(a, node))
+        return acc
+
+    return h
+
+
+def _typed_bin(tr: Translator, op: str, a: V, b: V) -> V:
+    if isinstance(a, Known) and isinstance(b, Known):
+        return Known(min(a.value, b.value) if op == "min" else max(a.value, b.value))
+    ta, tb = scalar_type(a), scalar_type(b)
+    fp = tr.ctx.fp64
+    ta = ta or known_type(a.value, tb, fp)  # type: ignore[union-attr]
+    tb = tb or known_type(b.value, ta, fp)  # type: ignore[union-attr]
+    t = ta if ta == tb else T.promote(ta, tb)
+    if t.is_bool:
+        t = T.INT32
+    return tr.b.bin(op, coerce(tr.b, a, t), coerce(tr.b, b, t))
+
+
+def _abs(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    (a,) = args
+    a = tr.scalar(a, node)
+    if isinstance(a, Known):
+        return Known(abs(a.value))
+    assert isinstance(a, Value)
+    if a.scalar.is_bool:
+        return coerce(tr.b, a, T.INT32)
+    return tr.b.un("abs", a)
+
+
+def _cast(t: T.Scalar) -> Handler:
+    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+        if len(args) != 1 or kwargs:
+            tr.fail(node, f"{t.name}() takes one argument")
+        a = tr.scalar(args[0], node)
+        if isinstance(a, Known):
+            return Known(t.np.type(a.value))
+        return coerce(tr.b, a, t)
+
+    return h
+
+
+def _int(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    if len(args) != 1 or kwargs:
+        tr.fail(node, "int() in a kernel takes one number")
+    a = tr.scalar(args[0], node)
+    if isinstance(a, Known):
+        return Known(int(a.value))
+    assert isinstance(a, Value)
+    return coerce(tr.b, a, a.scalar if a.scalar.is_int else T.INT32)
+
+
+def _float(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    if len(args) != 1 or kwargs:
+        tr.fail(node, "float() in a kernel takes one number")
+    a = tr.scalar(args[0], node)
+    if isinstance(a, Known):
+        return Known(float(a.value))
+    assert isinstance(a, Value)
+    return coerce(tr.b, a, a.scalar if a.scalar.is_float else T.float_type(tr.ctx.fp64))
+
+
+def _bool(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    (a,) = args
+    return tr.to_bool(a, node)
+
+
+def _round(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    if _typed_or_known(args):
+        return Known(round(*[a.value for a in args]))  # type: ignore[union-attr]
+    x = tr.scalar(args[0], node)
+    assert isinstance(x, Value)
+    if x.scalar.is_int or x.scalar.is_bool:
+        return coerce(tr.b, x, T.INT32) if x.scalar.is_bool else x
+    if len(args) == 1:
+        r = tr.b.op("math", [x], [x.type], fn="rint").result
+        return coerce(tr.b, r, T.INT32)
+    nd = args[1]
+    if not isinstance(nd, Known):
+        tr.fail(node, "round(x, n) needs n known at compile time")
+    scale = tr.const(10.0 ** int(nd.value), x.scalar)  # type: ignore[union-attr]
+    r = tr.b.op("math", [tr.b.bin("mul", x, scale)], [x.type], fn="rint").result
+    return tr.b.bin("div", r, scale)
+
+
+def _sum(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    if _typed_or_known([*args, *kwargs.values()]):
+        return _only_known(builtins.sum, "sum")(tr, args, kwargs, node)
+    items = _items(tr, args[0], node)
+    acc: V = args[1] if len(args) > 1 else kwargs.get("start", Known(0))
+    for x in items:
+        acc = tr.binop("add", acc, x, node)
+    return acc
+
+
+def _math(name: str, to_int: bool = False) -> Handler:
+    fn = MATH[name]
+
+    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+        if kwargs or len(args) != fn.nargs:
+            tr.fail(node, f"math.{name}() takes {fn.nargs} argument(s)")
+        if _typed_or_known(args):
+            return _only_known(getattr(math, name, getattr(np, name, None)), name)(
+                tr, args, kwargs, node)
+        vals = [tr.scalar(a, node) for a in args]
+        t: T.Scalar | None = None
+        for v in vals:
+            st = scalar_type(v)
+            if st is not None:
+                st = st if st.is_float else T.float_type(tr.ctx.fp64)
+                t = st if t is None else T.promote(t, st)
+        assert t is not None
+        res_t = T.BOOL if fn.result == "bool" else t
+        r = tr.b.op("math", [coerce(tr.b, v, t) for v in vals], [res_t], fn=name).result
+        return coerce(tr.b, r, T.INT32) if to_int else r
+
+    return h
+
+
+def _np_abs(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    return _abs(tr, args, kwargs, node)
+
+
+def _where(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    if _typed_or_known(args):
+        return Known(np.where(*[a.value for a in args]))  # type: ignore[union-attr]
+    c, a, b = args
+    cond = tr.to_bool(c, node)
+    if isinstance(cond, Known):
+        return a if cond.value else b
+    a, b = tr.scalar(a, node), tr.scalar(b, node)
+    from .translate import _merge_scalar
+
+    t = _merge_scalar(a, b, tr.ctx.fp64)
+    return tr.b.select(cond, coerce(tr.b, a, t), coerce(tr.b, b, t))  # type: ignore[arg-type]
+
+
+# simt intrinsics ----------------------------------------------------------------------------
+def _grid(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    if len(args) != 1 or not isinstance(args[0], Known) or args[0].value not in (1, 2, 3):
+        tr.fail(node, "simt.grid(n) needs n = 1, 2 or 3, known at compile time")
+    n = int(args[0].value)  # type: ignore[union-attr]
+    b = tr.b
+    out: list[V] = []
+    for axis in range(n):
+        out.append(b.bin("add", b.bin("mul", b.special("block_idx", axis),
+                                      b.special("block_dim", axis)), b.special("thread_idx", axis)))
+    return out[0] if n == 1 else Tup(tuple(out))
+
+
+def _syncthreads(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    if args or kwargs:
+        tr.fail(node, "simt.syncthreads() takes no arguments")
+    tr.b.op("barrier")
+    return Known(None)
+
+
+def _alloc(space: str) -> Handler:
+    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+        shape = args[0] if args else kwargs.get("shape")
+        dtype = args[1] if len(args) > 1 else kwargs.get("dtype", Known(np.float32))
+        if not isinstance(shape, Known):
+            tr.fail(node, f"the shape of simt.{space}.array must be known at compile time",
+                    "use a constant, a global or a static argument")
+        dims = shape.value if isinstance(shape.value, tuple) else (shape.value,)
+        if not all(isinstance(d, (int, np.integer)) and d > 0 for d in dims):
+            tr.fail(node, f"simt.{space}.array shape must be positive integers, got {shape.value!r}")
+        t = dtype_arg(dtype) if dtype is not None else None
+        if t is None:
+            tr.fail(node, f"simt.{space}.array needs a dtype such as simt.float32 or np.int32")
+        at = T.ArrayType(t, len(dims), space, tuple(int(d) for d in dims))  # type: ignore[arg-type]
+        return tr.b.op("alloc", [], [at]).result
+
+    return h
+
+
+def _atomic(op: str) -> Handler:
+    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+        n = 4 if op == "cas" else 3
+        if len(args) != n or kwargs:
+            tr.fail(node, f"simt.atomic.{op} takes {n} arguments: (array, index, "
+                    + ("compare, value)" if op == "cas" else "value)"))
+        arr = args[0]
+        if not (isinstance(arr, Value) and isinstance(arr.type, T.ArrayType)):
+            tr.fail(node, f"the first argument of simt.atomic.{op} must be an array")
+        assert isinstance(arr, Value)
+        idx = tr.index_values(arr, [args[1]], node)
+        dt = arr.array.dtype
+        vals = [coerce(tr.b, tr.scalar(v, node), dt) for v in args[2:]]
+        if op == "cas":
+            return tr.b.op("cas", [arr, *idx, *vals], [dt]).result
+        if dt.is_bool:
+            tr.fail(node, "atomics need an integer or float array")
+        return tr.b.op("atomic", [arr, *idx, *vals], [dt], op=op).result
+
+    return h
+
+
+def print_call(tr: Translator, node: ast.Call) -> V:
+    """print(...): literal text and typed fields, formatted on the host after the launch."""
+    kw = {k.arg: k for k in node.keywords}
+    for k in kw:
+        if k not in ("sep", "end", "flush"):
+            tr.fail(node, f"print(..., {k}=...) is not supported in kernels")
+
+    def known_str(name: str, default: str) -> str:
+        if name not in kw:
+            return default
+        v = tr.expr(kw[name].value)
+        if not isinstance(v, Known) or not isinstance(v.value, (str, type(None))):
+            tr.fail(kw[name], f"print's {name}= must be a string known at compile time")
+        return default if v.value is None else v.value  # type: ignore[union-attr]
+
+    sep, end = known_str("sep", " "), known_str("end", "\n")
+    parts: list[str | tuple[Value, str]] = []
+    for i, a in enumerate(node.args):
+        if i:
+            parts.append(sep)
+        if isinstance(a, ast.JoinedStr):
+            parts.extend(fstring_parts(tr, a))
+            continue
+        v = tr.expr(a)
+        parts.extend(_print_value(tr, v, a, top=True))
+    parts.append(end)
+    values: list[Value] = []
+    out: list[str | Field] = []
+    for p in parts:
+        if isinstance(p, str):
+            if out and isinstance(out[-1], str):
+                out[-1] += p
+            else:
+                out.append(p)
+        else:
+            values.append(p[0])
+            out.append(Field(len(values) - 1, p[1]))
+    tr.b.op("print", values, parts=tuple(out))
+    return Known(None)
+
+
+def _print_value(tr: Translator, v: V, node: ast.AST, top: bool) -> list[str | tuple[Value, str]]:
+    if isinstance(v, Known):
+        return [str(v.value) if top else repr(v.value)]
+    if isinstance(v, Tup):
+        out: list[str | tuple[Value, str]] = ["("]
+        for i, x in enumerate(v.items):
+            if i:
+                out.append(", ")
+            out.extend(_print_value(tr, x, node, top=False))
+        out.append(",)" if len(v.items) == 1 else ")")
+        return out
+    assert isinstance(v, Value)
+    if isinstance(v.type, T.ArrayType):
+        tr.fail(node, "print() of a whole array is not supported in kernels",
+                "print its elements: print(a[i])")
+    return [(v, "")]
+
+
+def fstring_parts(tr: Translator, node: ast.JoinedStr) -> list[str | tuple[Value, str]]:
+    """The literal and formatted pieces of an f-string; known values are formatted now."""
+    out: list[str | tuple[Value, str]] = []
+    for piece in node.values:
+        if isinstance(piece, ast.Constant):
+            out.append(str(piece.value))
+            continue
+        assert isinstance(piece, ast.FormattedValue)
+        spec = ""
+        if piece.format_spec is not None:
+            sp = fstring_parts(tr, piece.format_spec)  # type: ignore[arg-type]
+            if not all(isinstance(s, str) for s in sp):
+                tr.fail(piece.format_spec, "a format spec must be known at compile time")
+            spec = "".join(sp)  # type: ignore[arg-type]
+        v = tr.expr(piece.value)
+        if isinstance(v, Known):
+            x = v.value
+            if piece.conversion == ord("r"):
+                x = repr(x)
+            elif piece.conversion == ord("s"):
+                x = str(x)
+            out.append(format(x, spec))
+        elif isinstance(v, Value) and isinstance(v.type, T.Scalar):
+            out.append((v, spec))
+        elif isinstance(v, Tup) and not spec:
+            out.extend(_print_value(tr, v, piece, top=False))
+        else:
+            tr.fail(piece, "only numbers can be formatted in a kernel's f-string")
+    return out
+
+
+def _handlers() -> dict[Any, Handler]:
+    h: dict[Any, Handler] = {
+        builtins.len: _len,
+        builtins.min: _minmax("min"),
+        builtins.max: _minmax("max"),
+        builtins.abs: _abs,
+        builtins.int: _int,
+        builtins.float: _float,
+        builtins.bool: _bool,
+        builtins.round: _round,
+        builtins.sum: _sum,
+        builtins.range: _only_known(range, "range"),
+        builtins.zip: _seq_fn("zip"),
+        builtins.enumerate: _seq_fn("enumerate"),
+        builtins.reversed: _seq_fn("reversed"),
+        builtins.tuple: _seq_fn("tuple"),
+        builtins.list: _seq_fn("list"),
+        lang.grid: _grid,
+        lang.syncthreads: _syncthreads,
+        lang.shared.array: _alloc("shared"),  # type: ignore[attr-defined]
+        lang.local.array: _alloc("local"),  # type: ignore[attr-defined]
+        np.abs: _np_abs,
+        np.minimum: _minmax("min"),
+        np.maximum: _minmax("max"),
+        np.where: _where,
+    }
+    for op in ("add", "sub", "min", "max", "exch", "cas"):
+        h[getattr(lang.atomic, op)] = _atomic(op)
+    for name in MATH:
+        if hasattr(math, name):
+            h[getattr(math, name)] = _math(name, to_int=name in ("floor", "ceil", "trunc"))
+        npname = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2",
+                  "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
+                  "pow": "power"}.get(name, name)
+        if hasattr(np, npname) and npname not in ("fabs",) and getattr(np, npname) not in h:
+            h[getattr(np, npname)] = _math(name)
+    return h
+
+
+_HANDLERS = _handlers()
+__all__ = ["call", "attribute", "print_call", "fstring_parts", "dtype_arg", "is_number"]

@@ -1,0 +1,37 @@
+"""State shared by the translation of one kernel and of every function inlined into it."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from ..errors import CompileError
+from ..ir import Builder
+from .source import Source
+
+
+class NeedsKnown(CompileError):
+    """A construct needed a compile-time value and got a run-time one.
+
+    Raised, for instance, when a known list is indexed by a loop variable: the loop translator
+    catches it and unrolls the loop when its bounds are known, so the index becomes known.
+    """
+
+
+@dataclass
+class Context:
+    """Options and state of one specialisation."""
+
+    builder: Builder
+    fp64: bool = False
+    debug: bool = False
+    inline_stack: list[Any] = field(default_factory=list)  # functions being inlined (recursion)
+    max_unroll: int = 4096
+
+
+def fail(src: Source, node: ast.AST, message: str, hint: str | None = None,
+         cls: type[CompileError] = CompileError) -> NoReturn:
+    """Raise a CompileError located at `node` in `src`."""
+    loc = src.loc(node)
+    raise cls(message, loc.filename, loc.line, loc.col, loc.source_line, hint)

@@ -1,0 +1,290 @@
+"""Loops that run at run time: `for` over a range with run-time bounds, and `while`.
+
+The variables a loop body assigns that exist before the loop are carried: they become the
+loop's block arguments and results. Their types are found by translating the body, looking at
+what it yields, widening (an int counter that becomes a float sum) and translating again until
+nothing changes. A `break` or `return` inside turns a range loop into a `while` whose
+condition also tests the flag.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .. import types as T
+from ..ir import Block, Value
+from .merge import merge_type
+from .scalars import coerce, known_type
+from .values import UNDEF, Known, Tup, V, is_number
+
+if TYPE_CHECKING:
+    from .translate import Translator
+
+BRK, CNT, RET, RETVAL = "$brk", "$cnt", "$ret", "$retval"
+
+
+def assigned_names(body: list[ast.stmt]) -> set[str]:
+    """Names stored to anywhere in `body` (comprehension variables excluded)."""
+    out: set[str] = set()
+    skip: set[int] = set()
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
+                for g in node.generators:
+                    for n in ast.walk(g.target):
+                        skip.add(id(n))
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in skip:
+                out.add(node.id)
+    return out
+
+
+def _contains(body: list[ast.stmt], kind: type, into_loops: bool) -> bool:
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, kind):
+            return True
+        if not into_loops and isinstance(node, (ast.For, ast.While)):
+            todo.extend(node.orelse)
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _type_of(v: V, current: T.Scalar | None, fp64: bool) -> T.Scalar | None:
+    if isinstance(v, Value):
+        return v.type if isinstance(v.type, T.Scalar) else None
+    if isinstance(v, Known) and is_number(v.value):
+        return known_type(v.value, current, fp64)
+    return None
+
+
+class _Carried:
+    """The carried variables of one loop and their current types."""
+
+    def __init__(self, tr: Translator, names: list[str], node: ast.AST) -> None:
+        self.names = names
+        self.node = node
+        self.types: dict[str, T.Scalar | None] = {}
+        for n in names:
+            v = tr.env.get(n, UNDEF)
+            if isinstance(v, Value) and isinstance(v.type, T.ArrayType):
+                tr.fail(node, f"the array variable `{n}` is reassigned inside a loop that runs "
+                        "at run time", "use separate names, or index one array")
+            if isinstance(v, Tup) or (isinstance(v, Known) and not is_number(v.value)
+                                      and v.value is not None):
+                tr.fail(node, f"`{n}` holds a {'tuple' if isinstance(v, Tup) else 'value'} "
+                        "known at compile time and is reassigned inside a loop that runs at "
+                        "run time", "give each item its own variable, or assign numbers")
+            self.types[n] = _type_of(v, None, tr.ctx.fp64)
+
+    def bind(self, tr: Translator, block: Block) -> None:
+        """Add block arguments for the typed names and bind them (others to UNDEF)."""
+        for n in self.names:
+            t = self.types[n]
+            if t is None:
+                tr.env[n] = UNDEF
+            else:
+                a = Value(t, n if not n.startswith("$") else "")
+                block.args.append(a)
+                tr.env[n] = a
+
+    def values(self, tr: Translator, block: Block) -> list[Value]:
+        """The current values of the typed names, coerced, appended to `block`."""
+        out = []
+        with tr.b.at(block):
+            for n in self.names:
+                t = self.types[n]
+                if t is None:
+                    continue
+                v = tr.env.get(n, UNDEF)
+                if v is UNDEF:
+                    out.append(tr.b.const(False if t.is_bool else 0, t))
+                else:
+                    out.append(coerce(tr.b, tr.scalar(v, self.node), t))
+        return out
+
+    def widen(self, tr: Translator, env: dict[str, V]) -> bool:
+        """Widen the types to what the body produced; True if anything changed."""
+        changed = False
+        for n in self.names:
+            cur = self.types[n]
+            yt = _type_of(env.get(n, UNDEF), cur, tr.ctx.fp64)
+            if yt is None:
+                continue
+            new = yt if cur is None else merge_type(cur, yt)
+            if new != cur:
+                self.types[n] = new
+                changed = True
+        return changed
+
+    def typed_names(self) -> list[str]:
+        return [n for n in self.names if self.types[n] is not None]
+
+
+def _fixpoint(tr: Translator, node: ast.AST, carried: _Carried,
+              translate: Callable[[], tuple[list[Block], dict[str, V]]]) -> list[Block]:
+    """Translate the loop's regions until the carried types stop changing."""
+    saved = dict(tr.env)
+    for _ in range(5):
+        blocks, env = translate()
+        tr.env = dict(saved)
+        if not carried.widen(tr, env):
+            return blocks
+    tr.fail(node, "the types of the variables this loop changes do not settle",
+            "give each variable one type, e.g. start a float sum at 0.0")
+
+
+def range_loop(tr: Translator, node: ast.For, start: V, stop: V, step: V, t: T.Scalar,
+               sign: int) -> None:
+    """`for target in range(start, stop, step)` at run time."""
+    assert isinstance(node.target, ast.Name)
+    target = node.target.id
+    has_brk = _contains(node.body, ast.Break, into_loops=False)
+    has_ret = _contains(node.body, ast.Return, into_loops=True)
+    flags = [BRK] if has_brk else []
+    if has_ret:
+        flags += [RET, RETVAL] if RETVAL in tr.env else [RET]
+    names = sorted(n for n in assigned_names(node.body) if n in tr.env and n != target)
+    outer = {f: tr.env.get(f) for f in (BRK, CNT)}
+    lo, hi, st = (coerce(tr.b, v, t) for v in (start, stop, step))
+    if has_brk:
+        tr.env[BRK] = Known(False)
+    carried = _Carried(tr, names + flags, node)
+
+    def cond_value(iv: Value) -> Value:
+        b = tr.b
+        if sign > 0:
+            return b.cmp("lt", iv, hi)
+        if sign < 0:
+            return b.cmp("gt", iv, hi)
+        up = b.cmp("gt", st, b.const(0, t))
+        return b.select(up, b.cmp("lt", iv, hi), b.cmp("gt", iv, hi))
+
+    def body(block: Block, iv: Value) -> dict[str, V]:
+        tr.env[target] = iv
+        tr.env[CNT] = Known(False)
+        if not has_brk:
+            tr.env[BRK] = Known(False)
+        with tr.b.at(block):
+            tr.stmts(node.body)
+        return dict(tr.env)
+
+    if not flags:
+        def translate_for() -> tuple[list[Block], dict[str, V]]:
+            blk = Block()
+            iv = Value(t, target)
+            blk.args.append(iv)
+            carried.bind(tr, blk)
+            env = body(blk, iv)
+            tr.env = env
+            blk.ops.append(_yield(tr, carried, blk))
+            return [blk], env
+
+        (blk,) = _fixpoint(tr, node, carried, translate_for)
+        inits = carried.values(tr, tr.b.block)
+        op = tr.b.op("for", [lo, hi, st, *inits], [carried.types[n] for n in carried.typed_names()],  # type: ignore[misc]
+                     [blk], sign=sign)
+    else:
+        iv_name = "$iv"
+
+        def translate_while() -> tuple[list[Block], dict[str, V]]:
+            cblk, bblk = Block(), Block()
+            ivc = Value(t, target)
+            cblk.args.append(ivc)
+            carried.bind(tr, cblk)
+            with tr.b.at(cblk):
+                c = cond_value(ivc)
+                for f in flags:
+                    if f != RETVAL and isinstance(tr.env.get(f), Value):
+                        c = tr.b.bin("and", c, tr.b.un("not", tr.env[f]))  # type: ignore[arg-type]
+                tr.b.op("condition", [c])
+            ivb = Value(t, target)
+            bblk.args.append(ivb)
+            carried.bind(tr, bblk)
+            env = body(bblk, ivb)
+            tr.env = env
+            with tr.b.at(bblk):
+                env[iv_name] = tr.b.bin("add", ivb, st)
+            term = _yield(tr, carried, bblk, first=env[iv_name])  # type: ignore[arg-type]
+            bblk.ops.append(term)
+            return [cblk, bblk], env
+
+        cblk, bblk = _fixpoint(tr, node, carried, translate_while)
+        inits = carried.values(tr, tr.b.block)
+        types = [t] + [carried.types[n] for n in carried.typed_names()]
+        op = tr.b.op("while", [lo, *inits], types, [cblk, bblk])  # type: ignore[arg-type]
+    _bind_results(tr, carried, op.results[(0 if not flags else 1):], outer, target)
+
+
+def while_loop(tr: Translator, node: ast.While) -> None:
+    """`while test:` at run time (a test known to be false skips the loop)."""
+    has_ret = _contains(node.body, ast.Return, into_loops=True)
+    flags = [BRK]
+    if has_ret:
+        flags += [RET, RETVAL] if RETVAL in tr.env else [RET]
+    names = sorted(n for n in assigned_names(node.body) if n in tr.env)
+    outer = {f: tr.env.get(f) for f in (BRK, CNT)}
+    tr.env[BRK] = Known(False)
+    carried = _Carried(tr, names + flags, node)
+    has_exit = _contains(node.body, ast.Break, into_loops=False) or has_ret
+
+    def translate() -> tuple[list[Block], dict[str, V]]:
+        cblk, bblk = Block(), Block()
+        carried.bind(tr, cblk)
+        with tr.b.at(cblk):
+            test = tr.to_bool(tr.expr(node.test), node.test)
+            if isinstance(test, Known):
+                if test.value and not has_exit:
+                    tr.fail(node, "this `while` loop never ends: its condition is always true "
+                            "and it has no break or return")
+                c = tr.b.const(bool(test.value), T.BOOL)
+            else:
+                c = test  # type: ignore[assignment]
+            for f in flags:
+                if f != RETVAL and isinstance(tr.env.get(f), Value):
+                    c = tr.b.bin("and", c, tr.b.un("not", tr.env[f]))  # type: ignore[arg-type]
+            tr.b.op("condition", [c])
+        carried.bind(tr, bblk)
+        tr.env[CNT] = Known(False)
+        with tr.b.at(bblk):
+            tr.stmts(node.body)
+        env = dict(tr.env)
+        bblk.ops.append(_yield(tr, carried, bblk))
+        return [cblk, bblk], env
+
+    cblk, bblk = _fixpoint(tr, node, carried, translate)
+    inits = carried.values(tr, tr.b.block)
+    types = [carried.types[n] for n in carried.typed_names()]
+    op = tr.b.op("while", inits, types, [cblk, bblk])  # type: ignore[arg-type]
+    _bind_results(tr, carried, op.results, outer, None)
+
+
+def _yield(tr: Translator, carried: _Carried, blk: Block, first: Value | None = None):  # type: ignore[no-untyped-def]
+    vals = carried.values(tr, blk)
+    from ..ir import Op
+
+    return Op("yield", ([first] if first is not None else []) + vals, [], {}, [], tr.b.loc)
+
+
+def _bind_results(tr: Translator, carried: _Carried, results: list[Value],
+                  outer: dict[str, V | None], target: str | None) -> None:
+    res = list(results)
+    for n in carried.names:
+        if carried.types[n] is None:
+            continue
+        v = res.pop(0)
+        if not n.startswith("$"):
+            v.hint = n
+        tr.env[n] = v
+    for f, v in outer.items():
+        if v is None:
+            tr.env.pop(f, None)
+        else:
+            tr.env[f] = v
+    if target is not None:
+        tr.env[target] = UNDEF

@@ -1,0 +1,134 @@
+"""Merging the environments of two control-flow paths into SSA results.
+
+After the two branches of an `if` have been translated, each variable that differs between
+them becomes a result of the `if` op, yielded by both branches. Known values that agree stay
+known; numbers that differ are materialised in each branch with one type (docs/semantics.md);
+tuples merge item by item; anything else that differs (two arrays, two different known
+objects) becomes UNDEF, an error only if it is used afterwards.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import types as T
+from ..ir import Block, Builder, Value
+from .scalars import coerce, known_type, merge_type
+from .values import UNDEF, Known, Tup, V, is_number, same
+
+
+def _scalar_type(v: V, other: V, fp64: bool) -> T.Scalar | None:
+    """The type `v` contributes to a merge with `other`; None if it is not a scalar."""
+    if isinstance(v, Value):
+        return v.type if isinstance(v.type, T.Scalar) else None
+    if isinstance(v, Known) and is_number(v.value):
+        ot = other.type if isinstance(other, Value) and isinstance(other.type, T.Scalar) else None
+        return known_type(v.value, ot, fp64)
+    return None
+
+
+def plan(a: V, b: V, fp64: bool) -> Any:
+    """What the merged value of `a` and `b` is: a Scalar type (materialise both), a list of
+    plans (tuples), the value itself (no merge needed), or UNDEF."""
+    if same(a, b):
+        return ("same", a)
+    if a is UNDEF or b is UNDEF:
+        other = b if a is UNDEF else a
+        t = _scalar_type(other, other, fp64)
+        return t if t is not None else UNDEF
+    if isinstance(a, (Tup, Known)) and isinstance(b, (Tup, Known)) and (
+        isinstance(a, Tup) or isinstance(b, Tup)
+    ):
+        ia, ib = _items(a), _items(b)
+        if ia is None or ib is None or len(ia) != len(ib):
+            return UNDEF
+        return [plan(x, y, fp64) for x, y in zip(ia, ib)]
+    ta, tb = _scalar_type(a, b, fp64), _scalar_type(b, a, fp64)
+    if ta is None or tb is None:
+        return UNDEF
+    return merge_type(ta, tb)
+
+
+def _items(v: V) -> list[V] | None:
+    if isinstance(v, Tup):
+        return list(v.items)
+    if isinstance(v, Known) and isinstance(v.value, tuple):
+        return [Known(x) for x in v.value]
+    return None
+
+
+def _materialise(b: Builder, v: V, p: Any, out: list[Value]) -> None:
+    """Append to `out` the typed values that carry `v` according to plan `p`."""
+    if isinstance(p, T.Scalar):
+        if v is UNDEF:
+            out.append(b.const(False if p.is_bool else 0, p))
+        else:
+            out.append(coerce(b, v, p))
+    elif isinstance(p, list):
+        items = _items(v) if v is not UNDEF else [UNDEF] * len(p)
+        assert items is not None
+        for x, q in zip(items, p):
+            _materialise(b, x, q, out)
+
+
+def _rebuild(p: Any, results: list[Value]) -> V:
+    """The merged value, taking typed values from `results` in order."""
+    if isinstance(p, T.Scalar):
+        return results.pop(0)
+    if isinstance(p, list):
+        items = tuple(_rebuild(q, results) for q in p)
+        if all(isinstance(x, Known) for x in items):
+            return Known(tuple(x.value for x in items))  # type: ignore[union-attr]
+        return Tup(items)
+    if isinstance(p, tuple) and p and p[0] == "same":
+        return p[1]  # type: ignore[no-any-return]
+    return UNDEF
+
+
+def _types(p: Any) -> list[T.Scalar]:
+    if isinstance(p, T.Scalar):
+        return [p]
+    if isinstance(p, list):
+        return [t for q in p for t in _types(q)]
+    return []
+
+
+def merge_into(
+    b: Builder,
+    cond: Value,
+    then_block: Block,
+    else_block: Block,
+    env_t: dict[str, V],
+    env_e: dict[str, V],
+    fp64: bool,
+) -> dict[str, V]:
+    """Finish an `if` on `cond` whose branches were translated into the two blocks, leaving
+    environments `env_t` and `env_e`; append the op and return the merged environment."""
+    names = list(dict.fromkeys([*env_t, *env_e]))
+    # A flag that is True on one path and False on the other is the condition itself.
+    derived: dict[str, bool] = {}
+    for n in names:
+        vt, ve = env_t.get(n), env_e.get(n)
+        if isinstance(vt, Known) and isinstance(ve, Known) and {vt.value, ve.value} == {
+                True, False} and isinstance(vt.value, bool) and isinstance(ve.value, bool):
+            derived[n] = bool(vt.value)
+    names = [n for n in names if n not in derived]
+    plans = {n: plan(env_t.get(n, UNDEF), env_e.get(n, UNDEF), fp64) for n in names}
+    for block, env in ((then_block, env_t), (else_block, env_e)):
+        with b.at(block):
+            vals: list[Value] = []
+            for n in names:
+                _materialise(b, env.get(n, UNDEF), plans[n], vals)
+            b.op("yield", vals)
+    types = [t for n in names for t in _types(plans[n])]
+    op = b.op("if", [cond], types, [then_block, else_block])
+    results = list(op.results)
+    merged: dict[str, V] = {}
+    for n in names:
+        v = _rebuild(plans[n], results)
+        if isinstance(v, Value) and not v.hint and not n.startswith("$"):
+            v.hint = n
+        merged[n] = v
+    for n, positive in derived.items():
+        merged[n] = cond if positive else b.un("not", cond)
+    return merged

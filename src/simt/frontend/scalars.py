@@ -1,0 +1,79 @@
+"""Typing and converting scalars: the number rules of docs/semantics.md in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import types as T
+from ..ir import Builder, Value
+from .values import Known, V, is_number
+
+
+def known_type(value: Any, other: T.Scalar | None, fp64: bool) -> T.Scalar:
+    """The type a known number takes next to a typed operand of type `other` (None: alone).
+
+    A Python literal takes the other operand's type, except that a float next to an int gives
+    the default float; a NumPy scalar keeps its own dtype.
+    """
+    if isinstance(value, np.generic):
+        return T.literal_type(value, fp64)
+    if other is None:
+        return T.literal_type(value, fp64)
+    if isinstance(value, bool):
+        return other if not other.is_bool else T.BOOL
+    if isinstance(value, int):
+        if other.is_bool:
+            return T.literal_type(value, fp64)
+        return other
+    # a Python float
+    return other if other.is_float else T.float_type(fp64)
+
+
+def const_value(value: Any, t: T.Scalar) -> int | float | bool:
+    """`value` converted to a Python number of type `t`, wrapping ints as the device does."""
+    if t.is_bool:
+        return bool(value)
+    if t.is_int:
+        if isinstance(value, (float, np.floating)):
+            value = int(value)  # truncation toward zero, as a cast does
+        with np.errstate(all="ignore"):
+            return int(np.array(int(value)).astype(t.np))
+    if t == T.FLOAT32:
+        return float(np.float32(value))
+    return float(value)
+
+
+def coerce(b: Builder, v: V, t: T.Scalar) -> Value:
+    """`v` as a typed value of type `t`: a constant for a known number, else a cast."""
+    if isinstance(v, Known):
+        assert is_number(v.value), v
+        return b.const(const_value(v.value, t), t)
+    assert isinstance(v, Value) and isinstance(v.type, T.Scalar), v
+    if v.type == t:
+        return v
+    if t.is_bool:
+        zero = b.const(const_value(0, v.type), v.type)
+        return b.cmp("ne", v, zero)
+    return b.cast(v, t)
+
+
+def materialise(b: Builder, v: V, fp64: bool) -> Value:
+    """`v` as a typed value; a known number takes its literal type."""
+    if isinstance(v, Known):
+        return coerce(b, v, T.literal_type(v.value, fp64))
+    assert isinstance(v, Value)
+    return v
+
+
+def arith_type(a: T.Scalar, b: T.Scalar) -> T.Scalar:
+    """The type of an arithmetic operator on typed operands of types `a` and `b`."""
+    return T.promote(a, b)
+
+
+def merge_type(a: T.Scalar, b: T.Scalar) -> T.Scalar:
+    """The type a variable takes when two paths give it values of types `a` and `b`."""
+    if a == b:
+        return a
+    return T.promote(a, b)

@@ -1,0 +1,74 @@
+"""Reading a function's source: the AST, the file, and the line of every node."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import CompileError
+from ..ir import Loc
+
+
+@dataclass
+class Source:
+    """A function's parsed source and where it lives, for error messages and locations."""
+
+    tree: ast.FunctionDef
+    filename: str
+    first_line: int  # line number in the file of the source's first line
+    lines: list[str]  # the function's lines as they stand in the file
+    indents: list[int]  # how far each line was dedented before parsing
+
+    def loc(self, node: ast.AST) -> Loc:
+        """The location of `node` in the user's file."""
+        line = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0)
+        file_line = line + self.first_line - 1
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return Loc(self.filename, file_line, col + self._indent(line), text)
+
+    def _indent(self, line: int) -> int:
+        return self.indents[line - 1] if 0 < line <= len(self.indents) else 0
+
+
+_cache: dict[Any, Source] = {}
+
+
+def get_source(fn: Any) -> Source:
+    """Parse `fn`'s source (files, modules and notebook cells; not `exec` strings or the bare
+    interactive prompt). The result is cached per code object."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        raise CompileError(f"{fn!r} is not a Python function, so it cannot be compiled")
+    cached = _cache.get(code)
+    if cached is not None:
+        return cached
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        raise CompileError(
+            f"cannot read the source of {fn.__name__}() (defined in {code.co_filename}): simt "
+            "compiles a kernel from its source text",
+            hint="define the function in a .py file, a module or a notebook cell, not in the "
+            "interactive prompt or an exec() string",
+        ) from None
+    raw = [ln.rstrip("\n") for ln in lines]
+    text = textwrap.dedent("".join(lines))
+    try:
+        module = ast.parse(text)
+    except SyntaxError as e:  # e.g. a lambda on one line with other code
+        raise CompileError(f"cannot parse the source of {fn.__name__}(): {e.msg}") from None
+    tree = next((n for n in module.body if isinstance(n, ast.FunctionDef)), None)
+    if tree is None:
+        raise CompileError(
+            f"{fn.__name__} is not defined with `def`, so simt cannot compile it",
+            hint="write the kernel as a def function (lambdas are not supported)",
+        )
+    dedented = text.splitlines()
+    indents = [len(r) - len(d) if d.strip() else 0 for r, d in zip(raw, dedented)]
+    src = Source(tree, code.co_filename, first, raw, indents)
+    _cache[code] = src
+    return src

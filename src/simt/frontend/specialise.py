@@ -1,0 +1,54 @@
+"""The front end's entry: a Python function plus argument types and known values -> IR."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from .. import types as T
+from ..errors import CompileError
+from ..ir import Block, Builder, Function, Param, Value
+from .context import Context
+from .source import get_source
+from .translate import RET, Translator
+from .values import Known, V
+
+# What the front end is told about each parameter: a known value, or the type of a run-time
+# argument (a scalar type, or an array type).
+ArgSpec = Known | T.Scalar | T.ArrayType
+
+
+def translate(
+    pyfunc: Any,
+    specs: dict[str, ArgSpec],
+    fp64: bool = False,
+    debug: bool = False,
+    name: str | None = None,
+) -> Function:
+    """Translate `pyfunc` for the given parameter specs into a verified-shape IR function.
+
+    Parameters with a `Known` spec are folded in; the others become the function's params, in
+    signature order.
+    """
+    src = get_source(pyfunc)
+    sig = inspect.signature(pyfunc)
+    body = Block()
+    b = Builder(body)
+    ctx = Context(b, fp64=fp64, debug=debug)
+    env: dict[str, V] = {}
+    params: list[Param] = []
+    for i, pname in enumerate(sig.parameters):
+        spec = specs.get(pname)
+        if spec is None:
+            raise CompileError(f"{pyfunc.__name__}(): no value for parameter `{pname}`")
+        if isinstance(spec, Known):
+            env[pname] = spec
+            continue
+        v = Value(spec, pname)
+        params.append(Param(pname, i, v))
+        env[pname] = v
+    env[RET] = Known(False)
+    ctx.inline_stack.append(None)  # the kernel itself: `return value` is an error here
+    tr = Translator(ctx, src, pyfunc, env)
+    tr.stmts(src.tree.body)
+    return Function(name or pyfunc.__name__, params, body, src.filename, fp64, debug)

@@ -1,0 +1,898 @@
+"""The AST visitor: Python statements and expressions to typed IR, with partial evaluation.
+
+Every expression evaluates either to a known value (computed here, in CPython) or to a typed
+IR value (an op appended to the current block). Statements update an environment that maps
+each variable to such a value; control flow with a run-time condition translates each path
+with a copy of the environment and merges the two (`merge.py`), so the IR is SSA from the
+start. `return`, `break` and `continue` set flag variables; the statements after one that may
+have exited are guarded by an `if` on those flags (see `stmts`).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import types as T
+from ..errors import CompileError
+from ..ir import Block, Value
+from . import calls
+from .context import Context, NeedsKnown, fail
+from .merge import merge_into
+from .scalars import coerce, const_value, known_type, materialise
+from .source import Source, get_source
+from .values import UNDEF, Known, Tup, V, is_number, scalar_type
+
+RET, RETVAL, BRK, CNT = "$ret", "$retval", "$brk", "$cnt"
+FLAGS = (RET, BRK, CNT)
+
+_BIN = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
+    ast.LShift: "shl", ast.RShift: "shr",
+}  # fmt: skip
+_PYBIN: dict[str, Callable[[Any, Any], Any]] = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
+    "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow,
+    "and": operator.and_, "or": operator.or_, "xor": operator.xor, "shl": operator.lshift,
+    "shr": operator.rshift, "matmul": operator.matmul,
+}  # fmt: skip
+_CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
+_PYCMP: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}  # fmt: skip
+
+_UNSUPPORTED_STMT = {
+    ast.Try: ("try/except", "check the condition with `if` instead; kernels cannot raise"),
+    ast.With: ("with", "kernels have no context managers"),
+    ast.ClassDef: ("class definitions", "define classes outside the kernel"),
+    ast.FunctionDef: ("nested function definitions", "define the helper at module level"),
+    ast.AsyncFunctionDef: ("async functions", "kernels are synchronous"),
+    ast.Import: ("import", "import at module level; the kernel sees module globals"),
+    ast.ImportFrom: ("import", "import at module level; the kernel sees module globals"),
+    ast.Global: ("global", "write results into an array argument"),
+    ast.Nonlocal: ("nonlocal", "write results into an array argument"),
+    ast.Delete: ("del", "just stop using the variable"),
+    ast.Raise: ("raise", "use `assert cond, 'message'` to report a failure"),
+}
+_UNSUPPORTED_EXPR = {
+    ast.Dict: ("dicts", "use a tuple, or pass an array"),
+    ast.DictComp: ("dict comprehensions", "use a tuple, or pass an array"),
+    ast.Set: ("sets", "use a tuple"),
+    ast.SetComp: ("set comprehensions", "use a tuple"),
+    ast.Lambda: ("lambda", "define a function at module level and call it"),
+    ast.Yield: ("generators", "write results into an array argument"),
+    ast.YieldFrom: ("generators", "write results into an array argument"),
+    ast.Await: ("await", "kernels are synchronous"),
+    ast.NamedExpr: ("the walrus operator", "assign in a separate statement"),
+    ast.Starred: ("*unpacking", "pass the items one by one"),
+    ast.Slice: ("slices", "index one element at a time (a[i], a[i, j])"),
+}
+
+
+class Translator:
+    """Translates one function body (the kernel, or a function inlined into it)."""
+
+    def __init__(self, ctx: Context, src: Source, pyfunc: Any, env: dict[str, V]) -> None:
+        self.ctx = ctx
+        self.b = ctx.builder
+        self.src = src
+        self.pyfunc = pyfunc
+        self.env = env
+        self.globals: dict[str, Any] = getattr(pyfunc, "__globals__", {})
+        self.closure: dict[str, Any] = {}
+        code = getattr(pyfunc, "__code__", None)
+        if code is not None and pyfunc.__closure__:
+            for name, cell in zip(code.co_freevars, pyfunc.__closure__):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+
+    # ---------------------------------------------------------------- helpers
+    def fail(self, node: ast.AST, message: str, hint: str | None = None) -> Any:
+        fail(self.src, node, message, hint)
+
+    def at(self, node: ast.AST) -> None:
+        """Stamp the location of `node` on the ops created next."""
+        self.b.loc = self.src.loc(node)
+
+    def const(self, v: Any, t: T.Scalar) -> Value:
+        return self.b.const(const_value(v, t), t)
+
+    def typed(self, v: V, node: ast.AST) -> Value:
+        """`v` as a typed scalar value; known numbers take their literal type."""
+        if isinstance(v, Known):
+            if not is_number(v.value):
+                self.fail(node, f"a {type(v.value).__name__} cannot be used as a number here")
+            return materialise(self.b, v, self.ctx.fp64)
+        if isinstance(v, Value) and isinstance(v.type, T.Scalar):
+            return v
+        self.fail(node, "expected a number here, not an array or a tuple")
+
+    def to_bool(self, v: V, node: ast.AST) -> V:
+        if isinstance(v, Known):
+            try:
+                return Known(bool(v.value))
+            except Exception:  # noqa: BLE001 - e.g. the truth value of a NumPy array
+                self.fail(node, f"the truth value of {type(v.value).__name__} is ambiguous")
+        if isinstance(v, Tup):
+            return Known(len(v.items) > 0)
+        if isinstance(v, Value) and isinstance(v.type, T.ArrayType):
+            self.fail(node, "an array has no truth value in a kernel", "compare an element")
+        assert isinstance(v, Value)
+        return coerce(self.b, v, T.BOOL)
+
+    def lookup(self, name: str, node: ast.AST) -> V:
+        if name in self.env:
+            v = self.env[name]
+            if v is UNDEF:
+                self.fail(
+                    node,
+                    f"`{name}` may be undefined here: it is not assigned on every path that "
+                    "reaches this line (or only inside a loop that runs at run time)",
+                    f"assign `{name}` before the if/loop",
+                )
+            return v
+        if name in self.closure:
+            return Known(self.closure[name])
+        if name in self.globals:
+            return Known(self.globals[name])
+        if hasattr(builtins, name):
+            return Known(getattr(builtins, name))
+        self.fail(node, f"name `{name}` is not defined")
+
+    # ---------------------------------------------------------------- statements
+    def exit_state(self) -> str:
+        """'none', 'maybe' or 'always': whether a return/break/continue may have run."""
+        state = "none"
+        for f in FLAGS:
+            v = self.env.get(f)
+            if v is None or v is UNDEF:
+                continue
+            if isinstance(v, Known):
+                if v.value:
+                    return "always"
+            else:
+                state = "maybe"
+        return state
+
+    def stmts(self, body: list[ast.stmt]) -> None:
+        """Translate a statement list; after a statement that may have exited, the rest of the
+        list runs under `if not exited`."""
+        for i, s in enumerate(body):
+            self.stmt(s)
+            state = self.exit_state()
+            if state == "always":
+                return
+            if state == "maybe" and i + 1 < len(body):
+                rest = body[i + 1 :]
+                self.at(rest[0])
+                cond = self.not_exited()
+                self.branch(cond, lambda rest=rest: self.stmts_not_exited(rest), lambda: None)  # type: ignore[misc]
+                return
+
+    def stmts_not_exited(self, body: list[ast.stmt]) -> None:
+        """`stmts` on a path where no return/break/continue has run: the flags are False."""
+        self.clear_flags()
+        self.stmts(body)
+
+    def clear_flags(self) -> None:
+        for f in FLAGS:
+            if isinstance(self.env.get(f), Value):
+                self.env[f] = Known(False)
+
+    def not_exited(self) -> Value:
+        """A bool value: no return/break/continue has run."""
+        acc: Value | None = None
+        for f in FLAGS:
+            v = self.env.get(f)
+            if isinstance(v, Value):
+                nv = self.b.un("not", v)
+                acc = nv if acc is None else self.b.bin("and", acc, nv)
+        assert acc is not None
+        return acc
+
+    def stmt(self, node: ast.stmt) -> None:
+        self.at(node)
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is not None:
+            method(node)
+            return
+        what, hint = _UNSUPPORTED_STMT.get(type(node), (type(node).__name__, None))
+        self.fail(node, f"{what} is not supported in kernels", hint)
+
+    def stmt_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def stmt_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        self.expr(node.value)
+
+    def stmt_Assign(self, node: ast.Assign) -> None:
+        value = self.expr(node.value)
+        for target in node.targets:
+            self.assign(target, value, node.value)
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is None:
+            return
+        value = self.expr(node.value)
+        ann = self.expr(node.annotation)
+        t = calls.dtype_arg(ann)
+        if t is not None and not isinstance(value, Tup):
+            value = coerce(self.b, self.scalar(value, node.value), t)
+        self.assign(node.target, value, node.value)
+
+    def stmt_AugAssign(self, node: ast.AugAssign) -> None:
+        op = _BIN.get(type(node.op))
+        if op is None:
+            self.fail(node, f"{type(node.op).__name__} is not supported in kernels")
+        if isinstance(node.target, ast.Name):
+            cur = self.lookup(node.target.id, node.target)
+            self.env[node.target.id] = self.binop(op, cur, self.expr(node.value), node)
+        elif isinstance(node.target, ast.Subscript):
+            arr = self.expr(node.target.value)
+            idx = self.indices(arr, node.target)
+            assert isinstance(arr, Value)
+            cur = self.b.op("load", [arr, *idx], [arr.array.dtype]).result
+            new = self.binop(op, cur, self.expr(node.value), node)
+            self.store(arr, idx, new, node)
+        else:
+            self.fail(node, "this augmented assignment target is not supported")
+
+    def assign(self, target: ast.expr, value: V, node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            if isinstance(value, Value) and isinstance(value.type, T.Scalar) and not value.hint:
+                value.hint = target.id
+            self.env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = self.unpack(value, len(target.elts), target)
+            for t, v in zip(target.elts, items):
+                self.assign(t, v, node)
+        elif isinstance(target, ast.Subscript):
+            arr = self.expr(target.value)
+            if isinstance(arr, Known):
+                self.fail(
+                    target,
+                    f"cannot assign into a {type(arr.value).__name__} known at compile time",
+                    "write into an array argument or a simt.local.array",
+                )
+            idx = self.indices(arr, target)
+            assert isinstance(arr, Value)
+            self.store(arr, idx, value, node)
+        elif isinstance(target, ast.Attribute):
+            self.fail(target, "assigning to attributes is not supported in kernels")
+        else:
+            self.fail(target, "this assignment target is not supported in kernels")
+
+    def unpack(self, value: V, n: int, node: ast.AST) -> list[V]:
+        if isinstance(value, Tup):
+            items = list(value.items)
+        elif isinstance(value, Known) and isinstance(value.value, (tuple, list, np.ndarray)):
+            items = [Known(x) for x in value.value]
+        elif isinstance(value, Known):
+            try:
+                items = [Known(x) for x in value.value]
+            except TypeError:
+                self.fail(node, f"cannot unpack a {type(value.value).__name__}")
+        else:
+            self.fail(node, "cannot unpack a single value; expected a tuple")
+        if len(items) != n:
+            self.fail(node, f"expected {n} values to unpack, got {len(items)}")
+        return items
+
+    def store(self, arr: Value, idx: list[Value], value: V, node: ast.AST) -> None:
+        t = arr.array.dtype
+        if isinstance(value, Known) and not is_number(value.value):
+            self.fail(node, f"cannot store a {type(value.value).__name__} into a {t} array")
+        if isinstance(value, (Tup,)) or (isinstance(value, Value) and not isinstance(
+                value.type, T.Scalar)):
+            self.fail(node, f"can only store a number into a {t} array element")
+        self.b.op("store", [arr, *idx, coerce(self.b, value, t)])
+
+    def stmt_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            if not self.ctx.inline_stack or self.ctx.inline_stack[-1] is None:
+                self.fail(node, "a kernel returns nothing", "write results into an array argument")
+            self.env[RETVAL] = self.expr(node.value)
+        elif self.ctx.inline_stack and self.ctx.inline_stack[-1] is not None:
+            self.env[RETVAL] = Known(None)
+        self.env[RET] = Known(True)
+
+    def stmt_Break(self, node: ast.Break) -> None:
+        if BRK not in self.env:
+            self.fail(node, "`break` outside a loop")
+        self.env[BRK] = Known(True)
+
+    def stmt_Continue(self, node: ast.Continue) -> None:
+        if CNT not in self.env:
+            self.fail(node, "`continue` outside a loop")
+        self.env[CNT] = Known(True)
+
+    def stmt_Assert(self, node: ast.Assert) -> None:
+        cond = self.to_bool(self.expr(node.test), node.test)
+        msg = None
+        if node.msg is not None:
+            m = self.expr(node.msg)
+            if not isinstance(m, Known):
+                self.fail(node.msg, "an assert message must be known at compile time (a string)")
+            msg = str(m.value)
+        if isinstance(cond, Known):
+            if cond.value:
+                return
+            cond = self.const(False, T.BOOL)
+        self.at(node)
+        self.b.op("assert", [cond], msg=msg)
+
+    def stmt_If(self, node: ast.If) -> None:
+        cond = self.to_bool(self.expr(node.test), node.test)
+        if isinstance(cond, Known):
+            self.stmts(node.body if cond.value else node.orelse)
+            return
+        assert isinstance(cond, Value)
+        self.branch(cond, lambda: self.stmts(node.body), lambda: self.stmts(node.orelse))
+
+    def branch(self, cond: Value, then: Callable[[], None], orelse: Callable[[], None]) -> None:
+        """An `if` op on a run-time condition: each path translated with its own copy of the
+        environment, the variables they leave different merged into the op's results."""
+        before = dict(self.env)
+        tb, eb = Block(), Block()
+        with self.b.at(tb):
+            then()
+        env_t = self.env
+        self.env = dict(before)
+        with self.b.at(eb):
+            orelse()
+        env_e = self.env
+        self.env = merge_into(self.b, cond, tb, eb, env_t, env_e, self.ctx.fp64)
+
+    # loops -----------------------------------------------------------------
+    def stmt_For(self, node: ast.For) -> None:
+        if node.orelse:
+            self.fail(node, "`for ... else` is not supported in kernels")
+        it = node.iter
+        if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                and self._is_builtin(it.func, "range")):
+            if it.keywords or not 1 <= len(it.args) <= 3:
+                self.fail(it, "range() takes 1 to 3 positional arguments")
+            bounds = [self.expr(a) for a in it.args]
+            if all(isinstance(x, Known) for x in bounds):
+                rng = range(*[self.known_int(x, a) for x, a in zip(bounds, it.args)])
+                try:
+                    self.runtime_range(node, bounds)
+                except NeedsKnown:
+                    self.unrolled(node, [Known(i) for i in rng])
+                return
+            self.runtime_range(node, bounds)
+            return
+        iterable = self.expr(it)
+        if isinstance(iterable, Tup):
+            self.unrolled(node, list(iterable.items))
+            return
+        if isinstance(iterable, Known):
+            try:
+                items = list(iterable.value)
+            except TypeError:
+                self.fail(it, f"cannot iterate over a {type(iterable.value).__name__}")
+            if len(items) > self.ctx.max_unroll:
+                self.fail(it, f"a loop over {len(items)} known items is too long to unroll",
+                          "iterate with range() over an array argument instead")
+            self.unrolled(node, [Known(x) for x in items])
+            return
+        self.fail(it, "a kernel can loop over range(...) or over values known at compile time",
+                  "to walk an array write `for i in range(len(a))`")
+
+    def _is_builtin(self, node: ast.Name, name: str) -> bool:
+        try:
+            v = self.lookup(node.id, node)
+        except CompileError:
+            return False
+        return isinstance(v, Known) and v.value is getattr(builtins, name)
+
+    def known_int(self, v: V, node: ast.AST) -> int:
+        if isinstance(v, Known) and isinstance(v.value, (int, np.integer)):
+            return int(v.value)
+        self.fail(node, "expected an integer known at compile time")
+
+    def unrolled(self, node: ast.For, items: list[V]) -> None:
+        """A loop over known items: the body is translated once per item."""
+        saved = {f: self.env.get(f) for f in (BRK, CNT)}
+        self.env[BRK] = Known(False)
+
+        def run(k: int) -> None:
+            while k < len(items):
+                self.env[CNT] = Known(False)
+                self.assign(node.target, items[k], node)
+                self.stmts(node.body)
+                self.env.pop(CNT, None)
+                k += 1
+                state = self.exit_state()
+                if state == "always":
+                    return
+                if state == "maybe" and k < len(items):
+                    cond = self.not_exited()
+                    self.branch(cond, lambda k=k: (self.clear_flags(), run(k)),  # type: ignore[misc]
+                                lambda: None)
+                    return
+
+        run(0)
+        self._restore_flags(saved)
+
+    def _restore_flags(self, saved: dict[str, V | None]) -> None:
+        for f, v in saved.items():
+            if v is None:
+                self.env.pop(f, None)
+            else:
+                self.env[f] = v
+
+    def runtime_range(self, node: ast.For, bounds: list[V]) -> None:
+        if not isinstance(node.target, ast.Name):
+            self.fail(node.target, "the variable of a range() loop must be a plain name")
+        if len(bounds) == 1:
+            start, stop, step = Known(0), bounds[0], Known(1)
+        elif len(bounds) == 2:
+            start, stop, step = bounds[0], bounds[1], Known(1)
+        else:
+            start, stop, step = bounds
+        for v, a in zip((start, stop, step), node.iter.args):  # type: ignore[attr-defined]
+            if isinstance(v, Known) and not isinstance(v.value, (int, np.integer)):
+                self.fail(a, "range() bounds must be integers")
+            if isinstance(v, Value) and not (isinstance(v.type, T.Scalar) and v.type.is_int):
+                self.fail(a, "range() bounds must be integers")
+        typed_types = [v.type for v in (start, stop, step) if isinstance(v, Value)]
+        t = T.INT32
+        for tt in typed_types:
+            assert isinstance(tt, T.Scalar)
+            t = T.promote(t, tt)
+        for v in (start, stop, step):
+            if isinstance(v, Known) and not -(2**31) <= int(v.value) < 2**31:
+                t = T.INT64
+        if isinstance(step, Known):
+            if int(step.value) == 0:
+                self.fail(node.iter, "range() step must not be zero")
+            sign = 1 if int(step.value) > 0 else -1
+        else:
+            sign = 0
+        from .loops import range_loop
+
+        range_loop(self, node, start, stop, step, t, sign)
+
+    def stmt_While(self, node: ast.While) -> None:
+        if node.orelse:
+            self.fail(node, "`while ... else` is not supported in kernels")
+        from .loops import while_loop
+
+        while_loop(self, node)
+
+    # ---------------------------------------------------------------- expressions
+    def expr(self, node: ast.expr) -> V:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            what, hint = _UNSUPPORTED_EXPR.get(type(node), (type(node).__name__, None))
+            self.fail(node, f"{what} is not supported in kernels", hint)
+        saved = self.b.loc
+        self.at(node)
+        try:
+            return method(node)  # type: ignore[no-any-return]
+        finally:
+            self.b.loc = saved
+
+    def scalar(self, v: V, node: ast.AST) -> V:
+        """Check `v` is a number (known or typed scalar)."""
+        if isinstance(v, Known):
+            if not is_number(v.value):
+                self.fail(node, f"expected a number, got a {type(v.value).__name__}")
+            return v
+        if isinstance(v, Value) and isinstance(v.type, T.Scalar):
+            return v
+        if isinstance(v, Tup):
+            self.fail(node, "expected a number, got a tuple")
+        self.fail(node, "expected a number, got an array", "index it: a[i]")
+
+    def expr_Constant(self, node: ast.Constant) -> V:
+        return Known(node.value)
+
+    def expr_Name(self, node: ast.Name) -> V:
+        return self.lookup(node.id, node)
+
+    def expr_Tuple(self, node: ast.Tuple) -> V:
+        return self._sequence([self.expr(e) for e in node.elts], tuple)
+
+    def expr_List(self, node: ast.List) -> V:
+        return self._sequence([self.expr(e) for e in node.elts], list)
+
+    def _sequence(self, items: list[V], kind: type) -> V:
+        if all(isinstance(x, Known) for x in items):
+            return Known(kind(x.value for x in items))  # type: ignore[union-attr]
+        return Tup(tuple(items))
+
+    def expr_ListComp(self, node: ast.ListComp) -> V:
+        return self._comprehension(node, list)
+
+    def expr_GeneratorExp(self, node: ast.GeneratorExp) -> V:
+        return self._comprehension(node, tuple)
+
+    def _comprehension(self, node: ast.ListComp | ast.GeneratorExp, kind: type) -> V:
+        """Unroll a comprehension over known iterables into a (known or typed) tuple."""
+        out: list[V] = []
+        saved = dict(self.env)
+
+        def gen(k: int) -> None:
+            if k == len(node.generators):
+                out.append(self.expr(node.elt))
+                return
+            g = node.generators[k]
+            if g.is_async:
+                self.fail(g, "async comprehensions are not supported")
+            it = self.expr(g.iter)
+            if isinstance(it, Tup):
+                items = list(it.items)
+            elif isinstance(it, Known):
+                try:
+                    items = [Known(x) for x in it.value]
+                except TypeError:
+                    self.fail(g.iter, f"cannot iterate over a {type(it.value).__name__}")
+            else:
+                self.fail(g.iter, "a comprehension in a kernel must loop over values known at "
+                          "compile time", "use a for loop over range() instead")
+            for item in items:
+                self.assign(g.target, item, g)
+                ok = True
+                for cond in g.ifs:
+                    c = self.to_bool(self.expr(cond), cond)
+                    if not isinstance(c, Known):
+                        self.fail(cond, "a comprehension's condition must be known at compile "
+                                  "time")
+                    ok = ok and bool(c.value)
+                if ok:
+                    gen(k + 1)
+
+        gen(0)
+        self.env = saved
+        return self._sequence(out, kind)
+
+    def expr_JoinedStr(self, node: ast.JoinedStr) -> V:
+        parts = calls.fstring_parts(self, node)
+        if all(isinstance(p, str) for p in parts):
+            return Known("".join(parts))  # type: ignore[arg-type]
+        self.fail(node, "strings computed at run time exist only inside print()",
+                  "print the f-string directly: print(f'...')")
+
+    def expr_Attribute(self, node: ast.Attribute) -> V:
+        base = self.expr(node.value)
+        return calls.attribute(self, base, node.attr, node)
+
+    def expr_Subscript(self, node: ast.Subscript) -> V:
+        base = self.expr(node.value)
+        if isinstance(base, Value) and isinstance(base.type, T.ArrayType):
+            idx = self.indices(base, node)
+            return self.b.op("load", [base, *idx], [base.array.dtype]).result
+        key = self.expr(node.slice)
+        if isinstance(base, Tup):
+            if not isinstance(key, Known) or not isinstance(key.value, (int, np.integer)):
+                raise NeedsKnown(*_needs_known_args(
+                    self, node.slice, "a tuple can only be indexed by an integer known at "
+                    "compile time"))
+            try:
+                return base.items[int(key.value)]
+            except IndexError:
+                self.fail(node, "tuple index out of range")
+        if isinstance(base, Known):
+            if isinstance(key, Known):
+                try:
+                    return Known(base.value[key.value])
+                except Exception as e:  # noqa: BLE001 - the user's object raised
+                    self.fail(node, f"indexing failed at compile time: {type(e).__name__}: {e}")
+            raise NeedsKnown(
+                *_needs_known_args(self, node, f"a {type(base.value).__name__} known at compile "
+                                   "time cannot be indexed by a run-time value")
+            )
+        self.fail(node, "only arrays and tuples can be indexed")
+
+    def indices(self, arr: V, node: ast.Subscript) -> list[Value]:
+        """The index values of `arr[...]`, one per dimension, as integers."""
+        if not (isinstance(arr, Value) and isinstance(arr.type, T.ArrayType)):
+            self.fail(node.value, "only arrays can be indexed and assigned to")
+        assert isinstance(arr, Value)
+        sl = node.slice
+        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        vals: list[V] = []
+        for e in elts:
+            if isinstance(e, ast.Slice):
+                self.fail(e, "slices are not supported in kernels",
+                          "index one element at a time (a[i], a[i, j])")
+            vals.append(self.expr(e))
+        return self.index_values(arr, vals, node)
+
+    def index_values(self, arr: Value, given: list[V], node: ast.AST) -> list[Value]:
+        """Index values for `arr` from expression values (a tuple counts as several)."""
+        at = arr.array
+        vals: list[V] = []
+        for v in given:
+            if isinstance(v, Tup):
+                vals.extend(v.items)
+            elif isinstance(v, Known) and isinstance(v.value, tuple):
+                vals.extend(Known(x) for x in v.value)
+            else:
+                vals.append(v)
+        if len(vals) != at.ndim:
+            self.fail(node, f"this array has {at.ndim} dimension(s) but {len(vals)} index(es) "
+                      "were given", "give one index per dimension: a[i, j]")
+        out: list[Value] = []
+        for k, v in enumerate(vals):
+            if isinstance(v, Known):
+                if not isinstance(v.value, (int, np.integer, bool, np.bool_)):
+                    self.fail(node, "array indices must be integers")
+                i = int(v.value)
+                if i < 0:  # a known negative index counts from the end, as in Python
+                    if at.shape is not None:
+                        out.append(self.const(at.shape[k] + i, at.index))
+                    else:
+                        n = self.b.op("shape", [arr], [at.index], dim=k).result
+                        out.append(self.b.bin("add", n, self.const(i, at.index)))
+                    continue
+                out.append(self.const(i, at.index if i < 2**31 else T.INT64))
+                continue
+            if not isinstance(v, Value) or not isinstance(v.type, T.Scalar):
+                self.fail(node, "array indices must be integers")
+            assert isinstance(v, Value)
+            if v.scalar.is_float:
+                self.fail(node, "array indices must be integers, not floats", "use int(...)")
+            out.append(coerce(self.b, v, T.INT32) if v.scalar.is_bool else v)
+        return out
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> V:
+        v = self.expr(node.operand)
+        if isinstance(node.op, ast.Not):
+            c = self.to_bool(v, node.operand)
+            return Known(not c.value) if isinstance(c, Known) else self.b.un("not", c)  # type: ignore[arg-type]
+        v = self.scalar(v, node.operand)
+        if isinstance(v, Known):
+            fn = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+            return Known(fn[type(node.op)](v.value))
+        assert isinstance(v, Value)
+        if isinstance(node.op, ast.UAdd):
+            return v
+        if isinstance(node.op, ast.USub):
+            if v.scalar.is_bool:
+                v = coerce(self.b, v, T.INT32)
+            return self.b.un("neg", v)
+        if v.scalar.is_float or v.scalar.is_bool:
+            self.fail(node, f"~ needs an integer, not {v.scalar}", "use `not` for booleans")
+        return self.b.un("invert", v)
+
+    def expr_BinOp(self, node: ast.BinOp) -> V:
+        op = _BIN.get(type(node.op))
+        a, b = self.expr(node.left), self.expr(node.right)
+        if op is None:
+            if isinstance(a, Known) and isinstance(b, Known):
+                return self.known_binop("matmul", a, b, node)
+            self.fail(node, "the @ operator is not supported in kernels")
+        return self.binop(op, a, b, node)
+
+    def known_binop(self, op: str, a: Known, b: Known, node: ast.AST) -> V:
+        try:
+            return Known(_PYBIN[op](a.value, b.value))
+        except Exception as e:  # noqa: BLE001 - evaluated in CPython; report what it said
+            self.fail(node, f"evaluating this at compile time failed: {type(e).__name__}: {e}")
+
+    def binop(self, op: str, a: V, b: V, node: ast.AST) -> V:
+        """`a op b` with the number rules of docs/semantics.md."""
+        if isinstance(a, Known) and isinstance(b, Known):
+            return self.known_binop(op, a, b, node)
+        if isinstance(a, (Tup, Known)) and isinstance(b, (Tup, Known)) and op in ("add", "mul"):
+            if isinstance(a, Tup) or isinstance(b, Tup):
+                return self._tuple_op(op, a, b, node)
+        a, b = self.scalar(a, node), self.scalar(b, node)
+        ta, tb = scalar_type(a), scalar_type(b)
+        fp = self.ctx.fp64
+        if ta is None:
+            ta = known_type(a.value, tb, fp)  # type: ignore[union-attr]
+        if tb is None:
+            tb = known_type(b.value, ta, fp)  # type: ignore[union-attr]
+        if op in ("and", "or", "xor") and ta.is_bool and tb.is_bool:
+            t = T.BOOL
+        else:
+            t = T.promote(ta, tb)
+        if op in ("and", "or", "xor", "shl", "shr") and t.is_float:
+            self.fail(node, f"bitwise operators need integers, not {t}")
+        if op == "div" and not t.is_float:
+            t = T.float_type(fp)
+        if op == "pow":
+            return self.power(a, b, t, node)
+        return self.b.bin(op, coerce(self.b, a, t), coerce(self.b, b, t))
+
+    def power(self, a: V, b: V, t: T.Scalar, node: ast.AST) -> V:
+        if isinstance(b, Known) and isinstance(b.value, (int, np.integer)):
+            n = int(b.value)
+            if 0 <= n <= 8:  # a small known exponent: multiplications, exact and fast
+                base = coerce(self.b, a, t)
+                if n == 0:
+                    return self.const(1, t)
+                acc = base
+                for _ in range(n - 1):
+                    acc = self.b.bin("mul", acc, base)
+                return acc
+            if n < 0 and t.is_int:
+                t = T.float_type(self.ctx.fp64)
+        if isinstance(b, Known) and isinstance(b.value, float) and b.value == 0.5:
+            x = coerce(self.b, a, t if t.is_float else T.float_type(self.ctx.fp64))
+            return self.b.op("math", [x], [x.type], fn="sqrt").result
+        return self.b.bin("pow", coerce(self.b, a, t), coerce(self.b, b, t))
+
+    def _tuple_op(self, op: str, a: V, b: V, node: ast.AST) -> V:
+        def items(v: V) -> list[V]:
+            if isinstance(v, Tup):
+                return list(v.items)
+            assert isinstance(v, Known)
+            if isinstance(v.value, (tuple, list)):
+                return [Known(x) for x in v.value]
+            self.fail(node, "this operator needs two tuples (or a tuple and an int for *)")
+
+        if op == "add":
+            return Tup(tuple(items(a) + items(b)))
+        seq, n = (a, b) if isinstance(a, Tup) else (b, a)
+        if not isinstance(n, Known) or not isinstance(n.value, int):
+            self.fail(node, "a tuple can only be repeated a known number of times")
+        return Tup(tuple(items(seq) * int(n.value)))  # type: ignore[union-attr]
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> V:
+        """`and`/`or`, short-circuiting as in Python: the right side of `i < n and a[i] > 0`
+        runs only where the left side allows, so guarded reads stay in bounds."""
+        is_and = isinstance(node.op, ast.And)
+        acc = self.to_bool(self.expr(node.values[0]), node.values[0])
+        for rhs in node.values[1:]:
+            if isinstance(acc, Known):
+                if bool(acc.value) != is_and:  # False and ..., True or ...: decided
+                    return acc
+                acc = self.to_bool(self.expr(rhs), rhs)
+                continue
+            assert isinstance(acc, Value)
+            acc = self.short_circuit(acc, rhs, is_and)
+        return acc
+
+    def short_circuit(self, left: Value, rhs: ast.expr, is_and: bool) -> Value:
+        """`left and rhs` / `left or rhs` with `rhs` evaluated only when needed."""
+        if _is_pure(rhs):  # nothing to guard: plain logic, friendlier to vectorisers
+            r = self.to_bool(self.expr(rhs), rhs)
+            if isinstance(r, Known):
+                if r.value:
+                    return left if is_and else self.const(True, T.BOOL)
+                return self.const(False, T.BOOL) if is_and else left
+            return self.b.bin("and" if is_and else "or", left, r)  # type: ignore[arg-type]
+        tb, eb = Block(), Block()
+        with self.b.at(tb):
+            if is_and:
+                r = coerce(self.b, self.to_bool(self.expr(rhs), rhs), T.BOOL)
+            else:
+                r = self.const(True, T.BOOL)
+            self.b.op("yield", [r])
+        with self.b.at(eb):
+            if is_and:
+                r = self.const(False, T.BOOL)
+            else:
+                r = coerce(self.b, self.to_bool(self.expr(rhs), rhs), T.BOOL)
+            self.b.op("yield", [r])
+        return self.b.op("if", [left], [T.BOOL], [tb, eb]).result
+
+    def expr_Compare(self, node: ast.Compare) -> V:
+        left = self.expr(node.left)
+        result: V | None = None
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.expr(right_node)
+            c = self.compare(op, left, right, node)
+            if result is None:
+                result = c
+            else:
+                result = self.binop("and", self.to_bool(result, node), self.to_bool(c, node), node)
+            left = right
+        assert result is not None
+        return result
+
+    def compare(self, op: ast.cmpop, a: V, b: V, node: ast.AST) -> V:
+        if isinstance(a, Known) and isinstance(b, Known):
+            try:
+                return Known(_PYCMP[type(op)](a.value, b.value))
+            except Exception as e:  # noqa: BLE001
+                self.fail(node, f"comparing at compile time failed: {type(e).__name__}: {e}")
+        name = _CMP.get(type(op))
+        if name is None:
+            self.fail(node, f"`{type(op).__name__}` works only on values known at compile time")
+        a, b = self.scalar(a, node), self.scalar(b, node)
+        ta, tb = scalar_type(a), scalar_type(b)
+        fp = self.ctx.fp64
+        if ta is None:
+            ta = known_type(a.value, tb, fp)  # type: ignore[union-attr]
+        if tb is None:
+            tb = known_type(b.value, ta, fp)  # type: ignore[union-attr]
+        t = ta if ta == tb else T.promote(ta, tb)
+        return self.b.cmp(name, coerce(self.b, a, t), coerce(self.b, b, t))
+
+    def expr_IfExp(self, node: ast.IfExp) -> V:
+        cond = self.to_bool(self.expr(node.test), node.test)
+        if isinstance(cond, Known):
+            return self.expr(node.body if cond.value else node.orelse)
+        assert isinstance(cond, Value)
+        if _is_pure(node.body) and _is_pure(node.orelse):
+            a, b = self.expr(node.body), self.expr(node.orelse)
+            if isinstance(a, Known) and isinstance(b, Known) and a == b:
+                return a
+            a, b = self.scalar(a, node.body), self.scalar(b, node.orelse)
+            t = _merge_scalar(a, b, fp=self.ctx.fp64)
+            return self.b.select(cond, coerce(self.b, a, t), coerce(self.b, b, t))
+        key = "$ifexp"
+        self.branch(cond, lambda: self._set(key, node.body), lambda: self._set(key, node.orelse))
+        return self.env.pop(key)
+
+    def _set(self, key: str, node: ast.expr) -> None:
+        self.env[key] = self.expr(node)
+
+    def expr_Call(self, node: ast.Call) -> V:
+        return calls.call(self, node)
+
+    # ---------------------------------------------------------------- inlining
+    def inline(self, fn: Any, args: list[V], kwargs: dict[str, V], node: ast.AST) -> V:
+        """Translate a call of a plain Python function by translating its body here."""
+        if fn in self.ctx.inline_stack:
+            self.fail(node, f"{fn.__name__}() calls itself: recursion is not supported in "
+                      "kernels", "rewrite it as a loop")
+        src = get_source(fn)
+        sig = inspect.signature(fn)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            self.fail(node, f"bad call of {fn.__name__}(): {e}")
+        bound.apply_defaults()
+        env: dict[str, V] = {}
+        for name, v in bound.arguments.items():
+            p = sig.parameters[name]
+            if p.kind in (p.VAR_POSITIONAL,):
+                env[name] = self._sequence(list(v), tuple)
+            elif p.kind == p.VAR_KEYWORD:
+                self.fail(node, f"{fn.__name__}() takes **kwargs: not supported in kernels")
+            else:
+                env[name] = v if isinstance(v, (Known, Value, Tup)) else Known(v)
+        env[RET] = Known(False)
+        env[RETVAL] = UNDEF
+        sub = Translator(self.ctx, src, fn, env)
+        self.ctx.inline_stack.append(fn)
+        saved_loc = self.b.loc
+        try:
+            sub.stmts(src.tree.body)
+        finally:
+            self.ctx.inline_stack.pop()
+            self.b.loc = saved_loc
+        result = sub.env.get(RETVAL, UNDEF)
+        return Known(None) if result is UNDEF else result
+
+
+def _merge_scalar(a: V, b: V, fp: bool) -> T.Scalar:
+    ta, tb = scalar_type(a), scalar_type(b)
+    if ta is None and tb is None:
+        return T.literal_type(a.value, fp)  # type: ignore[union-attr]
+    if ta is None:
+        return known_type(a.value, tb, fp)  # type: ignore[union-attr]
+    if tb is None:
+        return known_type(b.value, ta, fp)  # type: ignore[union-attr]
+    return ta if ta == tb else T.promote(ta, tb)
+
+
+def _is_pure(node: ast.expr) -> bool:
+    """No call or subscript inside: evaluating it for every thread cannot fault."""
+    return not any(isinstance(n, (ast.Call, ast.Subscript)) for n in ast.walk(node))
+
+
+def _needs_known_args(tr: Translator, node: ast.AST, msg: str) -> tuple[Any, ...]:
+    loc = tr.src.loc(node)
+    return (msg, loc.filename, loc.line, loc.col, loc.source_line,
+            "index it with a value known at compile time, or pass the data as an array")

@@ -1,0 +1,69 @@
+"""What an expression evaluates to while compiling: a known value or a typed IR value.
+
+- `Known(v)`: computed in CPython at compile time (literals, globals, results of calls on known
+  values). It becomes IR only when a typed operation needs it (`materialise`).
+- an `ir.Value`: computed at run time; scalar or array.
+- `Tup(items)`: a tuple or list with at least one typed item (tuples of known values are just
+  `Known(tuple)`).
+- `UNDEF`: a variable on a path where it was never assigned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+import numpy as np
+
+from .. import types as T
+from ..ir import Value
+
+
+@dataclass(frozen=True)
+class Known:
+    """A value known at compile time."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class Tup:
+    """A tuple (or read-only list) whose items are not all known."""
+
+    items: tuple[Any, ...]
+
+
+class _Undef:
+    def __repr__(self) -> str:
+        return "UNDEF"
+
+
+UNDEF = _Undef()
+
+V = Union[Known, Value, Tup, _Undef]
+
+
+def is_number(x: Any) -> bool:
+    """A known value that can become a scalar of the kernel language."""
+    return isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating))
+
+
+def same(a: V, b: V) -> bool:
+    """Whether two compile-time values are certainly the same value."""
+    if a is b:
+        return True
+    if isinstance(a, Known) and isinstance(b, Known):
+        try:
+            return type(a.value) is type(b.value) and bool(a.value == b.value)
+        except Exception:  # noqa: BLE001 - arrays and odd objects compare weirdly
+            return a.value is b.value
+    if isinstance(a, Tup) and isinstance(b, Tup):
+        return len(a.items) == len(b.items) and all(same(x, y) for x, y in zip(a.items, b.items))
+    return False
+
+
+def scalar_type(v: V) -> T.Scalar | None:
+    """The scalar type of a typed scalar value, else None."""
+    if isinstance(v, Value) and isinstance(v.type, T.Scalar):
+        return v.type
+    return None

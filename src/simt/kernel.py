@@ -1,0 +1,403 @@
+"""`@simt.kernel`: specialisation on argument types, the compile cache, and launches.
+
+A launch `k[grid, block](*args)` looks at the arguments, builds a key from their types (and
+the values of static arguments), and finds or compiles a specialisation: front end, passes,
+then the current runtime's compile. Arrays the kernel writes are copied back into the NumPy
+arguments they came from; on `cpu` and `sim` NumPy arrays are used in place.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import lang
+from . import types as T
+from .array import DeviceArray, host_view
+from .errors import CompileError, KernelError, LaunchError, SimtError
+from .frontend.specialise import ArgSpec, translate
+from .frontend.values import Known
+from .ir import Function, format_function, verify
+from .passes.written import written_params
+from .runtime import registry
+from .runtime.base import Compiled, Dim3, Runtime
+
+Dim = Dim3
+MAX_BLOCK = 1024
+_HOST_MEMORY = ("sim", "cpu")  # runtimes whose device memory is host memory
+
+
+def _dim(value: Any, what: str) -> Dim3:
+    """A launch extent from an int, a tuple of 1-3 ints or a `simt.Dim`."""
+    if isinstance(value, Dim3):
+        parts = (value.x, value.y, value.z)
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        parts = (int(value), 1, 1)
+    elif isinstance(value, tuple) and 1 <= len(value) <= 3:
+        parts = tuple(value) + (1,) * (3 - len(value))
+    else:
+        raise LaunchError(
+            f"the {what} size must be an int, a tuple of 1 to 3 ints or a simt.Dim, "
+            f"got {value!r}"
+        )
+    for p in parts:
+        if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p <= 0:
+            raise LaunchError(f"the {what} size {value!r} must be made of positive integers")
+    return Dim3(*(int(p) for p in parts))
+
+
+def check_launch(grid: Dim3, block: Dim3) -> None:
+    """LaunchError for shapes no GPU can run (the limits CUDA has; WebGPU's are lower)."""
+    if block.size > MAX_BLOCK:
+        raise LaunchError(
+            f"a block of {block.x} x {block.y} x {block.z} = {block.size} threads is more "
+            f"than the {MAX_BLOCK} a block may have; use more blocks of fewer threads"
+        )
+    if block.z > 64:
+        raise LaunchError(f"block z size {block.z} is over the limit of 64")
+    if grid.x >= 2**31 or grid.y > 65535 or grid.z > 65535:
+        raise LaunchError(
+            f"grid {tuple(grid)} is over the limits (x < 2**31, y and z <= 65535)"
+        )
+
+
+@dataclass
+class Specialisation:
+    """One compiled specialisation: its IR, the runtime's artefact, and what to copy back."""
+
+    fn: Function
+    compiled: Compiled
+    written: set[str]
+    params: list[str] = field(default_factory=list)  # run-time params, in order
+
+
+def _scalar_spec(v: Any, fp64: bool) -> T.Scalar | None:
+    if isinstance(v, (bool, np.bool_)):
+        return T.BOOL
+    if isinstance(v, np.generic):
+        return T.scalar_of_dtype(v.dtype)
+    if isinstance(v, int):
+        return T.INT32 if -(2**31) <= v < 2**31 else T.INT64
+    if isinstance(v, float):
+        return T.FLOAT64 if fp64 else T.FLOAT32
+    return None
+
+
+def _known_key(v: Any) -> Any:
+    try:
+        hash(v)
+        return (type(v).__name__, v)
+    except TypeError:
+        return (type(v).__name__, id(v))  # unhashable: frozen at first compile, by identity
+
+
+def _wrap_internal(e: Exception, name: str) -> SimtError:
+    """An unexpected exception inside simt, as a CompileError that says it is simt's fault."""
+    return CompileError(
+        f"internal error in simt while compiling {name}(): {type(e).__name__}: {e} "
+        "(this is a bug in simt; set SIMT_INTERNAL_ERRORS=1 to see the full traceback)"
+    )
+
+
+class Kernel:
+    """A Python function compiled for GPU threads; launch it as `kernel[grid, block](args)`."""
+
+    def __init__(
+        self,
+        pyfunc: Callable[..., Any],
+        fp64: bool = False,
+        debug: bool | None = None,
+        static: Sequence[str] = (),
+        known: dict[str, Any] | None = None,
+    ) -> None:
+        self.pyfunc = pyfunc
+        self.__name__ = getattr(pyfunc, "__name__", "kernel")
+        self.__doc__ = pyfunc.__doc__
+        self.__wrapped__ = pyfunc
+        self.fp64 = fp64
+        self.debug = debug if debug is not None else os.environ.get("SIMT_DEBUG") == "1"
+        self.static = frozenset(static)
+        self.known = dict(known or {})
+        self.signature = inspect.signature(pyfunc)
+        self._names = list(self.signature.parameters)
+        for s in self.static | set(self.known):
+            if s not in self.signature.parameters:
+                raise CompileError(f"{self.__name__}() has no parameter named {s!r}")
+        self._directions = {
+            n: p.annotation
+            for n, p in self.signature.parameters.items()
+            if p.annotation in (lang.In, lang.Out)
+        }
+        self._cache: dict[Any, Specialisation] = {}
+
+    def __repr__(self) -> str:
+        return f"<simt.kernel {self.__name__}>"
+
+    # launch forms ---------------------------------------------------------------------------
+    def __getitem__(self, config: Any) -> Launcher:
+        if not isinstance(config, tuple) or len(config) != 2:
+            raise LaunchError(
+                f"launch {self.__name__} as {self.__name__}[blocks, threads](...), "
+                f"got [{config!r}]"
+            )
+        return self.config(*config)
+
+    def config(self, grid: Any, block: Any) -> Launcher:
+        """A launcher for `grid` blocks of `block` threads: `k.config(4096, 256)(a, b, c)`."""
+        return Launcher(self, _dim(grid, "grid"), _dim(block, "block"))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise LaunchError(
+            f"{self.__name__} is a kernel: launch it with {self.__name__}[blocks, threads]"
+            "(...) or simt.launch(kernel, blocks, threads, ...)"
+        )
+
+    # specialisation -------------------------------------------------------------------------
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        names = [n for n in self._names if n not in self.known]
+        if len(args) > len(names) or any(k not in names for k in kwargs):
+            raise LaunchError(
+                f"{self.__name__}() takes {len(names)} argument(s) ({', '.join(names)}), "
+                f"got {len(args) + len(kwargs)}"
+            )
+        values = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k in values:
+                raise LaunchError(f"{self.__name__}(): argument {k!r} given twice")
+            values[k] = v
+        out = []
+        for n in self._names:
+            if n in self.known:
+                out.append(self.known[n])
+                continue
+            if n not in values:
+                p = self.signature.parameters[n]
+                if p.default is inspect.Parameter.empty:
+                    raise LaunchError(f"{self.__name__}(): missing argument {n!r}")
+                out.append(p.default)
+                continue
+            out.append(values[n])
+        return out
+
+    def _specs(self, values: list[Any], rt_name: str) -> tuple[dict[str, ArgSpec], tuple[Any, ...]]:
+        """The front end's specs for these argument values, and the cache key."""
+        specs: dict[str, ArgSpec] = {}
+        key: list[Any] = [rt_name, self.fp64, self.debug]
+        large = any(
+            getattr(v, "size", 0) >= 2**31 for v in values if isinstance(v, (np.ndarray, DeviceArray))
+        )
+        index = T.INT64 if large else T.INT32
+        for n, v in zip(self._names, values):
+            if n in self.static or n in self.known:
+                specs[n] = Known(v)
+                key.append(_known_key(v))
+                continue
+            if isinstance(v, (np.ndarray, DeviceArray)) or hasattr(v, "__cuda_array_interface__"):
+                dtype = np.dtype(v.dtype)
+                t = T.scalar_of_dtype(dtype)
+                if t is None:
+                    raise LaunchError(
+                        f"argument {n!r} of {self.__name__}() has dtype {dtype}, which kernels "
+                        "do not support; convert it to one of bool, int32, int64, uint32, "
+                        "float32 or float64 (e.g. a.astype(np.float32))"
+                    )
+                ndim = len(v.shape)
+                if ndim == 0:
+                    raise LaunchError(
+                        f"argument {n!r} of {self.__name__}() is a 0-d array; pass a scalar "
+                        "or a 1-element array"
+                    )
+                spec: ArgSpec = T.ArrayType(t, ndim, index=index)
+                specs[n] = spec
+                key.append(spec)
+                continue
+            st = _scalar_spec(v, self.fp64)
+            if st is not None:
+                specs[n] = st
+                key.append(st)
+                continue
+            if isinstance(v, (np.generic, complex, str, bytes)) or v is None:
+                raise LaunchError(
+                    f"argument {n!r} of {self.__name__}() is a {type(v).__name__} "
+                    f"({v!r:.40}), which a kernel cannot take; pass a number or an array"
+                )
+            # Any other object is a compile-time constant (docs/language.md).
+            specs[n] = Known(v)
+            key.append(_known_key(v))
+        return specs, tuple(key)
+
+    def specialise(self, values: list[Any], rt: Runtime) -> Specialisation:
+        """The specialisation for these argument values on `rt`, compiled if new."""
+        specs, key = self._specs(values, rt.name)
+        spec = self._cache.get(key)
+        if spec is None:
+            fn = self._ir(specs)
+            try:
+                compiled = rt.compile(fn)
+            except SimtError:
+                raise
+            except Exception as e:  # noqa: BLE001 - a renderer/runtime bug, said as such
+                if os.environ.get("SIMT_INTERNAL_ERRORS") == "1":
+                    raise
+                raise _wrap_internal(e, self.__name__) from None
+            spec = Specialisation(fn, compiled, written_params(fn), [p.name for p in fn.params])
+            self._cache[key] = spec
+        return spec
+
+    def _ir(self, specs: dict[str, ArgSpec]) -> Function:
+        from .pipeline import build
+
+        try:
+            return build(self.pyfunc, specs, self.fp64, self.debug)
+        except SimtError:
+            raise
+        except RecursionError:
+            raise CompileError(f"{self.__name__}() is too deeply nested to compile") from None
+        except Exception as e:  # noqa: BLE001
+            if os.environ.get("SIMT_INTERNAL_ERRORS") == "1":
+                raise
+            raise _wrap_internal(e, self.__name__) from None
+
+    # inspection ----------------------------------------------------------------------------
+    def ir(self, *args: Any, **kwargs: Any) -> str:
+        """The optimised IR of the specialisation for these arguments, as text."""
+        try:
+            specs, _ = self._specs(self._bind(args, kwargs), "ir")
+            return format_function(self._ir(specs))
+        except SimtError as e:
+            raise e.with_traceback(None) from None
+
+    def source(self, backend: str, *args: Any, **kwargs: Any) -> str:
+        """The source text `backend` compiles for these arguments (CUDA C++, WGSL, LLVM IR,
+        or the sim backend's NumPy program). Needs no device."""
+        from .pipeline import render
+
+        try:
+            specs, _ = self._specs(self._bind(args, kwargs), backend)
+            return render(backend, self._ir(specs))
+        except SimtError as e:
+            raise e.with_traceback(None) from None
+
+    def launch(self, grid: Dim3, block: Dim3, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Run on the current backend; see `Launcher`."""
+        try:
+            self._launch(grid, block, args, kwargs)
+        except SimtError as e:
+            raise e.with_traceback(None) from None
+
+    def _launch(self, grid: Dim3, block: Dim3, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        check_launch(grid, block)
+        rt = registry.current()
+        values = self._bind(args, kwargs)
+        spec = self.specialise(values, rt)
+        by_name = dict(zip(self._names, values))
+        host = rt.name in _HOST_MEMORY
+        dev_args: list[Any] = []
+        copy_back: list[tuple[np.ndarray, DeviceArray]] = []
+        for p in spec.fn.params:
+            v = by_name[p.name]
+            if isinstance(p.value.type, T.ArrayType):
+                dev_args.append(self._array_arg(rt, host, p.name, v, spec, copy_back))
+            else:
+                dev_args.append(p.value.type.np.type(v))  # type: ignore[union-attr]
+        try:
+            rt.launch(spec.compiled, grid, block, dev_args)
+        except (SimtError, KeyboardInterrupt):
+            raise
+        except Exception as e:  # noqa: BLE001 - a runtime bug must still not look like the user's
+            if os.environ.get("SIMT_INTERNAL_ERRORS") == "1":
+                raise
+            raise KernelError(
+                f"internal error in simt while running {self.__name__}(): "
+                f"{type(e).__name__}: {e} (this is a bug in simt)"
+            ) from None
+        for host_arr, dev in copy_back:
+            if host_arr.flags.c_contiguous:
+                rt.download(dev.buf, host_arr)
+            else:
+                tmp = np.empty(host_arr.shape, host_arr.dtype)
+                rt.download(dev.buf, tmp)
+                host_arr[...] = tmp
+
+    def _array_arg(
+        self,
+        rt: Runtime,
+        host: bool,
+        name: str,
+        v: Any,
+        spec: Specialisation,
+        copy_back: list[tuple[np.ndarray, DeviceArray]],
+    ) -> DeviceArray:
+        if isinstance(v, DeviceArray):
+            if v.runtime is not rt:
+                raise LaunchError(
+                    f"argument {name!r} of {self.__name__}() lives on backend "
+                    f"{v.runtime.name!r} but this launch runs on {rt.name!r}; copy it with "
+                    ".numpy() or make it on this backend"
+                )
+            return v
+        if isinstance(v, np.ndarray):
+            if host:
+                return host_view(rt, v)
+            direction = self._directions.get(name)
+            if direction is lang.Out:
+                dev = DeviceArray(rt, rt.empty(v.shape, v.dtype), v.shape, v.dtype)
+            else:
+                dev = DeviceArray(rt, rt.upload(np.ascontiguousarray(v)), v.shape, v.dtype)
+            if name in spec.written and direction is not lang.In:
+                copy_back.append((v, dev))
+            return dev
+        wrap = getattr(rt, "wrap_foreign", None)
+        if wrap is not None:
+            w = wrap(v)
+            if w is not None:
+                return w  # type: ignore[no-any-return]
+        raise LaunchError(
+            f"argument {name!r} of {self.__name__}() ({type(v).__name__}) cannot be used on "
+            f"backend {rt.name!r}; pass a NumPy array or a simt device array"
+        )
+
+
+class Launcher:
+    """A kernel with its launch shape: call it with the kernel's arguments."""
+
+    def __init__(self, kernel: Kernel, grid: Dim3, block: Dim3) -> None:
+        self.kernel = kernel
+        self.grid = grid
+        self.block = block
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        self.kernel.launch(self.grid, self.block, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<{self.kernel.__name__}[{tuple(self.grid)}, {tuple(self.block)}]>"
+
+
+def kernel(
+    fn: Callable[..., Any] | None = None,
+    *,
+    fp64: bool = False,
+    debug: bool | None = None,
+    static: Sequence[str] = (),
+) -> Any:
+    """Decorator: `@simt.kernel` or `@simt.kernel(fp64=True, debug=True, static=("n",))`.
+
+    `fp64`: floats made from integers are float64 (default float32). `debug`: bounds checks on
+    every backend (default: `SIMT_DEBUG=1`). `static`: parameters whose values are compile-time
+    constants (each new value compiles a new specialisation).
+    """
+    if fn is None:
+        return lambda f: Kernel(f, fp64=fp64, debug=debug, static=static)
+    return Kernel(fn, fp64=fp64, debug=debug, static=static)
+
+
+def launch(k: Kernel, grid: Any, block: Any, *args: Any, **kwargs: Any) -> None:
+    """Function form of a launch: `simt.launch(kernel, blocks, threads, *args)`."""
+    if not isinstance(k, Kernel):
+        raise LaunchError(f"simt.launch needs a @simt.kernel function, got {k!r}")
+    k.config(grid, block)(*args, **kwargs)
