@@ -48,7 +48,15 @@ def _ref3(a, out):
 
 
 CASES = [
-    Case("grid2d", scale2d, _make2, (blocks(W2, 16), blocks(H2, 8)), (16, 8), _ref2, close(1e-6)),
+    Case(
+        "grid2d",
+        scale2d,
+        _make2,
+        (blocks(W2, 16), blocks(H2, 8)),
+        (16, 8),
+        _ref2,
+        close(1e-6, 2e-5),
+    ),
     Case(
         "grid3d",
         index3d,

@@ -96,33 +96,31 @@ def test_corpus(
     assert not problems, f"{case.name} on {backend}:\n" + "\n".join(problems)
 
 
-def _ir_text(case: Case) -> str:
-    ir = case.kernel.ir(*case.make_args())
-    return ir if isinstance(ir, str) else str(ir)
+def _function(case: Case) -> simt.ir.Function:
+    """The optimised IR of the case's specialisation (compiled for `sim`, which is always here)."""
+    kernel = case.kernel
+    return kernel.specialise(kernel._bind(case.make_args(), {}), registry.get("sim")).fn
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_ir_verifies_and_prints(case: Case) -> None:
-    fn = case.kernel.specialize(*case.make_args()).fn
+    fn = _function(case)
     simt.ir.verify(fn)
     text = simt.ir.format_function(fn)
     assert text.strip()
-    assert _ir_text(case).strip()
+    # the user-facing printer shows the same program (value numbers differ between builds)
+    assert case.kernel.ir(*case.make_args()).count("\n") == text.count("\n")
     if case.ir_check is not None:
         why = case.ir_check(text)
         assert why is None, f"{case.name}: {why}\n{text}"
 
 
-def test_corpus_names_every_file() -> None:
-    """Each k_*.py contributes at least one case; the case list is what other tests import."""
+def test_every_corpus_file_has_cases() -> None:
+    """Each k_*.py contributes at least one case: `CASES` is what other tests import."""
     import pkgutil
 
     from . import __path__ as corpus_path
 
     files = {m.name for m in pkgutil.iter_modules(corpus_path) if m.name.startswith("k_")}
-    modules = {
-        c.kernel.__module__.rsplit(".", 1)[-1] for c in CASES if hasattr(c.kernel, "__module__")
-    }
-    assert files, "the corpus is empty"
-    assert len(CASES) >= len(files)
-    assert modules <= files | {"corpus"}
+    modules = {c.kernel.pyfunc.__module__.rsplit(".", 1)[-1] for c in CASES}
+    assert files and files == modules

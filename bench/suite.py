@@ -1,0 +1,298 @@
+"""The benchmark suite W1-W6: simt's GPU-style kernels timed beside NumPy and the C references.
+
+    PYTHONPATH=src python bench/suite.py --backend cpu            # full sizes
+    PYTHONPATH=src python bench/suite.py --backend sim --quick    # small sizes
+    PYTHONPATH=src python bench/suite.py --json out.json --workloads colsum,matmul
+
+Every result (simt's, NumPy's, each C reference's) is checked against a float64 NumPy reference
+before it is timed; a wrong answer stops the run with a non-zero exit. The C references
+(`c`: the plain per-thread kernel with OpenMP; `c-tuned`: threads mapped to SIMD lanes) are
+built and called through the peer kit's own modules in `../shared/peers` when that folder
+exists; the output says so plainly when it does not. The table shows first-call time
+(compilation included) and the warm median, and simt's time as a ratio of each peer's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import workloads as W  # noqa: E402 - a sibling module of this script
+
+import simt  # noqa: E402
+from simt.runtime import registry  # noqa: E402
+
+DEFAULT_KIT = HERE.parent.parent / "shared" / "peers"
+
+# issue 3's targets: workload -> (peer the ratio is taken against, the largest ratio allowed)
+TARGETS: dict[str, tuple[str, float]] = {
+    "colsum": ("c-tuned", 1.25),
+    "vecadd": ("c", 1.2),
+    "mandel": ("c-tuned", 1.25),
+    "sobel": ("c-tuned", 1.25),
+    "reduce": ("numpy", 1.5),
+    "matmul": ("c-tuned", 1.25),
+}
+FIRST_CALL_TARGET_MS = 200.0
+
+
+class WrongAnswer(Exception):
+    """A result differs from the float64 reference: the suite stops, nothing is timed."""
+
+
+def _time(run: Callable[[], None], reps: int, budget_s: float) -> dict[str, float]:
+    times: list[float] = []
+    while len(times) < reps:
+        t0 = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t0)
+        if len(times) >= 3 and sum(times) + times[-1] > budget_s:
+            break  # slow cells (naive matmul) stop after the budget, with at least 3 runs
+    return {"median_ms": statistics.median(times) * 1e3, "min_ms": min(times) * 1e3,
+            "n": len(times)}  # fmt: skip
+
+
+def _check(who: str, wl: str, out: Any, ref: Any) -> float:
+    err = W.rel_err(wl, out, ref)
+    if not err < W.TOL:
+        raise WrongAnswer(
+            f"FAIL: {who} on {W.LABELS[wl]} differs from the float64 reference: relative error "
+            f"{err:.3g} >= {W.TOL}. Nothing was timed."
+        )
+    return err
+
+
+def _measure(who: str, wl: str, run: Callable[[], None], result: Callable[[], Any], ref: Any,
+             reps: int, budget_s: float) -> dict[str, Any]:  # fmt: skip
+    """First call (checked), then warm runs (the last one checked too)."""
+    t0 = time.perf_counter()
+    run()
+    first_ms = (time.perf_counter() - t0) * 1e3
+    err = _check(who, wl, result(), ref)
+    warm = _time(run, reps, budget_s)
+    err = max(err, _check(who, wl, result(), ref))
+    return {"first_ms": first_ms, "err": err, **warm}
+
+
+# ------------------------------------------------------------------------- the C references
+class Kit:
+    """The peer kit's C references, loaded through its own modules (never copied here)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.peers: dict[str, Any] = {}
+        self.status = ""
+        if not (path / "cbuild.py").exists():
+            self.status = (
+                f"peer kit not found at {path}: C references NOT run (only simt and NumPy)"
+            )
+            return
+        sys.path.insert(0, str(path))
+        try:
+            import peer_c  # type: ignore[import-not-found]
+            import peer_c_tuned  # type: ignore[import-not-found]
+
+            for mod in (peer_c, peer_c_tuned):
+                mod.init()  # builds kernels_c.c with gcc through the kit's cbuild (cached)
+                self.peers[mod.NAME] = mod
+            self.status = f"C references from {path}: " + "; ".join(
+                f"{m.NAME} = {m.version()}" for m in self.peers.values()
+            )
+        except Exception as e:  # noqa: BLE001 - no gcc, no OpenMP: say why and go on
+            self.peers.clear()
+            self.status = f"C references unavailable ({type(e).__name__}: {e})"
+
+    def make(self, name: str, wl: str, inp: dict[str, np.ndarray],
+             p: dict[str, int]) -> tuple[Callable[[], None], Callable[[], Any]] | None:  # fmt: skip
+        mod = self.peers.get(name)
+        make = getattr(mod, f"make_{wl}", None) if mod is not None else None
+        if make is None:
+            return None
+        made = make(inp, p)
+        return made[0], made[1]
+
+
+# ------------------------------------------------------------------------------- the suite
+def run_workload(wl: str, p: dict[str, int], kit: Kit, reps: int, budget_s: float,
+                 log: Callable[[str], None]) -> dict[str, Any]:  # fmt: skip
+    """simt, NumPy and the C references on one workload; every result checked first."""
+    inp = W.make_inputs(wl, p)
+    ref = W.reference(wl, inp, p)
+    row: dict[str, Any] = {"workload": wl, "label": W.LABELS[wl], "size": p}
+
+    t0 = time.perf_counter()
+    s = W.make_simt(wl, inp, p)
+    row["simt_setup_ms"] = (time.perf_counter() - t0) * 1e3
+    row["simt"] = _measure("simt", wl, s.run, s.result, ref, reps, budget_s)
+    log(f"  simt     {row['simt']['median_ms']:10.3f} ms (first {row['simt']['first_ms']:.1f})")
+
+    run, result = W.make_numpy(wl, inp, p)
+    row["numpy"] = _measure("numpy", wl, run, result, ref, reps, budget_s)
+    log(f"  numpy    {row['numpy']['median_ms']:10.3f} ms")
+
+    for name in ("c", "c-tuned"):
+        made = kit.make(name, wl, inp, p)
+        if made is None:
+            continue
+        row[name] = _measure(name, wl, made[0], made[1], ref, reps, budget_s)
+        log(f"  {name:8s} {row[name]['median_ms']:10.3f} ms")
+    return row
+
+
+def _fmt_ms(ms: float) -> str:
+    if ms >= 1000:
+        return f"{ms / 1000:.2f} s"
+    return f"{ms:.3g}" if ms >= 1 else f"{ms:.3f}"
+
+
+def table(rows: list[dict[str, Any]], peers: list[str]) -> str:
+    """The markdown table: warm median ms (first-call ms) per tool, then simt's ratios."""
+    head = ["workload", "simt", *peers] + [f"simt / {p}" for p in peers] + ["target"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r["label"]]
+        for who in ["simt", *peers]:
+            m = r.get(who)
+            if m is None:
+                cells.append("—")
+                continue
+            cell = f"{_fmt_ms(m['median_ms'])} ({_fmt_ms(m['first_ms'])})"
+            if m["n"] < 10:
+                cell += f" n={m['n']}"
+            cells.append(cell)
+        for who in peers:
+            m = r.get(who)
+            cells.append(f"{r['simt']['median_ms'] / m['median_ms']:.2f}x" if m else "—")
+        target, limit = TARGETS[r["workload"]]
+        m = r.get(target)
+        if m is None:
+            cells.append(f"≤{limit}x {target}: not measured")
+        else:
+            ratio = r["simt"]["median_ms"] / m["median_ms"]
+            verdict = "met" if ratio <= limit else f"MISSED by {ratio / limit:.2f}x"
+            cells.append(f"≤{limit}x {target}: {verdict}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def first_call_table(rows: list[dict[str, Any]]) -> str:
+    """First call (specialise, compile, launch, wait) against issue 3's 0.2 s per kernel."""
+    lines = ["| workload | first call ms | warm median ms | first - warm (compile) ms | target |",
+             "|---|---|---|---|---|"]  # fmt: skip
+    for r in rows:
+        m = r["simt"]
+        compile_ms = m["first_ms"] - m["median_ms"]
+        ok = "met" if m["first_ms"] < FIRST_CALL_TARGET_MS else "missed"
+        lines.append(f"| {r['label']} | {m['first_ms']:.1f} | {m['median_ms']:.2f} | "
+                     f"{compile_ms:.1f} | <{FIRST_CALL_TARGET_MS:.0f} ms: {ok} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def machine(backend: str) -> dict[str, Any]:
+    """What ran the suite: CPU, cores, Python, NumPy, simt's backend and what it reports."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    info: dict[str, Any] = {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "simt": simt.__version__,
+        "backend": backend,
+    }
+    try:
+        info["backend_info"] = registry.get(backend).info()
+    except Exception as e:  # noqa: BLE001 - the info line is a courtesy, never fatal
+        info["backend_info"] = f"{type(e).__name__}: {e}"
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the suite and print the table; 1 if the backend is missing, 2 on a wrong answer."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--backend", default="cpu", choices=["cpu", "sim", "cuda", "webgpu"])
+    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    ap.add_argument("--json", metavar="FILE", help="also write the raw results as JSON")
+    ap.add_argument("--workloads", default=",".join(W.LABELS), help="comma-separated ids")
+    ap.add_argument("--reps", type=int, default=10, help="warm runs per cell (default 10)")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=8.0,
+        help="seconds of warm runs per cell before stopping (at least 3 runs)",
+    )
+    ap.add_argument(
+        "--kit",
+        type=Path,
+        default=DEFAULT_KIT,
+        help=f"the peer kit with the C references (default {DEFAULT_KIT})",
+    )
+    args = ap.parse_args(argv)
+
+    ok, why = registry.probe(args.backend)
+    if not ok:
+        print(f"backend {args.backend!r} is not available here: {why}", file=sys.stderr)
+        return 1
+    simt.use(args.backend)
+    wls = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    unknown = [w for w in wls if w not in W.LABELS]
+    if unknown:
+        ap.error(f"unknown workloads {unknown}; choose from {', '.join(W.LABELS)}")
+    size = "quick" if args.quick else "full"
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    kit = Kit(args.kit)
+    log(kit.status)
+    rows = []
+    try:
+        for wl in wls:
+            log(f"{W.LABELS[wl]} {W.SIZES[size][wl]}")
+            rows.append(run_workload(wl, W.SIZES[size][wl], kit, args.reps, args.budget, log))
+    except WrongAnswer as e:
+        print(e, file=sys.stderr)
+        return 2
+
+    peers = ["numpy", *[p for p in ("c", "c-tuned") if p in kit.peers]]
+    mach = machine(args.backend)
+    print(f"## simt suite W1-W6 on `{args.backend}` ({size} sizes)\n")
+    print(f"Machine: {mach['cpu']}, {mach['cores']} cores; {mach['os']}; Python "
+          f"{mach['python']}, NumPy {mach['numpy']}, simt {mach['simt']}.")  # fmt: skip
+    print(f"Backend: {mach['backend_info']}")
+    print(f"{kit.status}.\n")
+    print("Cells: warm median (first call), ms unless marked; every result checked against "
+          "a float64 NumPy reference (relative error < 1e-4) before timing.\n")  # fmt: skip
+    print(table(rows, peers))
+    print()
+    print(first_call_table(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": mach, "size": size, "kit": kit.status, "rows": rows}, f,
+                      indent=1)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
