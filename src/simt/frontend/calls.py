@@ -21,7 +21,7 @@ from .. import types as T
 from ..builtins import MATH
 from ..ir import Field, Value
 from .scalars import coerce, known_type
-from .values import Known, Tup, V, is_number, scalar_type
+from .values import Bound, Known, Obj, Tup, V, is_number, scalar_type
 
 if TYPE_CHECKING:
     from .translate import Translator
@@ -40,6 +40,17 @@ def dtype_arg(v: V) -> T.Scalar | None:
 
 # ---------------------------------------------------------------------------- attributes
 def attribute(tr: Translator, base: V, attr: str, node: ast.Attribute) -> V:
+    if isinstance(base, Obj):
+        if base.has(attr):
+            return base.get(attr)  # type: ignore[no-any-return]
+        a = inspect.getattr_static(base.cls, attr, None)
+        if isinstance(a, property) and a.fget is not None:
+            return tr.inline(a.fget, [base], {}, node)
+        if inspect.isfunction(a):
+            return Bound(base, a)
+        if a is None:
+            tr.fail(node, f"{base.cls.__name__} object has no attribute `{attr}`")
+        return Known(getattr(base.cls, attr))
     if isinstance(base, Known):
         obj = base.value
         if isinstance(obj, lang._Dim3Register):
@@ -95,6 +106,13 @@ def call(tr: Translator, node: ast.Call) -> V:
         if k.arg is None:
             tr.fail(k, "**kwargs in a call is not supported in kernels")
         kwargs[k.arg] = tr.expr(k.value)  # type: ignore[index]
+    if isinstance(fn, Bound):
+        return tr.inline(fn.func, [fn.obj, *args], kwargs, node)
+    if isinstance(fn, Obj):
+        m = tr.method_of(fn, "__call__")
+        if m is None:
+            tr.fail(node.func, f"{fn.cls.__name__} objects are not callable")
+        return tr.call_method(m, args, node, kwargs)  # type: ignore[arg-type]
     if not isinstance(fn, Known):
         tr.fail(node.func, "only functions known at compile time can be called in kernels")
     f = fn.value
@@ -107,6 +125,13 @@ def call(tr: Translator, node: ast.Call) -> V:
                            **{k: v.value for k, v in kwargs.items()}))  # type: ignore[union-attr]
         except Exception as e:  # noqa: BLE001 - the user's function raised while compiling
             tr.fail(node, f"calling {_name(f)} at compile time raised {type(e).__name__}: {e}")
+    if inspect.ismethod(f) and inspect.isfunction(f.__func__):
+        return tr.inline(f.__func__, [Known(f.__self__), *args], kwargs, node)
+    if inspect.isclass(f) and not issubclass(f, (np.generic, BaseException)):
+        return tr.construct(f, args, kwargs, node)
+    m = tr.method_of(fn, "__call__")
+    if m is not None and not inspect.isfunction(f) and not inspect.isclass(f):
+        return tr.call_method(m, args, node, kwargs)
     pyfunc = getattr(f, "pyfunc", None)  # a @simt.kernel called from a kernel
     if pyfunc is not None and inspect.isfunction(pyfunc):
         f = pyfunc
@@ -319,6 +344,8 @@ def _sum(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) ->
         return _only_known(builtins.sum, "sum")(tr, args, kwargs, node)
     items = _items(tr, args[0], node)
     acc: V = args[1] if len(args) > 1 else kwargs.get("start", Known(0))
+    if isinstance(acc, Known) and acc.value == 0 and items and not isinstance(items[0], Known):
+        acc, items = items[0], items[1:]  # 0 + x is x: one add fewer per item list
     for x in items:
         acc = tr.binop("add", acc, x, node)
     return acc
@@ -517,8 +544,26 @@ def fstring_parts(tr: Translator, node: ast.JoinedStr) -> list[str | tuple[Value
     return out
 
 
+def _isinstance(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    obj, cls = args
+    if not isinstance(cls, Known):
+        tr.fail(node, "isinstance() needs a class known at compile time")
+    c = cls.value
+    if isinstance(obj, Known):
+        return Known(isinstance(obj.value, c))
+    if isinstance(obj, Obj):
+        return Known(issubclass(obj.cls, c))
+    if isinstance(obj, Tup):
+        return Known(issubclass(tuple, c) if isinstance(c, type) else tuple in c)
+    assert isinstance(obj, Value)
+    t = obj.type
+    py = (float if t.is_float else bool if t.is_bool else int) if isinstance(t, T.Scalar) else np.ndarray
+    return Known(issubclass(py, c) if isinstance(c, type) else any(issubclass(py, x) for x in c))
+
+
 def _handlers() -> dict[Any, Handler]:
     h: dict[Any, Handler] = {
+        builtins.isinstance: _isinstance,
         builtins.len: _len,
         builtins.min: _minmax("min"),
         builtins.max: _minmax("max"),

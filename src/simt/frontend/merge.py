@@ -14,7 +14,7 @@ from typing import Any
 from .. import types as T
 from ..ir import Block, Builder, Value
 from .scalars import coerce, known_type, merge_type
-from .values import UNDEF, Known, Tup, V, is_number, same
+from .values import UNDEF, Known, Obj, Tup, V, is_number, same
 
 
 def _scalar_type(v: V, other: V, fp64: bool) -> T.Scalar | None:
@@ -43,6 +43,12 @@ def plan(a: V, b: V, fp64: bool) -> Any:
         if ia is None or ib is None or len(ia) != len(ib):
             return UNDEF
         return [plan(x, y, fp64) for x, y in zip(ia, ib)]
+    if isinstance(a, Obj) and isinstance(b, Obj):
+        keys = [k for k, _ in a.fields]
+        if a.cls is not b.cls or keys != [k for k, _ in b.fields]:
+            return UNDEF
+        return ("obj", a.cls, keys, [plan(x, y, fp64) for (_, x), (_, y) in zip(a.fields,
+                                                                               b.fields)])
     ta, tb = _scalar_type(a, b, fp64), _scalar_type(b, a, fp64)
     if ta is None or tb is None:
         return UNDEF
@@ -69,6 +75,10 @@ def _materialise(b: Builder, v: V, p: Any, out: list[Value]) -> None:
         assert items is not None
         for x, q in zip(items, p):
             _materialise(b, x, q, out)
+    elif isinstance(p, tuple) and p[0] == "obj":
+        assert isinstance(v, Obj)
+        for (_, x), q in zip(v.fields, p[3]):
+            _materialise(b, x, q, out)
 
 
 def _rebuild(p: Any, results: list[Value]) -> V:
@@ -82,6 +92,8 @@ def _rebuild(p: Any, results: list[Value]) -> V:
         return Tup(items)
     if isinstance(p, tuple) and p and p[0] == "same":
         return p[1]  # type: ignore[no-any-return]
+    if isinstance(p, tuple) and p and p[0] == "obj":
+        return Obj(p[1], tuple((k, _rebuild(q, results)) for k, q in zip(p[2], p[3])))
     return UNDEF
 
 
@@ -90,6 +102,8 @@ def _types(p: Any) -> list[T.Scalar]:
         return [p]
     if isinstance(p, list):
         return [t for q in p for t in _types(q)]
+    if isinstance(p, tuple) and p and p[0] == "obj":
+        return [t for q in p[3] for t in _types(q)]
     return []
 
 

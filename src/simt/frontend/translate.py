@@ -27,7 +27,7 @@ from .context import Context, NeedsKnown, fail
 from .merge import merge_into
 from .scalars import coerce, const_value, known_type, materialise
 from .source import Source, get_source
-from .values import UNDEF, Known, Tup, V, is_number, scalar_type
+from .values import UNDEF, Bound, Known, Obj, Tup, V, is_number, scalar_type
 
 RET, RETVAL, BRK, CNT = "$ret", "$retval", "$brk", "$cnt"
 FLAGS = (RET, BRK, CNT)
@@ -42,6 +42,10 @@ _PYBIN: dict[str, Callable[[Any, Any], Any]] = {
     "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow,
     "and": operator.and_, "or": operator.or_, "xor": operator.xor, "shl": operator.lshift,
     "shr": operator.rshift, "matmul": operator.matmul,
+}  # fmt: skip
+_DUNDER = {
+    "add": "add", "sub": "sub", "mul": "mul", "div": "truediv", "floordiv": "floordiv",
+    "mod": "mod", "pow": "pow", "and": "and", "or": "or", "xor": "xor", "matmul": "matmul",
 }  # fmt: skip
 _CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
 _PYCMP: dict[type, Callable[[Any, Any], Any]] = {
@@ -271,7 +275,12 @@ class Translator:
             assert isinstance(arr, Value)
             self.store(arr, idx, value, node)
         elif isinstance(target, ast.Attribute):
-            self.fail(target, "assigning to attributes is not supported in kernels")
+            base = self.expr(target.value)
+            if isinstance(target.value, ast.Name) and isinstance(base, Obj):
+                self.env[target.value.id] = base.with_field(target.attr, value)
+            else:
+                self.fail(target, "only attributes of objects built in the kernel (`self.x = ...`"
+                          " in their methods) can be assigned to")
         else:
             self.fail(target, "this assignment target is not supported in kernels")
 
@@ -656,6 +665,10 @@ class Translator:
         if isinstance(node.op, ast.Not):
             c = self.to_bool(v, node.operand)
             return Known(not c.value) if isinstance(c, Known) else self.b.un("not", c)  # type: ignore[arg-type]
+        if isinstance(node.op, ast.USub):
+            m = self.method_of(v, "__neg__")
+            if m is not None:
+                return self.call_method(m, [], node)
         v = self.scalar(v, node.operand)
         if isinstance(v, Known):
             fn = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
@@ -677,6 +690,9 @@ class Translator:
         if op is None:
             if isinstance(a, Known) and isinstance(b, Known):
                 return self.known_binop("matmul", a, b, node)
+            m = self.method_of(a, "__matmul__")
+            if m is not None:
+                return self.call_method(m, [b], node)
             self.fail(node, "the @ operator is not supported in kernels")
         return self.binop(op, a, b, node)
 
@@ -690,6 +706,14 @@ class Translator:
         """`a op b` with the number rules of docs/semantics.md."""
         if isinstance(a, Known) and isinstance(b, Known):
             return self.known_binop(op, a, b, node)
+        dunder = _DUNDER.get(op)
+        if dunder is not None:
+            m = self.method_of(a, f"__{dunder}__")
+            if m is not None:
+                return self.call_method(m, [b], node)
+            m = self.method_of(b, f"__r{dunder}__")
+            if m is not None:
+                return self.call_method(m, [a], node)
         if isinstance(a, (Tup, Known)) and isinstance(b, (Tup, Known)) and op in ("add", "mul"):
             if isinstance(a, Tup) or isinstance(b, Tup):
                 return self._tuple_op(op, a, b, node)
@@ -841,8 +865,35 @@ class Translator:
         return calls.call(self, node)
 
     # ---------------------------------------------------------------- inlining
-    def inline(self, fn: Any, args: list[V], kwargs: dict[str, V], node: ast.AST) -> V:
+    def method_of(self, v: V, name: str) -> Bound | None:
+        """The Python method `name` of an object built in the kernel, or of a known instance
+        of a user class, when the call must be translated (an argument is a run-time value)."""
+        if isinstance(v, Obj):
+            f = getattr(v.cls, name, None)
+            return Bound(v, f) if inspect.isfunction(f) else None
+        if isinstance(v, Known) and not is_number(v.value) and not isinstance(
+                v.value, (tuple, list, str, np.ndarray, type(None))):
+            f = getattr(type(v.value), name, None)
+            return Bound(v, f) if inspect.isfunction(f) else None
+        return None
+
+    def call_method(self, m: Bound, args: list[V], node: ast.AST,
+                    kwargs: dict[str, V] | None = None) -> V:
+        return self.inline(m.func, [m.obj, *args], kwargs or {}, node)
+
+    def construct(self, cls: type, args: list[V], kwargs: dict[str, V], node: ast.AST) -> V:
+        """`cls(...)` with run-time arguments: an object value built by inlining __init__."""
+        init = getattr(cls, "__init__", None)
+        if not inspect.isfunction(init):
+            self.fail(node, f"{cls.__name__}(...) cannot be built from run-time values in a "
+                      "kernel (its __init__ is not Python code)")
+        return self.inline(init, [Obj(cls)], kwargs, node, return_self=True, args_rest=args)
+
+    def inline(self, fn: Any, args: list[V], kwargs: dict[str, V], node: ast.AST,
+               return_self: bool = False, args_rest: list[V] | None = None) -> V:
         """Translate a call of a plain Python function by translating its body here."""
+        if args_rest is not None:
+            args = [*args, *args_rest]
         if fn in self.ctx.inline_stack:
             self.fail(node, f"{fn.__name__}() calls itself: recursion is not supported in "
                       "kernels", "rewrite it as a loop")
@@ -861,7 +912,7 @@ class Translator:
             elif p.kind == p.VAR_KEYWORD:
                 self.fail(node, f"{fn.__name__}() takes **kwargs: not supported in kernels")
             else:
-                env[name] = v if isinstance(v, (Known, Value, Tup)) else Known(v)
+                env[name] = v if isinstance(v, (Known, Value, Tup, Obj, Bound)) else Known(v)
         env[RET] = Known(False)
         env[RETVAL] = UNDEF
         sub = Translator(self.ctx, src, fn, env)
@@ -872,6 +923,9 @@ class Translator:
         finally:
             self.ctx.inline_stack.pop()
             self.b.loc = saved_loc
+        if return_self:
+            first = next(iter(sig.parameters))
+            return sub.env[first]
         result = sub.env.get(RETVAL, UNDEF)
         return Known(None) if result is UNDEF else result
 

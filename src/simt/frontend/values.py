@@ -33,6 +33,38 @@ class Tup:
     items: tuple[Any, ...]
 
 
+@dataclass(frozen=True)
+class Obj:
+    """An instance of a user class built in a kernel: a struct whose fields may be run-time
+    values. Objects are values: `self.x = v` in `__init__` (or any method) rebinds `self` to an
+    updated copy, so a method cannot change its caller's object."""
+
+    cls: type
+    fields: tuple[tuple[str, Any], ...] = ()
+
+    def get(self, name: str) -> Any:
+        for k, v in self.fields:
+            if k == name:
+                return v
+        raise KeyError(name)
+
+    def has(self, name: str) -> bool:
+        return any(k == name for k, _ in self.fields)
+
+    def with_field(self, name: str, value: Any) -> Obj:
+        items = [(k, v) for k, v in self.fields if k != name]
+        items.append((name, value))
+        return Obj(self.cls, tuple(items))
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A method of a run-time object, not yet called."""
+
+    obj: Any
+    func: Any
+
+
 class _Undef:
     def __repr__(self) -> str:
         return "UNDEF"
@@ -40,7 +72,7 @@ class _Undef:
 
 UNDEF = _Undef()
 
-V = Union[Known, Value, Tup, _Undef]
+V = Union[Known, Value, Tup, Obj, Bound, _Undef]
 
 
 def is_number(x: Any) -> bool:
@@ -59,6 +91,9 @@ def same(a: V, b: V) -> bool:
             return a.value is b.value
     if isinstance(a, Tup) and isinstance(b, Tup):
         return len(a.items) == len(b.items) and all(same(x, y) for x, y in zip(a.items, b.items))
+    if isinstance(a, Obj) and isinstance(b, Obj):
+        return a.cls is b.cls and [k for k, _ in a.fields] == [k for k, _ in b.fields] and all(
+            same(x, y) for (_, x), (_, y) in zip(a.fields, b.fields))
     return False
 
 
