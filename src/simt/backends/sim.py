@@ -1,0 +1,503 @@
+"""The sim renderer: IR in, the text of a Python/NumPy program that runs every thread at once.
+
+The program is one function, `def <kernel>(_c, *params)`. `_c` is the launch (a
+`simt.runtime.sim_lib.Launch`); the helpers it calls (`_ld`, `_st`, `_split`, ...) are that
+module's functions, bound by the runtime when it executes the text. Lane t of every vector is the
+launch-wide linear thread id. A value the uniformity analysis below proves equal in every thread
+is a NumPy scalar and its control flow is plain Python; any other value is an array of length T
+(or a scalar, where the launch shape makes it one) and its control flow runs under masks:
+each branch of a varying `if` under its lanes, merged with `np.where`; a varying loop until no
+lane is left.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ..builtins import MATH
+from ..ir import Block, Function, Op, Value, walk
+from ..types import GLOBAL, LOCAL, SHARED, ArrayType, Scalar
+from .common import error_sites, print_ops
+
+_BIN = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%",
+        "and": "&", "or": "|", "xor": "^"}  # fmt: skip
+_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+# Ops that read their operands into a fresh result (or into memory) and never pass one through.
+_CONSUMERS = frozenset({"bin", "cmp", "un", "cast", "math", "store", "atomic", "cas", "print",
+                        "assert"})  # fmt: skip
+_PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "special", "shape",
+                   "alloc"})  # fmt: skip
+
+
+def render(fn: Function) -> str:
+    """The NumPy program that runs `fn` (see the module docstring)."""
+    return _Renderer(fn).run()
+
+
+def typed_const(value: int | float | bool, t: Scalar) -> str:
+    """`value` as a NumPy scalar of type `t`, wrapped into its range for integers."""
+    if t.is_bool:
+        return "np.True_" if value else "np.False_"
+    if t.is_int:
+        v = int(value) % (1 << t.bits)
+        if t.is_signed and v >= 1 << (t.bits - 1):
+            v -= 1 << t.bits
+        return f"np.{t.name}({v})"
+    f = float(value)
+    if math.isfinite(f):
+        return f"np.{t.name}({f!r})"
+    return f'np.{t.name}("{f}")'
+
+
+# analysis ------------------------------------------------------------------------------------
+
+
+def varying_values(fn: Function) -> set[int]:
+    """Ids of the values that may differ between threads of a launch (the rest are uniform:
+    constants, scalar parameters, block_dim/grid_dim, shapes and what is computed from them).
+    Loop-carried values are found by iterating to a fixed point."""
+    vary: set[int] = set()
+
+    def any_v(vals: list[Value]) -> bool:
+        return any(v.id in vary for v in vals)
+
+    def mark(vals: list[Value], on: bool = True) -> bool:
+        changed = False
+        for v in vals:
+            if on and v.id not in vary:
+                vary.add(v.id)
+                changed = True
+        return changed
+
+    def block(b: Block) -> None:
+        for op in b.ops:
+            one(op)
+
+    def one(op: Op) -> None:
+        k = op.opcode
+        if k == "special":
+            mark(op.results, op.attrs["reg"] in ("thread_idx", "block_idx"))
+        elif k in ("atomic", "cas"):
+            mark(op.results)
+        elif k == "load":
+            arr = op.operands[0].array
+            mark(op.results, arr.space != GLOBAL or any_v(op.operands[1:]))
+        elif k == "if":
+            block(op.regions[0])
+            block(op.regions[1])
+            if op.operands[0].id in vary:
+                mark(op.results)
+            else:
+                for r, a, b in zip(op.results, *(_yields(x) for x in op.regions)):
+                    mark([r], a.id in vary or b.id in vary)
+        elif k == "for":
+            body = op.regions[0]
+            bounds_vary = any_v(op.operands[:3])
+            mark(body.args[:1], bounds_vary)
+            carried = body.args[1:]
+            for a, init in zip(carried, op.operands[3:]):
+                mark([a], bounds_vary or init.id in vary)
+            while True:
+                block(body)
+                if not any(mark([a], y.id in vary) for a, y in zip(carried, _yields(body))):
+                    break
+            mark(op.results, False)
+            for r, a in zip(op.results, carried):
+                mark([r], a.id in vary)
+        elif k == "while":
+            cond, body = op.regions
+            for a, b, init in zip(cond.args, body.args, op.operands):
+                mark([a, b], init.id in vary)
+            while True:
+                block(cond)
+                block(body)
+                cond_vary = cond.ops[-1].operands[0].id in vary
+                changed = False
+                for a, b, y in zip(cond.args, body.args, _yields(body)):
+                    changed |= mark([a, b], cond_vary or y.id in vary)
+                if not changed:
+                    break
+            for r, a in zip(op.results, cond.args):
+                mark([r], a.id in vary)
+        elif op.results:
+            mark(op.results, any_v(op.operands))
+
+    block(fn.body)
+    return vary
+
+
+def _yields(b: Block) -> list[Value]:
+    term = b.terminator
+    return list(term.operands) if term is not None else []
+
+
+def _global_index_axis(op: Op, defs: dict[int, Op]) -> int | None:
+    """The axis if `op` computes `block_idx.a * block_dim.a + thread_idx.a` (in any order)."""
+    if op.opcode != "bin" or op.attrs["op"] != "add":
+        return None
+
+    def reg(v: Value, name: str) -> int | None:
+        d = defs.get(v.id)
+        if d is not None and d.opcode == "special" and d.attrs["reg"] == name:
+            return int(d.attrs["axis"])
+        return None
+
+    for x, y in (op.operands, op.operands[::-1]):
+        axis = reg(y, "thread_idx")
+        mul = defs.get(x.id)
+        if axis is None or mul is None or mul.opcode != "bin" or mul.attrs["op"] != "mul":
+            continue
+        for p, q in (mul.operands, mul.operands[::-1]):
+            if reg(p, "block_idx") == axis and reg(q, "block_dim") == axis:
+                return axis
+    return None
+
+
+def _has_effect(op: Op) -> bool:
+    return op.opcode in ("store", "atomic", "cas") or any(
+        _has_effect(o) for r in op.regions for o in r.ops
+    )
+
+
+def _view_safe_loads(fn: Function) -> set[int]:
+    """Loads whose result may be a view of the array rather than a copy: every use is in the
+    same block, consumes it into a fresh value, and comes before any write to memory."""
+    users: dict[int, list[Op]] = {}
+    for op in walk(fn.body):
+        for v in op.operands:
+            users.setdefault(v.id, []).append(op)
+    safe: set[int] = set()
+    for b in _blocks(fn.body):
+        pos = {id(op): k for k, op in enumerate(b.ops)}
+        for k, op in enumerate(b.ops):
+            if op.opcode != "load":
+                continue
+            us = users.get(op.result.id, [])
+            if not us or any(id(u) not in pos or u.opcode not in _CONSUMERS for u in us):
+                continue
+            last = max(pos[id(u)] for u in us)
+            if not any(_has_effect(o) for o in b.ops[k + 1 : last]):
+                safe.add(id(op))
+    return safe
+
+
+def _blocks(b: Block) -> list[Block]:
+    out = [b]
+    for op in b.ops:
+        for r in op.regions:
+            out.extend(_blocks(r))
+    return out
+
+
+# rendering -----------------------------------------------------------------------------------
+
+
+class _Renderer:
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self.lines: list[str] = []
+        self.names: dict[int, str] = {}
+        self.vary = varying_values(fn)
+        self.sites = {id(op): k + 1 for k, op in enumerate(error_sites(fn, bounds=True))}
+        self.prints = {id(op): k for k, op in enumerate(print_ops(fn))}
+        self.n_masks = 0
+        self.last_line: int | None = None
+        defs = {r.id: op for op in walk(fn.body) for r in op.results}
+        self.global_idx: dict[int, int] = {}
+        for op in walk(fn.body):
+            axis = _global_index_axis(op, defs)
+            if axis is not None:
+                self.global_idx[id(op)] = axis
+        self.dead: set[int] = set()
+        self.uses = self._live_uses()
+        self.views = _view_safe_loads(fn)
+
+    def _live_uses(self) -> dict[int, int]:
+        """Use counts of values after dropping pure ops whose results nobody reads."""
+        uses: dict[int, int] = {}
+        ops = list(walk(self.fn.body))
+
+        def reads(op: Op) -> list[Value]:
+            return [] if id(op) in self.global_idx else op.operands
+
+        for op in ops:
+            for v in reads(op):
+                uses[v.id] = uses.get(v.id, 0) + 1
+        changed = True
+        while changed:
+            changed = False
+            for op in ops:
+                if id(op) in self.dead or op.opcode not in _PURE:
+                    continue
+                if all(uses.get(r.id, 0) == 0 for r in op.results):
+                    self.dead.add(id(op))
+                    changed = True
+                    for v in reads(op):
+                        uses[v.id] -= 1
+        return uses
+
+    # names -----------------------------------------------------------------------------------
+    def name(self, v: Value) -> str:
+        n = self.names.get(v.id)
+        if n is None:
+            hint = re.sub(r"\W", "_", v.hint) if v.hint else ""
+            n = f"{hint}_{v.id}" if hint else f"v{v.id}"
+            self.names[v.id] = n
+        return n
+
+    def names_of(self, vals: list[Value]) -> str:
+        return ", ".join(self.name(v) for v in vals)
+
+    def new_mask(self, what: str) -> str:
+        self.n_masks += 1
+        return f"m_{what}{self.n_masks}"
+
+    def emit(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def assign(self, depth: int, dst: list[Value], src: list[Value]) -> None:
+        pairs = [(d, s) for d, s in zip(dst, src) if d.id != s.id]
+        if pairs:
+            self.emit(
+                depth,
+                f"{self.names_of([d for d, _ in pairs])} = {self.names_of([s for _, s in pairs])}",
+            )
+
+    # program ---------------------------------------------------------------------------------
+    def run(self) -> str:
+        fn = self.fn
+        params = ", ".join(["_c", *(self.name(p.value) for p in fn.params)])
+        self.emit(0, f"def {_identifier(fn.name)}({params}):")
+        self.emit(1, f'"""simt kernel {fn.name}, vectorised over the T threads of a launch."""')
+        self.emit(1, "mask = None  # the active lanes: None = all")
+        self.block(fn.body, 1, "mask")
+        head = [
+            f"# simt sim backend: kernel {fn.name!r} from {fn.filename}",
+            "# Lane t of every vector is launch-wide linear thread t; uniform values are NumPy",
+            "# scalars. Helpers: simt.runtime.sim_lib. Errors name (block, thread) and the line.",
+            "import numpy as np",
+            "",
+            "",
+        ]
+        return "\n".join(head + self.lines) + "\n"
+
+    def block(self, b: Block, depth: int, mask: str, more: bool = False) -> None:
+        """Render `b`'s ops; `more`: the caller appends statements of its own after them."""
+        start = len(self.lines)
+        for op in b.ops:
+            if op.opcode in ("yield", "condition") or id(op) in self.dead:
+                continue
+            self.source_comment(op, depth)
+            self.op(op, depth, mask)
+        if len(self.lines) == start and not more:
+            self.emit(depth, "pass")
+
+    def source_comment(self, op: Op, depth: int) -> None:
+        loc = op.loc
+        if loc is None or loc.line == self.last_line:
+            return
+        self.last_line = loc.line
+        text = loc.source_line.strip()
+        self.emit(depth, f"# line {loc.line}: {text}" if text else f"# line {loc.line}")
+
+    def op(self, op: Op, depth: int, mask: str) -> None:
+        k = op.opcode
+        if k in ("if", "for", "while"):
+            getattr(self, f"op_{k}")(op, depth, mask)
+            return
+        if k == "const":
+            self.names[op.result.id] = typed_const(op.attrs["value"], op.result.scalar)
+            return
+        if k == "barrier":
+            self.emit(depth, "pass  # barrier: the lanes run in lockstep, so program order is it")
+            return
+        expr = self.expr(op, mask)
+        if op.results and any(self.uses.get(r.id, 0) for r in op.results):
+            self.emit(depth, f"{self.names_of(op.results)} = {expr}")
+        else:
+            self.emit(depth, expr)
+
+    def expr(self, op: Op, mask: str) -> str:  # noqa: C901 - one branch an opcode
+        k = op.opcode
+        a = [self.name(v) for v in op.operands]
+        if k == "bin":
+            return self.bin(op, a)
+        if k == "cmp":
+            return f"{a[0]} {_CMP[op.attrs['op']]} {a[1]}"
+        if k == "un":
+            return self.un(op, a[0])
+        if k == "cast":
+            return f"_cast({a[0]}, np.{op.result.scalar.name})"
+        if k == "select":
+            if op.operands[0].id in self.vary:
+                return f"_where({a[0]}, {a[1]}, {a[2]})"
+            return f"({a[1]} if {a[0]} else {a[2]})"
+        if k == "math":
+            return MATH[op.attrs["fn"]].numpy.format(*a)
+        if k == "special":
+            reg, axis = op.attrs["reg"], op.attrs["axis"]
+            if reg in ("block_dim", "grid_dim"):
+                return f"_c.{reg}[{axis}]"
+            return f"_c.{reg}({axis})"
+        if k == "shape":
+            t = op.operands[0].array
+            if t.space != GLOBAL:
+                assert t.shape is not None
+                return typed_const(t.shape[op.attrs["dim"]], t.index)
+            return f"np.{t.index.name}({a[0]}.shape[{op.attrs['dim']}])"
+        if k == "alloc":
+            t = op.result.array
+            assert t.shape is not None
+            where = "shared" if t.space == SHARED else "local"
+            return f"_c.{where}({t.shape!r}, np.{t.dtype.name})"
+        if k in ("load", "store", "atomic", "cas"):
+            return self.memory(op, a, mask)
+        if k == "print":
+            values = "".join(f"{x}, " for x in a)
+            return f"_c.print({self.prints[id(op)]}, {mask}, ({values}))"
+        if k == "assert":
+            return f"_c.check_assert({a[0]}, {mask}, {self.sites[id(op)]})"
+        raise AssertionError(f"sim backend: no rendering for opcode {k!r}")
+
+    def bin(self, op: Op, a: list[str]) -> str:
+        if id(op) in self.global_idx:
+            return f"_c.global_idx({self.global_idx[id(op)]})"
+        name, t = op.attrs["op"], op.result.scalar
+        if name in _BIN:
+            return f"{a[0]} {_BIN[name]} {a[1]}"
+        if name in ("min", "max"):
+            return f"np.{name}imum({a[0]}, {a[1]})"
+        if name == "pow":
+            return f"{a[0]} ** {a[1]}" if t.is_float else f"_ipow({a[0]}, {a[1]})"
+        width = typed_const(t.bits - 1, t)
+        sh = "<<" if name == "shl" else ">>"
+        return f"{a[0]} {sh} ({a[1]} & {width})"  # the shift amount is taken modulo the width
+
+    def un(self, op: Op, a: str) -> str:
+        name, t = op.attrs["op"], op.result.scalar
+        if name == "neg":
+            return f"-{a}"
+        if name == "abs":
+            return f"np.abs({a})"
+        if name == "invert" or t.is_bool:  # `not` of a bool is its inversion
+            return f"~{a}"
+        return f"_cast({a} == 0, np.{t.name})"
+
+    def memory(self, op: Op, a: list[str], mask: str) -> str:
+        t: ArrayType = op.operands[0].array
+        idx = a[1 : 1 + t.ndim]
+        if t.space == SHARED:
+            idx = ["_c.block_linear", *idx]
+        elif t.space == LOCAL:
+            idx = ["_c.lane", *idx]
+        index = f"({idx[0]},)" if len(idx) == 1 else f"({', '.join(idx)})"
+        rest = a[1 + t.ndim :]
+        site = self.sites[id(op)]
+        if op.opcode == "load":
+            helper = "_ld_view" if id(op) in self.views else "_ld"
+            return f"{helper}(_c, {a[0]}, {index}, {mask}, {site})"
+        if op.opcode == "store":
+            return f"_st(_c, {a[0]}, {index}, {rest[0]}, {mask}, {site})"
+        used = self.uses.get(op.result.id, 0) > 0
+        if op.opcode == "atomic":
+            return (
+                f"_atomic(_c, {op.attrs['op']!r}, {a[0]}, {index}, {rest[0]}, {mask}, "
+                f"{site}, {used})"
+            )
+        return f"_atomic(_c, 'cas', {a[0]}, {index}, {rest[1]}, {mask}, {site}, {used}, {rest[0]})"
+
+    # control flow ----------------------------------------------------------------------------
+    def op_if(self, op: Op, depth: int, mask: str) -> None:
+        cond = self.name(op.operands[0])
+        then, other = op.regions
+        if op.operands[0].id not in self.vary:
+            self.emit(depth, f"if {cond}:")
+            self.branch(then, op.results, depth + 1, mask)
+            if other.ops[:-1] or op.results:
+                self.emit(depth, "else:")
+                self.branch(other, op.results, depth + 1, mask)
+            return
+        mt, me = self.new_mask("then"), self.new_mask("else")
+        self.emit(depth, f"{mt}, {me} = _split({mask}, {cond})  # lanes taking each branch")
+        self.emit(depth, f"if {mt} is not False:")
+        self.branch(then, op.results, depth + 1, mt)
+        if other.ops[:-1] or op.results:
+            self.emit(depth, f"if {me} is not False:")
+            self.block(other, depth + 1, me, more=bool(op.results))
+            for r, y in zip(op.results, _yields(other)):
+                rn, yn = self.name(r), self.name(y)
+                self.emit(
+                    depth + 1, f"{rn} = {yn} if {mt} is False else _where({cond}, {rn}, {yn})"
+                )
+
+    def branch(self, b: Block, results: list[Value], depth: int, mask: str) -> None:
+        self.block(b, depth, mask, more=any(r.id != y.id for r, y in zip(results, _yields(b))))
+        if results:
+            self.assign(depth, results, _yields(b))
+
+    def op_for(self, op: Op, depth: int, mask: str) -> None:
+        start, stop, step = (self.name(v) for v in op.operands[:3])
+        body = op.regions[0]
+        iv, carried = body.args[0], body.args[1:]
+        self.assign(depth, carried, op.operands[3:])
+        sign = op.attrs.get("sign", 0)
+        if not any(v.id in self.vary for v in op.operands[:3]):
+            self.emit(depth, f"for {self.name(iv)} in _urange({start}, {stop}, {step}):")
+            self.block(body, depth + 1, mask)
+            self.assign(depth + 1, carried, _yields(body))
+        else:
+            m = self.new_mask("loop")
+            ivn = self.name(iv)
+            test = {1: f"{ivn} < {stop}", -1: f"{ivn} > {stop}"}.get(
+                sign, f"_in_range({ivn}, {stop}, {step})"
+            )
+            self.emit(depth, f"{ivn} = {start}")
+            self.emit(depth, f"{m} = {mask}  # lanes still looping")
+            self.emit(depth, "while True:")
+            self.emit(depth + 1, f"{m} = _narrow({m}, {test})")
+            self.emit(depth + 1, f"if {m} is False:")
+            self.emit(depth + 2, "break")
+            self.block(body, depth + 1, m)
+            self.keep(depth + 1, m, carried, _yields(body))
+            self.emit(depth + 1, f"{ivn} = {ivn} + {step}")
+        self.assign(depth, op.results, carried)
+
+    def keep(self, depth: int, m: str, carried: list[Value], new: list[Value]) -> None:
+        pairs = [(c, y) for c, y in zip(carried, new) if c.id != y.id]
+        if pairs:  # one tuple assignment: a new value may be another carried value's old one
+            lhs = self.names_of([c for c, _ in pairs])
+            rhs = ", ".join(f"_keep({m}, {self.name(y)}, {self.name(c)})" for c, y in pairs)
+            self.emit(depth, f"{lhs} = {rhs}")
+
+    def op_while(self, op: Op, depth: int, mask: str) -> None:
+        cond, body = op.regions
+        self.assign(depth, cond.args, op.operands)
+        test = cond.ops[-1].operands[0]
+        uniform = test.id not in self.vary
+        m = mask if uniform else self.new_mask("loop")
+        if not uniform:
+            self.emit(depth, f"{m} = {mask}  # lanes still looping")
+        self.emit(depth, "while True:")
+        self.block(cond, depth + 1, m)
+        if uniform:
+            self.emit(depth + 1, f"if not {self.name(test)}:")
+        else:
+            self.emit(depth + 1, f"{m} = _narrow({m}, {self.name(test)})")
+            self.emit(depth + 1, f"if {m} is False:")
+        self.emit(depth + 2, "break")
+        self.assign(depth + 1, body.args, cond.args)
+        self.block(body, depth + 1, m)
+        if uniform:
+            self.assign(depth + 1, cond.args, _yields(body))
+        else:
+            self.keep(depth + 1, m, cond.args, _yields(body))
+        self.assign(depth, op.results, cond.args)
+
+
+def _identifier(name: str) -> str:
+    n = re.sub(r"\W", "_", name) or "kernel"
+    return n if not n[0].isdigit() else "_" + n
+
+
+__all__ = ["render", "typed_const", "varying_values"]

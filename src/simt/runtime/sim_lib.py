@@ -1,0 +1,501 @@
+"""The library that the sim backend's rendered programs call: lanes, masks, checked memory.
+
+A rendered program (see `simt.backends.sim`) runs every thread of a launch at once. Its values
+are NumPy arrays of length T (lane t is the launch-wide linear thread id) or NumPy scalars (the
+same in every thread). A mask says which lanes are active: None (all of them), a bool array of
+length T with at least one lane on and one off, or False (none: the code under it is skipped).
+Inactive lanes may hold any value, out-of-range indices included: every memory access here
+touches active lanes only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..backends.common import describe_failure
+from ..errors import KernelError
+from ..ir import Op
+from .base import Dim3, PrintRecord, unflatten
+
+Mask = Any  # None | np.ndarray | bool (False); kept loose: rendered code is not type-checked
+Index = tuple[Any, ...]
+
+
+class Geometry:
+    """The per-lane special registers of one launch shape, computed once and cached.
+
+    An axis of extent 1 gives a NumPy scalar 0 rather than an array of zeros, and an index that
+    equals the lane number (a 1-D launch's global x index) is `lane` itself, so that memory
+    accesses can spot contiguous lanes with an identity test.
+    """
+
+    def __init__(self, grid: Dim3, block: Dim3) -> None:
+        self.grid = grid
+        self.block = block
+        self.per_block = block.size
+        self.n_blocks = grid.size
+        self.T = self.per_block * self.n_blocks
+        self.lane = np.arange(self.T, dtype=np.int32)
+        self.block_dim = tuple(np.int32(d) for d in block)
+        self.grid_dim = tuple(np.int32(d) for d in grid)
+        self._cache: dict[tuple[str, int], Any] = {}
+
+    def _digit(self, key: tuple[str, int], linear: Any, dims: Dim3, axis: int) -> Any:
+        """Digit `axis` of `linear` written in the mixed radix `dims` (x fastest)."""
+        if key not in self._cache:
+            ext = tuple(dims)
+            if ext[axis] == 1:
+                val: Any = np.int32(0)
+            else:
+                below = int(np.prod(ext[:axis], dtype=np.int64))
+                val = linear if below == 1 else linear // np.int32(below)
+                if axis < 2 and any(e != 1 for e in ext[axis + 1 :]):
+                    val = val % np.int32(ext[axis])
+                if isinstance(val, np.ndarray):
+                    val = val.astype(np.int32, copy=False)
+            self._cache[key] = val
+        return self._cache[key]
+
+    @property
+    def thread_linear(self) -> Any:
+        """Each lane's thread linear id within its block."""
+        if ("tl", 0) not in self._cache:
+            if self.n_blocks == 1:
+                v: Any = self.lane
+            else:
+                v = np.tile(np.arange(self.per_block, dtype=np.int32), self.n_blocks)
+            self._cache[("tl", 0)] = v
+        return self._cache[("tl", 0)]
+
+    @property
+    def block_linear(self) -> Any:
+        """Each lane's block linear id (a scalar 0 for a one-block launch)."""
+        if ("bl", 0) not in self._cache:
+            if self.n_blocks == 1:
+                v: Any = np.int32(0)
+            elif self.per_block == 1:
+                v = self.lane
+            else:
+                v = np.repeat(np.arange(self.n_blocks, dtype=np.int32), self.per_block)
+            self._cache[("bl", 0)] = v
+        return self._cache[("bl", 0)]
+
+    def thread_idx(self, axis: int) -> Any:
+        """`thread_idx` along `axis` for every lane."""
+        return self._digit(("tid", axis), self.thread_linear, self.block, axis)
+
+    def block_idx(self, axis: int) -> Any:
+        """`block_idx` along `axis` for every lane."""
+        return self._digit(("bid", axis), self.block_linear, self.grid, axis)
+
+    def global_idx(self, axis: int) -> Any:
+        """`block_idx * block_dim + thread_idx` along `axis` (`lane` itself when equal)."""
+        key = ("gid", axis)
+        if key not in self._cache:
+            others = [d for k, d in enumerate(self.block) if k != axis]
+            others += [d for k, d in enumerate(self.grid) if k != axis]
+            if axis == 0 and all(d == 1 for d in others):
+                val: Any = self.lane
+            else:
+                with np.errstate(all="ignore"):
+                    val = self.block_idx(axis) * self.block_dim[axis] + self.thread_idx(axis)
+            self._cache[key] = val
+        return self._cache[key]
+
+
+class Launch:
+    """What a rendered program sees of one launch: its geometry, error sites and prints."""
+
+    def __init__(self, geo: Geometry, sites: Sequence[Op]) -> None:
+        self.geo = geo
+        self.T = geo.T
+        self.lane = geo.lane
+        self.block_dim = geo.block_dim
+        self.grid_dim = geo.grid_dim
+        self.n_blocks = geo.n_blocks
+        self.sites = sites
+        self.records: list[PrintRecord] = []
+        self._seq: np.ndarray | None = None
+        self.thread_idx = geo.thread_idx
+        self.block_idx = geo.block_idx
+        self.global_idx = geo.global_idx
+
+    @property
+    def block_linear(self) -> Any:
+        """Each lane's block linear id: the first index of a shared array."""
+        return self.geo.block_linear
+
+    def shared(self, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+        """A shared array: one per block, indexed with the lane's block linear id first."""
+        return np.zeros((self.n_blocks, *shape), dtype)
+
+    def local(self, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+        """A local array: one per thread, indexed with the lane first."""
+        return np.zeros((self.T, *shape), dtype)
+
+    def error(self, site: int, lane: int) -> KernelError:
+        """The KernelError of error site `site` (1-based, as `error_sites`) in lane `lane`."""
+        op = self.sites[site - 1]
+        block, thread = unflatten(lane, self.geo.grid, self.geo.block)
+        loc = op.loc
+        return KernelError(
+            describe_failure(op),
+            block=block,  # type: ignore[arg-type]
+            thread=thread,  # type: ignore[arg-type]
+            filename=loc.filename if loc else None,
+            line=loc.line if loc else None,
+            source_line=loc.source_line if loc else None,
+        )
+
+    def fail(self, site: int, bad: Any, m: Mask) -> None:
+        """Raise the error of `site` for the first active lane in `bad` (True: every lane)."""
+        if m is not None:
+            bad = m if bad is True else bad & m
+        if bad is True:
+            lane = 0
+        else:
+            if not bad.any():
+                return
+            lane = int(np.argmax(bad))
+        raise self.error(site, lane)
+
+    def print(self, print_id: int, m: Mask, values: tuple[Any, ...]) -> None:
+        """Record print `print_id` with `values` for every active lane."""
+        lanes = range(self.T) if m is None else np.flatnonzero(m).tolist()
+        if self._seq is None:
+            self._seq = np.zeros(self.T, np.int64)
+        seq = self._seq
+        arrays = [isinstance(v, np.ndarray) for v in values]
+        rec = self.records.append
+        for t in lanes:
+            vals = tuple(v[t] if a else v for v, a in zip(values, arrays))
+            rec(PrintRecord(t, int(seq[t]), print_id, vals))
+        if m is None:
+            seq += 1
+        else:
+            seq[m] += 1
+
+    def check_assert(self, cond: Any, m: Mask, site: int) -> None:
+        """Raise the assertion's error if `cond` is false in an active lane."""
+        if isinstance(cond, np.ndarray):
+            if m is None:
+                if not cond.all():
+                    self.fail(site, ~cond, None)
+            else:
+                self.fail(site, m & ~cond, None)
+        elif not cond:
+            self.fail(site, True, m)
+
+
+# masks ---------------------------------------------------------------------------------------
+
+
+def split(m: Mask, c: Any) -> tuple[Mask, Mask]:
+    """(then, else): the lanes of `m` where `c` is true, and those where it is false."""
+    if not isinstance(c, np.ndarray):
+        return (m, False) if c else (False, m)
+    if m is None:
+        if c.all():
+            return None, False
+        if not c.any():
+            return False, None
+        return c, ~c
+    t = m & c
+    e = m ^ t
+    return (t if t.any() else False), (e if e.any() else False)
+
+
+def narrow(m: Mask, c: Any) -> Mask:
+    """The lanes of `m` where `c` holds: a loop's lanes that go round again."""
+    if not isinstance(c, np.ndarray):
+        return m if c else False
+    if m is None:
+        if c.all():
+            return None
+        return c if c.any() else False
+    t = m & c
+    return t if t.any() else False
+
+
+def keep(m: Mask, new: Any, old: Any) -> Any:
+    """`new` in the lanes of `m`, `old` in the others: a masked loop's carried values."""
+    if m is None:
+        return new
+    return np.where(m, new, old)
+
+
+def where(c: Any, a: Any, b: Any) -> Any:
+    """`a` where `c`, else `b`; a scalar `c` picks one whole value."""
+    if isinstance(c, np.ndarray):
+        return np.where(c, a, b)
+    return a if c else b
+
+
+def in_range(i: Any, stop: Any, step: Any) -> Any:
+    """Whether a `range` loop with a step of unknown sign goes round again."""
+    return ((step > 0) & (i < stop)) | ((step < 0) & (i > stop))
+
+
+def urange(start: Any, stop: Any, step: Any) -> Any:
+    """The induction values of a `range` loop with uniform bounds, typed like them (a zero step
+    runs no iteration, as the general `in_range` test does)."""
+    t = type(start)
+    if step == 0:
+        return ()
+    return map(t, range(int(start), int(stop), int(step)))
+
+
+# arithmetic ----------------------------------------------------------------------------------
+
+
+def ipow(a: Any, b: Any) -> Any:
+    """Integer power by repeated squaring (wrapping); a negative exponent gives 0, except for a
+    base of 1 (1) or -1 (1 or -1 by parity)."""
+    dt = np.asarray(a).dtype
+    neg = b < 0
+    if not np.any(neg):
+        return np.power(a, b)
+    vector = isinstance(a, np.ndarray) or isinstance(b, np.ndarray)
+    zero = np.zeros((), np.asarray(b).dtype)
+    r = np.power(a, np.where(neg, zero, b))
+    one = np.ones((), dt)
+    odd = (b & np.ones((), np.asarray(b).dtype)) != 0
+    at_neg = np.where(a == one, one, np.where(a == -one, np.where(odd, -one, one), one * 0))
+    out = np.where(neg, at_neg, r).astype(dt, copy=False)
+    return out if vector else out[()]
+
+
+_erf_vec = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(x: Any) -> Any:
+    """The error function, in the float type of `x`."""
+    dt = np.asarray(x).dtype
+    r = _erf_vec(x)
+    if isinstance(r, np.ndarray):
+        return r.astype(dt)
+    return dt.type(r)
+
+
+def cast(x: Any, dtype: type) -> Any:
+    """`x` converted to `dtype` (float to int truncates toward zero)."""
+    return x.astype(dtype)
+
+
+# memory --------------------------------------------------------------------------------------
+
+
+def _safe(idx: Index, m: Mask) -> Index:
+    """`idx` with the inactive lanes' indices set to 0 (in range for any non-empty array)."""
+    if m is None:
+        return idx
+    return tuple(i * m if isinstance(i, np.ndarray) else i for i in idx)
+
+
+def _check(c: Launch, shape: tuple[int, ...], idx: Index, m: Mask, site: int) -> None:
+    """Raise the first active lane's KernelError if some index is out of bounds. `idx` has been
+    through `_safe` (inactive lanes index 0), so only an empty dimension flags inactive lanes, and
+    `fail` masks those off again."""
+    bad: Any = None
+    for i, n in zip(idx, shape):
+        if isinstance(i, np.ndarray):
+            if i.size and (int(i.min()) < 0 or int(i.max()) >= n):
+                out = (i < 0) | (i >= n)
+                bad = out if bad is None or bad is True else bad | out
+        elif int(i) < 0 or int(i) >= n:
+            bad = True
+    if bad is not None:
+        c.fail(site, bad, m)
+
+
+def _lane_slice(c: Launch, idx: Index) -> bool:
+    """Whether `idx` is (lane, *uniform): the lanes read a contiguous run of the first axis."""
+    return idx[0] is c.lane and not any(isinstance(i, np.ndarray) for i in idx[1:])
+
+
+def load(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> Any:
+    """`a[idx]` in every active lane (the others get an arbitrary value)."""
+    if m is None and idx and _lane_slice(c, idx):
+        return load_view(c, a, idx, m, site).copy()
+    return load_view(c, a, idx, m, site)
+
+
+def load_view(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> Any:
+    """`load`, but a contiguous run of lanes gets a view of `a`: for a result that is consumed
+    before anything writes to memory (the renderer checks that)."""
+    if m is None and idx and _lane_slice(c, idx):
+        if c.T > a.shape[0]:
+            c.fail(site, c.lane >= a.shape[0], None)
+        _check(c, a.shape[1:], idx[1:], None, site)
+        return a[(slice(0, c.T),) + idx[1:]]
+    idx = _safe(idx, m)
+    _check(c, a.shape, idx, m, site)
+    return a[idx]
+
+
+def _last_active(v: np.ndarray, m: Mask) -> Any:
+    """The value of the highest active lane: what the last of several writers leaves."""
+    if m is None:
+        return v[-1]
+    return v[len(m) - 1 - int(np.argmax(m[::-1]))]
+
+
+def store(c: Launch, a: np.ndarray, idx: Index, v: Any, m: Mask, site: int) -> None:
+    """`a[idx] = v` in every active lane; with several lanes on one element the highest wins."""
+    if m is None and idx and _lane_slice(c, idx):
+        if c.T > a.shape[0]:
+            c.fail(site, c.lane >= a.shape[0], None)
+        _check(c, a.shape[1:], idx[1:], None, site)
+        a[(slice(0, c.T),) + idx[1:]] = v
+        return
+    _check(c, a.shape, _safe(idx, m), m, site)
+    vector_idx = any(isinstance(i, np.ndarray) for i in idx)
+    if not vector_idx:
+        a[idx] = _last_active(v, m) if isinstance(v, np.ndarray) else v
+    elif m is None:
+        a[idx] = v
+    else:
+        a[tuple(i[m] if isinstance(i, np.ndarray) else i for i in idx)] = (
+            v[m] if isinstance(v, np.ndarray) else v
+        )
+
+
+# atomics -------------------------------------------------------------------------------------
+
+_UFUNCS = {
+    "add": np.add,
+    "sub": np.subtract,
+    "min": np.minimum,
+    "max": np.maximum,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
+# Address groups at least this long are scanned with one `accumulate` each; shorter ones are
+# applied in rounds (the r-th lane of every group in round r).
+_LONG_GROUP = 64
+
+
+def atomic(
+    c: Launch,
+    op: str,
+    a: np.ndarray,
+    idx: Index,
+    v: Any,
+    m: Mask,
+    site: int,
+    used: bool,
+    cmp: Any = None,
+) -> Any:
+    """Apply atomic `op` (or "cas" with `cmp`) in every active lane, one lane after another in
+    linear order, and return each lane's old value (None when `used` is false)."""
+    _check(c, a.shape, _safe(idx, m), m, site)
+    lanes = None if m is None else np.flatnonzero(m)
+    n = c.T if lanes is None else len(lanes)
+
+    def active(x: Any) -> np.ndarray:
+        if isinstance(x, np.ndarray):
+            return x if lanes is None else x[lanes]
+        return np.full(n, x)
+
+    cidx = tuple(active(i) for i in idx)
+    cv = active(v).astype(a.dtype, copy=False)
+    if not used and op in _UFUNCS:
+        _UFUNCS[op].at(a, cidx, cv)
+        return None
+    ccmp = active(cmp).astype(a.dtype, copy=False) if op == "cas" else None
+    old = _sequential(op, a, cidx, cv, ccmp)
+    if not used:
+        return None
+    if lanes is None:
+        return old
+    out = np.zeros(c.T, a.dtype)
+    out[lanes] = old
+    return out
+
+
+def _combine(op: str, old: np.ndarray, v: np.ndarray, cmp: np.ndarray | None) -> np.ndarray:
+    if op == "exch":
+        return v
+    if op == "cas":
+        return np.where(old == cmp, v, old)
+    return _UFUNCS[op](old, v)  # type: ignore[no-any-return]
+
+
+def _sequential(
+    op: str, a: np.ndarray, idx: Index, v: np.ndarray, cmp: np.ndarray | None
+) -> np.ndarray:
+    """The old values of `n` atomic updates applied one after another, in order."""
+    n = len(v)
+    old = np.empty(n, a.dtype)
+    if n == 0:
+        return old
+    flat = np.asarray(
+        idx[0].astype(np.int64) if a.ndim == 1 else np.ravel_multi_index(idx, a.shape)
+    )
+    order = np.argsort(flat, kind="stable")  # by address; lanes of one address keep their order
+    fs = flat[order]
+    first = np.empty(n, bool)
+    first[0] = True
+    np.not_equal(fs[1:], fs[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    lengths = np.diff(np.append(starts, n))
+    sidx = tuple(i[order] for i in idx)
+    vs = v[order]
+    cs = None if cmp is None else cmp[order]
+    if op in ("add", "sub") and a.dtype.kind in "iu":
+        # Integer sums wrap identically in any order: prefix sums within each address group.
+        base = a[sidx]
+        csum = np.cumsum(vs, dtype=a.dtype)
+        before = csum - vs
+        group = np.cumsum(first) - 1
+        excl = before - before[starts][group]
+        totals = csum[starts + lengths - 1] - before[starts]
+        heads = tuple(i[starts] for i in sidx)
+        if op == "add":
+            old[order] = base + excl
+            a[heads] = base[starts] + totals
+        else:
+            old[order] = base - excl
+            a[heads] = base[starts] - totals
+        return old
+    long_groups = (lengths >= _LONG_GROUP) & (op != "cas")
+    for s, ln in zip(starts[long_groups].tolist(), lengths[long_groups].tolist()):
+        pos = order[s : s + ln]
+        head = tuple(i[s] for i in sidx)
+        seq = np.concatenate((np.asarray([a[head]], a.dtype), vs[s : s + ln]))
+        if op == "exch":
+            acc = seq
+        else:
+            acc = _UFUNCS[op].accumulate(seq)
+        old[pos] = acc[:-1]
+        a[head] = acc[-1]
+    # The rest in rounds: round r applies the r-th lane of every remaining address group.
+    pos_all = np.arange(n)
+    rank = pos_all - np.maximum.accumulate(np.where(first, pos_all, 0))
+    short = ~np.repeat(long_groups, lengths)
+    if not short.any():
+        return old
+    keep_pos = np.flatnonzero(short)
+    by_rank = keep_pos[np.argsort(rank[keep_pos], kind="stable")]
+    counts = np.bincount(rank[keep_pos])
+    k = 0
+    for cnt in counts.tolist():
+        sel = by_rank[k : k + cnt]
+        k += cnt
+        ii = tuple(i[sel] for i in sidx)
+        o = a[ii]
+        a[ii] = _combine(op, o, vs[sel], None if cs is None else cs[sel])
+        old[order[sel]] = o
+    return old
+
+
+__all__ = [
+    "Geometry", "Launch", "atomic", "cast", "erf", "in_range", "ipow", "keep", "load", "load_view",
+    "narrow",
+    "split", "store", "urange", "where",
+]  # fmt: skip
