@@ -1,0 +1,839 @@
+"""The WGSL renderer: a kernel's IR as one WGSL compute shader, plus what the runtime needs to
+bind and launch it. No device calls: what the adapter can do comes in as `WgslCaps`.
+
+The shader's interface (the runtime fills it in, see `WgslKernel`):
+- one storage buffer per array parameter (`read` when the kernel never writes it); bool
+  arrays are stored as u32; an array used by an atomic is declared `array<atomic<i32>>`
+  (`atomic<u32>` for uint32 and float32: float atomics are compare-exchange loops on the bit
+  pattern);
+- one uniform struct `simt_P` with the scalar parameters, each array's shape and strides (in
+  elements, the last stride is always 1), and the launch grid;
+- the block shape as pipeline-overridable constants `simt_bx/by/bz`, so one WGSL text serves
+  every block shape;
+- the grid is dispatched as a linear number of workgroups folded into x, y (and z) when it
+  has more than the adapter's per-dimension maximum (65,535); `block_idx` is rebuilt from
+  the linear workgroup id and the grid in `simt_P`;
+- an error buffer (one u32 per error site: the smallest linear thread id that failed there)
+  when the kernel has `assert`s or is compiled in debug mode (bounds checks);
+- a print buffer of records `[thread, seq, print id, values...]` when the kernel prints
+  (float64 values go to a second buffer of f64, their record word is its index).
+
+Every SSA value becomes a `let` named after the user's variable (`clike.value_name`), so
+every operand is a name or a literal and the text reads like the IR.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..builtins import MATH
+from ..errors import CompileError
+from ..ir import Block, Function, Op, Value, walk
+from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, SHARED, UINT32, ArrayType, Scalar
+from .clike import BIN_SYMBOLS, CMP_SYMBOLS, Lines, value_name
+from .common import error_sites, print_ops
+from .wgsl_helpers import helper
+
+WGSL_TYPES = {"bool": "bool", "int32": "i32", "uint32": "u32", "int64": "i64",
+              "float32": "f32", "float64": "f64"}  # fmt: skip
+
+# Math functions WGSL computes in float32 precision only, whatever the operand type
+# (Vulkan's GLSL.std.450 defines them for 16/32-bit floats; lavapipe returns float32 results
+# for float64 operands): refused on float64 rather than silently imprecise.
+F32_ONLY_MATH = frozenset({
+    "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
+    "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "pow",
+})  # fmt: skip
+
+ATOMIC_FNS = {"add": "atomicAdd", "sub": "atomicSub", "min": "atomicMin", "max": "atomicMax",
+              "exch": "atomicExchange", "and": "atomicAnd", "or": "atomicOr",
+              "xor": "atomicXor"}  # fmt: skip
+# float32 atomics, as an expression of the old value `o` and the operand `v`.
+_FLOAT_ATOMIC = {"add": "o + v", "sub": "o - v", "min": "min(o, v)", "max": "max(o, v)",
+                 "exch": "v"}  # fmt: skip
+
+UNIFORM = "simt_P"  # the uniform struct's variable
+BLOCK_OVERRIDES = ("simt_bx", "simt_by", "simt_bz")
+
+
+@dataclass(frozen=True)
+class WgslCaps:
+    """What the adapter can do, as far as the renderer needs to know."""
+
+    f64: bool = True
+    i64: bool = True
+    max_storage_buffers: int = 8
+    max_workgroup_storage: int = 16384
+    adapter: str = "the WebGPU adapter"
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One binding of group 0: `kind` is "array" (parameter `param`), "params" (the uniform
+    struct), "errors", "prints" or "prints64"; `read_only` for storage the kernel never
+    writes."""
+
+    index: int
+    kind: str
+    name: str
+    param: int = -1
+    read_only: bool = False
+
+
+@dataclass(frozen=True)
+class UniformField:
+    """One member of the uniform struct: `source` says what the runtime writes there:
+    ("scalar", param) | ("shape", param, dim) | ("stride", param, dim) | ("grid", axis) |
+    ("blocks",)."""
+
+    name: str
+    type: Scalar
+    offset: int
+    source: tuple[object, ...]
+
+
+@dataclass
+class WgslKernel:
+    """A rendered kernel: the WGSL text and the layout the runtime binds and fills."""
+
+    source: str
+    bindings: list[Binding]
+    uniform: list[UniformField]
+    uniform_size: int
+    print_formats: list[tuple[object, ...]] = field(default_factory=list)
+    print_types: list[list[Scalar]] = field(default_factory=list)
+    error_ops: list[Op] = field(default_factory=list)
+    entry: str = "main"
+
+
+def wgsl_type(t: Scalar) -> str:
+    """The WGSL spelling of a scalar type."""
+    return WGSL_TYPES[t.name]
+
+
+def storage_type(t: Scalar) -> str:
+    """The element type an array of `t` has in WGSL memory (no bool in storage)."""
+    return "u32" if t.is_bool else wgsl_type(t)
+
+
+def literal(value: int | float | bool, t: Scalar) -> str:
+    """A WGSL literal of type `t` (an expression for values that have no literal)."""
+    if t.is_bool:
+        return "true" if value else "false"
+    if t == INT32:
+        v = (
+            int(np.int64(int(value)).astype(np.int32))
+            if not -(2**31) <= int(value) < 2**31
+            else int(value)
+        )
+        return "i32(-2147483648)" if v == -(2**31) else f"{v}i"
+    if t == UINT32:
+        return f"{int(value) & 0xFFFFFFFF}u"
+    if t == INT64:
+        v = int(value)
+        return "i64(-9223372036854775807li - 1li)" if v == -(2**63) else f"{v}li"
+    f = float(value)
+    if t == FLOAT32:
+        f = float(np.float32(f))
+    if math.isfinite(f):
+        text = repr(f)
+        return text + ("f" if t == FLOAT32 else "lf")
+    bits = "0x7fc00000u" if math.isnan(f) else ("0x7f800000u" if f > 0 else "0xff800000u")
+    return f"bitcast<f32>({bits})" if t == FLOAT32 else f"f64(bitcast<f32>({bits}))"
+
+
+def _zero(t: Scalar) -> str:
+    return literal(0, t)
+
+
+def print_words(t: Scalar) -> int:
+    """Words one printed value of type `t` takes in a print record."""
+    return 2 if t == INT64 else 1
+
+
+def render_kernel(fn: Function, caps: WgslCaps | None = None) -> WgslKernel:
+    """Render `fn` as WGSL for an adapter with `caps` (default: one with f64 and i64), with
+    the binding and uniform layout the runtime needs."""
+    return _Renderer(fn, caps or WgslCaps()).run()
+
+
+def render(fn: Function, caps: WgslCaps | None = None) -> str:
+    """The WGSL text of `fn` (what `kernel.source("webgpu", ...)` shows)."""
+    return render_kernel(fn, caps).source
+
+
+class _Renderer:
+    def __init__(self, fn: Function, caps: WgslCaps) -> None:
+        self.fn = fn
+        self.caps = caps
+        self.names: dict[int, str] = {}
+        self.consts: set[int] = set()
+        self.helpers: list[str] = []
+        self.module: list[str] = []  # module-scope declarations (shared arrays)
+        self.body = Lines()
+        self.prints = print_ops(fn)
+        self.print_index = {id(op): i for i, op in enumerate(self.prints)}
+        self.errors = error_sites(fn, bounds=fn.debug)
+        self.error_index = {id(op): i for i, op in enumerate(self.errors)}
+        self.atomic_arrays = {
+            op.operands[0].id for op in walk(fn.body) if op.opcode in ("atomic", "cas")
+        }
+        self.written = {
+            op.operands[0].id for op in walk(fn.body) if op.opcode in ("store", "atomic", "cas")
+        }
+        self.uniform: list[UniformField] = []
+        self.uses_f64_print = False
+
+    # ---------------------------------------------------------------- errors and types
+    def fail(self, op: Op | None, message: str, hint: str | None = None) -> CompileError:
+        loc = op.loc if op is not None else None
+        if loc is None:
+            return CompileError(message, self.fn.filename, hint=hint)
+        return CompileError(message, loc.filename, loc.line, loc.col, loc.source_line, hint)
+
+    def check_type(self, t: Scalar, op: Op | None) -> None:
+        if t == FLOAT64 and not self.caps.f64:
+            raise self.fail(
+                op,
+                f"float64 is not available on webgpu with {self.caps.adapter} "
+                "(it reports no shader-f64 feature)",
+                "use float32 arrays and values, or another backend",
+            )
+        if t == INT64 and not self.caps.i64:
+            raise self.fail(
+                op,
+                f"int64 is not available on webgpu with {self.caps.adapter} "
+                "(it reports no shader-int64 feature)",
+                "use int32 arrays and values, or another backend",
+            )
+
+    def check_value(self, v: Value, op: Op | None) -> None:
+        t = v.type
+        if isinstance(t, ArrayType):
+            self.check_type(t.dtype, op)
+            if t.space != SHARED and t.shape is None:
+                self.check_type(t.index, op)
+        else:
+            self.check_type(t, op)
+
+    # ---------------------------------------------------------------- names
+    def name(self, v: Value) -> str:
+        return self.names[v.id]
+
+    def args(self, op: Op, values: list[Value]) -> list[str]:
+        """Operand texts. When every operand is a literal, they are bound to `let`s first:
+        WGSL evaluates an expression of literals at shader creation, where `1 / 0`, an
+        overflow or a float64 `round` are errors rather than values."""
+        if values and all(v.id in self.consts for v in values):
+            out = []
+            for v in values:
+                tmp = f"k{v.id}_{len(self.body.lines)}"
+                self.body.add(f"let {tmp} = {self.name(v)};")
+                out.append(tmp)
+            return out
+        return [self.name(v) for v in values]
+
+    def define(self, v: Value, expr: str) -> None:
+        n = value_name(v)
+        self.body.add(f"let {n}: {wgsl_type(v.scalar)} = {expr};")
+        self.names[v.id] = n
+
+    def use_helper(self, name: str) -> str:
+        if name not in self.helpers:
+            self.helpers.append(name)
+        return name
+
+    # ---------------------------------------------------------------- top level
+    def run(self) -> WgslKernel:
+        fn = self.fn
+        for p in fn.params:
+            self.check_value(p.value, None)
+        for op in walk(fn.body):
+            for v in (*op.operands, *op.results):
+                self.check_value(v, op)
+        bindings = self.bind_params()
+        self.body.depth = 1
+        self.block(fn.body)
+        n_storage = sum(1 for b in bindings if b.kind != "params")
+        if self.errors:
+            bindings.append(Binding(len(bindings), "errors", "simt_errors"))
+        if self.prints:
+            bindings.append(Binding(len(bindings), "prints", "simt_prints"))
+            if self.uses_f64_print:
+                bindings.append(Binding(len(bindings), "prints64", "simt_prints64"))
+        n_storage = sum(1 for b in bindings if b.kind != "params")
+        if n_storage > self.caps.max_storage_buffers:
+            raise self.fail(
+                None,
+                f"kernel {fn.name} needs {n_storage} storage buffers (its array arguments plus "
+                f"print and error buffers); {self.caps.adapter} binds at most "
+                f"{self.caps.max_storage_buffers}",
+                "pass fewer arrays (pack several into one)",
+            )
+        shared = self.shared_bytes()
+        if shared > self.caps.max_workgroup_storage:
+            raise self.fail(
+                None,
+                f"kernel {fn.name} uses {shared} bytes of shared memory; {self.caps.adapter} "
+                f"allows {self.caps.max_workgroup_storage}",
+                "use smaller simt.shared.array tiles",
+            )
+        size = self.layout_uniform()
+        text = self.assemble(bindings)
+        return WgslKernel(
+            source=text,
+            bindings=bindings,
+            uniform=self.uniform,
+            uniform_size=size,
+            print_formats=[op.attrs["parts"] for op in self.prints],
+            print_types=[[v.scalar for v in op.operands] for op in self.prints],
+            error_ops=self.errors,
+        )
+
+    def shared_bytes(self) -> int:
+        total = 0
+        for op in walk(self.fn.body):
+            if op.opcode == "alloc" and op.result.array.space == SHARED:
+                a = op.result.array
+                n = int(np.prod(a.shape or (1,), dtype=np.int64))
+                total += n * (4 if a.dtype.is_bool else a.dtype.bits // 8)
+        return total
+
+    def bind_params(self) -> list[Binding]:
+        bindings: list[Binding] = []
+        for i, p in enumerate(self.fn.params):
+            v = p.value
+            n = value_name(v)
+            if isinstance(v.type, ArrayType):
+                read_only = v.id not in self.written
+                bindings.append(Binding(len(bindings), "array", n, i, read_only))
+                idx = v.type.index
+                for d in range(v.type.ndim):
+                    self.uniform.append(UniformField(f"{n}_shape{d}", idx, 0, ("shape", i, d)))
+                for d in range(v.type.ndim - 1):
+                    self.uniform.append(UniformField(f"{n}_stride{d}", INT32, 0, ("stride", i, d)))
+                self.names[v.id] = n
+            else:
+                t = v.scalar
+                stored = UINT32 if t.is_bool else t
+                self.uniform.append(UniformField(n, stored, 0, ("scalar", i)))
+                member = f"{UNIFORM}.{n}"
+                self.names[v.id] = f"({member} != 0u)" if t.is_bool else member
+        for axis, a in enumerate("xyz"):
+            self.uniform.append(UniformField(f"grid_{a}", UINT32, 0, ("grid", axis)))
+        self.uniform.append(UniformField("blocks", UINT32, 0, ("blocks",)))
+        bindings.append(Binding(len(bindings), "params", UNIFORM))
+        return bindings
+
+    def layout_uniform(self) -> int:
+        # 8-byte members first, so every member is at its natural alignment with no padding.
+        fields = sorted(self.uniform, key=lambda f: -(f.type.bits // 8))
+        out: list[UniformField] = []
+        offset = 0
+        for f in fields:
+            size = max(f.type.bits // 8, 4)
+            out.append(UniformField(f.name, f.type, offset, f.source))
+            offset += size
+        self.uniform = out
+        return (offset + 15) // 16 * 16
+
+    def assemble(self, bindings: list[Binding]) -> str:
+        out = Lines()
+        out.add(f"// simt kernel {self.fn.name}, from {self.fn.filename}")
+        out.add("")
+        for name in BLOCK_OVERRIDES:
+            out.add(f"override {name}: u32 = 1u;")
+        out.add("")
+        out.open("struct SimtParams {")
+        for f in self.uniform:
+            out.add(f"{f.name}: {wgsl_type(f.type)},")
+        out.close("}")
+        if self.prints:
+            out.open("struct SimtPrints {")
+            out.add("head: atomic<u32>,")
+            out.add("words: array<u32>,")
+            out.close("}")
+            if self.uses_f64_print:
+                out.open("struct SimtPrints64 {")
+                out.add("head: atomic<u32>,")
+                out.add("pad: u32,")
+                out.add("values: array<f64>,")
+                out.close("}")
+        out.add("")
+        for b in bindings:
+            head = f"@group(0) @binding({b.index})"
+            if b.kind == "params":
+                out.add(f"{head} var<uniform> {UNIFORM}: SimtParams;")
+            elif b.kind == "array":
+                v = self.fn.params[b.param].value
+                access = "read" if b.read_only else "read_write"
+                out.add(f"{head} var<storage, {access}> {b.name}: array<{self.elem(v)}>;")
+            elif b.kind == "errors":
+                out.add(f"{head} var<storage, read_write> simt_errors: array<atomic<u32>>;")
+            elif b.kind == "prints":
+                out.add(f"{head} var<storage, read_write> simt_prints: SimtPrints;")
+            else:
+                out.add(f"{head} var<storage, read_write> simt_prints64: SimtPrints64;")
+        for decl in self.module:
+            out.add(decl)
+        out.add("")
+        out.add("var<private> simt_tid: u32;  // launch-wide linear thread id")
+        if self.prints:
+            out.add("var<private> simt_seq: u32;  // prints so far by this thread")
+        if self.errors:
+            out.add("var<private> simt_failed: bool;")
+            out.add("")
+            out.open("fn simt_fail(site: u32) {")
+            out.add("// the first failure of a thread counts; the host reports the lowest thread")
+            out.open("if (!simt_failed) {")
+            out.add("simt_failed = true;")
+            out.add("atomicMin(&simt_errors[site], simt_tid);")
+            out.close()
+            out.close()
+        for name in self.helpers:
+            out.add("")
+            for line in helper(name).splitlines():
+                out.add(line)
+        out.add("")
+        out.add("@compute @workgroup_size(simt_bx, simt_by, simt_bz)")
+        out.open("fn main(")
+        out.add("@builtin(local_invocation_id) simt_lid: vec3<u32>,")
+        out.add("@builtin(local_invocation_index) simt_lix: u32,")
+        out.add("@builtin(workgroup_id) simt_wid: vec3<u32>,")
+        out.add("@builtin(num_workgroups) simt_nwg: vec3<u32>,")
+        out.close(") {")
+        out.depth += 1
+        out.add("// the linear block id: grids wider than the adapter allows are folded into y, z")
+        out.add(
+            "let simt_block = simt_wid.x + simt_nwg.x * (simt_wid.y + simt_nwg.y * simt_wid.z);"
+        )
+        out.add(f"if (simt_block >= {UNIFORM}.blocks) {{ return; }}")
+        out.add("simt_tid = simt_block * (simt_bx * simt_by * simt_bz) + simt_lix;")
+        out.depth -= 1
+        text = out.text() + self.body.text() + "}\n"
+        return text
+
+    def elem(self, v: Value) -> str:
+        a = v.array
+        t = storage_type(a.dtype)
+        if v.id in self.atomic_arrays and a.space != "local":
+            return "atomic<u32>" if a.dtype == FLOAT32 else f"atomic<{t}>"
+        return t
+
+    # ---------------------------------------------------------------- statements
+    def block(self, block: Block) -> list[Value]:
+        """Render `block`'s ops; returns the operands of its terminator."""
+        for op in block.ops:
+            if op.opcode in ("yield", "condition"):
+                return list(op.operands)
+            self.op(op)
+        return []
+
+    def op(self, op: Op) -> None:  # noqa: C901 - one branch an opcode
+        k = op.opcode
+        if k == "const":
+            v = op.result
+            self.names[v.id] = literal(op.attrs["value"], v.scalar)
+            self.consts.add(v.id)
+        elif k == "bin":
+            self.bin(op)
+        elif k == "cmp":
+            a, b = self.args(op, op.operands)
+            t = op.operands[0].scalar
+            sym = CMP_SYMBOLS[op.attrs["op"]]
+            if t.is_bool and sym not in ("==", "!="):
+                a, b = f"i32({a})", f"i32({b})"
+            self.define(op.result, f"{a} {sym} {b}")
+        elif k == "un":
+            self.un(op)
+        elif k == "cast":
+            self.cast(op)
+        elif k == "select":
+            c, a, b = self.args(op, op.operands)
+            self.define(op.result, f"select({b}, {a}, {c})")
+        elif k == "math":
+            self.math(op)
+        elif k == "special":
+            self.define(op.result, self.special(op.attrs["reg"], op.attrs["axis"]))
+        elif k == "shape":
+            arr, dim = op.operands[0], op.attrs["dim"]
+            if arr.array.shape is not None:
+                self.define(op.result, literal(arr.array.shape[dim], op.result.scalar))
+            else:
+                self.define(op.result, f"{UNIFORM}.{self.name(arr)}_shape{dim}")
+        elif k == "alloc":
+            self.alloc(op)
+        elif k in ("load", "store", "atomic", "cas"):
+            self.memory(op)
+        elif k == "barrier":
+            # CUDA's __syncthreads orders global memory too, and so do simt's barriers.
+            self.body.add("storageBarrier();")
+            self.body.add("workgroupBarrier();")
+        elif k == "print":
+            self.print(op)
+        elif k == "assert":
+            (c,) = self.args(op, op.operands)
+            self.body.add(f"if (!{c}) {{ simt_fail({self.error_index[id(op)]}u); }}")
+        elif k == "if":
+            self.if_(op)
+        elif k == "for":
+            self.for_(op)
+        elif k == "while":
+            self.while_(op)
+        else:
+            raise self.fail(op, f"internal: the WGSL renderer has no rule for {k!r}")
+
+    def bin(self, op: Op) -> None:
+        name = op.attrs["op"]
+        t = op.result.scalar
+        a, b = self.args(op, op.operands)
+        w = wgsl_type(t)
+        if t.is_bool:
+            expr = {"and": f"{a} & {b}", "or": f"{a} | {b}", "xor": f"{a} != {b}"}.get(name)
+            if expr is None:
+                raise self.fail(op, f"internal: bool operands for {name!r}")
+        elif name in ("floordiv", "mod", "pow"):
+            if name == "pow" and t == FLOAT64:
+                raise self.fail(
+                    op,
+                    "float64 ** is not available on webgpu (WGSL computes pow in float32 "
+                    "precision)",
+                    "compute it in float32, or use an integer exponent known at compile time",
+                )
+            expr = f"{self.use_helper(f'simt_{name}_{w}')}({a}, {b})"
+        elif name in ("min", "max"):
+            expr = f"{name}({a}, {b})"
+        elif name in ("shl", "shr"):
+            if t.is_float:
+                raise self.fail(op, f"internal: float operands for {name!r}")
+            mask = "63u" if t.bits == 64 else "31u"
+            amount = f"({b} & {mask})" if t == UINT32 else f"(u32({b}) & {mask})"
+            expr = f"{a} {BIN_SYMBOLS[name]} {amount}"
+        elif name in ("and", "or", "xor") and t.is_float:
+            raise self.fail(op, f"internal: float operands for {name!r}")
+        elif name == "div" and not t.is_float:
+            raise self.fail(op, "internal: integer true division")
+        else:
+            expr = f"{a} {BIN_SYMBOLS[name]} {b}"
+        self.define(op.result, expr)
+
+    def un(self, op: Op) -> None:
+        name = op.attrs["op"]
+        t = op.result.scalar
+        (a,) = self.args(op, op.operands)
+        if name == "neg":
+            expr = f"0u - {a}" if t == UINT32 else f"-({a})"
+        elif name == "not":
+            expr = f"!{a}" if t.is_bool else f"{a} == {_zero(t)}"
+        elif name == "invert":
+            expr = f"!{a}" if t.is_bool else f"~{a}"
+        else:  # abs
+            expr = a if (t == UINT32 or t.is_bool) else f"abs({a})"
+        self.define(op.result, expr)
+
+    def cast(self, op: Op) -> None:
+        (a,) = self.args(op, op.operands)
+        s, t = op.operands[0].scalar, op.result.scalar
+        if t.is_bool:
+            expr = f"{a} != {_zero(s)}"
+        else:
+            expr = f"{wgsl_type(t)}({a})"
+        self.define(op.result, expr)
+
+    def math(self, op: Op) -> None:
+        name = op.attrs["fn"]
+        fn = MATH.get(name)
+        if fn is None or fn.wgsl is None:
+            raise self.fail(
+                op,
+                f"math.{name} is not available on webgpu (WGSL has no {name})",
+                "write it from the functions WGSL has, or use another backend",
+            )
+        types = {v.scalar for v in op.operands}
+        if FLOAT64 in types and name in F32_ONLY_MATH:
+            raise self.fail(
+                op,
+                f"math.{name} of a float64 is not available on webgpu (WGSL computes it in "
+                "float32 precision)",
+                "compute it in float32 (simt.float32(x)), or use another backend",
+            )
+        args = self.args(op, op.operands)
+        self.define(op.result, fn.wgsl.format(*args))
+
+    def special(self, reg: str, axis: int) -> str:
+        a = "xyz"[axis]
+        if reg == "thread_idx":
+            return f"i32(simt_lid.{a})"
+        if reg == "block_dim":
+            return f"i32({BLOCK_OVERRIDES[axis]})"
+        if reg == "grid_dim":
+            return f"i32({UNIFORM}.grid_{a})"
+        # block_idx: from the linear block id (x fastest), whatever the dispatch's shape
+        if axis == 0:
+            return f"i32(simt_block % {UNIFORM}.grid_x)"
+        if axis == 1:
+            return f"i32((simt_block / {UNIFORM}.grid_x) % {UNIFORM}.grid_y)"
+        return f"i32(simt_block / ({UNIFORM}.grid_x * {UNIFORM}.grid_y))"
+
+    def alloc(self, op: Op) -> None:
+        v = op.result
+        a = v.array
+        n = max(int(np.prod(a.shape or (1,), dtype=np.int64)), 1)
+        name = value_name(v)
+        self.names[v.id] = name
+        if a.space == SHARED:
+            self.module.append(f"var<workgroup> {name}: array<{self.elem(v)}, {n}>;")
+        else:
+            self.body.add(f"var {name}: array<{self.elem(v)}, {n}>;")
+
+    # ---------------------------------------------------------------- memory
+    def address(self, op: Op, arr: Value, idx: list[Value]) -> str:
+        """The linear element offset of `arr[idx...]`, an i32 expression."""
+        a = arr.array
+        texts = [self.name(i) if i.scalar == INT32 else f"i32({self.name(i)})" for i in idx]
+        if not texts:
+            return "0i"
+        if a.shape is not None:  # shared or local: C order, strides known
+            strides = [int(np.prod(a.shape[d + 1 :], dtype=np.int64)) for d in range(a.ndim)]
+            terms = [t if s == 1 else f"{t} * {s}i" for t, s in zip(texts, strides)]
+        else:
+            n = self.name(arr)
+            terms = [f"{t} * {UNIFORM}.{n}_stride{d}" for d, t in enumerate(texts[:-1])]
+            terms.append(texts[-1])
+        return " + ".join(terms)
+
+    def bounds(self, op: Op, arr: Value, idx: list[Value]) -> str | None:
+        """The debug-mode in-bounds condition of an access, or None when not checked."""
+        if id(op) not in self.error_index:
+            return None
+        a = arr.array
+        conds = []
+        for d, i in enumerate(idx):
+            t = i.scalar
+            if a.shape is not None:
+                limit = literal(a.shape[d], t)
+            else:
+                limit = f"{wgsl_type(t)}({UNIFORM}.{self.name(arr)}_shape{d})"
+            if t.is_signed:
+                conds.append(f"{self.name(i)} >= {_zero(t)} && {self.name(i)} < {limit}")
+            else:
+                conds.append(f"{self.name(i)} < {limit}")
+        return " && ".join(f"({c})" for c in conds) if conds else "true"
+
+    def memory(self, op: Op) -> None:
+        k = op.opcode
+        arr = op.operands[0]
+        a = arr.array
+        nd = a.ndim
+        idx = op.operands[1 : 1 + nd]
+        rest = self.args(op, op.operands[1 + nd :]) if op.operands[1 + nd :] else []
+        ref = f"{self.name(arr)}[{self.address(op, arr, idx)}]"
+        ok = self.bounds(op, arr, idx)
+        site = self.error_index.get(id(op))
+        atomic = arr.id in self.atomic_arrays and a.space != "local"
+        dt = a.dtype
+        if ok is not None:
+            self.body.add(f"let in_bounds{site} = {ok};")
+            ok = f"in_bounds{site}"
+            self.body.add(f"if (!{ok}) {{ simt_fail({site}u); }}")
+        if k == "load":
+            raw = f"atomicLoad(&{ref})" if atomic else ref
+            self.define(op.result, self.from_storage(raw, dt))
+            return
+        if k == "store":
+            (val,) = rest
+            stored = self.to_storage(val, dt)
+            text = f"atomicStore(&{ref}, {stored});" if atomic else f"{ref} = {stored};"
+            self.body.add(f"if ({ok}) {{ {text} }}" if ok is not None else text)
+            return
+        # atomic / cas: the old value
+        res = op.result
+        n = value_name(res)
+        self.names[res.id] = n
+        self.body.add(f"var {n}: {wgsl_type(dt)};")
+        if ok is not None:
+            self.body.open(f"if ({ok}) {{")
+        if not atomic:
+            self.local_rmw(op, ref, n, rest)
+        elif dt.is_bool or dt.bits == 64:
+            raise self.fail(
+                op,
+                f"atomics on {dt} arrays are not available on webgpu (WGSL atomics are 32-bit "
+                "integers; float32 is emulated)",
+                "use an int32, uint32 or float32 array",
+            )
+        elif k == "cas":
+            cmp, val = rest
+            self.cas_loop(ref, n, dt, cmp, val)
+        elif dt == FLOAT32:
+            self.float_atomic(op, ref, n, rest[0])
+        else:
+            self.body.add(f"{n} = {ATOMIC_FNS[op.attrs['op']]}(&{ref}, {rest[0]});")
+        if ok is not None:
+            self.body.close()
+
+    def from_storage(self, raw: str, dt: Scalar) -> str:
+        if dt.is_bool:
+            return f"{raw} != 0u"
+        return raw
+
+    def to_storage(self, val: str, dt: Scalar) -> str:
+        return f"select(0u, 1u, {val})" if dt.is_bool else val
+
+    def local_rmw(self, op: Op, ref: str, n: str, rest: list[str]) -> None:
+        """An atomic on a per-thread array: no other thread sees it, a plain read-modify-write."""
+        dt = op.operands[0].array.dtype
+        self.body.add(f"{n} = {self.from_storage(ref, dt)};")
+        if op.opcode == "cas":
+            cmp, val = rest
+            self.body.add(f"if ({n} == {cmp}) {{ {ref} = {self.to_storage(val, dt)}; }}")
+            return
+        v = rest[0]
+        new = {"add": f"{n} + {v}", "sub": f"{n} - {v}", "min": f"min({n}, {v})",
+               "max": f"max({n}, {v})", "exch": v, "and": f"{n} & {v}", "or": f"{n} | {v}",
+               "xor": f"{n} ^ {v}"}[op.attrs["op"]]  # fmt: skip
+        self.body.add(f"{ref} = {self.to_storage(new, dt)};")
+
+    def cas_loop(self, ref: str, n: str, dt: Scalar, cmp: str, val: str) -> None:
+        # atomicCompareExchangeWeak may fail spuriously: retry until it succeeds or the value
+        # differs from `cmp` (then the caller's compare-and-swap failed for real).
+        if dt == FLOAT32:
+            c, v, conv = f"bitcast<u32>({cmp})", f"bitcast<u32>({val})", "bitcast<f32>"
+        else:
+            c, v, conv = cmp, val, ""
+        self.body.open("loop {")
+        self.body.add(f"let r = atomicCompareExchangeWeak(&{ref}, {c}, {v});")
+        self.body.add(f"if (r.exchanged || r.old_value != {c}) {{")
+        self.body.add(f"    {n} = {conv}(r.old_value);")
+        self.body.add("    break;")
+        self.body.add("}")
+        self.body.close()
+
+    def float_atomic(self, op: Op, ref: str, n: str, val: str) -> None:
+        name = op.attrs["op"]
+        if name not in _FLOAT_ATOMIC:
+            raise self.fail(op, f"atomic {name} is not defined on float32")
+        if name == "exch":
+            self.body.add(f"{n} = bitcast<f32>(atomicExchange(&{ref}, bitcast<u32>({val})));")
+            return
+        new = _FLOAT_ATOMIC[name].replace("o", "bitcast<f32>(old)").replace("v", f"({val})")
+        # A compare-exchange loop on the bit pattern (WGSL atomics are integer only).
+        self.body.open("{")
+        self.body.add(f"var old = atomicLoad(&{ref});")
+        self.body.open("loop {")
+        self.body.add(f"let r = atomicCompareExchangeWeak(&{ref}, old, bitcast<u32>({new}));")
+        self.body.add(f"if (r.exchanged) {{ {n} = bitcast<f32>(old); break; }}")
+        self.body.add("old = r.old_value;")
+        self.body.close()
+        self.body.close()
+
+    # ---------------------------------------------------------------- print
+    def print(self, op: Op) -> None:
+        pid = self.print_index[id(op)]
+        types = [v.scalar for v in op.operands]
+        nwords = 3 + sum(print_words(t) for t in types)
+        vals = [self.name(v) for v in op.operands]
+        b = self.body
+        b.open("{")
+        b.add(f"let base = atomicAdd(&simt_prints.head, {nwords}u);")
+        b.open(f"if (base + {nwords}u <= arrayLength(&simt_prints.words)) {{")
+        b.add("simt_prints.words[base] = simt_tid;")
+        b.add("simt_prints.words[base + 1u] = simt_seq;")
+        b.add(f"simt_prints.words[base + 2u] = {pid}u;")
+        w = 3
+        for t, v in zip(types, vals):
+            slot = f"simt_prints.words[base + {w}u]"
+            if t == INT64:
+                b.add(f"{slot} = u32({v} & 0xffffffffli);")
+                b.add(f"simt_prints.words[base + {w + 1}u] = u32(({v} >> 32u) & 0xffffffffli);")
+            elif t == FLOAT64:
+                self.uses_f64_print = True
+                j = f"j{w}"
+                b.add(f"let {j} = atomicAdd(&simt_prints64.head, 1u);")
+                b.add(f"if ({j} < arrayLength(&simt_prints64.values)) {{")
+                b.add(f"    simt_prints64.values[{j}] = {v};")
+                b.add("}")
+                b.add(f"{slot} = {j};")
+            elif t in (INT32, FLOAT32):
+                b.add(f"{slot} = bitcast<u32>({v});")
+            elif t == BOOL:
+                b.add(f"{slot} = select(0u, 1u, {v});")
+            else:
+                b.add(f"{slot} = {v};")
+            w += print_words(t)
+        b.close()
+        b.add("simt_seq = simt_seq + 1u;")
+        b.close()
+
+    # ---------------------------------------------------------------- control flow
+    def declare_results(self, op: Op) -> list[str]:
+        names = []
+        for r in op.results:
+            n = value_name(r)
+            self.body.add(f"var {n}: {wgsl_type(r.scalar)};")
+            self.names[r.id] = n
+            names.append(n)
+        return names
+
+    def assign(self, targets: list[str], values: list[Value]) -> None:
+        for t, v in zip(targets, values):
+            self.body.add(f"{t} = {self.name(v)};")
+
+    def if_(self, op: Op) -> None:
+        (c,) = self.args(op, op.operands)
+        targets = self.declare_results(op)
+        then, other = op.regions
+        self.body.open(f"if ({c}) {{")
+        self.assign(targets, self.block(then))
+        if len(other.ops) > 1 or targets:
+            self.body.close("} else {")
+            self.body.depth += 1
+            self.assign(targets, self.block(other))
+        self.body.close()
+
+    def for_(self, op: Op) -> None:
+        start, stop, step, *init = op.operands
+        (body,) = op.regions
+        t = start.scalar
+        iv = body.args[0]
+        counter = f"{value_name(iv)}_next"
+        targets = self.declare_results(op)
+        self.assign(targets, init)
+        self.body.add(f"var {counter}: {wgsl_type(t)} = {self.name(start)};")
+        s, e, z = self.name(step), self.name(stop), _zero(t)
+        sign = op.attrs.get("sign", 0)
+        if sign > 0:
+            cond = f"{counter} < {e}"
+        elif sign < 0:
+            cond = f"{counter} > {e}"
+        else:
+            cond = f"({s} > {z} && {counter} < {e}) || ({s} < {z} && {counter} > {e})"
+        self.body.open("loop {")
+        self.body.add(f"if (!({cond})) {{ break; }}")
+        self.bind_args(body.args, [counter, *targets])
+        yielded = self.block(body)
+        self.assign(targets, yielded)
+        self.body.add(f"{counter} = {self.name(iv)} + {s};")
+        self.body.close()
+
+    def bind_args(self, args: list[Value], sources: list[str]) -> None:
+        """A region's arguments as `let` copies of the loop variables (the body reads the
+        values of this iteration while it assigns the next)."""
+        for a, src in zip(args, sources):
+            self.define(a, src)
+
+    def while_(self, op: Op) -> None:
+        cond_r, body = op.regions
+        targets = self.declare_results(op)
+        self.assign(targets, list(op.operands))
+        self.body.open("loop {")
+        self.bind_args(cond_r.args, targets)
+        (c,) = self.block(cond_r)
+        self.body.add(f"if (!{self.name(c)}) {{ break; }}")
+        for a, src in zip(body.args, cond_r.args):
+            self.names[a.id] = self.name(src)
+        self.assign(targets, self.block(body))
+        self.body.close()

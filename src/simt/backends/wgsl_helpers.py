@@ -1,0 +1,136 @@
+"""The WGSL functions generated shaders may call, emitted only when used.
+
+WGSL has Python's semantics for none of `//`, `%` and `**`, and its integer division by zero
+returns the dividend (Vulkan) or 0 (OpenGL) depending on the driver, so each lives here as a
+small function: Python floor division and remainder (`x // 0 == x % 0 == 0`, as NumPy), integer
+powers by repeated squaring, and float powers that accept a negative base with an integral
+exponent. `helper(name)` returns a helper's text; names are `simt_<op>_<type>`.
+"""
+
+from __future__ import annotations
+
+# (WGSL type, literal suffix) of the integer types the helpers are written for.
+_SIGNED = {"i32": "i", "i64": "li"}
+_FLOATS = {"f32": "f", "f64": "lf"}
+
+
+def _signed(t: str, s: str) -> dict[str, str]:
+    return {
+        f"simt_floordiv_{t}": f"""\
+fn simt_floordiv_{t}(a: {t}, b: {t}) -> {t} {{
+    if (b == 0{s}) {{ return 0{s}; }}
+    if (b == -1{s}) {{ return 0{s} - a; }}  // MIN // -1 wraps, as int arithmetic does
+    let q = a / b;
+    if (a % b != 0{s} && ((a < 0{s}) != (b < 0{s}))) {{ return q - 1{s}; }}
+    return q;
+}}""",
+        f"simt_mod_{t}": f"""\
+fn simt_mod_{t}(a: {t}, b: {t}) -> {t} {{
+    if (b == 0{s} || b == -1{s}) {{ return 0{s}; }}
+    let r = a % b;
+    if (r != 0{s} && ((r < 0{s}) != (b < 0{s}))) {{ return r + b; }}
+    return r;
+}}""",
+        f"simt_pow_{t}": f"""\
+fn simt_pow_{t}(a: {t}, b: {t}) -> {t} {{
+    if (b < 0{s}) {{
+        if (a == 1{s}) {{ return 1{s}; }}
+        if (a == -1{s}) {{ return select(1{s}, -1{s}, (b & 1{s}) != 0{s}); }}
+        return 0{s};
+    }}
+    var r = 1{s};
+    var x = a;
+    var e = b;
+    loop {{
+        if (e == 0{s}) {{ break; }}
+        if ((e & 1{s}) != 0{s}) {{ r = r * x; }}
+        x = x * x;
+        e = e >> 1u;
+    }}
+    return r;
+}}""",
+    }
+
+
+def _unsigned() -> dict[str, str]:
+    return {
+        "simt_floordiv_u32": """\
+fn simt_floordiv_u32(a: u32, b: u32) -> u32 {
+    if (b == 0u) { return 0u; }
+    return a / b;
+}""",
+        "simt_mod_u32": """\
+fn simt_mod_u32(a: u32, b: u32) -> u32 {
+    if (b == 0u) { return 0u; }
+    return a % b;
+}""",
+        "simt_pow_u32": """\
+fn simt_pow_u32(a: u32, b: u32) -> u32 {
+    var r = 1u;
+    var x = a;
+    var e = b;
+    loop {
+        if (e == 0u) { break; }
+        if ((e & 1u) != 0u) { r = r * x; }
+        x = x * x;
+        e = e >> 1u;
+    }
+    return r;
+}""",
+    }
+
+
+def _float(t: str, s: str) -> dict[str, str]:
+    # NumPy's npy_divmod: the remainder takes the divisor's sign and the quotient is snapped
+    # to the nearest integer; division by zero gives what IEEE division gives.
+    out = {
+        f"simt_mod_{t}": f"""\
+fn simt_mod_{t}(a: {t}, b: {t}) -> {t} {{
+    var m = a % b;
+    if (b == 0.0{s}) {{ return m; }}
+    if (m != 0.0{s}) {{
+        if ((b < 0.0{s}) != (m < 0.0{s})) {{ m = m + b; }}
+    }} else {{
+        m = select(0.0{s}, -0.0{s}, b < 0.0{s});
+    }}
+    return m;
+}}""",
+        f"simt_floordiv_{t}": f"""\
+fn simt_floordiv_{t}(a: {t}, b: {t}) -> {t} {{
+    if (b == 0.0{s}) {{ return a / b; }}
+    let m = a % b;
+    var d = (a - m) / b;
+    if (m != 0.0{s} && ((b < 0.0{s}) != (m < 0.0{s}))) {{ d = d - 1.0{s}; }}
+    if (d == 0.0{s}) {{ return select(0.0{s}, -0.0{s}, (a < 0.0{s}) != (b < 0.0{s})); }}
+    var q = floor(d);
+    if (d - q > 0.5{s}) {{ q = q + 1.0{s}; }}
+    return q;
+}}""",
+    }
+    if t == "f32":
+        # WGSL's pow is undefined for a negative base; Python's is defined for integral
+        # exponents. (float64 pow is refused: WGSL computes it in float32 precision.)
+        out["simt_pow_f32"] = """\
+fn simt_pow_f32(a: f32, b: f32) -> f32 {
+    if (b == 0.0f || a == 1.0f) { return 1.0f; }
+    if (a == 0.0f) { return select(0.0f, bitcast<f32>(0x7f800000u), b < 0.0f); }
+    if (a > 0.0f || a != a) { return pow(a, b); }
+    if (trunc(b) != b) { return bitcast<f32>(0x7fc00000u); }
+    let r = pow(-a, b);
+    if (trunc(b * 0.5f) != b * 0.5f) { return -r; }
+    return r;
+}"""
+    return out
+
+
+HELPERS: dict[str, str] = {}
+for _t, _s in _SIGNED.items():
+    HELPERS.update(_signed(_t, _s))
+HELPERS.update(_unsigned())
+for _t, _s in _FLOATS.items():
+    HELPERS.update(_float(_t, _s))
+
+
+def helper(name: str) -> str:
+    """The WGSL text of helper `name` (a KeyError for a name that is not one)."""
+    return HELPERS[name]

@@ -1,0 +1,404 @@
+"""The WebGPU runtime: WGSL compute shaders run through `wgpu` (wgpu-py) on any GPU that is
+not NVIDIA's (Vulkan, Metal, D3D12, OpenGL), and on Mesa's software adapters in CI.
+
+One adapter and device per process (`webgpu_device`). Arrays are storage buffers that stay on
+the device between launches (bool arrays as one u32 per element). Shader modules are cached by
+the hash of their WGSL and pipelines by (WGSL, block shape): the block shape is a pipeline
+constant, so one shader serves every block shape. Launches are queued and return at once;
+reading a buffer back waits (in wgpu 0.32 `queue.on_submitted_work_done_sync()` raises, so
+`synchronize` reads a small buffer instead). A launch whose kernel prints or can fail (assert,
+debug-mode bounds checks) reads its print and error buffers back before it returns.
+
+`SIMT_WEBGPU_ADAPTER` chooses the adapter (see `webgpu_device`); `SIMT_WEBGPU_PRINT_MB` sets
+the size of the print buffer (default 16 MiB).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..backends.wgsl import Binding, WgslCaps, WgslKernel, render_kernel
+from ..errors import BackendUnavailable, CompileError, KernelError, LaunchError
+from ..ir import Function
+from ..types import FLOAT64, INT64, Scalar
+from .base import Compiled, Dim3, PrintRecord, Runtime, unflatten
+from .printing import emit
+from .webgpu_device import Device, open_device
+
+_NO_ERROR = 0xFFFFFFFF
+_MIB = 1 << 20
+
+
+class WebGPURuntime(Runtime):
+    """Kernels as WGSL compute shaders on the process's WebGPU device."""
+
+    name = "webgpu"
+
+    def __init__(self) -> None:
+        self.dev: Device = open_device()
+        self._modules: dict[str, Any] = {}
+        self._pipelines: dict[tuple[str, tuple[int, int, int]], Any] = {}
+        self._print_buf: Any = None
+        self._print64_buf: Any = None
+        self._sync_buf: Any = None
+
+    # ------------------------------------------------------------------ discovery
+    @classmethod
+    def probe(cls) -> tuple[bool, str]:
+        try:
+            dev = open_device()
+        except BackendUnavailable as e:
+            return False, str(e)
+        except Exception as e:  # noqa: BLE001 - a probe never raises
+            return False, f"{type(e).__name__}: {e}"
+        import wgpu
+
+        return True, f"{dev.describe()} through wgpu {wgpu.__version__}"
+
+    def info(self) -> dict[str, str]:
+        d = self.dev
+        import wgpu
+
+        return {
+            "adapter": d.name,
+            "backend": d.backend,
+            "type": "CPU adapter (software)" if d.is_cpu else d.adapter_type,
+            "features": ", ".join(sorted(d.features)) or "no f64, no i64",
+            "max binding": f"{d.limits.get('max-storage-buffer-binding-size', 0) // _MIB} MiB",
+            "wgpu": wgpu.__version__,
+        }
+
+    @property
+    def caps(self) -> WgslCaps:
+        """What the renderer may use on this device."""
+        d = self.dev
+        return WgslCaps(
+            f64="shader-f64" in d.features,
+            i64="shader-int64" in d.features,
+            max_storage_buffers=d.limits.get("max-storage-buffers-per-shader-stage", 8),
+            max_workgroup_storage=d.limits.get("max-compute-workgroup-storage-size", 16384),
+            adapter=d.describe(),
+        )
+
+    # ------------------------------------------------------------------ compile
+    def render(self, fn: Function) -> str:
+        return render_kernel(fn, self.caps).source
+
+    def compile(self, fn: Function) -> Compiled:
+        k = render_kernel(fn, self.caps)
+        key = hashlib.sha256(k.source.encode()).hexdigest()
+        module = self._modules.get(key)
+        if module is None:
+            try:
+                module = self.dev.device.create_shader_module(code=k.source)
+            except Exception as e:  # noqa: BLE001 - naga refused our WGSL: a simt bug, said so
+                raise CompileError(
+                    f"internal error: the WebGPU driver rejected the WGSL simt made for "
+                    f"{fn.name} (this is a bug in simt): {e}"
+                ) from None
+            self._modules[key] = module
+        return Compiled(fn, k.source, module, {"wgsl": k, "key": key})
+
+    def _pipeline(self, compiled: Compiled, block: Dim3) -> Any:
+        k: WgslKernel = compiled.meta["wgsl"]
+        key = (compiled.meta["key"], (block.x, block.y, block.z))
+        pipe = self._pipelines.get(key)
+        if pipe is not None:
+            return pipe
+        import wgpu
+
+        entries = []
+        for b in k.bindings:
+            if b.kind == "params":
+                layout = {"type": wgpu.BufferBindingType.uniform}
+            elif b.read_only:
+                layout = {"type": wgpu.BufferBindingType.read_only_storage}
+            else:
+                layout = {"type": wgpu.BufferBindingType.storage}
+            entries.append(
+                {"binding": b.index, "visibility": wgpu.ShaderStage.COMPUTE, "buffer": layout}
+            )
+        dev = self.dev.device
+        bgl = dev.create_bind_group_layout(entries=entries)
+        layout = dev.create_pipeline_layout(bind_group_layouts=[bgl])
+        constants = {"simt_bx": block.x, "simt_by": block.y, "simt_bz": block.z}
+        try:
+            pipe = dev.create_compute_pipeline(
+                layout=layout,
+                compute={"module": compiled.handle, "entry_point": k.entry, "constants": constants},
+            )
+        except Exception as e:  # noqa: BLE001
+            raise LaunchError(
+                f"the WebGPU device refused a block of {tuple(block)} threads for "
+                f"{compiled.fn.name}: {e}"
+            ) from None
+        self._pipelines[key] = (pipe, bgl)
+        return self._pipelines[key]
+
+    # ------------------------------------------------------------------ memory
+    def _usage(self) -> int:
+        import wgpu
+
+        u = wgpu.BufferUsage
+        return int(u.STORAGE | u.COPY_SRC | u.COPY_DST)
+
+    def _check_size(self, nbytes: int, what: str) -> None:
+        limit = self.dev.limits.get("max-storage-buffer-binding-size", 128 * _MIB)
+        if nbytes > limit:
+            raise LaunchError(
+                f"{what} takes {nbytes} bytes; {self.dev.describe()} binds at most {limit} "
+                f"bytes ({limit // _MIB} MiB) per array: split the data into smaller arrays "
+                "or use another backend"
+            )
+
+    @staticmethod
+    def _padded(nbytes: int) -> int:
+        return max((nbytes + 15) // 16 * 16, 16)
+
+    def empty(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+        dt = np.dtype(dtype)
+        n = int(np.prod(shape, dtype=np.int64))
+        nbytes = n * (4 if dt == np.bool_ else dt.itemsize)
+        self._check_size(nbytes, f"an array of shape {tuple(shape)} and dtype {dt}")
+        return self.dev.device.create_buffer(size=self._padded(nbytes), usage=self._usage())
+
+    def upload(self, host: np.ndarray) -> Any:
+        data = np.ascontiguousarray(host)
+        if data.dtype == np.bool_:
+            data = data.astype(np.uint32)
+        self._check_size(data.nbytes, f"an array of shape {host.shape} and dtype {host.dtype}")
+        buf = self.dev.device.create_buffer(size=self._padded(data.nbytes), usage=self._usage())
+        if data.nbytes:
+            self.dev.device.queue.write_buffer(buf, 0, data.reshape(-1).view(np.uint8))
+        return buf
+
+    def download(self, buf: Any, out: np.ndarray) -> None:
+        stored = np.dtype(np.uint32) if out.dtype == np.bool_ else out.dtype
+        nbytes = out.size * stored.itemsize
+        if nbytes == 0:
+            return
+        raw = self.dev.device.queue.read_buffer(buf, 0, nbytes)
+        flat = np.frombuffer(raw, dtype=stored, count=out.size)
+        out[...] = (
+            (flat != 0).reshape(out.shape) if out.dtype == np.bool_ else flat.reshape(out.shape)
+        )
+
+    def synchronize(self) -> None:
+        # Reading a buffer back waits for every submission before it.
+        if self._sync_buf is None:
+            self._sync_buf = self.dev.device.create_buffer(size=16, usage=self._usage())
+        self.dev.device.queue.read_buffer(self._sync_buf, 0, 4)
+
+    # ------------------------------------------------------------------ launch
+    def _dispatch(self, grid: Dim3, block: Dim3) -> tuple[int, int, int]:
+        lim = self.dev.limits
+        per_block = block.size
+        if per_block > lim.get("max-compute-invocations-per-workgroup", 256):
+            raise LaunchError(
+                f"block {tuple(block)} has {per_block} threads; {self.dev.describe()} runs at "
+                f"most {lim.get('max-compute-invocations-per-workgroup')} per block"
+            )
+        for axis, n in zip("xyz", block):
+            m = lim.get(f"max-compute-workgroup-size-{axis}", 1024)
+            if n > m:
+                raise LaunchError(f"block {tuple(block)}: {axis} = {n} exceeds the adapter's {m}")
+        total = grid.size
+        if total * per_block >= 2**32:
+            raise LaunchError(
+                f"a launch of {total} blocks of {per_block} threads has 2**32 threads or more, "
+                "which webgpu cannot number; launch fewer threads (a grid-stride loop)"
+            )
+        # Wide grids are folded into y and z; the shader rebuilds block_idx from the linear id.
+        m = lim.get("max-compute-workgroups-per-dimension", 65535)
+        dx = min(total, m)
+        rest = -(-total // dx)
+        dy = min(rest, m)
+        dz = -(-rest // dy)
+        if dz > m:
+            raise LaunchError(f"grid {tuple(grid)} has more blocks than webgpu can dispatch")
+        return dx, dy, dz
+
+    def _uniform(self, k: WgslKernel, grid: Dim3, args: list[Any]) -> bytes:
+        raw = bytearray(k.uniform_size)
+        for f in k.uniform:
+            src = f.source
+            if src[0] == "scalar":
+                value: Any = args[int(src[1])]  # type: ignore[call-overload]
+            elif src[0] == "shape":
+                value = args[int(src[1])].shape[int(src[2])]  # type: ignore[call-overload]
+            elif src[0] == "stride":
+                value = args[int(src[1])].strides[int(src[2])]  # type: ignore[call-overload]
+            elif src[0] == "grid":
+                value = tuple(grid)[int(src[1])]  # type: ignore[call-overload]
+            else:
+                value = grid.size
+            dt = f.type.np
+            if f.type.is_int and np.dtype(dt).itemsize == 4:
+                value = int(value) & 0xFFFFFFFF if f.type.kind == "u" else int(value)
+            arr = np.array([value]).astype(dt)
+            raw[f.offset : f.offset + dt.itemsize] = arr.tobytes()
+        return bytes(raw)
+
+    def _check_args(self, k: WgslKernel, args: list[Any]) -> None:
+        for b in k.bindings:
+            if b.kind != "array":
+                continue
+            a = args[b.param]
+            if getattr(a, "runtime", None) is not self:
+                raise LaunchError(f"argument {b.name} is not an array on the webgpu device")
+            if a.ndim and a.strides[-1] != 1 and a.shape[-1] > 1:
+                raise LaunchError(
+                    f"argument {b.name} is not contiguous in its last dimension; pass a "
+                    "C-contiguous array"
+                )
+
+    def _print_buffers(self) -> tuple[Any, Any]:
+        if self._print_buf is None:
+            mb = float(os.environ.get("SIMT_WEBGPU_PRINT_MB", "16"))
+            limit = self.dev.limits.get("max-storage-buffer-binding-size", 128 * _MIB)
+            size = min(max(int(mb * _MIB) // 16 * 16, 64), limit)
+            self._print_buf = self.dev.device.create_buffer(size=size, usage=self._usage())
+            self._print64_buf = self.dev.device.create_buffer(
+                size=min(size, limit), usage=self._usage()
+            )
+        return self._print_buf, self._print64_buf
+
+    def launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
+        import wgpu
+
+        k: WgslKernel = kernel.meta["wgsl"]
+        dims = self._dispatch(grid, block)
+        self._check_args(k, args)
+        pipe, bgl = self._pipeline(kernel, block)
+        dev = self.dev.device
+        queue = dev.queue
+        ubuf = dev.create_buffer(
+            size=max(k.uniform_size, 16),
+            usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST,
+        )
+        queue.write_buffer(ubuf, 0, self._uniform(k, grid, args))
+        err_buf = None
+        entries = []
+        for b in k.bindings:
+            buf = self._binding_buffer(b, k, args, ubuf)
+            if b.kind == "errors":
+                err_buf = buf
+            entries.append({"binding": b.index, "resource": {"buffer": buf}})
+        group = dev.create_bind_group(layout=bgl, entries=entries)
+        enc = dev.create_command_encoder()
+        cpass = enc.begin_compute_pass()
+        cpass.set_pipeline(pipe)
+        cpass.set_bind_group(0, group)
+        cpass.dispatch_workgroups(*dims)
+        cpass.end()
+        queue.submit([enc.finish()])
+        if k.print_types:
+            self._emit_prints(k)
+        if err_buf is not None:
+            self._check_errors(kernel, k, err_buf, grid, block)
+
+    def _binding_buffer(self, b: Binding, k: WgslKernel, args: list[Any], ubuf: Any) -> Any:
+        queue = self.dev.device.queue
+        if b.kind == "array":
+            return args[b.param].buf
+        if b.kind == "params":
+            return ubuf
+        if b.kind == "errors":
+            n = len(k.error_ops)
+            buf = self.dev.device.create_buffer(size=self._padded(4 * n), usage=self._usage())
+            queue.write_buffer(buf, 0, np.full(n, _NO_ERROR, np.uint32).tobytes())
+            return buf
+        words, f64s = self._print_buffers()
+        buf = words if b.kind == "prints" else f64s
+        queue.write_buffer(buf, 0, np.zeros(4, np.uint32).tobytes())  # head = 0
+        return buf
+
+    def _emit_prints(self, k: WgslKernel) -> None:
+        words_buf, f64_buf = self._print_buffers()
+        queue = self.dev.device.queue
+        head = int(np.frombuffer(queue.read_buffer(words_buf, 0, 4), np.uint32)[0])
+        capacity = words_buf.size // 4 - 1
+        used = min(head, capacity)
+        words = np.frombuffer(queue.read_buffer(words_buf, 4, max(used, 1) * 4), np.uint32)
+        f64s: np.ndarray | None = None
+        if any(FLOAT64 in ts for ts in k.print_types):
+            n64 = int(np.frombuffer(queue.read_buffer(f64_buf, 0, 4), np.uint32)[0])
+            cap64 = (f64_buf.size - 8) // 8
+            f64s = np.frombuffer(
+                queue.read_buffer(f64_buf, 8, max(min(n64, cap64), 1) * 8), np.float64
+            )
+        records, lost = decode_prints(words[:used], k.print_types, f64s)
+        if head > capacity:
+            lost_words = head - sum(3 + len(r.values) for r in records)
+            warnings.warn(
+                f"simt: the webgpu print buffer is full: about {max(lost_words, 1)} words of "
+                "print output were lost; set SIMT_WEBGPU_PRINT_MB to a larger size",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        emit(records, k.print_formats)  # type: ignore[arg-type]
+
+    def _check_errors(
+        self, compiled: Compiled, k: WgslKernel, buf: Any, grid: Dim3, block: Dim3
+    ) -> None:
+        n = len(k.error_ops)
+        firsts = np.frombuffer(self.dev.device.queue.read_buffer(buf, 0, 4 * n), np.uint32)
+        if not np.any(firsts != _NO_ERROR):
+            return
+        site = int(np.argmin(firsts))
+        thread = int(firsts[site])
+        op = k.error_ops[site]
+        from ..backends.common import describe_failure
+
+        bidx, tidx = unflatten(thread, grid, block)
+        loc = op.loc
+        raise KernelError(
+            describe_failure(op),
+            block=bidx,  # type: ignore[arg-type]
+            thread=tidx,  # type: ignore[arg-type]
+            filename=loc.filename if loc else compiled.fn.filename,
+            line=loc.line if loc else None,
+            source_line=loc.source_line if loc else None,
+        )
+
+
+def decode_prints(
+    words: np.ndarray, types: list[list[Scalar]], f64s: np.ndarray | None
+) -> tuple[list[PrintRecord], int]:
+    """The `PrintRecord`s in a print buffer's words (records `[thread, seq, print id,
+    values...]`); also the number of words left over (a record cut short by a full buffer)."""
+    out: list[PrintRecord] = []
+    pos = 0
+    n = len(words)
+    while pos + 3 <= n:
+        thread, seq, pid = int(words[pos]), int(words[pos + 1]), int(words[pos + 2])
+        ts = types[pid]
+        width = 3 + sum(2 if t == INT64 else 1 for t in ts)
+        if pos + width > n:
+            break
+        values = []
+        w = pos + 3
+        for t in ts:
+            word = words[w : w + 1]
+            if t == INT64:
+                values.append(words[w : w + 2].view(np.int64)[0])
+                w += 2
+                continue
+            if t == FLOAT64:
+                j = int(word[0])
+                values.append(
+                    np.float64(f64s[j]) if f64s is not None and j < len(f64s) else np.float64("nan")
+                )
+            elif t.is_bool:
+                values.append(np.bool_(word[0] != 0))
+            else:
+                values.append(word.view(t.np)[0])
+            w += 1
+        out.append(PrintRecord(thread, seq, pid, tuple(values)))
+        pos += width
+    return out, n - pos

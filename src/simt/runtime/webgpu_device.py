@@ -1,0 +1,135 @@
+"""The one WebGPU adapter and device of the process: choosing, describing, opening it.
+
+`wgpu` is imported here lazily, never at `import simt`. Adapter and device creation cost
+about a second, so the process opens one device, on first use, and keeps it.
+
+`SIMT_WEBGPU_ADAPTER` picks the adapter: a backend name (`vulkan`, `metal`, `d3d12`, `gl` or
+`opengl`), or any other text, matched against the adapter's name (`llvmpipe`, `nvidia`).
+Without it the best adapter wins: a discrete GPU, then an integrated one, then anything else,
+software (CPU) adapters last; on ties, Vulkan, Metal and D3D12 before OpenGL.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import BackendUnavailable
+
+ENV = "SIMT_WEBGPU_ADAPTER"
+_BACKEND_ALIASES = {
+    "vulkan": "Vulkan", "vk": "Vulkan", "metal": "Metal", "d3d12": "D3D12", "dx12": "D3D12",
+    "gl": "OpenGL", "opengl": "OpenGL", "gles": "OpenGL",
+}  # fmt: skip
+_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "Unknown": 3, "CPU": 4}
+# Limits simt relies on: the device is opened with the adapter's own values (the WebGPU
+# defaults are smaller: 8 storage buffers, 256 threads per workgroup).
+LIMITS = (
+    "max-storage-buffer-binding-size", "max-buffer-size", "max-storage-buffers-per-shader-stage",
+    "max-compute-workgroup-storage-size", "max-compute-invocations-per-workgroup",
+    "max-compute-workgroup-size-x", "max-compute-workgroup-size-y",
+    "max-compute-workgroup-size-z", "max-compute-workgroups-per-dimension",
+    "max-uniform-buffer-binding-size",
+)  # fmt: skip
+FEATURES = ("shader-f64", "shader-int64")
+
+
+@dataclass
+class Device:
+    """An opened device and what simt needs to know about its adapter."""
+
+    device: Any
+    name: str  # e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"
+    backend: str  # Vulkan, Metal, D3D12, OpenGL
+    adapter_type: str  # DiscreteGPU, IntegratedGPU, CPU, ...
+    features: frozenset[str]
+    limits: dict[str, int]
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.adapter_type == "CPU"
+
+    def describe(self) -> str:
+        """One line naming the adapter (the registry looks for "CPU adapter" in it)."""
+        kind = "CPU adapter" if self.is_cpu else _kind(self.adapter_type)
+        return f"{self.name} ({self.backend}, {kind})"
+
+
+def _kind(adapter_type: str) -> str:
+    return {"DiscreteGPU": "discrete GPU", "IntegratedGPU": "integrated GPU",
+            "VirtualGPU": "virtual GPU"}.get(adapter_type, "GPU")  # fmt: skip
+
+
+_device: Device | None = None
+_failure: str | None = None
+
+
+def _info(adapter: Any) -> dict[str, Any]:
+    return dict(adapter.info)
+
+
+def _choose(adapters: list[Any]) -> Any:
+    want = os.environ.get(ENV, "").strip()
+    if want:
+        backend = _BACKEND_ALIASES.get(want.lower())
+        for a in adapters:
+            info = _info(a)
+            if backend is not None and info.get("backend_type") == backend:
+                return a
+            text = f"{info.get('device', '')} {info.get('vendor', '')}".lower()
+            if backend is None and want.lower() in text:
+                return a
+        found = ", ".join(
+            f"{_info(a).get('device')} ({_info(a).get('backend_type')})" for a in adapters
+        )
+        raise BackendUnavailable(f"{ENV}={want!r} matches no WebGPU adapter; found: {found}")
+
+    def rank(a: Any) -> tuple[int, int]:
+        info = _info(a)
+        t = _TYPE_RANK.get(str(info.get("adapter_type")), 3)
+        return (t, 1 if info.get("backend_type") == "OpenGL" else 0)
+
+    return min(adapters, key=rank)
+
+
+def open_device() -> Device:
+    """The process's device, opened on first call; BackendUnavailable when there is none."""
+    global _device, _failure
+    if _device is not None:
+        return _device
+    if _failure is not None:
+        raise BackendUnavailable(_failure)
+    try:
+        import wgpu
+    except ImportError:
+        _failure = "the wgpu package is not installed (pip install wgpu)"
+        raise BackendUnavailable(_failure) from None
+    try:
+        adapters = list(wgpu.gpu.enumerate_adapters_sync())
+    except Exception as e:  # noqa: BLE001 - no driver at all: say so, do not crash
+        _failure = f"wgpu found no adapter: {e}"
+        raise BackendUnavailable(_failure) from None
+    if not adapters:
+        _failure = "wgpu found no adapter (install a GPU driver, or mesa-vulkan-drivers)"
+        raise BackendUnavailable(_failure)
+    adapter = _choose(adapters)
+    info = _info(adapter)
+    features = frozenset(f for f in FEATURES if f in adapter.features)
+    limits = {k: int(adapter.limits[k]) for k in LIMITS if k in adapter.limits}
+    try:
+        device = adapter.request_device_sync(
+            required_features=sorted(features), required_limits=dict(limits)
+        )
+    except Exception as e:  # noqa: BLE001
+        _failure = f"could not open {info.get('device')}: {e}"
+        raise BackendUnavailable(_failure) from None
+    _device = Device(
+        device=device,
+        name=str(info.get("device") or info.get("description") or "unknown adapter"),
+        backend=str(info.get("backend_type")),
+        adapter_type=str(info.get("adapter_type")),
+        features=features,
+        limits=limits,
+    )
+    return _device
