@@ -100,17 +100,18 @@ class CudaKernel:
     meta: dict[str, object] = field(default_factory=dict)
 
 
-def render(fn: Function, fast_math: bool | None = None) -> CudaKernel:
-    """Render `fn` as CUDA C++. `fast_math` (default: `fn.attrs["fast_math"]`) spells float32
-    transcendental functions with CUDA's fast intrinsics (`__expf`, ...)."""
+def build(fn: Function, fast_math: bool | None = None) -> CudaKernel:
+    """Render `fn` as CUDA C++ with what the runtime needs to launch it. `fast_math` (default:
+    `fn.attrs["fast_math"]`) spells float32 transcendental functions with CUDA's fast
+    intrinsics (`__expf`, ...)."""
     if fast_math is None:
         fast_math = bool(fn.attrs.get("fast_math", False))
     return _Renderer(fn, fast_math).run()
 
 
-def source(fn: Function) -> str:
-    """Only the CUDA C++ text of `fn` (what `kernel.source("cuda", ...)` shows)."""
-    return render(fn).source
+def render(fn: Function) -> str:
+    """The CUDA C++ text of `fn` (what `kernel.source("cuda", ...)` shows)."""
+    return build(fn).source
 
 
 def kernel_name(fn: Function) -> str:

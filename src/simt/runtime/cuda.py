@@ -1,0 +1,451 @@
+"""The CUDA runtime: NVRTC to CUBIN for the present GPU, launched through `cuda-core`.
+
+Kernels are rendered by `backends/cuda.py`, compiled by `nvrtc.compile_cubin` for the device's
+own `sm_XY` (never PTX: the driver may be older than NVRTC) and cached on disk. Work goes to
+the legacy default stream, so it is ordered with CuPy's and PyTorch's default streams and
+their arrays can be passed in without copies (`wrap_foreign`).
+
+Prints and errors: a kernel with `print` (or compiled in debug mode) is checked right after
+its launch (the launch then waits), so its output lands where `sim`'s would; a kernel whose
+only failure sites are `assert`s is checked at the next `synchronize` or copy back.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import cache
+from ..array import DeviceArray, c_strides
+from ..backends import cuda as renderer
+from ..backends.common import describe_failure
+from ..errors import KernelError, LaunchError
+from ..ir import Function
+from ..types import ArrayType, scalar_of_dtype
+from . import nvrtc
+from .base import Compiled, Dim3, PrintRecord, Runtime, unflatten
+from .cuda_interop import KDL_CUDA, cai_dict, dlpack_capsule, read_cai
+from .printing import emit
+
+_NO_ERROR = 0xFFFFFFFFFFFFFFFF
+PRINT_WORDS = int(os.environ.get("SIMT_CUDA_PRINT_WORDS", str(1 << 22)))
+
+
+def _core() -> Any:
+    """The `cuda.core` module (older releases keep the API under `cuda.core.experimental`)."""
+    try:
+        import cuda.core as core
+
+        core.Device  # noqa: B018 - probe that this release exports the API at the top
+        return core
+    except (ImportError, AttributeError):
+        import cuda.core.experimental as core
+
+        return core
+
+
+def _driver() -> Any:
+    from cuda.bindings import driver
+
+    return driver
+
+
+def _ok(result: Any, what: str) -> Any:
+    """Unpack a `cuda.bindings.driver` call's (error, *values), raising on failure."""
+    err, *rest = result if isinstance(result, tuple) else (result,)
+    if int(err) != 0:
+        raise RuntimeError(f"{what} failed: {getattr(err, 'name', err)}")
+    return rest[0] if len(rest) == 1 else tuple(rest)
+
+
+@dataclass
+class CudaBuffer:
+    """Device memory simt can index: a pointer and the object that owns the memory (a
+    `cuda.core` Buffer, or a foreign array that must stay alive)."""
+
+    ptr: int
+    nbytes: int
+    owner: Any = None
+    strides: tuple[int, ...] | None = None  # in elements, for a foreign non-C-ordered view
+
+
+@dataclass
+class _Pending:
+    """An `assert`-only kernel launched since the last check, and its launch shape."""
+
+    kernel: Compiled
+    grid: Dim3
+    block: Dim3
+
+
+class CudaRuntime(Runtime):
+    """NVIDIA GPUs through NVRTC and cuda-core."""
+
+    name = "cuda"
+
+    @classmethod
+    def probe(cls) -> tuple[bool, str]:
+        """Whether a GPU, its driver and NVRTC are usable; never raises."""
+        try:
+            return cls._probe()
+        except Exception as e:  # noqa: BLE001 - probing must never break `simt info`
+            return False, f"{type(e).__name__}: {e}"
+
+    @classmethod
+    def _probe(cls) -> tuple[bool, str]:
+        v = nvrtc.version()
+        nv = f"NVRTC {v[0]}.{v[1]}" if v else "NVRTC not usable (pip install simt[cuda])"
+        try:
+            driver = _driver()
+        except ImportError:
+            return False, f"cuda-bindings is not installed (pip install simt[cuda]); {nv}"
+        try:
+            (err,) = driver.cuInit(0)
+        except Exception:  # noqa: BLE001 - DynamicLibNotFoundError and kin
+            return False, f"no NVIDIA driver (libcuda not found); {nv}"
+        if int(err) != 0:
+            name = getattr(err, "name", str(err))
+            return False, f"NVIDIA driver present but no usable GPU ({name}); {nv}"
+        err, count = driver.cuDeviceGetCount()
+        if int(err) != 0 or count == 0:
+            return False, f"NVIDIA driver present but no GPU (CUDA_ERROR_NO_DEVICE); {nv}"
+        err, dev = driver.cuDeviceGet(0)
+        err, raw = driver.cuDeviceGetName(64, dev)
+        gpu = raw.split(b"\0")[0].decode(errors="replace")
+        major = _ok(
+            driver.cuDeviceGetAttribute(
+                driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev
+            ),
+            "cc",
+        )
+        minor = _ok(
+            driver.cuDeviceGetAttribute(
+                driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev
+            ),
+            "cc",
+        )
+        drv = _ok(driver.cuDriverGetVersion(), "driver version")
+        what = f"{gpu} (sm_{major}{minor}), driver CUDA {drv // 1000}.{drv % 1000 // 10}; {nv}"
+        if v is None:
+            return False, f"{what}: NVRTC is needed to compile kernels"
+        archs = nvrtc.supported_archs()
+        if archs and f"sm_{major}{minor}" not in archs:
+            return False, f"{what}: this NVRTC cannot compile for sm_{major}{minor}"
+        try:
+            _core()
+        except ImportError:
+            return False, f"{what}; cuda-core is not installed (pip install simt[cuda])"
+        return True, what
+
+    def __init__(self) -> None:
+        core = _core()
+        self.core = core
+        self.driver = _driver()
+        self.device = core.Device(0)
+        self.device.set_current()
+        cc = self.device.compute_capability
+        self.arch = f"sm_{cc[0]}{cc[1]}"
+        self.stream = self.device.default_stream
+        self.stream_handle = int(self.stream.handle)
+        self._pending: list[_Pending] = []
+        self._resources: dict[str, dict[str, int]] = {}
+
+    # ---------------------------------------------------------------- compile
+    def render(self, fn: Function) -> str:
+        """The CUDA C++ text of `fn`."""
+        return renderer.render(fn)
+
+    def compile(self, fn: Function) -> Compiled:
+        """Render, compile to CUBIN for this GPU (through the disk cache), load."""
+        kern = renderer.build(fn)
+        cubin, log = cached_cubin(kern.source, self.arch, _options(kern))
+        code = self.core.ObjectCode.from_cubin(cubin, name=kern.name)
+        handle = code.get_kernel(kern.name)
+        res = nvrtc.parse_resources(log).get(kern.name, {})
+        meta: dict[str, Any] = {"cuda": kern, "code": code, "resources": res}
+        compiled = Compiled(fn, kern.source, handle, meta)
+        if kern.prints:
+            meta["print_buf"] = self._alloc_raw(4 * (PRINT_WORDS + 2))
+        if kern.sites:
+            err = self._alloc_raw(8)
+            self._memset8(err.ptr, 0xFF, 8)
+            meta["err_buf"] = err
+        return compiled
+
+    # ---------------------------------------------------------------- launch
+    def launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
+        """Launch on the default stream; waits only when the kernel prints or is in debug
+        mode, to report what it printed or the first failing thread."""
+        kern: renderer.CudaKernel = kernel.meta["cuda"]
+        values: list[Any] = []
+        pbuf: CudaBuffer | None = kernel.meta.get("print_buf")
+        ebuf: CudaBuffer | None = kernel.meta.get("err_buf")
+        for p in kern.params:
+            kind = p.kind
+            if kind == "scalar":
+                values.append(args[p.param])
+            elif kind == "ptr":
+                values.append(np.uint64(_buffer_of(args[p.param]).ptr))
+            elif kind == "shape":
+                t = kernel.fn.params[p.param].value.type
+                assert isinstance(t, ArrayType)
+                values.append(t.index.np.type(args[p.param].shape[p.dim]))
+            elif kind == "stride":
+                values.append(np.int64(args[p.param].strides[p.dim]))
+            elif kind == "print":
+                assert pbuf is not None
+                self._memset8(pbuf.ptr, 0, 8)
+                values.append(np.uint64(pbuf.ptr))
+            elif kind == "print_cap":
+                values.append(np.uint32(PRINT_WORDS))
+            elif kind == "error":
+                assert ebuf is not None
+                values.append(np.uint64(ebuf.ptr))
+        config = self.core.LaunchConfig(grid=tuple(grid), block=tuple(block))
+        try:
+            self.core.launch(self.stream, config, kernel.handle, *values)
+        except Exception as e:  # noqa: BLE001 - cuda.core's CUDAError is not a RuntimeError
+            raise LaunchError(f"the CUDA launch of {kern.name} failed: {e}") from None
+        if pbuf is not None or kernel.fn.debug:
+            self._sync()
+            if pbuf is not None:
+                self._emit_prints(kern, pbuf)
+            if ebuf is not None:
+                self._check_error(kernel, grid, block)
+        elif ebuf is not None:
+            self._pending.append(_Pending(kernel, grid, block))
+
+    def synchronize(self) -> None:
+        """Wait for every launch, then report the first failed `assert` among them."""
+        self._sync()
+        pending, self._pending = self._pending, []
+        for p in pending:
+            self._check_error(p.kernel, p.grid, p.block)
+
+    def _sync(self) -> None:
+        try:
+            self.stream.sync()
+        except Exception as e:  # noqa: BLE001
+            raise KernelError(f"the CUDA device reported an error: {e}") from None
+
+    def _emit_prints(self, kern: renderer.CudaKernel, pbuf: CudaBuffer) -> None:
+        head = np.empty(2, np.uint32)
+        self._dtoh(head, pbuf.ptr)
+        used = min(int(head[0]), PRINT_WORDS)
+        used -= used % kern.record_words
+        words = np.empty(used, np.uint32)
+        if used:
+            self._dtoh(words, pbuf.ptr + 8)
+        emit(decode_records(words, kern), [p.parts for p in kern.prints])  # type: ignore[misc]
+        if head[1]:
+            sys.stderr.write(
+                f"simt: {int(head[1])} print records were dropped: the CUDA print buffer "
+                f"holds {PRINT_WORDS} words (set SIMT_CUDA_PRINT_WORDS for more)\n"
+            )
+
+    def _check_error(self, kernel: Compiled, grid: Dim3, block: Dim3) -> None:
+        ebuf: CudaBuffer = kernel.meta["err_buf"]
+        word = np.empty(1, np.uint64)
+        self._dtoh(word, ebuf.ptr)
+        key = int(word[0])
+        if key == _NO_ERROR:
+            return
+        self._memset8(ebuf.ptr, 0xFF, 8)
+        kern: renderer.CudaKernel = kernel.meta["cuda"]
+        site = kern.sites[(key & 0xFFFFF) - 1]
+        bidx, tidx = unflatten(key >> 20, grid, block)
+        loc = site.loc
+        raise KernelError(
+            describe_failure(site),
+            bidx,  # type: ignore[arg-type]
+            tidx,  # type: ignore[arg-type]
+            loc.filename if loc else None,
+            loc.line if loc else None,
+            loc.source_line if loc else None,
+        )
+
+    # ---------------------------------------------------------------- memory
+    def _alloc_raw(self, nbytes: int) -> CudaBuffer:
+        buf = self.device.allocate(max(int(nbytes), 1), stream=self.stream)
+        return CudaBuffer(int(buf.handle), int(nbytes), buf)
+
+    def _memset8(self, ptr: int, byte: int, nbytes: int) -> None:
+        _ok(self.driver.cuMemsetD8Async(ptr, byte, nbytes, self.stream_handle), "cuMemsetD8")
+
+    def _dtoh(self, out: np.ndarray, ptr: int) -> None:
+        _ok(
+            self.driver.cuMemcpyDtoHAsync(out.ctypes.data, ptr, out.nbytes, self.stream_handle),
+            "cuMemcpyDtoH",
+        )
+        self._sync()
+
+    def empty(self, shape: tuple[int, ...], dtype: np.dtype) -> CudaBuffer:
+        """Uninitialised device memory for a C-ordered array."""
+        n = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        return self._alloc_raw(n)
+
+    def upload(self, host: np.ndarray) -> CudaBuffer:
+        """A device copy of `host` (C order)."""
+        host = np.ascontiguousarray(host)
+        buf = self._alloc_raw(host.nbytes)
+        if host.nbytes:
+            _ok(
+                self.driver.cuMemcpyHtoDAsync(
+                    buf.ptr, host.ctypes.data, host.nbytes, self.stream_handle
+                ),
+                "cuMemcpyHtoD",
+            )
+            # The host array may be freed or changed as soon as we return.
+            self._sync()
+        return buf
+
+    def download(self, buf: Any, out: np.ndarray) -> None:
+        """Copy `buf` into `out` after every launch so far, then report failed asserts."""
+        self.synchronize()
+        if out.nbytes == 0:
+            return
+        b = _buffer_of(buf)
+        if b.strides is not None and b.strides != c_strides(out.shape):
+            _download_strided(self, b, b.strides, out)
+            return
+        if not out.flags.c_contiguous:
+            tmp = np.empty(out.shape, out.dtype)
+            self._dtoh(tmp, b.ptr)
+            out[...] = tmp
+        else:
+            self._dtoh(out, b.ptr)
+
+    def info(self) -> dict[str, str]:
+        """The GPU, its architecture and NVRTC's version."""
+        v = nvrtc.version()
+        return {
+            "device": str(self.device.name),
+            "arch": self.arch,
+            "nvrtc": f"{v[0]}.{v[1]}" if v else "unavailable",
+        }
+
+    # ---------------------------------------------------------------- interop
+    def array_interop(self, arr: DeviceArray, name: str) -> Any:
+        """`__cuda_array_interface__`, `__dlpack__` and `__dlpack_device__` of `arr`."""
+        b = _buffer_of(arr)
+        contiguous = arr.strides == c_strides(arr.shape)
+        if name == "__cuda_array_interface__":
+            return cai_dict(b.ptr, arr.shape, arr.dtype, None if contiguous else arr.strides)
+        dev = int(self.device.device_id)
+        if name == "__dlpack_device__":
+            return lambda: (KDL_CUDA, dev)
+        if name == "__dlpack__":
+
+            def dlpack(stream: Any = None, **_: Any) -> Any:
+                # Our work is on the legacy default stream; a consumer on another stream
+                # gets correct data only after it: wait here (cheap next to a copy).
+                if stream not in (None, 1, -1):
+                    self._sync()
+                return dlpack_capsule(arr, b.ptr, arr.shape, arr.dtype, arr.strides, dev)
+
+            return dlpack
+        raise AttributeError(name)
+
+    def wrap_foreign(self, obj: Any) -> DeviceArray | None:
+        """A DeviceArray over the memory of a CuPy array, PyTorch CUDA tensor or any object
+        with `__cuda_array_interface__` (no copy); None for other objects."""
+        if not hasattr(obj, "__cuda_array_interface__"):
+            return None
+        ptr, shape, dtype, strides, span = read_cai(obj)
+        if scalar_of_dtype(dtype) is None:
+            raise LaunchError(
+                f"a CUDA array of dtype {dtype} cannot be passed to a kernel: use bool, int32, "
+                "int64, uint32, float32 or float64"
+            )
+        own = None if strides == c_strides(shape) else strides
+        return DeviceArray(self, CudaBuffer(ptr, span, obj, own), shape, dtype, strides)
+
+    def resources(self, fn: Function) -> dict[str, int]:
+        """Registers, spills and shared memory per block of `fn` on this GPU."""
+        return resources(fn, self.arch)
+
+
+def _buffer_of(x: Any) -> CudaBuffer:
+    b = x.buf if isinstance(x, DeviceArray) else x
+    if not isinstance(b, CudaBuffer):
+        raise LaunchError(f"an array of another backend was passed to a CUDA kernel: {x!r}")
+    return b
+
+
+def _download_strided(
+    rt: CudaRuntime, b: CudaBuffer, strides: tuple[int, ...], out: np.ndarray
+) -> None:
+    """Copy a strided device view back: the whole span it covers, then a host view of it."""
+    item = out.dtype.itemsize
+    raw = np.empty(max(b.nbytes // item, 1), out.dtype)
+    rt._dtoh(raw[: b.nbytes // item], b.ptr)
+    view = np.lib.stride_tricks.as_strided(
+        raw, out.shape, tuple(s * item for s in strides), writeable=False
+    )
+    out[...] = view
+
+
+def decode_records(words: np.ndarray, kern: renderer.CudaKernel) -> list[PrintRecord]:
+    """The print records in a buffer's `words` (a multiple of `kern.record_words`)."""
+    rw = kern.record_words
+    if rw == 0 or words.size == 0:
+        return []
+    recs = words.reshape(-1, rw)
+    threads = recs[:, 0].astype(np.uint64) | (recs[:, 1].astype(np.uint64) << np.uint64(32))
+    seqs = recs[:, 2]
+    pids = recs[:, 3]
+    out: list[PrintRecord] = []
+    for pid, fmt in enumerate(kern.prints):
+        rows = np.nonzero(pids == pid)[0]
+        if rows.size == 0:
+            continue
+        cols = []
+        for k, t in enumerate(fmt.types):
+            lo = recs[rows, 4 + 2 * k]
+            hi = recs[rows, 5 + 2 * k]
+            pair = lo.astype(np.uint64) | (hi.astype(np.uint64) << np.uint64(32))
+            if t.is_float and t.bits == 32:
+                col: np.ndarray = lo.view(np.float32)
+            elif t.is_float:
+                col = pair.view(np.float64)
+            elif t.is_bool:
+                col = lo != 0
+            elif t.kind == "u":
+                col = lo.astype(np.uint32)
+            else:
+                col = pair.view(np.int64).astype(t.np)
+            cols.append(col)
+        for j, r in enumerate(rows):
+            out.append(PrintRecord(int(threads[r]), int(seqs[r]), pid, tuple(c[j] for c in cols)))
+    return out
+
+
+def _options(kern: renderer.CudaKernel) -> tuple[str, ...]:
+    return ("-use_fast_math",) if kern.fast_math else ()
+
+
+def cached_cubin(source: str, arch: str, options: tuple[str, ...] = ()) -> tuple[bytes, str]:
+    """(CUBIN, NVRTC log) for `source` on `arch`, from the disk cache when it is there."""
+    v = nvrtc.version()
+    k = cache.key("cuda", source, arch, " ".join(options), repr(v))
+    cubin = cache.load("cuda", k)
+    log = cache.load("cuda", k + ".log")
+    if cubin is not None and log is not None:
+        return cubin, log.decode(errors="replace")
+    cubin, text, _ = nvrtc.compile_cubin(source, arch, options)
+    cache.store("cuda", k, cubin)
+    cache.store("cuda", k + ".log", text.encode())
+    return cubin, text
+
+
+def resources(fn: Function, arch: str = "sm_90") -> dict[str, int]:
+    """What ptxas reports for `fn` on `arch`: registers, spill_stores, spill_loads,
+    stack_frame, shared (static shared memory per block, bytes), constant, barriers.
+    Needs NVRTC only, no GPU."""
+    kern = renderer.build(fn)
+    _, log = cached_cubin(kern.source, arch, _options(kern))
+    return nvrtc.parse_resources(log).get(kern.name, {})
