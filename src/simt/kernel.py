@@ -178,7 +178,10 @@ class Kernel:
             if n not in values:
                 p = self.signature.parameters[n]
                 if p.default is inspect.Parameter.empty:
-                    raise LaunchError(f"{self.__name__}(): missing argument {n!r}")
+                    raise LaunchError(
+                        f"{self.__name__}() takes {len(names)} argument(s) ({', '.join(names)}),"
+                        f" got {len(args) + len(kwargs)}: {n!r} is missing"
+                    )
                 out.append(p.default)
                 continue
             out.append(values[n])

@@ -11,6 +11,7 @@ import ast
 import builtins
 import inspect
 import math
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -135,13 +136,20 @@ def call(tr: Translator, node: ast.Call) -> V:
     pyfunc = getattr(f, "pyfunc", None)  # a @simt.kernel called from a kernel
     if pyfunc is not None and inspect.isfunction(pyfunc):
         f = pyfunc
-    if inspect.isfunction(f):
+    if inspect.isfunction(f) and not _library(f):
         return tr.inline(f, args, kwargs, node)
     runtime = [i for i, a in enumerate(args) if not isinstance(a, Known)]
     tr.fail(node, f"{_name(f)} cannot be compiled, and argument {runtime[0] + 1 if runtime else ''}"
             " is only known at run time",
             "call it on values known at compile time (it then runs in CPython), or use the "
             "kernel language's own functions (math, min, max, abs, ...)")
+
+
+def _library(f: Any) -> bool:
+    """Functions of the standard library and of NumPy/SciPy are run in CPython on known values
+    only; inlining their source would give errors about code the user never wrote."""
+    top = (getattr(f, "__module__", None) or "").split(".")[0]
+    return top in sys.stdlib_module_names or top in ("numpy", "scipy")
 
 
 def _known_len(tr: Translator, v: V, node: ast.AST) -> int:

@@ -219,6 +219,7 @@ def range_loop(tr: Translator, node: ast.For, start: V, stop: V, step: V, t: T.S
         types = [t] + [carried.types[n] for n in carried.typed_names()]
         op = tr.b.op("while", [lo, *inits], types, [cblk, bblk])  # type: ignore[arg-type]
     _bind_results(tr, carried, op.results[(0 if not flags else 1):], outer, target)
+    _forget_locals(tr, node.body)
 
 
 def while_loop(tr: Translator, node: ast.While) -> None:
@@ -262,6 +263,14 @@ def while_loop(tr: Translator, node: ast.While) -> None:
     types = [carried.types[n] for n in carried.typed_names()]
     op = tr.b.op("while", inits, types, [cblk, bblk])  # type: ignore[arg-type]
     _bind_results(tr, carried, op.results, outer, None)
+    _forget_locals(tr, node.body)
+
+
+def _forget_locals(tr: Translator, body: list[ast.stmt]) -> None:
+    """Names first assigned inside a run-time loop are not available after it."""
+    for n in assigned_names(body):
+        if n not in tr.env:
+            tr.env[n] = UNDEF
 
 
 def _yield(tr: Translator, carried: _Carried, blk: Block, first: Value | None = None):  # type: ignore[no-untyped-def]
