@@ -87,7 +87,7 @@ class Binding:
 class UniformField:
     """One member of the uniform struct: `source` says what the runtime writes there:
     ("scalar", param) | ("shape", param, dim) | ("stride", param, dim) | ("grid", axis) |
-    ("blocks",)."""
+    ("blocks",) | ("zero",)."""
 
     name: str
     type: Scalar
@@ -186,6 +186,17 @@ class _Renderer:
         }
         self.uniform: list[UniformField] = []
         self.uses_f64_print = False
+        # Float arithmetic feeding more float arithmetic is kept apart (see `simt_exact`):
+        # drivers otherwise fuse `a * b + c` into an FMA and fold `(x * 0.1) * 10` into `x`,
+        # and NumPy, the reference, does neither.
+        arith = [
+            op
+            for op in walk(fn.body)
+            if op.opcode == "bin"
+            and op.attrs["op"] in ("add", "sub", "mul")
+            and op.result.scalar.is_float
+        ]
+        self.chained = {v.id for op in arith for v in op.operands}
 
     # ---------------------------------------------------------------- errors and types
     def fail(self, op: Op | None, message: str, hint: str | None = None) -> CompileError:
@@ -325,6 +336,7 @@ class _Renderer:
         for axis, a in enumerate("xyz"):
             self.uniform.append(UniformField(f"grid_{a}", UINT32, 0, ("grid", axis)))
         self.uniform.append(UniformField("blocks", UINT32, 0, ("blocks",)))
+        self.uniform.append(UniformField("zero", UINT32, 0, ("zero",)))
         bindings.append(Binding(len(bindings), "params", UNIFORM))
         return bindings
 
@@ -518,6 +530,8 @@ class _Renderer:
             raise self.fail(op, "internal: integer true division")
         else:
             expr = f"{a} {BIN_SYMBOLS[name]} {b}"
+            if name in ("add", "sub", "mul") and t.is_float and op.result.id in self.chained:
+                expr = f"{self.use_helper(f'simt_exact_{w}')}({expr})"
         self.define(op.result, expr)
 
     def un(self, op: Op) -> None:

@@ -123,12 +123,26 @@ fn simt_pow_f32(a: f32, b: f32) -> f32 {
     return out
 
 
+def _exact(t: str, s: str) -> dict[str, str]:
+    # Drivers fuse `a * b + c` into one FMA (one rounding instead of two) and reassociate
+    # `(x * 0.1) * 10` into `x` unless told not to, and WGSL cannot tell them. A select on a
+    # value only known at run time (`simt_P.zero` is always 0) hides the intermediate result
+    # from those rewrites and costs one instruction.
+    return {
+        f"simt_exact_{t}": f"""\
+fn simt_exact_{t}(x: {t}) -> {t} {{
+    return select(x, 0.0{s}, simt_P.zero != 0u);  // x, unfused
+}}"""
+    }
+
+
 HELPERS: dict[str, str] = {}
 for _t, _s in _SIGNED.items():
     HELPERS.update(_signed(_t, _s))
 HELPERS.update(_unsigned())
 for _t, _s in _FLOATS.items():
     HELPERS.update(_float(_t, _s))
+    HELPERS.update(_exact(_t, _s))
 
 
 def helper(name: str) -> str:

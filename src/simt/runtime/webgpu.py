@@ -235,8 +235,10 @@ class WebGPURuntime(Runtime):
                 value = args[int(src[1])].strides[int(src[2])]  # type: ignore[call-overload]
             elif src[0] == "grid":
                 value = tuple(grid)[int(src[1])]  # type: ignore[call-overload]
-            else:
+            elif src[0] == "blocks":
                 value = grid.size
+            else:
+                value = 0
             dt = f.type.np
             if f.type.is_int and np.dtype(dt).itemsize == 4:
                 value = int(value) & 0xFFFFFFFF if f.type.kind == "u" else int(value)
