@@ -14,16 +14,15 @@ from .values import Known, V, is_number
 def known_type(value: Any, other: T.Scalar | None, fp64: bool) -> T.Scalar:
     """The type a known number takes next to a typed operand of type `other` (None: alone).
 
-    A Python literal takes the other operand's type, except that a float next to an int gives
-    the default float; a NumPy scalar keeps its own dtype.
+    A literal takes the other operand's type, except that a float next to an int gives the
+    default float. NumPy scalars known at compile time (items of a known array, say) count as
+    literals too: a float64 weight matrix must not turn float32 image code into float64.
     """
-    if isinstance(value, np.generic):
-        return T.literal_type(value, fp64)
     if other is None:
         return T.literal_type(value, fp64)
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return other if not other.is_bool else T.BOOL
-    if isinstance(value, int):
+    if isinstance(value, (int, np.integer)):
         if other.is_bool:
             return T.literal_type(value, fp64)
         return other

@@ -377,9 +377,14 @@ class Translator:
             bounds = [self.expr(a) for a in it.args]
             if all(isinstance(x, Known) for x in bounds):
                 rng = range(*[self.known_int(x, a) for x, a in zip(bounds, it.args)])
+                saved, mark = dict(self.env), len(self.b.block.ops)
                 try:
                     self.runtime_range(node, bounds)
                 except NeedsKnown:
+                    if len(rng) > self.ctx.max_unroll:
+                        raise
+                    self.env = saved  # forget the attempt: unroll with the index known
+                    del self.b.block.ops[mark:]
                     self.unrolled(node, [Known(i) for i in rng])
                 return
             self.runtime_range(node, bounds)
