@@ -1,0 +1,65 @@
+"""Common-subexpression elimination of pure ops and of loads, scope by scope.
+
+Two ops with the same opcode, operands, attributes and result types compute the same value;
+the second reads the first's result instead. A value defined in a block is visible in the
+regions nested after it, so an expression of an outer block is reused inside an `if` or a
+loop, never the other way round. Loads are reused only while no store, atomic, cas or barrier
+(or a region holding one) lies between them, and never from outside a loop into its body or
+condition (another thread may change memory between iterations). Ops with effects, `alloc`
+(each makes a new array) and structured ops are never merged.
+"""
+
+from __future__ import annotations
+
+from collections import ChainMap
+from collections.abc import Hashable
+
+from ..ir import Block, Function, Op, Value
+from .rewrite import PURE, Subst, writes_memory
+
+_Table = ChainMap[Hashable, Value]
+
+
+def cse(fn: Function) -> Function:
+    """Merge the common subexpressions of `fn`, in place; returns `fn`."""
+    _block(fn.body, ChainMap(), ChainMap(), Subst())
+    return fn
+
+
+def _attr_key(x: object) -> Hashable:
+    if isinstance(x, float):
+        return ("float", repr(x))  # tells 0.0 from -0.0; NaN matches NaN (same bits)
+    if isinstance(x, (bool, int, str)) or x is None:
+        return (type(x).__name__, x)
+    if isinstance(x, tuple):
+        return tuple(_attr_key(i) for i in x)
+    return ("obj", id(x))
+
+
+def _key(op: Op) -> Hashable:
+    attrs = tuple(sorted((k, _attr_key(v)) for k, v in op.attrs.items()))
+    return (op.opcode, tuple(v.id for v in op.operands), attrs, tuple(r.type for r in op.results))
+
+
+def _block(block: Block, pure: _Table, loads: _Table, subst: Subst) -> None:
+    kept: list[Op] = []
+    for op in block.ops:
+        subst.apply(op)
+        k = op.opcode
+        if k in PURE or k == "load":
+            table = pure if k in PURE else loads
+            key = _key(op)
+            prev = table.get(key)
+            if prev is not None:
+                subst.set(op.result, prev)
+                continue
+            table[key] = op.result
+        elif op.regions:
+            looping = k in ("for", "while")
+            for region in op.regions:
+                inner = ChainMap() if looping else loads.new_child()
+                _block(region, pure.new_child(), inner, subst)
+        if writes_memory(op):
+            loads = ChainMap()
+        kept.append(op)
+    block.ops = kept

@@ -1,0 +1,458 @@
+"""Constant folding, and the algebraic identities that are exact for their type.
+
+Folding follows docs/semantics.md to the bit: integer arithmetic wraps at its width, `//` and
+`%` are Python's floor forms and give 0 when dividing by zero, float32 arithmetic is done in
+float32. Math functions are evaluated in float64 and rounded to the result type. A fold whose
+result the semantics leave unspecified (a float cast to an int it does not fit) or that would
+produce a NaN or an infinity is left for the backend to compute.
+
+Structured ops fold too: an `if` whose condition is known is replaced by the ops of the branch
+taken, a `for` that runs zero times and a `while` whose condition is known to be false by
+their initial values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..ir import Block, Function, Op, Value
+from ..types import BOOL, Scalar
+from .rewrite import Subst
+
+Py = int | float | bool
+
+_MISSING = object()
+
+
+def fold(fn: Function) -> Function:
+    """Fold the constant expressions of `fn`, in place; returns `fn`."""
+    _Folder().block(fn.body)
+    return fn
+
+
+def wrap(v: int, t: Scalar) -> int:
+    """`v` wrapped to the range of the integer type `t` (two's complement)."""
+    v &= (1 << t.bits) - 1
+    if t.is_signed and v >= 1 << (t.bits - 1):
+        v -= 1 << t.bits
+    return v
+
+
+def to_py(x: Any, t: Scalar) -> Py:
+    """A NumPy or Python scalar as the Python value a `const` of type `t` stores."""
+    if t.is_bool:
+        return bool(x)
+    if t.is_int:
+        return int(x)
+    return float(x)
+
+
+def normalize(v: Py, t: Scalar) -> Py:
+    """A const's value as the type `t` holds it (a float32 const of 0.1 holds 0.1f)."""
+    if t.is_bool:
+        return bool(v)
+    if t.is_int:
+        return wrap(int(v), t)
+    with np.errstate(all="ignore"):
+        return float(t.np.type(v))
+
+
+def _finite(v: Py | None) -> Py | None:
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+class _Folder:
+    def __init__(self) -> None:
+        self.subst = Subst()
+        self.consts: dict[int, Py] = {}
+        self.definer: dict[int, Op] = {}  # value id -> the (kept) op defining it
+
+    def const(self, v: Value) -> Any:
+        return self.consts.get(v.id, _MISSING)
+
+    def block(self, block: Block) -> None:
+        # Ops of an inlined `if` branch or `while` condition are spliced into `pending` and
+        # folded as ops of this block.
+        pending = list(block.ops)
+        out: list[Op] = []
+        i = 0
+        while i < len(pending):
+            op = pending[i]
+            i += 1
+            self.subst.apply(op)
+            spliced = self.op(op)
+            if spliced is None:
+                out.append(op)
+                for r in op.results:
+                    self.definer[r.id] = op
+            else:
+                pending[i:i] = spliced
+        block.ops = out
+
+    def op(self, op: Op) -> list[Op] | None:
+        """Fold `op`: None to keep it (maybe changed), else the ops that replace it."""
+        k = op.opcode
+        if k == "const":
+            self.consts[op.result.id] = normalize(op.attrs["value"], op.result.scalar)
+            return None
+        if k == "if":
+            return self.fold_if(op)
+        if k == "for":
+            return self.fold_for(op)
+        if k == "while":
+            return self.fold_while(op)
+        if len(op.results) != 1 or not isinstance(op.result.type, Scalar):
+            return None
+        t = op.result.type
+        args = [self.const(v) for v in op.operands]
+        known = all(a is not _MISSING for a in args)
+        value: Py | None = None
+        if k == "shape":
+            shape = op.operands[0].array.shape
+            if shape is not None:
+                value = shape[op.attrs["dim"]]
+        elif k == "select":
+            if args[0] is not _MISSING:
+                return self.replace(op, op.operands[1] if args[0] else op.operands[2])
+            a, b = args[1], args[2]
+            if t.is_bool and a is not _MISSING and b is not _MISSING and a and not b:
+                return self.replace(op, op.operands[0])  # select(c, True, False) is c
+        elif known and k == "bin":
+            value = fold_bin(op.attrs["op"], t, args[0], args[1])
+        elif known and k == "cmp":
+            value = fold_cmp(op.attrs["op"], op.operands[0].scalar, args[0], args[1])
+        elif known and k == "un":
+            value = fold_un(op.attrs["op"], t, args[0])
+        elif known and k == "cast":
+            value = fold_cast(op.operands[0].scalar, t, args[0])
+        elif known and k == "math":
+            value = fold_math(op.attrs["fn"], t, args)
+        if value is None and k in ("bin", "cmp", "un"):
+            same = self.identity(op, args)
+            if same is not None:
+                if isinstance(same, Value):
+                    return self.replace(op, same)
+                value = same
+        if value is not None:
+            self.to_const(op, value)
+        return None
+
+    def replace(self, op: Op, v: Value) -> list[Op]:
+        self.subst.set(op.result, v)
+        return []
+
+    def to_const(self, op: Op, value: Py) -> None:
+        value = to_py(value, op.result.scalar)
+        op.opcode, op.operands, op.attrs, op.regions = "const", [], {"value": value}, []
+        self.consts[op.result.id] = value
+
+    def identity(self, op: Op, args: list[Any]) -> Value | Py | None:
+        """An operand or a constant equal to `op` for every input, or None."""
+        k, name = op.opcode, op.attrs["op"]
+        if k == "un":
+            (x,) = op.operands
+            inner = self.definer.get(x.id)
+            if inner is not None and inner.opcode == "un" and inner.attrs["op"] == name:
+                if name in ("neg", "invert") or (name == "not" and x.scalar.is_bool):
+                    return inner.operands[0]
+                if name == "abs":
+                    return x
+            return None
+        a, b = op.operands
+        ca, cb = args
+        t = a.scalar
+        if k == "cmp":
+            if a is b and not t.is_float:
+                return name in ("eq", "le", "ge")
+            return None
+        return bin_identity(name, t, a, b, ca, cb)
+
+    def fold_if(self, op: Op) -> list[Op] | None:
+        c = self.const(op.operands[0])
+        if c is _MISSING:
+            for region in op.regions:
+                self.block(region)
+            return None
+        taken = op.regions[0 if c else 1]
+        term = taken.ops[-1]
+        for r, v in zip(op.results, term.operands):
+            self.subst.set(r, v)
+        return taken.ops[:-1]
+
+    def fold_for(self, op: Op) -> list[Op] | None:
+        bounds = [self.const(v) for v in op.operands[:3]]
+        if all(b is not _MISSING for b in bounds) and bounds[2] != 0:
+            if len(range(*(int(b) for b in bounds))) == 0:
+                for r, v in zip(op.results, op.operands[3:]):
+                    self.subst.set(r, v)
+                return []
+        self.block(op.regions[0])
+        return None
+
+    def fold_while(self, op: Op) -> list[Op] | None:
+        cond, body = op.regions
+        self.block(cond)
+        self.block(body)
+        term = cond.ops[-1]
+        if self.const(self.subst.get(term.operands[0])) is not False:
+            return None
+        # The condition runs once, on the initial values, and is false: the loop is its
+        # condition region's ops, and its results are the initial values.
+        for a, v in zip(cond.args, op.operands):
+            self.subst.set(a, v)
+        for r, v in zip(op.results, op.operands):
+            self.subst.set(r, v)
+        return cond.ops[:-1]
+
+
+def fold_bin(name: str, t: Scalar, a: Py, b: Py) -> Py | None:
+    """`a <name> b` in type `t`, or None when it is not folded."""
+    if t.is_bool:
+        x, y = bool(a), bool(b)
+        logic: dict[str, Callable[[bool, bool], bool]] = {
+            "and": lambda p, q: p and q,
+            "or": lambda p, q: p or q,
+            "xor": lambda p, q: p != q,
+            "min": lambda p, q: p and q,
+            "max": lambda p, q: p or q,
+        }
+        f = logic.get(name)
+        return None if f is None else f(x, y)
+    if t.is_int:
+        return _int_bin(name, t, int(a), int(b))
+    return _finite(_float_bin(name, t, float(a), float(b)))
+
+
+def _int_bin(name: str, t: Scalar, x: int, y: int) -> int | None:
+    if name == "add":
+        r = x + y
+    elif name == "sub":
+        r = x - y
+    elif name == "mul":
+        r = x * y
+    elif name == "floordiv":
+        r = 0 if y == 0 else x // y
+    elif name == "mod":
+        r = 0 if y == 0 else x % y
+    elif name == "pow":
+        r = int_pow(x, y, t)
+    elif name == "min":
+        r = min(x, y)
+    elif name == "max":
+        r = max(x, y)
+    elif name == "and":
+        r = x & y
+    elif name == "or":
+        r = x | y
+    elif name == "xor":
+        r = x ^ y
+    elif name == "shl":
+        r = x << (y & (t.bits - 1))
+    elif name == "shr":
+        r = x >> (y & (t.bits - 1))  # arithmetic for signed; x >= 0 for unsigned
+    else:
+        return None
+    return wrap(r, t)
+
+
+def int_pow(x: int, y: int, t: Scalar) -> int:
+    """`x ** y` as the kernel language defines it on integers of type `t`."""
+    if y < 0:
+        if x == 1:
+            return 1
+        if x == -1:
+            return 1 if y % 2 == 0 else -1
+        return 0
+    return wrap(pow(x, y, 1 << t.bits), t)
+
+
+def _float_bin(name: str, t: Scalar, a: float, b: float) -> float | None:
+    x, y = t.np.type(a), t.np.type(b)
+    with np.errstate(all="ignore"):
+        if name == "add":
+            return float(x + y)
+        if name == "sub":
+            return float(x - y)
+        if name == "mul":
+            return float(x * y)
+        if name == "div":
+            return float(x / y)
+        if name == "floordiv":
+            return float(np.floor_divide(x, y))
+        if name == "mod":
+            return float(np.remainder(x, y))
+        if name == "pow":
+            return float(t.np.type(np.power(np.float64(a), np.float64(b))))
+        if name in ("min", "max") and not (math.isnan(a) or math.isnan(b)):
+            return float(np.minimum(x, y) if name == "min" else np.maximum(x, y))
+    return None
+
+
+def fold_cmp(name: str, t: Scalar, a: Py, b: Py) -> bool | None:
+    """`a <name> b` for operands of type `t`."""
+    x: int | float
+    y: int | float
+    if t.is_float:
+        x, y = float(a), float(b)
+    else:
+        x, y = int(a), int(b)
+    return {
+        "eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y,
+    }.get(name)  # fmt: skip
+
+
+def fold_un(name: str, t: Scalar, a: Py) -> Py | None:
+    """`<name> a` in type `t`."""
+    if t.is_bool:
+        return (not a) if name in ("not", "invert") else None
+    if t.is_int:
+        x = int(a)
+        r = {"neg": -x, "invert": ~x, "abs": abs(x)}.get(name)
+        return None if r is None else wrap(r, t)
+    f = float(a)
+    if name == "neg":
+        return -f
+    if name == "abs":
+        return abs(f)
+    return None
+
+
+def fold_cast(src: Scalar, dst: Scalar, a: Py) -> Py | None:
+    """`a` of type `src` converted to `dst` as every backend converts it."""
+    if dst.is_bool:
+        return bool(a != 0)
+    if dst.is_int:
+        if not src.is_float:
+            return wrap(int(a), dst)
+        f = float(a)
+        if not math.isfinite(f):
+            return None
+        r = math.trunc(f)
+        half = 1 << (dst.bits - 1)
+        lo, hi = (-half, half) if dst.is_signed else (0, 2 * half)
+        return r if lo <= r < hi else None  # out of range: unspecified, left to the backend
+    # To a float: one rounding, from the source's exact value (NumPy's C conversion).
+    if src.is_int:
+        a = wrap(int(a), src)
+    with np.errstate(all="ignore"):
+        x = np.array(a, dtype=src.np).astype(dst.np)[()]
+    return _finite(float(x))
+
+
+# Math functions, evaluated in float64 (then rounded to the result type).
+_MATH: dict[str, Callable[..., Any]] = {
+    "sqrt": np.sqrt, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log,
+    "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sin": np.sin, "cos": np.cos,
+    "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "pow": np.power,
+    "hypot": np.hypot, "fabs": np.abs, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+    "rint": np.rint, "copysign": np.copysign, "fmod": np.fmod, "erf": math.erf,
+    "degrees": np.degrees, "radians": np.radians, "isnan": np.isnan, "isinf": np.isinf,
+    "isfinite": np.isfinite,
+}  # fmt: skip
+
+
+def fold_math(fn: str, t: Scalar, args: list[Any]) -> Py | None:
+    """`fn(*args)` with a result of type `t`, or None."""
+    f = _MATH.get(fn)
+    if f is None:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            r = f(*(np.float64(a) for a in args))
+    except (ValueError, OverflowError):
+        return None
+    if t == BOOL:
+        return bool(r)
+    return _finite(float(np.float64(r).astype(t.np)))
+
+
+def bin_identity(name: str, t: Scalar, a: Value, b: Value, ca: Any, cb: Any) -> Value | Py | None:
+    """What `a <name> b` equals for every value of the unknown operand, or None.
+
+    Only identities that are exact for the type: `x + 0.0` is not `x` (for x = -0.0) and
+    `x * 0.0` is not 0 (for NaN, infinities, negatives), so those stay.
+    """
+    fl = t.is_float
+
+    def is_(c: Any, v: Py) -> bool:
+        if c is _MISSING:
+            return False
+        if fl:
+            # -0.0 == 0.0 in Python: compare signs too.
+            return float(c) == v and math.copysign(1.0, float(c)) == math.copysign(1.0, v)
+        return c == v
+
+    zero: Py = False if t.is_bool else (0.0 if fl else 0)
+    if name == "add":
+        if fl:
+            if is_(cb, -0.0):
+                return a
+            if is_(ca, -0.0):
+                return b
+            return None
+        if is_(cb, 0):
+            return a
+        if is_(ca, 0):
+            return b
+    elif name == "sub":
+        if is_(cb, 0.0 if fl else 0):
+            return a
+        if a is b and not fl:
+            return 0
+    elif name == "mul":
+        if is_(cb, 1.0 if fl else 1):
+            return a
+        if is_(ca, 1.0 if fl else 1):
+            return b
+        if not fl and (is_(ca, 0) or is_(cb, 0)):
+            return 0
+    elif name == "div":
+        if is_(cb, 1.0):
+            return a
+    elif name == "floordiv" and not fl:
+        if is_(cb, 1):
+            return a
+    elif name == "mod" and not fl:
+        if is_(cb, 1) or is_(cb, -1):
+            return 0
+    elif name in ("and", "or", "xor") and not fl:
+        ones: Py = True if t.is_bool else (-1 if t.is_signed else (1 << t.bits) - 1)
+        if name == "and":
+            if a is b:
+                return a
+            if is_(ca, zero) or is_(cb, zero):
+                return zero
+            if is_(cb, ones):
+                return a
+            if is_(ca, ones):
+                return b
+        elif name == "or":
+            if a is b:
+                return a
+            if is_(cb, zero):
+                return a
+            if is_(ca, zero):
+                return b
+            if is_(ca, ones) or is_(cb, ones):
+                return ones
+        else:
+            if a is b:
+                return zero
+            if is_(cb, zero):
+                return a
+            if is_(ca, zero):
+                return b
+    elif name in ("shl", "shr") and not fl:
+        if is_(cb, 0):
+            return a
+    elif name in ("min", "max") and a is b and not fl:
+        return a
+    return None

@@ -1,0 +1,46 @@
+"""The optimisation pipeline: folding, copy propagation, CSE, DCE and unrolling to a fixpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+from ..ir import Function, verify, walk
+from .copyprop import copyprop
+from .cse import cse
+from .dce import dce
+from .fold import fold
+from .unroll import unroll
+
+Pass = Callable[[Function], Function]
+
+# The order of one round: folding makes constants (and inlines known branches) that the
+# others feed on; unrolling comes last and its copies are cleaned up by the next round.
+PASSES: tuple[Pass, ...] = (fold, copyprop, cse, dce, unroll)
+MAX_ROUNDS = 8
+
+
+def optimize(fn: Function, rounds: int = MAX_ROUNDS, check: bool = False) -> Function:
+    """Run the passes over `fn` until nothing changes (at most `rounds` rounds); returns `fn`.
+
+    With `check`, the IR is verified after every pass (tests use it; a failure names the pass).
+    """
+    for _ in range(rounds):
+        before = _signature(fn)
+        for p in PASSES:
+            fn = p(fn)
+            if check:
+                try:
+                    verify(fn)
+                except AssertionError as e:
+                    raise type(e)(f"after {p.__name__}: {e}") from e
+        if _signature(fn) == before:
+            break
+    return fn
+
+
+def _signature(fn: Function) -> Hashable:
+    """A cheap fingerprint that changes whenever a pass changes `fn`."""
+    return tuple(
+        (id(op), op.opcode, tuple(v.id for v in op.operands), tuple(r.id for r in op.results))
+        for op in walk(fn.body)
+    )
