@@ -54,7 +54,9 @@ class Tol:
     "norm" (max|d| / max|ref| <= rtol: for results with values near zero, as Sobel);
     "ulp" (at most `ulps` units in the last place of the result's dtype);
     "l1" (sum|d| / sum|ref| <= rtol: Mandelbrot counts may differ by one at a few
-    boundary pixels between float32 and float64).
+    boundary pixels between float32 and float64);
+    "any" (the reference stacks acceptable answers along a first axis; each element must be
+    within `ulps` of one of them: a GPU compiler may fuse `a * b + c` into one rounding).
     """
 
     kind: str = "exact"
@@ -66,6 +68,8 @@ class Tol:
         """None when `out` matches `ref`, else a line saying where and by how much not."""
         out = np.asarray(out)
         ref = np.asarray(ref)
+        if self.kind == "any":
+            return self._check_any(out, ref)
         if out.shape != ref.shape:
             return f"shape {out.shape} != reference shape {ref.shape}"
         if self.kind == "exact":
@@ -99,6 +103,26 @@ class Tol:
             f"got {out[first]!r}, expected {ref[first]!r}"
         )
 
+    def _check_any(self, out: np.ndarray, refs: np.ndarray) -> str | None:
+        if refs.shape[1:] != out.shape:
+            return f"shape {out.shape} != reference shape {refs.shape[1:]}"
+        one = Tol("ulp", ulps=self.ulps)
+        ok = np.zeros(out.shape, bool)
+        for ref in refs:
+            ref_c = ref.astype(out.dtype)
+            spacing = np.abs(np.spacing(np.maximum(np.abs(out), np.abs(ref_c))))
+            d = np.abs(out.astype(np.float64) - ref_c.astype(np.float64))
+            ok |= d <= one.ulps * spacing.astype(np.float64)
+        if np.all(ok):
+            return None
+        where = np.argwhere(~ok)
+        first = tuple(int(x) for x in where[0])
+        alts = [r[first] for r in refs]
+        return (
+            f"{len(where)} of {out.size} elements match none of the accepted answers; first at "
+            f"{first}: got {out[first]!r}, accepted {alts!r}"
+        )
+
 
 EXACT = Tol("exact")
 
@@ -116,6 +140,11 @@ def norm(rtol: float) -> Tol:
 def ulp(n: int) -> Tol:
     """At most `n` units in the last place of the result's own dtype."""
     return Tol("ulp", ulps=n)
+
+
+def any_of(ulps: int) -> Tol:
+    """Within `ulps` of one of the answers stacked along the reference's first axis."""
+    return Tol("any", ulps=ulps)
 
 
 def l1(rtol: float) -> Tol:

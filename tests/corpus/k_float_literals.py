@@ -1,6 +1,11 @@
 """Float32 literal typing: `x * 0.1` with x float32 stays float32 (no silent float64), a float
-made from integers (`i / n`, `float(i)`, `math.sqrt(i)`) is float32. Compared bit for bit with
-the same float32 NumPy computation (one ulp for `sqrt`), and the IR must hold no float64."""
+made from integers (`i / n`, `float(i)`, `math.sqrt(i)`) is float32. Compared with the same
+float32 NumPy computation to one ulp, and the IR must hold no float64.
+
+`t * 10.0 - v` cancels, so it tells float32 from float64 arithmetic apart: in float64 it is
+about 1e-17, in float32 zero or a multiple of float32's ulp. It also catches a compiler fusing
+`a * b - c` into one rounding (NVRTC's default): every backend must round each operation as
+`sim` does, so that they agree with each other."""
 
 import math
 
