@@ -201,7 +201,10 @@ class Kernel:
                 key.append(_known_key(v))
                 continue
             if isinstance(v, (np.ndarray, DeviceArray)) or hasattr(v, "__cuda_array_interface__"):
-                dtype = np.dtype(v.dtype)
+                # a foreign GPU array (a PyTorch tensor) may not have a NumPy dtype
+                foreign = not isinstance(v, (np.ndarray, DeviceArray))
+                cai = v.__cuda_array_interface__ if foreign else None
+                dtype = np.dtype(cai["typestr"] if cai is not None else v.dtype)
                 t = T.scalar_of_dtype(dtype)
                 if t is None:
                     raise LaunchError(
