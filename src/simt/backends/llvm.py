@@ -1,0 +1,845 @@
+"""The CPU renderer: SPMD-lowered IR to LLVM IR text.
+
+`render(fn)` lowers a kernel with `passes.spmd` and prints it as an LLVM module (text, no
+llvmlite needed) exporting one entry:
+
+    void @simt_run(ptr %args, ptr %ctx, i64 %begin, i64 %end)
+
+which runs the blocks with linear ids `begin <= b < end`. `args` is an array of 8-byte slots
+(see `arg_layout`): grid x, y, z, block x, y, z, then per parameter either one scalar slot or
+an array's data pointer, its shape and its strides (in elements). `ctx` holds the error word
+(the smallest `thread << 20 | site` that failed, INT64_MAX when none: an atomic `min`), the
+print record counter, the print buffer's capacity in records and its address.
+
+Thread loops (`for` with `lanes="x"`) carry `llvm.loop.parallel_accesses` metadata: the
+iterations of a thread loop are threads between two barriers, so they are independent, and
+LLVM's loop vectoriser turns them into SIMD without run-time alias checks.
+"""
+
+from __future__ import annotations
+
+import copy
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..builtins import MATH
+from ..ir import Block, Function, Op, Value
+from ..ir.ops import Field
+from ..types import INT64, ArrayType, Scalar
+from .common import describe_failure  # noqa: F401 - re-exported for the runtime
+
+SITE_BITS = 20
+ENTRY = "simt_run"
+HEADER_SLOTS = 6
+CTX_SLOTS = 4
+
+
+def llvm_type(t: Scalar) -> str:
+    """The LLVM register type of a scalar."""
+    if t.is_bool:
+        return "i1"
+    if t.is_float:
+        return "float" if t.bits == 32 else "double"
+    return f"i{t.bits}"
+
+
+def mem_type(t: Scalar) -> str:
+    """The LLVM type of a scalar stored in memory (bool is a byte)."""
+    return "i8" if t.is_bool else llvm_type(t)
+
+
+def arg_layout(fn: Function) -> list[int]:
+    """The first slot of each parameter in the `args` array; the last entry is the total."""
+    out, slot = [], HEADER_SLOTS
+    for p in fn.params:
+        out.append(slot)
+        t = p.value.type
+        slot += 1 + 2 * t.ndim if isinstance(t, ArrayType) else 1
+    out.append(slot)
+    return out
+
+
+def _float_const(v: float, t: Scalar) -> str:
+    if t.bits == 32:
+        v = struct.unpack("<f", struct.pack("<f", v))[0] if abs(v) < 3.5e38 or v != v else v
+    return "0x" + struct.pack(">d", float(v)).hex().upper()
+
+
+@dataclass
+class Meta:
+    """What the runtime needs besides the module: prints, error sites, the argument layout."""
+
+    formats: list[Any] = field(default_factory=list)  # parts of each print op
+    print_types: list[list[Scalar]] = field(default_factory=list)
+    record_slots: int = 2
+    sites: list[Op] = field(default_factory=list)
+    layout: list[int] = field(default_factory=list)
+
+
+class _Renderer:
+    def __init__(self, fn: Function, unit_stride: frozenset[str], bounds: bool) -> None:
+        self.fn = fn
+        self.unit = unit_stride
+        self.bounds = bounds
+        self.lines: list[str] = []
+        self.n = 0
+        self.vals: dict[int, str] = {}
+        self.arrays: dict[int, tuple[str, list[str], list[str]]] = {}  # ptr, shape, strides
+        self.decls: set[str] = set()
+        self.helpers: dict[str, str] = {}
+        self.meta = Meta(layout=arg_layout(fn))
+        self.md: list[str] = []
+        self.lane_stack: list[tuple[str, str, str, str]] = []  # tx, ty, tz, access group
+        self.label = "entry"
+        self.site_ids: dict[int, int] = {}
+        self.print_ids: dict[int, int] = {}
+
+    # ---- text helpers --------------------------------------------------------------------
+    def tmp(self) -> str:
+        self.n += 1
+        return f"%t{self.n}"
+
+    def emit(self, text: str) -> None:
+        self.lines.append("  " + text)
+
+    def inst(self, text: str) -> str:
+        r = self.tmp()
+        self.emit(f"{r} = {text}")
+        return r
+
+    def new_label(self, hint: str) -> str:
+        self.n += 1
+        return f"{hint}{self.n}"
+
+    def start(self, label: str) -> None:
+        self.lines.append(f"{label}:")
+        self.label = label
+
+    def v(self, x: Value) -> str:
+        return self.vals[x.id]
+
+    def const(self, value: Any, t: Scalar) -> str:
+        if t.is_bool:
+            return "true" if value else "false"
+        if t.is_float:
+            return _float_const(float(value), t)
+        return str(int(value))
+
+    def mdnode(self, body: str) -> str:
+        self.md.append(body)
+        return f"!{len(self.md) - 1}"
+
+    # ---- module --------------------------------------------------------------------------
+    def render(self) -> tuple[str, Meta]:
+        self.lines.append(f"define void @{ENTRY}(ptr noalias %args, ptr noalias %ctx, "
+                          "i64 %begin, i64 %end) {")  # fmt: skip
+        self.start("entry")
+        self._prologue()
+        head = self.new_label("blocks")
+        body = self.new_label("block")
+        done = self.new_label("done")
+        self.emit(f"br label %{head}")
+        self.start(head)
+        self.emit(f"%b = phi i64 [%begin, %entry], [%bnext, %{head}.latch]")
+        c = self.inst("icmp slt i64 %b, %end")
+        self.emit(f"br i1 {c}, label %{body}, label %{done}")
+        self.start(body)
+        self._block_index()
+        self._ops(self.fn.body)
+        self.emit(f"br label %{head}.latch")
+        self.start(f"{head}.latch")
+        self.emit("%bnext = add i64 %b, 1")
+        err = self.inst("load atomic i64, ptr %ctx monotonic, align 8")
+        ok = self.inst(f"icmp eq i64 {err}, 9223372036854775807")
+        self.emit(f"br i1 {ok}, label %{head}, label %{done}")
+        self.start(done)
+        self.emit("ret void")
+        self.lines.append("}")
+        out = [
+            "; simt kernel " + self.fn.name,
+            *sorted(self.decls),
+            *self.helpers.values(),
+            *self.lines,
+            *(f"!{i} = {m}" for i, m in enumerate(self.md)),
+        ]
+        return "\n".join(out) + "\n", self.meta
+
+    def _slot(self, k: int, ty: str = "i64") -> str:
+        p = self.inst(f"getelementptr i64, ptr %args, i64 {k}")
+        return self.inst(f"load {ty}, ptr {p}, align 8")
+
+    def _prologue(self) -> None:
+        dims = [self._slot(k) for k in range(6)]
+        self.grid64 = dims[:3]
+        self.block64 = dims[3:]
+        self.grid32 = [self.inst(f"trunc i64 {d} to i32") for d in self.grid64]
+        self.block32 = [self.inst(f"trunc i64 {d} to i32") for d in self.block64]
+        n = self.inst(f"mul i64 {self.block64[0]}, {self.block64[1]}")
+        self.nthreads = self.inst(f"mul i64 {n}, {self.block64[2]}")
+        self.nthreads32 = self.inst(f"trunc i64 {self.nthreads} to i32")
+        for p, slot in zip(self.fn.params, self.meta.layout):
+            t = p.value.type
+            if isinstance(t, ArrayType):
+                ptr = self._slot(slot, "ptr")
+                shape = [self._slot(slot + 1 + d) for d in range(t.ndim)]
+                strides = [self._slot(slot + 1 + t.ndim + d) for d in range(t.ndim)]
+                if p.name in self.unit and t.ndim:
+                    strides[-1] = "1"
+                self.arrays[p.value.id] = (ptr, shape, strides)
+            else:
+                self.vals[p.value.id] = self._slot(slot, mem_type(t))
+                if t.is_bool:
+                    self.vals[p.value.id] = self.inst(f"trunc i8 {self.vals[p.value.id]} to i1")
+        # per-block and per-lane arrays, reused by every block this call runs
+        for op in self.fn.body.ops:
+            if op.opcode != "alloc":
+                continue
+            t = op.result.array
+            assert t.shape is not None
+            inner = 1
+            for d in t.shape[1:]:
+                inner *= d
+            mt = mem_type(t.dtype)
+            if op.attrs.get("lane"):
+                count = self.inst(f"mul i64 {self.nthreads}, {inner}")
+                ptr = self.inst(f"alloca {mt}, i64 {count}, align 64")
+            else:
+                ptr = self.inst(f"alloca {mt}, i64 {inner * t.shape[0]}, align 64")
+            strides, acc = [], 1
+            for d in reversed(t.shape):
+                strides.append(str(acc))
+                acc *= d
+            self.arrays[op.result.id] = (ptr, [str(d) for d in t.shape], strides[::-1])
+
+    def _block_index(self) -> None:
+        gx, gy = self.grid64[0], self.grid64[1]
+        bx = self.inst(f"urem i64 %b, {gx}")
+        q = self.inst(f"udiv i64 %b, {gx}")
+        by = self.inst(f"urem i64 {q}, {gy}")
+        bz = self.inst(f"udiv i64 {q}, {gy}")
+        self.bidx = [self.inst(f"trunc i64 {x} to i32") for x in (bx, by, bz)]
+
+    # ---- ops -----------------------------------------------------------------------------
+    def _ops(self, block: Block) -> None:
+        for op in block.ops:
+            if op.opcode in ("yield", "condition"):
+                continue
+            self._op(op)
+
+    def _op(self, op: Op) -> None:  # noqa: C901
+        k = op.opcode
+        if k == "const":
+            t = op.result.scalar
+            self.vals[op.result.id] = self.const(op.attrs["value"], t)
+        elif k == "bin":
+            a, b = op.operands
+            self.vals[op.result.id] = self._bin(op.attrs["op"], a.scalar, self.v(a), self.v(b))
+        elif k == "cmp":
+            self.vals[op.result.id] = self._cmp(op)
+        elif k == "un":
+            self.vals[op.result.id] = self._un(op)
+        elif k == "cast":
+            self.vals[op.result.id] = self._cast(self.v(op.operands[0]), op.operands[0].scalar,
+                                                 op.result.scalar)  # fmt: skip
+        elif k == "select":
+            c, a, b = (self.v(x) for x in op.operands)
+            t = llvm_type(op.result.scalar)
+            self.vals[op.result.id] = self.inst(f"select i1 {c}, {t} {a}, {t} {b}")
+        elif k == "math":
+            self.vals[op.result.id] = self._math(op)
+        elif k == "special":
+            reg, axis = op.attrs["reg"], op.attrs["axis"]
+            if reg == "block_idx":
+                self.vals[op.result.id] = self.bidx[axis]
+            elif reg == "block_dim":
+                self.vals[op.result.id] = self.block32[axis]
+            elif reg == "grid_dim":
+                self.vals[op.result.id] = self.grid32[axis]
+            else:
+                raise AssertionError("thread_idx left after SPMD lowering")
+        elif k == "shape":
+            arr = op.operands[0]
+            _, shape, _ = self.arrays[arr.id]
+            s = shape[op.attrs["dim"]]
+            it = llvm_type(op.result.scalar)
+            self.vals[op.result.id] = s if s.isdigit() or it == "i64" else self.inst(
+                f"trunc i64 {s} to {it}")
+        elif k == "alloc":
+            pass  # made in the prologue
+        elif k in ("load", "store", "atomic", "cas"):
+            self._memory(op)
+        elif k == "print":
+            self._print(op)
+        elif k == "assert":
+            self._assert(op)
+        elif k == "if":
+            self._if(op)
+        elif k == "for":
+            self._for(op)
+        elif k == "while":
+            self._while(op)
+        elif k == "barrier":
+            raise AssertionError("barrier left after SPMD lowering")
+        else:
+            raise AssertionError(f"cpu renderer: unknown opcode {k}")
+
+    # ---- arithmetic ----------------------------------------------------------------------
+    def _bin(self, o: str, t: Scalar, a: str, b: str) -> str:  # noqa: C901
+        ty = llvm_type(t)
+        f = t.is_float
+        simple = {"add": ("add", "fadd"), "sub": ("sub", "fsub"), "mul": ("mul", "fmul"),
+                  "div": (None, "fdiv"), "and": ("and", None), "or": ("or", None),
+                  "xor": ("xor", None)}  # fmt: skip
+        if o in simple:
+            name = simple[o][1 if f else 0]
+            assert name is not None, (o, t)
+            return self.inst(f"{name} {ty} {a}, {b}")
+        if o in ("floordiv", "mod", "pow") and not (o == "pow" and f):
+            helper = self._helper(o, t)
+            return self.inst(f"call {ty} @{helper}({ty} {a}, {ty} {b})")
+        if o == "pow":
+            return self._intrinsic("llvm.pow", t, [a, b])
+        if o in ("min", "max"):
+            if f:
+                c = self.inst(f"fcmp {'olt' if o == 'min' else 'ogt'} {ty} {a}, {b}")
+                return self.inst(f"select i1 {c}, {ty} {a}, {ty} {b}")
+            if t.is_bool:
+                return self.inst(f"{'and' if o == 'min' else 'or'} i1 {a}, {b}")
+            sign = "s" if t.is_signed else "u"
+            return self._intrinsic(f"llvm.{sign}{o}", t, [a, b])
+        if o in ("shl", "shr"):
+            amt = self.inst(f"and {ty} {b}, {t.bits - 1}")
+            name = "shl" if o == "shl" else ("ashr" if t.is_signed else "lshr")
+            return self.inst(f"{name} {ty} {a}, {amt}")
+        raise AssertionError(f"bin {o} on {t}")
+
+    def _intrinsic(self, name: str, t: Scalar, args: list[str], extra: str = "") -> str:
+        ty = llvm_type(t)
+        suffix = {"float": "f32", "double": "f64"}.get(ty, ty)
+        full = f"{name}.{suffix}"
+        params = ", ".join([ty] * len(args)) + (", i1" if extra else "")
+        self.decls.add(f"declare {ty} @{full}({params})")
+        argtext = ", ".join(f"{ty} {x}" for x in args) + (f", i1 {extra}" if extra else "")
+        return self.inst(f"call {ty} @{full}({argtext})")
+
+    def _cmp(self, op: Op) -> str:
+        a, b = op.operands
+        t = a.scalar
+        ty = llvm_type(t)
+        o = op.attrs["op"]
+        if t.is_float:
+            pred = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt",
+                    "ge": "oge"}[o]  # fmt: skip
+            return self.inst(f"fcmp {pred} {ty} {self.v(a)}, {self.v(b)}")
+        s = "s" if t.is_signed and not t.is_bool else "u"
+        pred = {"eq": "eq", "ne": "ne", "lt": f"{s}lt", "le": f"{s}le", "gt": f"{s}gt",
+                "ge": f"{s}ge"}[o]  # fmt: skip
+        return self.inst(f"icmp {pred} {ty} {self.v(a)}, {self.v(b)}")
+
+    def _un(self, op: Op) -> str:
+        (a,) = op.operands
+        t = a.scalar
+        ty = llvm_type(t)
+        x = self.v(a)
+        o = op.attrs["op"]
+        if o == "neg":
+            return self.inst(f"fneg {ty} {x}" if t.is_float else f"sub {ty} 0, {x}")
+        if o == "not":
+            if t.is_bool:
+                return self.inst(f"xor i1 {x}, true")
+            return self.inst(f"icmp eq {ty} {x}, 0")
+        if o == "invert":
+            return self.inst(f"xor {ty} {x}, {'true' if t.is_bool else -1}")
+        if o == "abs":
+            if t.is_float:
+                return self._intrinsic("llvm.fabs", t, [x])
+            if not t.is_signed or t.is_bool:
+                return x
+            return self._intrinsic("llvm.abs", t, [x], extra="false")
+        raise AssertionError(o)
+
+    def _cast(self, x: str, src: Scalar, dst: Scalar) -> str:  # noqa: C901
+        if src == dst:
+            return x
+        st, dt = llvm_type(src), llvm_type(dst)
+        if dst.is_bool:
+            if src.is_float:
+                return self.inst(f"fcmp une {st} {x}, 0.0")
+            return self.inst(f"icmp ne {st} {x}, 0")
+        if src.is_bool:
+            if dst.is_float:
+                return self.inst(f"uitofp i1 {x} to {dt}")
+            return self.inst(f"zext i1 {x} to {dt}")
+        if src.is_float and dst.is_float:
+            return self.inst(f"{'fpext' if dst.bits > src.bits else 'fptrunc'} {st} {x} to {dt}")
+        if src.is_float:
+            # saturating conversion: defined for every input (out of range is unspecified)
+            name = "llvm.fptosi.sat" if dst.is_signed else "llvm.fptoui.sat"
+            full = f"{name}.{dt}.{'f32' if src.bits == 32 else 'f64'}"
+            self.decls.add(f"declare {dt} @{full}({st})")
+            return self.inst(f"call {dt} @{full}({st} {x})")
+        if dst.is_float:
+            return self.inst(f"{'sitofp' if src.is_signed else 'uitofp'} {st} {x} to {dt}")
+        if dst.bits == src.bits:
+            return x
+        if dst.bits < src.bits:
+            return self.inst(f"trunc {st} {x} to {dt}")
+        return self.inst(f"{'sext' if src.is_signed else 'zext'} {st} {x} to {dt}")
+
+    def _math(self, op: Op) -> str:
+        name = op.attrs["fn"]
+        m = MATH[name]
+        args = [self.v(a) for a in op.operands]
+        t = op.operands[0].scalar
+        ty = llvm_type(t)
+        if name == "isnan":
+            return self.inst(f"fcmp uno {ty} {args[0]}, {args[0]}")
+        if name in ("isinf", "isfinite"):
+            a = self._intrinsic("llvm.fabs", t, [args[0]])
+            inf = _float_const(float("inf"), t)
+            return self.inst(f"fcmp {'oeq' if name == 'isinf' else 'one'} {ty} {a}, {inf}")
+        if name in ("degrees", "radians"):
+            k = 57.29577951308232 if name == "degrees" else 0.017453292519943295
+            return self.inst(f"fmul {ty} {args[0]}, {_float_const(k, t)}")
+        if m.llvm is not None:
+            return self._intrinsic(m.llvm, t, args)
+        cname = m.c.split("(")[0].replace("{f}", "f" if t.bits == 32 else "")
+        params = ", ".join([ty] * len(args))
+        self.decls.add(f"declare {ty} @{cname}({params})")
+        argtext = ", ".join(f"{ty} {x}" for x in args)
+        return self.inst(f"call {ty} @{cname}({argtext})")
+
+    def _helper(self, o: str, t: Scalar) -> str:
+        ty = llvm_type(t)
+        name = f"simt.{o}.{'u' if t.kind == 'u' else ''}{ty}"
+        if name not in self.helpers:
+            sfx = {"float": "f32", "double": "f64"}.get(ty, ty)
+            self.helpers[name] = _HELPERS[(o, "f" if t.is_float else t.kind)].format(
+                name=name, t=ty, bits=t.bits, sfx=sfx
+            )
+            if t.is_float:
+                self.decls.add(f"declare {ty} @llvm.floor.{sfx}({ty})")
+                self.decls.add(f"declare {ty} @llvm.copysign.{sfx}({ty}, {ty})")
+        return name
+
+    # ---- memory --------------------------------------------------------------------------
+    def _address(self, op: Op) -> tuple[str, str | None]:
+        """(pointer, in-bounds flag or None) of a load/store/atomic's element."""
+        arr = op.operands[0]
+        t = arr.array
+        ptr, shape, strides = self.arrays[arr.id]
+        idx = []
+        for v in op.operands[1 : 1 + t.ndim]:
+            s = v.scalar
+            x = self.v(v)
+            if s.bits < 64:
+                x = self._cast(x, s, INT64) if s.is_signed else self.inst(
+                    f"zext {llvm_type(s)} {x} to i64")
+            idx.append(x)
+        off = None
+        for x, st in zip(idx, strides):
+            term = x if st == "1" else self.inst(f"mul i64 {x}, {st}")
+            off = term if off is None else self.inst(f"add i64 {off}, {term}")
+        flag = None
+        if self.bounds and not op.attrs.get("spill"):
+            for x, n in zip(idx, shape):
+                c = self.inst(f"icmp ult i64 {x}, {n}")
+                flag = c if flag is None else self.inst(f"and i1 {flag}, {c}")
+        mt = mem_type(t.dtype)
+        addr = self.inst(f"getelementptr inbounds {mt}, ptr {ptr}, i64 {off or 0}")
+        return addr, flag
+
+    def _access_md(self) -> str:
+        if self.lane_stack and self.lane_stack[-1][3]:
+            return f", !llvm.access.group {self.lane_stack[-1][3]}"
+        return ""
+
+    def _memory(self, op: Op) -> None:
+        k = op.opcode
+        addr, flag = self._address(op)
+        dtype = op.operands[0].array.dtype
+        ty, mt = llvm_type(dtype), mem_type(dtype)
+        join = None
+        if flag is not None:
+            ok, bad, join = (self.new_label(x) for x in ("inb", "oob", "acc"))
+            self.emit(f"br i1 {flag}, label %{ok}, label %{bad}")
+            self.start(bad)
+            self._fail(op)
+            self.emit(f"br label %{join}")
+            self.start(ok)
+        align = dtype.bits // 8 if not dtype.is_bool else 1
+        result = None
+        if k == "load":
+            x = self.inst(f"load {mt}, ptr {addr}, align {align}{self._access_md()}")
+            result = self.inst(f"trunc i8 {x} to i1") if dtype.is_bool else x
+        elif k == "store":
+            val = self.v(op.operands[-1])
+            if dtype.is_bool:
+                val = self.inst(f"zext i1 {val} to i8")
+            self.emit(f"store {mt} {val}, ptr {addr}, align {align}{self._access_md()}")
+        elif k == "atomic":
+            result = self._atomic(op.attrs["op"], dtype, addr, self.v(op.operands[-1]))
+        else:
+            cmp, new = self.v(op.operands[-2]), self.v(op.operands[-1])
+            if dtype.is_float:
+                it = f"i{dtype.bits}"
+                cmp = self.inst(f"bitcast {ty} {cmp} to {it}")
+                new = self.inst(f"bitcast {ty} {new} to {it}")
+                pair = self.inst(f"cmpxchg ptr {addr}, {it} {cmp}, {it} {new} monotonic monotonic")
+                old = self.inst(f"extractvalue {{ {it}, i1 }} {pair}, 0")
+                result = self.inst(f"bitcast {it} {old} to {ty}")
+            else:
+                pair = self.inst(f"cmpxchg ptr {addr}, {mt} {cmp}, {mt} {new} monotonic monotonic")
+                result = self.inst(f"extractvalue {{ {mt}, i1 }} {pair}, 0")
+        if join is not None:
+            here = self.label
+            self.emit(f"br label %{join}")
+            self.start(join)
+            if result is not None:
+                zero = self.const(0, dtype)
+                result = self.inst(f"phi {ty} [{result}, %{here}], [{zero}, %{bad}]")
+        if result is not None:
+            self.vals[op.result.id] = result
+
+    def _atomic(self, o: str, t: Scalar, addr: str, val: str) -> str:
+        ty = llvm_type(t)
+        if t.is_float:
+            name = {"add": "fadd", "sub": "fsub", "min": "fmin", "max": "fmax",
+                    "exch": "xchg"}[o]  # fmt: skip
+        else:
+            sign = "" if t.is_signed else "u"
+            name = {"add": "add", "sub": "sub", "min": f"{sign}min", "max": f"{sign}max",
+                    "exch": "xchg", "and": "and", "or": "or", "xor": "xor"}[o]  # fmt: skip
+        return self.inst(f"atomicrmw {name} ptr {addr}, {ty} {val} monotonic")
+
+    def _thread_id(self) -> str:
+        """The launch-wide linear id of the current lane (i64)."""
+        tx, ty, tz, _ = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")
+        a = self.inst(f"mul i32 {tz}, {self.block32[1]}")
+        a = self.inst(f"add i32 {a}, {ty}")
+        a = self.inst(f"mul i32 {a}, {self.block32[0]}")
+        a = self.inst(f"add i32 {a}, {tx}")
+        lane = self.inst(f"zext i32 {a} to i64")
+        base = self.inst(f"mul i64 %b, {self.nthreads}")
+        return self.inst(f"add i64 {base}, {lane}")
+
+    def _fail(self, op: Op) -> None:
+        site = self.site_ids.get(id(op))
+        if site is None:
+            self.meta.sites.append(op)
+            site = self.site_ids[id(op)] = len(self.meta.sites)
+        tid = self._thread_id()
+        key = self.inst(f"shl i64 {tid}, {SITE_BITS}")
+        key = self.inst(f"or i64 {key}, {site}")
+        self.inst(f"atomicrmw min ptr %ctx, i64 {key} monotonic")
+
+    def _assert(self, op: Op) -> None:
+        c = self.v(op.operands[0])
+        ok, bad = self.new_label("ok"), self.new_label("fail")
+        self.emit(f"br i1 {c}, label %{ok}, label %{bad}")
+        self.start(bad)
+        self._fail(op)
+        self.emit(f"br label %{ok}")
+        self.start(ok)
+
+    def _print(self, op: Op) -> None:
+        pid = len(self.meta.formats)
+        self.meta.formats.append(op.attrs["parts"])
+        types = [v.scalar for v in op.operands]
+        self.meta.print_types.append(types)
+        self.meta.record_slots = max(self.meta.record_slots, 2 + len(types))
+        cnt = self.inst("getelementptr i64, ptr %ctx, i64 1")
+        idx = self.inst(f"atomicrmw add ptr {cnt}, i64 1 monotonic")
+        capp = self.inst("getelementptr i64, ptr %ctx, i64 2")
+        cap = self.inst(f"load i64, ptr {capp}, align 8")
+        fits = self.inst(f"icmp ult i64 {idx}, {cap}")
+        yes, no = self.new_label("rec"), self.new_label("norec")
+        self.emit(f"br i1 {fits}, label %{yes}, label %{no}")
+        self.start(yes)
+        bufp = self.inst("getelementptr i64, ptr %ctx, i64 3")
+        buf = self.inst(f"load ptr, ptr {bufp}, align 8")
+        rec = self.inst(f"mul i64 {idx}, @RECORD_SLOTS@")
+        base = self.inst(f"getelementptr i64, ptr {buf}, i64 {rec}")
+        self.emit(f"store i64 {self._thread_id()}, ptr {base}, align 8")
+        p1 = self.inst(f"getelementptr i64, ptr {base}, i64 1")
+        self.emit(f"store i64 {pid}, ptr {p1}, align 8")
+        for i, (v, t) in enumerate(zip(op.operands, types)):
+            x = self.v(v)
+            if t.is_float:
+                x = x if t.bits == 64 else self.inst(f"fpext float {x} to double")
+                x = self.inst(f"bitcast double {x} to i64")
+            else:
+                x = self._cast(x, t, INT64) if t.is_signed or t.is_bool else self.inst(
+                    f"zext i32 {x} to i64")
+            p = self.inst(f"getelementptr i64, ptr {base}, i64 {2 + i}")
+            self.emit(f"store i64 {x}, ptr {p}, align 8")
+        self.emit(f"br label %{no}")
+        self.start(no)
+
+    # ---- control flow --------------------------------------------------------------------
+    def _phis(self, results: list[Value], incoming: list[list[tuple[str, str]]]) -> None:
+        for r, inc in zip(results, incoming):
+            ty = llvm_type(r.scalar)
+            arms = ", ".join(f"[{x}, %{lbl}]" for x, lbl in inc)
+            self.vals[r.id] = self.inst(f"phi {ty} {arms}")
+
+    def _region(self, block: Block) -> list[str]:
+        self._ops(block)
+        term = block.terminator
+        return [self.v(x) for x in term.operands] if term is not None else []
+
+    def _if(self, op: Op) -> None:
+        c = self.v(op.operands[0])
+        then, other, join = (self.new_label(x) for x in ("then", "else", "endif"))
+        self.emit(f"br i1 {c}, label %{then}, label %{other}")
+        ends = []
+        for label, region in ((then, op.regions[0]), (other, op.regions[1])):
+            self.start(label)
+            ys = self._region(region)
+            ends.append((ys, self.label))
+            self.emit(f"br label %{join}")
+        self.start(join)
+        self._phis(op.results, [[(ys[i], lbl) for ys, lbl in ends] for i in
+                                range(len(op.results))])  # fmt: skip
+
+    def _for(self, op: Op) -> None:
+        start, stop, step = (self.v(x) for x in op.operands[:3])
+        t = op.operands[0].scalar
+        ty = llvm_type(t)
+        inits = [self.v(x) for x in op.operands[3:]]
+        (body,) = op.regions
+        pre = self.label
+        head, loop, latch, done = (self.new_label(x) for x in ("for", "body", "latch", "endfor"))
+        self.emit(f"br label %{head}")
+        self.start(head)
+        iv = self.tmp()
+        carried = [self.tmp() for _ in inits]
+        next_iv = self.tmp()
+        self.emit(f"{iv} = phi {ty} [{start}, %{pre}], [{next_iv}, %{latch}]")
+        phi_at = len(self.lines)
+        sign = op.attrs.get("sign", 0)
+        if sign == 1:
+            cond = self.inst(f"icmp slt {ty} {iv}, {stop}")
+        elif sign == -1:
+            cond = self.inst(f"icmp sgt {ty} {iv}, {stop}")
+        else:
+            up = self.inst(f"icmp sgt {ty} {step}, 0")
+            lt = self.inst(f"icmp slt {ty} {iv}, {stop}")
+            dn = self.inst(f"icmp slt {ty} {step}, 0")
+            gt = self.inst(f"icmp sgt {ty} {iv}, {stop}")
+            a = self.inst(f"and i1 {up}, {lt}")
+            b = self.inst(f"and i1 {dn}, {gt}")
+            cond = self.inst(f"or i1 {a}, {b}")
+        self.emit(f"br i1 {cond}, label %{loop}, label %{done}")
+        self.start(loop)
+        self.vals[body.args[0].id] = iv
+        for a, c in zip(body.args[1:], carried):
+            self.vals[a.id] = c
+        lanes = op.attrs.get("lanes")
+        group = ""
+        if lanes == "x":
+            group = self.mdnode("distinct !{}")
+            outer = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")
+            self.lane_stack.append((iv, outer[1], outer[2], group))
+        elif lanes in ("y", "z"):
+            outer = list(self.lane_stack[-1]) if self.lane_stack else ["0", "0", "0", ""]
+            outer[1 if lanes == "y" else 2] = iv
+            outer[3] = ""
+            self.lane_stack.append(tuple(outer))  # type: ignore[arg-type]
+        ys = self._region(body)
+        if lanes:
+            self.lane_stack.pop()
+        self.emit(f"br label %{latch}")
+        self.start(latch)
+        self.emit(f"{next_iv} = add {ty} {iv}, {step}")
+        self.lines[phi_at:phi_at] = [
+            f"  {c} = phi {llvm_type(a.scalar)} [{x}, %{pre}], [{y}, %{latch}]"
+            for c, a, x, y in zip(carried, body.args[1:], inits, ys)
+        ]
+        md = ""
+        if lanes == "x":
+            vec = self.mdnode('!{!"llvm.loop.vectorize.enable", i1 true}')
+            par = self.mdnode(f'!{{!"llvm.loop.parallel_accesses", {group}}}')
+            self_ref = len(self.md)
+            md = f", !llvm.loop !{self_ref}"
+            self.md.append(f"distinct !{{!{self_ref}, {vec}, {par}}}")
+        self.emit(f"br label %{head}{md}")
+        self.start(done)
+        for r, c in zip(op.results, carried):
+            self.vals[r.id] = c
+
+    def _while(self, op: Op) -> None:
+        cond_blk, body = op.regions
+        inits = [self.v(x) for x in op.operands]
+        pre = self.label
+        head, loop, done = (self.new_label(x) for x in ("while", "do", "endwhile"))
+        self.emit(f"br label %{head}")
+        self.start(head)
+        carried = [self.tmp() for _ in inits]
+        latch = self.new_label("wlatch")
+        phi_at = len(self.lines)
+        for a, c in zip(cond_blk.args, carried):
+            self.vals[a.id] = c
+        self._ops(cond_blk)
+        term = cond_blk.terminator
+        assert term is not None
+        self.emit(f"br i1 {self.v(term.operands[0])}, label %{loop}, label %{done}")
+        self.start(loop)
+        for a, c in zip(body.args, carried):
+            self.vals[a.id] = c
+        ys = self._region(body)
+        self.emit(f"br label %{latch}")
+        self.start(latch)
+        self.lines[phi_at:phi_at] = [
+            f"  {c} = phi {llvm_type(r.scalar)} [{x}, %{pre}], [{y}, %{latch}]"
+            for c, r, x, y in zip(carried, op.results, inits, ys)
+        ]
+        self.emit(f"br label %{head}")
+        self.start(done)
+        for r, c in zip(op.results, carried):
+            self.vals[r.id] = c
+
+
+_HELPERS: dict[tuple[str, str], str] = {
+    ("floordiv", "i"): """define internal {t} @{name}({t} %a, {t} %b) alwaysinline {{
+  %z = icmp eq {t} %b, 0
+  %m1 = icmp eq {t} %b, -1
+  %bad = or i1 %z, %m1
+  %bs = select i1 %bad, {t} 1, {t} %b
+  %q = sdiv {t} %a, %bs
+  %r = srem {t} %a, %bs
+  %rnz = icmp ne {t} %r, 0
+  %x = xor {t} %r, %bs
+  %neg = icmp slt {t} %x, 0
+  %adj = and i1 %rnz, %neg
+  %q1 = sub {t} %q, 1
+  %qa = select i1 %adj, {t} %q1, {t} %q
+  %na = sub {t} 0, %a
+  %q2 = select i1 %m1, {t} %na, {t} %qa
+  %q3 = select i1 %z, {t} 0, {t} %q2
+  ret {t} %q3
+}}""",
+    ("mod", "i"): """define internal {t} @{name}({t} %a, {t} %b) alwaysinline {{
+  %z = icmp eq {t} %b, 0
+  %m1 = icmp eq {t} %b, -1
+  %bad = or i1 %z, %m1
+  %bs = select i1 %bad, {t} 1, {t} %b
+  %r = srem {t} %a, %bs
+  %rnz = icmp ne {t} %r, 0
+  %x = xor {t} %r, %bs
+  %neg = icmp slt {t} %x, 0
+  %adj = and i1 %rnz, %neg
+  %r1 = add {t} %r, %bs
+  %ra = select i1 %adj, {t} %r1, {t} %r
+  %r2 = select i1 %bad, {t} 0, {t} %ra
+  ret {t} %r2
+}}""",
+    ("floordiv", "u"): """define internal {t} @{name}({t} %a, {t} %b) alwaysinline {{
+  %z = icmp eq {t} %b, 0
+  %bs = select i1 %z, {t} 1, {t} %b
+  %q = udiv {t} %a, %bs
+  %q2 = select i1 %z, {t} 0, {t} %q
+  ret {t} %q2
+}}""",
+    ("mod", "u"): """define internal {t} @{name}({t} %a, {t} %b) alwaysinline {{
+  %z = icmp eq {t} %b, 0
+  %bs = select i1 %z, {t} 1, {t} %b
+  %r = urem {t} %a, %bs
+  %r2 = select i1 %z, {t} 0, {t} %r
+  ret {t} %r2
+}}""",
+    ("floordiv", "f"): """define internal {t} @{name}({t} %a, {t} %b) alwaysinline {{
+  %mod = frem {t} %a, %b
+  %am = fsub {t} %a, %mod
+  %div = fdiv {t} %am, %b
+  %modnz = fcmp une {t} %mod, 0.0
+  %bneg = fcmp olt {t} %b, 0.0
+  %mneg = fcmp olt {t} %mod, 0.0
+  %diff = xor i1 %bneg, %mneg
+  %adj = and i1 %modnz, %diff
+  %div1 = fsub {t} %div, 1.0
+  %d = select i1 %adj, {t} %div1, {t} %div
+  %fl = call {t} @llvm.floor.{sfx}({t} %d)
+  %gap = fsub {t} %d, %fl
+  %up = fcmp ogt {t} %gap, 0.5
+  %fl1 = fadd {t} %fl, 1.0
+  %fd = select i1 %up, {t} %fl1, {t} %fl
+  %q = fdiv {t} %a, %b
+  %z0 = call {t} @llvm.copysign.{sfx}({t} 0.0, {t} %q)
+  %dnz = fcmp une {t} %d, 0.0
+  %res = select i1 %dnz, {t} %fd, {t} %z0
+  %bz = fcmp oeq {t} %b, 0.0
+  %out = select i1 %bz, {t} %q, {t} %res
+  ret {t} %out
+}}""",
+    ("mod", "f"): """define internal {t} @{name}({t} %a, {t} %b) alwaysinline {{
+  %mod = frem {t} %a, %b
+  %modnz = fcmp une {t} %mod, 0.0
+  %bneg = fcmp olt {t} %b, 0.0
+  %mneg = fcmp olt {t} %mod, 0.0
+  %diff = xor i1 %bneg, %mneg
+  %adj = and i1 %modnz, %diff
+  %m1 = fadd {t} %mod, %b
+  %m = select i1 %adj, {t} %m1, {t} %mod
+  %z0 = call {t} @llvm.copysign.{sfx}({t} 0.0, {t} %b)
+  %out = select i1 %modnz, {t} %m, {t} %z0
+  ret {t} %out
+}}""",
+    ("pow", "i"): """define internal {t} @{name}({t} %a, {t} %e) alwaysinline {{
+entry:
+  %neg = icmp slt {t} %e, 0
+  br i1 %neg, label %negative, label %loop
+negative:
+  %is1 = icmp eq {t} %a, 1
+  %ism1 = icmp eq {t} %a, -1
+  %odd = and {t} %e, 1
+  %isodd = icmp ne {t} %odd, 0
+  %pm = select i1 %isodd, {t} -1, {t} 1
+  %r0 = select i1 %ism1, {t} %pm, {t} 0
+  %r1 = select i1 %is1, {t} 1, {t} %r0
+  ret {t} %r1
+loop:
+  %r = phi {t} [1, %entry], [%rn, %body]
+  %x = phi {t} [%a, %entry], [%xn, %body]
+  %k = phi {t} [%e, %entry], [%kn, %body]
+  %more = icmp ne {t} %k, 0
+  br i1 %more, label %body, label %done
+body:
+  %bit = and {t} %k, 1
+  %set = icmp ne {t} %bit, 0
+  %rx = mul {t} %r, %x
+  %rn = select i1 %set, {t} %rx, {t} %r
+  %xn = mul {t} %x, %x
+  %kn = lshr {t} %k, 1
+  br label %loop
+done:
+  ret {t} %r
+}}""",
+}
+_HELPERS[("pow", "u")] = _HELPERS[("pow", "i")].replace("icmp slt {t} %e, 0", "icmp slt {t} 0, 0")
+
+
+def lower(fn: Function) -> Function:
+    """The SPMD form of a copy of `fn` (the caller's function is left as it was)."""
+    from ..passes.spmd import lower as spmd_lower
+
+    return spmd_lower(copy.deepcopy(fn))
+
+
+def render_lowered(
+    fn: Function, unit_stride: frozenset[str] = frozenset(), bounds: bool | None = None
+) -> tuple[str, Meta]:
+    """LLVM IR text of an SPMD-lowered function, and what its runtime needs to know."""
+    r = _Renderer(fn, unit_stride, fn.debug if bounds is None else bounds)
+    text, meta = r.render()
+    text = text.replace("@RECORD_SLOTS@", str(meta.record_slots))
+    return text, meta
+
+
+def render(fn: Function) -> str:
+    """The LLVM IR the CPU backend compiles for `fn` (SPMD-lowered, not yet optimised)."""
+    return render_lowered(lower(fn))[0]
+
+
+__all__ = ["ENTRY", "Field", "Meta", "arg_layout", "lower", "render", "render_lowered"]

@@ -1,0 +1,482 @@
+"""SPMD lowering for the CPU: the threads of a block become lanes of explicit thread loops.
+
+The input runs once per thread; the output runs once per *block*. Driven by the uniformity
+analysis (in its "recomputable" mode: loads never count as uniform), each op is placed:
+
+- *once per block* (block level): pure ops whose operands are all block-level values, and every
+  `if`/`for`/`while` whose condition or bounds are uniform: it stays control flow and the thread
+  loops are pushed inside it ("deep fission"), so a uniform `for row in range(m)` becomes the
+  outer loop with a contiguous loop over lanes inside;
+- *per lane*: everything else, gathered into thread loops. Control flow with a varying condition
+  stays inside the thread loop (LLVM if-converts it) unless it holds a uniform loop: then it is
+  turned into masks, and each thread loop inside runs its lanes under `if mask`;
+- `barrier` closes the current thread loop; the next op opens a new one;
+- a per-lane value used by a later thread loop is recomputed there when it is pure arithmetic on
+  thread indices and block-level values, and otherwise kept in a per-lane array ("spill");
+  carried values and results of fissioned control flow that vary go through per-lane arrays too;
+- shared arrays become per-block arrays at the top of the function; local arrays become per-lane
+  arrays with the lane as their first index.
+
+The lowered form uses only ordinary opcodes, with attributes the CPU renderer reads:
+
+- a thread loop is three nested `for` ops over `block_dim.z`, `.y`, `.x` with attribute
+  `lanes="z"`, `"y"`, `"x"` (the innermost, `x`, is the one LLVM vectorises; its iterations are
+  independent, which the renderer tells LLVM);
+- a per-lane array is an `alloc` of a `shared` array whose first dimension is `MAX_THREADS`, with
+  attribute `lane=True` (the renderer sizes it by the actual threads per block);
+- loads and stores of per-lane arrays made by this pass carry `spill=True` (never
+  bounds-checked, never an error site).
+
+So the lowered IR prints and verifies like any other, and `thread_idx` no longer occurs in it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ir import Block, Builder, Function, Op, Value, walk
+from ..types import BOOL, INT32, LOCAL, SHARED, ArrayType, Scalar, Type
+from .uniformity import check_barriers, varying
+
+MAX_THREADS = 1024
+PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "special", "shape"})
+_AXES = "xyz"
+
+
+@dataclass(eq=False)
+class _Group:
+    """An open thread loop: where its lane ops go and what it has computed so far."""
+
+    root: Op  # the outer (z) `for`
+    ops: Block  # the block lane ops are appended to (inside the mask `if` when masked)
+    lane: Value  # linear thread id within the block
+    tid: tuple[Value, Value, Value]
+    closers: list[Block] = field(default_factory=list)  # blocks to terminate, inner first
+    env: dict[int, Value] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class _Seq:
+    """Lowering state of one block-level op sequence."""
+
+    out: Block
+    mask: tuple[tuple[Value, bool], ...]
+    group: _Group | None = None
+
+
+class _Lowering:
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self.var = varying(fn, loads=False, divergence=False)
+        self.top: list[Op] = []  # ops hoisted to the top of the lowered body
+        self.once: dict[int, Value] = {p.value.id: p.value for p in fn.params}
+        self.spilled: dict[int, Value] = {}  # value id -> per-lane array holding it
+        self.home: dict[int, _Group] = {}  # value id -> thread loop that defines it
+        self.local: dict[int, Value] = {}  # local array id -> its per-lane array
+        self.defs: dict[int, tuple[Op, list[Value]]] = {}  # pure op and its original operands
+        for op in walk(fn.body):
+            if op.opcode in PURE:
+                for r in op.results:
+                    self.defs[r.id] = (op, list(op.operands))
+        self._remat_ok: dict[int, bool] = {}
+        b = Builder(Block())
+        self.bdim = tuple(b.special("block_dim", a) for a in range(3))
+        self.zero = b.const(0, INT32)
+        self.one = b.const(1, INT32)
+        self.top.extend(b.block.ops)
+        for v in (*self.bdim, self.zero, self.one):
+            self.once[v.id] = v
+
+    # ---- helpers -------------------------------------------------------------------------
+    def _alloc_lane(self, dtype: Scalar, shape: tuple[int, ...] = (), hint: str = "") -> Value:
+        t = ArrayType(dtype, 1 + len(shape), SHARED, (MAX_THREADS, *shape))
+        op = Op("alloc", [], [Value(t, hint)], {"lane": True})
+        self.top.append(op)
+        return op.result
+
+    def _hoist_allocs(self, block: Block) -> None:
+        keep = []
+        for op in block.ops:
+            for r in op.regions:
+                self._hoist_allocs(r)
+            if op.opcode != "alloc":
+                keep.append(op)
+                continue
+            t = op.result.array
+            if t.space == LOCAL:
+                assert t.shape is not None
+                self.local[op.result.id] = self._alloc_lane(t.dtype, t.shape, op.result.hint)
+            else:
+                self.top.append(op)
+                self.once[op.result.id] = op.result
+        block.ops[:] = keep
+
+    def _remat(self, v: Value) -> bool:
+        """Whether `v` can be recomputed in any thread loop from block-level values."""
+        ok = self._remat_ok.get(v.id)
+        if ok is None:
+            d = self.defs.get(v.id)
+            ok = d is not None and all(o.id in self.once or self._remat(o) for o in d[1])
+            self._remat_ok[v.id] = ok
+        return ok
+
+    # ---- thread loops --------------------------------------------------------------------
+    def _open(self, seq: _Seq) -> _Group:
+        if seq.group is not None:
+            return seq.group
+        b = Builder(Block())
+        ivs = []
+        loops = []
+        for axis in (2, 1, 0):
+            body = Block([Value(INT32, f"t{_AXES[axis]}")])
+            loop = b.op(
+                "for", [self.zero, self.bdim[axis], self.one], [], regions=[body],
+                sign=1, lanes=_AXES[axis],
+            )  # fmt: skip
+            loops.append(loop)
+            ivs.append(body.args[0])
+            b.blocks.append(body)
+        tz, ty, tx = ivs
+        lane = b.bin("add", b.bin("mul", b.bin("add", b.bin("mul", tz, self.bdim[1]), ty),
+                                  self.bdim[0]), tx)  # fmt: skip
+        lane.hint = "lane"
+        g = _Group(loops[0], b.block, lane, (tx, ty, tz), [r.regions[0] for r in loops[::-1]])
+        seq.group = g
+        if seq.mask:
+            m: Value | None = None
+            for cond, polarity in seq.mask:
+                c = self.get(cond, g)
+                if not polarity:
+                    c = self._emit(g, "un", [c], [BOOL], op="not").result
+                m = c if m is None else self._emit(g, "bin", [m, c], [BOOL], op="and").result
+            assert m is not None
+            then, other = Block(), Block([], [Op("yield")])
+            self._emit(g, "if", [m], [], regions=[then, other])
+            g.ops = then
+            g.closers.insert(0, then)
+        return g
+
+    def _close(self, seq: _Seq) -> None:
+        g = seq.group
+        if g is None:
+            return
+        seq.group = None
+        for blk in g.closers:
+            blk.ops.append(Op("yield"))
+        seq.out.ops.append(g.root)
+
+    def _emit(
+        self, g: _Group, opcode: str, operands: list[Value], types: list[Type],
+        regions: list[Block] | None = None, **attrs: Any,
+    ) -> Op:  # fmt: skip
+        op = Op(opcode, operands, [Value(t) for t in types], attrs, regions or [])
+        self._append(g, op)
+        return op
+
+    @staticmethod
+    def _append(g: _Group, op: Op) -> None:
+        ops = g.ops.ops
+        if ops and ops[-1].opcode == "yield":
+            ops.insert(len(ops) - 1, op)  # a closed loop: keep its terminator last
+        else:
+            ops.append(op)
+
+    def _spill_array(self, v: Value) -> Value:
+        arr = self.spilled.get(v.id)
+        if arr is None:
+            arr = self._alloc_lane(v.scalar, (), v.hint)
+            self.spilled[v.id] = arr
+            home = self.home[v.id]
+            self._append(home, Op("store", [arr, home.lane, v], [], {"spill": True}))
+        return arr
+
+    def get(self, v: Value, g: _Group) -> Value:
+        """`v` as seen inside thread loop `g` (recomputed, loaded or as it is)."""
+        got = g.env.get(v.id) or self.once.get(v.id)
+        if got is not None:
+            return got
+        if v.id in self.local:
+            return v  # only ever the array of a load or store, which `_localize` rewrites
+        if v.id in self.spilled or v.id in self.home:
+            arr = self._spill_array(v)
+            got = self._emit(g, "load", [arr, g.lane], [v.type], spill=True).result
+        elif self._remat(v):
+            op, operands = self.defs[v.id]
+            if op.opcode == "special":
+                assert op.attrs["reg"] == "thread_idx", op
+                got = g.tid[op.attrs["axis"]]
+            else:
+                args = [self.get(o, g) for o in operands]
+                got = self._emit(g, op.opcode, args, [v.type], **op.attrs).result
+        else:
+            raise AssertionError(f"spmd: no way to reach %{v.id} from a thread loop")
+        g.env[v.id] = got
+        return got
+
+    def need_once(self, v: Value, seq: _Seq) -> Value:
+        """`v` as a block-level value; a uniform value computed per lane is read from lane 0."""
+        got = self.once.get(v.id)
+        if got is not None:
+            return got
+        assert not seq.mask, "a per-lane value is needed as block-level control under a mask"
+        if v.id not in self.home and v.id not in self.spilled:
+            g = self._open(seq)
+            val = self.get(v, g)
+            arr = self._alloc_lane(v.scalar, (), v.hint)
+            self.spilled[v.id] = arr
+            self._append(g, Op("store", [arr, g.lane, val], [], {"spill": True}))
+        self._close(seq)
+        arr = self._spill_array(v)
+        op = Op("load", [arr, self.zero], [Value(v.type, v.hint)], {"spill": True})
+        seq.out.ops.append(op)
+        self.once[v.id] = op.result
+        return op.result
+
+    # ---- lane ops ------------------------------------------------------------------------
+    def lane_op(self, op: Op, seq: _Seq) -> None:
+        g = self._open(seq)
+        inner_defs: set[int] = set()
+        free: list[Value] = []
+        for r in op.regions:
+            _free_vars(r, inner_defs, free)
+        mapping = {v.id: self.get(v, g) for v in free if v.id not in inner_defs}
+        op.operands = [self.get(v, g) for v in op.operands]
+        self._localize(op, g)
+        for r in op.regions:
+            self._rewrite(r, g, mapping)
+        self._append(g, op)
+        for r in op.results:
+            self.home[r.id] = g
+            g.env[r.id] = r
+
+    def _localize(self, op: Op, g: _Group) -> None:
+        if op.opcode == "shape" and op.operands[0].id in self.local:
+            op.operands = [self.local[op.operands[0].id]]
+            op.attrs = dict(op.attrs, dim=op.attrs["dim"] + 1)
+        elif op.opcode in ("load", "store", "atomic", "cas") and op.operands:
+            arr = self.local.get(op.operands[0].id)
+            if arr is not None:
+                op.operands = [arr, g.lane, *op.operands[1:]]
+
+    def _rewrite(self, block: Block, g: _Group, mapping: dict[int, Value]) -> None:
+        keep = []
+        for op in block.ops:
+            if op.opcode == "special" and op.attrs.get("reg") == "thread_idx":
+                mapping[op.result.id] = g.tid[op.attrs["axis"]]
+                continue
+            op.operands = [mapping.get(v.id, v) for v in op.operands]
+            self._localize(op, g)
+            for r in op.regions:
+                self._rewrite(r, g, mapping)
+            keep.append(op)
+        block.ops[:] = keep
+
+    # ---- block level ---------------------------------------------------------------------
+    def seq(self, ops: list[Op], seq: _Seq) -> None:
+        for op in ops:
+            k = op.opcode
+            if k == "barrier":
+                self._close(seq)
+            elif k in PURE and all(v.id in self.once for v in op.operands) and not (
+                k == "special" and op.attrs.get("reg") == "thread_idx"
+            ):
+                seq.out.ops.append(op)
+                for r in op.results:
+                    self.once[r.id] = r
+            elif k in PURE and self._remat(op.result):
+                pass  # recomputed in each thread loop that uses it
+            elif k == "if":
+                self._if(op, seq)
+            elif k == "for":
+                self._for(op, seq)
+            elif k == "while":
+                self._while(op, seq)
+            else:
+                self.lane_op(op, seq)
+
+    def _store_lanes(self, seq: _Seq, pairs: list[tuple[Value, Value]]) -> None:
+        """Store each value into its per-lane array (all loads first: swaps stay right)."""
+        if not pairs:
+            return
+        g = self._open(seq)
+        vals = [self.get(v, g) for v, _ in pairs]
+        for val, (_, arr) in zip(vals, pairs):
+            self._append(g, Op("store", [arr, g.lane, val], [], {"spill": True}))
+
+    def _slots(self, values: list[Value]) -> list[Value | None]:
+        """A per-lane array for each varying slot, None for block-level ones."""
+        return [self._slot(v) for v in values]
+
+    def _slot(self, v: Value, *same: Value) -> Value | None:
+        """A per-lane array for a carried slot if any of its values varies, else None."""
+        if any(x.id in self.var for x in (v, *same)):
+            return self._alloc_lane(v.scalar, (), v.hint)
+        return None
+
+    def _pure_uniform(self, op: Op) -> bool:
+        """Whether `op` computes only block-level values: then the open thread loop may stay
+        open around it (nothing in it must wait for that loop's effects)."""
+        return all(
+            (o.opcode in PURE or o.opcode in ("if", "for", "while", "yield", "condition"))
+            and not (o.opcode == "special" and o.attrs.get("reg") == "thread_idx")
+            and all(r.id not in self.var for r in o.results)
+            for o in (op, *(x for r in op.regions for x in walk(r)))
+        ) and all(a.id not in self.var for r in op.regions for b in _blocks(r) for a in b.args)
+
+    def _finish(self, seq: _Seq, yields: list[Value], slots: list[Value | None]) -> list[Value]:
+        """Store the varying yields of a region, return its block-level ones."""
+        self._store_lanes(seq, [(y, a) for y, a in zip(yields, slots) if a is not None])
+        self._close(seq)
+        return [self.need_once(y, seq) for y, a in zip(yields, slots) if a is None]
+
+    def _bind(self, args: list[Value], slots: list[Value | None]) -> list[Value]:
+        kept = []
+        for a, s in zip(args, slots):
+            if s is None:
+                self.once[a.id] = a
+                kept.append(a)
+            else:
+                self.spilled[a.id] = s
+        return kept
+
+    def _results(self, op: Op, slots: list[Value | None]) -> list[Value]:
+        return self._bind(op.results, slots)
+
+    def _if(self, op: Op, seq: _Seq) -> None:
+        cond = op.operands[0]
+        # With a barrier inside, the condition is uniform by the full analysis (checked before):
+        # if it comes from memory, `need_once` reads it from lane 0.
+        uniform = cond.id not in self.var or _has_barrier(op)
+        if not uniform and not _wants_fission(op, self.var):
+            self.lane_op(op, seq)
+            return
+        if not self._pure_uniform(op):
+            self._close(seq)
+        slots = self._slots(op.results)
+        if uniform:
+            c = self.need_once(cond, seq)
+            regions = []
+            for r in op.regions:
+                inner = _Seq(Block(), seq.mask)
+                self.seq(r.ops[:-1], inner)
+                kept = self._finish(inner, list(r.ops[-1].operands), slots)
+                inner.out.ops.append(Op("yield", kept))
+                regions.append(inner.out)
+            new = Op("if", [c], self._results(op, slots), dict(op.attrs), regions, op.loc)
+            seq.out.ops.append(new)
+            return
+        # Varying condition around a uniform loop: each branch runs under a mask.
+        for r, polarity in zip(op.regions, (True, False)):
+            inner = _Seq(seq.out, (*seq.mask, (cond, polarity)))
+            self.seq(r.ops[:-1], inner)
+            kept = self._finish(inner, list(r.ops[-1].operands), slots)
+            assert not kept
+        self._results(op, slots)
+
+    def _for(self, op: Op, seq: _Seq) -> None:
+        bounds = op.operands[:3]
+        uniform = all(v.id not in self.var for v in bounds)
+        if not uniform and not _has_barrier(op):
+            self.lane_op(op, seq)
+            return
+        (body,) = op.regions
+        carried = body.args[1:]
+        slots = [self._slot(r, a, i) for r, a, i in zip(op.results, carried, op.operands[3:])]
+        self._store_lanes(seq, [(i, s) for i, s in zip(op.operands[3:], slots) if s is not None])
+        if not self._pure_uniform(op):
+            self._close(seq)
+        new_bounds = [self.need_once(v, seq) for v in bounds]
+        inits = [self.need_once(i, seq) for i, s in zip(op.operands[3:], slots) if s is None]
+        iv = body.args[0]
+        self.once[iv.id] = iv
+        args = self._bind(carried, slots)
+        inner = _Seq(Block([iv, *args]), seq.mask)
+        self.seq(body.ops[:-1], inner)
+        kept = self._finish(inner, list(body.ops[-1].operands), slots)
+        inner.out.ops.append(Op("yield", kept))
+        new = Op("for", [*new_bounds, *inits], self._results(op, slots), dict(op.attrs),
+                 [inner.out], op.loc)  # fmt: skip
+        seq.out.ops.append(new)
+
+    def _while(self, op: Op, seq: _Seq) -> None:
+        cond_blk, body = op.regions
+        term = cond_blk.ops[-1]
+        uniform = term.operands[0].id not in self.var
+        if not uniform and not _has_barrier(op):
+            self.lane_op(op, seq)
+            return
+        slots = [self._slot(*vs) for vs in zip(op.results, cond_blk.args, body.args, op.operands)]
+        self._store_lanes(seq, [(i, s) for i, s in zip(op.operands, slots) if s is not None])
+        if not self._pure_uniform(op):
+            self._close(seq)
+        inits = [self.need_once(i, seq) for i, s in zip(op.operands, slots) if s is None]
+        cseq = _Seq(Block(self._bind(cond_blk.args, slots)), seq.mask)
+        self.seq(cond_blk.ops[:-1], cseq)
+        self._close(cseq)
+        c = self.need_once(term.operands[0], cseq)
+        cseq.out.ops.append(Op("condition", [c]))
+        bseq = _Seq(Block(self._bind(body.args, slots)), seq.mask)
+        self.seq(body.ops[:-1], bseq)
+        kept = self._finish(bseq, list(body.ops[-1].operands), slots)
+        bseq.out.ops.append(Op("yield", kept))
+        new = Op("while", inits, self._results(op, slots), dict(op.attrs),
+                 [cseq.out, bseq.out], op.loc)  # fmt: skip
+        seq.out.ops.append(new)
+
+    def run(self) -> Function:
+        self._hoist_allocs(self.fn.body)
+        seq = _Seq(Block(), ())
+        self.seq(list(self.fn.body.ops), seq)
+        self._close(seq)
+        body = Block([], [*self.top, *seq.out.ops])
+        attrs = dict(self.fn.attrs, spmd=True)
+        return Function(self.fn.name, self.fn.params, body, self.fn.filename, self.fn.fp64,
+                        self.fn.debug, attrs)  # fmt: skip
+
+
+def _free_vars(block: Block, defined: set[int], free: list[Value]) -> None:
+    defined.update(a.id for a in block.args)
+    for op in block.ops:
+        for v in op.operands:
+            if v.id not in defined and all(v is not f for f in free):
+                free.append(v)
+        for r in op.regions:
+            _free_vars(r, defined, free)
+        defined.update(r.id for r in op.results)
+
+
+def _blocks(block: Block) -> list[Block]:
+    out = [block]
+    for op in block.ops:
+        for r in op.regions:
+            out.extend(_blocks(r))
+    return out
+
+
+def _has_barrier(op: Op) -> bool:
+    return any(o.opcode == "barrier" for r in op.regions for o in walk(r))
+
+
+def _wants_fission(op: Op, var: set[int]) -> bool:
+    """Whether a varying `if` holds a uniform loop worth running with lanes inside."""
+    for r in op.regions:
+        for o in r.ops:
+            if o.opcode == "for" and all(v.id not in var for v in o.operands[:3]):
+                return True
+            if o.opcode == "while":
+                term = o.regions[0].terminator
+                if term is not None and term.operands[0].id not in var:
+                    return True
+            if o.opcode == "if" and _wants_fission(o, var):
+                return True
+    return False
+
+
+def lower(fn: Function) -> Function:
+    """The SPMD form of `fn` (which is consumed: its ops move into the result).
+
+    Raises `CompileError` for a barrier under thread-dependent control.
+    """
+    check_barriers(fn)
+    return _Lowering(fn).run()
