@@ -21,13 +21,14 @@ fn simt_floordiv_{t}(a: {t}, b: {t}) -> {t} {{
     if (b == 0{s}) {{ return 0{s}; }}
     if (b == -1{s}) {{ return 0{s} - a; }}  // MIN // -1 wraps, as int arithmetic does
     let q = a / b;
-    if (a % b != 0{s} && ((a < 0{s}) != (b < 0{s}))) {{ return q - 1{s}; }}
+    // the remainder as a - q * b: OpenGL leaves `%` of negative operands undefined
+    if (a - q * b != 0{s} && ((a < 0{s}) != (b < 0{s}))) {{ return q - 1{s}; }}
     return q;
 }}""",
         f"simt_mod_{t}": f"""\
 fn simt_mod_{t}(a: {t}, b: {t}) -> {t} {{
     if (b == 0{s} || b == -1{s}) {{ return 0{s}; }}
-    let r = a % b;
+    let r = a - (a / b) * b;
     if (r != 0{s} && ((r < 0{s}) != (b < 0{s}))) {{ return r + b; }}
     return r;
 }}""",
