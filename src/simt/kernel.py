@@ -159,6 +159,8 @@ class Kernel:
 
     # specialisation -------------------------------------------------------------------------
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        if not kwargs and not self.known and len(args) == len(self._names):
+            return list(args)  # the common case, kept fast
         names = [n for n in self._names if n not in self.known]
         if len(args) > len(names) or any(k not in names for k in kwargs):
             raise LaunchError(
@@ -237,11 +239,31 @@ class Kernel:
             key.append(_known_key(v))
         return specs, tuple(key)
 
+    def _key(self, values: list[Any], rt_name: str) -> tuple[Any, ...]:
+        """The cache key of a launch: cheap, since every launch computes it. It tells apart
+        everything `_specs` would type differently."""
+        key: list[Any] = [rt_name]
+        fixed = self.static or self.known
+        for n, v in zip(self._names, values):
+            if fixed and (n in self.static or n in self.known):
+                key.append(_known_key(v))
+            elif type(v) is np.ndarray or isinstance(v, DeviceArray):
+                key.append((v.dtype, v.ndim, v.size >= 2**31))
+            elif type(v) is int:
+                key.append(-(2**31) <= v < 2**31)
+            elif type(v) is float:
+                key.append(float)
+            else:
+                key.append((type(v), getattr(v, "dtype", None), _known_key(v)
+                            if not isinstance(v, (np.generic, bool)) else None))
+        return tuple(key)
+
     def specialise(self, values: list[Any], rt: Runtime) -> Specialisation:
         """The specialisation for these argument values on `rt`, compiled if new."""
-        specs, key = self._specs(values, rt.name)
+        key = self._key(values, rt.name)
         spec = self._cache.get(key)
         if spec is None:
+            specs, _ = self._specs(values, rt.name)
             fn = self._ir(specs)
             try:
                 compiled = rt.compile(fn)
