@@ -35,6 +35,7 @@ import numpy as np
 FEATURES = {
     "fp64": "float64 arithmetic and float64 arrays",
     "atomic_float": "atomic add on float32 arrays",
+    "int64": "int64 arithmetic and int64 arrays",
 }
 
 # (backend, feature) -> why that backend must refuse it with a CompileError. A backend that
@@ -43,6 +44,7 @@ FEATURES = {
 EXPECTED_COMPILE_ERRORS: dict[tuple[str, str], str] = {
     ("webgpu", "fp64"): "WGSL has no f64 type",
     ("webgpu", "atomic_float"): "WGSL atomics are integer only",
+    ("webgpu", "int64"): "WGSL has no 64-bit integers",
 }
 
 
