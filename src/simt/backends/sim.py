@@ -241,8 +241,11 @@ class _Renderer:
     def name(self, v: Value) -> str:
         n = self.names.get(v.id)
         if n is None:
+            # Numbered per kernel, not by global value id: the same IR renders the same text,
+            # which is what the runtime's program cache is keyed by.
             hint = re.sub(r"\W", "_", v.hint) if v.hint else ""
-            n = f"{hint}_{v.id}" if hint else f"v{v.id}"
+            k = len(self.names) + 1
+            n = f"{hint}_{k}" if hint else f"v{k}"
             self.names[v.id] = n
         return n
 
