@@ -157,8 +157,12 @@ def bench_colsum_vs_nvcc(p: dict[str, int], bw: float) -> None:
 
 
 # ------------------------------------------------------------------------------ W1-W6 peers
-def _peers(wl: str, inp: dict[str, np.ndarray], p: dict[str, int]) -> dict[str, Callable]:
+def _peers(wl: str, inp: dict[str, np.ndarray], p: dict[str, int]) -> dict[str, Any]:
     """{name: (launch, result)} for the CuPy and PyTorch versions of workload `wl`."""
+    return {**_cupy_peers(wl, inp, p), **_torch_peers(wl, inp, p)}
+
+
+def _cupy_peers(wl: str, inp: dict[str, np.ndarray], p: dict[str, int]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if cp is not None:
         c = {k: cp.asarray(v) for k, v in inp.items()}
@@ -229,6 +233,11 @@ def _peers(wl: str, inp: dict[str, np.ndarray], p: dict[str, int]) -> dict[str, 
                 lambda: raw(g, (16, 16), (c["a"], c["b"], r2, np.int32(n))),
                 lambda: cp.asnumpy(r2),
             )
+    return out
+
+
+def _torch_peers(wl: str, inp: dict[str, np.ndarray], p: dict[str, int]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     if torch is not None:
         t = {k: torch.from_numpy(v).cuda() for k, v in inp.items()}
         if wl == "colsum":

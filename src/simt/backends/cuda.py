@@ -140,7 +140,7 @@ def c_literal(value: int | float | bool, t: Scalar) -> str:
             return "__int_as_float(0x7fffffff)"
         if math.isinf(f):
             return "__int_as_float(0x7f800000)" if f > 0 else "(-__int_as_float(0x7f800000))"
-        text = repr(float(np.float32(f)))
+        text = str(np.float32(f))  # the shortest text that reads back as this float32
         if "e" not in text and "." not in text:
             text += ".0"
         text += "f"

@@ -425,7 +425,9 @@ def decode_records(words: np.ndarray, kern: renderer.CudaKernel) -> list[PrintRe
 
 
 def _options(kern: renderer.CudaKernel) -> tuple[str, ...]:
-    return ("-use_fast_math",) if kern.fast_math else ()
+    # Every float operation rounds on its own, as on `sim` and every other backend: NVRTC
+    # would otherwise fuse `a * b + c` into one FMA with one rounding. Fast math allows it.
+    return ("-use_fast_math",) if kern.fast_math else ("--fmad=false",)
 
 
 def cached_cubin(source: str, arch: str, options: tuple[str, ...] = ()) -> tuple[bytes, str]:
