@@ -209,6 +209,23 @@ def first_call_table(rows: list[dict[str, Any]], targets: bool) -> str:
     return "\n".join(lines)
 
 
+def _busy_cpu_s() -> float | None:
+    """CPU-seconds the whole machine has been busy (all processes), from /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    steal = fields[7] if len(fields) > 7 else 0
+    return (sum(fields[:8]) - idle - steal) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu_s() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def machine(backend: str) -> dict[str, Any]:
     """What ran the suite: CPU, cores, Python, NumPy, simt's backend and what it reports."""
     cpu = platform.processor() or platform.machine()
@@ -274,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
 
     kit = Kit(args.kit)
     log(kit.status)
+    busy0, own0, wall0 = _busy_cpu_s(), _own_cpu_s(), time.perf_counter()
     rows = []
     try:
         for wl in wls:
@@ -283,13 +301,23 @@ def main(argv: list[str] | None = None) -> int:
         print(e, file=sys.stderr)
         return 2
 
+    busy1, own1, wall = _busy_cpu_s(), _own_cpu_s(), time.perf_counter() - wall0
     peers = ["numpy", *[p for p in ("c", "c-tuned") if p in kit.peers]]
     mach = machine(args.backend)
+    if busy0 is not None and busy1 is not None:
+        other = max(0.0, (busy1 - busy0) - (own1 - own0))
+        mach["other_cpu_s"] = round(other, 1)
+        noise = (f"Noise: OTHER processes used {other:.1f} CPU-seconds during the {wall:.1f} s "
+                 f"run (rerun if that is not about 0: on a 2-core machine one busy neighbour "
+                 f"makes 2-thread timings several times worse).")  # fmt: skip
+    else:
+        noise = "Noise: /proc/stat unreadable, other processes' CPU use unknown."
     print(f"## simt suite W1-W6 on `{args.backend}` ({size} sizes)\n")
     print(f"Machine: {mach['cpu']}, {mach['cores']} cores; {mach['os']}; Python "
           f"{mach['python']}, NumPy {mach['numpy']}, simt {mach['simt']}.")  # fmt: skip
     print(f"Backend: {mach['backend_info']}")
-    print(f"{kit.status}.\n")
+    print(f"{kit.status}.")
+    print(f"{noise}\n")
     print("Cells: warm median (first call), ms unless marked; every result checked against "
           "a float64 NumPy reference (relative error < 1e-4) before timing.\n")  # fmt: skip
     targets = args.backend == "cpu" and not args.quick

@@ -29,7 +29,7 @@ def mathfns(x, y, out):
         out[9, i] = w**2 + v**3
         out[10, i] = math.floor(w * 3.0) + math.ceil(v)
         out[11, i] = math.fabs(w) + abs(w)
-        out[12, i] = math.hypot(v, w) + math.log2(v) + math.exp2(w)
+        out[12, i] = math.hypot(v, w) + math.log2(v) + 2.0**w  # (math.exp2 is Python 3.11+)
         out[13, i] = min(v, w, 0.9) + max(v, w) + math.pi
 
 
