@@ -1,0 +1,343 @@
+"""The WebGPU runtime on the adapter present (lavapipe in CI): discovery, device arrays,
+launch shapes, Python semantics, atomics, print, assert and bounds errors, limits. The whole
+corpus runs on webgpu in tests/corpus; these test what the corpus does not."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import simt
+from simt import block_dim, block_idx, grid_dim, thread_idx
+from simt.runtime import registry
+from simt.runtime.base import PrintRecord
+from simt.runtime.webgpu import WebGPURuntime, decode_prints
+from simt.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ---------------------------------------------------------------- no device needed
+def test_probe_never_raises() -> None:
+    ok, why = WebGPURuntime.probe()
+    assert isinstance(ok, bool) and why
+    assert registry.probe("webgpu") == (ok, why)
+
+
+def test_decode_prints_reads_every_type() -> None:
+    words = np.array(
+        [
+            5,
+            0,
+            1,
+            np.array(-3, np.int32).view(np.uint32),
+            np.float32(0.5).view(np.uint32),
+            1,
+            7,
+            0,  # thread 5 prints (i32, f32, bool, u32, u32) with print 1
+            2,
+            3,
+            0,
+            0xFFFFFFFE,
+            0xFFFFFFFF,
+            0,  # thread 2: an i64 (-2) and an f64 (slot 0)
+            9,
+            9,  # a record cut short by a full buffer
+        ],
+        dtype=np.uint32,
+    )
+    types = [[INT64, FLOAT64], [INT32, FLOAT32, BOOL, UINT32, UINT32]]
+    records, left = decode_prints(words, types, np.array([2.5]))
+    assert left == 2
+    assert records[0] == PrintRecord(5, 0, 1, records[0].values)
+    assert [type(v) for v in records[0].values] == [
+        np.int32,
+        np.float32,
+        np.bool_,
+        np.uint32,
+        np.uint32,
+    ]
+    assert records[0].values[:3] == (-3, 0.5, True)
+    assert records[1].thread == 2 and records[1].seq == 3
+    assert records[1].values == (-2, 2.5)
+    assert isinstance(records[1].values[1], np.float64)
+
+
+# ---------------------------------------------------------------- on the device
+def test_probe_and_info_name_the_adapter(webgpu_runtime: Any) -> None:
+    ok, why = WebGPURuntime.probe()
+    assert ok
+    dev = webgpu_runtime.dev
+    assert dev.name in why and dev.backend in why
+    if dev.is_cpu:  # the registry keeps software adapters from being the default
+        assert "CPU adapter" in why
+    info = webgpu_runtime.info()
+    assert info["adapter"] == dev.name and info["backend"] == dev.backend
+    assert "MiB" in info["max binding"]
+
+
+@simt.kernel
+def _scale(a, factor):
+    i = simt.grid(1)
+    if i < len(a):
+        a[i] = a[i] * factor
+
+
+def test_device_arrays_stay_on_the_device(on_webgpu: Any) -> None:
+    host = np.arange(1000, dtype=np.float32)
+    d = simt.to_device(host)
+    assert d.runtime is on_webgpu
+    _scale[4, 256](d, 2.0)
+    _scale[4, 256](d, 3.0)  # reads what the first launch left in the buffer
+    np.testing.assert_array_equal(d.numpy(), host * 6)
+    np.testing.assert_array_equal(host, np.arange(1000, dtype=np.float32))  # untouched
+    z = simt.zeros((3, 5), np.int32)
+    assert z.numpy().tolist() == [[0] * 5] * 3
+    e = simt.empty(7, np.float64)
+    assert e.shape == (7,) and e.dtype == np.float64
+
+
+@simt.kernel
+def _negate(flags, out):
+    i = simt.grid(1)
+    if i < len(flags):
+        out[i] = not flags[i]
+
+
+def test_bool_arrays_round_trip(on_webgpu: Any) -> None:
+    flags = np.array([True, False, False, True, True])
+    out = np.zeros(5, bool)
+    _negate[1, 32](flags, out)
+    np.testing.assert_array_equal(out, ~flags)
+    d = simt.to_device(flags)
+    np.testing.assert_array_equal(d.numpy(), flags)
+
+
+@simt.kernel
+def _where(out):
+    i = (block_idx.z * grid_dim.y + block_idx.y) * grid_dim.x + block_idx.x
+    t = (thread_idx.z * block_dim.y + thread_idx.y) * block_dim.x + thread_idx.x
+    out[i * (block_dim.x * block_dim.y * block_dim.z) + t] = block_idx.x + 1000 * block_idx.y
+
+
+def test_grids_of_every_shape(on_webgpu: Any) -> None:
+    for grid, block in [((3, 2, 2), (4, 2, 1)), ((5, 1, 3), (2, 2, 2)), (7, 3)]:
+        g = simt.Dim(*grid) if isinstance(grid, tuple) else simt.Dim(grid)
+        b = simt.Dim(*block) if isinstance(block, tuple) else simt.Dim(block)
+        per = b.x * b.y * b.z
+        out = np.full(g.x * g.y * g.z * per, -1, np.int32)
+        _where[g, b](out)
+        expected = np.zeros_like(out)
+        for lin in range(g.x * g.y * g.z):
+            bx, by = lin % g.x, (lin // g.x) % g.y
+            expected[lin * per : (lin + 1) * per] = bx + 1000 * by
+        np.testing.assert_array_equal(out, expected)
+
+
+@simt.kernel
+def _block_ids(out):
+    if thread_idx.x == 0:
+        out[block_idx.x] = block_idx.x
+
+
+def test_grid_wider_than_65535_blocks_is_folded(on_webgpu: Any) -> None:
+    n = 70_001  # more workgroups than one dispatch dimension takes
+    out = np.full(n, -1, np.int32)
+    _block_ids[n, 1](out)
+    np.testing.assert_array_equal(out, np.arange(n, dtype=np.int32))
+
+
+@simt.kernel
+def _int_edges(a, b, out):
+    i = simt.grid(1)
+    if i < len(a):
+        out[0, i] = a[i] // b[i]
+        out[1, i] = a[i] % b[i]
+        out[2, i] = a[i] << b[i]
+        out[3, i] = a[i] >> b[i]
+        out[4, i] = a[i] * 1_000_003
+
+
+def test_python_integer_semantics_at_the_edges(on_webgpu: Any) -> None:
+    a = np.array([7, -7, 7, -7, -(2**31), -(2**31), 5, 2**31 - 1], np.int32)
+    b = np.array([2, 2, -2, -2, -1, 0, 33, 0], np.int32)
+    out = np.zeros((5, len(a)), np.int32)
+    _int_edges[1, 64](a, b, out)
+    with np.errstate(all="ignore"):
+        safe = np.where(b == 0, 1, b)
+        q = np.where(b == 0, 0, np.floor_divide(a, safe))
+        r = np.where(b == 0, 0, np.mod(a, safe))
+        sh = b & 31
+        expected = np.stack([q, r, a << sh, a >> sh, a * np.int32(1_000_003)]).astype(np.int32)
+    np.testing.assert_array_equal(out, expected)
+
+
+@simt.kernel
+def _atomics(vals, fsum, hist, slots):
+    i = simt.grid(1)
+    if i < len(vals):
+        simt.atomic.add(fsum, 0, vals[i])
+        simt.atomic.max(hist, 0, i)
+        simt.atomic.min(hist, 1, -i)
+        simt.atomic.cas(slots, i % 4, 0, i + 1)
+
+
+def test_atomics_integer_and_float(on_webgpu: Any) -> None:
+    n = 1000
+    vals = np.ones(n, np.float32) * 0.5  # sums of halves are exact in float32
+    fsum = np.zeros(1, np.float32)
+    hist = np.zeros(2, np.int32)
+    slots = np.zeros(4, np.int32)
+    _atomics[4, 256](vals, fsum, hist, slots)
+    assert fsum[0] == n * 0.5
+    assert hist.tolist() == [n - 1, -(n - 1)]
+    # exactly one thread wins each slot, and it is a thread with that residue
+    assert all(s != 0 and (s - 1) % 4 == k for k, s in enumerate(slots))
+
+
+@simt.kernel
+def _talk(a):
+    i = simt.grid(1)
+    if i < len(a):
+        x = a[i]
+        print("thread", i, "has", x, f"{x:.2f}", x > 1.0)
+        if i % 2 == 0:
+            print(simt.int64(i) * 3_000_000_000, simt.uint32(i))
+
+
+def test_print_matches_sim(on_webgpu: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    a = np.linspace(0.5, 2.0, 37).astype(np.float32)
+    _talk[2, 32](a)
+    got = capsys.readouterr().out
+    simt.use("sim")
+    _talk[2, 32](a)
+    expected = capsys.readouterr().out
+    assert got == expected and got.count("\n") == 37 + 19
+
+
+@simt.kernel
+def _checked(a, limit):
+    i = simt.grid(1)
+    if i < len(a):
+        assert a[i] < limit, "value too large"
+        a[i] = a[i] + 1
+
+
+def test_assert_names_the_first_failing_thread(on_webgpu: Any) -> None:
+    a = np.zeros(300, np.int32)
+    a[[290, 170, 260]] = 50
+    with pytest.raises(simt.KernelError) as info:
+        _checked[3, 128](a, 10)
+    e = info.value
+    assert "value too large" in str(e)
+    assert e.block == (1, 0, 0) and e.thread == (42, 0, 0)  # thread 170 = block 1, thread 42
+    assert e.line is not None and "assert a[i] < limit" in (e.source_line or "")
+
+
+@simt.kernel(debug=True)
+def _overrun(a, out):
+    i = simt.grid(1)
+    out[i] = a[i + 1]
+
+
+def test_debug_mode_bounds_checks(on_webgpu: Any) -> None:
+    a = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    with pytest.raises(simt.KernelError) as info:
+        _overrun[1, 64](a, out)
+    e = info.value
+    assert "out of bounds" in str(e) and e.thread == (63, 0, 0)
+
+
+@simt.kernel(fp64=True)
+def _f64(a, out):
+    i = simt.grid(1)
+    if i < len(a):
+        out[i] = math.sqrt(a[i]) + a[i] / 3.0 + simt.float64(simt.int64(a[i]) * 3_000_000_000)
+
+
+@simt.kernel(fp64=True)
+def _f64_exp(a, out):
+    i = simt.grid(1)
+    if i < len(a):
+        out[i] = math.exp(a[i])
+
+
+def test_float64_and_int64_where_the_adapter_has_them(on_webgpu: Any) -> None:
+    a = np.linspace(1.0, 9.0, 50)
+    out = np.zeros(50)
+    if "shader-f64" not in on_webgpu.dev.features:
+        with pytest.raises(simt.CompileError, match="float64 is not available"):
+            _f64[1, 64](a, out)
+        return
+    _f64[1, 64](a, out)
+    expected = np.sqrt(a) + a / 3.0 + np.trunc(a) * 3_000_000_000
+    np.testing.assert_allclose(out, expected, rtol=1e-15)
+    with pytest.raises(simt.CompileError, match="float32 precision"):
+        _f64_exp[1, 64](a, out)
+
+
+def test_limits_are_errors(on_webgpu: Any) -> None:
+    limit = on_webgpu.dev.limits["max-storage-buffer-binding-size"]
+    with pytest.raises(simt.LaunchError, match="binds at most"):
+        simt.empty(limit // 4 + 1, np.float32)
+    a = np.zeros(8, np.float32)
+    with pytest.raises(simt.LaunchError):
+        _scale[1, 2048](a, 1.0)
+
+
+def test_pipelines_are_cached_per_block_shape(on_webgpu: Any) -> None:
+    a = np.ones(512, np.float32)
+    _scale[2, 256](a, 2.0)
+    _scale[8, 64](a, 2.0)
+    _scale[2, 256](a, 2.0)
+    np.testing.assert_array_equal(a, 8.0)
+    keys = [k for k in on_webgpu._pipelines if k[1] in ((256, 1, 1), (64, 1, 1))]
+    assert len({k[1] for k in keys}) == 2
+    simt.synchronize()
+
+
+GL_SCRIPT = textwrap.dedent(
+    """
+    import numpy as np, simt
+
+    @simt.kernel
+    def saxpy(a, x, y):
+        i = simt.grid(1)
+        if i < len(y):
+            y[i] = a * x[i] + y[i] // 3
+
+    simt.use("webgpu")
+    x = np.arange(100, dtype=np.float32); y = np.ones(100, np.float32) * 7
+    saxpy[1, 128](2.0, x, y)
+    assert np.array_equal(y, 2 * np.arange(100, dtype=np.float32) + 2), y
+    try:
+        saxpy[1, 128](2.0, x.astype(np.float64), y.astype(np.float64))
+    except simt.CompileError as e:
+        assert "float64 is not available" in str(e)
+    print("GL OK")
+    """
+)
+
+
+def test_opengl_adapter_runs_the_float32_subset(webgpu_runtime: Any, tmp_path: Path) -> None:
+    import wgpu
+
+    backends = {a.info["backend_type"] for a in wgpu.gpu.enumerate_adapters_sync()}
+    if "OpenGL" not in backends:
+        pytest.skip("no OpenGL adapter here")
+    env = dict(os.environ, SIMT_WEBGPU_ADAPTER="gl", PYTHONPATH=str(ROOT / "src"))
+    script = tmp_path / "gl_saxpy.py"  # kernels need a source file
+    script.write_text(GL_SCRIPT)
+    r = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0 and "GL OK" in r.stdout, r.stdout + r.stderr
