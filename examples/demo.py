@@ -53,7 +53,7 @@ def block_sum(a, partial):
 
 
 def main() -> None:
-    rt = simt.api.backend()
+    rt = simt.backend()
     print(f"simt demo on the {rt!r} backend (python -m simt info lists the others)")
 
     n = 1 << 20

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .api import empty, synchronize, to_device, use, zeros  # noqa: E402
+from .api import backend, empty, synchronize, to_device, use, zeros  # noqa: E402
 from .errors import BackendUnavailable, CompileError, KernelError, LaunchError  # noqa: E402
 from .kernel import Dim, Kernel, kernel, launch  # noqa: E402
 from .lang import (  # noqa: E402
@@ -39,7 +39,7 @@ from .lang import (  # noqa: E402
 )
 
 __all__ = [
-    "BackendUnavailable", "CompileError", "Dim", "In", "Kernel", "KernelError", "LaunchError",
+    "BackendUnavailable", "CompileError", "backend", "Dim", "In", "Kernel", "KernelError", "LaunchError",
     "Out", "atomic", "block_dim", "block_idx", "bool_", "empty", "float32", "float64", "grid",
     "grid_dim", "int32", "int64", "kernel", "launch", "local", "shared", "synchronize",
     "syncthreads", "thread_idx", "to_device", "uint32", "use", "zeros",
