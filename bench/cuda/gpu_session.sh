@@ -8,6 +8,7 @@ python3 -c "import cuda.core, cuda.bindings, numpy; print('cuda-core', cuda.core
 nvcc --version | tail -2
 python3 -m simt info 2>&1 | head -20
 timeout 300 python3 -m pytest -q -p no:cacheprovider tests/runtime/test_cuda.py "tests/corpus/test_corpus.py" -k "cuda" 2>&1 | tee "$OUT/tests.log" | tail -80
+SIMT_DEBUG=1 timeout 200 python3 -m pytest -q -p no:cacheprovider tests/corpus/test_corpus.py -k "cuda" 2>&1 | tee "$OUT/tests_debug.log" | tail -30
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   timeout 330 python3 bench/cuda/run.py --json "$OUT/bench.json" "$@" 2>&1 | tee "$OUT/bench.log"
 fi

@@ -32,6 +32,7 @@ from .cuda_interop import KDL_CUDA, cai_dict, dlpack_capsule, read_cai
 from .printing import emit
 
 _NO_ERROR = 0xFFFFFFFFFFFFFFFF
+_SCALAR, _PTR, _SHAPE, _STRIDE, _CONST = range(5)  # launch plan entries
 PRINT_WORDS = int(os.environ.get("SIMT_CUDA_PRINT_WORDS", str(1 << 22)))
 
 
@@ -152,6 +153,7 @@ class CudaRuntime(Runtime):
         self.stream = self.device.default_stream
         self.stream_handle = int(self.stream.handle)
         self._pending: list[_Pending] = []
+        self._configs: dict[tuple[Dim3, Dim3], Any] = {}
         self._resources: dict[str, dict[str, int]] = {}
 
     # ---------------------------------------------------------------- compile
@@ -174,38 +176,65 @@ class CudaRuntime(Runtime):
             err = self._alloc_raw(8)
             self._memset8(err.ptr, 0xFF, 8)
             meta["err_buf"] = err
+        meta["plan"] = self._plan(fn, kern, meta)
         return compiled
+
+    @staticmethod
+    def _plan(
+        fn: Function, kern: renderer.CudaKernel, meta: dict[str, Any]
+    ) -> list[tuple[int, int, int, Any]]:
+        """How `launch` turns its arguments into the kernel's parameters, worked out once:
+        (what, argument index, dimension, converter or constant value) per parameter."""
+        plan: list[tuple[int, int, int, Any]] = []
+        for p in kern.params:
+            if p.kind == "scalar":
+                plan.append((_SCALAR, p.param, 0, None))
+            elif p.kind == "ptr":
+                plan.append((_PTR, p.param, 0, None))
+            elif p.kind == "shape":
+                t = fn.params[p.param].value.type
+                assert isinstance(t, ArrayType)
+                plan.append((_SHAPE, p.param, p.dim, t.index.np.type))
+            elif p.kind == "stride":
+                plan.append((_STRIDE, p.param, p.dim, None))
+            elif p.kind == "print":
+                plan.append((_CONST, 0, 0, np.uint64(meta["print_buf"].ptr)))
+            elif p.kind == "print_cap":
+                plan.append((_CONST, 0, 0, np.uint32(PRINT_WORDS)))
+            elif p.kind == "error":
+                plan.append((_CONST, 0, 0, np.uint64(meta["err_buf"].ptr)))
+        return plan
 
     # ---------------------------------------------------------------- launch
     def launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
         """Launch on the default stream; waits only when the kernel prints or is in debug
         mode, to report what it printed or the first failing thread."""
         kern: renderer.CudaKernel = kernel.meta["cuda"]
-        values: list[Any] = []
         pbuf: CudaBuffer | None = kernel.meta.get("print_buf")
         ebuf: CudaBuffer | None = kernel.meta.get("err_buf")
-        for p in kern.params:
-            kind = p.kind
-            if kind == "scalar":
-                values.append(args[p.param])
-            elif kind == "ptr":
-                values.append(np.uint64(_buffer_of(args[p.param]).ptr))
-            elif kind == "shape":
-                t = kernel.fn.params[p.param].value.type
-                assert isinstance(t, ArrayType)
-                values.append(t.index.np.type(args[p.param].shape[p.dim]))
-            elif kind == "stride":
-                values.append(np.int64(args[p.param].strides[p.dim]))
-            elif kind == "print":
-                assert pbuf is not None
-                self._memset8(pbuf.ptr, 0, 8)
-                values.append(np.uint64(pbuf.ptr))
-            elif kind == "print_cap":
-                values.append(np.uint32(PRINT_WORDS))
-            elif kind == "error":
-                assert ebuf is not None
-                values.append(np.uint64(ebuf.ptr))
-        config = self.core.LaunchConfig(grid=tuple(grid), block=tuple(block))
+        values: list[Any] = []
+        add = values.append
+        for code, i, d, conv in kernel.meta["plan"]:
+            if code == _SCALAR:
+                add(args[i])
+            elif code == _PTR:
+                a = args[i]
+                b = a.buf if isinstance(a, DeviceArray) else a
+                if not isinstance(b, CudaBuffer):
+                    raise LaunchError(f"an array of another backend was passed to {kern.name}")
+                add(np.uint64(b.ptr))
+            elif code == _SHAPE:
+                add(conv(args[i].shape[d]))
+            elif code == _STRIDE:
+                add(np.int64(args[i].strides[d]))
+            else:  # a constant: the print buffer, its size, the error word
+                add(conv)
+        if pbuf is not None:
+            self._memset8(pbuf.ptr, 0, 8)
+        config = self._configs.get((grid, block))
+        if config is None:
+            config = self.core.LaunchConfig(grid=tuple(grid), block=tuple(block))
+            self._configs[(grid, block)] = config
         try:
             self.core.launch(self.stream, config, kernel.handle, *values)
         except Exception as e:  # noqa: BLE001 - cuda.core's CUDAError is not a RuntimeError
