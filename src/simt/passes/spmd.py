@@ -125,13 +125,14 @@ class _Lowering:
     def _open(self, seq: _Seq) -> _Group:
         if seq.group is not None:
             return seq.group
+        lo, hi, rest = self._clip(seq)
         b = Builder(Block())
         ivs = []
         loops = []
         for axis in (2, 1, 0):
             body = Block([Value(INT32, f"t{_AXES[axis]}")])
             loop = b.op(
-                "for", [self.zero, self.bdim[axis], self.one], [], regions=[body],
+                "for", [lo[axis], hi[axis], self.one], [], regions=[body],
                 sign=1, lanes=_AXES[axis],
             )  # fmt: skip
             loops.append(loop)
@@ -143,9 +144,9 @@ class _Lowering:
         lane.hint = "lane"
         g = _Group(loops[0], b.block, lane, (tx, ty, tz), [r.regions[0] for r in loops[::-1]])
         seq.group = g
-        if seq.mask:
+        if rest:
             m: Value | None = None
-            for cond, polarity in seq.mask:
+            for cond, polarity in rest:
                 c = self.get(cond, g)
                 if not polarity:
                     c = self._emit(g, "un", [c], [BOOL], op="not").result
@@ -156,6 +157,84 @@ class _Lowering:
             g.ops = then
             g.closers.insert(0, then)
         return g
+
+    def _clip(
+        self, seq: _Seq
+    ) -> tuple[list[Value], list[Value], list[tuple[Value, bool]]]:
+        """Turn mask conditions such as `block_idx.x * block_dim.x + thread_idx.x < n` into
+        the range of the thread loop over that axis (no mask, so no masked loads and stores);
+        returns each axis's lane range and the conditions left as a mask."""
+        lo = [self.zero] * 3
+        hi = list(self.bdim)
+        rest: list[tuple[Value, bool]] = []
+        for cond, polarity in seq.mask:
+            parts = self._conjuncts(cond) if polarity else [cond]
+            for c in parts:
+                if not (polarity and self._clip_one(c, lo, hi, seq.out)):
+                    rest.append((c, polarity))
+        return lo, hi, rest
+
+    def _guard(self, op: Op) -> bool:
+        """Whether a varying `if` is a bounds guard (`if i < n:` with nothing else) whose
+        condition becomes the thread loop's range: then it is worth its own thread loop."""
+        if op.results or len(op.regions[1].ops) > 1:
+            return False
+        parts = self._conjuncts(op.operands[0])
+        return all(self._clip_one(c, [], [], None) for c in parts)
+
+    def _conjuncts(self, c: Value) -> list[Value]:
+        d = self.defs.get(c.id)
+        if d is not None and d[0].opcode == "bin" and d[0].attrs["op"] == "and" and c.type == BOOL:
+            return [x for o in d[1] for x in self._conjuncts(o)]
+        return [c]
+
+    def _lane_offset(self, v: Value) -> tuple[int, Value | None] | None:
+        """(axis, c) when `v` is `thread_idx[axis] + c` with `c` block-level (None: 0)."""
+        d = self.defs.get(v.id)
+        if d is None:
+            return None
+        op, operands = d
+        if op.opcode == "special" and op.attrs["reg"] == "thread_idx":
+            return op.attrs["axis"], None
+        if op.opcode == "bin" and op.attrs["op"] == "add":
+            for t, c in (operands, operands[::-1]):
+                inner = self.defs.get(t.id)
+                if (inner is not None and inner[0].opcode == "special"
+                        and inner[0].attrs["reg"] == "thread_idx" and c.id in self.once):
+                    return inner[0].attrs["axis"], self.once[c.id]
+        return None
+
+    def _clip_one(self, c: Value, lo: list[Value], hi: list[Value], out: Block | None) -> bool:
+        """Narrow the lane range `lo`/`hi` by condition `c` (ops go to `out`; with `out`
+        None, only say whether `c` can be turned into a range)."""
+        d = self.defs.get(c.id)
+        if d is None or d[0].opcode != "cmp" or d[1][0].type != INT32:
+            return False
+        o = d[0].attrs["op"]
+        a, b = d[1]
+        flip = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+        if o not in flip:
+            return False
+        lane = self._lane_offset(a)
+        bound = b
+        if lane is None or b.id not in self.once:
+            lane, bound, o = self._lane_offset(b), a, flip[o]
+            if lane is None or a.id not in self.once:
+                return False
+        axis, off = lane
+        if out is None:
+            return True
+        bld = Builder(out)
+        x = self.once[bound.id]
+        if off is not None:
+            x = bld.bin("sub", x, off)  # thread_idx OP bound - off
+        if o in ("le", "gt"):
+            x = bld.bin("add", x, self.one)
+        if o in ("lt", "le"):
+            hi[axis] = bld.bin("min", hi[axis], x)
+        else:
+            lo[axis] = bld.bin("max", lo[axis], x)
+        return True
 
     def _close(self, seq: _Seq) -> None:
         g = seq.group
@@ -348,7 +427,7 @@ class _Lowering:
         # With a barrier inside, the condition is uniform by the full analysis (checked before):
         # if it comes from memory, `need_once` reads it from lane 0.
         uniform = cond.id not in self.var or _has_barrier(op)
-        if not uniform and not _wants_fission(op, self.var):
+        if not uniform and not _wants_fission(op, self.var) and not self._guard(op):
             self.lane_op(op, seq)
             return
         if not self._pure_uniform(op):
