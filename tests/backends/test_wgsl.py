@@ -1,0 +1,261 @@
+"""The WGSL renderer, without a device: layout, literals, Python semantics helpers, atomics,
+refusals (float64/int64 on adapters without them, math WGSL lacks, limits). Whether the WGSL
+is valid and right is checked on a device: tests/runtime/test_webgpu.py and the corpus."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simt
+from simt.backends.wgsl import WgslCaps, literal, render, render_kernel
+from simt.ir import Block, Builder, Field, Function, Param, Value, verify
+from simt.types import (
+    BOOL,
+    FLOAT32,
+    FLOAT64,
+    INT32,
+    INT64,
+    LOCAL,
+    SHARED,
+    UINT32,
+    ArrayType,
+    Scalar,
+    Type,
+)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests/ folder
+from corpus import CASES  # noqa: E402
+
+
+def make(types: list[Type], body: Callable[..., None], debug: bool = False) -> Function:
+    """A kernel built by hand: parameters p0, p1, ... of `types`, ops appended by `body`."""
+    block = Block()
+    b = Builder(block)
+    params = [Param(f"p{i}", i, Value(t, f"p{i}")) for i, t in enumerate(types)]
+    body(b, *[p.value for p in params])
+    fn = Function("k", params, block, filename="test.py", debug=debug)
+    verify(fn)
+    return fn
+
+
+def arr(t: Scalar, ndim: int = 1) -> ArrayType:
+    return ArrayType(t, ndim)
+
+
+def store_at_0(b: Builder, a: Value, v: Value) -> None:
+    b.op("store", [a, b.const(0, INT32), v])
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_every_corpus_kernel_renders(case) -> None:  # type: ignore[no-untyped-def]
+    try:
+        src = case.kernel.source("webgpu", *case.make_args())
+    except simt.CompileError:
+        assert case.expected_error("webgpu") is not None, case.name
+        return
+    assert "@compute @workgroup_size(simt_bx, simt_by, simt_bz)" in src
+    assert "fn main(" in src
+
+
+def test_literals() -> None:
+    assert literal(-(2**31), INT32) == "i32(-2147483648)"  # -2147483648i would overflow
+    assert literal(-5, INT32) == "-5i"
+    assert literal(2**32 - 1, UINT32) == "4294967295u"
+    assert literal(-1, UINT32) == "4294967295u"
+    assert literal(-(2**63), INT64) == "i64(-9223372036854775807li - 1li)"
+    assert literal(0.1, FLOAT32) == "0.10000000149011612f"  # the float32 value, exactly
+    assert literal(0.1, FLOAT64) == "0.1lf"
+    assert literal(float("inf"), FLOAT32) == "bitcast<f32>(0x7f800000u)"
+    assert literal(float("-inf"), FLOAT64) == "f64(bitcast<f32>(0xff800000u))"
+    assert literal(float("nan"), FLOAT32) == "bitcast<f32>(0x7fc00000u)"
+    assert literal(True, BOOL) == "true"
+
+
+def test_layout_of_bindings_and_uniforms() -> None:
+    def body(b: Builder, x: Value, n: Value, y: Value, flag: Value, s: Value) -> None:
+        v = b.op("load", [x, b.const(1, INT32), b.const(2, INT32)], [FLOAT32]).result
+        store_at_0(b, y, b.cast(v, FLOAT64))
+
+    fn = make([arr(FLOAT32, 2), INT32, arr(FLOAT64), BOOL, FLOAT64], body)
+    k = render_kernel(fn)
+    kinds = [(b.kind, b.read_only) for b in k.bindings]
+    assert kinds == [("array", True), ("array", False), ("params", False)]
+    assert "var<storage, read> p0_" in k.source and "var<storage, read_write> p2_" in k.source
+    # 8-byte members first: every member at its natural alignment, no padding
+    sizes = [max(f.type.bits // 8, 4) for f in k.uniform]
+    assert sizes == sorted(sizes, reverse=True)
+    for f, size in zip(k.uniform, sizes):
+        assert f.offset % size == 0
+    assert k.uniform_size % 16 == 0 and k.uniform_size >= sum(sizes)
+    sources = {f.source for f in k.uniform}
+    assert {("shape", 0, 0), ("shape", 0, 1), ("stride", 0, 0), ("scalar", 1)} <= sources
+    assert ("stride", 0, 1) not in sources  # the last stride is 1
+    flag = next(f for f in k.uniform if f.source == ("scalar", 3))
+    assert flag.type == UINT32  # no bool in host-shareable memory
+
+
+def test_bool_arrays_are_u32_in_storage() -> None:
+    def body(b: Builder, a: Value) -> None:
+        v = b.op("load", [a, b.const(1, INT32)], [BOOL]).result
+        store_at_0(b, a, b.un("not", v))
+
+    src = render(make([arr(BOOL)], body))
+    assert "array<u32>" in src and "!= 0u" in src and "select(0u, 1u," in src
+
+
+def test_python_division_helpers_only_when_used() -> None:
+    def body(b: Builder, a: Value, x: Value) -> None:
+        q = b.bin("floordiv", x, b.const(3, INT32))
+        store_at_0(b, a, b.bin("mod", q, x))
+
+    src = render(make([arr(INT32), INT32], body))
+    assert "fn simt_floordiv_i32" in src and "fn simt_mod_i32" in src
+    assert "simt_pow" not in src and "simt_floordiv_f32" not in src
+
+
+def test_shift_amounts_are_taken_modulo_the_width() -> None:
+    def body(b: Builder, a: Value, x: Value, y: Value) -> None:
+        store_at_0(b, a, b.bin("shl", x, y))
+
+    assert "(u32(simt_P.p2_" in render(make([arr(INT32), INT32, INT32], body))
+    src = render(make([arr(INT64), INT64, INT64], body))
+    assert "& 63u)" in src
+
+
+def test_expressions_of_literals_are_not_left_to_the_shader_compiler() -> None:
+    # `5 // 0` of two literals: WGSL would evaluate it at shader creation (an error)
+    def body(b: Builder, a: Value) -> None:
+        store_at_0(b, a, b.bin("floordiv", b.const(5, INT32), b.const(0, INT32)))
+
+    src = render(make([arr(INT32)], body))
+    assert "simt_floordiv_i32(5i, 0i)" not in src
+    assert "let k" in src
+
+
+def test_float_chains_are_kept_unfused() -> None:
+    def body(b: Builder, a: Value, x: Value, y: Value) -> None:
+        store_at_0(b, a, b.bin("add", b.bin("mul", x, y), y))
+
+    src = render(make([arr(FLOAT32), FLOAT32, FLOAT32], body))
+    assert "simt_exact_f32(" in src
+
+
+def test_atomic_arrays_are_declared_atomic() -> None:
+    def body(b: Builder, h: Value, f: Value, loc: Value) -> None:
+        zero = b.const(0, INT32)
+        b.op("atomic", [h, zero, b.const(1, INT32)], [INT32], op="add")
+        b.op("atomic", [f, zero, b.const(0.5, FLOAT32)], [FLOAT32], op="add")
+        b.op("cas", [h, zero, b.const(0, INT32), b.const(2, INT32)], [INT32])
+        old = b.op("load", [h, b.const(1, INT32)], [INT32]).result
+        store_at_0(b, loc, old)
+
+    k = render_kernel(make([arr(INT32), arr(FLOAT32), arr(INT32)], body))
+    src = k.source
+    assert re.search(r"p0_\d+: array<atomic<i32>>", src)
+    assert "array<atomic<u32>>" in src  # float32 atomics work on the bit pattern
+    assert "atomicAdd(&p0_" in src and "atomicCompareExchangeWeak(&p1_" in src
+    assert "atomicLoad(&p0_" in src  # every access to an atomic array is atomic
+
+
+def test_atomics_on_local_arrays_are_plain_read_modify_write() -> None:
+    def body(b: Builder, out: Value) -> None:
+        loc = b.op("alloc", [], [ArrayType(INT32, 1, LOCAL, (4,))]).result
+        zero = b.const(0, INT32)
+        b.op("store", [loc, zero, zero])
+        old = b.op("atomic", [loc, zero, b.const(3, INT32)], [INT32], op="add").result
+        store_at_0(b, out, old)
+
+    src = render(make([arr(INT32)], body))
+    assert "atomicAdd" not in src and "array<i32, 4>" in src
+
+
+def test_float64_and_int64_need_the_adapter_features() -> None:
+    def body(b: Builder, a: Value) -> None:
+        store_at_0(b, a, b.const(1.5, FLOAT64))
+
+    fn = make([arr(FLOAT64)], body)
+    assert "array<f64>" in render(fn)
+    with pytest.raises(simt.CompileError, match="float64 is not available on webgpu"):
+        render(fn, WgslCaps(f64=False, adapter="llvmpipe (OpenGL, CPU adapter)"))
+
+    def body64(b: Builder, a: Value, x: Value) -> None:
+        store_at_0(b, a, b.cast(x, INT32))
+
+    with pytest.raises(simt.CompileError, match="int64 is not available"):
+        render(make([arr(INT32), INT64], body64), WgslCaps(i64=False))
+
+
+def test_math_that_webgpu_lacks_or_computes_in_float32_is_refused() -> None:
+    def body(name: str, t: Scalar) -> Callable[..., None]:
+        def f(b: Builder, a: Value, x: Value) -> None:
+            store_at_0(b, a, b.op("math", [x], [t], fn=name).result)
+
+        return f
+
+    with pytest.raises(simt.CompileError, match="math.expm1 is not available on webgpu"):
+        render(make([arr(FLOAT32), FLOAT32], body("expm1", FLOAT32)))
+    with pytest.raises(simt.CompileError, match="float32 precision"):
+        render(make([arr(FLOAT64), FLOAT64], body("exp", FLOAT64)))
+    assert "sqrt(" in render(make([arr(FLOAT64), FLOAT64], body("sqrt", FLOAT64)))
+    assert "exp(" in render(make([arr(FLOAT32), FLOAT32], body("exp", FLOAT32)))
+
+
+def test_limits_of_the_adapter_are_compile_errors() -> None:
+    def body(b: Builder, *arrays: Value) -> None:
+        for a in arrays:
+            store_at_0(b, a, b.const(1, INT32))
+
+    fn = make([arr(INT32)] * 3, body)
+    with pytest.raises(simt.CompileError, match="binds at most 2"):
+        render(fn, WgslCaps(max_storage_buffers=2))
+
+    def big(b: Builder, out: Value) -> None:
+        sh = b.op("alloc", [], [ArrayType(FLOAT32, 1, SHARED, (9000,))]).result
+        v = b.op("load", [sh, b.const(0, INT32)], [FLOAT32]).result
+        store_at_0(b, out, v)
+
+    with pytest.raises(simt.CompileError, match="shared memory"):
+        render(make([arr(FLOAT32)], big), WgslCaps(max_workgroup_storage=32768))
+
+
+def test_print_and_error_buffers() -> None:
+    def body(b: Builder, a: Value, x: Value, y: Value) -> None:
+        parts = ("x=", Field(0), " y=", Field(1, ".3f"), "\n")
+        b.op("print", [x, y], parts=parts)
+        b.op("assert", [b.cmp("lt", x, b.const(10, INT32))], msg="small")
+        store_at_0(b, a, y)
+
+    k = render_kernel(make([arr(FLOAT64), INT32, FLOAT64], body))
+    assert [b.kind for b in k.bindings][-3:] == ["errors", "prints", "prints64"]
+    assert k.print_types == [[INT32, FLOAT64]]
+    assert len(k.error_ops) == 1 and k.error_ops[0].opcode == "assert"
+    assert "simt_fail(0u)" in k.source
+
+    dk = render_kernel(make([arr(FLOAT64), INT32, FLOAT64], body, debug=True))
+    assert [op.opcode for op in dk.error_ops] == ["assert", "store"]  # and a bounds check
+    assert "in_bounds" in dk.source
+
+
+@simt.kernel
+def _tile_sum(a, out):
+    tile = simt.shared.array(64, np.float32)
+    t = simt.thread_idx.x
+    tile[t] = a[simt.grid(1)]
+    simt.syncthreads()
+    if t == 0:
+        s = 0.0
+        for k in range(64):
+            s += tile[k]
+        out[simt.block_idx.x] = s
+
+
+def test_shared_arrays_and_barriers_from_python() -> None:
+    src = _tile_sum.source("webgpu", np.zeros(128, np.float32), np.zeros(2, np.float32))
+    assert "var<workgroup> tile_" in src and "array<f32, 64>" in src
+    assert "workgroupBarrier();" in src
