@@ -54,16 +54,22 @@ def _binding() -> Any:
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
             llvm.initialize_native_asmparser()
-            target = llvm.Target.from_default_triple()
-            tm = target.create_target_machine(
-                cpu=llvm.get_host_cpu_name(),
-                features=llvm.get_host_cpu_features().flatten(),
-                opt=3,
-                jit=True,
-            )
             _register_libm(llvm)
-            _llvm, _target = llvm, tm
+            _llvm = llvm
+            _target = _target_machine()
     return _llvm
+
+
+def _target_machine() -> Any:
+    """A target machine for the host CPU (an execution engine owns the one it is given)."""
+    import llvmlite.binding as llvm
+
+    return llvm.Target.from_default_triple().create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=3,
+        jit=True,
+    )
 
 
 def _register_libm(llvm: Any) -> None:
@@ -191,7 +197,7 @@ class CpuRuntime(Runtime):
             mod = self._optimise(text)
             obj = bytes(_target.emit_object(mod))
             cache.store("cpu", key, obj)
-        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target)
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine())
         engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
         engine.finalize_object()
         addr = engine.get_function_address(ENTRY)
