@@ -8,11 +8,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from passes.ir_eval import evaluate, function, if_, random_function, random_inputs
 from simt.backends.llvm import ENTRY, arg_layout, lower, render, render_lowered
 from simt.ir import Function, Value, verify
 from simt.types import FLOAT32, INT32, ArrayType
-
-from passes.ir_eval import evaluate, function, if_, random_function, random_inputs
 
 llvm = pytest.importorskip("llvmlite.binding", reason="llvmlite (simt[cpu]) is not installed")
 
