@@ -261,3 +261,15 @@ def test_unknown_values_stay() -> None:
 @pytest.mark.parametrize("seed", range(40))
 def test_random_programs_behave_the_same(seed: int) -> None:
     same_behaviour(random_function(seed), fold, random_inputs(random.Random(seed), 4))
+
+
+def test_shape_of_a_known_array_and_asserts_that_cannot_fail() -> None:
+    fn, b, (out,) = function(ArrayType(INT32, 1))
+    sh = b.op("alloc", [], [ArrayType(INT32, 2, "shared", (4, 8))]).result
+    store(b, out, 0, b.op("shape", [sh], [INT32], dim=1).result)
+    b.op("assert", [b.cmp("lt", b.const(1, INT32), b.const(2, INT32))], [], msg="never")
+    b.op("assert", [b.const(False, BOOL)], [], msg="always")
+    fold(fn)
+    verify(fn)
+    assert count(fn, "shape") == 0 and count(fn, "assert") == 1
+    assert 8 in [op.attrs.get("value") for op in fn.body.ops]

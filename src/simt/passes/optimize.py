@@ -24,8 +24,8 @@ def optimize(fn: Function, rounds: int = MAX_ROUNDS, check: bool = False) -> Fun
 
     With `check`, the IR is verified after every pass (tests use it; a failure names the pass).
     """
+    before = _signature(fn)
     for _ in range(rounds):
-        before = _signature(fn)
         for p in PASSES:
             fn = p(fn)
             if check:
@@ -33,8 +33,10 @@ def optimize(fn: Function, rounds: int = MAX_ROUNDS, check: bool = False) -> Fun
                     verify(fn)
                 except AssertionError as e:
                     raise type(e)(f"after {p.__name__}: {e}") from e
-        if _signature(fn) == before:
+        after = _signature(fn)
+        if after == before:
             break
+        before = after
     return fn
 
 
