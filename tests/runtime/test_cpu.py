@@ -1,0 +1,162 @@
+"""The cpu runtime: real kernels through `simt.kernel`, errors, prints, caching, inspection."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import simt
+from simt import block_dim, block_idx, thread_idx
+from simt.errors import KernelError
+from simt.runtime import registry
+
+ok, why = registry.probe("cpu")
+if not ok:
+    pytest.skip(f"cpu backend not present: {why}", allow_module_level=True)
+
+
+@pytest.fixture
+def on(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """`on(name)` switches the backend; the one other tests see is restored after."""
+    monkeypatch.setattr(registry, "_current", registry._current)
+    yield simt.use
+
+
+@simt.kernel
+def scale(a, out, k):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    if i < len(out):
+        out[i] = a[i] * k
+
+
+@simt.kernel
+def checked(a):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    if i != 5:
+        assert a[i] >= 0, "negative input"
+
+
+@simt.kernel(debug=True)
+def overrun(a, out):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    out[i] = a[2 * i]
+
+
+@simt.kernel
+def talk(a):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    if i % 3 == 1:
+        print("thread", i, f"value {a[i]:.2f}")
+    simt.syncthreads()
+    if i < 2:
+        print(i * 10, a[i], sep=":")
+
+
+def test_vector_kernel_small_and_large_launches(on: Any) -> None:
+    on("cpu")
+    for n in (100, 1 << 18):  # the calling thread, then the thread pool
+        a = np.arange(n, dtype=np.float32)
+        out = np.zeros(n, np.float32)
+        scale[(n + 255) // 256, 256](a, out, 3.0)
+        np.testing.assert_array_equal(out, a * 3)
+
+
+def test_strided_arrays_get_their_own_variant(on: Any) -> None:
+    on("cpu")
+    a = np.arange(400, dtype=np.float32)
+    out = np.zeros(400, np.float32)
+    scale[1, 256](a[::2], out[::2], 2.0)
+    np.testing.assert_array_equal(out[::2], a[::2] * 2)
+    assert not out[1::2].any()
+
+
+def test_assert_names_the_first_failing_thread_like_sim(on: Any) -> None:
+    a = np.zeros(40, np.int32)
+    a[[5, 21, 30]] = -1
+    errors = []
+    for backend in ("sim", "cpu"):
+        on(backend)
+        with pytest.raises(KernelError) as e:
+            checked[5, 8](a)
+        errors.append(e.value)
+    sim, cpu = errors
+    assert (cpu.block, cpu.thread) == (sim.block, sim.thread) == ((2, 0, 0), (5, 0, 0))
+    assert "assertion failed: negative input" in str(cpu)
+    assert cpu.line == sim.line and cpu.filename == sim.filename
+    a[21] = a[30] = 0
+    checked[5, 8](a)  # only thread 5 is negative, and it does not assert
+
+
+def test_debug_mode_checks_bounds(on: Any) -> None:
+    on("cpu")
+    a, out = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    with pytest.raises(KernelError) as e:
+        overrun[4, 16](a, out)
+    assert (e.value.block, e.value.thread) == ((2, 0, 0), (0, 0, 0))
+    assert "index out of bounds in array read" in str(e.value)
+    assert "out[i] = a[2 * i]" in str(e.value)
+
+
+def test_print_is_identical_to_sim(on: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    a = np.linspace(0, 1, 12).astype(np.float32)
+    outputs = []
+    for backend in ("sim", "cpu"):
+        on(backend)
+        talk[3, 4](a)
+        simt.synchronize()
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    assert "thread 1 value 0.09" in outputs[1] and "10:0.09090909" in outputs[1]
+
+
+def test_source_render_stages_and_vector_code() -> None:
+    a, out = np.zeros(1024, np.float32), np.zeros(1024, np.float32)
+    text = scale.source("cpu", a, out, 2.0)
+    assert "define void @simt_run(" in text
+    rt = registry.get("cpu")
+    from simt.pipeline import build
+    from simt.frontend.specialise import ArgSpec  # noqa: F401 - the pipeline's own types
+
+    specs, _ = scale._specs(scale._bind((a, out, 2.0), {}), "cpu")
+    fn = build(scale.pyfunc, specs, False, False)
+    opt = rt.render(fn, stage="opt")  # type: ignore[call-arg]
+    assert "x float>" in opt  # the thread loop was vectorised
+    asm = rt.render(fn, stage="asm")  # type: ignore[call-arg]
+    assert "mulps" in asm  # packed SIMD multiply (vmulps with AVX)
+    with pytest.raises(ValueError):
+        rt.render(fn, stage="bitcode")  # type: ignore[call-arg]
+
+
+def test_object_code_comes_from_the_disk_cache(
+    on: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from simt.runtime.cpu import CpuRuntime
+
+    monkeypatch.setenv("SIMT_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("SIMT_CACHE", raising=False)
+    text = scale.source("cpu", np.zeros(4, np.float32), np.zeros(4, np.float32), 1.0)
+    rt = CpuRuntime()
+    rt._build(text)
+    assert len(list((tmp_path / "cpu").iterdir())) == 1
+
+    def no_llvm(_: str) -> None:
+        raise AssertionError("optimised again despite the cache")
+
+    monkeypatch.setattr(rt, "_optimise", no_llvm)
+    variant = rt._build(text)  # as a second process would: load the object, no optimisation
+    assert variant.entry is not None
+
+
+def test_info_names_llvm_cpu_vector_width_and_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    from simt.runtime.cpu import CpuRuntime, num_threads
+
+    monkeypatch.setenv("SIMT_NUM_THREADS", "3")
+    assert num_threads() == 3
+    info = CpuRuntime().info()
+    assert set(info) >= {"llvm", "target cpu", "vector width", "threads"}
+    assert info["threads"] == "3"
+    ok, line = CpuRuntime.probe()
+    assert ok and "LLVM" in line and "threads" in line
