@@ -22,6 +22,11 @@ from .common import error_sites, print_ops
 
 _BIN = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%",
         "and": "&", "or": "|", "xor": "^"}  # fmt: skip
+# bin ops that are NumPy ufuncs with the kernel semantics (a store of one fuses with it).
+_UFUNC = {"add": "np.add", "sub": "np.subtract", "mul": "np.multiply", "div": "np.true_divide",
+          "floordiv": "np.floor_divide", "mod": "np.remainder", "min": "np.minimum",
+          "max": "np.maximum", "and": "np.bitwise_and", "or": "np.bitwise_or",
+          "xor": "np.bitwise_xor"}  # fmt: skip
 _CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 # Ops that read their operands into a fresh result (or into memory) and never pass one through.
 _CONSUMERS = frozenset({"bin", "cmp", "un", "cast", "math", "store", "atomic", "cas", "print",
@@ -212,6 +217,7 @@ class _Renderer:
         self.dead: set[int] = set()
         self.uses = self._live_uses()
         self.views = _view_safe_loads(fn)
+        self.fused = self._fusable_stores()
 
     def _live_uses(self) -> dict[int, int]:
         """Use counts of values after dropping pure ops whose results nobody reads."""
@@ -236,6 +242,28 @@ class _Renderer:
                     for v in reads(op):
                         uses[v.id] -= 1
         return uses
+
+    def _fusable_stores(self) -> dict[int, Op]:
+        """Stores (by id) whose value is a ufunc `bin` op rendered right before them and read
+        by nothing else: the store computes it into the array (`_st_op`)."""
+        fused: dict[int, Op] = {}
+        for b in _blocks(self.fn.body):
+            prev: Op | None = None
+            for op in b.ops:
+                if op.opcode == "const" or id(op) in self.dead:
+                    continue
+                if (
+                    op.opcode == "store"
+                    and prev is not None
+                    and prev.opcode == "bin"
+                    and prev.attrs["op"] in _UFUNC
+                    and id(prev) not in self.global_idx
+                    and prev.result is op.operands[-1]
+                    and self.uses.get(prev.result.id) == 1
+                ):
+                    fused[id(op)] = prev
+                prev = op
+        return fused
 
     # names -----------------------------------------------------------------------------------
     def name(self, v: Value) -> str:
@@ -291,6 +319,8 @@ class _Renderer:
         for op in b.ops:
             if op.opcode in ("yield", "condition") or id(op) in self.dead:
                 continue
+            if op.opcode == "bin" and any(f is op for f in self.fused.values()):
+                continue  # computed by the store that follows
             self.source_comment(op, depth)
             self.op(op, depth, mask)
         if len(self.lines) == start and not more:
@@ -401,6 +431,11 @@ class _Renderer:
             helper = "_ld_view" if id(op) in self.views else "_ld"
             return f"{helper}(_c, {a[0]}, {index}, {mask}, {site})"
         if op.opcode == "store":
+            fused = self.fused.get(id(op))
+            if fused is not None:
+                x, y = (self.name(v) for v in fused.operands)
+                ufunc = _UFUNC[fused.attrs["op"]]
+                return f"_st_op(_c, {a[0]}, {index}, {ufunc}, {x}, {y}, {mask}, {site})"
             return f"_st(_c, {a[0]}, {index}, {rest[0]}, {mask}, {site})"
         used = self.uses.get(op.result.id, 0) > 0
         if op.opcode == "atomic":

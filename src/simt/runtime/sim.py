@@ -29,6 +29,7 @@ _HELPERS: dict[str, Any] = {
     "_ld": sim_lib.load,
     "_ld_view": sim_lib.load_view,
     "_st": sim_lib.store,
+    "_st_op": sim_lib.store_op,
     "_atomic": sim_lib.atomic,
     "_split": sim_lib.split,
     "_narrow": sim_lib.narrow,

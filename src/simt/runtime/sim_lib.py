@@ -312,26 +312,36 @@ def _check(c: Launch, shape: tuple[int, ...], idx: Index, m: Mask, site: int) ->
         c.fail(site, bad, m)
 
 
-def _lane_slice(c: Launch, idx: Index) -> bool:
-    """Whether `idx` is (lane, *uniform): the lanes read a contiguous run of the first axis."""
-    return idx[0] is c.lane and not any(isinstance(i, np.ndarray) for i in idx[1:])
+def _lane_run(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> int | None:
+    """For an index (lane, *uniform), the number of lanes L = min(T, len(a)) whose elements
+    `a[:L, *uniform]` exist, after checking that no active lane reads past them; None for any
+    other index. Lane k of such an access touches element k: slices instead of gathers."""
+    if not idx or idx[0] is not c.lane or any(isinstance(i, np.ndarray) for i in idx[1:]):
+        return None
+    _check(c, a.shape[1:], idx[1:], m, site)  # a bad uniform index fails every active lane
+    n = a.shape[0]
+    if c.T > n and (m is None or m[n:].any()):
+        c.fail(site, c.lane >= n, m)
+    return min(c.T, n)
 
 
 def load(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> Any:
     """`a[idx]` in every active lane (the others get an arbitrary value)."""
-    if m is None and idx and _lane_slice(c, idx):
-        return load_view(c, a, idx, m, site).copy()
-    return load_view(c, a, idx, m, site)
+    v = load_view(c, a, idx, m, site)
+    return v.copy() if isinstance(v, np.ndarray) and np.may_share_memory(v, a) else v
 
 
 def load_view(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> Any:
-    """`load`, but a contiguous run of lanes gets a view of `a`: for a result that is consumed
-    before anything writes to memory (the renderer checks that)."""
-    if m is None and idx and _lane_slice(c, idx):
-        if c.T > a.shape[0]:
-            c.fail(site, c.lane >= a.shape[0], None)
-        _check(c, a.shape[1:], idx[1:], None, site)
-        return a[(slice(0, c.T),) + idx[1:]]
+    """`load`, but lanes reading a contiguous run get a view of `a`: for a result that is
+    consumed before anything writes to memory (the renderer checks that)."""
+    run = _lane_run(c, a, idx, m, site)
+    if run is not None:
+        part = a[(slice(0, run),) + idx[1:]]
+        if run == c.T:
+            return part
+        out = np.zeros(c.T, a.dtype)  # the lanes past the end are inactive
+        out[:run] = part
+        return out
     idx = _safe(idx, m)
     _check(c, a.shape, idx, m, site)
     return a[idx]
@@ -346,11 +356,31 @@ def _last_active(v: np.ndarray, m: Mask) -> Any:
 
 def store(c: Launch, a: np.ndarray, idx: Index, v: Any, m: Mask, site: int) -> None:
     """`a[idx] = v` in every active lane; with several lanes on one element the highest wins."""
-    if m is None and idx and _lane_slice(c, idx):
-        if c.T > a.shape[0]:
-            c.fail(site, c.lane >= a.shape[0], None)
-        _check(c, a.shape[1:], idx[1:], None, site)
-        a[(slice(0, c.T),) + idx[1:]] = v
+    _store(c, a, idx, v, m, site, _lane_run(c, a, idx, m, site))
+
+
+def store_op(
+    c: Launch, a: np.ndarray, idx: Index, ufunc: np.ufunc, x: Any, y: Any, m: Mask, site: int
+) -> None:
+    """`store` of `ufunc(x, y)`: computed straight into `a` when every lane writes its own
+    element of a contiguous run (no temporary array), else as `store`."""
+    run = _lane_run(c, a, idx, m, site)
+    if run == c.T and m is None:
+        ufunc(x, y, out=a[(slice(0, run),) + idx[1:]])
+        return
+    _store(c, a, idx, ufunc(x, y), m, site, run)
+
+
+def _store(
+    c: Launch, a: np.ndarray, idx: Index, v: Any, m: Mask, site: int, run: int | None
+) -> None:
+    if run is not None:
+        dst = a[(slice(0, run),) + idx[1:]]
+        src = v[:run] if isinstance(v, np.ndarray) else v
+        if m is None:
+            dst[...] = src
+        else:
+            np.copyto(dst, src, where=m[:run])
         return
     _check(c, a.shape, _safe(idx, m), m, site)
     vector_idx = any(isinstance(i, np.ndarray) for i in idx)
@@ -497,5 +527,5 @@ def _sequential(
 __all__ = [
     "Geometry", "Launch", "atomic", "cast", "erf", "in_range", "ipow", "keep", "load", "load_view",
     "narrow",
-    "split", "store", "urange", "where",
+    "split", "store", "store_op", "urange", "where",
 ]  # fmt: skip
