@@ -341,3 +341,19 @@ def test_opengl_adapter_runs_the_float32_subset(webgpu_runtime: Any, tmp_path: P
         [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120
     )
     assert r.returncode == 0 and "GL OK" in r.stdout, r.stdout + r.stderr
+
+
+@simt.kernel
+def _add_into(a, b, out):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = a[i] + b[i]
+
+
+def test_one_buffer_passed_twice(on_webgpu: Any) -> None:
+    # WebGPU forbids one buffer bound read-only and writable in a dispatch: simt binds the
+    # aliased arguments writable (another variant of the shader) instead of failing.
+    d = simt.to_device(np.arange(10, dtype=np.float32))
+    _add_into[1, 32](d, d, d)
+    _add_into[1, 32](d, d, d)
+    np.testing.assert_array_equal(d.numpy(), 4 * np.arange(10, dtype=np.float32))

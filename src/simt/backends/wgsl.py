@@ -154,10 +154,14 @@ def print_words(t: Scalar) -> int:
     return 2 if t == INT64 else 1
 
 
-def render_kernel(fn: Function, caps: WgslCaps | None = None) -> WgslKernel:
+def render_kernel(
+    fn: Function, caps: WgslCaps | None = None, writable: frozenset[int] = frozenset()
+) -> WgslKernel:
     """Render `fn` as WGSL for an adapter with `caps` (default: one with f64 and i64), with
-    the binding and uniform layout the runtime needs."""
-    return _Renderer(fn, caps or WgslCaps()).run()
+    the binding and uniform layout the runtime needs. Array parameters the kernel never
+    writes are declared `read`, except those whose positions are in `writable` (WebGPU
+    refuses one buffer bound both read-only and writable, as in `f(a, a)`)."""
+    return _Renderer(fn, caps or WgslCaps(), writable).run()
 
 
 def render(fn: Function, caps: WgslCaps | None = None) -> str:
@@ -166,9 +170,10 @@ def render(fn: Function, caps: WgslCaps | None = None) -> str:
 
 
 class _Renderer:
-    def __init__(self, fn: Function, caps: WgslCaps) -> None:
+    def __init__(self, fn: Function, caps: WgslCaps, writable: frozenset[int]) -> None:
         self.fn = fn
         self.caps = caps
+        self.writable = writable
         self.names: dict[int, str] = {}
         self.consts: set[int] = set()
         self.helpers: list[str] = []
@@ -319,7 +324,7 @@ class _Renderer:
             v = p.value
             n = value_name(v)
             if isinstance(v.type, ArrayType):
-                read_only = v.id not in self.written
+                read_only = v.id not in self.written and i not in self.writable
                 bindings.append(Binding(len(bindings), "array", n, i, read_only))
                 idx = v.type.index
                 for d in range(v.type.ndim):

@@ -90,7 +90,13 @@ class WebGPURuntime(Runtime):
         return render_kernel(fn, self.caps).source
 
     def compile(self, fn: Function) -> Compiled:
-        k = render_kernel(fn, self.caps)
+        k, module, key = self._variant(fn, frozenset())
+        return Compiled(fn, k.source, module, {"wgsl": k, "key": key})
+
+    def _variant(self, fn: Function, writable: frozenset[int]) -> tuple[WgslKernel, Any, str]:
+        """The rendered kernel, its shader module and its hash, with the array parameters at
+        `writable` declared writable (see `render_kernel`)."""
+        k = render_kernel(fn, self.caps, writable)
         key = hashlib.sha256(k.source.encode()).hexdigest()
         module = self._modules.get(key)
         if module is None:
@@ -102,11 +108,17 @@ class WebGPURuntime(Runtime):
                     f"{fn.name} (this is a bug in simt): {e}"
                 ) from None
             self._modules[key] = module
-        return Compiled(fn, k.source, module, {"wgsl": k, "key": key})
+        return k, module, key
 
-    def _pipeline(self, compiled: Compiled, block: Dim3) -> Any:
+    def _pipeline(self, compiled: Compiled, block: Dim3, args: list[Any]) -> Any:
+        """(pipeline, bind group layout, kernel) for this launch: per block shape, and per
+        set of array arguments bound twice (`f(a, a)`: those are declared writable)."""
         k: WgslKernel = compiled.meta["wgsl"]
-        key = (compiled.meta["key"], (block.x, block.y, block.z))
+        aliased = self._aliased(k, args)
+        module, source_key = compiled.handle, compiled.meta["key"]
+        if aliased:
+            k, module, source_key = self._variant(compiled.fn, aliased)
+        key = (source_key, (block.x, block.y, block.z))
         pipe = self._pipelines.get(key)
         if pipe is not None:
             return pipe
@@ -130,14 +142,14 @@ class WebGPURuntime(Runtime):
         try:
             pipe = dev.create_compute_pipeline(
                 layout=layout,
-                compute={"module": compiled.handle, "entry_point": k.entry, "constants": constants},
+                compute={"module": module, "entry_point": k.entry, "constants": constants},
             )
         except Exception as e:  # noqa: BLE001
             raise LaunchError(
                 f"the WebGPU device refused a block of {tuple(block)} threads for "
                 f"{compiled.fn.name}: {e}"
             ) from None
-        self._pipelines[key] = (pipe, bgl)
+        self._pipelines[key] = (pipe, bgl, k)
         return self._pipelines[key]
 
     # ------------------------------------------------------------------ memory
@@ -259,6 +271,14 @@ class WebGPURuntime(Runtime):
                     "C-contiguous array"
                 )
 
+    @staticmethod
+    def _aliased(k: WgslKernel, args: list[Any]) -> frozenset[int]:
+        seen: dict[int, list[int]] = {}
+        for b in k.bindings:
+            if b.kind == "array":
+                seen.setdefault(id(args[b.param].buf), []).append(b.param)
+        return frozenset(i for group in seen.values() if len(group) > 1 for i in group)
+
     def _print_buffers(self) -> tuple[Any, Any]:
         if self._print_buf is None:
             mb = float(os.environ.get("SIMT_WEBGPU_PRINT_MB", "16"))
@@ -273,10 +293,9 @@ class WebGPURuntime(Runtime):
     def launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
         import wgpu
 
-        k: WgslKernel = kernel.meta["wgsl"]
         dims = self._dispatch(grid, block)
-        self._check_args(k, args)
-        pipe, bgl = self._pipeline(kernel, block)
+        self._check_args(kernel.meta["wgsl"], args)
+        pipe, bgl, k = self._pipeline(kernel, block, args)
         dev = self.dev.device
         queue = dev.queue
         ubuf = dev.create_buffer(
