@@ -40,6 +40,12 @@ def render(fn: Function) -> str:
     return _Renderer(fn).run()
 
 
+def np_type(t: Scalar) -> str:
+    """The NumPy scalar type of `t`, spelled for the program (`np.bool_`: NumPy 1.x has no
+    `np.bool`)."""
+    return "np.bool_" if t.is_bool else f"np.{t.name}"
+
+
 def typed_const(value: int | float | bool, t: Scalar) -> str:
     """`value` as a NumPy scalar of type `t`, wrapped into its range for integers."""
     if t.is_bool:
@@ -361,7 +367,7 @@ class _Renderer:
         if k == "un":
             return self.un(op, a[0])
         if k == "cast":
-            return f"_cast({a[0]}, np.{op.result.scalar.name})"
+            return f"_cast({a[0]}, {np_type(op.result.scalar)})"
         if k == "select":
             if op.operands[0].id in self.vary:
                 return f"_where({a[0]}, {a[1]}, {a[2]})"
@@ -383,12 +389,11 @@ class _Renderer:
             t = op.result.array
             assert t.shape is not None
             where = "shared" if t.space == SHARED else "local"
-            return f"_c.{where}({t.shape!r}, np.{t.dtype.name})"
+            return f"_c.{where}({t.shape!r}, {np_type(t.dtype)})"
         if k in ("load", "store", "atomic", "cas"):
             return self.memory(op, a, mask)
         if k == "print":
-            values = "".join(f"{x}, " for x in a)
-            return f"_c.print({self.prints[id(op)]}, {mask}, ({values}))"
+            return f"_c.print({self.prints[id(op)]}, {mask}, {_tuple(a)})"
         if k == "assert":
             return f"_c.check_assert({a[0]}, {mask}, {self.sites[id(op)]})"
         raise AssertionError(f"sim backend: no rendering for opcode {k!r}")
@@ -415,7 +420,7 @@ class _Renderer:
             return f"np.abs({a})"
         if name == "invert" or t.is_bool:  # `not` of a bool is its inversion
             return f"~{a}"
-        return f"_cast({a} == 0, np.{t.name})"
+        return f"_cast({a} == 0, {np_type(t)})"
 
     def memory(self, op: Op, a: list[str], mask: str) -> str:
         t: ArrayType = op.operands[0].array
@@ -424,7 +429,7 @@ class _Renderer:
             idx = ["_c.block_linear", *idx]
         elif t.space == LOCAL:
             idx = ["_c.lane", *idx]
-        index = f"({idx[0]},)" if len(idx) == 1 else f"({', '.join(idx)})"
+        index = _tuple(idx)
         rest = a[1 + t.ndim :]
         site = self.sites[id(op)]
         if op.opcode == "load":
@@ -533,9 +538,14 @@ class _Renderer:
         self.assign(depth, op.results, cond.args)
 
 
+def _tuple(items: list[str]) -> str:
+    """A Python tuple display of `items`."""
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
 def _identifier(name: str) -> str:
     n = re.sub(r"\W", "_", name) or "kernel"
     return n if not n[0].isdigit() else "_" + n
 
 
-__all__ = ["render", "typed_const", "varying_values"]
+__all__ = ["np_type", "render", "typed_const", "varying_values"]
