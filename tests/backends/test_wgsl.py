@@ -259,3 +259,13 @@ def test_shared_arrays_and_barriers_from_python() -> None:
     src = _tile_sum.source("webgpu", np.zeros(128, np.float32), np.zeros(2, np.float32))
     assert "var<workgroup> tile_" in src and "array<f32, 64>" in src
     assert "workgroupBarrier();" in src
+
+
+def test_known_out_of_bounds_index_into_a_shared_array_is_refused() -> None:
+    def body(b: Builder, out: Value) -> None:
+        sh = b.op("alloc", [], [ArrayType(FLOAT32, 2, SHARED, (4, 4))]).result
+        v = b.op("load", [sh, b.const(1, INT32), b.const(4, INT32)], [FLOAT32]).result
+        store_at_0(b, out, v)
+
+    with pytest.raises(simt.CompileError, match=r"index \[1, 4\] is out of bounds"):
+        render(make([arr(FLOAT32)], body))

@@ -176,6 +176,7 @@ class _Renderer:
         self.writable = writable
         self.names: dict[int, str] = {}
         self.consts: set[int] = set()
+        self.const_value: dict[int, int | float | bool] = {}
         self.helpers: list[str] = []
         self.module: list[str] = []  # module-scope declarations (shared arrays)
         self.body = Lines()
@@ -455,6 +456,7 @@ class _Renderer:
             v = op.result
             self.names[v.id] = literal(op.attrs["value"], v.scalar)
             self.consts.add(v.id)
+            self.const_value[v.id] = op.attrs["value"]
         elif k == "bin":
             self.bin(op)
         elif k == "cmp":
@@ -616,6 +618,7 @@ class _Renderer:
         if not texts:
             return "0i"
         if a.shape is not None:  # shared or local: C order, strides known
+            self.check_known_index(op, a, idx)
             strides = [int(np.prod(a.shape[d + 1 :], dtype=np.int64)) for d in range(a.ndim)]
             terms = [t if s == 1 else f"{t} * {s}i" for t, s in zip(texts, strides)]
         else:
@@ -623,6 +626,21 @@ class _Renderer:
             terms = [f"{t} * {UNIFORM}.{n}_stride{d}" for d, t in enumerate(texts[:-1])]
             terms.append(texts[-1])
         return " + ".join(terms)
+
+    def check_known_index(self, op: Op, a: ArrayType, idx: list[Value]) -> None:
+        """A shared or local array indexed out of bounds by known values: WGSL refuses the
+        shader, so simt refuses the kernel, naming the line."""
+        if not all(i.id in self.consts for i in idx):
+            return
+        known = [int(self.const_value[i.id]) for i in idx]
+        shape = a.shape or ()
+        if any(not 0 <= k < n for k, n in zip(known, shape)):
+            where = ", ".join(map(str, known))
+            raise self.fail(
+                op,
+                f"index [{where}] is out of bounds for a {a.space} array of shape {shape}",
+                "index within the array's shape",
+            )
 
     def bounds(self, op: Op, arr: Value, idx: list[Value]) -> str | None:
         """The debug-mode in-bounds condition of an access, or None when not checked."""
