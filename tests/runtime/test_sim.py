@@ -715,6 +715,16 @@ def test_negative_index_and_2d_thread_naming() -> None:
     assert "write" in str(e.value) and e.value.line == 9
 
 
+def test_a_bad_uniform_index_fails_the_first_active_thread() -> None:
+    k = K("uni", a=arr(FLOAT32, 2), row=INT32)
+    i = k.gid()
+    k.at(4, "    a[row, i] = 1.0")
+    k.store(k["a"], k["row"], k.b.bin("add", i, k.c(2)), k.c(1.0, FLOAT32))
+    with pytest.raises(KernelError) as e:  # row 9 is out of bounds for every thread, i + 2
+        run(k.fn(), 2, 4, np.zeros((3, 8), np.float32), np.int32(9))  # for threads 6 and 7
+    assert (e.value.block, e.value.thread) == ((0, 0, 0), (0, 0, 0))
+
+
 def test_assert_names_first_failing_thread_and_message() -> None:
     k = K("asserting", a=arr(INT32))
     i = k.gid()

@@ -305,7 +305,8 @@ def _check(c: Launch, shape: tuple[int, ...], idx: Index, m: Mask, site: int) ->
         if isinstance(i, np.ndarray):
             if i.size and (int(i.min()) < 0 or int(i.max()) >= n):
                 out = (i < 0) | (i >= n)
-                bad = out if bad is None or bad is True else bad | out
+                if bad is not True:  # True (a bad uniform index) already fails every lane
+                    bad = out if bad is None else bad | out
         elif int(i) < 0 or int(i) >= n:
             bad = True
     if bad is not None:
