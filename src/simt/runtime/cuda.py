@@ -32,7 +32,7 @@ from .cuda_interop import KDL_CUDA, cai_dict, dlpack_capsule, read_cai
 from .printing import emit
 
 _NO_ERROR = 0xFFFFFFFFFFFFFFFF
-_SCALAR, _PTR, _SHAPE, _STRIDE, _CONST = range(5)  # launch plan entries
+_SCALAR, _ARRAY, _CONST = range(3)  # launch plan entries
 PRINT_WORDS = int(os.environ.get("SIMT_CUDA_PRINT_WORDS", str(1 << 22)))
 
 
@@ -182,27 +182,24 @@ class CudaRuntime(Runtime):
     @staticmethod
     def _plan(
         fn: Function, kern: renderer.CudaKernel, meta: dict[str, Any]
-    ) -> list[tuple[int, int, int, Any]]:
+    ) -> list[tuple[int, int, Any]]:
         """How `launch` turns its arguments into the kernel's parameters, worked out once:
-        (what, argument index, dimension, converter or constant value) per parameter."""
-        plan: list[tuple[int, int, int, Any]] = []
+        (what, argument index, index type or constant value) per argument."""
+        plan: list[tuple[int, int, Any]] = []
         for p in kern.params:
             if p.kind == "scalar":
-                plan.append((_SCALAR, p.param, 0, None))
+                plan.append((_SCALAR, p.param, None))
             elif p.kind == "ptr":
-                plan.append((_PTR, p.param, 0, None))
-            elif p.kind == "shape":
                 t = fn.params[p.param].value.type
                 assert isinstance(t, ArrayType)
-                plan.append((_SHAPE, p.param, p.dim, t.index.np.type))
-            elif p.kind == "stride":
-                plan.append((_STRIDE, p.param, p.dim, None))
+                plan.append((_ARRAY, p.param, t.index.np.type))
             elif p.kind == "print":
-                plan.append((_CONST, 0, 0, np.uint64(meta["print_buf"].ptr)))
+                plan.append((_CONST, 0, np.uint64(meta["print_buf"].ptr)))
             elif p.kind == "print_cap":
-                plan.append((_CONST, 0, 0, np.uint32(PRINT_WORDS)))
+                plan.append((_CONST, 0, np.uint32(PRINT_WORDS)))
             elif p.kind == "error":
-                plan.append((_CONST, 0, 0, np.uint64(meta["err_buf"].ptr)))
+                plan.append((_CONST, 0, np.uint64(meta["err_buf"].ptr)))
+            # "shape" and "stride" parameters travel with their array's pointer
         return plan
 
     # ---------------------------------------------------------------- launch
@@ -214,19 +211,18 @@ class CudaRuntime(Runtime):
         ebuf: CudaBuffer | None = kernel.meta.get("err_buf")
         values: list[Any] = []
         add = values.append
-        for code, i, d, conv in kernel.meta["plan"]:
+        for code, i, conv in kernel.meta["plan"]:
             if code == _SCALAR:
                 add(args[i])
-            elif code == _PTR:
+            elif code == _ARRAY:
                 a = args[i]
-                b = a.buf if isinstance(a, DeviceArray) else a
-                if not isinstance(b, CudaBuffer):
-                    raise LaunchError(f"an array of another backend was passed to {kern.name}")
-                add(np.uint64(b.ptr))
-            elif code == _SHAPE:
-                add(conv(args[i].shape[d]))
-            elif code == _STRIDE:
-                add(np.int64(args[i].strides[d]))
+                # pointer, shape and strides as kernel parameters, made once per array
+                cached = a.__dict__.get("_cuda_params") if isinstance(a, DeviceArray) else None
+                if cached is None or cached[0] is not conv:
+                    cached = (conv, _array_params(a, conv, kern.name))
+                    if isinstance(a, DeviceArray):
+                        a.__dict__["_cuda_params"] = cached
+                values.extend(cached[1])
             else:  # a constant: the print buffer, its size, the error word
                 add(conv)
         if pbuf is not None:
@@ -403,6 +399,18 @@ def _buffer_of(x: Any) -> CudaBuffer:
     if not isinstance(b, CudaBuffer):
         raise LaunchError(f"an array of another backend was passed to a CUDA kernel: {x!r}")
     return b
+
+
+def _array_params(a: Any, index: Any, kernel: str) -> tuple[Any, ...]:
+    """An array's kernel parameters: pointer, shape (as the index type), strides (int64)."""
+    b = a.buf if isinstance(a, DeviceArray) else a
+    if not isinstance(b, CudaBuffer):
+        raise LaunchError(f"an array of another backend was passed to the CUDA kernel {kernel}")
+    return (
+        np.uint64(b.ptr),
+        *(index(s) for s in a.shape),
+        *(np.int64(s) for s in a.strides),
+    )
 
 
 def _download_strided(
