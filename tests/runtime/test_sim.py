@@ -4,6 +4,7 @@ plus a few real kernels through `simt.kernel` on `sim`."""
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -654,6 +655,17 @@ def test_atomic_counter_on_one_address_hands_out_slots() -> None:
     np.testing.assert_array_equal(o, np.arange(96))
 
 
+def test_atomic_value_read_from_the_same_array_is_a_snapshot() -> None:
+    k = K("selfadd", a=arr(INT32))
+    i = k.gid()
+    v = k.load(k["a"], i)  # every lane reads its element before any lane adds
+    nxt = k.b.bin("mod", k.b.bin("add", i, k.c(1)), k.c(8))
+    k.b.op("atomic", [k["a"], nxt, v], [INT32], op="add")
+    a = np.arange(1, 9, dtype=np.int32)
+    run(k.fn(), 1, 8, a)
+    np.testing.assert_array_equal(a, np.arange(1, 9) + np.roll(np.arange(1, 9), 1))
+
+
 # -- errors ------------------------------------------------------------------------------------
 
 
@@ -843,6 +855,31 @@ def _say(a):
     i = simt.grid(1)
     if i % 2 == 0:
         print("thread", i, "has", a[i])
+
+
+@simt.kernel
+def _checked_sqrt(a, out, step):
+    i = simt.grid(1)
+    if i < len(a):
+        assert a[i] >= 0, "negative input"
+        total = 0.0
+        for j in range(i, 0, step):  # a step known only at run time
+            total += math.sqrt(a[j])
+        out[i] = total
+
+
+def test_real_kernel_with_assert_and_runtime_step(on_sim: None) -> None:
+    a = np.arange(10, dtype=np.float32)
+    out = np.zeros(10, np.float32)
+    _checked_sqrt[2, 8](a, out, -1)
+    ref = [sum(math.sqrt(x) for x in range(i, 0, -1)) for i in range(10)]
+    np.testing.assert_allclose(out, ref, rtol=1e-5)
+    a[9] = -1.0
+    with pytest.raises(KernelError) as e:
+        _checked_sqrt[2, 8](a, out, -1)
+    assert (e.value.block, e.value.thread) == ((1, 0, 0), (1, 0, 0))
+    assert "assertion failed: negative input" in str(e.value)
+    assert 'assert a[i] >= 0, "negative input"' in str(e.value)
 
 
 def test_real_kernels_on_sim(on_sim: None, capsys: pytest.CaptureFixture[str]) -> None:

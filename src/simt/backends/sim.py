@@ -28,9 +28,9 @@ _UFUNC = {"add": "np.add", "sub": "np.subtract", "mul": "np.multiply", "div": "n
           "max": "np.maximum", "and": "np.bitwise_and", "or": "np.bitwise_or",
           "xor": "np.bitwise_xor"}  # fmt: skip
 _CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-# Ops that read their operands into a fresh result (or into memory) and never pass one through.
-_CONSUMERS = frozenset({"bin", "cmp", "un", "cast", "math", "store", "atomic", "cas", "print",
-                        "assert"})  # fmt: skip
+# Ops that read their operands into a fresh result (or into memory, overlap-safe) and never
+# pass one through. Not atomics: they write while they read their values, lane by lane.
+_CONSUMERS = frozenset({"bin", "cmp", "un", "cast", "math", "store", "print", "assert"})
 _PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "special", "shape",
                    "alloc"})  # fmt: skip
 
