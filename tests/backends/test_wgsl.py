@@ -269,3 +269,12 @@ def test_known_out_of_bounds_index_into_a_shared_array_is_refused() -> None:
 
     with pytest.raises(simt.CompileError, match=r"index \[1, 4\] is out of bounds"):
         render(make([arr(FLOAT32)], body))
+
+
+def test_inexact_float32_builtins_are_replaced() -> None:
+    def body(b: Builder, a: Value, x: Value) -> None:
+        store_at_0(b, a, b.op("math", [x], [FLOAT32], fn="acosh").result)
+
+    src = render(make([arr(FLOAT32), FLOAT32], body))
+    assert "simt_acosh_f32(" in src and "fn simt_log_f32" in src and "fn simt_logparts_f32" in src
+    assert src.index("fn simt_logparts_f32") < src.index("fn simt_log_f32")

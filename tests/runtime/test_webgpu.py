@@ -357,3 +357,37 @@ def test_one_buffer_passed_twice(on_webgpu: Any) -> None:
     _add_into[1, 32](d, d, d)
     _add_into[1, 32](d, d, d)
     np.testing.assert_array_equal(d.numpy(), 4 * np.arange(10, dtype=np.float32))
+
+
+@simt.kernel
+def _inexact_builtins(x, y, out):
+    i = simt.grid(1)
+    if i < len(x):
+        a = x[i]
+        out[0, i] = math.atan2(y[i], a)
+        out[1, i] = math.asin(a * 0.25)
+        out[2, i] = math.log(abs(a))
+        out[3, i] = math.tanh(a * 0.01)
+        out[4, i] = math.atanh(a * 0.25)
+
+
+def test_float32_math_within_a_few_ulp(on_webgpu: Any) -> None:
+    # WGSL lets drivers compute these loosely (lavapipe's tanh(0.01) is off in the 4th digit);
+    # simt's own float32 versions keep them within a few ulp of the exact result.
+    g = np.random.default_rng(3)
+    x = g.uniform(-4, 4, 4096).astype(np.float32)
+    y = g.uniform(-4, 4, 4096).astype(np.float32)
+    out = np.zeros((5, 4096), np.float32)
+    _inexact_builtins[16, 256](x, y, out)
+    X, Y = x.astype(np.float64), y.astype(np.float64)
+    f32 = np.float32
+    refs = [
+        np.arctan2(Y, X),
+        np.arcsin((x * f32(0.25)).astype(np.float64)),
+        np.log(np.abs(X)),
+        np.tanh((x * f32(0.01)).astype(np.float64)),
+        np.arctanh((x * f32(0.25)).astype(np.float64)),
+    ]
+    for row, ref in zip(out, refs):
+        ulps = np.abs(row - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+        assert ulps.max() <= 4, ulps.max()

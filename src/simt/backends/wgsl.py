@@ -36,6 +36,7 @@ from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, SHARED, UINT32, ArrayT
 from .clike import BIN_SYMBOLS, CMP_SYMBOLS, Lines, value_name
 from .common import error_sites, print_ops
 from .wgsl_helpers import helper
+from .wgsl_math import MATH_F32
 
 WGSL_TYPES = {"bool": "bool", "int32": "i32", "uint32": "u32", "int64": "i64",
               "float32": "f32", "float64": "f64"}  # fmt: skip
@@ -582,6 +583,13 @@ class _Renderer:
                 "compute it in float32 (simt.float32(x)), or use another backend",
             )
         args = self.args(op, op.operands)
+        accurate = MATH_F32.get(name)
+        if accurate is not None and types == {FLOAT32}:
+            helper_name, needs = accurate
+            for h in needs:
+                self.use_helper(h)
+            self.define(op.result, f"{self.use_helper(helper_name)}({', '.join(args)})")
+            return
         self.define(op.result, fn.wgsl.format(*args))
 
     def special(self, reg: str, axis: int) -> str:

@@ -9,6 +9,8 @@ exponent. `helper(name)` returns a helper's text; names are `simt_<op>_<type>`.
 
 from __future__ import annotations
 
+from .wgsl_math import HELPERS as MATH_HELPERS
+
 # (WGSL type, literal suffix) of the integer types the helpers are written for.
 _SIGNED = {"i32": "i", "i64": "li"}
 _FLOATS = {"f32": "f", "f64": "lf"}
@@ -144,6 +146,9 @@ HELPERS.update(_unsigned())
 for _t, _s in _FLOATS.items():
     HELPERS.update(_float(_t, _s))
     HELPERS.update(_exact(_t, _s))
+
+
+HELPERS.update(MATH_HELPERS)
 
 
 def helper(name: str) -> str:
