@@ -20,6 +20,7 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -47,6 +48,7 @@ TARGETS: dict[str, tuple[str, float]] = {
     "matmul": ("c-tuned", 1.25),
 }
 FIRST_CALL_TARGET_MS = 200.0
+CACHED_READY_TARGET_MS = 50.0
 
 
 class WrongAnswer(Exception):
@@ -192,21 +194,67 @@ def table(rows: list[dict[str, Any]], peers: list[str], reps: int, targets: bool
     return "\n".join(lines)
 
 
-def first_call_table(rows: list[dict[str, Any]], targets: bool) -> str:
-    """First call (specialise, compile, launch, wait), with issue 3's 0.2 s per kernel target
-    when `targets`."""
+def first_call_table(
+    rows: list[dict[str, Any]], targets: bool, ready: dict[str, float] | None
+) -> str:
+    """First call (specialise, compile, launch, wait) and its cost over a warm run, judged
+    against issue 3's 0.2 s per kernel when `targets` (the first run of a 1 s kernel cannot be
+    under 0.2 s, so the target is read as the compile overhead); `ready` adds the time a fresh
+    process takes to its first launch with the disk cache warm (target 50 ms)."""
     lines = ["| workload | first call ms | warm median ms | first - warm (compile) ms |"
-             + (" target |" if targets else ""),
-             "|---|---|---|---|" + ("---|" if targets else "")]  # fmt: skip
+             + (" target |" if targets else "")
+             + (" fresh process, cached: ready ms |" if ready is not None else ""),
+             "|---|---|---|---|" + ("---|" if targets else "")
+             + ("---|" if ready is not None else "")]  # fmt: skip
     for r in rows:
         m = r["simt"]
         compile_ms = m["first_ms"] - m["median_ms"]
         line = f"| {r['label']} | {m['first_ms']:.1f} | {m['median_ms']:.2f} | {compile_ms:.1f} |"
         if targets:
-            ok = "met" if m["first_ms"] < FIRST_CALL_TARGET_MS else "MISSED"
-            line += f" <{FIRST_CALL_TARGET_MS:.0f} ms: {ok} |"
+            ok = "met" if compile_ms < FIRST_CALL_TARGET_MS else "MISSED"
+            line += f" compile <{FIRST_CALL_TARGET_MS:.0f} ms: {ok} |"
+        if ready is not None:
+            ms = ready.get(r["workload"])
+            if ms is None:
+                line += " — |"
+            else:
+                verdict = "met" if ms < CACHED_READY_TARGET_MS else "MISSED"
+                line += f" {ms:.1f}" + (f" (<{CACHED_READY_TARGET_MS:.0f}: {verdict})" if targets
+                                        else "") + " |"  # fmt: skip
         lines.append(line)
     return "\n".join(lines)
+
+
+def cached_ready(backend: str, cache: str | None, wls: list[str]) -> dict[str, float] | None:
+    """In a fresh process whose disk cache holds the suite's kernels: ms from a kernel's first
+    launch to its return (specialise, load the cached object, run on the quick sizes), minus
+    a second launch's time, so what is left is the time to get ready (interpreter start and
+    `import simt` not included). None if it failed."""
+    import subprocess
+
+    env = dict(os.environ) if cache is None else dict(os.environ, SIMT_CACHE_DIR=cache)
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--backend", backend,
+           "--workloads", ",".join(wls), "--_ready"]  # fmt: skip
+    try:
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+        return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    except Exception:  # noqa: BLE001 - an optional measurement: the table says it is missing
+        return None
+
+
+def _ready(wls: list[str]) -> dict[str, float]:
+    """The child side of `cached_ready`."""
+    ready = {}
+    for wl in wls:
+        p = W.SIZES["quick"][wl]
+        s = W.make_simt(wl, W.make_inputs(wl, p), p)
+        t0 = time.perf_counter()
+        s.run()
+        first = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        s.run()
+        ready[wl] = max(0.0, first - (time.perf_counter() - t0)) * 1e3
+    return ready
 
 
 def _busy_cpu_s() -> float | None:
@@ -273,6 +321,12 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_KIT,
         help=f"the peer kit with the C references (default {DEFAULT_KIT})",
     )
+    ap.add_argument(
+        "--warm-cache",
+        action="store_true",
+        help="keep simt's disk cache (default: a fresh one, so first calls compile cold)",
+    )
+    ap.add_argument("--_ready", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
     ok, why = registry.probe(args.backend)
@@ -284,6 +338,17 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [w for w in wls if w not in W.LABELS]
     if unknown:
         ap.error(f"unknown workloads {unknown}; choose from {', '.join(W.LABELS)}")
+    if args._ready:
+        print(json.dumps(_ready(wls)))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="simt-bench-cache-") as cache:
+        if not args.warm_cache:
+            os.environ["SIMT_CACHE_DIR"] = cache
+        return _suite(args, wls)
+
+
+def _suite(args: argparse.Namespace, wls: list[str]) -> int:
+    """The suite proper (see `main`)."""
     size = "quick" if args.quick else "full"
 
     def log(msg: str) -> None:
@@ -321,9 +386,12 @@ def main(argv: list[str] | None = None) -> int:
     print("Cells: warm median (first call), ms unless marked; every result checked against "
           "a float64 NumPy reference (relative error < 1e-4) before timing.\n")  # fmt: skip
     targets = args.backend == "cpu" and not args.quick
+    ready = cached_ready(args.backend, os.environ.get("SIMT_CACHE_DIR"), wls)
+    if not args.warm_cache:
+        log("(first calls compiled into a fresh, empty disk cache)")
     print(table(rows, peers, args.reps, targets))
     print()
-    print(first_call_table(rows, targets))
+    print(first_call_table(rows, targets, ready))
     if not targets:
         print("\n(issue 3's targets are for the `cpu` backend at full sizes; not judged here)")
     if args.json:
