@@ -334,7 +334,9 @@ class _Renderer:
 
     def source_comment(self, op: Op, depth: int) -> None:
         loc = op.loc
-        if loc is None or loc.line == self.last_line:
+        # A structured op's own location is where its values merge (often its last line):
+        # the ops of its condition and body carry the lines worth showing.
+        if loc is None or loc.line == self.last_line or op.opcode in ("if", "for", "while"):
             return
         self.last_line = loc.line
         text = loc.source_line.strip()
