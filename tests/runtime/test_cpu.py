@@ -117,8 +117,8 @@ def test_source_render_stages_and_vector_code() -> None:
     text = scale.source("cpu", a, out, 2.0)
     assert "define void @simt_run(" in text
     rt = registry.get("cpu")
-    from simt.pipeline import build
     from simt.frontend.specialise import ArgSpec  # noqa: F401 - the pipeline's own types
+    from simt.pipeline import build
 
     specs, _ = scale._specs(scale._bind((a, out, 2.0), {}), "cpu")
     fn = build(scale.pyfunc, specs, False, False)

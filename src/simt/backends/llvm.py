@@ -26,7 +26,7 @@ from typing import Any
 from ..builtins import MATH
 from ..ir import Block, Function, Op, Value
 from ..ir.ops import Field
-from ..types import INT64, ArrayType, Scalar
+from ..types import BOOL, INT64, ArrayType, Scalar
 from .common import describe_failure  # noqa: F401 - re-exported for the runtime
 
 SITE_BITS = 20
@@ -243,9 +243,9 @@ class _Renderer:
             self.vals[op.result.id] = self._cast(self.v(op.operands[0]), op.operands[0].scalar,
                                                  op.result.scalar)  # fmt: skip
         elif k == "select":
-            c, a, b = (self.v(x) for x in op.operands)
-            t = llvm_type(op.result.scalar)
-            self.vals[op.result.id] = self.inst(f"select i1 {c}, {t} {a}, {t} {b}")
+            c, x, y = (self.v(v) for v in op.operands)
+            ty = llvm_type(op.result.scalar)
+            self.vals[op.result.id] = self.inst(f"select i1 {c}, {ty} {x}, {ty} {y}")
         elif k == "math":
             self.vals[op.result.id] = self._math(op)
         elif k == "special":
@@ -263,8 +263,9 @@ class _Renderer:
             _, shape, _ = self.arrays[arr.id]
             s = shape[op.attrs["dim"]]
             it = llvm_type(op.result.scalar)
-            self.vals[op.result.id] = s if s.isdigit() or it == "i64" else self.inst(
-                f"trunc i64 {s} to {it}")
+            self.vals[op.result.id] = (
+                s if s.isdigit() or it == "i64" else self.inst(f"trunc i64 {s} to {it}")
+            )
         elif k == "alloc":
             pass  # made in the prologue
         elif k in ("load", "store", "atomic", "cas"):
@@ -348,7 +349,8 @@ class _Renderer:
         if o == "not":
             if t.is_bool:
                 return self.inst(f"xor i1 {x}, true")
-            return self.inst(f"icmp eq {ty} {x}, 0")
+            zero = self.inst(f"fcmp oeq {ty} {x}, 0.0" if t.is_float else f"icmp eq {ty} {x}, 0")
+            return self._cast(zero, BOOL, op.result.scalar)
         if o == "invert":
             return self.inst(f"xor {ty} {x}, {'true' if t.is_bool else -1}")
         if o == "abs":
@@ -374,11 +376,16 @@ class _Renderer:
         if src.is_float and dst.is_float:
             return self.inst(f"{'fpext' if dst.bits > src.bits else 'fptrunc'} {st} {x} to {dt}")
         if src.is_float:
-            # saturating conversion: defined for every input (out of range is unspecified)
-            name = "llvm.fptosi.sat" if dst.is_signed else "llvm.fptoui.sat"
-            full = f"{name}.{dt}.{'f32' if src.bits == 32 else 'f64'}"
-            self.decls.add(f"declare {dt} @{full}({st})")
-            return self.inst(f"call {dt} @{full}({st} {x})")
+            # Out of range is unspecified; give what NumPy gives on x86 (so `sim` agrees): the
+            # "integer indefinite" INT_MIN for NaN and overflow, uint32 through int64.
+            bits = dst.bits if dst.is_signed else 64
+            it = f"i{bits}"
+            full = f"llvm.fptosi.sat.{it}.{'f32' if src.bits == 32 else 'f64'}"
+            self.decls.add(f"declare {it} @{full}({st})")
+            r = self.inst(f"call {it} @{full}({st} {x})")
+            big = self.inst(f"fcmp uge {st} {x}, {_float_const(2.0 ** (bits - 1), src)}")
+            r = self.inst(f"select i1 {big}, {it} {-(2 ** (bits - 1))}, {it} {r}")
+            return r if bits == dst.bits else self.inst(f"trunc {it} {r} to {dt}")
         if dst.is_float:
             return self.inst(f"{'sitofp' if src.is_signed else 'uitofp'} {st} {x} to {dt}")
         if dst.bits == src.bits:
@@ -434,8 +441,11 @@ class _Renderer:
             s = v.scalar
             x = self.v(v)
             if s.bits < 64:
-                x = self._cast(x, s, INT64) if s.is_signed else self.inst(
-                    f"zext {llvm_type(s)} {x} to i64")
+                x = (
+                    self._cast(x, s, INT64)
+                    if s.is_signed
+                    else self.inst(f"zext {llvm_type(s)} {x} to i64")
+                )
             idx.append(x)
         off = None
         for x, st in zip(idx, strides):
@@ -570,8 +580,11 @@ class _Renderer:
                 x = x if t.bits == 64 else self.inst(f"fpext float {x} to double")
                 x = self.inst(f"bitcast double {x} to i64")
             else:
-                x = self._cast(x, t, INT64) if t.is_signed or t.is_bool else self.inst(
-                    f"zext i32 {x} to i64")
+                x = (
+                    self._cast(x, t, INT64)
+                    if t.is_signed or t.is_bool
+                    else self.inst(f"zext i32 {x} to i64")
+                )
             p = self.inst(f"getelementptr i64, ptr {base}, i64 {2 + i}")
             self.emit(f"store i64 {x}, ptr {p}, align 8")
         self.emit(f"br label %{no}")
@@ -634,8 +647,8 @@ class _Renderer:
         self.emit(f"br i1 {cond}, label %{loop}, label %{done}")
         self.start(loop)
         self.vals[body.args[0].id] = iv
-        for a, c in zip(body.args[1:], carried):
-            self.vals[a.id] = c
+        for arg, c in zip(body.args[1:], carried):
+            self.vals[arg.id] = c
         lanes = op.attrs.get("lanes")
         group = ""
         if lanes == "x":
@@ -643,10 +656,11 @@ class _Renderer:
             outer = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")
             self.lane_stack.append((iv, outer[1], outer[2], group))
         elif lanes in ("y", "z"):
-            outer = list(self.lane_stack[-1]) if self.lane_stack else ["0", "0", "0", ""]
-            outer[1 if lanes == "y" else 2] = iv
-            outer[3] = ""
-            self.lane_stack.append(tuple(outer))  # type: ignore[arg-type]
+            tx, ty_, tz, _ = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")
+            if lanes == "y":
+                self.lane_stack.append((tx, iv, tz, ""))
+            else:
+                self.lane_stack.append((tx, ty_, iv, ""))
         ys = self._region(body)
         if lanes:
             self.lane_stack.pop()

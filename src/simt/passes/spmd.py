@@ -75,10 +75,18 @@ class _Lowering:
         self.home: dict[int, _Group] = {}  # value id -> thread loop that defines it
         self.local: dict[int, Value] = {}  # local array id -> its per-lane array
         self.defs: dict[int, tuple[Op, list[Value]]] = {}  # pure op and its original operands
+        # `a and b` as the front end writes it: `if a: yield b else: yield False`
+        self.ands: dict[int, tuple[Value, Value]] = {}
         for op in walk(fn.body):
             if op.opcode in PURE:
                 for r in op.results:
                     self.defs[r.id] = (op, list(op.operands))
+        for op in walk(fn.body):
+            if op.opcode == "if" and len(op.results) == 1 and op.result.type == BOOL:
+                then_y, else_y = (r.ops[-1].operands[0] for r in op.regions)
+                d = self.defs.get(else_y.id)
+                if d is not None and d[0].opcode == "const" and d[0].attrs["value"] is False:
+                    self.ands[op.result.id] = (op.operands[0], then_y)
         self._remat_ok: dict[int, bool] = {}
         b = Builder(Block())
         self.bdim = tuple(b.special("block_dim", a) for a in range(3))
@@ -158,9 +166,7 @@ class _Lowering:
             g.closers.insert(0, then)
         return g
 
-    def _clip(
-        self, seq: _Seq
-    ) -> tuple[list[Value], list[Value], list[tuple[Value, bool]]]:
+    def _clip(self, seq: _Seq) -> tuple[list[Value], list[Value], list[tuple[Value, bool]]]:
         """Turn mask conditions such as `block_idx.x * block_dim.x + thread_idx.x < n` into
         the range of the thread loop over that axis (no mask, so no masked loads and stores);
         returns each axis's lane range and the conditions left as a mask."""
@@ -186,6 +192,13 @@ class _Lowering:
         d = self.defs.get(c.id)
         if d is not None and d[0].opcode == "bin" and d[0].attrs["op"] == "and" and c.type == BOOL:
             return [x for o in d[1] for x in self._conjuncts(o)]
+        pair = self.ands.get(c.id)
+        if pair is not None:
+            # The right operand lives inside the `if`: split only when every part becomes
+            # part of the lane range (a leftover part could not be evaluated out there).
+            parts = [x for o in pair for x in self._conjuncts(o)]
+            if all(self._clip_one(x, [], [], None) for x in parts):
+                return parts
         return [c]
 
     def _lane_offset(self, v: Value) -> tuple[int, Value | None] | None:
@@ -199,8 +212,12 @@ class _Lowering:
         if op.opcode == "bin" and op.attrs["op"] == "add":
             for t, c in (operands, operands[::-1]):
                 inner = self.defs.get(t.id)
-                if (inner is not None and inner[0].opcode == "special"
-                        and inner[0].attrs["reg"] == "thread_idx" and c.id in self.once):
+                if (
+                    inner is not None
+                    and inner[0].opcode == "special"
+                    and inner[0].attrs["reg"] == "thread_idx"
+                    and c.id in self.once
+                ):
                     return inner[0].attrs["axis"], self.once[c.id]
         return None
 
@@ -317,13 +334,13 @@ class _Lowering:
         g = self._open(seq)
         inner_defs: set[int] = set()
         free: list[Value] = []
-        for r in op.regions:
-            _free_vars(r, inner_defs, free)
+        for region in op.regions:
+            _free_vars(region, inner_defs, free)
         mapping = {v.id: self.get(v, g) for v in free if v.id not in inner_defs}
         op.operands = [self.get(v, g) for v in op.operands]
         self._localize(op, g)
-        for r in op.regions:
-            self._rewrite(r, g, mapping)
+        for region in op.regions:
+            self._rewrite(region, g, mapping)
         self._append(g, op)
         for r in op.results:
             self.home[r.id] = g
@@ -357,8 +374,10 @@ class _Lowering:
             k = op.opcode
             if k == "barrier":
                 self._close(seq)
-            elif k in PURE and all(v.id in self.once for v in op.operands) and not (
-                k == "special" and op.attrs.get("reg") == "thread_idx"
+            elif (
+                k in PURE
+                and all(v.id in self.once for v in op.operands)
+                and not (k == "special" and op.attrs.get("reg") == "thread_idx")
             ):
                 seq.out.ops.append(op)
                 for r in op.results:
