@@ -377,6 +377,37 @@ def test_nested_varying_if_merges_values() -> None:
     np.testing.assert_array_equal(o, np.where(a > 0, np.where(a > 10, 2 * a, a), -a))
 
 
+def test_branches_without_lanes_are_skipped() -> None:
+    fn = elementwise("add", FLOAT32)
+    empty = np.zeros(0, np.float32)
+    run(fn, 2, 4, empty, empty, empty)  # no lane passes `i < len(out)`: nothing is touched
+    k = K("skip", a=arr(FLOAT32), o=arr(FLOAT32))
+    i = k.gid()
+
+    def far() -> list[Value]:  # a uniform out-of-range read, in a branch no lane takes
+        k.store(k["o"], k.c(0), k.load(k["a"], k.c(999)))
+        return []
+
+    k.if_(k.b.cmp("gt", i, k.c(1000)), far)
+    a, o = np.arange(4, dtype=np.float32), np.zeros(4, np.float32)
+    run(k.fn(), 1, 4, a, o)
+    assert not o.any()
+
+
+def test_if_whose_lanes_all_take_one_side() -> None:
+    k = K("oneside", a=arr(INT32), o=arr(INT32))
+    i = k.gid()
+    x = k.load(k["a"], i)
+    cond = k.b.cmp("gt", x, k.c(0))
+    (r,) = k.if_(cond, lambda: [k.b.bin("mul", x, k.c(2))], lambda: [k.b.un("neg", x)], [INT32])
+    k.store(k["o"], i, r)
+    fn = k.fn()
+    for a in (np.arange(1, 9, dtype=np.int32), -np.arange(1, 9, dtype=np.int32)):
+        o = np.zeros(8, np.int32)
+        run(fn, 2, 4, a, o)
+        np.testing.assert_array_equal(o, np.where(a > 0, 2 * a, -a))
+
+
 def test_varying_while_collatz_steps() -> None:
     k = K("collatz", o=arr(INT32))
     i = k.gid()
