@@ -210,17 +210,29 @@ def _talk(a):
         x = a[i]
         print("thread", i, "has", x, f"{x:.2f}", x > 1.0)
         if i % 2 == 0:
-            print(simt.int64(i) * 3_000_000_000, simt.uint32(i))
+            print(simt.uint32(i) * simt.uint32(3_000_000_000), -i)
+
+
+@simt.kernel
+def _talk64(a):
+    i = simt.grid(1)
+    if i < len(a) and i % 3 == 0:
+        print(simt.int64(i) * 3_000_000_000, simt.float64(a[i]) / 3.0, sep=" | ")
 
 
 def test_print_matches_sim(on_webgpu: Any, capsys: pytest.CaptureFixture[str]) -> None:
     a = np.linspace(0.5, 2.0, 37).astype(np.float32)
-    _talk[2, 32](a)
-    got = capsys.readouterr().out
-    simt.use("sim")
-    _talk[2, 32](a)
-    expected = capsys.readouterr().out
-    assert got == expected and got.count("\n") == 37 + 19
+    kernels = [_talk]
+    if {"shader-int64", "shader-f64"} <= on_webgpu.dev.features:
+        kernels.append(_talk64)
+    for k in kernels:
+        simt.use("webgpu")
+        k[2, 32](a)
+        got = capsys.readouterr().out
+        simt.use("sim")
+        k[2, 32](a)
+        expected = capsys.readouterr().out
+        assert got == expected and got
 
 
 @simt.kernel
