@@ -40,12 +40,29 @@ FEATURES = {
 
 # (backend, feature) -> why that backend must refuse it with a CompileError. A backend that
 # does support the feature after all (an adapter with shader-f64, an emulated atomic) passes
-# too, as long as its result is right.
+# too, as long as its result is right. The refusal must name the feature (one of
+# FEATURE_WORDS) and must not be an internal error: a crash dressed as a refusal is a bug.
 EXPECTED_COMPILE_ERRORS: dict[tuple[str, str], str] = {
     ("webgpu", "fp64"): "WGSL has no f64 type",
     ("webgpu", "atomic_float"): "WGSL atomics are integer only",
     ("webgpu", "int64"): "WGSL has no 64-bit integers",
 }
+
+FEATURE_WORDS: dict[str, tuple[str, ...]] = {
+    "fp64": ("float64", "f64", "fp64"),
+    "atomic_float": ("atomic",),
+    "int64": ("int64", "i64", "64-bit"),
+}
+
+
+def refusal_problem(feature_set: frozenset[str], message: str) -> str | None:
+    """None when `message` is a proper refusal of one of `feature_set`, else what is wrong."""
+    if "internal error" in message:
+        return f"an internal error instead of a refusal naming the feature:\n{message}"
+    words = [w for f in feature_set for w in FEATURE_WORDS.get(f, ())]
+    if not any(w in message for w in words):
+        return f"a CompileError that names none of {words}:\n{message}"
+    return None
 
 
 @dataclass(frozen=True)

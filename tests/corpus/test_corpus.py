@@ -15,7 +15,7 @@ import pytest
 import simt
 from simt.runtime import registry
 
-from . import CASES, Case
+from . import CASES, Case, refusal_problem
 
 BACKENDS = ("sim", "cpu", "webgpu", "cuda")
 
@@ -83,7 +83,11 @@ def test_corpus(
     if refusal is not None:
         try:
             _launch(case, backend, args)
-        except simt.CompileError:
+        except simt.CompileError as e:
+            why = refusal_problem(case.features, str(e))
+            assert why is None, (
+                f"{case.name} on {backend}: expected a refusal ({refusal}), got {why}"
+            )
             return  # the expected refusal
         # the backend supports the feature after all: then its result must be right
     else:
