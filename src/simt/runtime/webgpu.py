@@ -355,12 +355,13 @@ class WebGPURuntime(Runtime):
             )
         records, lost = decode_prints(words[:used], k.print_types, f64s)
         if head > capacity:
-            lost_words = head - sum(3 + len(r.values) for r in records)
+            mb = words_buf.size / _MIB
             warnings.warn(
-                f"simt: the webgpu print buffer is full: about {max(lost_words, 1)} words of "
-                "print output were lost; set SIMT_WEBGPU_PRINT_MB to a larger size",
+                f"simt: the webgpu print buffer ({mb:.3g} MiB) filled up during this launch and "
+                f"about {4 * (head - used)} bytes of print records were dropped; set "
+                "SIMT_WEBGPU_PRINT_MB to a larger size",
                 RuntimeWarning,
-                stacklevel=2,
+                stacklevel=4,
             )
         emit(records, k.print_formats)  # type: ignore[arg-type]
 
