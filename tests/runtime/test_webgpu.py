@@ -403,3 +403,30 @@ def test_float32_math_within_a_few_ulp(on_webgpu: Any) -> None:
     for row, ref in zip(out, refs):
         ulps = np.abs(row - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
         assert ulps.max() <= 4, ulps.max()
+
+
+@simt.kernel
+def _widen(u, out):
+    i = simt.grid(1)
+    if i < len(u):
+        out[i] = simt.int64(u[i]) << 3
+
+
+@simt.kernel(debug=True)
+def _widen_checked(u, out):
+    i = simt.grid(1)
+    if i < len(u):
+        out[i] = simt.int64(u[i]) << 3
+
+
+def test_uint32_to_int64_zero_extends(on_webgpu: Any) -> None:
+    u = np.array([1, 2**31, 2**32 - 1, 4_000_000_000], np.uint32)
+    out = np.zeros(4, np.int64)
+    if "shader-int64" not in on_webgpu.dev.features:
+        with pytest.raises(simt.CompileError, match="int64 is not available"):
+            _widen[1, 32](u, out)
+        return
+    for k in (_widen, _widen_checked):  # debug mode too: its WGSL differs
+        out[:] = 0
+        k[1, 32](u, out)
+        np.testing.assert_array_equal(out, u.astype(np.int64) << 3)

@@ -531,6 +531,8 @@ class _Renderer:
                 raise self.fail(op, f"internal: float operands for {name!r}")
             mask = "63u" if t.bits == 64 else "31u"
             amount = f"({b} & {mask})" if t == UINT32 else f"(u32({b}) & {mask})"
+            if op.operands[1].id in self.consts:  # naga cannot convert a 64-bit literal
+                amount = f"{int(self.const_value[op.operands[1].id]) & (t.bits - 1)}u"
             expr = f"{a} {BIN_SYMBOLS[name]} {amount}"
         elif name in ("and", "or", "xor") and t.is_float:
             raise self.fail(op, f"internal: float operands for {name!r}")
@@ -561,6 +563,9 @@ class _Renderer:
         s, t = op.operands[0].scalar, op.result.scalar
         if t.is_bool:
             expr = f"{a} != {_zero(s)}"
+        elif s == UINT32 and t == INT64:
+            # naga sign-extends u32 -> i64 (as if from i32): keep the low 32 bits only
+            expr = f"i64({a}) & 0xffffffffli"
         else:
             expr = f"{wgsl_type(t)}({a})"
         self.define(op.result, expr)
@@ -622,7 +627,16 @@ class _Renderer:
     def address(self, op: Op, arr: Value, idx: list[Value]) -> str:
         """The linear element offset of `arr[idx...]`, an i32 expression."""
         a = arr.array
-        texts = [self.name(i) if i.scalar == INT32 else f"i32({self.name(i)})" for i in idx]
+        texts = [
+            self.name(i)
+            if i.scalar == INT32
+            else (
+                literal(int(self.const_value[i.id]), INT32)
+                if i.id in self.consts
+                else f"i32({self.name(i)})"
+            )
+            for i in idx
+        ]
         if not texts:
             return "0i"
         if a.shape is not None:  # shared or local: C order, strides known
