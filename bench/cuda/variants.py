@@ -37,9 +37,38 @@ _WRAP = re.compile(r"\((int|long long)\)\(\(unsigned (?:int|long long)\)(\w+) ([
                    r"\(unsigned (?:int|long long)\)(\w+)\)")  # fmt: skip
 
 
+_SIGN = re.compile(r"\((\w+) > 0 \? (\w+) < (\w+) : \2 > \3\)")
+
+
+def positive_step(src: str) -> str:
+    """A `for` over a range whose step sign is unknown, as if the step were known positive."""
+    return _SIGN.sub(r"\2 < \3", src)
+
+
 def plain_signed(src: str) -> str:
     """`(int)((unsigned int)a + (unsigned int)b)` -> `a + b`."""
     return _WRAP.sub(r"\2 \3 \4", src)
+
+
+@simt.kernel
+def reduce_for(a, partial):
+    """W5's kernel with its grid-stride loop written as a `range` instead of a `while`."""
+    sh = simt.shared.array(W.REDUCE_THREADS, np.float32)
+    tid = simt.thread_idx.x
+    acc = 0.0
+    start = simt.block_idx.x * simt.block_dim.x + tid
+    for i in range(start, len(a), simt.block_dim.x * simt.grid_dim.x):
+        acc += a[i]
+    sh[tid] = acc
+    simt.syncthreads()
+    s = simt.block_dim.x // 2
+    while s > 0:
+        if tid < s:
+            sh[tid] += sh[tid + s]
+        simt.syncthreads()
+        s //= 2
+    if tid == 0:
+        partial[simt.block_idx.x] = sh[0]
 
 
 def variants() -> None:
@@ -55,6 +84,8 @@ def variants() -> None:
     blocks = min(W.REDUCE_MAX_BLOCKS, g(sizes["reduce"]["n"], W.REDUCE_THREADS))
     cases.append(("reduce", W.reduce, [simt.to_device(inp["a"]), simt.empty((blocks,))],
                   Dim3(blocks), Dim3(W.REDUCE_THREADS)))  # fmt: skip
+    cases.append(("reduce, range loop", reduce_for, [simt.to_device(inp["a"]),
+                  simt.empty((blocks,))], Dim3(blocks), Dim3(W.REDUCE_THREADS)))  # fmt: skip
     n = sizes["matmul"]["n"]
     inp = W.make_inputs("matmul", sizes["matmul"])
     cases.append(("matmul", W.matmul, [simt.to_device(inp["a"]), simt.to_device(inp["b"]),
@@ -63,7 +94,8 @@ def variants() -> None:
     nv = sizes["vecadd"]["n"]
     cases.append(("vecadd", W.vecadd, [simt.to_device(inp["a"]), simt.to_device(inp["b"]),
                   simt.empty((nv,))], Dim3(g(nv, 256)), Dim3(256)))  # fmt: skip
-    print(f"{'kernel':8s} {'as simt':>9s} {'fmad':>9s} {'plain int':>9s} {'both':>9s}  (ms)")
+    heads = ("as simt", "fmad", "plain int", "both", "step > 0")
+    print(f"{'kernel':18s} " + " ".join(f"{h:>9s}" for h in heads) + "  (ms)")
     for name, k, args, grid, block in cases:
         spec = k.specialise(args, rt)
         base = spec.compiled
@@ -75,12 +107,13 @@ def variants() -> None:
             (base.source, ("--fmad=true",)),
             (plain_signed(base.source), ("--fmad=false",)),
             (plain_signed(base.source), ("--fmad=true",)),
+            (positive_step(base.source), ("--fmad=false",)),
         ):
             cubin, _, res = nvrtc.compile_cubin(src, rt.arch, opts)
             handle = rt.core.ObjectCode.from_cubin(cubin).get_kernel(kname)
             c = Compiled(base.fn, src, handle, dict(base.meta))
             row.append(R.gpu_ms(lambda c=c, g=grid, b=block, a=dev_args: rt.launch(c, g, b, a)))
-        print(f"{name:8s} " + " ".join(f"{t:9.4f}" for t in row))
+        print(f"{name:18s} " + " ".join(f"{t:9.4f}" for t in row))
 
 
 def launch_split(n_launch: int = 20000) -> None:
