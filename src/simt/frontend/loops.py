@@ -225,14 +225,15 @@ def range_loop(tr: Translator, node: ast.For, start: V, stop: V, step: V, t: T.S
 def while_loop(tr: Translator, node: ast.While) -> None:
     """`while test:` at run time (a test known to be false skips the loop)."""
     has_ret = _contains(node.body, ast.Return, into_loops=True)
-    flags = [BRK]
+    has_brk = _contains(node.body, ast.Break, into_loops=False)
+    flags = [BRK] if has_brk else []  # a flag that can never be set is not carried
     if has_ret:
         flags += [RET, RETVAL] if RETVAL in tr.env else [RET]
     names = sorted(n for n in assigned_names(node.body) if n in tr.env)
     outer = {f: tr.env.get(f) for f in (BRK, CNT)}
     tr.env[BRK] = Known(False)
     carried = _Carried(tr, names + flags, node)
-    has_exit = _contains(node.body, ast.Break, into_loops=False) or has_ret
+    has_exit = has_brk or has_ret
 
     def translate() -> tuple[list[Block], dict[str, V]]:
         cblk, bblk = Block(), Block()
@@ -252,6 +253,8 @@ def while_loop(tr: Translator, node: ast.While) -> None:
             tr.b.op("condition", [c])
         carried.bind(tr, bblk)
         tr.env[CNT] = Known(False)
+        if not has_brk:
+            tr.env[BRK] = Known(False)
         with tr.b.at(bblk):
             tr.stmts(node.body)
         env = dict(tr.env)
