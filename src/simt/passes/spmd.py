@@ -54,6 +54,7 @@ class _Group:
     tid: tuple[Value, Value, Value]
     closers: list[Block] = field(default_factory=list)  # blocks to terminate, inner first
     env: dict[int, Value] = field(default_factory=dict)
+    pre: Block | None = None  # the thread loop body outside the mask `if` (None: no mask)
 
 
 @dataclass(eq=False)
@@ -92,15 +93,19 @@ class _Lowering:
         self.bdim = tuple(b.special("block_dim", a) for a in range(3))
         self.zero = b.const(0, INT32)
         self.one = b.const(1, INT32)
+        self.false = b.const(False, BOOL)
+        self.true = b.const(True, BOOL)
+        self.nthreads = b.bin("mul", b.bin("mul", self.bdim[0], self.bdim[1]), self.bdim[2])
         self.top.extend(b.block.ops)
-        for v in (*self.bdim, self.zero, self.one):
-            self.once[v.id] = v
+        for op in b.block.ops:
+            self.once[op.result.id] = op.result
 
     # ---- helpers -------------------------------------------------------------------------
     def _alloc_lane(self, dtype: Scalar, shape: tuple[int, ...] = (), hint: str = "") -> Value:
         t = ArrayType(dtype, 1 + len(shape), SHARED, (MAX_THREADS, *shape))
         op = Op("alloc", [], [Value(t, hint)], {"lane": True})
         self.top.append(op)
+        self.once[op.result.id] = op.result
         return op.result
 
     def _hoist_allocs(self, block: Block) -> None:
@@ -151,6 +156,7 @@ class _Lowering:
                                   self.bdim[0]), tx)  # fmt: skip
         lane.hint = "lane"
         g = _Group(loops[0], b.block, lane, (tx, ty, tz), [r.regions[0] for r in loops[::-1]])
+        g.env.update((v.id, v) for v in (lane, tx, ty, tz))
         seq.group = g
         if rest:
             m: Value | None = None
@@ -162,6 +168,7 @@ class _Lowering:
             assert m is not None
             then, other = Block(), Block([], [Op("yield")])
             self._emit(g, "if", [m], [], regions=[then, other])
+            g.pre = g.ops
             g.ops = then
             g.closers.insert(0, then)
         return g
@@ -296,7 +303,14 @@ class _Lowering:
             return v  # only ever the array of a load or store, which `_localize` rewrites
         if v.id in self.spilled or v.id in self.home:
             arr = self._spill_array(v)
-            got = self._emit(g, "load", [arr, g.lane], [v.type], spill=True).result
+            load = Op("load", [arr, g.lane], [Value(v.type, v.hint)], {"spill": True})
+            if g.pre is not None:
+                # per-lane arrays are always addressable: load outside the mask (no masked
+                # vector loads), before the mask `if`
+                g.pre.ops.insert(len(g.pre.ops) - 1 - (g.pre.ops[-1].opcode == "yield"), load)
+            else:
+                self._append(g, load)
+            got = load.result
         elif self._remat(v):
             op, operands = self.defs[v.id]
             if op.opcode == "special":
@@ -502,7 +516,7 @@ class _Lowering:
         term = cond_blk.ops[-1]
         uniform = term.operands[0].id not in self.var
         if not uniform and not _has_barrier(op):
-            self.lane_op(op, seq)
+            self._varying_while(op, seq)
             return
         slots = [self._slot(*vs) for vs in zip(op.results, cond_blk.args, body.args, op.operands)]
         self._store_lanes(seq, [(i, s) for i, s in zip(op.operands, slots) if s is not None])
@@ -521,6 +535,66 @@ class _Lowering:
         new = Op("while", inits, self._results(op, slots), dict(op.attrs),
                  [cseq.out, bseq.out], op.loc)  # fmt: skip
         seq.out.ops.append(new)
+
+    def _varying_while(self, op: Op, seq: _Seq) -> None:
+        """A `while` whose condition varies: a block-level loop that runs while any lane is
+        active, over a thread loop that advances each active lane by one iteration (so the
+        lanes of one iteration are vectorised together)."""
+        cond_blk, body = op.regions
+        slots: list[Value | None] = [self._alloc_lane(r.scalar, (), r.hint) for r in op.results]
+        act = self._alloc_lane(BOOL, (), "active")
+        self._close(seq)
+        plain = _Seq(seq.out, ())
+        g = self._open(plain)  # every lane inactive ...
+        self._append(g, Op("store", [act, g.lane, self.false], [], {"spill": True}))
+        self._close(plain)
+        self._store_lanes(seq, list(zip(op.operands, slots)))  # type: ignore[arg-type]
+        g = self._open(seq)  # ... but those that reach the loop
+        self._append(g, Op("store", [act, g.lane, self.true], [], {"spill": True}))
+        self._close(seq)
+        # condition: is any lane still active?
+        cond = Block()
+        b = Builder(cond)
+        red = Block([Value(INT32, "l"), Value(BOOL, "any")])
+        with b.at(red):
+            x = b.op("load", [act, red.args[0]], [BOOL], spill=True).result
+            b.op("yield", [b.bin("or", red.args[1], x)])
+        anyv = b.op("for", [self.zero, self.nthreads, self.one, self.false], [BOOL],
+                    regions=[red], sign=1).result  # fmt: skip
+        b.op("condition", [anyv])
+        # body: one iteration of every active lane
+        active = Value(BOOL, "active")
+        self.spilled[active.id] = act
+        self._bind(cond_blk.args, slots)
+        self._bind(body.args, slots)
+        bseq = _Seq(Block(), (*seq.mask, (active, True)))
+        self.seq(cond_blk.ops[:-1], bseq)
+        c = cond_blk.ops[-1].operands[0]
+        if _wants_fission(op, self.var, regions=[body]):
+            self._close(bseq)
+            tseq = _Seq(bseq.out, (*bseq.mask, (c, True)))
+            self.seq(body.ops[:-1], tseq)
+            self._store_lanes(tseq, list(zip(body.ops[-1].operands, slots)))  # type: ignore[arg-type]
+            self._close(tseq)
+            eseq = _Seq(bseq.out, (*bseq.mask, (c, False)))
+            g = self._open(eseq)
+            self._append(g, Op("store", [act, g.lane, self.false], [], {"spill": True}))
+            self._close(eseq)
+        else:
+            # one thread loop: `if c: body; store the carried values else: deactivate`
+            g = self._open(bseq)
+            then = Block([], body.ops[:-1])
+            for y, s in zip(body.ops[-1].operands, slots):
+                assert s is not None
+                then.ops.append(Op("store", [s, g.lane, y], [], {"spill": True}))
+            then.ops.append(Op("yield"))
+            other = Block([], [Op("store", [act, g.lane, self.false], [], {"spill": True}),
+                               Op("yield")])  # fmt: skip
+            self.lane_op(Op("if", [c], [], {}, [then, other], op.loc), bseq)
+        self._close(bseq)
+        bseq.out.ops.append(Op("yield"))
+        seq.out.ops.append(Op("while", [], [], {}, [cond, bseq.out], op.loc))
+        self._bind(op.results, slots)
 
     def run(self) -> Function:
         self._hoist_allocs(self.fn.body)
@@ -556,9 +630,9 @@ def _has_barrier(op: Op) -> bool:
     return any(o.opcode == "barrier" for r in op.regions for o in walk(r))
 
 
-def _wants_fission(op: Op, var: set[int]) -> bool:
+def _wants_fission(op: Op, var: set[int], regions: list[Block] | None = None) -> bool:
     """Whether a varying `if` holds a uniform loop worth running with lanes inside."""
-    for r in op.regions:
+    for r in op.regions if regions is None else regions:
         for o in r.ops:
             if o.opcode == "for" and all(v.id not in var for v in o.operands[:3]):
                 return True
