@@ -45,8 +45,10 @@ def main() -> None:
             k.specialise(k._bind(tuple(args), {}), rt)
         lookup = (time.perf_counter() - t0) / n
         rows.append((case.name, min(times) * 1e3, lookup * 1e6))
-    print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
-          f"Python {platform.python_version()}")
+    print(
+        f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
+        f"Python {platform.python_version()}"
+    )
     print(f"{'kernel':24s} {'compile ms':>10s} {'lookup us':>10s}")
     for name, c, lk in rows:
         print(f"{name:24s} {c:10.1f} {lk:10.1f}")
@@ -54,8 +56,10 @@ def main() -> None:
     ls = [r[2] for r in rows]
     print(f"{'median':24s} {statistics.median(cs):10.1f} {statistics.median(ls):10.1f}")
     print(f"{'max':24s} {max(cs):10.1f} {max(ls):10.1f}")
-    print(f"targets: compile < 50 ms: {'met' if max(cs) < 50 else 'MISSED'}; "
-          f"lookup < 20 us: {'met' if max(ls) < 20 else 'MISSED'}")
+    print(
+        f"targets: compile < 50 ms: {'met' if max(cs) < 50 else 'MISSED'}; "
+        f"lookup < 20 us: {'met' if max(ls) < 20 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

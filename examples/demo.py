@@ -62,8 +62,10 @@ def main() -> None:
     c = np.empty_like(a)
     t0 = time.perf_counter()
     vector_add[(n + 255) // 256, 256](a, b, c)
-    print(f"vector_add of {n} floats: {'ok' if np.array_equal(c, a + b) else 'WRONG'} "
-          f"({(time.perf_counter() - t0) * 1e3:.0f} ms with compilation)")
+    print(
+        f"vector_add of {n} floats: {'ok' if np.array_equal(c, a + b) else 'WRONG'} "
+        f"({(time.perf_counter() - t0) * 1e3:.0f} ms with compilation)"
+    )
 
     img = np.zeros((24, 64), np.int32)
     mandelbrot[(4, 3), (16, 8)](img, 40)
@@ -73,8 +75,10 @@ def main() -> None:
     partial = np.zeros((n + BLOCK - 1) // BLOCK, np.float32)
     block_sum[len(partial), BLOCK](a, partial)
     total, ref = float(partial.sum(dtype=np.float64)), float(a.sum(dtype=np.float64))
-    print(f"block_sum: {total:.3f} vs NumPy {ref:.3f}: "
-          f"{'ok' if abs(total - ref) < 1e-4 * ref else 'WRONG'}")
+    print(
+        f"block_sum: {total:.3f} vs NumPy {ref:.3f}: "
+        f"{'ok' if abs(total - ref) < 1e-4 * ref else 'WRONG'}"
+    )
 
 
 if __name__ == "__main__":

@@ -27,8 +27,15 @@ class MathFn:
     doc: str = ""
 
 
-def _f(name: str, doc: str, nargs: int = 1, wgsl: str | None = "", llvm: str | None = None,
-       c: str = "", numpy: str = "") -> MathFn:
+def _f(
+    name: str,
+    doc: str,
+    nargs: int = 1,
+    wgsl: str | None = "",
+    llvm: str | None = None,
+    c: str = "",
+    numpy: str = "",
+) -> MathFn:
     args = ", ".join(f"{{{i}}}" for i in range(nargs))
     return MathFn(
         name=name,
@@ -50,8 +57,9 @@ MATH: dict[str, MathFn] = {
         _f("expm1", "exp(x) - 1, accurate near 0", wgsl=None),
         _f("log", "natural logarithm", llvm="llvm.log"),
         _f("log2", "base-2 logarithm", llvm="llvm.log2"),
-        _f("log10", "base-10 logarithm", llvm="llvm.log10",
-           wgsl="(log({0}) * 0.43429448190325176)"),
+        _f(
+            "log10", "base-10 logarithm", llvm="llvm.log10", wgsl="(log({0}) * 0.43429448190325176)"
+        ),
         _f("log1p", "log(1 + x), accurate near 0", wgsl=None),
         _f("sin", "sine", llvm="llvm.sin"),
         _f("cos", "cosine", llvm="llvm.cos"),
@@ -67,29 +75,73 @@ MATH: dict[str, MathFn] = {
         _f("acosh", "inverse hyperbolic cosine", numpy="np.arccosh({0})"),
         _f("atanh", "inverse hyperbolic tangent", numpy="np.arctanh({0})"),
         _f("pow", "x to the y", nargs=2, llvm="llvm.pow", numpy="np.power({0}, {1})"),
-        _f("hypot", "sqrt(x*x + y*y) without overflow", nargs=2,
-           wgsl="length(vec2({0}, {1}))"),
+        _f("hypot", "sqrt(x*x + y*y) without overflow", nargs=2, wgsl="length(vec2({0}, {1}))"),
         _f("fabs", "absolute value", llvm="llvm.fabs", wgsl="abs({0})", numpy="np.abs({0})"),
         _f("floor", "largest integer not above x, as a float", llvm="llvm.floor"),
         _f("ceil", "smallest integer not below x, as a float", llvm="llvm.ceil"),
         _f("trunc", "x rounded toward zero, as a float", llvm="llvm.trunc"),
-        _f("rint", "x rounded to nearest, ties to even, as a float", llvm="llvm.rint",
-           wgsl="round({0})"),
-        _f("copysign", "magnitude of x with the sign of y", nargs=2, llvm="llvm.copysign",
-           wgsl="select(abs({0}), -abs({0}), {1} < 0.0)"),
-        _f("fmod", "C remainder of x / y (sign of x)", nargs=2,
-           wgsl="({0} - {1} * trunc({0} / {1}))"),
+        _f(
+            "rint",
+            "x rounded to nearest, ties to even, as a float",
+            llvm="llvm.rint",
+            wgsl="round({0})",
+        ),
+        _f(
+            "copysign",
+            "magnitude of x with the sign of y",
+            nargs=2,
+            llvm="llvm.copysign",
+            wgsl="select(abs({0}), -abs({0}), {1} < 0.0)",
+        ),
+        _f(
+            "fmod",
+            "C remainder of x / y (sign of x)",
+            nargs=2,
+            wgsl="({0} - {1} * trunc({0} / {1}))",
+        ),
         _f("erf", "error function", wgsl=None, numpy="_erf({0})"),
-        _f("degrees", "radians to degrees", c="({0} * ({t})57.29577951308232)",
-           numpy="np.degrees({0})"),
-        _f("radians", "degrees to radians", c="({0} * ({t})0.017453292519943295)",
-           numpy="np.radians({0})"),
-        MathFn("isnan", 1, "isnan({0})", "np.isnan({0})", "({0} != {0})", None, "bool",
-               "x is not a number"),
-        MathFn("isinf", 1, "isinf({0})", "np.isinf({0})", None, None, "bool",
-               "x is plus or minus infinity"),
-        MathFn("isfinite", 1, "isfinite({0})", "np.isfinite({0})", None, None, "bool",
-               "x is neither infinite nor NaN"),
+        _f(
+            "degrees",
+            "radians to degrees",
+            c="({0} * ({t})57.29577951308232)",
+            numpy="np.degrees({0})",
+        ),
+        _f(
+            "radians",
+            "degrees to radians",
+            c="({0} * ({t})0.017453292519943295)",
+            numpy="np.radians({0})",
+        ),
+        MathFn(
+            "isnan",
+            1,
+            "isnan({0})",
+            "np.isnan({0})",
+            "({0} != {0})",
+            None,
+            "bool",
+            "x is not a number",
+        ),
+        MathFn(
+            "isinf",
+            1,
+            "isinf({0})",
+            "np.isinf({0})",
+            None,
+            None,
+            "bool",
+            "x is plus or minus infinity",
+        ),
+        MathFn(
+            "isfinite",
+            1,
+            "isfinite({0})",
+            "np.isfinite({0})",
+            None,
+            None,
+            "bool",
+            "x is neither infinite nor NaN",
+        ),
     ]
 }
 # `math.floor`, `math.ceil` and `math.trunc` of a float return an int in Python, and do in

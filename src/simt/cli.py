@@ -14,15 +14,23 @@ from . import __version__
 from . import types as T
 from .errors import SimtError
 
-_SHORT = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "u32": "uint32",
-          "b": "bool"}
+_SHORT = {
+    "f32": "float32",
+    "f64": "float64",
+    "i32": "int32",
+    "i64": "int64",
+    "u32": "uint32",
+    "b": "bool",
+}
 
 
 def _info(args: argparse.Namespace) -> int:
     from .runtime import registry
 
-    print(f"simt {__version__} on Python {platform.python_version()} ({platform.machine()}), "
-          f"NumPy {np.__version__}")
+    print(
+        f"simt {__version__} on Python {platform.python_version()} ({platform.machine()}), "
+        f"NumPy {np.__version__}"
+    )
     default = registry.default_name()
     for name in registry.RUNTIMES:
         ok, why = registry.probe(name)
@@ -126,8 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     pi.add_argument("-v", "--verbose", action="store_true", help="details of each backend")
     ps = sub.add_parser("show", help="print a kernel's IR or generated source")
     ps.add_argument("target", help="FILE.py:KERNEL")
-    ps.add_argument("--args", default="",
-                    help="parameter types, e.g. 'f32[:],f32[:],i32' (default: float32 vectors)")
+    ps.add_argument(
+        "--args",
+        default="",
+        help="parameter types, e.g. 'f32[:],f32[:],i32' (default: float32 vectors)",
+    )
     ps.add_argument("--backend", default="ir", help="ir (default), sim, cpu, cuda or webgpu")
     sub.add_parser("repl", help="the mega-REPL: each line on a million threads")
     sub.add_parser("bench", help="the W1-W6 benchmark suite")

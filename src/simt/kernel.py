@@ -20,9 +20,9 @@ from . import lang
 from . import types as T
 from .array import DeviceArray, host_view
 from .errors import CompileError, KernelError, LaunchError, SimtError
-from .frontend.specialise import ArgSpec, translate
+from .frontend.specialise import ArgSpec
 from .frontend.values import Known
-from .ir import Function, format_function, verify
+from .ir import Function, format_function
 from .passes.written import written_params
 from .runtime import registry
 from .runtime.base import Compiled, Dim3, Runtime
@@ -42,8 +42,7 @@ def _dim(value: Any, what: str) -> Dim3:
         parts = tuple(value) + (1,) * (3 - len(value))
     else:
         raise LaunchError(
-            f"the {what} size must be an int, a tuple of 1 to 3 ints or a simt.Dim, "
-            f"got {value!r}"
+            f"the {what} size must be an int, a tuple of 1 to 3 ints or a simt.Dim, got {value!r}"
         )
     for p in parts:
         if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p <= 0:
@@ -61,9 +60,7 @@ def check_launch(grid: Dim3, block: Dim3) -> None:
     if block.z > 64:
         raise LaunchError(f"block z size {block.z} is over the limit of 64")
     if grid.x >= 2**31 or grid.y > 65535 or grid.z > 65535:
-        raise LaunchError(
-            f"grid {tuple(grid)} is over the limits (x < 2**31, y and z <= 65535)"
-        )
+        raise LaunchError(f"grid {tuple(grid)} is over the limits (x < 2**31, y and z <= 65535)")
 
 
 @dataclass
@@ -142,8 +139,7 @@ class Kernel:
     def __getitem__(self, config: Any) -> Launcher:
         if not isinstance(config, tuple) or len(config) != 2:
             raise LaunchError(
-                f"launch {self.__name__} as {self.__name__}[blocks, threads](...), "
-                f"got [{config!r}]"
+                f"launch {self.__name__} as {self.__name__}[blocks, threads](...), got [{config!r}]"
             )
         return self.config(*config)
 
@@ -194,7 +190,9 @@ class Kernel:
         specs: dict[str, ArgSpec] = {}
         key: list[Any] = [rt_name, self.fp64, self.debug]
         large = any(
-            getattr(v, "size", 0) >= 2**31 for v in values if isinstance(v, (np.ndarray, DeviceArray))
+            getattr(v, "size", 0) >= 2**31
+            for v in values
+            if isinstance(v, (np.ndarray, DeviceArray))
         )
         index = T.INT64 if large else T.INT32
         for n, v in zip(self._names, values):
@@ -254,8 +252,13 @@ class Kernel:
             elif type(v) is float:
                 key.append(float)
             else:
-                key.append((type(v), getattr(v, "dtype", None), _known_key(v)
-                            if not isinstance(v, (np.generic, bool)) else None))
+                key.append(
+                    (
+                        type(v),
+                        getattr(v, "dtype", None),
+                        _known_key(v) if not isinstance(v, (np.generic, bool)) else None,
+                    )
+                )
         return tuple(key)
 
     def specialise(self, values: list[Any], rt: Runtime) -> Specialisation:
@@ -311,14 +314,18 @@ class Kernel:
         except SimtError as e:
             raise e.with_traceback(None) from None
 
-    def launch(self, grid: Dim3, block: Dim3, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    def launch(
+        self, grid: Dim3, block: Dim3, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> None:
         """Run on the current backend; see `Launcher`."""
         try:
             self._launch(grid, block, args, kwargs)
         except SimtError as e:
             raise e.with_traceback(None) from None
 
-    def _launch(self, grid: Dim3, block: Dim3, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    def _launch(
+        self, grid: Dim3, block: Dim3, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> None:
         check_launch(grid, block)
         rt = registry.current()
         values = self._bind(args, kwargs)

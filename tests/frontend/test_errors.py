@@ -56,8 +56,7 @@ def test_dict_is_rejected_with_location():
 )
 def test_constructs_outside_the_language(tmp_path, body, words):
     src = (
-        "import simt\nfrom simt import thread_idx\n\n@simt.kernel\ndef k(a):\n"
-        f"        {body}\n"
+        f"import simt\nfrom simt import thread_idx\n\n@simt.kernel\ndef k(a):\n        {body}\n"
     ).replace("\n        ", "\n    ")
     path = tmp_path / "user_kernel.py"
     path.write_text(src)

@@ -98,8 +98,9 @@ def call(tr: Translator, node: ast.Call) -> V:
     for a in node.args:
         if isinstance(a, ast.Starred):
             v = tr.expr(a.value)
-            args.extend(tr.unpack(v, len(v.items) if isinstance(v, Tup) else _known_len(tr, v, a),
-                                  a))
+            args.extend(
+                tr.unpack(v, len(v.items) if isinstance(v, Tup) else _known_len(tr, v, a), a)
+            )
         else:
             args.append(tr.expr(a))
     kwargs: dict[str, V] = {}
@@ -122,8 +123,7 @@ def call(tr: Translator, node: ast.Call) -> V:
         return handler(tr, args, kwargs, node)
     if all(isinstance(a, Known) for a in [*args, *kwargs.values()]):
         try:
-            return Known(f(*[a.value for a in args],  # type: ignore[union-attr]
-                           **{k: v.value for k, v in kwargs.items()}))  # type: ignore[union-attr]
+            return Known(f(*[_kv(a) for a in args], **{k: _kv(v) for k, v in kwargs.items()}))
         except Exception as e:  # noqa: BLE001 - the user's function raised while compiling
             tr.fail(node, f"calling {_name(f)} at compile time raised {type(e).__name__}: {e}")
     if inspect.ismethod(f) and inspect.isfunction(f.__func__):
@@ -139,10 +139,13 @@ def call(tr: Translator, node: ast.Call) -> V:
     if inspect.isfunction(f) and not _library(f):
         return tr.inline(f, args, kwargs, node)
     runtime = [i for i, a in enumerate(args) if not isinstance(a, Known)]
-    tr.fail(node, f"{_name(f)} cannot be compiled, and argument {runtime[0] + 1 if runtime else ''}"
-            " is only known at run time",
-            "call it on values known at compile time (it then runs in CPython), or use the "
-            "kernel language's own functions (math, min, max, abs, ...)")
+    tr.fail(
+        node,
+        f"{_name(f)} cannot be compiled, and argument {runtime[0] + 1 if runtime else ''}"
+        " is only known at run time",
+        "call it on values known at compile time (it then runs in CPython), or use the "
+        "kernel language's own functions (math, min, max, abs, ...)",
+    )
 
 
 def _library(f: Any) -> bool:
@@ -183,7 +186,13 @@ def _handler(f: Any) -> Handler | None:
     return None
 
 
-def _typed_or_known(args: list[V]) -> bool:
+def _kv(v: V) -> Any:
+    """The value of a known argument (the caller checked they all are)."""
+    assert isinstance(v, Known)
+    return v.value
+
+
+def _all_known(args: list[V]) -> bool:
     return all(isinstance(a, Known) for a in args)
 
 
@@ -192,14 +201,18 @@ def _only_known(fallback: Callable[..., Any], name: str) -> Handler:
     the sequence helpers, handled by the caller)."""
 
     def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
-        if _typed_or_known([*args, *kwargs.values()]):
+        if _all_known([*args, *kwargs.values()]):
             try:
-                return Known(fallback(*[a.value for a in args],  # type: ignore[union-attr]
-                                      **{k: v.value for k, v in kwargs.items()}))  # type: ignore[union-attr]
+                return Known(
+                    fallback(*[_kv(a) for a in args], **{k: _kv(v) for k, v in kwargs.items()})
+                )
             except Exception as e:  # noqa: BLE001
                 tr.fail(node, f"{name}() at compile time raised {type(e).__name__}: {e}")
-        tr.fail(node, f"{name}() with values known only at run time is not supported here"
-                + (" (use it as the iterable of a for loop)" if name == "range" else ""))
+        tr.fail(
+            node,
+            f"{name}() with values known only at run time is not supported here"
+            + (" (use it as the iterable of a for loop)" if name == "range" else ""),
+        )
 
     return h
 
@@ -219,7 +232,7 @@ def _seq_fn(name: str) -> Handler:
     """zip / enumerate / reversed / tuple / list over tuples with run-time items."""
 
     def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
-        if _typed_or_known([*args, *kwargs.values()]):
+        if _all_known([*args, *kwargs.values()]):
             return _only_known(getattr(builtins, name), name)(tr, args, kwargs, node)
         lists = [_items(tr, a, node) for a in args]
         if name == "zip":
@@ -258,8 +271,8 @@ def _minmax(op: str) -> Handler:
             args = _items(tr, args[0], node)
         if not args:
             tr.fail(node, f"{op}() of nothing")
-        if _typed_or_known(args):
-            return Known((min if op == "min" else max)(a.value for a in args))  # type: ignore[union-attr]
+        if _all_known(args):
+            return Known((min if op == "min" else max)(_kv(a) for a in args))
         acc = tr.scalar(args[0], node)
         for a in args[1:]:
             acc = _typed_bin(tr, op, acc, tr.scalar(a, node))
@@ -330,8 +343,8 @@ def _bool(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -
 
 
 def _round(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
-    if _typed_or_known(args):
-        return Known(round(*[a.value for a in args]))  # type: ignore[union-attr]
+    if _all_known(args):
+        return Known(round(*[_kv(a) for a in args]))
     x = tr.scalar(args[0], node)
     assert isinstance(x, Value)
     if x.scalar.is_int or x.scalar.is_bool:
@@ -348,7 +361,7 @@ def _round(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) 
 
 
 def _sum(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
-    if _typed_or_known([*args, *kwargs.values()]):
+    if _all_known([*args, *kwargs.values()]):
         return _only_known(builtins.sum, "sum")(tr, args, kwargs, node)
     items = _items(tr, args[0], node)
     acc: V = args[1] if len(args) > 1 else kwargs.get("start", Known(0))
@@ -365,9 +378,9 @@ def _math(name: str, to_int: bool = False) -> Handler:
     def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         if kwargs or len(args) != fn.nargs:
             tr.fail(node, f"math.{name}() takes {fn.nargs} argument(s)")
-        if _typed_or_known(args):
-            return _only_known(getattr(math, name, getattr(np, name, None)), name)(
-                tr, args, kwargs, node)
+        if _all_known(args):
+            host = getattr(math, name, None) or getattr(np, name)
+            return _only_known(host, name)(tr, args, kwargs, node)
         vals = [tr.scalar(a, node) for a in args]
         t: T.Scalar | None = None
         for v in vals:
@@ -388,8 +401,8 @@ def _np_abs(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call)
 
 
 def _where(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
-    if _typed_or_known(args):
-        return Known(np.where(*[a.value for a in args]))  # type: ignore[union-attr]
+    if _all_known(args):
+        return Known(np.where(*[_kv(a) for a in args]))
     c, a, b = args
     cond = tr.to_bool(c, node)
     if isinstance(cond, Known):
@@ -409,8 +422,13 @@ def _grid(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -
     b = tr.b
     out: list[V] = []
     for axis in range(n):
-        out.append(b.bin("add", b.bin("mul", b.special("block_idx", axis),
-                                      b.special("block_dim", axis)), b.special("thread_idx", axis)))
+        out.append(
+            b.bin(
+                "add",
+                b.bin("mul", b.special("block_idx", axis), b.special("block_dim", axis)),
+                b.special("thread_idx", axis),
+            )
+        )
     return out[0] if n == 1 else Tup(tuple(out))
 
 
@@ -426,11 +444,16 @@ def _alloc(space: str) -> Handler:
         shape = args[0] if args else kwargs.get("shape")
         dtype = args[1] if len(args) > 1 else kwargs.get("dtype", Known(np.float32))
         if not isinstance(shape, Known):
-            tr.fail(node, f"the shape of simt.{space}.array must be known at compile time",
-                    "use a constant, a global or a static argument")
+            tr.fail(
+                node,
+                f"the shape of simt.{space}.array must be known at compile time",
+                "use a constant, a global or a static argument",
+            )
         dims = shape.value if isinstance(shape.value, tuple) else (shape.value,)
         if not all(isinstance(d, (int, np.integer)) and d > 0 for d in dims):
-            tr.fail(node, f"simt.{space}.array shape must be positive integers, got {shape.value!r}")
+            tr.fail(
+                node, f"simt.{space}.array shape must be positive integers, got {shape.value!r}"
+            )
         t = dtype_arg(dtype) if dtype is not None else None
         if t is None:
             tr.fail(node, f"simt.{space}.array needs a dtype such as simt.float32 or np.int32")
@@ -444,8 +467,11 @@ def _atomic(op: str) -> Handler:
     def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         n = 4 if op == "cas" else 3
         if len(args) != n or kwargs:
-            tr.fail(node, f"simt.atomic.{op} takes {n} arguments: (array, index, "
-                    + ("compare, value)" if op == "cas" else "value)"))
+            tr.fail(
+                node,
+                f"simt.atomic.{op} takes {n} arguments: (array, index, "
+                + ("compare, value)" if op == "cas" else "value)"),
+            )
         arr = args[0]
         if not (isinstance(arr, Value) and isinstance(arr.type, T.ArrayType)):
             tr.fail(node, f"the first argument of simt.atomic.{op} must be an array")
@@ -516,8 +542,11 @@ def _print_value(tr: Translator, v: V, node: ast.AST, top: bool) -> list[str | t
         return out
     assert isinstance(v, Value)
     if isinstance(v.type, T.ArrayType):
-        tr.fail(node, "print() of a whole array is not supported in kernels",
-                "print its elements: print(a[i])")
+        tr.fail(
+            node,
+            "print() of a whole array is not supported in kernels",
+            "print its elements: print(a[i])",
+        )
     return [(v, "")]
 
 
@@ -565,7 +594,11 @@ def _isinstance(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.C
         return Known(issubclass(tuple, c) if isinstance(c, type) else tuple in c)
     assert isinstance(obj, Value)
     t = obj.type
-    py = (float if t.is_float else bool if t.is_bool else int) if isinstance(t, T.Scalar) else np.ndarray
+    py = (
+        (float if t.is_float else bool if t.is_bool else int)
+        if isinstance(t, T.Scalar)
+        else np.ndarray
+    )
     return Known(issubclass(py, c) if isinstance(c, type) else any(issubclass(py, x) for x in c))
 
 
@@ -601,9 +634,16 @@ def _handlers() -> dict[Any, Handler]:
     for name in MATH:
         if hasattr(math, name):
             h[getattr(math, name)] = _math(name, to_int=name in ("floor", "ceil", "trunc"))
-        npname = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2",
-                  "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
-                  "pow": "power"}.get(name, name)
+        npname = {
+            "asin": "arcsin",
+            "acos": "arccos",
+            "atan": "arctan",
+            "atan2": "arctan2",
+            "asinh": "arcsinh",
+            "acosh": "arccosh",
+            "atanh": "arctanh",
+            "pow": "power",
+        }.get(name, name)
         if hasattr(np, npname) and npname not in ("fabs",) and getattr(np, npname) not in h:
             h[getattr(np, npname)] = _math(name)
     return h

@@ -30,8 +30,13 @@ class Context:
     max_unroll: int = 4096
 
 
-def fail(src: Source, node: ast.AST, message: str, hint: str | None = None,
-         cls: type[CompileError] = CompileError) -> NoReturn:
+def fail(
+    src: Source,
+    node: ast.AST,
+    message: str,
+    hint: str | None = None,
+    cls: type[CompileError] = CompileError,
+) -> NoReturn:
     """Raise a CompileError located at `node` in `src`."""
     loc = src.loc(node)
     raise cls(message, loc.filename, loc.line, loc.col, loc.source_line, hint)

@@ -35,7 +35,11 @@ def assigned_names(body: list[ast.stmt]) -> set[str]:
                 for g in node.generators:
                     for n in ast.walk(g.target):
                         skip.add(id(n))
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in skip:
+            if (
+                isinstance(node, ast.Name)
+                and isinstance(node.ctx, ast.Store)
+                and id(node) not in skip
+            ):
                 out.add(node.id)
     return out
 
@@ -73,13 +77,21 @@ class _Carried:
         for n in names:
             v = tr.env.get(n, UNDEF)
             if isinstance(v, Value) and isinstance(v.type, T.ArrayType):
-                tr.fail(node, f"the array variable `{n}` is reassigned inside a loop that runs "
-                        "at run time", "use separate names, or index one array")
-            if isinstance(v, Tup) or (isinstance(v, Known) and not is_number(v.value)
-                                      and v.value is not None):
-                tr.fail(node, f"`{n}` holds a {'tuple' if isinstance(v, Tup) else 'value'} "
-                        "known at compile time and is reassigned inside a loop that runs at "
-                        "run time", "give each item its own variable, or assign numbers")
+                tr.fail(
+                    node,
+                    f"the array variable `{n}` is reassigned inside a loop that runs at run time",
+                    "use separate names, or index one array",
+                )
+            if isinstance(v, Tup) or (
+                isinstance(v, Known) and not is_number(v.value) and v.value is not None
+            ):
+                tr.fail(
+                    node,
+                    f"`{n}` holds a {'tuple' if isinstance(v, Tup) else 'value'} "
+                    "known at compile time and is reassigned inside a loop that runs at "
+                    "run time",
+                    "give each item its own variable, or assign numbers",
+                )
             self.types[n] = _type_of(v, None, tr.ctx.fp64)
 
     def bind(self, tr: Translator, block: Block) -> None:
@@ -126,8 +138,12 @@ class _Carried:
         return [n for n in self.names if self.types[n] is not None]
 
 
-def _fixpoint(tr: Translator, node: ast.AST, carried: _Carried,
-              translate: Callable[[], tuple[list[Block], dict[str, V]]]) -> list[Block]:
+def _fixpoint(
+    tr: Translator,
+    node: ast.AST,
+    carried: _Carried,
+    translate: Callable[[], tuple[list[Block], dict[str, V]]],
+) -> list[Block]:
     """Translate the loop's regions until the carried types stop changing."""
     saved = dict(tr.env)
     for _ in range(5):
@@ -135,12 +151,16 @@ def _fixpoint(tr: Translator, node: ast.AST, carried: _Carried,
         tr.env = dict(saved)
         if not carried.widen(tr, env):
             return blocks
-    tr.fail(node, "the types of the variables this loop changes do not settle",
-            "give each variable one type, e.g. start a float sum at 0.0")
+    tr.fail(
+        node,
+        "the types of the variables this loop changes do not settle",
+        "give each variable one type, e.g. start a float sum at 0.0",
+    )
 
 
-def range_loop(tr: Translator, node: ast.For, start: V, stop: V, step: V, t: T.Scalar,
-               sign: int) -> None:
+def range_loop(
+    tr: Translator, node: ast.For, start: V, stop: V, step: V, t: T.Scalar, sign: int
+) -> None:
     """`for target in range(start, stop, step)` at run time."""
     assert isinstance(node.target, ast.Name)
     target = node.target.id
@@ -175,6 +195,7 @@ def range_loop(tr: Translator, node: ast.For, start: V, stop: V, step: V, t: T.S
         return dict(tr.env)
 
     if not flags:
+
         def translate_for() -> tuple[list[Block], dict[str, V]]:
             blk = Block()
             iv = Value(t, target)
@@ -187,8 +208,13 @@ def range_loop(tr: Translator, node: ast.For, start: V, stop: V, step: V, t: T.S
 
         (blk,) = _fixpoint(tr, node, carried, translate_for)
         inits = carried.values(tr, tr.b.block)
-        op = tr.b.op("for", [lo, hi, st, *inits], [carried.types[n] for n in carried.typed_names()],  # type: ignore[misc]
-                     [blk], sign=sign)
+        op = tr.b.op(
+            "for",
+            [lo, hi, st, *inits],
+            [carried.types[n] for n in carried.typed_names()],  # type: ignore[misc]
+            [blk],
+            sign=sign,
+        )
     else:
         iv_name = "$iv"
 
@@ -218,7 +244,7 @@ def range_loop(tr: Translator, node: ast.For, start: V, stop: V, step: V, t: T.S
         inits = carried.values(tr, tr.b.block)
         types = [t] + [carried.types[n] for n in carried.typed_names()]
         op = tr.b.op("while", [lo, *inits], types, [cblk, bblk])  # type: ignore[arg-type]
-    _bind_results(tr, carried, op.results[(0 if not flags else 1):], outer, target)
+    _bind_results(tr, carried, op.results[(0 if not flags else 1) :], outer, target)
     _forget_locals(tr, node.body)
 
 
@@ -242,8 +268,11 @@ def while_loop(tr: Translator, node: ast.While) -> None:
             test = tr.to_bool(tr.expr(node.test), node.test)
             if isinstance(test, Known):
                 if test.value and not has_exit:
-                    tr.fail(node, "this `while` loop never ends: its condition is always true "
-                            "and it has no break or return")
+                    tr.fail(
+                        node,
+                        "this `while` loop never ends: its condition is always true "
+                        "and it has no break or return",
+                    )
                 c = tr.b.const(bool(test.value), T.BOOL)
             else:
                 c = test  # type: ignore[assignment]
@@ -283,16 +312,21 @@ def _yield(tr: Translator, carried: _Carried, blk: Block, first: Value | None = 
     return Op("yield", ([first] if first is not None else []) + vals, [], {}, [], tr.b.loc)
 
 
-def _bind_results(tr: Translator, carried: _Carried, results: list[Value],
-                  outer: dict[str, V | None], target: str | None) -> None:
+def _bind_results(
+    tr: Translator,
+    carried: _Carried,
+    results: list[Value],
+    outer: dict[str, V | None],
+    target: str | None,
+) -> None:
     res = list(results)
     for n in carried.names:
         if carried.types[n] is None:
             continue
-        v = res.pop(0)
+        r = res.pop(0)
         if not n.startswith("$"):
-            v.hint = n
-        tr.env[n] = v
+            r.hint = n
+        tr.env[n] = r
     for f, v in outer.items():
         if v is None:
             tr.env.pop(f, None)

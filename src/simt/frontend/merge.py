@@ -36,8 +36,10 @@ def plan(a: V, b: V, fp64: bool) -> Any:
         other = b if a is UNDEF else a
         t = _scalar_type(other, other, fp64)
         return t if t is not None else UNDEF
-    if isinstance(a, (Tup, Known)) and isinstance(b, (Tup, Known)) and (
-        isinstance(a, Tup) or isinstance(b, Tup)
+    if (
+        isinstance(a, (Tup, Known))
+        and isinstance(b, (Tup, Known))
+        and (isinstance(a, Tup) or isinstance(b, Tup))
     ):
         ia, ib = _items(a), _items(b)
         if ia is None or ib is None or len(ia) != len(ib):
@@ -47,8 +49,12 @@ def plan(a: V, b: V, fp64: bool) -> Any:
         keys = [k for k, _ in a.fields]
         if a.cls is not b.cls or keys != [k for k, _ in b.fields]:
             return UNDEF
-        return ("obj", a.cls, keys, [plan(x, y, fp64) for (_, x), (_, y) in zip(a.fields,
-                                                                               b.fields)])
+        return (
+            "obj",
+            a.cls,
+            keys,
+            [plan(x, y, fp64) for (_, x), (_, y) in zip(a.fields, b.fields)],
+        )
     ta, tb = _scalar_type(a, b, fp64), _scalar_type(b, a, fp64)
     if ta is None or tb is None:
         return UNDEF
@@ -123,8 +129,13 @@ def merge_into(
     derived: dict[str, bool] = {}
     for n in names:
         vt, ve = env_t.get(n), env_e.get(n)
-        if isinstance(vt, Known) and isinstance(ve, Known) and {vt.value, ve.value} == {
-                True, False} and isinstance(vt.value, bool) and isinstance(ve.value, bool):
+        if (
+            isinstance(vt, Known)
+            and isinstance(ve, Known)
+            and {vt.value, ve.value} == {True, False}
+            and isinstance(vt.value, bool)
+            and isinstance(ve.value, bool)
+        ):
             derived[n] = bool(vt.value)
     names = [n for n in names if n not in derived]
     plans = {n: plan(env_t.get(n, UNDEF), env_e.get(n, UNDEF), fp64) for n in names}

@@ -15,7 +15,7 @@ import builtins
 import inspect
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -102,7 +102,7 @@ class Translator:
                     pass
 
     # ---------------------------------------------------------------- helpers
-    def fail(self, node: ast.AST, message: str, hint: str | None = None) -> Any:
+    def fail(self, node: ast.AST, message: str, hint: str | None = None) -> NoReturn:
         fail(self.src, node, message, hint)
 
     def at(self, node: ast.AST) -> None:
@@ -279,8 +279,11 @@ class Translator:
             if isinstance(target.value, ast.Name) and isinstance(base, Obj):
                 self.env[target.value.id] = base.with_field(target.attr, value)
             else:
-                self.fail(target, "only attributes of objects built in the kernel (`self.x = ...`"
-                          " in their methods) can be assigned to")
+                self.fail(
+                    target,
+                    "only attributes of objects built in the kernel (`self.x = ...`"
+                    " in their methods) can be assigned to",
+                )
         else:
             self.fail(target, "this assignment target is not supported in kernels")
 
@@ -304,8 +307,9 @@ class Translator:
         t = arr.array.dtype
         if isinstance(value, Known) and not is_number(value.value):
             self.fail(node, f"cannot store a {type(value.value).__name__} into a {t} array")
-        if isinstance(value, (Tup,)) or (isinstance(value, Value) and not isinstance(
-                value.type, T.Scalar)):
+        if isinstance(value, (Tup,)) or (
+            isinstance(value, Value) and not isinstance(value.type, T.Scalar)
+        ):
             self.fail(node, f"can only store a number into a {t} array element")
         self.b.op("store", [arr, *idx, coerce(self.b, value, t)])
 
@@ -340,6 +344,7 @@ class Translator:
             if cond.value:
                 return
             cond = self.const(False, T.BOOL)
+        assert isinstance(cond, Value)
         self.at(node)
         self.b.op("assert", [cond], msg=msg)
 
@@ -370,8 +375,11 @@ class Translator:
         if node.orelse:
             self.fail(node, "`for ... else` is not supported in kernels")
         it = node.iter
-        if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
-                and self._is_builtin(it.func, "range")):
+        if (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name)
+            and self._is_builtin(it.func, "range")
+        ):
             if it.keywords or not 1 <= len(it.args) <= 3:
                 self.fail(it, "range() takes 1 to 3 positional arguments")
             bounds = [self.expr(a) for a in it.args]
@@ -399,12 +407,18 @@ class Translator:
             except TypeError:
                 self.fail(it, f"cannot iterate over a {type(iterable.value).__name__}")
             if len(items) > self.ctx.max_unroll:
-                self.fail(it, f"a loop over {len(items)} known items is too long to unroll",
-                          "iterate with range() over an array argument instead")
+                self.fail(
+                    it,
+                    f"a loop over {len(items)} known items is too long to unroll",
+                    "iterate with range() over an array argument instead",
+                )
             self.unrolled(node, [Known(x) for x in items])
             return
-        self.fail(it, "a kernel can loop over range(...) or over values known at compile time",
-                  "to walk an array write `for i in range(len(a))`")
+        self.fail(
+            it,
+            "a kernel can loop over range(...) or over values known at compile time",
+            "to walk an array write `for i in range(len(a))`",
+        )
 
     def _is_builtin(self, node: ast.Name, name: str) -> bool:
         try:
@@ -435,8 +449,12 @@ class Translator:
                     return
                 if state == "maybe" and k < len(items):
                     cond = self.not_exited()
-                    self.branch(cond, lambda k=k: (self.clear_flags(), run(k)),  # type: ignore[misc]
-                                lambda: None)
+
+                    def rest(k: int = k) -> None:
+                        self.clear_flags()
+                        run(k)
+
+                    self.branch(cond, rest, lambda: None)
                     return
 
         run(0)
@@ -452,6 +470,9 @@ class Translator:
     def runtime_range(self, node: ast.For, bounds: list[V]) -> None:
         if not isinstance(node.target, ast.Name):
             self.fail(node.target, "the variable of a range() loop must be a plain name")
+        start: V
+        stop: V
+        step: V
         if len(bounds) == 1:
             start, stop, step = Known(0), bounds[0], Known(1)
         elif len(bounds) == 2:
@@ -557,16 +578,18 @@ class Translator:
                 except TypeError:
                     self.fail(g.iter, f"cannot iterate over a {type(it.value).__name__}")
             else:
-                self.fail(g.iter, "a comprehension in a kernel must loop over values known at "
-                          "compile time", "use a for loop over range() instead")
+                self.fail(
+                    g.iter,
+                    "a comprehension in a kernel must loop over values known at compile time",
+                    "use a for loop over range() instead",
+                )
             for item in items:
                 self.assign(g.target, item, g)
                 ok = True
                 for cond in g.ifs:
                     c = self.to_bool(self.expr(cond), cond)
                     if not isinstance(c, Known):
-                        self.fail(cond, "a comprehension's condition must be known at compile "
-                                  "time")
+                        self.fail(cond, "a comprehension's condition must be known at compile time")
                     ok = ok and bool(c.value)
                 if ok:
                     gen(k + 1)
@@ -579,8 +602,11 @@ class Translator:
         parts = calls.fstring_parts(self, node)
         if all(isinstance(p, str) for p in parts):
             return Known("".join(parts))  # type: ignore[arg-type]
-        self.fail(node, "strings computed at run time exist only inside print()",
-                  "print the f-string directly: print(f'...')")
+        self.fail(
+            node,
+            "strings computed at run time exist only inside print()",
+            "print the f-string directly: print(f'...')",
+        )
 
     def expr_Attribute(self, node: ast.Attribute) -> V:
         base = self.expr(node.value)
@@ -594,9 +620,13 @@ class Translator:
         key = self.expr(node.slice)
         if isinstance(base, Tup):
             if not isinstance(key, Known) or not isinstance(key.value, (int, np.integer)):
-                raise NeedsKnown(*_needs_known_args(
-                    self, node.slice, "a tuple can only be indexed by an integer known at "
-                    "compile time"))
+                raise NeedsKnown(
+                    *_needs_known_args(
+                        self,
+                        node.slice,
+                        "a tuple can only be indexed by an integer known at compile time",
+                    )
+                )
             try:
                 return base.items[int(key.value)]
             except IndexError:
@@ -608,8 +638,12 @@ class Translator:
                 except Exception as e:  # noqa: BLE001 - the user's object raised
                     self.fail(node, f"indexing failed at compile time: {type(e).__name__}: {e}")
             raise NeedsKnown(
-                *_needs_known_args(self, node, f"a {type(base.value).__name__} known at compile "
-                                   "time cannot be indexed by a run-time value")
+                *_needs_known_args(
+                    self,
+                    node,
+                    f"a {type(base.value).__name__} known at compile "
+                    "time cannot be indexed by a run-time value",
+                )
             )
         self.fail(node, "only arrays and tuples can be indexed")
 
@@ -623,8 +657,11 @@ class Translator:
         vals: list[V] = []
         for e in elts:
             if isinstance(e, ast.Slice):
-                self.fail(e, "slices are not supported in kernels",
-                          "index one element at a time (a[i], a[i, j])")
+                self.fail(
+                    e,
+                    "slices are not supported in kernels",
+                    "index one element at a time (a[i], a[i, j])",
+                )
             vals.append(self.expr(e))
         return self.index_values(arr, vals, node)
 
@@ -640,8 +677,11 @@ class Translator:
             else:
                 vals.append(v)
         if len(vals) != at.ndim:
-            self.fail(node, f"this array has {at.ndim} dimension(s) but {len(vals)} index(es) "
-                      "were given", "give one index per dimension: a[i, j]")
+            self.fail(
+                node,
+                f"this array has {at.ndim} dimension(s) but {len(vals)} index(es) were given",
+                "give one index per dimension: a[i, j]",
+            )
         out: list[Value] = []
         for k, v in enumerate(vals):
             if isinstance(v, Known):
@@ -676,7 +716,11 @@ class Translator:
                 return self.call_method(m, [], node)
         v = self.scalar(v, node.operand)
         if isinstance(v, Known):
-            fn = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+            fn: dict[type, Callable[[Any], Any]] = {
+                ast.USub: operator.neg,
+                ast.UAdd: operator.pos,
+                ast.Invert: operator.invert,
+            }
             return Known(fn[type(node.op)](v.value))
         assert isinstance(v, Value)
         if isinstance(node.op, ast.UAdd):
@@ -876,32 +920,49 @@ class Translator:
         if isinstance(v, Obj):
             f = getattr(v.cls, name, None)
             return Bound(v, f) if inspect.isfunction(f) else None
-        if isinstance(v, Known) and not is_number(v.value) and not isinstance(
-                v.value, (tuple, list, str, np.ndarray, type(None))):
+        if (
+            isinstance(v, Known)
+            and not is_number(v.value)
+            and not isinstance(v.value, (tuple, list, str, np.ndarray, type(None)))
+        ):
             f = getattr(type(v.value), name, None)
             return Bound(v, f) if inspect.isfunction(f) else None
         return None
 
-    def call_method(self, m: Bound, args: list[V], node: ast.AST,
-                    kwargs: dict[str, V] | None = None) -> V:
+    def call_method(
+        self, m: Bound, args: list[V], node: ast.AST, kwargs: dict[str, V] | None = None
+    ) -> V:
         return self.inline(m.func, [m.obj, *args], kwargs or {}, node)
 
     def construct(self, cls: type, args: list[V], kwargs: dict[str, V], node: ast.AST) -> V:
         """`cls(...)` with run-time arguments: an object value built by inlining __init__."""
         init = getattr(cls, "__init__", None)
         if not inspect.isfunction(init):
-            self.fail(node, f"{cls.__name__}(...) cannot be built from run-time values in a "
-                      "kernel (its __init__ is not Python code)")
+            self.fail(
+                node,
+                f"{cls.__name__}(...) cannot be built from run-time values in a "
+                "kernel (its __init__ is not Python code)",
+            )
         return self.inline(init, [Obj(cls)], kwargs, node, return_self=True, args_rest=args)
 
-    def inline(self, fn: Any, args: list[V], kwargs: dict[str, V], node: ast.AST,
-               return_self: bool = False, args_rest: list[V] | None = None) -> V:
+    def inline(
+        self,
+        fn: Any,
+        args: list[V],
+        kwargs: dict[str, V],
+        node: ast.AST,
+        return_self: bool = False,
+        args_rest: list[V] | None = None,
+    ) -> V:
         """Translate a call of a plain Python function by translating its body here."""
         if args_rest is not None:
             args = [*args, *args_rest]
         if fn in self.ctx.inline_stack:
-            self.fail(node, f"{fn.__name__}() calls itself: recursion is not supported in "
-                      "kernels", "rewrite it as a loop")
+            self.fail(
+                node,
+                f"{fn.__name__}() calls itself: recursion is not supported in kernels",
+                "rewrite it as a loop",
+            )
         src = get_source(fn)
         sig = inspect.signature(fn)
         try:
@@ -953,5 +1014,11 @@ def _is_pure(node: ast.expr) -> bool:
 
 def _needs_known_args(tr: Translator, node: ast.AST, msg: str) -> tuple[Any, ...]:
     loc = tr.src.loc(node)
-    return (msg, loc.filename, loc.line, loc.col, loc.source_line,
-            "index it with a value known at compile time, or pass the data as an array")
+    return (
+        msg,
+        loc.filename,
+        loc.line,
+        loc.col,
+        loc.source_line,
+        "index it with a value known at compile time, or pass the data as an array",
+    )

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, TypeAlias, Union
 
 import numpy as np
 
@@ -72,7 +72,7 @@ class _Undef:
 
 UNDEF = _Undef()
 
-V = Union[Known, Value, Tup, Obj, Bound, _Undef]
+V: TypeAlias = Union[Known, Value, Tup, Obj, Bound, _Undef]  # noqa: UP007 - 3.10 has no | on forward refs
 
 
 def is_number(x: Any) -> bool:
@@ -92,8 +92,11 @@ def same(a: V, b: V) -> bool:
     if isinstance(a, Tup) and isinstance(b, Tup):
         return len(a.items) == len(b.items) and all(same(x, y) for x, y in zip(a.items, b.items))
     if isinstance(a, Obj) and isinstance(b, Obj):
-        return a.cls is b.cls and [k for k, _ in a.fields] == [k for k, _ in b.fields] and all(
-            same(x, y) for (_, x), (_, y) in zip(a.fields, b.fields))
+        return (
+            a.cls is b.cls
+            and [k for k, _ in a.fields] == [k for k, _ in b.fields]
+            and all(same(x, y) for (_, x), (_, y) in zip(a.fields, b.fields))
+        )
     return False
 
 

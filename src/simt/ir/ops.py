@@ -10,32 +10,32 @@ Invariants the front end guarantees and `verify` checks:
 - a region's block ends with its terminator: `yield` for `if` branches and loop bodies,
   `condition` for a `while`'s condition region.
 
-| opcode    | operands                  | attrs                          | results                     |
-| --------- | ------------------------- | ------------------------------ | --------------------------- |
-| const     |                           | value (Python int/float/bool)  | 1 scalar                    |
-| bin       | a, b                      | op in BIN_OPS                  | 1, type of a                |
-| cmp       | a, b                      | op in CMP_OPS                  | 1 bool                      |
-| un        | a                         | op in UN_OPS                   | 1, type of a                |
-| cast      | a                         |                                | 1, the target scalar        |
-| select    | cond, a, b                |                                | 1, type of a                |
-| math      | args                      | fn (a name in builtins.MATH)   | 1 (float, or bool for is*)  |
-| special   |                           | reg in SPECIAL_REGS, axis 0-2  | 1 int32                     |
-| shape     | array                     | dim                            | 1, the array's index type   |
-| alloc     |                           |                                | 1 shared/local array        |
-| load      | array, *indices           |                                | 1, the array's dtype        |
-| store     | array, *indices, value    |                                |                             |
-| atomic    | array, *indices, value    | op in ATOMIC_OPS               | 1 (the old value)           |
-| cas       | array, *indices, cmp, val |                                | 1 (the old value)           |
-| barrier   |                           |                                |                             |
-| print     | values                    | parts, see below               |                             |
-| assert    | cond                      | msg (str or None)              |                             |
-| if        | cond                      | regions: then, else            | merged values               |
-| for       | start, stop, step, *init  | sign (+1, -1, or 0: unknown)   | final carried values        |
-|           |                           | region body(iv, *carried)      |                             |
-| while     | *init                     | regions: cond(*carried),       | final carried values        |
-|           |                           | body(*carried)                 |                             |
-| yield     | values                    |                                | (terminator)                |
-| condition | cond                      |                                | (terminator)                |
+| opcode    | operands                  | attrs                        | results                  |
+| --------- | ------------------------- | ---------------------------- | ------------------------ |
+| const     |                           | value (Python int/float/bool)| 1 scalar                 |
+| bin       | a, b                      | op in BIN_OPS                | 1, type of a             |
+| cmp       | a, b                      | op in CMP_OPS                | 1 bool                   |
+| un        | a                         | op in UN_OPS                 | 1, type of a             |
+| cast      | a                         |                              | 1, the target scalar     |
+| select    | cond, a, b                |                              | 1, type of a             |
+| math      | args                      | fn (a name in builtins.MATH) | 1 (float; bool for is*)  |
+| special   |                           | reg in SPECIAL_REGS, axis    | 1 int32                  |
+| shape     | array                     | dim                          | 1, the array's index type|
+| alloc     |                           |                              | 1 shared/local array     |
+| load      | array, *indices           |                              | 1, the array's dtype     |
+| store     | array, *indices, value    |                              |                          |
+| atomic    | array, *indices, value    | op in ATOMIC_OPS             | 1 (the old value)        |
+| cas       | array, *indices, cmp, val |                              | 1 (the old value)        |
+| barrier   |                           |                              |                          |
+| print     | values                    | parts, see below             |                          |
+| assert    | cond                      | msg (str or None)            |                          |
+| if        | cond                      | regions: then, else          | merged values            |
+| for       | start, stop, step, *init  | sign (+1, -1, 0: unknown);   | final carried values     |
+|           |                           | region body(iv, *carried)    |                          |
+| while     | *init                     | regions: cond(*carried),     | final carried values     |
+|           |                           | body(*carried)               |                          |
+| yield     | values                    |                              | (terminator)             |
+| condition | cond                      |                              | (terminator)             |
 
 `print` attrs: `parts`, a tuple whose items are `str` (literal text) or `Field(arg, spec)`
 (operand number `arg` formatted with Python's `format(value, spec)`; spec "" prints as

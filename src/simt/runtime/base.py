@@ -102,7 +102,7 @@ class Runtime(ABC):
     def download(self, buf: Any, out: np.ndarray) -> None:
         """Copy `buf` into the host array `out` (waits for the device)."""
 
-    def synchronize(self) -> None:
+    def synchronize(self) -> None:  # noqa: B027 - a no-op for runtimes that launch synchronously
         """Wait until every launch so far has finished."""
 
     def info(self) -> dict[str, str]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 import numpy as np
@@ -45,5 +46,23 @@ def emit(
         return
     stream = stream if stream is not None else sys.stdout
     records.sort(key=lambda r: (r.thread, r.seq))
+    if _sinks:  # captured (the REPL groups what each thread printed): nothing is written
+        _sinks[-1].extend((r.thread, format_print(formats[r.print_id], r.values)) for r in records)
+        return
     stream.write("".join(format_print(formats[r.print_id], r.values) for r in records))
     stream.flush()
+
+
+_sinks: list[list[tuple[int, str]]] = []
+
+
+@contextmanager
+def capture() -> Iterator[list[tuple[int, str]]]:
+    """Within the block, what kernels print is collected as (launch-wide thread id, text) pairs,
+    thread-major, instead of being written (the REPL groups the threads' outputs)."""
+    sink: list[tuple[int, str]] = []
+    _sinks.append(sink)
+    try:
+        yield sink
+    finally:
+        _sinks.remove(sink)

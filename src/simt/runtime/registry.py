@@ -23,9 +23,7 @@ _current: str | None = None
 def runtime_class(name: str) -> type[Runtime]:
     """The runtime class for `name`; BackendUnavailable if its module cannot even be imported."""
     if name not in RUNTIMES:
-        raise BackendUnavailable(
-            f"unknown backend {name!r}: choose one of {', '.join(RUNTIMES)}"
-        )
+        raise BackendUnavailable(f"unknown backend {name!r}: choose one of {', '.join(RUNTIMES)}")
     module, cls = RUNTIMES[name].split(":")
     try:
         mod = importlib.import_module(module)
