@@ -1,0 +1,116 @@
+"""The Python source of the kernel one input compiles to.
+
+The user's statements are kept as typed (re-indented), so that a CompileError's caret points
+into the input itself; around them, the kernel loads the per-thread variables the input reads
+from their state arrays and stores the ones it assigns into fresh arrays:
+
+    def _simt_in3(_i_x, _o_x, _o__simt_echo, outbuf):
+        tid = _simt_int64(_simt_grid(1))
+        if tid < 1000:                      # only when the launch has spare threads
+            threadIdx = tid
+            x = _i_x[tid]
+            x = x + tid                     # the user's lines
+            _simt_echo = x * 2              # a bare expression, echoed
+            _o_x[tid] = x
+            _o__simt_echo[tid] = _simt_echo
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .analysis import HOST_STMTS
+
+ECHO = "_simt_echo"
+_PREFIX = f"{ECHO} = "
+
+
+@dataclass
+class Body:
+    """The user's statements as they go into the kernel, and how to map positions back."""
+
+    lines: list[str]
+    exact: bool  # the lines are the user's own (positions map back); else unparsed text
+    shifts: dict[int, int] = field(default_factory=dict)  # 1-based user line -> columns added
+
+
+def _span(stmt: ast.stmt) -> tuple[int, int]:
+    first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))])
+    return first, stmt.end_lineno or stmt.lineno
+
+
+def body(text: str, tree: ast.Module, echo: bool) -> Body:
+    """The input without its hoisted statements (they ran on the host), with its last bare
+    expression assigned to `_simt_echo` when `echo`."""
+    lines = text.split("\n")
+    spans = [_span(s) for s in tree.body]
+    exact = True
+    out = list(lines)
+
+    def alone(i: int) -> bool:
+        a, b = spans[i]
+        return all(j == i or spans[j][1] < a or spans[j][0] > b for j in range(len(spans)))
+
+    for i, stmt in enumerate(tree.body):
+        if isinstance(stmt, HOST_STMTS):
+            if not alone(i) or stmt.col_offset != 0:
+                exact = False
+                break
+            a, b = spans[i]
+            for k in range(a - 1, b):
+                out[k] = "pass"
+    shifts: dict[int, int] = {}
+    if exact and echo:
+        last = tree.body[-1]
+        if last.col_offset != 0 or not alone(len(tree.body) - 1):
+            exact = False
+        else:
+            out[last.lineno - 1] = _PREFIX + out[last.lineno - 1]
+            shifts[last.lineno] = len(_PREFIX)
+    if exact:
+        return Body(out, True, shifts)
+    # Statements sharing a line (`import math; x = math.sqrt(tid)`): rebuild the text.
+    stmts: list[ast.stmt] = [ast.Pass() if isinstance(s, HOST_STMTS) else s for s in tree.body]
+    if echo:
+        last = tree.body[-1]
+        assert isinstance(last, ast.Expr)
+        stmts[-1] = ast.Assign([ast.Name(ECHO, ast.Store())], last.value, lineno=last.lineno)
+    mod = ast.fix_missing_locations(ast.Module(stmts, []))
+    return Body(ast.unparse(mod).split("\n"), False)
+
+
+@dataclass
+class Kernel:
+    """Generated kernel source and the numbers to map its positions back to the input."""
+
+    source: str
+    header: int  # lines before the input's first line
+    indent: int  # columns the input's lines were shifted right
+
+
+def kernel_source(
+    name: str,
+    b: Body,
+    loads: list[str],
+    stores: list[tuple[str, str]],
+    bound: list[str],
+    guard: int | None,
+) -> Kernel:
+    """`def name(...)`: loads of `loads` from `_i_<name>`, the body, then for each
+    (name, expression) in `stores` a store of the expression into `_o_<name>`; `bound`
+    buffers are parameters under their own names; `guard` is the thread count when the
+    launch has spare threads."""
+    params = [f"_i_{n}" for n in loads] + [f"_o_{n}" for n, _ in stores] + bound
+    head = [f"def {name}({', '.join(params)}):", "    tid = _simt_int64(_simt_grid(1))"]
+    ind = "    "
+    if guard is not None:
+        head.append(f"    if tid < {guard}:")
+        ind = "        "
+    head.append(ind + "threadIdx = tid")
+    head.extend(f"{ind}{n} = _i_{n}[tid]" for n in loads)
+    lines = [ind + ln if ln.strip() else "" for ln in b.lines]
+    tail = [f"{ind}_o_{n}[tid] = {e}" for n, e in stores]
+    if not any(ln.strip() for ln in lines) and not tail:
+        tail = [ind + "pass"]
+    return Kernel("\n".join(head + lines + tail) + "\n", len(head), len(ind))

@@ -1,0 +1,147 @@
+"""The `%` commands: %bind, %save, %threads, %backend, %time, %reset, %vars, %help."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+import numpy as np
+
+from ..errors import SimtError
+from .session import Session
+
+HELP = """\
+Each input runs on every thread; `tid` (alias `threadIdx`) is the thread's index and
+`nthreads` (alias `numThreads`) their number. Variables are per-thread and kept between
+inputs; inputs that do not depend on the thread (imports, constants, defs) run once.
+Outputs are grouped: each distinct text once, after a banner with its count.
+  %bind NAME SHAPE DTYPE   a buffer every thread sees, e.g. %bind outbuf 512,512,3 uint32
+  %save NAME FILE.png      write a bound buffer as an image (RGB when the last axis is 3)
+  %threads N               run on N threads (per-thread variables are dropped)
+  %backend NAME            run on another backend: cpu, sim, cuda, webgpu
+  %time                    show the time of each input (again to stop)
+  %reset                   forget every variable and buffer
+  %vars                    list the variables
+  %help                    this text
+Ctrl-C abandons the current input; Ctrl-D (or exit()) leaves."""
+
+_DTYPES = {"bool", "int32", "int64", "uint32", "float32", "float64"}
+
+
+def run(session: Session, line: str) -> bool:
+    """Execute one `%` command line; False when it failed."""
+    word, _, rest = line[1:].strip().partition(" ")
+    handler = _COMMANDS.get(word)
+    if handler is None:
+        session.out.error(f"unknown command %{word}; %help lists the commands")
+        return False
+    try:
+        handler(session, rest.strip())
+    except (ValueError, SimtError, OSError) as e:
+        session.out.error(f"%{word}: {e}")
+        return False
+    return True
+
+
+def _bind(s: Session, args: str) -> None:
+    parts = args.split()
+    if len(parts) < 2:
+        raise ValueError("usage: %bind NAME SHAPE [DTYPE], e.g. %bind outbuf 512,512,3 uint32")
+    name, dtype = parts[0], "float64"
+    if parts[-1] in _DTYPES or parts[-1].startswith("np."):
+        dtype = parts.pop().removeprefix("np.")
+    shape_text = "".join(parts[1:])
+    try:
+        shape = ast.literal_eval(shape_text)
+    except (ValueError, SyntaxError):
+        raise ValueError(f"the shape must be numbers like 512,512,3, not {shape_text!r}") from None
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if dtype not in _DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(sorted(_DTYPES))}")
+    if not all(isinstance(d, int) and d > 0 for d in shape):
+        raise ValueError(f"the shape must be positive integers, not {shape_text!r}")
+    s.bind(name, shape, np.dtype(dtype))
+    s.out.warning(f"{name}: {' x '.join(map(str, shape))} {dtype}, zeros, shared by every thread")
+
+
+def _save(s: Session, args: str) -> None:
+    parts = args.split()
+    if len(parts) != 2:
+        raise ValueError("usage: %save NAME FILE.png")
+    name, path = parts
+    arr = s.bound.get(name)
+    if arr is None:
+        raise ValueError(f"{name} is not a bound buffer (make one with %bind)")
+    save_image(arr, path)
+    s.out.warning(f"saved {name} ({' x '.join(map(str, arr.shape))}) to {path}")
+
+
+def save_image(arr: np.ndarray, path: str) -> None:
+    """Write `arr` as an image: 2-d is grey, a last axis of 3 is RGB (4: RGBA). Floats up to
+    1 are scaled to 0..255; other values are clipped to 0..255."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ValueError("%save needs Pillow: pip install pillow") from None
+    a = np.asarray(arr)
+    if not (a.ndim == 2 or (a.ndim == 3 and a.shape[2] in (3, 4))):
+        raise ValueError(f"an image is H x W, H x W x 3 or H x W x 4, not {a.shape}")
+    if a.dtype.kind == "f" and np.nanmax(a, initial=0.0) <= 1.0:
+        a = a * 255.0
+    img = np.clip(np.nan_to_num(a), 0, 255).astype(np.uint8)
+    Image.fromarray(img).save(path)
+
+
+def _threads(s: Session, args: str) -> None:
+    try:
+        n = int(args.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise ValueError("usage: %threads N") from None
+    if n < 1 or n >= 2**31:
+        raise ValueError("the thread count must be between 1 and 2**31 - 1")
+    s.set_threads(n)
+    s.out.warning(f"{n} threads on {s.backend}; per-thread variables were dropped")
+
+
+def _backend(s: Session, args: str) -> None:
+    if not args:
+        s.out.warning(f"backend: {s.backend}")
+        return
+    s.set_backend(args)
+    s.out.warning(f"{s.threads} threads on {s.backend}")
+
+
+def _time(s: Session, args: str) -> None:
+    s.timing = not s.timing
+    s.out.warning("timing " + ("on" if s.timing else "off"))
+
+
+def _reset(s: Session, args: str) -> None:
+    s.reset()
+    s.out.warning("all variables and buffers forgotten")
+
+
+def _vars(s: Session, args: str) -> None:
+    for name, a in s.state.items():
+        s.out.text(f"{name}: per-thread {a.dtype}\n")
+    for name, a in s.bound.items():
+        s.out.text(f"{name}: shared {' x '.join(map(str, a.shape))} {a.dtype}\n")
+    for name, v in s.globals.items():
+        if not name.startswith("__") and name not in ("simt", "nthreads", "numThreads"):
+            s.out.text(f"{name}: host {type(v).__name__}\n")
+
+
+def _help(s: Session, args: str) -> None:
+    s.out.text(HELP + "\n")
+
+
+_COMMANDS: dict[str, Callable[[Session, str], None]] = {
+    "bind": _bind,
+    "save": _save,
+    "threads": _threads,
+    "backend": _backend,
+    "time": _time,
+    "reset": _reset,
+    "vars": _vars,
+    "help": _help,
+}

@@ -1,0 +1,408 @@
+"""One REPL session: per-thread state, host globals, and the compile-each-input loop.
+
+An input that reads nothing per-thread (`import math`, `K = 30`, a `def`) runs once in
+CPython and its names become globals that later kernels see as known values. Any other input
+is compiled to a kernel over all threads: first translated once without stores (the "probe"),
+to learn what each assigned name is (a typed per-thread value, a known value, or something
+that cannot be kept), then compiled for real with a store for each per-thread name into a
+fresh array. The fresh arrays replace the old ones only when the launch succeeds, so a failed
+or interrupted input leaves the session as it was.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import inspect
+import linecache
+import time
+import traceback
+from typing import Any
+
+import numpy as np
+
+from .. import lang
+from .. import types as T
+from ..errors import CompileError, KernelError, LaunchError, SimtError
+from ..runtime import printing, registry
+from . import analysis, codegen
+from .output import Echo, Sink, group
+
+BLOCK = 256
+THREAD_NAMES = ("tid", "threadIdx")
+
+
+class Session:
+    """The state of one REPL: `run(text)` executes one input and writes to `out`."""
+
+    def __init__(self, out: Sink, threads: int = 1 << 20, backend: str | None = None) -> None:
+        self.out = out
+        self.count = 0
+        self.timing = False
+        if backend is not None:
+            registry.use(backend)
+        self.backend = registry.current().name
+        self.threads = threads
+        self.bound: dict[str, np.ndarray] = {}
+        self.reset()
+
+    # ------------------------------------------------------------------ state
+    def reset(self) -> None:
+        """Forget every variable and shared buffer."""
+        import simt
+
+        self.state: dict[str, np.ndarray] = {}
+        self.bound = {}
+        self.globals: dict[str, Any] = {
+            "__name__": "__simt_repl__",
+            "__builtins__": builtins,
+            "simt": simt,
+            "nthreads": self.threads,
+            "numThreads": self.threads,
+        }
+
+    def set_threads(self, n: int) -> None:
+        """Change the thread count; per-thread variables are dropped (their sizes change)."""
+        self.threads = n
+        self.state = {}
+        self.globals["nthreads"] = self.globals["numThreads"] = n
+
+    def set_backend(self, name: str) -> None:
+        """Run later inputs on backend `name`."""
+        registry.use(name)
+        self.backend = registry.current().name
+
+    def bind(self, name: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        """A shared buffer of zeros, visible to every thread under `name`."""
+        if not name.isidentifier():
+            raise ValueError(f"{name!r} is not a valid name")
+        self.state.pop(name, None)
+        self.globals.pop(name, None)
+        self.bound[name] = np.zeros(shape, dtype)
+
+    def thread_names(self) -> set[str]:
+        """The names whose values depend on the thread."""
+        return set(THREAD_NAMES) | set(self.state) | set(self.bound)
+
+    # ------------------------------------------------------------------ running
+    def run(self, text: str) -> bool:
+        """Execute one input; False when it failed (the session is kept either way)."""
+        if not text.strip():
+            return True
+        self.count += 1
+        filename = f"<input {self.count}>"
+        start = time.perf_counter()
+        ok = False
+        try:
+            ok = self._run(text, filename)
+        except KeyboardInterrupt:
+            self.out.error("KeyboardInterrupt (the input was abandoned; variables are unchanged)")
+        if self.timing:
+            self.out.warning(f"({time.perf_counter() - start:.3f} s)")
+        return ok
+
+    def _run(self, text: str, filename: str) -> bool:
+        try:
+            tree = ast.parse(text, filename, "exec")
+            compile(tree, filename, "exec")  # Python's own checks (`return` outside a def, ...)
+        except SyntaxError as e:
+            self.out.error(_syntax_error(e))
+            return False
+        shape = analysis.shape(tree)
+        _register(filename, text)
+        if not analysis.depends_on_thread(shape, self.thread_names()):
+            return self._host(tree, filename)
+        for stmt in shape.hoisted:
+            if not self._host(ast.Module([stmt], []), filename, echo=False):
+                return False
+        return self._kernel(text, filename, shape)
+
+    def _host(self, tree: ast.Module, filename: str, echo: bool = True) -> bool:
+        """Run `tree` once in CPython; a last bare expression is echoed as Python's REPL does."""
+        body = list(tree.body)
+        last = body[-1] if echo and body and isinstance(body[-1], ast.Expr) else None
+        if last is not None:
+            body.pop()
+        try:
+            with contextlib.redirect_stdout(_Writer(self.out)):  # type: ignore[type-var]
+                if body:
+                    code = compile(ast.Module(body, []), filename, "exec")
+                    exec(code, self.globals)  # noqa: S102 - the user's own input
+                if last is not None:
+                    expr = compile(ast.Expression(last.value), filename, "eval")
+                    value = eval(expr, self.globals)  # noqa: S307 - the user's own input
+                    if value is not None:
+                        self.globals["_"] = value
+                        self.out.text(repr(value) + "\n")
+        except SimtError as e:
+            self.out.error(f"{type(e).__name__}: {e}")
+            return False
+        except Exception as e:  # noqa: BLE001 - the user's own code failed: show it as Python would
+            tb = e.__traceback__.tb_next if e.__traceback__ is not None else None
+            self.out.error("".join(traceback.format_exception(type(e), e, tb)).rstrip("\n"))
+            return False
+        for name in list(self.globals):
+            self.state.pop(name, None)  # a host value replaces a per-thread one
+        for name in list(self.bound):
+            if name in self.globals:
+                del self.bound[name]
+        return True
+
+    # ------------------------------------------------------------------ kernels
+    def _kernel(self, text: str, filename: str, shape: analysis.Shape) -> bool:
+        echo = shape.echo and not analysis.is_print_call(shape.tree.body[-1])
+        body = codegen.body(text, shape.tree, echo)
+        loads = [n for n in self.state if n in shape.reads]
+        bound = list(self.bound)
+        n = self.threads
+        block = min(BLOCK, n)
+        grid = -(-n // block)
+        guard = n if grid * block != n else None
+        name = f"_simt_in{self.count}"
+        try:
+            probe = self._probe(name, body, loads, bound)
+            writes = [w for w in shape.writes if w not in THREAD_NAMES]
+            if echo:
+                writes.append(codegen.ECHO)
+            stores, outs, known, notes = self._classify(probe, writes)
+            gen = codegen.kernel_source(name, body, loads, stores, bound, guard)
+            fn = self._define(name, gen.source, f"<kernel {self.count}>")
+            import simt
+
+            k = simt.kernel(fn, fp64=True)
+            args = [self.state[x] for x in loads] + [outs[x] for x, _ in stores]
+            args += [self.bound[x] for x in bound]
+            with printing.capture() as prints:
+                try:
+                    k[grid, block](*args)
+                finally:
+                    captured = list(prints)
+        except CompileError as e:
+            where = {
+                f"<probe {self.count}>": gen_header(body, loads, None),
+                f"<kernel {self.count}>": gen_header(body, loads, guard),
+            }
+            self.out.error(_compile_error(e, filename, text, body, where))
+            return False
+        except KernelError as e:
+            where = {f"<kernel {self.count}>": gen_header(body, loads, guard)}
+            self.out.error(_kernel_error(e, filename, block, where))
+            return False
+        except (LaunchError, SimtError) as e:
+            self.out.error(f"{type(e).__name__}: {e}")
+            return False
+        # success: the new values replace the old ones
+        echo_out: Echo | str | None = None
+        for note in notes:
+            self.out.warning(note)
+        for w, v in known.items():
+            if w == codegen.ECHO:
+                echo_out = None if v is None else repr(v)
+                continue
+            self.state.pop(w, None)
+            self.globals[w] = v
+        for w, arr in outs.items():
+            if w.startswith(codegen.ECHO):
+                continue
+            self.globals.pop(w, None)
+            self.state[w] = arr
+        echo_arrays = [
+            outs[f"{codegen.ECHO}{i}"] for i in range(len(outs)) if f"{codegen.ECHO}{i}" in outs
+        ]
+        if echo_arrays:
+            items = self._echo_items
+            echo_out = Echo(echo_arrays, lambda row: _show(row, items))
+        group(n, captured, echo_out, self.out)
+        return True
+
+    def _define(self, name: str, source: str, filename: str) -> Any:
+        """The generated function, compiled from `source` registered under `filename`."""
+        _register(filename, source)
+        ns = dict(self.globals)
+        ns.update(_simt_int64=np.int64, _simt_grid=lang.grid, int=np.int64)
+        exec(compile(source, filename, "exec"), ns)  # noqa: S102 - our own generated text
+        return ns[name]
+
+    def _probe(
+        self, name: str, body: codegen.Body, loads: list[str], bound: list[str]
+    ) -> dict[str, Any]:
+        """Translate the input without stores; the names it leaves behind, as the front end
+        sees them (typed values, known values, tuples)."""
+        from ..frontend.context import Context
+        from ..frontend.source import get_source
+        from ..frontend.translate import RET, Translator
+        from ..frontend.values import Known
+        from ..ir import Block, Builder, Param, Value
+
+        gen = codegen.kernel_source(name, body, loads, [], bound, None)
+        fn = self._define(name, gen.source, f"<probe {self.count}>")
+        src = get_source(fn)
+        ctx = Context(Builder(Block()), fp64=True)
+        env: dict[str, Any] = {RET: Known(False)}
+        params = []
+        for i, p in enumerate(inspect.signature(fn).parameters):
+            arr = self.state[p[3:]] if p.startswith("_i_") else self.bound[p]
+            st = T.scalar_of_dtype(arr.dtype)
+            assert st is not None  # state and buffers only have the kernel language's dtypes
+            t = T.ArrayType(st, arr.ndim, index=T.INT32)
+            v = Value(t, p)
+            params.append(Param(p, i, v))
+            env[p] = v
+        ctx.inline_stack.append(None)
+        tr = Translator(ctx, src, fn, env)
+        tr.stmts(src.tree.body)
+        return tr.env
+
+    def _classify(
+        self, env: dict[str, Any], writes: list[str]
+    ) -> tuple[list[tuple[str, str]], dict[str, np.ndarray], dict[str, Any], list[str]]:
+        """For each assigned name: a store into a fresh per-thread array, a known value for
+        the host, or a note saying why it is not kept."""
+        from ..frontend.values import Known, Tup
+        from ..ir import Value
+
+        stores: list[tuple[str, str]] = []
+        outs: dict[str, np.ndarray] = {}
+        known: dict[str, Any] = {}
+        notes: list[str] = []
+        self._echo_items: list[np.dtype | None] = []
+        for w in writes:
+            v = env.get(w)
+            if v is None:
+                continue
+            if isinstance(v, Known):
+                known[w] = _plain(v.value)
+            elif isinstance(v, Value) and isinstance(v.type, T.Scalar):
+                dt = _state_dtype(v.type)
+                key = f"{codegen.ECHO}0" if w == codegen.ECHO else w
+                if w == codegen.ECHO:
+                    self._echo_items = [None]
+                stores.append((key, w))
+                outs[key] = np.empty(self.threads, dt)
+            elif (
+                w == codegen.ECHO
+                and isinstance(v, Tup)
+                and all(
+                    isinstance(x, Known) or (isinstance(x, Value) and isinstance(x.type, T.Scalar))
+                    for x in v.items
+                )
+            ):
+                items: list[Any] = []
+                for i, x in enumerate(v.items):
+                    if isinstance(x, Known):
+                        items.append(("known", _plain(x.value)))
+                        continue
+                    key = f"{codegen.ECHO}{len(outs)}"
+                    stores.append((key, f"{w}[{i}]"))
+                    outs[key] = np.empty(self.threads, _state_dtype(x.type))
+                    items.append(("value", None))
+                self._echo_items = items
+            elif w == codegen.ECHO:
+                notes.append(
+                    "(the value of this expression cannot be shown: it is not a number"
+                    " or a tuple of numbers)"
+                )
+            elif isinstance(v, Value):
+                pass  # an array: another name for a buffer, nothing to keep
+            else:
+                what = (
+                    "assigned only in some threads"
+                    if type(v).__name__ == "_Undef"
+                    else (f"a {type(v).__name__.lower()} of run-time values")
+                )
+                notes.append(f"`{w}` is {what}; it is not kept after this input")
+        return stores, outs, known, notes
+
+
+class _Writer:
+    """A file-like object that hands what host code prints to the session's sink."""
+
+    def __init__(self, out: Sink) -> None:
+        self.out = out
+
+    def write(self, s: str) -> int:
+        self.out.text(s)
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+
+def gen_header(body: codegen.Body, loads: list[str], guard: int | None) -> tuple[int, int]:
+    """(lines before the input, indentation) of the kernel that `kernel_source` writes."""
+    header = 3 + len(loads) + (1 if guard is not None else 0)
+    return header, 8 if guard is not None else 4
+
+
+def _state_dtype(t: T.Scalar) -> np.dtype:
+    """Per-thread variables are Python's numbers: int64, float64 (float32 kept), bool."""
+    if t == T.BOOL:
+        return np.dtype(np.bool_)
+    if t.np.kind in "iu":
+        return np.dtype(np.int64)
+    return np.dtype(t.np)
+
+
+def _plain(v: Any) -> Any:
+    """NumPy scalars as the Python numbers they stand for."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _show(row: Any, items: list[Any]) -> str:
+    """The echo of one thread: a number, or a tuple with known items in place."""
+    vals = [_plain(x) for x in row]
+    if items == [None]:
+        return repr(vals[0])
+    it = iter(vals)
+    parts = [repr(x) if kind == "known" else repr(next(it)) for kind, x in items]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def _register(filename: str, text: str) -> None:
+    """Make `text` the source of `filename`, for tracebacks and `inspect.getsource`."""
+    lines = [ln + "\n" for ln in text.split("\n")]
+    linecache.cache[filename] = (len(text), None, lines, filename)
+
+
+def _syntax_error(e: SyntaxError) -> str:
+    out = [f'  File "{e.filename}", line {e.lineno}']
+    if e.text:
+        text = e.text.rstrip("\n")
+        stripped = text.lstrip()
+        out.append("    " + stripped)
+        if e.offset:
+            out.append("    " + " " * max(0, e.offset - 1 - (len(text) - len(stripped))) + "^")
+    out.append(f"SyntaxError: {e.msg}")
+    return "\n".join(out)
+
+
+def _compile_error(
+    e: CompileError, filename: str, text: str, body: codegen.Body, where: dict[str, tuple[int, int]]
+) -> str:
+    """The error with its position in the input, not in the generated kernel."""
+    if e.filename in where and e.line is not None:
+        header, indent = where[e.filename]
+        line = e.line - header
+        if body.exact and 1 <= line <= len(body.lines):
+            col = None if e.col is None else max(0, e.col - indent - body.shifts.get(line, 0))
+            e = CompileError(e.message, filename, line, col, text.split("\n")[line - 1], e.hint)
+        else:
+            e = CompileError(e.message, filename, None, None, e.source_line, e.hint)
+    return f"CompileError: {e}"
+
+
+def _kernel_error(
+    e: KernelError, filename: str, block: int, where: dict[str, tuple[int, int]]
+) -> str:
+    """The error naming the thread index (`tid`) and the input's line."""
+    msg = e.message
+    if e.block is not None and e.thread is not None:
+        msg += f" in thread {e.block[0] * block + e.thread[0]}"
+    if e.filename in where and e.line is not None:
+        msg = f"{filename}:{e.line - where[e.filename][0]}: {msg}"
+    elif e.filename is not None and e.line is not None:
+        msg = f"{e.filename}:{e.line}: {msg}"
+    if e.source_line:
+        msg += "\n    " + e.source_line.strip()
+    return f"KernelError: {msg}"

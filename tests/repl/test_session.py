@@ -1,0 +1,160 @@
+"""The REPL session without a terminal: per-thread state, host lines, grouping, errors."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from simt.repl.console import PlainSink
+from simt.repl.session import Session
+
+
+def make(threads: int = 16) -> tuple[Session, io.StringIO]:
+    buf = io.StringIO()
+    return Session(PlainSink(buf), threads=threads, backend="sim"), buf
+
+
+def run(s: Session, buf: io.StringIO, text: str) -> str:
+    buf.seek(0)
+    buf.truncate()
+    s.run(text)
+    return buf.getvalue()
+
+
+def test_echo_groups_in_order_of_first_thread() -> None:
+    s, buf = make(10)
+    assert run(s, buf, "tid % 3") == ("----- 4x -----\n0\n----- 3x -----\n1\n----- 3x -----\n2\n")
+
+
+def test_same_output_everywhere_has_no_banner() -> None:
+    s, buf = make(8)
+    assert run(s, buf, "tid * 0 + 7") == "7\n"
+    assert run(s, buf, "print('hi', tid // 100)") == "hi 0\n"
+
+
+def test_silent_threads_are_counted_last() -> None:
+    s, buf = make(300)
+    out = run(s, buf, "if int(threadIdx ** 0.125) ** 8 == threadIdx: print('8th power:', tid)")
+    assert out == (
+        "----- 1x -----\n8th power: 0\n----- 1x -----\n8th power: 1\n"
+        "----- 1x -----\n8th power: 256\n----- 297x -----\n"
+    )
+
+
+def test_nobody_prints_nothing_shown() -> None:
+    s, buf = make(8)
+    assert run(s, buf, "x = tid * 2") == ""
+
+
+def test_state_persists_per_thread_with_python_numbers() -> None:
+    s, buf = make(4)
+    run(s, buf, "x = tid * 2")
+    assert s.state["x"].dtype == np.int64
+    run(s, buf, "x += 1")
+    assert s.state["x"].tolist() == [1, 3, 5, 7]
+    run(s, buf, "x = x / 2")  # another type replaces the variable
+    assert s.state["x"].dtype == np.float64
+    assert run(s, buf, "x") == (
+        "----- 1x -----\n0.5\n----- 1x -----\n1.5\n----- 1x -----\n2.5\n----- 1x -----\n3.5\n"
+    )
+    run(s, buf, "big = tid + 2**40")
+    assert s.state["big"].tolist()[3] == 2**40 + 3
+
+
+def test_host_lines_run_once_and_are_known_values() -> None:
+    s, buf = make(4)
+    assert run(s, buf, "print('once')") == "once\n"
+    run(s, buf, "import math\nK = 30")
+    assert "K" in s.globals and "K" not in s.state
+    run(s, buf, "def sq(v):\n    return v * v\n")
+    run(s, buf, "y = sq(tid) + K + int(math.sqrt(16))")
+    assert s.state["y"].tolist() == [34, 35, 38, 43]
+    assert run(s, buf, "nthreads, numThreads") == "(4, 4)\n"
+
+
+def test_known_assignment_in_a_thread_input_becomes_a_host_value() -> None:
+    s, buf = make(4)
+    run(s, buf, "z = 5\nw = tid + z")
+    assert s.globals["z"] == 5 and "z" not in s.state
+    assert s.state["w"].tolist() == [5, 6, 7, 8]
+
+
+def test_blocks_loops_and_tuples() -> None:
+    s, buf = make(4)
+    run(s, buf, "acc = 0\nfor i in range(tid):\n    acc += i\n")
+    assert s.state["acc"].tolist() == [0, 0, 1, 3]
+    assert run(s, buf, "tid % 2, acc > 0") == (
+        "----- 1x -----\n(0, False)\n----- 1x -----\n(1, False)\n----- 2x -----\n(0, True)\n"
+        if False
+        else "----- 1x -----\n(0, False)\n"
+        "----- 1x -----\n(1, False)\n----- 1x -----\n(0, True)\n----- 1x -----\n(1, True)\n"
+    )
+
+
+def test_tuple_echo_groups_rows() -> None:
+    s, buf = make(4)
+    assert run(s, buf, "tid % 2, tid // 2") == (
+        "----- 1x -----\n(0, 0)\n----- 1x -----\n(1, 0)\n"
+        "----- 1x -----\n(0, 1)\n----- 1x -----\n(1, 1)\n"
+    )
+
+
+def test_group_cap() -> None:
+    s, buf = make(1000)
+    out = run(s, buf, "tid")
+    assert out.count("-----") == 2 * 256
+    assert "744 more distinct outputs from 744 threads" in out
+
+
+def test_compile_error_keeps_session_and_points_into_the_input() -> None:
+    s, buf = make(4)
+    run(s, buf, "x = tid")
+    out = run(s, buf, "x = undefined_thing + 1")
+    assert "CompileError: <input 2>:1:5: name `undefined_thing` is not defined" in out
+    assert "    x = undefined_thing + 1\n        ^" in out
+    assert s.state["x"].tolist() == [0, 1, 2, 3]
+
+
+def test_syntax_error() -> None:
+    s, buf = make(4)
+    assert "SyntaxError" in run(s, buf, "x = (")
+
+
+def test_kernel_error_names_the_thread_and_keeps_state() -> None:
+    s, buf = make(8)
+    s.bind("buf", (4,), np.dtype(np.int64))
+    run(s, buf, "x = tid")
+    out = run(s, buf, "x = x + 1\nbuf[tid] = x")
+    assert out.startswith("KernelError: ")
+    assert "thread 4" in out
+    assert s.state["x"].tolist() == list(range(8))  # untouched
+
+
+def test_host_exception_keeps_session() -> None:
+    s, buf = make(4)
+    out = run(s, buf, "1 / 0")
+    assert "ZeroDivisionError" in out
+    assert run(s, buf, "2 + 3") == "5\n"
+
+
+def test_bound_buffer_is_shared() -> None:
+    s, buf = make(6)
+    s.bind("out", (2, 3), np.dtype(np.float64))
+    run(s, buf, "out[tid // 3, tid % 3] = tid * 0.5")
+    assert s.bound["out"].tolist() == [[0.0, 0.5, 1.0], [1.5, 2.0, 2.5]]
+
+
+@pytest.mark.parametrize("n", [1, 7, 300])
+def test_thread_counts_not_multiple_of_block(n: int) -> None:
+    s, buf = make(n)
+    run(s, buf, "x = tid + 1")
+    assert s.state["x"].tolist() == list(range(1, n + 1))
+
+
+def test_a_million_threads_mod_3() -> None:
+    s, buf = make(1 << 20)
+    assert run(s, buf, "threadIdx % 3") == (
+        "----- 349526x -----\n0\n----- 349525x -----\n1\n----- 349525x -----\n2\n"
+    )
