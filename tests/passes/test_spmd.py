@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from simt.errors import CompileError
-from simt.ir import Function, Op, Value, verify, walk
+from simt.ir import Block, Function, Op, Value, verify, walk
 from simt.passes.spmd import lower
 from simt.types import FLOAT32, INT32, SHARED, ArrayType
 
@@ -162,3 +162,30 @@ def test_random_programs_compute_the_same(seed: int) -> None:
         assert got[0][0] == got[1][0]
         for x, y in zip(got[0][1], got[1][1]):
             np.testing.assert_array_equal(x, y)
+
+
+def test_varying_while_runs_while_any_lane_is_active() -> None:
+    """i = t; while i < n: total += i; i += block_dim.x (a grid-stride loop)."""
+    fn, b, (out, nn) = function(ArrayType(INT32, 1), INT32)
+    t = b.special("thread_idx", 0)
+    bd = b.special("block_dim", 0)
+    zero = b.const(0, INT32)
+    cond = Block([Value(INT32, "i"), Value(INT32, "s")])
+    body = Block([Value(INT32, "i"), Value(INT32, "s")])
+    with b.at(cond):
+        b.op("condition", [b.cmp("lt", cond.args[0], nn)])
+    with b.at(body):
+        s = b.bin("add", body.args[1], body.args[0])
+        b.op("yield", [b.bin("add", body.args[0], bd), s])
+    loop = b.op("while", [t, zero], [INT32, INT32], regions=[cond, body])
+    b.op("store", [out, t, loop.results[1]])
+    b.op("store", [out, b.bin("add", t, bd), loop.results[0]])
+    verify(fn)
+    low = lower(fn)
+    verify(low)
+    assert len([op for op in walk(low.body) if op.opcode == "while"]) == 1
+    res = np.zeros(8, np.int32)
+    evaluate(low, [res, 10], {**ONE_THREAD, "block_dim.x": 4})
+    sums = [sum(range(k, 10, 4)) for k in range(4)]
+    ends = [k + 4 * len(range(k, 10, 4)) for k in range(4)]
+    np.testing.assert_array_equal(res, sums + ends)

@@ -539,8 +539,16 @@ class _Lowering:
     def _varying_while(self, op: Op, seq: _Seq) -> None:
         """A `while` whose condition varies: a block-level loop that runs while any lane is
         active, over a thread loop that advances each active lane by one iteration (so the
-        lanes of one iteration are vectorised together)."""
+        lanes of one iteration are vectorised together).
+
+        Every active lane has run the same number of iterations `it`, so a carried value that
+        starts at something recomputable from the thread index and grows by a loop-invariant
+        step (`i += block_dim.x * grid_dim.x`) is recomputed as `start + it * step` instead of
+        being kept per lane: its loads stay contiguous (vector loads, not gathers)."""
         cond_blk, body = op.regions
+        yields = list(body.ops[-1].operands)
+        fission = _wants_fission(op, self.var, regions=[body])
+        steps = {} if fission else self._inductions(op)
         slots: list[Value | None] = [self._alloc_lane(r.scalar, (), r.hint) for r in op.results]
         act = self._alloc_lane(BOOL, (), "active")
         self._close(seq)
@@ -548,12 +556,14 @@ class _Lowering:
         g = self._open(plain)  # every lane inactive ...
         self._append(g, Op("store", [act, g.lane, self.false], [], {"spill": True}))
         self._close(plain)
-        self._store_lanes(seq, list(zip(op.operands, slots)))  # type: ignore[arg-type]
+        self._store_lanes(seq, [(i, s) for k, (i, s) in enumerate(zip(op.operands, slots))
+                                if k not in steps and s is not None])  # fmt: skip
         g = self._open(seq)  # ... but those that reach the loop
         self._append(g, Op("store", [act, g.lane, self.true], [], {"spill": True}))
         self._close(seq)
         # condition: is any lane still active?
-        cond = Block()
+        it_c, it_b = Value(INT32, "it"), Value(INT32, "it")
+        cond = Block([it_c])
         b = Builder(cond)
         red = Block([Value(INT32, "l"), Value(BOOL, "any")])
         with b.at(red):
@@ -565,16 +575,30 @@ class _Lowering:
         # body: one iteration of every active lane
         active = Value(BOOL, "active")
         self.spilled[active.id] = act
-        self._bind(cond_blk.args, slots)
-        self._bind(body.args, slots)
-        bseq = _Seq(Block(), (*seq.mask, (active, True)))
+        bseq = _Seq(Block([it_b]), (*seq.mask, (active, True)))
+        bb = Builder(bseq.out)
+        for k, step in steps.items():
+            t = op.operands[k].scalar
+            n = bb.cast(it_b, t)
+            off = bb.bin("mul", n, self._materialize(step, bseq.out))
+            self.once[off.id] = off
+            if n is not it_b:
+                self.once[n.id] = n
+            for arg in (cond_blk.args[k], body.args[k]):
+                fake = Op("bin", [op.operands[k], off], [arg], {"op": "add"})
+                self.defs[arg.id] = (fake, list(fake.operands))
+        carried = [s if k not in steps else None for k, s in enumerate(slots)]
+        self._bind([a for k, a in enumerate(cond_blk.args) if k not in steps],
+                   [s for k, s in enumerate(carried) if k not in steps])  # fmt: skip
+        self._bind([a for k, a in enumerate(body.args) if k not in steps],
+                   [s for k, s in enumerate(carried) if k not in steps])  # fmt: skip
         self.seq(cond_blk.ops[:-1], bseq)
         c = cond_blk.ops[-1].operands[0]
-        if _wants_fission(op, self.var, regions=[body]):
+        if fission:
             self._close(bseq)
             tseq = _Seq(bseq.out, (*bseq.mask, (c, True)))
             self.seq(body.ops[:-1], tseq)
-            self._store_lanes(tseq, list(zip(body.ops[-1].operands, slots)))  # type: ignore[arg-type]
+            self._store_lanes(tseq, list(zip(yields, slots)))  # type: ignore[arg-type]
             self._close(tseq)
             eseq = _Seq(bseq.out, (*bseq.mask, (c, False)))
             g = self._open(eseq)
@@ -584,17 +608,62 @@ class _Lowering:
             # one thread loop: `if c: body; store the carried values else: deactivate`
             g = self._open(bseq)
             then = Block([], body.ops[:-1])
-            for y, s in zip(body.ops[-1].operands, slots):
-                assert s is not None
-                then.ops.append(Op("store", [s, g.lane, y], [], {"spill": True}))
+            for k, (y, s) in enumerate(zip(yields, slots)):
+                if k not in steps and s is not None:
+                    then.ops.append(Op("store", [s, g.lane, y], [], {"spill": True}))
             then.ops.append(Op("yield"))
-            other = Block([], [Op("store", [act, g.lane, self.false], [], {"spill": True}),
-                               Op("yield")])  # fmt: skip
+            other = Block([], [Op("store", [act, g.lane, self.false], [], {"spill": True})])
+            for k in steps:  # a lane leaving the loop keeps its induction values
+                s = slots[k]
+                assert s is not None
+                other.ops.append(Op("store", [s, g.lane, cond_blk.args[k]], [], {"spill": True}))
+            other.ops.append(Op("yield"))
             self.lane_op(Op("if", [c], [], {}, [then, other], op.loc), bseq)
         self._close(bseq)
-        bseq.out.ops.append(Op("yield"))
-        seq.out.ops.append(Op("while", [], [], {}, [cond, bseq.out], op.loc))
+        bseq.out.ops.append(Op("yield", [bb.bin("add", it_b, self.one)]))
+        seq.out.ops.append(Op("while", [self.zero], [Value(INT32, "it")], {}, [cond, bseq.out],
+                              op.loc))  # fmt: skip
         self._bind(op.results, slots)
+
+    def _inductions(self, op: Op) -> dict[int, Value]:
+        """Carried slots of a `while` that start recomputable and grow by an invariant step."""
+        body = op.regions[1]
+        inner = {r.id for o in walk(body) for r in o.results} | {a.id for a in body.args}
+        out: dict[int, Value] = {}
+        for k, (arg, y, init) in enumerate(zip(body.args, body.ops[-1].operands, op.operands)):
+            d = self.defs.get(y.id)
+            if not (isinstance(arg.type, Scalar) and arg.type.is_int):
+                continue
+            if d is None or d[0].opcode != "bin" or d[0].attrs["op"] != "add":
+                continue
+            a0, a1 = d[1]
+            step = a1 if a0 is arg else (a0 if a1 is arg else None)
+            if step is None or not self._invariant(step, inner):
+                continue
+            if init.id in self.once or self._remat(init):
+                out[k] = step
+        return out
+
+    def _invariant(self, v: Value, inner: set[int]) -> bool:
+        if v.id in self.once and v.id not in inner:
+            return True
+        d = self.defs.get(v.id)
+        if d is None or d[0].opcode not in PURE or (
+            d[0].opcode == "special" and d[0].attrs["reg"] == "thread_idx"
+        ):
+            return False
+        return all(self._invariant(o, inner) for o in d[1])
+
+    def _materialize(self, v: Value, out: Block) -> Value:
+        """A block-level copy of a loop-invariant pure value, computed in `out`."""
+        got = self.once.get(v.id)
+        if got is not None:
+            return got
+        op, operands = self.defs[v.id]
+        args = [self._materialize(o, out) for o in operands]
+        new = Op(op.opcode, args, [Value(v.type, v.hint)], dict(op.attrs))
+        out.ops.append(new)
+        return new.result
 
     def run(self) -> Function:
         self._hoist_allocs(self.fn.body)
