@@ -23,7 +23,7 @@ from .. import cache
 from ..array import DeviceArray, c_strides
 from ..backends import cuda as renderer
 from ..backends.common import describe_failure
-from ..errors import KernelError, LaunchError
+from ..errors import BackendUnavailable, KernelError, LaunchError
 from ..ir import Function
 from ..types import ArrayType, scalar_of_dtype
 from . import nvrtc
@@ -87,14 +87,18 @@ class CudaRuntime(Runtime):
     """NVIDIA GPUs through NVRTC and cuda-core."""
 
     name = "cuda"
+    _probed: tuple[bool, str] | None = None
 
     @classmethod
     def probe(cls) -> tuple[bool, str]:
-        """Whether a GPU, its driver and NVRTC are usable; never raises."""
-        try:
-            return cls._probe()
-        except Exception as e:  # noqa: BLE001 - probing must never break `simt info`
-            return False, f"{type(e).__name__}: {e}"
+        """Whether a GPU, its driver and NVRTC are usable; never raises. Asked once per
+        process (the answer does not change while it runs)."""
+        if cls._probed is None:
+            try:
+                cls._probed = cls._probe()
+            except Exception as e:  # noqa: BLE001 - probing must never break `simt info`
+                cls._probed = (False, f"{type(e).__name__}: {e}")
+        return cls._probed
 
     @classmethod
     def _probe(cls) -> tuple[bool, str]:
@@ -143,18 +147,20 @@ class CudaRuntime(Runtime):
         return True, what
 
     def __init__(self) -> None:
-        core = _core()
-        self.core = core
-        self.driver = _driver()
-        self.device = core.Device(0)
-        self.device.set_current()
-        cc = self.device.compute_capability
-        self.arch = f"sm_{cc[0]}{cc[1]}"
-        self.stream = self.device.default_stream
-        self.stream_handle = int(self.stream.handle)
+        try:
+            core = _core()
+            self.core = core
+            self.driver = _driver()
+            self.device = core.Device(0)
+            self.device.set_current()
+            cc = self.device.compute_capability
+            self.arch = f"sm_{cc[0]}{cc[1]}"
+            self.stream = self.device.default_stream
+            self.stream_handle = int(self.stream.handle)
+        except Exception as e:  # noqa: BLE001 - cuda.core's CUDAError is not a RuntimeError
+            raise BackendUnavailable(f"the CUDA device could not be opened: {e}") from None
         self._pending: list[_Pending] = []
         self._configs: dict[tuple[Dim3, Dim3], Any] = {}
-        self._resources: dict[str, dict[str, int]] = {}
 
     # ---------------------------------------------------------------- compile
     def render(self, fn: Function) -> str:
