@@ -430,3 +430,22 @@ def test_uint32_to_int64_zero_extends(on_webgpu: Any) -> None:
         out[:] = 0
         k[1, 32](u, out)
         np.testing.assert_array_equal(out, u.astype(np.int64) << 3)
+
+
+@simt.kernel
+def _scalars(out, a, b, flag, c):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = a * i + b if flag else c
+
+
+def test_scalar_parameters_of_every_width(on_webgpu: Any) -> None:
+    out = np.zeros(40, np.float32)
+    _scalars[1, 64](out, np.float32(1.5), np.int32(-7), True, np.uint32(3))
+    np.testing.assert_array_equal(out, (1.5 * np.arange(40) - 7).astype(np.float32))
+    _scalars[1, 64](out, np.float32(1.5), np.int32(-7), False, np.uint32(3))
+    np.testing.assert_array_equal(out, 3)
+    if {"shader-int64", "shader-f64"} <= on_webgpu.dev.features:
+        out64 = np.zeros(40, np.float64)
+        _scalars[1, 64](out64, np.float64(0.25), np.int64(2**40), True, np.int32(1))
+        np.testing.assert_array_equal(out64, 0.25 * np.arange(40) + 2**40)
