@@ -185,10 +185,11 @@ class Kernel:
             out.append(values[n])
         return out
 
-    def _specs(self, values: list[Any], rt_name: str) -> tuple[dict[str, ArgSpec], tuple[Any, ...]]:
-        """The front end's specs for these argument values, and the cache key."""
+    def _specs(
+        self, values: list[Any], rt_name: str = ""
+    ) -> tuple[dict[str, ArgSpec], tuple[Any, ...]]:
+        """The front end's specs for these argument values, and their cache key."""
         specs: dict[str, ArgSpec] = {}
-        key: list[Any] = [rt_name, self.fp64, self.debug]
         large = any(
             getattr(v, "size", 0) >= 2**31
             for v in values
@@ -198,7 +199,6 @@ class Kernel:
         for n, v in zip(self._names, values):
             if n in self.static or n in self.known:
                 specs[n] = Known(v)
-                key.append(_known_key(v))
                 continue
             if isinstance(v, (np.ndarray, DeviceArray)) or hasattr(v, "__cuda_array_interface__"):
                 # a foreign GPU array (a PyTorch tensor) may not have a NumPy dtype
@@ -220,12 +220,10 @@ class Kernel:
                     )
                 spec: ArgSpec = T.ArrayType(t, ndim, index=index)
                 specs[n] = spec
-                key.append(spec)
                 continue
             st = _scalar_spec(v, self.fp64)
             if st is not None:
                 specs[n] = st
-                key.append(st)
                 continue
             if isinstance(v, (np.generic, complex, str, bytes)) or v is None:
                 raise LaunchError(
@@ -234,8 +232,7 @@ class Kernel:
                 )
             # Any other object is a compile-time constant (docs/language.md).
             specs[n] = Known(v)
-            key.append(_known_key(v))
-        return specs, tuple(key)
+        return specs, self._key(values, rt_name)
 
     def _key(self, values: list[Any], rt_name: str) -> tuple[Any, ...]:
         """The cache key of a launch: cheap, since every launch computes it. It tells apart
@@ -247,6 +244,9 @@ class Kernel:
                 key.append(_known_key(v))
             elif type(v) is np.ndarray or isinstance(v, DeviceArray):
                 key.append((v.dtype, v.ndim, v.size >= 2**31))
+            elif hasattr(v, "__cuda_array_interface__"):  # CuPy, PyTorch: by type, not identity
+                cai = v.__cuda_array_interface__
+                key.append((cai["typestr"], len(cai["shape"]), False))
             elif type(v) is int:
                 key.append(-(2**31) <= v < 2**31)
             elif type(v) is float:
@@ -266,7 +266,7 @@ class Kernel:
         key = self._key(values, rt.name)
         spec = self._cache.get(key)
         if spec is None:
-            specs, _ = self._specs(values, rt.name)
+            specs, _ = self._specs(values)
             fn = self._ir(specs)
             try:
                 compiled = rt.compile(fn)
@@ -298,7 +298,7 @@ class Kernel:
     def ir(self, *args: Any, **kwargs: Any) -> str:
         """The optimised IR of the specialisation for these arguments, as text."""
         try:
-            specs, _ = self._specs(self._bind(args, kwargs), "ir")
+            specs, _ = self._specs(self._bind(args, kwargs))
             return format_function(self._ir(specs))
         except SimtError as e:
             raise e.with_traceback(None) from None
@@ -309,7 +309,7 @@ class Kernel:
         from .pipeline import render
 
         try:
-            specs, _ = self._specs(self._bind(args, kwargs), backend)
+            specs, _ = self._specs(self._bind(args, kwargs))
             return render(backend, self._ir(specs))
         except SimtError as e:
             raise e.with_traceback(None) from None
