@@ -78,13 +78,9 @@ def test_corpus_compiles_in_debug_mode(case: object) -> None:
 
 
 def test_source_through_the_kernel_api() -> None:
-    import numpy as np
-
     case = next(c for c in CASES if c.name == "colsum")
     text = case.kernel.source("cuda", *case.make_args())
-    assert isinstance(text, str) and "__global__" in text
-    assert "a_1_stride0" in text or "stride0" in text
-    del np
+    assert isinstance(text, str) and "__global__" in text and "_stride0" in text
 
 
 # ---------------------------------------------------------------- hand-built IR
