@@ -550,31 +550,36 @@ class _Lowering:
         fission = _wants_fission(op, self.var, regions=[body])
         steps = {} if fission else self._inductions(op)
         slots: list[Value | None] = [self._alloc_lane(r.scalar, (), r.hint) for r in op.results]
-        act = self._alloc_lane(BOOL, (), "active")
+        # activity flags as int32, not bool: AVX2 has masked stores of 32-bit lanes only
+        act = self._alloc_lane(INT32, (), "active")
         self._close(seq)
         plain = _Seq(seq.out, ())
         g = self._open(plain)  # every lane inactive ...
-        self._append(g, Op("store", [act, g.lane, self.false], [], {"spill": True}))
+        self._append(g, Op("store", [act, g.lane, self.zero], [], {"spill": True}))
         self._close(plain)
         self._store_lanes(seq, [(i, s) for k, (i, s) in enumerate(zip(op.operands, slots))
                                 if k not in steps and s is not None])  # fmt: skip
         g = self._open(seq)  # ... but those that reach the loop
-        self._append(g, Op("store", [act, g.lane, self.true], [], {"spill": True}))
+        self._append(g, Op("store", [act, g.lane, self.one], [], {"spill": True}))
         self._close(seq)
         # condition: is any lane still active?
         it_c, it_b = Value(INT32, "it"), Value(INT32, "it")
         cond = Block([it_c])
         b = Builder(cond)
-        red = Block([Value(INT32, "l"), Value(BOOL, "any")])
+        red = Block([Value(INT32, "l"), Value(INT32, "any")])
         with b.at(red):
-            x = b.op("load", [act, red.args[0]], [BOOL], spill=True).result
+            x = b.op("load", [act, red.args[0]], [INT32], spill=True).result
             b.op("yield", [b.bin("or", red.args[1], x)])
-        anyv = b.op("for", [self.zero, self.nthreads, self.one, self.false], [BOOL],
+        anyv = b.op("for", [self.zero, self.nthreads, self.one, self.zero], [INT32],
                     regions=[red], sign=1).result  # fmt: skip
-        b.op("condition", [anyv])
+        b.op("condition", [b.cmp("ne", anyv, self.zero)])
         # body: one iteration of every active lane
+        flag = Value(INT32, "active")
+        self.spilled[flag.id] = act
         active = Value(BOOL, "active")
-        self.spilled[active.id] = act
+        fake = Op("cmp", [flag, self.zero], [active], {"op": "ne"})
+        self.defs[active.id] = (fake, list(fake.operands))
+        self._remat_ok[active.id] = True  # recomputed from the loaded flag in each thread loop
         bseq = _Seq(Block([it_b]), (*seq.mask, (active, True)))
         bb = Builder(bseq.out)
         for k, step in steps.items():
@@ -602,7 +607,7 @@ class _Lowering:
             self._close(tseq)
             eseq = _Seq(bseq.out, (*bseq.mask, (c, False)))
             g = self._open(eseq)
-            self._append(g, Op("store", [act, g.lane, self.false], [], {"spill": True}))
+            self._append(g, Op("store", [act, g.lane, self.zero], [], {"spill": True}))
             self._close(eseq)
         else:
             # one thread loop: `if c: body; store the carried values else: deactivate`
@@ -612,7 +617,7 @@ class _Lowering:
                 if k not in steps and s is not None:
                     then.ops.append(Op("store", [s, g.lane, y], [], {"spill": True}))
             then.ops.append(Op("yield"))
-            other = Block([], [Op("store", [act, g.lane, self.false], [], {"spill": True})])
+            other = Block([], [Op("store", [act, g.lane, self.zero], [], {"spill": True})])
             for k in steps:  # a lane leaving the loop keeps its induction values
                 s = slots[k]
                 assert s is not None
