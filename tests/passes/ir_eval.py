@@ -97,8 +97,10 @@ def _op(op: Op, env: dict[int, Any], out: list[str], special: dict[str, int]) ->
         return [np.bool_(f(a[0], a[1]))]
     if k == "un":
         name, x = op.attrs["op"], a[0]
-        if name in ("not",) or (name == "invert" and t.is_bool):  # type: ignore[union-attr]
+        if name in ("not", "invert") and t.is_bool:  # type: ignore[union-attr]
             return [np.bool_(not x)]
+        if name == "not":
+            return [_np(t, x == 0)]  # type: ignore[arg-type]
         if name == "invert":
             return [_np(t, ~x)]  # type: ignore[arg-type]
         return [_np(t, -x if name == "neg" else abs(x))]  # type: ignore[arg-type]
@@ -333,7 +335,7 @@ class _Gen:
                           self.pick(b, pool, t), self.pick(b, pool, t))  # fmt: skip
                 new = [c]
             elif kind == "un":
-                name = r.choice(["not", "invert"] if t.is_bool else ["neg", "abs"]
+                name = r.choice(["not", "invert"] if t.is_bool else ["neg", "abs", "not"]
                                 + ["invert"] * t.is_int)  # fmt: skip
                 new = [b.un(name, self.pick(b, pool, t))]
             elif kind == "cast":

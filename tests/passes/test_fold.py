@@ -273,3 +273,34 @@ def test_shape_of_a_known_array_and_asserts_that_cannot_fail() -> None:
     verify(fn)
     assert count(fn, "shape") == 0 and count(fn, "assert") == 1
     assert 8 in [op.attrs.get("value") for op in fn.body.ops]
+
+
+def test_an_if_that_only_yields_becomes_selects() -> None:
+    def build() -> Function:
+        fn, b, (out, x, y) = function(ArrayType(INT32, 1), INT32, INT32)
+        c = b.cmp("lt", x, y)
+        r, s = if_(b, c, lambda: [x, y], lambda: [y, y], [INT32, INT32])
+        store(b, out, 0, r)
+        store(b, out, 1, s)
+        return fn
+
+    inputs = [[np.zeros(2, np.int32), x, y] for x, y in ((1, 2), (2, 1), (3, 3))]
+    fn = same_behaviour(build, fold, inputs)
+    assert count(fn, "if") == 0 and count(fn, "select") == 2
+
+
+def test_more_integer_identities() -> None:
+    fn, b, (out, x) = function(ArrayType(INT32, 1), INT32)
+    zero = b.const(0, INT32)
+    for j, v in enumerate(
+        [
+            b.bin("floordiv", zero, x),
+            b.bin("mod", zero, x),
+            b.bin("mod", x, x),
+            b.bin("shl", zero, x),
+        ]
+    ):
+        store(b, out, j, v)
+    fold(fn)
+    verify(fn)
+    assert count(fn, "bin") == 0

@@ -7,8 +7,8 @@ result the semantics leave unspecified (a float cast to an int it does not fit) 
 produce a NaN or an infinity is left for the backend to compute.
 
 Structured ops fold too: an `if` whose condition is known is replaced by the ops of the branch
-taken, a `for` that runs zero times and a `while` whose condition is known to be false by
-their initial values.
+taken, an `if` whose branches only yield values by `select`s, a `for` that runs zero times and
+a `while` whose condition is known to be false by their initial values.
 """
 
 from __future__ import annotations
@@ -180,6 +180,13 @@ class _Folder:
         if c is _MISSING:
             for region in op.regions:
                 self.block(region)
+            if all(len(region.ops) == 1 for region in op.regions):
+                # Nothing but the yields: one `select` per result, with the `if`'s result values.
+                then, other = (region.ops[0].operands for region in op.regions)
+                return [
+                    Op("select", [op.operands[0], a, b], [r], {}, [], op.loc)
+                    for r, a, b in zip(op.results, then, other)
+                ]
             return None
         taken = op.regions[0 if c else 1]
         term = taken.ops[-1]
@@ -313,6 +320,8 @@ def fold_un(name: str, t: Scalar, a: Py) -> Py | None:
     """`<name> a` in type `t`."""
     if t.is_bool:
         return (not a) if name in ("not", "invert") else None
+    if name == "not":  # of a number: 1 when it is zero, else 0, in its own type
+        return to_py(a == 0, t)
     if t.is_int:
         x = int(a)
         r = {"neg": -x, "invert": ~x, "abs": abs(x)}.get(name)
@@ -455,6 +464,12 @@ def bin_identity(name: str, t: Scalar, a: Value, b: Value, ca: Any, cb: Any) -> 
     elif name in ("shl", "shr") and not fl:
         if is_(cb, 0):
             return a
+        if is_(ca, 0):
+            return 0
     elif name in ("min", "max") and a is b and not fl:
         return a
+    if name in ("floordiv", "mod") and not fl and is_(ca, 0):
+        return 0  # 0 // x and 0 % x are 0, x = 0 included
+    if name == "mod" and not fl and a is b:
+        return 0
     return None
