@@ -302,3 +302,22 @@ def test_math_and_int_semantics_match_numpy(on_cuda: None) -> None:
         np.testing.assert_array_equal(out[0], np.floor_divide(x, y))
         np.testing.assert_array_equal(out[1], np.remainder(x, y))
     np.testing.assert_allclose(out[2], np.sqrt(np.abs(x)), rtol=1e-6)
+
+
+@simt.kernel
+def _tail(a):
+    i = simt.grid(1)
+    if i < 8:
+        a[len(a) - 8 + i] = True  # len(a) is int64: the array has 2**31 elements or more
+
+
+@gpu
+def test_arrays_over_2_to_the_31_elements(on_cuda: None) -> None:
+    cp = pytest.importorskip("cupy")
+    n = 2**31 + 8
+    a = cp.zeros(n, dtype=cp.bool_)
+    _tail[1, 32](a)
+    simt.synchronize()
+    assert bool(a[-8:].all()) and not bool(a[-9]) and int(a.sum()) == 8
+    src = _tail.source("cuda", a)
+    assert "long long a_1_shape0" in src
