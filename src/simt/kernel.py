@@ -9,6 +9,7 @@ arguments they came from; on `cpu` and `sim` NumPy arrays are used in place.
 from __future__ import annotations
 
 import inspect
+import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -194,6 +195,11 @@ class Kernel:
             getattr(v, "size", 0) >= 2**31
             for v in values
             if isinstance(v, (np.ndarray, DeviceArray))
+        ) or any(  # CuPy arrays, PyTorch tensors: their size from __cuda_array_interface__
+            math.prod(v.__cuda_array_interface__["shape"]) >= 2**31
+            for v in values
+            if not isinstance(v, (np.ndarray, DeviceArray))
+            and hasattr(v, "__cuda_array_interface__")
         )
         index = T.INT64 if large else T.INT32
         for n, v in zip(self._names, values):
@@ -246,7 +252,7 @@ class Kernel:
                 key.append((v.dtype, v.ndim, v.size >= 2**31))
             elif hasattr(v, "__cuda_array_interface__"):  # CuPy, PyTorch: by type, not identity
                 cai = v.__cuda_array_interface__
-                key.append((cai["typestr"], len(cai["shape"]), False))
+                key.append((cai["typestr"], len(cai["shape"]), math.prod(cai["shape"]) >= 2**31))
             elif type(v) is int:
                 key.append(-(2**31) <= v < 2**31)
             elif type(v) is float:
