@@ -69,7 +69,10 @@ def test_literals() -> None:
     assert literal(2**32 - 1, UINT32) == "4294967295u"
     assert literal(-1, UINT32) == "4294967295u"
     assert literal(-(2**63), INT64) == "i64(-9223372036854775807li - 1li)"
-    assert literal(0.1, FLOAT32) == "0.10000000149011612f"  # the float32 value, exactly
+    assert literal(0.1, FLOAT32) == "0.1f"  # the shortest text for the float32 value
+    assert literal(float(np.float32(0.1)), FLOAT32) == "0.1f"
+    assert literal(1e20, FLOAT32) == "1e+20f"
+    assert literal(3e38 * 10, FLOAT32) == "bitcast<f32>(0x7f800000u)"  # overflows float32
     assert literal(0.1, FLOAT64) == "0.1lf"
     assert literal(float("inf"), FLOAT32) == "bitcast<f32>(0x7f800000u)"
     assert literal(float("-inf"), FLOAT64) == "f64(bitcast<f32>(0xff800000u))"

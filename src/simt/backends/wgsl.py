@@ -138,10 +138,11 @@ def literal(value: int | float | bool, t: Scalar) -> str:
         return "i64(-9223372036854775807li - 1li)" if v == -(2**63) else f"{v}li"
     f = float(value)
     if t == FLOAT32:
-        f = float(np.float32(f))
+        with np.errstate(over="ignore"):  # a float32 literal out of range is infinite
+            f = float(np.float32(f))
     if math.isfinite(f):
-        text = repr(f)
-        return text + ("f" if t == FLOAT32 else "lf")
+        # the shortest text that reads back as the same float32 / float64 (`0.1f`)
+        return f"{str(np.float32(f))}f" if t == FLOAT32 else f"{f!r}lf"
     bits = "0x7fc00000u" if math.isnan(f) else ("0x7f800000u" if f > 0 else "0xff800000u")
     return f"bitcast<f32>({bits})" if t == FLOAT32 else f"f64(bitcast<f32>({bits}))"
 
