@@ -62,12 +62,13 @@ BLOCK_OVERRIDES = ("simt_bx", "simt_by", "simt_bz")
 
 @dataclass(frozen=True)
 class WgslCaps:
-    """What the adapter can do, as far as the renderer needs to know."""
+    """What the adapter can do, as far as the renderer needs to know. The defaults (used to
+    show WGSL with no device open) allow everything; the runtime passes its adapter's."""
 
     f64: bool = True
     i64: bool = True
-    max_storage_buffers: int = 8
-    max_workgroup_storage: int = 16384
+    max_storage_buffers: int = 1 << 30
+    max_workgroup_storage: int = 1 << 30
     adapter: str = "the WebGPU adapter"
 
 
