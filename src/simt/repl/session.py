@@ -153,7 +153,15 @@ class Session:
     def _kernel(self, text: str, filename: str, shape: analysis.Shape) -> bool:
         echo = shape.echo and not analysis.is_print_call(shape.tree.body[-1])
         body = codegen.body(text, shape.tree, echo)
-        loads = [n for n in self.state if n in shape.reads]
+        state = dict(self.state)
+        for w in shape.writes:
+            # A host number that this input reads and reassigns is each thread's own copy (as
+            # in a REPL per thread): loaded from an array, so that a loop may change it.
+            v = self.globals.get(w)
+            if w in shape.reads and isinstance(v, (bool, int, float)) and w not in state:
+                dt = np.bool_ if isinstance(v, bool) else np.int64 if isinstance(v, int) else None
+                state[w] = np.full(self.threads, v, dt or np.float64)
+        loads = [n for n in state if n in shape.reads]
         bound = list(self.bound)
         n = self.threads
         block = min(BLOCK, n)
@@ -161,7 +169,7 @@ class Session:
         guard = n if grid * block != n else None
         name = f"_simt_in{self.count}"
         try:
-            probe = self._probe(name, body, loads, bound)
+            probe = self._probe(name, body, loads, bound, state)
             writes = [w for w in shape.writes if w not in THREAD_NAMES]
             if echo:
                 writes.append(codegen.ECHO)
@@ -171,7 +179,7 @@ class Session:
             import simt
 
             k = simt.kernel(fn, fp64=True)
-            args = [self.state[x] for x in loads] + [outs[x] for x, _ in stores]
+            args = [state[x] for x in loads] + [outs[x] for x, _ in stores]
             args += [self.bound[x] for x in bound]
             with printing.capture() as prints:
                 try:
@@ -225,7 +233,12 @@ class Session:
         return ns[name]
 
     def _probe(
-        self, name: str, body: codegen.Body, loads: list[str], bound: list[str]
+        self,
+        name: str,
+        body: codegen.Body,
+        loads: list[str],
+        bound: list[str],
+        state: dict[str, np.ndarray],
     ) -> dict[str, Any]:
         """Translate the input without stores; the names it leaves behind, as the front end
         sees them (typed values, known values, tuples)."""
@@ -242,7 +255,7 @@ class Session:
         env: dict[str, Any] = {RET: Known(False)}
         params = []
         for i, p in enumerate(inspect.signature(fn).parameters):
-            arr = self.state[p[3:]] if p.startswith("_i_") else self.bound[p]
+            arr = state[p[3:]] if p.startswith("_i_") else self.bound[p]
             st = T.scalar_of_dtype(arr.dtype)
             assert st is not None  # state and buffers only have the kernel language's dtypes
             t = T.ArrayType(st, arr.ndim, index=T.INT32)

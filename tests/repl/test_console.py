@@ -1,0 +1,179 @@
+"""The REPL driven as a user would: `python -m simt.repl` under a pseudo-terminal.
+
+TERM=dumb keeps the line reader plain (no prompt_toolkit screen control), so the transcript is
+exactly what a user reads; the pseudo-terminal still echoes what is typed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+class Repl:
+    """A REPL process on a pseudo-terminal, with expect-style reading."""
+
+    def __init__(self, *args: str) -> None:
+        self.master, slave = pty.openpty()
+        # wide enough that the line editor never scrolls a long input sideways
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 400, 0, 0))
+        env = dict(os.environ, TERM="dumb", PYTHONPATH=SRC, SIMT_INTERNAL_ERRORS="0")
+
+        def controlling_tty() -> None:
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "simt.repl", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            preexec_fn=controlling_tty,  # noqa: PLW1509 - Ctrl-C must reach the child
+        )
+        os.close(slave)
+        self.out = ""
+
+    def _read(self, timeout: float) -> bool:
+        r, _, _ = select.select([self.master], [], [], timeout)
+        if not r:
+            return False
+        try:
+            data = os.read(self.master, 65536)
+        except OSError:  # the child closed the terminal
+            return False
+        if not data:
+            return False
+        self.out += data.decode("utf-8", "replace").replace("\r\n", "\n")
+        return True
+
+    def expect(self, pattern: str, timeout: float = 120.0) -> str:
+        """Read until `pattern` (a regex) appears after what was consumed; return the text up
+        to and including the match."""
+        end = time.monotonic() + timeout
+        while True:
+            m = re.search(pattern, self.out)
+            if m:
+                text, self.out = self.out[: m.end()], self.out[m.end() :]
+                return text
+            left = end - time.monotonic()
+            if left <= 0 or (not self._read(min(left, 1.0)) and self.proc.poll() is not None):
+                raise AssertionError(f"no {pattern!r} in REPL output: {self.out!r}")
+
+    def send(self, line: str) -> None:
+        os.write(self.master, line.encode())
+
+    def run(self, text: str) -> str:
+        """Type `text` (lines), wait for the next `>>> ` prompt; the output in between, without
+        the echo of what was typed."""
+        self.send(text)
+        out = self.expect(r"(?m)^>>> ")[: -len(">>> ")]
+        # the terminal echoes each typed line, after a `... ` prompt from the second on
+        for ln in text.split("\n")[:-1]:
+            out = out.removeprefix("... ")
+            assert out.startswith(ln + "\n"), (ln, out)
+            out = out[len(ln) + 1 :]
+        return out
+
+    def close(self) -> int:
+        self.send("\x04")
+        try:
+            rc = self.proc.wait(timeout=60)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            os.close(self.master)
+        return rc
+
+
+@pytest.fixture
+def repl_factory():  # type: ignore[no-untyped-def]
+    made: list[Repl] = []
+
+    def make(*args: str) -> Repl:
+        r = Repl(*args)
+        made.append(r)
+        r.expect(r"REPL: .*\n")
+        r.expect(r"(?m)^>>> ")
+        return r
+
+    yield make
+    for r in made:
+        if r.proc.poll() is None:
+            r.proc.kill()
+
+
+def test_a_million_threads_threadidx_mod_3(repl_factory) -> None:  # type: ignore[no-untyped-def]
+    r = repl_factory("--backend", "sim")  # the default: 1,048,576 threads
+    out = r.run("threadIdx % 3\n")
+    assert out == "----- 349526x -----\n0\n----- 349525x -----\n1\n----- 349525x -----\n2\n"
+    assert r.close() == 0
+
+
+def test_eighth_powers(repl_factory) -> None:  # type: ignore[no-untyped-def]
+    r = repl_factory("--backend", "sim")
+    out = r.run("if int(threadIdx ** 0.125) ** 8 == threadIdx: print('8th power:', threadIdx)\n\n")
+    powers = [0, 1, 256, 6561, 65536, 390625]
+    expected = "".join(f"----- 1x -----\n8th power: {p}\n" for p in powers)
+    assert out == expected + f"----- {(1 << 20) - len(powers)}x -----\n"
+    assert r.close() == 0
+
+
+def test_mandelbrot_beetle_saved_as_png(repl_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from PIL import Image
+
+    r = repl_factory("--backend", "sim", "--threads", str(128 * 128))
+    assert "outbuf: 128 x 128 x 3 uint32" in r.run("%bind outbuf 128,128,3 uint32\n")
+    r.run("W = 128\n")
+    r.run("px = tid % W\n")
+    r.run("py = tid // W\n")
+    r.run("cr = -2.2 + 3.2 * px / W\n")
+    r.run("ci = -1.6 + 3.2 * py / W\n")
+    r.run("zr = 0.0\n")
+    r.run("zi = 0.0\n")
+    r.run("n = 0\n")
+    out = r.run(
+        "while n < 50 and zr * zr + zi * zi < 4.0:\n"
+        "    zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci\n"
+        "    n += 1\n\n"
+    )
+    assert out == ""
+    r.run("outbuf[py, px, 0] = 255 if n == 50 else n * 5\n")
+    r.run("outbuf[py, px, 2] = 255 - n * 5\n")
+    png = tmp_path / "beetle.png"
+    assert "saved outbuf" in r.run(f"%save outbuf {png}\n")
+    img = Image.open(png)
+    assert img.size == (128, 128) and img.mode == "RGB"
+    assert img.getpixel((80, 64)) == (255, 0, 5)  # inside the set: 50 iterations
+    assert img.getpixel((0, 0))[0] < 50  # type: ignore[index]  # outside: escapes at once
+    assert r.close() == 0
+
+
+def test_errors_and_ctrl_c_keep_the_session(repl_factory) -> None:  # type: ignore[no-untyped-def]
+    r = repl_factory("--backend", "sim", "--threads", "8")
+    assert r.run("x = tid * 2\n") == ""
+    out = r.run("y = x + nope\n")
+    assert "CompileError: <input 2>:1:9: name `nope` is not defined" in out
+    assert "    y = x + nope\n            ^" in out
+    r.send("z = (x +\n")
+    r.expect(r"\.\.\. ")
+    r.send("\x03")  # Ctrl-C abandons the unfinished input
+    r.expect("KeyboardInterrupt")
+    r.expect(r"(?m)^>>> ")
+    out = r.run("x[0]\n")
+    assert "CompileError" in out  # a number cannot be indexed
+    assert r.run("x % 4\n") == "----- 4x -----\n0\n----- 4x -----\n2\n"
+    assert r.close() == 0
