@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from simt.ir import Block, Builder, Function, Loc, Op, Param, Value, verify, walk
+from simt.ir import Block, Builder, Field, Function, Loc, Op, Param, Value, verify, walk
 from simt.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, ArrayType, Scalar, Type
 
 Body = Callable[..., Any]
@@ -305,6 +305,8 @@ def random_inputs(rng: random.Random, n: int) -> list[list[Any]]:
 class _Gen:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
+        self.indices: list[Value] = []  # indices defined in the function's top-level block
+        self.mem_t = self.rng.choice([INT32, FLOAT32])
 
     def const(self, b: Builder, t: Scalar) -> Value:
         r = self.rng
@@ -312,6 +314,20 @@ class _Gen:
             r.random() < 0.5 if t.is_bool else r.randint(0, 9) if t.is_int else r.uniform(-4, 4)
         )  # fmt: skip
         return b.const(v, t)
+
+    def index(self, b: Builder, pool: dict[Scalar, list[Value]]) -> Value:
+        """An index into the output arrays, always in bounds; often one used before, so that
+        loads and stores meet at the same place."""
+        if self.indices and self.rng.random() < 0.6:
+            return self.rng.choice(self.indices)
+        # computed as i & 15, or known
+        if self.rng.random() < 0.5:
+            idx = b.bin("and", self.pick(b, pool, INT32), b.const(N_OUT - 1, INT32))
+        else:
+            idx = b.const(self.rng.randrange(N_OUT), INT32)
+        if len(b.blocks) == 1:  # visible everywhere after this point
+            self.indices.append(idx)
+        return idx
 
     def pick(self, b: Builder, pool: dict[Scalar, list[Value]], t: Scalar) -> Value:
         if pool[t] and self.rng.random() < 0.75:
@@ -322,8 +338,11 @@ class _Gen:
         r = self.rng
         for _ in range(n):
             kind = r.choice(["bin"] * 4 + ["cmp", "un", "cast", "select", "store", "const"]
+                            + ["load"] * 2 + ["atomic", "print", "assert", "barrier"]
                             + ["if", "for", "while"] * (depth > 0))  # fmt: skip
             t = r.choice(TYPES)
+            if kind in ("load", "store", "atomic") and r.random() < 0.6:
+                t = self.mem_t  # mostly one array, so that loads and stores meet
             new: list[Value] = []
             if kind == "const":
                 new = [self.const(b, t)]
@@ -345,7 +364,24 @@ class _Gen:
                 new = [x]
             elif kind == "store":
                 arr = pool_arrays(pool)[TYPES.index(t)]
-                store(b, arr, r.randrange(N_OUT), self.pick(b, pool, t))
+                b.op("store", [arr, self.index(b, pool), self.pick(b, pool, t)])
+            elif kind in ("load", "atomic"):
+                arr = pool_arrays(pool)[TYPES.index(t)]
+                idx = self.index(b, pool)
+                if kind == "load":
+                    new = [b.op("load", [arr, idx], [t]).result]
+                elif t.is_int:
+                    op = r.choice(["add", "min", "max", "exch"])
+                    new = [b.op("atomic", [arr, idx, self.pick(b, pool, t)], [t], op=op).result]
+            elif kind == "print":
+                v = self.pick(b, pool, t)
+                b.op("print", [v], [], parts=("v=", Field(0, ".3g" if t.is_float else ""), "\n"))
+            elif kind == "assert":
+                # Mostly true: a failing one ends the run, and later code is not compared.
+                c = b.cmp("ne", self.pick(b, pool, INT32), b.const(-(2**31) + 3, INT32))
+                b.op("assert", [c], [], msg="m")
+            elif kind == "barrier":
+                b.op("barrier")
             elif kind == "if":
                 types = [r.choice(TYPES) for _ in range(r.randint(0, 2))]
                 new = if_(b, self.pick(b, pool, BOOL), self.region(b, pool, types, depth),
