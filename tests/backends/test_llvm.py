@@ -10,6 +10,7 @@ import pytest
 
 from passes.ir_eval import evaluate, function, if_, random_function, random_inputs
 from simt.backends.llvm import ENTRY, arg_layout, lower, render, render_lowered
+from simt.errors import CompileError
 from simt.ir import Function, Value, verify
 from simt.types import FLOAT32, INT32, ArrayType
 
@@ -62,7 +63,7 @@ def test_debug_mode_adds_bounds_checks_as_error_sites() -> None:
     assert "atomicrmw min" in text
 
 
-@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.parametrize("seed", range(24))
 def test_random_programs_match_the_ir_interpreter(seed: int) -> None:
     """Every scalar op, if/for/while, on edge-case inputs: compiled code against ir_eval."""
     from simt.array import host_view
@@ -71,8 +72,16 @@ def test_random_programs_match_the_ir_interpreter(seed: int) -> None:
 
     rt = CpuRuntime()
     build = random_function(seed)
-    compiled = rt.compile(build())
+    try:
+        compiled = rt.compile(build())
+    except CompileError as e:  # a random barrier under a thread-dependent branch: rejected
+        assert "syncthreads()" in str(e)
+        return
     for args in random_inputs(random.Random(seed), 4):
+        # float-to-int conversion out of range is unspecified (the interpreter and NumPy
+        # differ): keep the float input where every cast of it is defined
+        args = [x if isinstance(x, np.ndarray) or not isinstance(x, float) or abs(x) < 1e9
+                else 0.75 for x in args]  # fmt: skip
         ref = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
         try:
             evaluate(build(), ref)

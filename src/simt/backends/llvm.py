@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..builtins import MATH
-from ..ir import Block, Function, Op, Value
+from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import Field
 from ..types import BOOL, INT64, ArrayType, Scalar
 from .common import describe_failure  # noqa: F401 - re-exported for the runtime
@@ -60,6 +60,15 @@ def arg_layout(fn: Function) -> list[int]:
     return out
 
 
+def _align(t: Scalar) -> int:
+    return 1 if t.is_bool else t.bits // 8
+
+
+def walk_ops(op: Op) -> list[Op]:
+    """The ops nested in `op`'s regions."""
+    return [o for r in op.regions for o in walk(r)]
+
+
 def _float_const(v: float, t: Scalar) -> str:
     if t.bits == 32:
         v = struct.unpack("<f", struct.pack("<f", v))[0] if abs(v) < 3.5e38 or v != v else v
@@ -93,6 +102,8 @@ class _Renderer:
         self.lane_stack: list[tuple[str, str, str, str]] = []  # tx, ty, tz, access group
         self.label = "entry"
         self.site_ids: dict[int, int] = {}
+        # stores to per-lane arrays deferred to the end of the enclosing `if` (see `_if`)
+        self.pending: list[dict[tuple[int, int], str]] = []
         self.print_ids: dict[int, int] = {}
 
     # ---- text helpers --------------------------------------------------------------------
@@ -467,6 +478,20 @@ class _Renderer:
 
     def _memory(self, op: Op) -> None:
         k = op.opcode
+        if self.pending and op.attrs.get("spill") and k in ("load", "store"):
+            key = (op.operands[0].id, op.operands[1].id)
+            if k == "store" and key in self.pending[-1]:
+                val = self.v(op.operands[-1])
+                if op.operands[-1].scalar.is_bool:
+                    val = self.inst(f"zext i1 {val} to i8")
+                self.pending[-1][key] = val  # pending values are in memory form (bool: i8)
+                return
+            pend = self._pending_value(key) if k == "load" else None
+            if pend is not None:
+                if op.result.scalar.is_bool:
+                    pend = self.inst(f"trunc i8 {pend} to i1")
+                self.vals[op.result.id] = pend
+                return
         addr, flag = self._address(op)
         dtype = op.operands[0].array.dtype
         ty, mt = llvm_type(dtype), mem_type(dtype)
@@ -603,18 +628,81 @@ class _Renderer:
         return [self.v(x) for x in term.operands] if term is not None else []
 
     def _if(self, op: Op) -> None:
+        keys = self._deferrable(op) if self.lane_stack else {}
+        olds: dict[tuple[int, int], str] = {}
+        for key, store in keys.items():
+            olds[key] = self._pending_value(key) or self._spill_load(store)
         c = self.v(op.operands[0])
         then, other, join = (self.new_label(x) for x in ("then", "else", "endif"))
         self.emit(f"br i1 {c}, label %{then}, label %{other}")
         ends = []
+        finals = []
         for label, region in ((then, op.regions[0]), (other, op.regions[1])):
             self.start(label)
+            if keys:
+                self.pending.append(dict(olds))
             ys = self._region(region)
+            if keys:
+                finals.append(self.pending.pop())
             ends.append((ys, self.label))
             self.emit(f"br label %{join}")
         self.start(join)
         self._phis(op.results, [[(ys[i], lbl) for ys, lbl in ends] for i in
                                 range(len(op.results))])  # fmt: skip
+        merged = {}
+        for key, store in keys.items():
+            # the per-lane array's element, as either branch left it: one unconditional store
+            # (a blend) instead of a masked store in each branch
+            arms = ", ".join(f"[{f[key]}, %{lbl}]" for f, (_, lbl) in zip(finals, ends))
+            merged[key] = self.inst(f"phi {mem_type(store.operands[-1].scalar)} {arms}")
+        for key, store in keys.items():
+            val = merged[key]
+            if self.pending and key in self.pending[-1]:
+                self.pending[-1][key] = val
+            else:
+                addr, _ = self._address(store)
+                self.emit(
+                    f"store {mem_type(store.operands[-1].scalar)} {val}, ptr {addr}, "
+                    f"align {_align(store.operands[-1].scalar)}{self._access_md()}"
+                )
+
+    def _deferrable(self, op: Op) -> dict[tuple[int, int], Op]:
+        """Per-lane array elements an `if` in a thread loop stores to, outside nested loops
+        (and never touched inside them): stored once after the `if` (key: array, index)."""
+        found: dict[tuple[int, int], Op] = {}
+        banned: set[tuple[int, int]] = set()
+        inner = {r.id for o in walk_ops(op) for r in o.results}
+
+        def scan(block: Block, in_loop: bool) -> None:
+            for o in block.ops:
+                if (
+                    o.opcode in ("load", "store")
+                    and o.attrs.get("spill")
+                    and len(o.operands) >= 2
+                    and o.operands[1].id not in inner
+                ):
+                    key = (o.operands[0].id, o.operands[1].id)
+                    if in_loop:
+                        banned.add(key)
+                    elif o.opcode == "store":
+                        found.setdefault(key, o)
+                for r in o.regions:
+                    scan(r, in_loop or o.opcode in ("for", "while"))
+
+        for r in op.regions:
+            scan(r, False)
+        return {k: v for k, v in found.items() if k not in banned}
+
+    def _pending_value(self, key: tuple[int, int]) -> str | None:
+        for d in reversed(self.pending):
+            if key in d:
+                return d[key]
+        return None
+
+    def _spill_load(self, store: Op) -> str:
+        addr, _ = self._address(store)
+        t = store.operands[-1].scalar
+        return self.inst(f"load {mem_type(t)}, ptr {addr}, align {_align(t)}{self._access_md()}")
 
     def _for(self, op: Op) -> None:
         start, stop, step = (self.v(x) for x in op.operands[:3])
