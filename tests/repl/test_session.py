@@ -158,3 +158,26 @@ def test_a_million_threads_mod_3() -> None:
     assert run(s, buf, "threadIdx % 3") == (
         "----- 349526x -----\n0\n----- 349525x -----\n1\n----- 349525x -----\n2\n"
     )
+
+
+def test_top_level_prints_are_grouped_as_values() -> None:
+    s, buf = make(10)
+    run(s, buf, "x = tid * 2")
+    rows = [
+        ("0", "False", 1),
+        ("2", "False", 1),
+        ("1", "False", 1),
+        ("0", "True", 4),
+        ("2", "True", 2),
+        ("1", "True", 2),
+    ]
+    assert run(s, buf, "print('v:', x % 3, 1.5, x > 4)") == "".join(
+        f"----- {c}x -----\nv: {m} 1.5 {b}\n" for m, b, c in rows
+    )
+    out = run(s, buf, "print('a'); print(tid // 5); x > 100")
+    assert out == "----- 5x -----\na\n0\nFalse\n----- 5x -----\na\n1\nFalse\n"
+
+
+def test_print_end_keeps_banners_on_their_own_lines() -> None:
+    s, buf = make(2)
+    assert run(s, buf, "print(tid, end='')") == "----- 1x -----\n0\n----- 1x -----\n1\n"

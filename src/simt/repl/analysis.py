@@ -82,3 +82,18 @@ def is_print_call(stmt: ast.stmt) -> bool:
         and isinstance(stmt.value.func, ast.Name)
         and stmt.value.func.id == "print"
     )
+
+
+def fast_prints(tree: ast.Module) -> tuple[int, ...]:
+    """The top-level `print(a, b, ...)` statements whose rows the host can format (plain
+    positional arguments, no f-strings), when the input has no other print: then what each
+    thread prints is known as values, grouped without a print record per thread."""
+    found = []
+    for i, stmt in enumerate(tree.body):
+        if is_print_call(stmt):
+            call = stmt.value  # type: ignore[attr-defined]
+            if call.keywords or any(isinstance(a, (ast.Starred, ast.JoinedStr)) for a in call.args):
+                return ()
+            found.append(i)
+    uses = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "print")
+    return tuple(found) if uses == len(found) else ()

@@ -40,9 +40,16 @@ def _span(stmt: ast.stmt) -> tuple[int, int]:
     return first, stmt.end_lineno or stmt.lineno
 
 
-def body(text: str, tree: ast.Module, echo: bool) -> Body:
+def print_name(i: int) -> str:
+    """The variable a converted top-level `print(...)` assigns its arguments to."""
+    return f"_simt_print{i}"
+
+
+def body(text: str, tree: ast.Module, echo: bool, prints: tuple[int, ...] = ()) -> Body:
     """The input without its hoisted statements (they ran on the host), with its last bare
-    expression assigned to `_simt_echo` when `echo`."""
+    expression assigned to `_simt_echo` when `echo`, and the top-level statements `prints`
+    (indices of `print(...)` calls) turned into tuples of their arguments: the host formats
+    them for one thread of each distinct row instead of every thread printing."""
     lines = text.split("\n")
     spans = [_span(s) for s in tree.body]
     exact = True
@@ -68,6 +75,20 @@ def body(text: str, tree: ast.Module, echo: bool) -> Body:
         else:
             out[last.lineno - 1] = _PREFIX + out[last.lineno - 1]
             shifts[last.lineno] = len(_PREFIX)
+    for j, i in enumerate(prints):
+        call = tree.body[i].value  # type: ignore[attr-defined]
+        a, ln, end = call.col_offset, call.lineno - 1, call.end_col_offset
+        if not exact or not alone(i) or not out[ln][a:].startswith("print("):
+            exact = False
+            break
+        head = f"{print_name(j)} = ("
+        el = call.end_lineno - 1
+        close = end - 1  # the closing parenthesis
+        if el == ln:  # the line grew by what replaced `print(`
+            close += len(head) - len("print(")
+        out[ln] = out[ln][:a] + head + out[ln][a + len("print(") :]
+        out[el] = out[el][:close] + ("," if call.args else "") + out[el][close:]
+        shifts[ln + 1] = shifts.get(ln + 1, 0) + len(head) - len("print(")
     if exact:
         return Body(out, True, shifts)
     # Statements sharing a line (`import math; x = math.sqrt(tid)`): rebuild the text.
@@ -76,6 +97,10 @@ def body(text: str, tree: ast.Module, echo: bool) -> Body:
         last = tree.body[-1]
         assert isinstance(last, ast.Expr)
         stmts[-1] = ast.Assign([ast.Name(ECHO, ast.Store())], last.value, lineno=last.lineno)
+    for j, i in enumerate(prints):
+        call = tree.body[i].value  # type: ignore[attr-defined]
+        args = ast.Tuple(list(call.args), ast.Load())
+        stmts[i] = ast.Assign([ast.Name(print_name(j), ast.Store())], args, lineno=call.lineno)
     mod = ast.fix_missing_locations(ast.Module(stmts, []))
     return Body(ast.unparse(mod).split("\n"), False)
 

@@ -102,9 +102,15 @@ def group(
     if len(order) == 1 and not silent:
         out.text(text(int(order[0])))
         return
+    last = "\n"
     for g in order[:max_groups].tolist():
+        if not last.endswith("\n"):
+            out.text("\n")  # a banner starts its own line, after `print(..., end="")`
         out.banner(f"----- {int(counts[g])}x -----")
-        out.text(text(g))
+        last = text(g)
+        out.text(last)
+    if not last.endswith("\n"):
+        out.text("\n")
     if len(order) > max_groups:
         rest = order[max_groups:]
         out.warning(

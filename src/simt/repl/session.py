@@ -152,7 +152,11 @@ class Session:
     # ------------------------------------------------------------------ kernels
     def _kernel(self, text: str, filename: str, shape: analysis.Shape) -> bool:
         echo = shape.echo and not analysis.is_print_call(shape.tree.body[-1])
-        body = codegen.body(text, shape.tree, echo)
+        fast = analysis.fast_prints(shape.tree) if "print" not in self.globals else ()
+        body = codegen.body(text, shape.tree, echo, fast)
+        shown = [codegen.print_name(j) for j in range(len(fast))]
+        if echo:
+            shown.append(codegen.ECHO)
         state = dict(self.state)
         for w in shape.writes:
             # A host number that this input reads and reassigns is each thread's own copy (as
@@ -171,9 +175,8 @@ class Session:
         try:
             probe = self._probe(name, body, loads, bound, state)
             writes = [w for w in shape.writes if w not in THREAD_NAMES]
-            if echo:
-                writes.append(codegen.ECHO)
             stores, outs, known, notes = self._classify(probe, writes)
+            layout = self._layout(probe, shown, stores, outs, notes)
             gen = codegen.kernel_source(name, body, loads, stores, bound, guard)
             fn = self._define(name, gen.source, f"<kernel {self.count}>")
             import simt
@@ -201,28 +204,71 @@ class Session:
             self.out.error(f"{type(e).__name__}: {e}")
             return False
         # success: the new values replace the old ones
-        echo_out: Echo | str | None = None
         for note in notes:
             self.out.warning(note)
         for w, v in known.items():
-            if w == codegen.ECHO:
-                echo_out = None if v is None else repr(v)
-                continue
             self.state.pop(w, None)
             self.globals[w] = v
         for w, arr in outs.items():
-            if w.startswith(codegen.ECHO):
-                continue
-            self.globals.pop(w, None)
-            self.state[w] = arr
-        echo_arrays = [
-            outs[f"{codegen.ECHO}{i}"] for i in range(len(outs)) if f"{codegen.ECHO}{i}" in outs
-        ]
-        if echo_arrays:
-            items = self._echo_items
-            echo_out = Echo(echo_arrays, lambda row: _show(row, items))
-        group(n, captured, echo_out, self.out)
+            if not w.startswith("_simt_"):
+                self.globals.pop(w, None)
+                self.state[w] = arr
+        arrays = [outs[k] for k, _ in stores if k.startswith("_simt_")]
+        shown_out: Echo | str | None = None
+        if arrays:
+            shown_out = Echo(arrays, lambda row: _show(row, layout))
+        elif layout:
+            shown_out = _show([], layout)
+        group(n, captured, shown_out, self.out)
         return True
+
+    def _layout(
+        self,
+        env: dict[str, Any],
+        shown: list[str],
+        stores: list[tuple[str, str]],
+        outs: dict[str, np.ndarray],
+        notes: list[str],
+    ) -> list[tuple[str, bool, list[tuple[bool, Any]]]]:
+        """The lines each thread shows after its prints: converted `print`s and the echo,
+        each as (kind, is a tuple, items); an item is (known, value) or (False, array index).
+        Adds a store into a fresh array for each run-time item."""
+        from ..frontend.values import Known, Tup
+        from ..ir import Value
+
+        layout: list[tuple[str, bool, list[tuple[bool, Any]]]] = []
+        count = 0
+        for w in shown:
+            v = env.get(w)
+            kind = "echo" if w == codegen.ECHO else "print"
+            if isinstance(v, Known):
+                if kind == "echo" and v.value is None:
+                    continue
+                if kind == "print":
+                    layout.append((kind, True, [(True, x) for x in v.value]))
+                else:
+                    layout.append((kind, False, [(True, v.value)]))
+                continue
+            parts = v.items if isinstance(v, Tup) else (v,)
+            items: list[tuple[bool, Any]] = []
+            for i, x in enumerate(parts):
+                if isinstance(x, Known):
+                    items.append((True, x.value))
+                elif isinstance(x, Value) and isinstance(x.type, T.Scalar):
+                    key = f"_simt_o{len(outs)}"
+                    stores.append((key, f"{w}[{i}]" if isinstance(v, Tup) else w))
+                    outs[key] = np.empty(self.threads, _state_dtype(x.type))
+                    items.append((False, count))
+                    count += 1
+                else:
+                    notes.append(
+                        "(this value cannot be shown: it is not a number or a tuple of numbers)"
+                    )
+                    items = []
+                    break
+            if items:
+                layout.append((kind, isinstance(v, Tup), items))
+        return layout
 
     def _define(self, name: str, source: str, filename: str) -> Any:
         """The generated function, compiled from `source` registered under `filename`."""
@@ -272,14 +318,13 @@ class Session:
     ) -> tuple[list[tuple[str, str]], dict[str, np.ndarray], dict[str, Any], list[str]]:
         """For each assigned name: a store into a fresh per-thread array, a known value for
         the host, or a note saying why it is not kept."""
-        from ..frontend.values import Known, Tup
+        from ..frontend.values import Known
         from ..ir import Value
 
         stores: list[tuple[str, str]] = []
         outs: dict[str, np.ndarray] = {}
         known: dict[str, Any] = {}
         notes: list[str] = []
-        self._echo_items: list[np.dtype | None] = []
         for w in writes:
             v = env.get(w)
             if v is None:
@@ -287,42 +332,15 @@ class Session:
             if isinstance(v, Known):
                 known[w] = _plain(v.value)
             elif isinstance(v, Value) and isinstance(v.type, T.Scalar):
-                dt = _state_dtype(v.type)
-                key = f"{codegen.ECHO}0" if w == codegen.ECHO else w
-                if w == codegen.ECHO:
-                    self._echo_items = [None]
-                stores.append((key, w))
-                outs[key] = np.empty(self.threads, dt)
-            elif (
-                w == codegen.ECHO
-                and isinstance(v, Tup)
-                and all(
-                    isinstance(x, Known) or (isinstance(x, Value) and isinstance(x.type, T.Scalar))
-                    for x in v.items
-                )
-            ):
-                items: list[Any] = []
-                for i, x in enumerate(v.items):
-                    if isinstance(x, Known):
-                        items.append(("known", _plain(x.value)))
-                        continue
-                    key = f"{codegen.ECHO}{len(outs)}"
-                    stores.append((key, f"{w}[{i}]"))
-                    outs[key] = np.empty(self.threads, _state_dtype(x.type))
-                    items.append(("value", None))
-                self._echo_items = items
-            elif w == codegen.ECHO:
-                notes.append(
-                    "(the value of this expression cannot be shown: it is not a number"
-                    " or a tuple of numbers)"
-                )
+                stores.append((w, w))
+                outs[w] = np.empty(self.threads, _state_dtype(v.type))
             elif isinstance(v, Value):
                 pass  # an array: another name for a buffer, nothing to keep
             else:
                 what = (
                     "assigned only in some threads"
                     if type(v).__name__ == "_Undef"
-                    else (f"a {type(v).__name__.lower()} of run-time values")
+                    else f"a {type(v).__name__.lower()} of run-time values"
                 )
                 notes.append(f"`{w}` is {what}; it is not kept after this input")
         return stores, outs, known, notes
@@ -362,14 +380,19 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
-def _show(row: Any, items: list[Any]) -> str:
-    """The echo of one thread: a number, or a tuple with known items in place."""
-    vals = [_plain(x) for x in row]
-    if items == [None]:
-        return repr(vals[0])
-    it = iter(vals)
-    parts = [repr(x) if kind == "known" else repr(next(it)) for kind, x in items]
-    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+def _show(row: Any, layout: list[tuple[str, bool, list[tuple[bool, Any]]]]) -> str:
+    """What one thread shows after its prints: `print` lines as print writes them, the echo
+    as Python's REPL (repr)."""
+    lines = []
+    for kind, is_tuple, items in layout:
+        vals = [_plain(x) if known else _plain(row[x]) for known, x in items]
+        if kind == "print":
+            lines.append(" ".join(printing.format_value(v, "") for v in vals))
+        elif is_tuple:
+            lines.append("(" + ", ".join(map(repr, vals)) + ("," if len(vals) == 1 else "") + ")")
+        else:
+            lines.append(repr(vals[0]))
+    return "\n".join(lines)
 
 
 def _register(filename: str, text: str) -> None:
