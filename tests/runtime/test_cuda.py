@@ -90,6 +90,23 @@ def test_cubin_is_cached_on_disk(tmp_path: object, monkeypatch: pytest.MonkeyPat
     assert again == cubin and log2 == log and not calls
 
 
+@nvrtc_only
+def test_a_log_without_resource_report_is_compiled_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NVRTC 13.0 was seen answering a program it had compiled before with an empty log."""
+    real = nvrtc._compile
+    seen: list[tuple[str, ...]] = []
+
+    def first_log_empty(src: str, arch: str, opts: tuple[str, ...], name: str) -> object:
+        cubin, log = real(src, arch, opts, name)
+        seen.append(opts)
+        return (cubin, "") if len(seen) == 1 else (cubin, log)
+
+    monkeypatch.setattr(nvrtc, "_compile", first_log_empty)
+    src = 'extern "C" __global__ void k(float* a) { a[threadIdx.x] = 2.0f; }'
+    _, _, res = nvrtc.compile_cubin(src, "sm_80")
+    assert res["k"]["registers"] > 0 and len(seen) == 2
+
+
 @simt.kernel
 def _shared_sum(a, out):
     sh = simt.shared.array(128, np.float32)

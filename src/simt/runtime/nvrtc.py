@@ -8,6 +8,7 @@ parsed into a dict by `parse_resources`.
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any
 
 from ..errors import BackendUnavailable, CompileError
@@ -89,9 +90,25 @@ def compile_cubin(
     Raises `NvrtcError` (a `CompileError`) with the source and log when NVRTC rejects it, and
     `BackendUnavailable` when NVRTC is not installed.
     """
-    nvrtc = _nvrtc()
     arch = arch if arch.startswith(("sm_", "compute_")) else f"sm_{arch}"
     arch = arch.replace("compute_", "sm_")
+    cubin, log = _compile(source, arch, options, name)
+    if "__global__" in source and not _ENTRY.search(log):
+        # Some NVRTC releases (13.0 was seen to) answer a program they compiled before from a
+        # cache of their own, with an empty log and so no resource report: compile again as
+        # a program never seen (a unique macro and comment), which gives the same CUBIN.
+        nonce = uuid.uuid4().hex
+        cubin, log = _compile(
+            f"{source}\n// simt: fresh compile {nonce}\n",
+            arch,
+            (*options, f"-DSIMT_FRESH_{nonce}"),
+            name,
+        )
+    return cubin, log, parse_resources(log)
+
+
+def _compile(source: str, arch: str, options: tuple[str, ...], name: str) -> tuple[bytes, str]:
+    nvrtc = _nvrtc()
     opts = [f"-arch={arch}", *BASE_OPTIONS, *options]
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
     _check(nvrtc, err, "program creation")
@@ -113,7 +130,7 @@ def compile_cubin(
         _check(nvrtc, err, "CUBIN read")
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
-    return cubin, log, parse_resources(log)
+    return cubin, log
 
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)' for '([^']+)'")
