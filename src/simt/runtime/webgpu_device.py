@@ -12,6 +12,7 @@ software (CPU) adapters last; on ties, Vulkan, Metal and D3D12 before OpenGL.
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,6 +106,10 @@ def open_device() -> Device:
     except ImportError:
         _failure = "the wgpu package is not installed (pip install wgpu)"
         raise BackendUnavailable(_failure) from None
+    if os.name == "posix" and not os.environ.get("XDG_RUNTIME_DIR"):
+        # Mesa's Vulkan loader complains on stderr when this is unset, though compute never
+        # touches a display; a private empty folder keeps `simt info` quiet.
+        os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="simt-xdg-")
     try:
         adapters = list(wgpu.gpu.enumerate_adapters_sync())
     except Exception as e:  # noqa: BLE001 - no driver at all: say so, do not crash

@@ -1,0 +1,103 @@
+"""The user API of the contract: launch forms, device arrays, backend choice."""
+
+import numpy as np
+import pytest
+
+import simt
+from simt import block_dim, block_idx, thread_idx
+from simt.runtime import registry
+
+PRESENT = [n for n in ("sim", "cpu", "webgpu") if registry.probe(n)[0]]
+
+
+@simt.kernel
+def vector_add(a, b, c):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    if i < len(c):
+        c[i] = a[i] + b[i]
+
+
+@simt.kernel
+def scale(a: simt.In, out: simt.Out, s):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = a[i] * s
+
+
+@pytest.fixture(params=PRESENT)
+def backend(request):
+    simt.use(request.param)
+    yield request.param
+    simt.use("sim")
+
+
+def _inputs(n=1000):
+    g = np.random.default_rng(1)
+    return g.random(n, dtype=np.float32) + 0.5, g.random(n, dtype=np.float32) + 0.5
+
+
+def test_the_four_launch_forms(backend):
+    a, b = _inputs()
+    for launch in (
+        lambda c: vector_add[4, 256](a, b, c),
+        lambda c: vector_add[simt.Dim(4), simt.Dim(256)](a, b, c),
+        lambda c: simt.launch(vector_add, 4, 256, a, b, c),
+        lambda c: vector_add.config(4, 256)(a, b, c),
+    ):
+        c = np.full_like(a, np.nan)
+        launch(c)
+        np.testing.assert_array_equal(c, a + b)
+
+
+def test_device_arrays_stay_on_the_device(backend):
+    a, b = _inputs()
+    da, db = simt.to_device(a), simt.to_device(b)
+    dc = simt.empty(a.shape, np.float32)
+    vector_add[4, 256](da, db, dc)
+    vector_add[4, 256](dc, db, dc)  # reads its own output: still on the device
+    simt.synchronize()
+    np.testing.assert_allclose(dc.numpy(), a + 2 * b, rtol=1e-6)
+    assert dc.shape == a.shape and dc.dtype == np.float32
+    z = simt.zeros((3, 4), np.int32)
+    assert (z.numpy() == 0).all() and z.shape == (3, 4)
+
+
+def test_to_device_copies(backend):
+    a, _ = _inputs(8)
+    d = simt.to_device(a)
+    a[:] = 0
+    assert (d.numpy() != 0).all()
+
+
+def test_in_out_annotations(backend):
+    a, _ = _inputs()
+    out = np.zeros_like(a)
+    scale[4, 256](a, out, 2.0)
+    np.testing.assert_allclose(out, a * 2, rtol=1e-6)
+
+
+def test_strided_numpy_views(backend):
+    base = np.arange(64, dtype=np.float32).reshape(8, 8)
+    a = base[:, 1]  # a column: stride 8
+    b = np.ones(8, np.float32)
+    c = np.zeros((8, 8), np.float32)[2]
+    vector_add[1, 32](a, b, c)
+    np.testing.assert_array_equal(c, base[:, 1] + 1)
+
+
+def test_unknown_backend_is_a_clear_error():
+    with pytest.raises(simt.BackendUnavailable, match="unknown backend 'metal'"):
+        simt.use("metal")
+
+
+def test_device_array_from_another_backend_is_refused():
+    if "cpu" not in PRESENT:
+        pytest.skip("needs two backends")
+    simt.use("sim")
+    d = simt.to_device(np.ones(4, np.float32))
+    simt.use("cpu")
+    try:
+        with pytest.raises(simt.LaunchError, match="lives on backend 'sim'"):
+            vector_add[1, 4](d, d, d)
+    finally:
+        simt.use("sim")
