@@ -39,8 +39,8 @@ from .lang import (  # noqa: E402
 )
 
 __all__ = [
-    "BackendUnavailable", "CompileError", "backend", "Dim", "In", "Kernel", "KernelError", "LaunchError",
-    "Out", "atomic", "block_dim", "block_idx", "bool_", "empty", "float32", "float64", "grid",
-    "grid_dim", "int32", "int64", "kernel", "launch", "local", "shared", "synchronize",
+    "BackendUnavailable", "CompileError", "Dim", "In", "Kernel", "KernelError", "LaunchError",
+    "Out", "atomic", "backend", "block_dim", "block_idx", "bool_", "empty", "float32", "float64",
+    "grid", "grid_dim", "int32", "int64", "kernel", "launch", "local", "shared", "synchronize",
     "syncthreads", "thread_idx", "to_device", "uint32", "use", "zeros",
 ]  # fmt: skip
