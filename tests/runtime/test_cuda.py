@@ -105,6 +105,7 @@ def test_a_log_without_resource_report_is_compiled_afresh(monkeypatch: pytest.Mo
     src = 'extern "C" __global__ void k(float* a) { a[threadIdx.x] = 2.0f; }'
     _, _, res = nvrtc.compile_cubin(src, "sm_80")
     assert res["k"]["registers"] > 0 and len(seen) == 2
+    assert any(name.startswith("simt_fresh_") for name in res)
 
 
 @simt.kernel

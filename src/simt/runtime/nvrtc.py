@@ -94,16 +94,13 @@ def compile_cubin(
     arch = arch.replace("compute_", "sm_")
     cubin, log = _compile(source, arch, options, name)
     if "__global__" in source and not _ENTRY.search(log):
-        # Some NVRTC releases (13.0 was seen to) answer a program they compiled before from a
-        # cache of their own, with an empty log and so no resource report: compile again as
-        # a program never seen (a unique macro and comment), which gives the same CUBIN.
+        # NVRTC 13.0 was seen answering PTX it had assembled before (in this process or an
+        # earlier one) from a cache of its own, with an empty log and so no resource report.
+        # Compile again with a uniquely named empty kernel beside ours: new PTX, so ptxas runs
+        # and reports; our kernel's code is unchanged.
         nonce = uuid.uuid4().hex
-        cubin, log = _compile(
-            f"{source}\n// simt: fresh compile {nonce}\n",
-            arch,
-            (*options, f"-DSIMT_FRESH_{nonce}"),
-            name,
-        )
+        source = f'{source}\nextern "C" __global__ void simt_fresh_{nonce}() {{}}\n'
+        cubin, log = _compile(source, arch, options, name)
     return cubin, log, parse_resources(log)
 
 
