@@ -87,8 +87,12 @@ class Meta:
 
 
 class _Renderer:
-    def __init__(self, fn: Function, unit_stride: frozenset[str], bounds: bool) -> None:
+    def __init__(
+        self, fn: Function, unit_stride: frozenset[str], bounds: bool,
+        block: tuple[int, int, int] | None = None,
+    ) -> None:  # fmt: skip
         self.fn = fn
+        self.block = block
         self.unit = unit_stride
         self.bounds = bounds
         self.lines: list[str] = []
@@ -183,7 +187,8 @@ class _Renderer:
     def _prologue(self) -> None:
         dims = [self._slot(k) for k in range(6)]
         self.grid64 = dims[:3]
-        self.block64 = dims[3:]
+        # a block shape known when compiling gives LLVM constant thread-loop trip counts
+        self.block64 = [str(b) for b in self.block] if self.block else dims[3:]
         self.grid32 = [self.inst(f"trunc i64 {d} to i32") for d in self.grid64]
         self.block32 = [self.inst(f"trunc i64 {d} to i32") for d in self.block64]
         n = self.inst(f"mul i64 {self.block64[0]}, {self.block64[1]}")
@@ -930,10 +935,16 @@ def lower(fn: Function) -> Function:
 
 
 def render_lowered(
-    fn: Function, unit_stride: frozenset[str] = frozenset(), bounds: bool | None = None
+    fn: Function,
+    unit_stride: frozenset[str] = frozenset(),
+    bounds: bool | None = None,
+    block: tuple[int, int, int] | None = None,
 ) -> tuple[str, Meta]:
-    """LLVM IR text of an SPMD-lowered function, and what its runtime needs to know."""
-    r = _Renderer(fn, unit_stride, fn.debug if bounds is None else bounds)
+    """LLVM IR text of an SPMD-lowered function, and what its runtime needs to know.
+
+    `unit_stride` names the array parameters whose last dimension is contiguous; `block`, when
+    given, is the block shape the code is specialised for (the launch must use it)."""
+    r = _Renderer(fn, unit_stride, fn.debug if bounds is None else bounds, block)
     text, meta = r.render()
     text = text.replace("@RECORD_SLOTS@", str(meta.record_slots))
     return text, meta

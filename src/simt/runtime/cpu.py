@@ -125,7 +125,10 @@ class _Variant:
 class _Kernel:
     lowered: Function
     meta: Meta
-    variants: dict[frozenset[str], _Variant] = field(default_factory=dict)
+    # compiled code per (contiguous arrays, block shape): both are constants to LLVM
+    variants: dict[tuple[frozenset[str], tuple[int, int, int]], _Variant] = field(
+        default_factory=dict
+    )
 
 
 class CpuRuntime(Runtime):
@@ -180,12 +183,11 @@ class CpuRuntime(Runtime):
         return mod
 
     def compile(self, fn: Function) -> Compiled:
+        """Lower and render `fn`; LLVM compiles it at the first launch, specialised on the
+        block shape and on which arrays are contiguous (usually one variant per kernel)."""
         lowered = lower(fn)
-        units = _all_arrays(fn)
-        text, meta = render_lowered(lowered, units)
-        kernel = _Kernel(lowered, meta)
-        kernel.variants[units] = self._build(text)
-        return Compiled(fn, text, kernel, {"formats": meta.formats})
+        text, meta = render_lowered(lowered, _all_arrays(fn))
+        return Compiled(fn, text, _Kernel(lowered, meta), {"formats": meta.formats})
 
     def _build(self, text: str) -> _Variant:
         llvm = _binding()
@@ -215,10 +217,11 @@ class CpuRuntime(Runtime):
                                                or a.shape[-1] <= 1)
         )  # fmt: skip
         units &= _all_arrays(fn)
-        variant = k.variants.get(units)
+        shape = (block.x, block.y, block.z)
+        variant = k.variants.get((units, shape))
         if variant is None:
-            text, _ = render_lowered(k.lowered, units)
-            variant = k.variants[units] = self._build(text)
+            text, _ = render_lowered(k.lowered, units, block=shape)
+            variant = k.variants[(units, shape)] = self._build(text)
         slots, keep = _pack(fn, k.meta.layout, grid, block, args)
         meta = k.meta
         n_prints = len(meta.formats)
