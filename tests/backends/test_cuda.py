@@ -223,3 +223,24 @@ def test_shared_memory_loops_and_parallel_assignment() -> None:
     assert "simt_next" in kern.source  # the swap went through temporaries
     res = _compile_all(kern)
     assert res["sm_90"]["shared"] == 4 * 32 * 4
+
+
+@needs_nvrtc
+def test_every_cast_select_and_predicate_compiles() -> None:
+    types = [BOOL, INT32, INT64, UINT32, FLOAT32, FLOAT64]
+    arrays = [Value(ArrayType(t, 1), f"x{t.name}") for t in types]
+    body = Block()
+    b = Builder(body)
+    i = b.special("thread_idx", 0)
+    loaded = [b.op("load", [a, i], [a.array.dtype]).result for a in arrays]
+    for src in loaded:
+        for a, to in zip(arrays, types):
+            v = b.cast(src, to)
+            pick = b.select(b.cmp("ne", src, src), v, v)
+            b.op("store", [a, i, pick])
+    for src in loaded[4:]:
+        for fn in ("isnan", "isinf", "isfinite"):
+            flag = b.op("math", [src], [BOOL], fn=fn).result
+            b.op("store", [arrays[0], i, b.un("not", flag)])
+    kern = cuda.build(_kernel(body, arrays))
+    _compile_all(kern)
