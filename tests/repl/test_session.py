@@ -167,7 +167,7 @@ def test_top_level_prints_are_grouped_as_values() -> None:
         ("0", "False", 1),
         ("2", "False", 1),
         ("1", "False", 1),
-        ("0", "True", 4),
+        ("0", "True", 3),
         ("2", "True", 2),
         ("1", "True", 2),
     ]
