@@ -16,6 +16,9 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .api import backend, empty, synchronize, to_device, use, zeros  # noqa: E402
+from .benchtool.advise import SimtPerformanceWarning  # noqa: E402
+from .benchtool.autotune import autotune  # noqa: E402
+from .benchtool.timing import bench  # noqa: E402
 from .errors import BackendUnavailable, CompileError, KernelError, LaunchError  # noqa: E402
 from .kernel import Dim, Kernel, kernel, launch  # noqa: E402
 from .lang import (  # noqa: E402
@@ -39,6 +42,7 @@ from .lang import (  # noqa: E402
 )
 
 __all__ = [
+    "SimtPerformanceWarning", "autotune", "bench",
     "BackendUnavailable", "CompileError", "Dim", "In", "Kernel", "KernelError", "LaunchError",
     "Out", "atomic", "backend", "block_dim", "block_idx", "bool_", "empty", "float32", "float64",
     "grid", "grid_dim", "int32", "int64", "kernel", "launch", "local", "shared", "synchronize",

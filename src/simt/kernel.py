@@ -320,6 +320,28 @@ class Kernel:
         except SimtError as e:
             raise e.with_traceback(None) from None
 
+    # measure, predict, advise (simt.benchtool) -----------------------------------------------
+    def cost(self, grid: Any, block: Any, *args: Any, **kwargs: Any) -> Any:
+        """The cost model's prediction for this launch on the current backend (bytes, flops,
+        time, bound): a `simt.benchtool.cost.Cost`. Runs nothing."""
+        from .benchtool.cost import estimate
+
+        return estimate(self, grid, block, args, kwargs)
+
+    def advise(self, grid: Any, block: Any, *args: Any, **kwargs: Any) -> Any:
+        """The launch advisor's findings for this launch (a list of `Advice`); warns with
+        `simt.SimtPerformanceWarning` once per launch shape."""
+        from .benchtool.advise import advise
+
+        return advise(self, grid, block, args, kwargs)
+
+    def autolaunch(self, n: Any) -> Any:
+        """A launcher covering `n` threads (an int or a tuple) with the block shape
+        `simt.autotune` chose for these arguments (tuning on first use)."""
+        from .benchtool.autotune import autolaunch
+
+        return autolaunch(self, n)
+
     def launch(
         self, grid: Dim3, block: Dim3, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> None:

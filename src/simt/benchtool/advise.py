@@ -1,0 +1,214 @@
+"""The launch advisor: `kernel.advise(grid, block, *args)` and `SimtPerformanceWarning`.
+
+Each piece of advice says what was seen, why it matters on the device, and what to change,
+with a launch shape where one is better. Checks: a block size that is not a multiple of the
+warp width (32, the NVIDIA warp and the common subgroup; on `cpu` the SIMD width too); fewer
+blocks than the device has cores or multiprocessors, and a grid too small to hide memory
+latency (both only when the launch's work is worth more than a launch, so tiny launches stay
+quiet); shared memory over the device limit (an error); global accesses whose addresses are not
+contiguous in `thread_idx.x` (naming the source line); on `cpu`, a kernel LLVM did not
+vectorise (no vector instruction in its optimised code).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import LaunchError
+from ..runtime.base import Dim3
+from .cost import Cost, estimate
+from .profile import Profile, load_profile
+
+WARP = 32  # portable group width: NVIDIA warps, most GPU subgroups
+WORTH = 10.0  # launch-size advice only when the work is this many launch overheads or more
+SCATTERED = 0.5  # fraction of group accesses not contiguous in thread_idx.x that is flagged
+
+
+class SimtPerformanceWarning(UserWarning):
+    """A launch that will run slower than it could; the message says why and what to change."""
+
+
+@dataclass(frozen=True)
+class Advice:
+    """One finding: `kind` (a short id), `severity` ("warning" or "error") and the message."""
+
+    kind: str
+    severity: str
+    message: str
+    line: int = 0
+    recommended: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _shape(d: Dim3) -> str:
+    parts = [d.x, d.y, d.z]
+    while len(parts) > 1 and parts[-1] == 1:
+        parts.pop()
+    return str(parts[0]) if len(parts) == 1 else "(" + ", ".join(map(str, parts)) + ")"
+
+
+def recommend(grid: Dim3, block: Dim3, prof: Profile) -> tuple[Dim3, Dim3]:
+    """A launch of about the same threads with a block that is a multiple of the warp width:
+    256 threads in 1-D, 16 x 16 in 2-D (x kept whole where it covers the data)."""
+    limit = min(prof.max_block, 1024)
+    if block.y == 1 and block.z == 1:
+        n = grid.x * block.x
+        b = 256 if limit >= 256 else limit
+        return Dim3((n + b - 1) // b, grid.y, grid.z), Dim3(b)
+    nx, ny = grid.x * block.x, grid.y * block.y
+    bx, by = (16, 16) if limit >= 256 else (16, max(1, limit // 16))
+    return Dim3((nx + bx - 1) // bx, (ny + by - 1) // by, grid.z * block.z), Dim3(bx, by)
+
+
+def analyse(
+    cost: Cost, grid: Dim3, block: Dim3, prof: Profile, vectorised: bool | None = None
+) -> list[Advice]:
+    """The advice for one predicted launch."""
+    out: list[Advice] = []
+    rg, rb = recommend(grid, block, prof)
+    shape = f"[{_shape(rg)}, {_shape(rb)}]"
+    per = block.size
+    widths = sorted({WARP, prof.group_width})
+    odd = [w for w in widths if per % w]
+    if odd and per > 1:
+        w = max(odd)
+        waste = (w - per % w) / ((per + w - 1) // w * w)
+        out.append(
+            Advice(
+                "block-width",
+                "warning",
+                f"a block of {per} threads is not a multiple of {w} (the "
+                f"{'warp/subgroup' if w == WARP else 'SIMD'} width): the last group of every block "
+                f"runs {w - per % w} of its {w} lanes empty ({waste:.0%} of the lanes idle), and "
+                f"no GPU schedules {per} threads as evenly as a power of two. "
+                f"Use blocks of {rb.size} threads: launch as {shape}.",
+                recommended=(tuple(rg), tuple(rb)),
+            )
+        )
+    if cost.shared_bytes > prof.shared_bytes:
+        out.append(
+            Advice(
+                "shared-limit",
+                "error",
+                f"the kernel asks for {cost.shared_bytes} bytes of shared memory per block, over "
+                f"the {prof.shared_bytes} this device gives a block: it cannot launch. Use smaller "
+                "tiles (a smaller shared.array) or fewer threads per block.",
+            )
+        )
+    body = cost.time - prof.launch_overhead
+    if body >= WORTH * prof.launch_overhead:
+        blocks = grid.size
+        what = "cores" if prof.backend in ("cpu", "sim") else "multiprocessors"
+        if blocks < prof.units:
+            out.append(
+                Advice(
+                    "few-blocks",
+                    "warning",
+                    f"{blocks} block(s) for {prof.units} {what}: blocks are what the device "
+                    f"spreads over its {what}, so {prof.units - blocks} of them sit idle. "
+                    f"Launch at least {prof.units} blocks (smaller blocks, or a grid-stride "
+                    "loop over more blocks).",
+                )
+            )
+        elif prof.backend in ("cuda", "webgpu") and cost.threads < prof.units * 1024:
+            out.append(
+                Advice(
+                    "small-grid",
+                    "warning",
+                    f"{cost.threads} threads in all: a GPU hides memory latency by switching "
+                    f"between warps, and {prof.units} multiprocessors want at least "
+                    f"{prof.units * 1024} resident threads. Give each thread less work and launch "
+                    "more of them.",
+                )
+            )
+    for a in cost.accesses:
+        if a.unknown_index or a.groups == 0:
+            continue
+        if a.scattered_fraction > SCATTERED and a.lines_per_group > 1.5:
+            out.append(
+                Advice(
+                    "uncoalesced",
+                    "warning",
+                    f"line {a.line}: the {a.kind} of {a.array}[...] is not contiguous in "
+                    f"thread_idx.x: each group of {prof.group_width} threads touches "
+                    f"{a.lines_per_group:.1f} cache lines instead of one, so most of every "
+                    f"{prof.line_bytes}-byte line fetched is thrown away. Make thread_idx.x index "
+                    "the last (contiguous) dimension of the array, or stage the data through a "
+                    "shared tile so that both the load and the store run along rows (a tiled "
+                    "transpose).",
+                    line=a.line,
+                )
+            )
+    if vectorised is False:
+        out.append(
+            Advice(
+                "not-vectorised",
+                "warning",
+                "LLVM did not vectorise this kernel's thread loop (its optimised code has no "
+                "vector instruction), so each core runs one thread at a time instead of "
+                f"{prof.group_width}. Typical causes: a data-dependent loop bound or an index that "
+                "does not follow thread_idx.x; keep the per-thread work uniform.",
+            )
+        )
+    return out
+
+
+def _vectorised(kernel: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> bool | None:
+    """Whether the cpu backend's optimised code for this launch uses vector instructions."""
+    try:
+        from ..runtime import registry
+        from .cost import kernel_ir
+
+        rt = registry.get("cpu")
+        fn, _ = kernel_ir(kernel, args, kwargs, "cpu")
+        text = rt.render(fn, stage="opt")  # type: ignore[call-arg]
+    except Exception:  # noqa: BLE001 - the report is optional: no answer, no advice
+        return None
+    return " x float>" in text or " x i32>" in text or " x double>" in text or " x i64>" in text
+
+
+_warned: set[Any] = set()
+
+
+def advise(
+    kernel: Any,
+    grid: Any,
+    block: Any,
+    args: Sequence[Any],
+    kwargs: dict[str, Any] | None = None,
+    warn: bool = True,
+    prof: Profile | None = None,
+) -> list[Advice]:
+    """`kernel.advise(grid, block, *args)`: the advice for this launch on the current backend.
+    Warns (`SimtPerformanceWarning`) once per kernel and launch shape; raises LaunchError for
+    what cannot launch (shared memory over the limit)."""
+    from ..kernel import _dim
+    from ..runtime import registry
+
+    g = grid if isinstance(grid, Dim3) else _dim(grid, "grid")
+    b = block if isinstance(block, Dim3) else _dim(block, "block")
+    if prof is None:
+        prof = load_profile(registry.current().name)
+    kw = kwargs or {}
+    cost = estimate(kernel, g, b, args, kw, prof)
+    vec = _vectorised(kernel, args, kw) if prof.backend == "cpu" else None
+    found = analyse(cost, g, b, prof, vec)
+    for a in found:
+        if a.severity == "error":
+            raise LaunchError(f"{kernel.__name__}[{_shape(g)}, {_shape(b)}]: {a.message}")
+    if warn:
+        key = (id(kernel), tuple(g), tuple(b), prof.backend)
+        if key not in _warned and found:
+            _warned.add(key)
+            for a in found:
+                warnings.warn(
+                    f"{kernel.__name__}[{_shape(g)}, {_shape(b)}]: {a.message}",
+                    SimtPerformanceWarning,
+                    stacklevel=3,
+                )
+    return found

@@ -1,0 +1,750 @@
+"""The cost model: predict a launch from the IR, without running it.
+
+A few sampled blocks of the launch are evaluated lane-parallel on the IR (every thread of a
+block at once, as the simulator does), with the real launch shape and the arguments' shapes,
+strides and scalar values. Integer and float arithmetic on values that do not depend on the
+contents of memory is computed exactly, so trip counts, bounds checks and addresses are
+known; values loaded from memory are unknown (a branch on them runs both sides, a loop on them
+runs until its known part ends). Loops past a few dozen iterations are sampled and scaled.
+
+Counted per launch: bytes read and written by the threads, flops (float arithmetic of active
+threads), group operations (one per SIMD group or warp with an active lane), the distinct
+cache lines each group touches per access (coalescing), accesses that jump a page or more
+from one loop iteration to the next ("far": no streaming, no prefetch), and the footprint of
+each array (bytes that must come from memory at least once). The time is a roofline over the
+device profile: launch overhead plus the largest of memory, compute, far-access and
+divergent-loop time; the largest names the bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import types as T
+from ..builtins import MATH
+from ..ir import Block, Function, Op, Value
+from ..runtime.base import Dim3
+from .profile import Profile
+
+MAX_SAMPLED_BLOCKS = 6
+FULL_LOOP = 48  # loops with at most this many iterations are evaluated in full
+SAMPLED_ITERS = 16  # longer ones: this many iterations, scaled
+WHILE_CAP = 4096  # a while loop still running after this many iterations is cut (and noted)
+FAR_BYTES = 4096  # an access that moves this far between iterations misses the page/prefetch
+MATH_WEIGHT = {
+    "sqrt": 1,
+    "fabs": 1,
+    "floor": 1,
+    "ceil": 1,
+    "trunc": 1,
+    "round": 1,
+    "copysign": 1,
+    "fmin": 1,
+    "fmax": 1,
+    "fma": 2,
+    "isnan": 1,
+    "isinf": 1,
+    "isfinite": 1,
+}
+TRANSCENDENTAL_WEIGHT = 10
+
+
+@dataclass
+class Access:
+    """What the model saw of one global load or store (per launch, scaled)."""
+
+    line: int  # source line, 0 when unknown
+    array: str
+    kind: str  # "load", "store" or "atomic"
+    lanes: float = 0.0  # thread accesses
+    groups: float = 0.0  # group accesses (SIMD groups / warps with an active lane)
+    lines: float = 0.0  # distinct cache lines summed over group accesses
+    far: float = 0.0  # group accesses that jumped >= FAR_BYTES since the last iteration
+    checked: float = 0.0  # group accesses that had a previous iteration to compare with
+    scattered: float = 0.0  # group accesses not contiguous (nor uniform) in thread_idx.x
+    unknown_index: bool = False
+
+    @property
+    def lines_per_group(self) -> float:
+        """Average distinct cache lines per group access (1 is perfectly coalesced)."""
+        return self.lines / self.groups if self.groups else 0.0
+
+    @property
+    def scattered_fraction(self) -> float:
+        """Fraction of group accesses whose lanes are not contiguous in thread_idx.x."""
+        return self.scattered / self.groups if self.groups else 0.0
+
+
+@dataclass
+class Cost:
+    """A predicted launch: counts, the time they take on the profile's device, and the bound."""
+
+    kernel: str
+    backend: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    threads: int
+    bytes_read: float = 0.0
+    bytes_written: float = 0.0
+    dram_bytes: float = 0.0  # footprint: bytes that must cross the memory bus at least once
+    flops: float = 0.0
+    group_ops: float = 0.0
+    far_accesses: float = 0.0
+    loop_iterations: float = 0.0  # group-iterations of loops whose trip varies by lane
+    barriers: float = 0.0
+    shared_bytes: int = 0
+    accesses: list[Access] = field(default_factory=list)
+    terms: dict[str, float] = field(default_factory=dict)
+    time: float = 0.0
+    bound: str = ""
+    calibrated: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def bytes_moved(self) -> float:
+        """Bytes read plus bytes written by the threads."""
+        return self.bytes_read + self.bytes_written
+
+    def as_dict(self) -> dict[str, Any]:
+        """The numbers, for JSON."""
+        return {
+            "kernel": self.kernel,
+            "backend": self.backend,
+            "grid": self.grid,
+            "block": self.block,
+            "threads": self.threads,
+            "bytes_read": self.bytes_read,
+            "bytes_written": self.bytes_written,
+            "dram_bytes": self.dram_bytes,
+            "flops": self.flops,
+            "group_ops": self.group_ops,
+            "far_accesses": self.far_accesses,
+            "loop_iterations": self.loop_iterations,
+            "time": self.time,
+            "bound": self.bound,
+            "terms": self.terms,
+            "calibrated": self.calibrated,
+            "notes": self.notes,
+        }
+
+    def __str__(self) -> str:
+        mb = 1e6
+        return (
+            f"{self.kernel}[{self.grid}, {self.block}]: {self.bytes_read / mb:.2f} MB read, "
+            f"{self.bytes_written / mb:.2f} MB written, {self.flops / 1e6:.2f} Mflop; "
+            f"predicted {self.time * 1e3:.3f} ms, {self.bound}-bound"
+            + ("" if self.calibrated else " (nominal profile: run `simt calibrate`)")
+        )
+
+
+class _Arr:
+    """A global array argument as the model sees it: shape, element strides, item size."""
+
+    def __init__(self, name: str, value: Any) -> None:
+        self.name = name
+        self.shape = tuple(int(s) for s in value.shape)
+        item = int(np.dtype(value.dtype).itemsize)
+        self.itemsize = item
+        strides = getattr(value, "strides", None)
+        if strides is not None and isinstance(value, np.ndarray):
+            self.strides = tuple(int(s) // item for s in strides)
+        elif strides is not None:
+            self.strides = tuple(int(s) for s in strides)  # DeviceArray: element strides
+        else:
+            st, acc = [], 1
+            for s in reversed(self.shape):
+                st.append(acc)
+                acc *= s
+            self.strides = tuple(reversed(st))
+        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * item
+
+
+class _Stats:
+    """Counts of one sampled block (before scaling to the launch)."""
+
+    def __init__(self) -> None:
+        self.flops = 0.0
+        self.group_ops = 0.0
+        self.loop_iters = 0.0
+        self.barriers = 0.0
+        self.accesses: dict[int, Access] = {}
+        self.footprint: dict[str, float] = {}  # array -> new distinct lines (scaled)
+
+
+class _Eval:
+    """Lane-parallel evaluation of one block of a launch (see the module doc)."""
+
+    def __init__(
+        self,
+        fn: Function,
+        arrays: dict[Value, _Arr],
+        scalars: dict[Value, Any],
+        grid: Dim3,
+        block: Dim3,
+        width: int,
+        line: int,
+    ) -> None:
+        self.fn = fn
+        self.arrays = arrays
+        self.scalars = scalars
+        self.grid = grid
+        self.block = block
+        self.width = width
+        self.line = line
+        self.n = block.size
+        t = np.arange(self.n, dtype=np.int64)
+        self.tid = (t % block.x, (t // block.x) % block.y, t // (block.x * block.y))
+        self.group_of = t // width
+        self.ngroups = int(self.group_of[-1]) + 1 if self.n else 0
+        self.notes: set[str] = set()
+
+    # -- helpers ----------------------------------------------------------------------------
+    def groups(self, mask: np.ndarray) -> int:
+        if mask.all():
+            return self.ngroups
+        return int(np.unique(self.group_of[mask]).size)
+
+    def run_block(self, bidx: tuple[int, int, int]) -> _Stats:
+        self.st = _Stats()
+        self.bidx = bidx
+        self.scale = 1.0
+        self.env: dict[Value, Any] = {}
+        self.last_addr: dict[int, np.ndarray] = {}
+        self.seen_lines: dict[str, set[int]] = {}
+        for v, val in self.scalars.items():
+            self.env[v] = np.full(self.n, val)
+        self.block_ops(self.fn.body, np.ones(self.n, bool))
+        return self.st
+
+    def val(self, v: Value) -> Any:
+        return self.env.get(v)
+
+    # -- evaluation -------------------------------------------------------------------------
+    def block_ops(self, blk: Block, mask: np.ndarray) -> list[Any] | None:
+        """Evaluate `blk` under `mask`; the terminator's operand values (None if none)."""
+        for op in blk.ops:
+            if op.opcode in ("yield", "condition"):
+                return [self.val(o) for o in op.operands]
+            self.op(op, mask)
+        return None
+
+    def op(self, op: Op, mask: np.ndarray) -> None:
+        oc = op.opcode
+        if not mask.any() and oc not in ("const", "special", "shape", "alloc"):
+            for r in op.results:
+                self.env[r] = None
+            return
+        handler = getattr(self, "op_" + oc, None)
+        if handler is not None:
+            handler(op, mask)
+            return
+        if oc in ("bin", "cmp", "un", "cast", "select", "math"):
+            self.arith(op, mask)
+            return
+        # print, assert and anything else: one group op, no result
+        self.st.group_ops += self.groups(mask) * self.scale
+        for r in op.results:
+            self.env[r] = None
+
+    def op_const(self, op: Op, mask: np.ndarray) -> None:
+        t = op.result.type
+        dt = t.np if isinstance(t, T.Scalar) else np.float64
+        self.env[op.result] = np.full(self.n, op.attrs["value"], dtype=dt)
+
+    def op_special(self, op: Op, mask: np.ndarray) -> None:
+        axis = op.attrs["axis"]
+        reg = op.attrs["reg"]
+        if reg == "thread_idx":
+            v = self.tid[axis]
+        elif reg == "block_idx":
+            v = np.full(self.n, self.bidx[axis])
+        elif reg == "block_dim":
+            v = np.full(self.n, tuple(self.block)[axis])
+        else:
+            v = np.full(self.n, tuple(self.grid)[axis])
+        self.env[op.result] = v.astype(np.int32)
+
+    def op_shape(self, op: Op, mask: np.ndarray) -> None:
+        arr = self.arrays.get(op.operands[0])
+        t = op.operands[0].type
+        dim = op.attrs["dim"]
+        if arr is not None:
+            size = arr.shape[dim]
+        elif isinstance(t, T.ArrayType) and t.shape is not None:
+            size = t.shape[dim]
+        else:
+            self.env[op.result] = None
+            return
+        self.env[op.result] = np.full(self.n, size, dtype=op.result.scalar.np)
+
+    def op_alloc(self, op: Op, mask: np.ndarray) -> None:
+        self.env[op.result] = None
+
+    def arith(self, op: Op, mask: np.ndarray) -> None:
+        t = op.result.type if op.results else None
+        g = self.groups(mask)
+        weight = 1
+        if op.opcode == "math":
+            weight = MATH_WEIGHT.get(op.attrs["fn"], TRANSCENDENTAL_WEIGHT)
+        self.st.group_ops += g * weight * self.scale
+        operand_float = any(isinstance(o.type, T.Scalar) and o.type.is_float for o in op.operands)
+        if op.opcode in ("bin", "un", "math") and isinstance(t, T.Scalar) and t.is_float:
+            self.st.flops += int(mask.sum()) * weight * self.scale
+        elif op.opcode == "cmp" and operand_float:
+            self.st.flops += int(mask.sum()) * self.scale
+        args = [self.val(o) for o in op.operands]
+        if any(a is None for a in args) or not isinstance(t, T.Scalar):
+            for r in op.results:
+                self.env[r] = None
+            return
+        try:
+            with np.errstate(all="ignore"):
+                res = _compute(op, args, t)
+        except (ArithmeticError, ValueError, TypeError):
+            res = None
+        self.env[op.result] = res
+
+    # memory ---------------------------------------------------------------------------------
+    def _addresses(self, op: Op, arr: _Arr, nidx: int) -> np.ndarray | None:
+        idx = [self.val(o) for o in op.operands[1 : 1 + nidx]]
+        if any(i is None for i in idx):
+            return None
+        off = np.zeros(self.n, np.int64)
+        for i, s in zip(idx, arr.strides):
+            off += i.astype(np.int64) * s
+        return off * arr.itemsize
+
+    def memory(self, op: Op, mask: np.ndarray, kind: str) -> None:
+        target = op.operands[0]
+        arr = self.arrays.get(target)
+        g = self.groups(mask)
+        self.st.group_ops += g * self.scale
+        if arr is None:  # shared or local memory: an operation, no bus traffic
+            if op.results:
+                self.env[op.result] = None
+            return
+        key = id(op)
+        acc = self.st.accesses.get(key)
+        if acc is None:
+            acc = self.st.accesses[key] = Access(op.loc.line if op.loc else 0, arr.name, kind)
+        active = int(mask.sum())
+        acc.lanes += active * self.scale
+        acc.groups += g * self.scale
+        addr = self._addresses(op, arr, len(arr.shape))
+        if addr is None:
+            acc.unknown_index = True
+            acc.lines += active * self.scale  # a gather: assume a line per thread
+            acc.scattered += g * self.scale
+            self.st.footprint[arr.name] = self.st.footprint.get(arr.name, 0.0) + active * self.scale
+        else:
+            lines = addr[mask] // self.line
+            grp = self.group_of[mask]
+            pairs = np.unique(grp * (1 << 40) + lines)
+            acc.lines += pairs.size * self.scale
+            seen = self.seen_lines.setdefault(arr.name, set())
+            new = set(np.unique(lines).tolist()) - seen
+            seen |= new
+            self.st.footprint[arr.name] = (
+                self.st.footprint.get(arr.name, 0.0) + len(new) * self.scale
+            )
+            acc.scattered += self._scattered(addr, mask, arr.itemsize) * self.scale
+            last = self.last_addr.get(key)
+            if last is not None:
+                both = mask & (last >= 0)
+                if both.any():
+                    acc.checked += g * self.scale
+                    jump = np.abs(addr[both] - last[both])
+                    if float(np.median(jump)) >= FAR_BYTES:
+                        acc.far += g * self.scale
+            cur = self.last_addr.get(key, np.full(self.n, -1, np.int64)).copy()
+            cur[mask] = addr[mask]
+            self.last_addr[key] = cur
+        if op.results:
+            self.env[op.result] = None
+
+    def _scattered(self, addr: np.ndarray, mask: np.ndarray, item: int) -> int:
+        """Groups whose neighbouring active lanes (in thread_idx.x) are neither one element
+        apart nor at the same address."""
+        if self.n < 2:
+            return 0
+        d = np.diff(addr)
+        same_row = np.diff(self.tid[0]) == 1
+        pair = mask[1:] & mask[:-1] & same_row
+        bad = pair & (d != item) & (d != 0)
+        if not bad.any():
+            return 0
+        return int(np.unique(self.group_of[1:][bad]).size)
+
+    def op_load(self, op: Op, mask: np.ndarray) -> None:
+        self.memory(op, mask, "load")
+
+    def op_store(self, op: Op, mask: np.ndarray) -> None:
+        self.memory(op, mask, "store")
+
+    def op_atomic(self, op: Op, mask: np.ndarray) -> None:
+        self.memory(op, mask, "atomic")
+
+    def op_cas(self, op: Op, mask: np.ndarray) -> None:
+        self.memory(op, mask, "atomic")
+
+    def op_barrier(self, op: Op, mask: np.ndarray) -> None:
+        self.st.barriers += self.scale
+
+    # control flow ---------------------------------------------------------------------------
+    def op_if(self, op: Op, mask: np.ndarray) -> None:
+        c = self.val(op.operands[0])
+        if c is None:
+            tm, em = mask, mask
+        else:
+            cb = c.astype(bool)
+            tm, em = mask & cb, mask & ~cb
+        tv = self.block_ops(op.regions[0], tm) or []
+        ev = self.block_ops(op.regions[1], em) if len(op.regions) > 1 else []
+        ev = ev or []
+        for i, r in enumerate(op.results):
+            a = tv[i] if i < len(tv) else None
+            b = ev[i] if i < len(ev) else None
+            if c is None or a is None or b is None:
+                self.env[r] = (
+                    a
+                    if (c is not None and b is None and not em.any())
+                    else (b if (c is not None and a is None and not tm.any()) else None)
+                )
+            else:
+                self.env[r] = np.where(c.astype(bool), a, b)
+
+    def op_for(self, op: Op, mask: np.ndarray) -> None:
+        start, stop, step = (self.val(o) for o in op.operands[:3])
+        init = [self.val(o) for o in op.operands[3:]]
+        body = op.regions[0]
+        if start is None or stop is None or step is None:
+            self.notes.add("a for loop with bounds from memory: its body was counted once")
+            self.block_ops_bind(body, [None] + init, mask)
+            for r in op.results:
+                self.env[r] = None
+            return
+        s = step.astype(np.int64)
+        s = np.where(s == 0, 1, s)
+        trips = np.maximum(0, -((start.astype(np.int64) - stop.astype(np.int64)) // s))
+        trips = np.where(mask, trips, 0)
+        tmax = int(trips.max()) if trips.size else 0
+        uniform = bool((trips[mask] == tmax).all()) if mask.any() else True
+        if not uniform:
+            self.st.loop_iters += self._loop_groups(trips) * self.scale
+        carried = list(init)
+        done = min(tmax, FULL_LOOP) if tmax <= FULL_LOOP else SAMPLED_ITERS
+        saved = self.scale
+        if tmax > done:
+            # the sampled iterations stand for all of them, lane by lane on average
+            self.scale = saved * float(trips[mask].mean()) / done if mask.any() else 0.0
+        iv = start.astype(np.int64)
+        for k in range(done):
+            m = mask & (k < trips)
+            if not m.any():
+                break
+            cur = (iv + k * s).astype(op.operands[0].scalar.np)
+            out = self.block_ops_bind(body, [cur, *carried], m)
+            carried = [
+                None if (o is None or c is None) else np.where(m, o, c)
+                for o, c in zip(out or [None] * len(carried), carried)
+            ]
+        self.scale = saved
+        for i, r in enumerate(op.results):
+            self.env[r] = carried[i] if tmax <= done else None
+
+    def _varying_inputs(self, blk: Block, mask: np.ndarray) -> bool:
+        """Whether a region reads a value that is unknown or differs between active lanes."""
+        from ..ir.nodes import walk
+
+        defined: set[Value] = set()
+        inputs: list[Value] = []
+        for op in walk(blk):
+            for o in op.operands:
+                if o not in defined:
+                    inputs.append(o)
+            defined.update(op.results)
+            for r in op.regions:
+                defined.update(r.args)
+        for v in inputs:
+            if isinstance(v.type, T.ArrayType):
+                continue
+            x = self.val(v)
+            if x is None:
+                return True
+            xs = x[mask]
+            if xs.size and not (xs == xs[0]).all():
+                return True
+        return False
+
+    def _loop_groups(self, trips: np.ndarray) -> float:
+        """Group-iterations of a loop whose trip count varies by lane (each group runs as long
+        as its longest lane)."""
+        per = np.zeros(self.ngroups, np.int64)
+        np.maximum.at(per, self.group_of, trips.astype(np.int64))
+        return float(per.sum())
+
+    def block_ops_bind(self, blk: Block, values: Sequence[Any], mask: np.ndarray) -> Any:
+        for a, v in zip(blk.args, values):
+            self.env[a] = v
+        return self.block_ops(blk, mask)
+
+    def op_while(self, op: Op, mask: np.ndarray) -> None:
+        cond_blk, body = op.regions[0], op.regions[1]
+        carried = [self.val(o) for o in op.operands]
+        active = mask.copy()
+        trips = np.zeros(self.n, np.int64)
+        final: list[Any] = list(carried)
+        it = 0
+        uncertain = False
+        varying = False
+        while active.any() and it < WHILE_CAP:
+            out = self.block_ops_bind(cond_blk, carried, active) or [None]
+            if it == 0:
+                varying = self._varying_inputs(cond_blk, active)
+            c = out[0]
+            if c is None:
+                uncertain = True
+                stay = active.copy()
+                # the loop ends on memory contents: with nothing known it could run forever
+                if it >= WHILE_CAP // 16:
+                    self.notes.add(
+                        "a while loop whose end depends on memory was cut at "
+                        f"{WHILE_CAP // 16} iterations"
+                    )
+                    break
+            else:
+                stay = active & c.astype(bool)
+            leaving = active & ~stay
+            if leaving.any():
+                final = [
+                    None if (f is None or v is None) else np.where(leaving, v, f)
+                    for f, v in zip(final, carried)
+                ]
+            active = stay
+            if not active.any():
+                break
+            trips += active
+            nxt = self.block_ops_bind(body, carried, active) or [None] * len(carried)
+            carried = [
+                None if (o is None or v is None) else np.where(active, o, v)
+                for o, v in zip(nxt, carried)
+            ]
+            it += 1
+        if active.any():
+            final = [None] * len(final)
+            if it >= WHILE_CAP:
+                self.notes.add(f"a while loop was cut at {WHILE_CAP} iterations")
+        uniform = mask.any() and bool((trips[mask] == trips[mask].max()).all())
+        if varying or not uniform or uncertain:
+            # a condition that differs by lane: the loop runs while any lane of a group runs
+            self.st.loop_iters += self._loop_groups(trips) * self.scale
+        for i, r in enumerate(op.results):
+            self.env[r] = final[i] if i < len(final) else None
+
+
+def _compute(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray | None:
+    oc = op.opcode
+    dt = t.np
+    if oc == "cast":
+        a = args[0]
+        if t.is_int and a.dtype.kind == "f":
+            a = np.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0)
+            a = np.clip(a, -(2.0**62), 2.0**62)
+        return a.astype(dt)
+    if oc == "select":
+        return np.where(args[0].astype(bool), args[1], args[2]).astype(dt)
+    if oc == "math":
+        fn = MATH[op.attrs["fn"]]
+        env = {"np": np, **{f"a{i}": a for i, a in enumerate(args)}}
+        expr = fn.numpy.format(*[f"a{i}" for i in range(len(args))])
+        return np.asarray(eval(expr, env)).astype(dt)  # noqa: S307 - our own table's text
+    name = str(op.attrs.get("op"))
+    a = args[0]
+    if oc == "un":
+        if name == "neg":
+            return np.negative(a).astype(dt)
+        if name == "not":
+            return np.logical_not(a).astype(dt)
+        if name == "invert":
+            return np.invert(a).astype(dt)
+        return np.abs(a).astype(dt)
+    b = args[1]
+    if oc == "cmp":
+        return {
+            "eq": np.equal,
+            "ne": np.not_equal,
+            "lt": np.less,
+            "le": np.less_equal,
+            "gt": np.greater,
+            "ge": np.greater_equal,
+        }[name](a, b)
+    fns = {
+        "add": np.add,
+        "sub": np.subtract,
+        "mul": np.multiply,
+        "div": np.true_divide,
+        "floordiv": np.floor_divide,
+        "mod": np.mod,
+        "pow": np.power,
+        "min": np.minimum,
+        "max": np.maximum,
+        "and": np.bitwise_and,
+        "or": np.bitwise_or,
+        "xor": np.bitwise_xor,
+        "shl": np.left_shift,
+        "shr": np.right_shift,
+    }
+    if name in ("and", "or") and a.dtype == np.bool_:
+        return (np.logical_and if name == "and" else np.logical_or)(a, b)
+    if name in ("floordiv", "mod") and dt.kind in "iu" and (b == 0).any():
+        return None
+    if name == "pow" and dt.kind in "iu" and (b < 0).any():
+        return None
+    return np.asarray(fns[name](a, b)).astype(dt)
+
+
+# ------------------------------------------------------------------------------ the launch
+def _sample_blocks(grid: Dim3) -> list[int]:
+    total = grid.size
+    if total <= MAX_SAMPLED_BLOCKS:
+        return list(range(total))
+    picks = np.linspace(0, total - 1, MAX_SAMPLED_BLOCKS).round().astype(int)
+    return sorted(set(int(p) for p in picks))
+
+
+def _unflat(b: int, grid: Dim3) -> tuple[int, int, int]:
+    return (b % grid.x, (b // grid.x) % grid.y, b // (grid.x * grid.y))
+
+
+def count(
+    fn: Function, grid: Dim3, block: Dim3, values: dict[str, Any], width: int, line: int
+) -> Cost:
+    """The launch's counts (no time yet): `values` maps parameter names to the arguments."""
+    arrays: dict[Value, _Arr] = {}
+    scalars: dict[Value, Any] = {}
+    for p in fn.params:
+        v = values[p.name]
+        if isinstance(p.value.type, T.ArrayType):
+            arrays[p.value] = _Arr(p.name, v)
+        else:
+            scalars[p.value] = p.value.scalar.np.type(v)
+    ev = _Eval(fn, arrays, scalars, grid, block, width, line)
+    picks = _sample_blocks(grid)
+    factor = grid.size / len(picks)
+    cost = Cost(fn.name, "", tuple(grid), tuple(block), grid.size * block.size)  # type: ignore[arg-type]
+    merged: dict[int, Access] = {}
+    footprint: dict[str, float] = {}
+    for b in picks:
+        st = ev.run_block(_unflat(b, grid))
+        cost.flops += st.flops * factor
+        cost.group_ops += st.group_ops * factor
+        cost.loop_iterations += st.loop_iters * factor
+        cost.barriers += st.barriers * factor
+        for k, a in st.accesses.items():
+            m = merged.get(k)
+            if m is None:
+                m = merged[k] = Access(a.line, a.array, a.kind, unknown_index=a.unknown_index)
+            m.lanes += a.lanes * factor
+            m.groups += a.groups * factor
+            m.lines += a.lines * factor
+            m.far += a.far * factor
+            m.checked += a.checked * factor
+            m.scattered += a.scattered * factor
+            m.unknown_index |= a.unknown_index
+        for name, n in st.footprint.items():
+            footprint[name] = footprint.get(name, 0.0) + n * factor
+    by_name = {a.name: a for a in arrays.values()}
+    for a in merged.values():
+        item = by_name[a.array].itemsize
+        if a.kind in ("load", "atomic"):
+            cost.bytes_read += a.lanes * item
+        if a.kind in ("store", "atomic"):
+            cost.bytes_written += a.lanes * item
+        if a.checked:  # the first iteration has nothing to jump from: judge it as the rest
+            a.far = a.groups * a.far / a.checked
+        cost.far_accesses += a.far
+    for name, nlines in footprint.items():
+        cost.dram_bytes += min(float(by_name[name].nbytes), nlines * line)
+    cost.accesses = sorted(merged.values(), key=lambda a: (a.line, a.array))
+    cost.notes = sorted(ev.notes)
+    cost.shared_bytes = _shared_bytes(fn)
+    return cost
+
+
+def _shared_bytes(fn: Function) -> int:
+    from ..ir.nodes import walk
+
+    total = 0
+    for op in walk(fn.body):
+        if op.opcode == "alloc":
+            t = op.result.type
+            if isinstance(t, T.ArrayType) and t.space == T.SHARED and t.shape is not None:
+                total += int(np.prod(t.shape)) * t.dtype.np.itemsize
+    return total
+
+
+def predict(cost: Cost, prof: Profile) -> Cost:
+    """Fill in `cost.terms`, `time` and `bound` from the device profile (roofline)."""
+    terms = {
+        "memory": cost.dram_bytes / prof.copy_bandwidth,
+        "compute": cost.group_ops * prof.group_width / (prof.peak_flops / 2),
+        "far": cost.far_accesses / prof.far_rate if prof.far_rate else 0.0,
+        "loop": (cost.loop_iterations / prof.loop_rate) if prof.loop_rate else 0.0,
+    }
+    bound = max(terms, key=lambda k: terms[k])
+    body = terms[bound]
+    terms["launch"] = prof.launch_overhead
+    cost.terms = terms
+    cost.time = body + prof.launch_overhead
+    if prof.launch_overhead > body:
+        bound = "launch"
+    cost.bound = {"far": "memory latency", "loop": "divergent loop"}.get(bound, bound)
+    cost.backend = prof.backend
+    cost.calibrated = prof.calibrated
+    return cost
+
+
+# ------------------------------------------------------------------------ kernel plumbing
+_ir_cache: dict[Any, Function] = {}
+
+
+def kernel_ir(
+    kernel: Any, args: Sequence[Any], kwargs: dict[str, Any], backend: str
+) -> tuple[Function, dict[str, Any]]:
+    """The optimised IR of `kernel`'s specialisation for these arguments, and the values of
+    its parameters by name."""
+    values = kernel._bind(tuple(args), dict(kwargs))
+    key = (id(kernel), kernel._key(values, backend))
+    fn = _ir_cache.get(key)
+    if fn is None:
+        specs, _ = kernel._specs(values, backend)
+        fn = kernel._ir(specs)
+        _ir_cache[key] = fn
+    return fn, dict(zip(kernel._names, values))
+
+
+def estimate(
+    kernel: Any,
+    grid: Any,
+    block: Any,
+    args: Sequence[Any],
+    kwargs: dict[str, Any] | None = None,
+    prof: Profile | None = None,
+) -> Cost:
+    """`kernel.cost(grid, block, *args)`: the predicted cost of that launch on the current
+    backend (or `prof`'s)."""
+    from ..kernel import _dim
+    from ..runtime import registry
+    from .profile import load_profile
+
+    g = grid if isinstance(grid, Dim3) else _dim(grid, "grid")
+    b = block if isinstance(block, Dim3) else _dim(block, "block")
+    if prof is None:
+        prof = load_profile(registry.current().name)
+    fn, values = kernel_ir(kernel, args, kwargs or {}, prof.backend)
+    cost = count(fn, g, b, values, prof.group_width, prof.line_bytes)
+    return predict(cost, prof)

@@ -1,0 +1,216 @@
+"""`simt.bench`: time a launch (or any callable) the way the device needs it timed.
+
+Warm-up runs first (they compile), then at least `repeat` timed runs and more until `min_time`
+seconds have been spent. Each sample is device-correct: on `cpu` and `sim` the host clock
+around the call and a `simt.synchronize()`; on `webgpu` the same, where `synchronize` is a
+completed buffer readback; on `cuda` the runtime's stream synchronisation bounds each sample
+(the CUDA runtime of simt exposes no events, so the host clock is read after the stream has
+drained, which includes the launch's host cost: the time a user waits).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..errors import LaunchError
+
+
+@dataclass
+class BenchResult:
+    """Timing statistics of one benchmark (seconds), with the cost model's counts when the
+    benchmark was a kernel launch: bytes moved, flops, the predicted time and its bound."""
+
+    name: str
+    backend: str
+    samples: list[float]
+    warmup: int
+    cost: Any = None  # a simt.benchtool.cost.Cost, when known
+    peak_bandwidth: float | None = None  # bytes/s of the device profile
+    peak_flops: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def mean(self) -> float:
+        """Mean of the samples (s)."""
+        return statistics.fmean(self.samples)
+
+    @property
+    def std(self) -> float:
+        """Sample standard deviation (s); 0 for a single sample."""
+        return statistics.stdev(self.samples) if len(self.samples) > 1 else 0.0
+
+    @property
+    def median(self) -> float:
+        """Median sample (s)."""
+        return statistics.median(self.samples)
+
+    @property
+    def min(self) -> float:
+        """Fastest sample (s)."""
+        return min(self.samples)
+
+    @property
+    def max(self) -> float:
+        """Slowest sample (s)."""
+        return max(self.samples)
+
+    @property
+    def bytes(self) -> float | None:
+        """Bytes read and written by one run, from the cost model."""
+        return None if self.cost is None else float(self.cost.bytes_moved)
+
+    @property
+    def flops(self) -> float | None:
+        """Floating-point operations of one run, from the cost model."""
+        return None if self.cost is None else float(self.cost.flops)
+
+    @property
+    def gbps(self) -> float | None:
+        """Achieved GB/s (bytes moved over the median time)."""
+        b = self.bytes
+        return None if b is None or self.median <= 0 else b / self.median / 1e9
+
+    @property
+    def gflops(self) -> float | None:
+        """Achieved GFLOP/s over the median time."""
+        f = self.flops
+        return None if f is None or self.median <= 0 else f / self.median / 1e9
+
+    @property
+    def predicted(self) -> float | None:
+        """The cost model's predicted time (s)."""
+        return None if self.cost is None else float(self.cost.time)
+
+    @property
+    def fraction_of_peak(self) -> float | None:
+        """The fraction of the device's measured peak reached, for the resource that bounds
+        the kernel (bandwidth when memory-bound, FLOP/s when compute-bound)."""
+        if self.cost is None:
+            return None
+        if self.cost.bound == "compute" and self.peak_flops and self.gflops is not None:
+            return self.gflops * 1e9 / self.peak_flops
+        if self.peak_bandwidth and self.gbps is not None:
+            return self.gbps * 1e9 / self.peak_bandwidth
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The raw numbers, for JSON."""
+        d = {k: v for k, v in asdict(self).items() if k != "cost"}
+        for k in (
+            "mean",
+            "std",
+            "median",
+            "min",
+            "max",
+            "bytes",
+            "flops",
+            "gbps",
+            "gflops",
+            "predicted",
+            "fraction_of_peak",
+        ):
+            d[k] = getattr(self, k)
+        if self.cost is not None:
+            d["cost"] = self.cost.as_dict()
+        return d
+
+    def __str__(self) -> str:
+        ms = 1e3
+        text = (
+            f"{self.name} on {self.backend}: {self.median * ms:.3f} ms median "
+            f"(mean {self.mean * ms:.3f} ± {self.std * ms:.3f}, min {self.min * ms:.3f}, "
+            f"n={len(self.samples)})"
+        )
+        if self.gbps is not None:
+            text += f", {self.gbps:.2f} GB/s, {self.gflops:.2f} GFLOP/s"
+        if self.predicted is not None:
+            text += f"; predicted {self.predicted * ms:.3f} ms ({self.cost.bound}-bound)"
+        return text
+
+
+def sample(
+    run: Callable[[], Any],
+    sync: Callable[[], None],
+    warmup: int,
+    repeat: int,
+    min_time: float,
+    max_time: float | None = None,
+) -> list[float]:
+    """Times of `run()` + `sync()`: `warmup` untimed calls, then `repeat` samples and more until
+    `min_time` seconds are spent (stopping early, with at least 3 samples, past `max_time`)."""
+    for _ in range(max(0, warmup)):
+        run()
+        sync()
+    samples: list[float] = []
+    spent = 0.0
+    clock = time.perf_counter
+    while len(samples) < max(1, repeat) or spent < min_time:
+        t0 = clock()
+        run()
+        sync()
+        dt = clock() - t0
+        samples.append(dt)
+        spent += dt
+        if max_time is not None and len(samples) >= 3 and spent > max_time:
+            break
+        if len(samples) >= 100_000:
+            break
+    return samples
+
+
+def bench(
+    target: Any,
+    *args: Any,
+    warmup: int = 3,
+    repeat: int = 20,
+    min_time: float = 0.0,
+    max_time: float | None = None,
+    name: str | None = None,
+    **kwargs: Any,
+) -> BenchResult:
+    """Time `target(*args)`: a launch (`kernel[grid, block]`) or any callable.
+
+    For a launch, every sample waits for the device (see the module doc), and the result
+    carries the cost model's bytes and flops, hence GB/s, GFLOP/s and the fraction of the
+    device profile's peak. Returns a `BenchResult` (mean, std, median, min, max, samples).
+    """
+    from ..kernel import Launcher
+    from ..runtime import registry
+
+    if not callable(target):
+        raise LaunchError(
+            f"simt.bench needs a launch (kernel[grid, block]) or a callable, got {target!r}"
+        )
+    rt = registry.current()
+    cost = None
+    prof = None
+    if isinstance(target, Launcher):
+        from .cost import estimate
+        from .profile import load_profile
+
+        prof = load_profile(rt.name)
+        try:
+            cost = estimate(target.kernel, target.grid, target.block, args, kwargs, prof)
+        except Exception:  # noqa: BLE001 - a cost the model cannot make never stops a benchmark
+            cost = None
+        label = name or f"{target.kernel.__name__}{tuple(target.grid)}x{tuple(target.block)}"
+    else:
+        label = name or str(getattr(target, "__name__", repr(target)))
+
+    def run() -> None:
+        target(*args, **kwargs)
+
+    samples = sample(run, rt.synchronize, warmup, repeat, min_time, max_time)
+    return BenchResult(
+        label,
+        rt.name,
+        samples,
+        warmup,
+        cost,
+        prof.copy_bandwidth if prof else None,
+        prof.peak_flops if prof else None,
+    )
