@@ -304,3 +304,33 @@ def test_more_integer_identities() -> None:
     fold(fn)
     verify(fn)
     assert count(fn, "bin") == 0
+
+
+@pytest.mark.parametrize("t", [INT32, UINT32, INT64])
+def test_integer_constants_reassociate(t: Scalar) -> None:
+    def build() -> Function:
+        fn, b, (out, x) = function(ArrayType(t, 1), t)
+        three = b.const(3, t)
+        store(b, out, 0, b.bin("sub", b.bin("add", x, three), three))  # x
+        store(b, out, 1, b.bin("sub", b.bin("add", three, x), b.const(5, t)))  # x - 2
+        store(b, out, 2, b.bin("add", b.bin("sub", b.bin("add", x, three), three), three))
+        return fn
+
+    vals = {INT32: [0, -1, 2**31 - 1, -(2**31)], UINT32: [0, 1, 2**32 - 1], INT64: [0, -(2**63)]}
+    fn = same_behaviour(build, fold, [[np.zeros(3, t.np), v] for v in vals[t]])
+    stores = [op for op in fn.body.ops if op.opcode == "store"]
+    x = fn.params[1].value
+    assert stores[0].operands[-1] is x
+    defs = {r.id: op for op in fn.body.ops for r in op.results}
+    second = defs[stores[1].operands[-1].id]
+    assert second.attrs["op"] == "sub" and second.operands[0] is x
+    assert defs[second.operands[1].id].attrs["value"] == 2
+    third = defs[stores[2].operands[-1].id]
+    assert third.operands[0] is x and defs[third.operands[1].id].attrs["value"] == 3
+
+
+def test_float_constants_do_not_reassociate() -> None:
+    fn, b, (out, x) = function(ArrayType(FLOAT32, 1), FLOAT32)
+    three = b.const(3.0, FLOAT32)
+    store(b, out, 0, b.bin("sub", b.bin("add", x, three), three))  # not x: rounding
+    assert count(fold(fn), "bin") == 2

@@ -143,7 +143,46 @@ class _Folder:
                 value = same
         if value is not None:
             self.to_const(op, value)
+            return None
+        if k == "bin" and t.is_int and op.attrs["op"] in ("add", "sub"):
+            return self.reassociate(op, t, args)
         return None
+
+    def _plus_const(self, op: Op, args: list[Any]) -> tuple[Value, int] | None:
+        """`op` (an int add or sub) as `x + k` with `k` known, or None."""
+        name, (a, b), (ca, cb) = op.attrs["op"], op.operands, args
+        if cb is not _MISSING:
+            return a, (int(cb) if name == "add" else -int(cb))
+        if ca is not _MISSING and name == "add":
+            return b, int(ca)
+        return None
+
+    def reassociate(self, op: Op, t: Scalar, args: list[Any]) -> list[Op] | None:
+        """`(x + k1) + k2` as `x + (k1 + k2)`: exact for integers, which wrap (a ring).
+
+        Index arithmetic of unrolled loops (`(i + 3) - 3`) folds away this way.
+        """
+        outer = self._plus_const(op, args)
+        if outer is None:
+            return None
+        inner_op = self.definer.get(outer[0].id)
+        if inner_op is None or inner_op.opcode != "bin" or inner_op.attrs["op"] not in (
+            "add", "sub",
+        ):  # fmt: skip
+            return None
+        inner = self._plus_const(inner_op, [self.const(v) for v in inner_op.operands])
+        if inner is None:
+            return None
+        x, total = inner[0], wrap(inner[1] + outer[1], t)
+        if total == 0:
+            return self.replace(op, x)
+        # Spelled with the smaller constant: x - 3 rather than x + 4294967293.
+        half = 1 << (t.bits - 1)
+        negative = total < 0 or (not t.is_signed and total > half)
+        k = wrap(-total, t) if negative else total
+        c = Op("const", [], [Value(t)], {"value": k}, [], op.loc)
+        op.operands, op.attrs = [x, c.result], {"op": "sub" if negative else "add"}
+        return [c, op]
 
     def replace(self, op: Op, v: Value) -> list[Op]:
         self.subst.set(op.result, v)
