@@ -71,7 +71,9 @@ class Specialisation:
     fn: Function
     compiled: Compiled
     written: set[str]
-    params: list[str] = field(default_factory=list)  # run-time params, in order
+    # per run-time param, in order: name, position among the kernel's arguments, and the
+    # NumPy scalar type that converts a scalar argument (None for arrays)
+    plan: list[tuple[str, int, Any]] = field(default_factory=list)
 
 
 def _scalar_spec(v: Any, fp64: bool) -> T.Scalar | None:
@@ -132,6 +134,7 @@ class Kernel:
             if p.annotation in (lang.In, lang.Out)
         }
         self._cache: dict[Any, Specialisation] = {}
+        self._launchers: dict[Any, Launcher] = {}
 
     def __repr__(self) -> str:
         return f"<simt.kernel {self.__name__}>"
@@ -146,7 +149,17 @@ class Kernel:
 
     def config(self, grid: Any, block: Any) -> Launcher:
         """A launcher for `grid` blocks of `block` threads: `k.config(4096, 256)(a, b, c)`."""
-        return Launcher(self, _dim(grid, "grid"), _dim(block, "block"))
+        try:
+            return self._launchers[(grid, block)]
+        except (KeyError, TypeError):  # new, or unhashable (a list): checked below
+            pass
+        launcher = Launcher(self, _dim(grid, "grid"), _dim(block, "block"))
+        try:
+            if len(self._launchers) < 256:  # launches in a loop reuse their launcher
+                self._launchers[(grid, block)] = launcher
+        except TypeError:
+            pass
+        return launcher
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise LaunchError(
@@ -282,7 +295,12 @@ class Kernel:
                 if os.environ.get("SIMT_INTERNAL_ERRORS") == "1":
                     raise
                 raise _wrap_internal(e, self.__name__) from None
-            spec = Specialisation(fn, compiled, written_params(fn), [p.name for p in fn.params])
+            plan = [
+                (p.name, self._names.index(p.name),
+                 None if isinstance(p.value.type, T.ArrayType) else p.value.type.np.type)
+                for p in fn.params
+            ]  # fmt: skip
+            spec = Specialisation(fn, compiled, written_params(fn), plan)
             self._cache[key] = spec
         return spec
 
@@ -354,20 +372,18 @@ class Kernel:
     def _launch(
         self, grid: Dim3, block: Dim3, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> None:
-        check_launch(grid, block)
         rt = registry.current()
         values = self._bind(args, kwargs)
         spec = self.specialise(values, rt)
-        by_name = dict(zip(self._names, values))
         host = rt.name in _HOST_MEMORY
         dev_args: list[Any] = []
         copy_back: list[tuple[np.ndarray, DeviceArray]] = []
-        for p in spec.fn.params:
-            v = by_name[p.name]
-            if isinstance(p.value.type, T.ArrayType):
-                dev_args.append(self._array_arg(rt, host, p.name, v, spec, copy_back))
+        for name, position, scalar in spec.plan:
+            v = values[position]
+            if scalar is None:
+                dev_args.append(self._array_arg(rt, host, name, v, spec, copy_back))
             else:
-                dev_args.append(p.value.type.np.type(v))  # type: ignore[union-attr]
+                dev_args.append(scalar(v))
         try:
             rt.launch(spec.compiled, grid, block, dev_args)
         except (SimtError, KeyboardInterrupt):
@@ -430,6 +446,7 @@ class Launcher:
     """A kernel with its launch shape: call it with the kernel's arguments."""
 
     def __init__(self, kernel: Kernel, grid: Dim3, block: Dim3) -> None:
+        check_launch(grid, block)
         self.kernel = kernel
         self.grid = grid
         self.block = block
