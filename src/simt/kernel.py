@@ -20,7 +20,7 @@ import numpy as np
 from . import lang
 from . import types as T
 from .array import DeviceArray, host_view
-from .errors import CompileError, KernelError, LaunchError, SimtError
+from .errors import BackendUnavailable, CompileError, KernelError, LaunchError, SimtError
 from .frontend.specialise import ArgSpec
 from .frontend.values import Known
 from .ir import Function, format_function
@@ -335,6 +335,20 @@ class Kernel:
         try:
             specs, _ = self._specs(self._bind(args, kwargs))
             return render(backend, self._ir(specs))
+        except SimtError as e:
+            raise e.with_traceback(None) from None
+
+    def resources(self, *args: Any, arch: str = "sm_90", **kwargs: Any) -> dict[str, int]:
+        """What the CUDA build of this specialisation uses per thread and block on `arch`
+        (registers, spill stores and loads, stack frame, shared memory bytes), from NVRTC's
+        ptxas report. Needs NVRTC (`pip install 'simt[cuda]'`), not a GPU."""
+        try:
+            try:
+                from .runtime.cuda import resources
+            except ImportError as e:
+                raise BackendUnavailable(f"kernel.resources needs the CUDA extra: {e}") from None
+            specs, _ = self._specs(self._bind(args, kwargs))
+            return resources(self._ir(specs), arch)
         except SimtError as e:
             raise e.with_traceback(None) from None
 

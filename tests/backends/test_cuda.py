@@ -244,3 +244,13 @@ def test_every_cast_select_and_predicate_compiles() -> None:
             b.op("store", [arrays[0], i, b.un("not", flag)])
     kern = cuda.build(_kernel(body, arrays))
     _compile_all(kern)
+
+
+def test_kernel_resources_through_the_user_api() -> None:
+    """`kernel.resources(*args)` reports ptxas's numbers for the CUDA build, with no GPU."""
+    from corpus.k_reduce_shared import CASES as REDUCE
+
+    case = REDUCE[0]
+    res = case.kernel.resources(*case.make_args(), arch="sm_80")
+    assert res["registers"] > 0 and res["spill_stores"] == 0
+    assert res["shared"] >= 4 * 128  # the block's float32 tile
