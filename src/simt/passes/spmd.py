@@ -653,8 +653,10 @@ class _Lowering:
         if v.id in self.once and v.id not in inner:
             return True
         d = self.defs.get(v.id)
-        if d is None or d[0].opcode not in PURE or (
-            d[0].opcode == "special" and d[0].attrs["reg"] == "thread_idx"
+        if (
+            d is None
+            or d[0].opcode not in PURE
+            or (d[0].opcode == "special" and d[0].attrs["reg"] == "thread_idx")
         ):
             return False
         return all(self._invariant(o, inner) for o in d[1])
