@@ -165,6 +165,7 @@ def table(rows: list[dict[str, Any]], peers: list[str], reps: int, targets: bool
     issue 3's target for the workload when `targets` (they are the `cpu` backend's)."""
     head = ["workload", "simt", *peers] + [f"simt / {p}" for p in peers]
     head += ["target"] if targets else []
+    head += ["other CPU"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r["label"]]
@@ -190,6 +191,10 @@ def table(rows: list[dict[str, Any]], peers: list[str], reps: int, targets: bool
             ratio = r["simt"]["median_ms"] / m["median_ms"]
             verdict = "met" if ratio <= limit else f"MISSED by {ratio / limit:.2f}x"
             cells.append(f"≤{limit}x {target}: {verdict}")
+        noise = f"{100 * r.get('other_cpu', 0.0):.0f} %"
+        if r.get("attempts", 1) > 1:
+            noise += f" ({r['attempts']} tries)"
+        cells.append(noise)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -326,6 +331,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="keep simt's disk cache (default: a fresh one, so first calls compile cold)",
     )
+    ap.add_argument(
+        "--retries",
+        type=int,
+        default=0,
+        help="redo a workload up to N times while other processes keep the machine busy",
+    )
+    ap.add_argument(
+        "--max-noise",
+        type=float,
+        default=0.05,
+        help="share of the machine other processes may take before a retry (default 0.05)",
+    )
     ap.add_argument("--_ready", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
@@ -347,6 +364,37 @@ def main(argv: list[str] | None = None) -> int:
         return _suite(args, wls)
 
 
+def _quietest(
+    wl: str, p: dict[str, int], kit: Kit, args: argparse.Namespace, log: Callable[[str], None]
+) -> dict[str, Any]:
+    """`run_workload`, repeated up to `--retries` times while other processes took more than
+    `--max-noise` of the machine; the warm timings of the quietest attempt are kept, the first
+    calls of the first attempt (the only cold compile)."""
+    best: dict[str, Any] | None = None
+    first: dict[str, Any] | None = None
+    for attempt in range(1 + args.retries):
+        busy0, own0, t0 = _busy_cpu_s(), _own_cpu_s(), time.perf_counter()
+        log(f"{W.LABELS[wl]} {p}" + (f" (retry {attempt}: busy machine)" if attempt else ""))
+        row = run_workload(wl, p, kit, args.reps, args.budget, log)
+        busy1, own1, wall = _busy_cpu_s(), _own_cpu_s(), time.perf_counter() - t0
+        if busy0 is not None and busy1 is not None:
+            other = max(0.0, (busy1 - busy0) - (own1 - own0))
+            row["other_cpu"] = other / (wall * (os.cpu_count() or 1))
+        else:
+            row["other_cpu"] = 0.0
+        first = first or row
+        if best is None or row["other_cpu"] < best["other_cpu"]:
+            best = row
+        if best["other_cpu"] <= args.max_noise:
+            break
+    assert best is not None and first is not None
+    for who in ("simt", "numpy", "c", "c-tuned"):
+        if who in best and who in first:
+            best[who]["first_ms"] = first[who]["first_ms"]
+    best["attempts"] = attempt + 1
+    return best
+
+
 def _suite(args: argparse.Namespace, wls: list[str]) -> int:
     """The suite proper (see `main`)."""
     size = "quick" if args.quick else "full"
@@ -360,8 +408,7 @@ def _suite(args: argparse.Namespace, wls: list[str]) -> int:
     rows = []
     try:
         for wl in wls:
-            log(f"{W.LABELS[wl]} {W.SIZES[size][wl]}")
-            rows.append(run_workload(wl, W.SIZES[size][wl], kit, args.reps, args.budget, log))
+            rows.append(_quietest(wl, W.SIZES[size][wl], kit, args, log))
     except WrongAnswer as e:
         print(e, file=sys.stderr)
         return 2
@@ -384,7 +431,8 @@ def _suite(args: argparse.Namespace, wls: list[str]) -> int:
     print(f"{kit.status}.")
     print(f"{noise}\n")
     print("Cells: warm median (first call), ms unless marked; every result checked against "
-          "a float64 NumPy reference (relative error < 1e-4) before timing.\n")  # fmt: skip
+          "a float64 NumPy reference (relative error < 1e-4) before timing. 'other CPU': the "
+          "share of the machine other processes used while the row ran.\n")  # fmt: skip
     targets = args.backend == "cpu" and not args.quick
     ready = cached_ready(args.backend, os.environ.get("SIMT_CACHE_DIR"), wls)
     if not args.warm_cache:
