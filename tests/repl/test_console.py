@@ -170,6 +170,7 @@ def test_errors_and_ctrl_c_keep_the_session(repl_factory) -> None:  # type: igno
     assert "    y = x + nope\n            ^" in out
     r.send("z = (x +\n")
     r.expect(r"\.\.\. ")
+    time.sleep(0.3)  # let the line reader take the terminal before the key arrives
     r.send("\x03")  # Ctrl-C abandons the unfinished input
     r.expect("KeyboardInterrupt")
     r.expect(r"(?m)^>>> ")
