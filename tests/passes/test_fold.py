@@ -275,18 +275,42 @@ def test_shape_of_a_known_array_and_asserts_that_cannot_fail() -> None:
     assert 8 in [op.attrs.get("value") for op in fn.body.ops]
 
 
-def test_an_if_that_only_yields_becomes_selects() -> None:
+def test_an_if_of_a_few_pure_ops_becomes_selects() -> None:
     def build() -> Function:
-        fn, b, (out, x, y) = function(ArrayType(INT32, 1), INT32, INT32)
+        fn, b, (out, bo, x, y) = function(ArrayType(INT32, 1), ArrayType(BOOL, 1), INT32, INT32)
         c = b.cmp("lt", x, y)
-        r, s = if_(b, c, lambda: [x, y], lambda: [y, y], [INT32, INT32])
+        r, s = if_(b, c, lambda: [b.bin("add", x, y), y], lambda: [y, y], [INT32, INT32])
         store(b, out, 0, r)
         store(b, out, 1, s)
+        # `c and x > 0`, `c or x > 0` as the front end writes them
+        (a,) = if_(b, c, lambda: [b.cmp("gt", x, b.const(0, INT32))],
+                   lambda: [b.const(False, BOOL)], [BOOL])  # fmt: skip
+        (o,) = if_(b, c, lambda: [b.const(True, BOOL)],
+                   lambda: [b.cmp("gt", x, b.const(0, INT32))], [BOOL])  # fmt: skip
+        store(b, bo, 0, a)
+        store(b, bo, 1, o)
         return fn
 
-    inputs = [[np.zeros(2, np.int32), x, y] for x, y in ((1, 2), (2, 1), (3, 3))]
+    inputs = [
+        [np.zeros(2, np.int32), np.zeros(2, bool), x, y] for x, y in ((1, 2), (2, 1), (-3, 3))
+    ]
     fn = same_behaviour(build, fold, inputs)
-    assert count(fn, "if") == 0 and count(fn, "select") == 2
+    assert count(fn, "if") == 0 and count(fn, "select") == 1
+    logic = [op.attrs["op"] for op in fn.body.ops if op.opcode == "bin" and op.result.type == BOOL]
+    assert logic == ["and", "or"]
+
+
+def test_an_if_with_effects_or_loads_stays() -> None:
+    fn, b, (out, x) = function(ArrayType(INT32, 1), INT32)
+    c = b.cmp("lt", x, b.const(0, INT32))
+    if_(b, c, lambda: [b.op("load", [out, x], [INT32]).result], lambda: [x], [INT32])
+
+    def then() -> list:  # type: ignore[type-arg]
+        store(b, out, 0, x)
+        return []
+
+    if_(b, c, then, lambda: [], [])
+    assert count(fold(fn), "if") == 2
 
 
 def test_more_integer_identities() -> None:

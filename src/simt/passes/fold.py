@@ -7,7 +7,7 @@ result the semantics leave unspecified (a float cast to an int it does not fit) 
 produce a NaN or an infinity is left for the backend to compute.
 
 Structured ops fold too: an `if` whose condition is known is replaced by the ops of the branch
-taken, an `if` whose branches only yield values by `select`s, a `for` that runs zero times and
+taken, an `if` whose branches hold a few pure ops by `select`s, a `for` that runs zero times and
 a `while` whose condition is known to be false by their initial values.
 """
 
@@ -21,11 +21,14 @@ import numpy as np
 
 from ..ir import Block, Function, Op, Value
 from ..types import BOOL, Scalar
-from .rewrite import Subst
+from .rewrite import PURE, Subst
 
 Py = int | float | bool
 
 _MISSING = object()
+
+# An `if` whose branches hold at most this many pure ops in all becomes `select`s.
+SPECULATE = 8
 
 
 def fold(fn: Function) -> Function:
@@ -122,9 +125,17 @@ class _Folder:
         elif k == "select":
             if args[0] is not _MISSING:
                 return self.replace(op, op.operands[1] if args[0] else op.operands[2])
+            if op.operands[1] is op.operands[2]:
+                return self.replace(op, op.operands[1])
             a, b = args[1], args[2]
             if t.is_bool and a is not _MISSING and b is not _MISSING and a and not b:
                 return self.replace(op, op.operands[0])  # select(c, True, False) is c
+            if t.is_bool and (b is False or a is True):
+                # select(c, x, False) is c and x; select(c, True, x) is c or x
+                c, x = op.operands[0], op.operands[1 if b is False else 2]
+                op.opcode, op.operands = "bin", [c, x]
+                op.attrs = {"op": "and" if b is False else "or"}
+                return None
         elif known and k == "bin":
             value = fold_bin(op.attrs["op"], t, args[0], args[1])
         elif known and k == "cmp":
@@ -219,13 +230,18 @@ class _Folder:
         if c is _MISSING:
             for region in op.regions:
                 self.block(region)
-            if all(len(region.ops) == 1 for region in op.regions):
-                # Nothing but the yields: one `select` per result, with the `if`'s result values.
-                then, other = (region.ops[0].operands for region in op.regions)
-                return [
+            bodies = [region.ops[:-1] for region in op.regions]
+            n = sum(len(body) for body in bodies)
+            if n <= SPECULATE and all(o.opcode in PURE for body in bodies for o in body):
+                # Branches of a few pure ops (`a and b` gives these): both are computed, which
+                # is safe as pure ops neither trap nor write, and one `select` per result picks
+                # (the `if`'s result values become the selects').
+                then, other = (region.ops[-1].operands for region in op.regions)
+                selects = [
                     Op("select", [op.operands[0], a, b], [r], {}, [], op.loc)
                     for r, a, b in zip(op.results, then, other)
                 ]
+                return [*bodies[0], *bodies[1], *selects]
             return None
         taken = op.regions[0 if c else 1]
         term = taken.ops[-1]
