@@ -48,3 +48,10 @@ __all__ = [
     "grid", "grid_dim", "int32", "int64", "kernel", "launch", "local", "shared", "synchronize",
     "syncthreads", "thread_idx", "to_device", "uint32", "use", "zeros",
 ]  # fmt: skip
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """`%load_ext simt` in Jupyter/IPython: the `%%simt` cell magic (see `simt.repl.magic`)."""
+    from .repl.magic import load_ipython_extension as load
+
+    load(ipython)

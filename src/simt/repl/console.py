@@ -20,7 +20,12 @@ class PlainSink:
     stream so that the order is kept."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
-        self.stream = stream if stream is not None else sys.stdout
+        self._stream = stream
+
+    @property
+    def stream(self) -> TextIO:
+        """The stream given, else `sys.stdout` as it is now (Jupyter swaps it per cell)."""
+        return self._stream if self._stream is not None else sys.stdout
 
     def text(self, s: str) -> None:
         self.stream.write(s)
