@@ -189,3 +189,28 @@ def test_varying_while_runs_while_any_lane_is_active() -> None:
     sums = [sum(range(k, 10, 4)) for k in range(4)]
     ends = [k + 4 * len(range(k, 10, 4)) for k in range(4)]
     np.testing.assert_array_equal(res, sums + ends)
+
+
+def test_grid_stride_loop_becomes_a_shrinking_lane_range() -> None:
+    """The same loop with `i` dead afterwards: no activity flags, one range per iteration."""
+    fn, b, (out, nn) = function(ArrayType(INT32, 1), INT32)
+    t = b.special("thread_idx", 0)
+    bd = b.special("block_dim", 0)
+    cond = Block([Value(INT32, "i"), Value(INT32, "s")])
+    body = Block([Value(INT32, "i"), Value(INT32, "s")])
+    with b.at(cond):
+        b.op("condition", [b.cmp("lt", cond.args[0], nn)])
+    with b.at(body):
+        s = b.bin("add", body.args[1], body.args[0])
+        b.op("yield", [b.bin("add", body.args[0], bd), s])
+    loop = b.op("while", [t, b.const(0, INT32)], [INT32, INT32], regions=[cond, body])
+    b.op("store", [out, t, loop.results[1]])
+    verify(fn)
+    low = lower(fn)
+    verify(low)
+    lane_arrays = [op for op in low.body.ops if op.opcode == "alloc" and op.attrs.get("lane")]
+    assert len(lane_arrays) == 1  # the sum only: no activity flags, no copy of `i`
+    for n in (0, 3, 10):
+        res = np.zeros(4, np.int32)
+        evaluate(low, [res, n], {**ONE_THREAD, "block_dim.x": 4})
+        np.testing.assert_array_equal(res, [sum(range(k, n, 4)) for k in range(4)])

@@ -64,6 +64,7 @@ class _Seq:
     out: Block
     mask: tuple[tuple[Value, bool], ...]
     group: _Group | None = None
+    ranges: tuple[list[Value], list[Value]] | None = None  # lane ranges given, not clipped
 
 
 class _Lowering:
@@ -89,6 +90,7 @@ class _Lowering:
                 if d is not None and d[0].opcode == "const" and d[0].attrs["value"] is False:
                     self.ands[op.result.id] = (op.operands[0], then_y)
         self._remat_ok: dict[int, bool] = {}
+        self.used = {v.id for op in walk(fn.body) for v in op.operands}
         b = Builder(Block())
         self.bdim = tuple(b.special("block_dim", a) for a in range(3))
         self.zero = b.const(0, INT32)
@@ -138,7 +140,11 @@ class _Lowering:
     def _open(self, seq: _Seq) -> _Group:
         if seq.group is not None:
             return seq.group
-        lo, hi, rest = self._clip(seq)
+        rest: list[tuple[Value, bool]] = []
+        if seq.ranges is not None:
+            lo, hi = list(seq.ranges[0]), list(seq.ranges[1])
+        else:
+            lo, hi, rest = self._clip(seq)
         b = Builder(Block())
         ivs = []
         loops = []
@@ -208,24 +214,19 @@ class _Lowering:
                 return parts
         return [c]
 
-    def _lane_offset(self, v: Value) -> tuple[int, Value | None] | None:
-        """(axis, c) when `v` is `thread_idx[axis] + c` with `c` block-level (None: 0)."""
+    def _lane_offset(self, v: Value) -> tuple[int, list[Value]] | None:
+        """(axis, [c...]) when `v` is `thread_idx[axis] + c + ...` with block-level `c`s."""
         d = self.defs.get(v.id)
         if d is None:
             return None
         op, operands = d
         if op.opcode == "special" and op.attrs["reg"] == "thread_idx":
-            return op.attrs["axis"], None
+            return op.attrs["axis"], []
         if op.opcode == "bin" and op.attrs["op"] == "add":
             for t, c in (operands, operands[::-1]):
-                inner = self.defs.get(t.id)
-                if (
-                    inner is not None
-                    and inner[0].opcode == "special"
-                    and inner[0].attrs["reg"] == "thread_idx"
-                    and c.id in self.once
-                ):
-                    return inner[0].attrs["axis"], self.once[c.id]
+                inner = self._lane_offset(t)
+                if inner is not None and c.id in self.once:
+                    return inner[0], [*inner[1], self.once[c.id]]
         return None
 
     def _clip_one(self, c: Value, lo: list[Value], hi: list[Value], out: Block | None) -> bool:
@@ -245,13 +246,13 @@ class _Lowering:
             lane, bound, o = self._lane_offset(b), a, flip[o]
             if lane is None or a.id not in self.once:
                 return False
-        axis, off = lane
+        axis, offs = lane
         if out is None:
             return True
         bld = Builder(out)
         x = self.once[bound.id]
-        if off is not None:
-            x = bld.bin("sub", x, off)  # thread_idx OP bound - off
+        for off in offs:
+            x = bld.bin("sub", x, off)  # thread_idx OP bound - offs
         if o in ("le", "gt"):
             x = bld.bin("add", x, self.one)
         if o in ("lt", "le"):
@@ -549,6 +550,8 @@ class _Lowering:
         yields = list(body.ops[-1].operands)
         fission = _wants_fission(op, self.var, regions=[body])
         steps = {} if fission else self._inductions(op)
+        if steps and self._clipped_while(op, seq, steps):
+            return
         slots: list[Value | None] = [self._alloc_lane(r.scalar, (), r.hint) for r in op.results]
         # activity flags as int32, not bool: AVX2 has masked stores of 32-bit lanes only
         act = self._alloc_lane(INT32, (), "active")
@@ -629,6 +632,129 @@ class _Lowering:
         seq.out.ops.append(Op("while", [self.zero], [Value(INT32, "it")], {}, [cond, bseq.out],
                               op.loc))  # fmt: skip
         self._bind(op.results, slots)
+
+    def _clipped_while(self, op: Op, seq: _Seq, steps: dict[int, Value]) -> bool:
+        """The grid-stride loop (`while i < n: ...; i += stride`, `i` from the thread index):
+        the lanes still in the loop are always one range of thread indices, narrowed each
+        iteration, so each iteration is one plain thread loop over that range: no activity
+        flags, no masks. Returns False (nothing emitted) when the loop is not of that form."""
+        cond_blk, body = op.regions
+        if any(op.results[k].id in self.used for k in steps):
+            return False  # a lane's final induction value would have to be kept
+        if any(not pol or not all(self._clip_one(c, [], [], None) for c in self._conjuncts(m))
+               for m, pol in seq.mask):  # fmt: skip
+            return False
+        if not all(o.opcode in PURE for o in cond_blk.ops[:-1]):
+            return False
+        for o in body.ops[:-1]:  # everything in the body must run per lane, in one range
+            if o.opcode in PURE or o.opcode not in ("if", "for", "while", "barrier"):
+                continue
+            if o.opcode == "barrier" or not self._var_control(o):
+                return False
+        local = {r.id for o in cond_blk.ops for r in o.results}
+        ind_args = {cond_blk.args[k].id: op.operands[k] for k in steps}
+        conds = self._split_and(cond_blk.ops[-1].operands[0])
+        if not all(self._affine_cmp(c, local, ind_args) for c in conds):
+            return False
+        # -- emit -----------------------------------------------------------------------------
+        slots: list[Value | None] = [
+            None if k in steps else self._alloc_lane(r.scalar, (), r.hint)
+            for k, r in enumerate(op.results)
+        ]
+        self._close(seq)
+        self._store_lanes(seq, [(i, s) for i, s in zip(op.operands, slots) if s is not None])
+        self._close(seq)
+        lo0, hi0, rest = self._clip(seq)
+        assert not rest
+        it_c, go_c = Value(INT32, "it"), Value(BOOL, "go")
+        it_b, go_b = Value(INT32, "it"), Value(BOOL, "go")
+        rng_c = [Value(INT32, n) for n in ("lo_x", "lo_y", "lo_z", "hi_x", "hi_y", "hi_z")]
+        rng_b = [Value(INT32, n) for n in ("lo_x", "lo_y", "lo_z", "hi_x", "hi_y", "hi_z")]
+        cond = Block([it_c, go_c, *rng_c], [Op("condition", [go_c])])
+        bseq = _Seq(Block([it_b, go_b, *rng_b]), ())
+        bb = Builder(bseq.out)
+        for k, step in steps.items():
+            n = bb.cast(it_b, op.operands[k].scalar)
+            off = bb.bin("mul", n, self._materialize(step, bseq.out))
+            self.once[off.id] = off
+            for arg in (cond_blk.args[k], body.args[k]):
+                fake = Op("bin", [op.operands[k], off], [arg], {"op": "add"})
+                self.defs[arg.id] = (fake, list(fake.operands))
+                self._remat_ok.pop(arg.id, None)
+        for args in (cond_blk.args, body.args):
+            self._bind([a for k, a in enumerate(args) if k not in steps],
+                       [s for k, s in enumerate(slots) if k not in steps])  # fmt: skip
+        self.seq(cond_blk.ops[:-1], bseq)
+        self._close(bseq)
+        lo, hi = list(rng_b[:3]), list(rng_b[3:])
+        for c in conds:
+            ok = self._clip_one(c, lo, hi, bseq.out)
+            assert ok
+        live = None
+        for axis in range(3):
+            ne = bb.cmp("lt", lo[axis], hi[axis])
+            live = ne if live is None else bb.bin("and", live, ne)
+        assert live is not None
+        bseq.ranges = (lo, hi)
+        self.seq(body.ops[:-1], bseq)
+        self._store_lanes(bseq, [(y, s) for y, s in zip(body.ops[-1].operands, slots)
+                                 if s is not None])  # fmt: skip
+        self._close(bseq)
+        bseq.out.ops.append(Op("yield", [bb.bin("add", it_b, self.one), live, *lo, *hi]))
+        types = [INT32, BOOL, *([INT32] * 6)]
+        seq.out.ops.append(Op("while", [self.zero, self.true, *lo0, *hi0],
+                              [Value(t) for t in types], {}, [cond, bseq.out], op.loc))  # fmt: skip
+        for k, s in enumerate(slots):
+            if s is not None:
+                self.spilled[op.results[k].id] = s
+        return True
+
+    def _var_control(self, op: Op) -> bool:
+        if op.opcode == "if":
+            return op.operands[0].id in self.var
+        if op.opcode == "for":
+            return any(v.id in self.var for v in op.operands[:3])
+        term = op.regions[0].terminator
+        return term is not None and term.operands[0].id in self.var
+
+    def _split_and(self, c: Value) -> list[Value]:
+        d = self.defs.get(c.id)
+        if d is not None and d[0].opcode == "bin" and d[0].attrs["op"] == "and" and c.type == BOOL:
+            return [x for o in d[1] for x in self._split_and(o)]
+        return [c]
+
+    def _affine_cmp(self, c: Value, local: set[int], ind: dict[int, Value]) -> bool:
+        """Whether `c` compares (thread index + block-level terms) with a block-level value,
+        judged before the condition's ops are placed (`local`: defined in the condition,
+        `ind`: induction arguments and their initial values)."""
+        d = self.defs.get(c.id)
+        if d is None or d[0].opcode != "cmp" or d[0].attrs["op"] not in ("lt", "le", "gt", "ge"):
+            return False
+        a, b = d[1]
+        if a.type != INT32:
+            return False
+
+        def inv(v: Value) -> bool:
+            if v.id in self.once:
+                return True
+            dv = self.defs.get(v.id)
+            return (v.id in local and dv is not None and dv[0].opcode != "special"
+                    and all(inv(o) for o in dv[1]))  # fmt: skip
+
+        def aff(v: Value) -> bool:
+            if v.id in ind:
+                return aff(ind[v.id])
+            dv = self.defs.get(v.id)
+            if dv is None:
+                return False
+            if dv[0].opcode == "special" and dv[0].attrs["reg"] == "thread_idx":
+                return True
+            if dv[0].opcode == "bin" and dv[0].attrs["op"] == "add":
+                x, y = dv[1]
+                return (aff(x) and inv(y)) or (inv(x) and aff(y))
+            return False
+
+        return (aff(a) and inv(b)) or (inv(a) and aff(b))
 
     def _inductions(self, op: Op) -> dict[int, Value]:
         """Carried slots of a `while` that start recomputable and grow by an invariant step."""
