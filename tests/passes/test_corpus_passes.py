@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from simt.frontend.specialise import translate
-from simt.ir import Function, verify
+from simt.ir import Function, verify, walk
 from simt.passes.copyprop import copyprop
 from simt.passes.cse import cse
 from simt.passes.dce import dce
@@ -94,3 +94,16 @@ def test_pass_on_corpus_kernel(case: Any, name: str) -> None:
         assert p0 == p1, (special, p0, p1)
         for x, y in zip(a0, a1):
             np.testing.assert_array_equal(x, y, err_msg=str(special))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_optimised_corpus_kernels_keep_their_source_locations(case: Any) -> None:
+    fn, _ = _front_end(case)
+    had = sum(1 for op in walk(fn.body) if op.loc is not None and op.opcode in _LOCATED)
+    optimize(fn)
+    ops = [op for op in walk(fn.body) if op.opcode in _LOCATED]
+    assert all(op.loc is not None for op in ops)
+    assert had == 0 or ops  # the effects are still there
+
+
+_LOCATED = ("store", "load", "atomic", "cas", "print", "assert")
