@@ -60,6 +60,38 @@ def arg_layout(fn: Function) -> list[int]:
     return out
 
 
+def _clamps(loop: Op) -> list[tuple[Op, int]]:
+    """Integer `min`/`max` ops at the top of a thread loop's body that clamp `x + c` (x the
+    loop variable, c from outside the loop) against a value from outside the loop: pairs of
+    (op, the operand that is `x + c`). Empty when the body prints, asserts or has atomics
+    (it is rendered twice) or when some clamp is of another form."""
+    body = loop.regions[0]
+    iv = body.args[0]
+    inner = {r.id: o for o in walk(body) for r in o.results}
+    if any(o.opcode in ("print", "assert", "atomic", "cas") for o in walk(body)):
+        return []
+
+    def affine(v: Value) -> bool:
+        if v is iv:
+            return True
+        o = inner.get(v.id)
+        if o is None or o.opcode != "bin" or o.attrs["op"] not in ("add", "sub"):
+            return False
+        a, b = o.operands
+        outside = (a.id not in inner and a is not iv, b.id not in inner and b is not iv)
+        return (affine(a) and outside[1]) or (o.attrs["op"] == "add" and affine(b) and outside[0])
+
+    out = []
+    for o in body.ops:
+        if o.opcode == "bin" and o.attrs["op"] in ("min", "max") and o.result.scalar.is_signed:
+            a, b = o.operands
+            if affine(a) and b.id not in inner and b is not iv:
+                out.append((o, 0))
+            elif affine(b) and a.id not in inner and a is not iv:
+                out.append((o, 1))
+    return out
+
+
 def _align(t: Scalar) -> int:
     return 1 if t.is_bool else t.bits // 8
 
@@ -106,6 +138,8 @@ class _Renderer:
         self.lane_stack: list[tuple[str, str, str, str]] = []  # tx, ty, tz, access group
         self.label = "entry"
         self.site_ids: dict[int, int] = {}
+        self.unclamped: dict[int, int] = {}  # id of a clamp op -> operand that replaces it
+        self.defs_in_loop: dict[int, Op] = {}
         # stores to per-lane arrays deferred to the end of the enclosing `if` (see `_if`)
         self.pending: list[dict[tuple[int, int], str]] = []
         self.print_ids: dict[int, int] = {}
@@ -248,6 +282,8 @@ class _Renderer:
         if k == "const":
             t = op.result.scalar
             self.vals[op.result.id] = self.const(op.attrs["value"], t)
+        elif k == "bin" and id(op) in self.unclamped:
+            self.vals[op.result.id] = self.v(op.operands[self.unclamped[id(op)]])
         elif k == "bin":
             a, b = op.operands
             self.vals[op.result.id] = self._bin(op.attrs["op"], a.scalar, self.v(a), self.v(b))
@@ -710,6 +746,52 @@ class _Renderer:
         return self.inst(f"load {mem_type(t)}, ptr {addr}, align {_align(t)}{self._access_md()}")
 
     def _for(self, op: Op) -> None:
+        if op.attrs.get("lanes") == "x" and not self.unclamped:
+            clamps = _clamps(op)
+            if clamps:
+                self._versioned_lanes(op, clamps)
+                return
+        self._for_loop(op)
+
+    def _versioned_lanes(self, op: Op, clamps: list[tuple[Op, int]]) -> None:
+        """A thread loop with clamped indices (`min(x + 1, w - 1)`): when no lane of its range
+        reaches a clamp (every block but those at an edge), a copy without the clamps runs,
+        whose loads are contiguous vectors instead of gathers."""
+        start, stop = self.v(op.operands[0]), self.v(op.operands[1])
+        self.defs_in_loop = {r.id: o for o in walk(op.regions[0]) for r in o.results}
+        last = self.inst(f"sub i32 {stop}, 1")
+        iv = op.regions[0].args[0]
+        ok = self.inst(f"icmp slt i32 {start}, {stop}")
+        for c, k in clamps:
+            x = c.operands[k]
+            bound = self.v(c.operands[1 - k])
+            at = self._affine_at(x, iv, last if c.attrs["op"] == "min" else start)
+            pred = "sle" if c.attrs["op"] == "min" else "sge"
+            inside = self.inst(f"icmp {pred} {llvm_type(x.scalar)} {at}, {bound}")
+            ok = self.inst(f"and i1 {ok}, {inside}")
+        fast, slow, join = (self.new_label(x) for x in ("noclamp", "clamp", "lanes"))
+        self.emit(f"br i1 {ok}, label %{fast}, label %{slow}")
+        self.start(fast)
+        self.unclamped = {id(c): k for c, k in clamps}
+        self._for_loop(op)
+        self.unclamped = {}
+        self.emit(f"br label %{join}")
+        self.start(slow)
+        self._for_loop(op)
+        self.emit(f"br label %{join}")
+        self.start(join)
+
+    def _affine_at(self, v: Value, iv: Value, at: str) -> str:
+        """`v` (a sum of the loop variable and values from outside the loop) at `iv = at`."""
+        if v is iv:
+            return at
+        op = self.defs_in_loop[v.id]
+        a, b = op.operands
+        x = self._affine_at(a, iv, at) if a.id in self.defs_in_loop or a is iv else self.v(a)
+        y = self._affine_at(b, iv, at) if b.id in self.defs_in_loop or b is iv else self.v(b)
+        return self.inst(f"{op.attrs['op']} {llvm_type(v.scalar)} {x}, {y}")
+
+    def _for_loop(self, op: Op) -> None:
         start, stop, step = (self.v(x) for x in op.operands[:3])
         t = op.operands[0].scalar
         ty = llvm_type(t)
