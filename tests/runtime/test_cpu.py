@@ -46,6 +46,14 @@ def overrun(a, out):
 
 
 @simt.kernel
+def diff(a, out):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    n = len(a)
+    if i < n:
+        out[i] = a[min(i + 1, n - 1)] - a[max(i - 1, 0)]
+
+
+@simt.kernel
 def talk(a):
     i = block_idx.x * block_dim.x + thread_idx.x
     if i % 3 == 1:
@@ -62,6 +70,15 @@ def test_vector_kernel_small_and_large_launches(on: Any) -> None:
         out = np.zeros(n, np.float32)
         scale[(n + 255) // 256, 256](a, out, 3.0)
         np.testing.assert_array_equal(out, a * 3)
+
+
+def test_clamped_indices_at_and_away_from_the_edges(on: Any) -> None:
+    on("cpu")
+    a = np.random.default_rng(1).random(1000).astype(np.float32)
+    out = np.zeros_like(a)
+    diff[4, 256](a, out)  # the last block is partly past the end; the first clamps at 0
+    padded = np.concatenate([a[:1], a, a[-1:]])
+    np.testing.assert_array_equal(out, padded[2:] - padded[:-2])
 
 
 def test_strided_arrays_get_their_own_variant(on: Any) -> None:
