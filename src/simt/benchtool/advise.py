@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..errors import LaunchError
 from ..runtime.base import Dim3
 from .cost import Cost, estimate
@@ -52,25 +54,37 @@ def _shape(d: Dim3) -> str:
     return str(parts[0]) if len(parts) == 1 else "(" + ", ".join(map(str, parts)) + ")"
 
 
-def recommend(grid: Dim3, block: Dim3, prof: Profile) -> tuple[Dim3, Dim3]:
-    """A launch of about the same threads with a block that is a multiple of the warp width:
-    256 threads in 1-D, 16 x 16 in 2-D (x kept whole where it covers the data)."""
+def recommend(
+    grid: Dim3, block: Dim3, prof: Profile, extent: tuple[int, ...] = ()
+) -> tuple[Dim3, Dim3]:
+    """A launch covering the same threads with a block that is a multiple of the warp width:
+    256 threads in 1-D, 16 x 16 in 2-D. `extent` (the data's size along x, y, when the launch
+    was sized to it) lets the grid cover just the data."""
     limit = min(prof.max_block, 1024)
-    if block.y == 1 and block.z == 1:
-        n = grid.x * block.x
-        b = 256 if limit >= 256 else limit
-        return Dim3((n + b - 1) // b, grid.y, grid.z), Dim3(b)
     nx, ny = grid.x * block.x, grid.y * block.y
+    if len(extent) >= 1 and nx - block.x < extent[0] <= nx:
+        nx = extent[0]
+    if len(extent) >= 2 and ny - block.y < extent[1] <= ny:
+        ny = extent[1]
+    if block.y == 1 and block.z == 1:
+        b = 256 if limit >= 256 else limit
+        return Dim3((nx + b - 1) // b, grid.y, grid.z), Dim3(b)
     bx, by = (16, 16) if limit >= 256 else (16, max(1, limit // 16))
     return Dim3((nx + bx - 1) // bx, (ny + by - 1) // by, grid.z * block.z), Dim3(bx, by)
 
 
 def analyse(
-    cost: Cost, grid: Dim3, block: Dim3, prof: Profile, vectorised: bool | None = None
+    cost: Cost,
+    grid: Dim3,
+    block: Dim3,
+    prof: Profile,
+    vectorised: bool | None = None,
+    extent: tuple[int, ...] = (),
+    report: str = "",
 ) -> list[Advice]:
-    """The advice for one predicted launch."""
+    """The advice for one predicted launch (`extent`: see `recommend`)."""
     out: list[Advice] = []
-    rg, rb = recommend(grid, block, prof)
+    rg, rb = recommend(grid, block, prof, extent)
     shape = f"[{_shape(rg)}, {_shape(rb)}]"
     per = block.size
     widths = sorted({WARP, prof.group_width})
@@ -144,32 +158,73 @@ def analyse(
                     line=a.line,
                 )
             )
-    if vectorised is False:
+    if vectorised is False and body >= WORTH * prof.launch_overhead:
+        said = f" (LLVM: {report})" if report else ""
         out.append(
             Advice(
                 "not-vectorised",
                 "warning",
-                "LLVM did not vectorise this kernel's thread loop (its optimised code has no "
-                "vector instruction), so each core runs one thread at a time instead of "
-                f"{prof.group_width}. Typical causes: a data-dependent loop bound or an index that "
-                "does not follow thread_idx.x; keep the per-thread work uniform.",
+                "LLVM did not vectorise this kernel's thread loop: its optimised code has no "
+                f"vector instruction{said}, so each core runs one thread at a time instead of "
+                f"{prof.group_width}. Typical causes: math functions without a vector form, "
+                "control flow that differs by thread, indices that do not follow "
+                "thread_idx.x; keep the per-thread work uniform and the indices affine.",
             )
         )
     return out
 
 
-def _vectorised(kernel: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> bool | None:
-    """Whether the cpu backend's optimised code for this launch uses vector instructions."""
-    try:
-        from ..runtime import registry
-        from .cost import kernel_ir
+def _vectorised(kernel: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[bool, str]:
+    """(vectorised, the compiler's report) for the cpu backend's optimised code of this
+    launch: LLVM's "loop not vectorized" remarks, which it writes to the process's stderr
+    while optimising, are captured there."""
+    from ..ir.nodes import walk
+    from ..runtime import registry
+    from .cost import kernel_ir
 
-        rt = registry.get("cpu")
-        fn, _ = kernel_ir(kernel, args, kwargs, "cpu")
-        text = rt.render(fn, stage="opt")  # type: ignore[call-arg]
-    except Exception:  # noqa: BLE001 - the report is optional: no answer, no advice
-        return None
-    return " x float>" in text or " x i32>" in text or " x double>" in text or " x i64>" in text
+    rt = registry.get("cpu")
+    fn, _ = kernel_ir(kernel, args, kwargs, "cpu")
+    if any(op.opcode in ("atomic", "cas", "print") for op in walk(fn.body)):
+        return True, ""  # serial by nature: nothing the user could change
+    text, report = _capture_stderr(lambda: rt.render(fn, stage="opt"))  # type: ignore[call-arg]
+    vector = any(f" x {t}>" in text for t in ("float", "double", "i32", "i64", "i1"))
+    reasons = sorted(
+        {
+            line.split("loop not vectorized:", 1)[1].strip()
+            for line in report.splitlines()
+            if line.startswith("remark:") and "loop not vectorized:" in line
+        }
+    )
+    return vector, "; ".join(reasons)
+
+
+def _capture_stderr(fn: Any) -> tuple[Any, str]:
+    """Run `fn()` with file descriptor 2 sent to a temporary file; (result, what it wrote)."""
+    import os
+    import sys
+    import tempfile
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            result = fn()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        tmp.seek(0)
+        return result, tmp.read().decode(errors="replace")
+
+
+def _extent(args: Sequence[Any]) -> tuple[int, ...]:
+    """The largest array argument's extent along x (its last axis) and y (the rest)."""
+    arrays = [a for a in args if len(getattr(a, "shape", ())) > 0]
+    if not arrays:
+        return ()
+    big = max(arrays, key=lambda a: int(np.prod(a.shape)))
+    shape = tuple(int(s) for s in big.shape)
+    return shape if len(shape) == 1 else (shape[-1], int(np.prod(shape[:-1])))
 
 
 _warned: set[Any] = set()
@@ -196,8 +251,14 @@ def advise(
         prof = load_profile(registry.current().name)
     kw = kwargs or {}
     cost = estimate(kernel, g, b, args, kw, prof)
-    vec = _vectorised(kernel, args, kw) if prof.backend == "cpu" else None
-    found = analyse(cost, g, b, prof, vec)
+    vec: bool | None = None
+    report = ""
+    if prof.backend == "cpu" and cost.time - prof.launch_overhead >= WORTH * prof.launch_overhead:
+        try:
+            vec, report = _vectorised(kernel, args, kw)
+        except Exception:  # noqa: BLE001 - the report is optional: no answer, no advice
+            vec = None
+    found = analyse(cost, g, b, prof, vec, _extent(args), report)
     for a in found:
         if a.severity == "error":
             raise LaunchError(f"{kernel.__name__}[{_shape(g)}, {_shape(b)}]: {a.message}")

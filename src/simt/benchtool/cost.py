@@ -30,7 +30,7 @@ from ..ir import Block, Function, Op, Value
 from ..runtime.base import Dim3
 from .profile import Profile
 
-MAX_SAMPLED_BLOCKS = 6
+MAX_SAMPLED_BLOCKS = 24  # a lattice over the grid: enough for work that varies in space
 FULL_LOOP = 48  # loops with at most this many iterations are evaluated in full
 SAMPLED_ITERS = 16  # longer ones: this many iterations, scaled
 WHILE_CAP = 4096  # a while loop still running after this many iterations is cut (and noted)
@@ -67,6 +67,7 @@ class Access:
     checked: float = 0.0  # group accesses that had a previous iteration to compare with
     scattered: float = 0.0  # group accesses not contiguous (nor uniform) in thread_idx.x
     unknown_index: bool = False
+    scalarised: bool = False  # the last index is not affine in the thread index
 
     @property
     def lines_per_group(self) -> float:
@@ -94,6 +95,7 @@ class Cost:
     flops: float = 0.0
     group_ops: float = 0.0
     far_accesses: float = 0.0
+    scalar_accesses: float = 0.0  # thread accesses whose index is not affine (lane by lane)
     loop_iterations: float = 0.0  # group-iterations of loops whose trip varies by lane
     barriers: float = 0.0
     shared_bytes: int = 0
@@ -123,6 +125,7 @@ class Cost:
             "flops": self.flops,
             "group_ops": self.group_ops,
             "far_accesses": self.far_accesses,
+            "scalar_accesses": self.scalar_accesses,
             "loop_iterations": self.loop_iterations,
             "time": self.time,
             "bound": self.bound,
@@ -331,6 +334,7 @@ class _Eval:
         acc = self.st.accesses.get(key)
         if acc is None:
             acc = self.st.accesses[key] = Access(op.loc.line if op.loc else 0, arr.name, kind)
+            acc.scalarised = not _affine(op.operands[len(arr.shape)])
         active = int(mask.sum())
         acc.lanes += active * self.scale
         acc.groups += g * self.scale
@@ -546,6 +550,35 @@ class _Eval:
             self.env[r] = final[i] if i < len(final) else None
 
 
+_AFFINE_BIN = {"add", "sub", "mul", "shl"}
+_defs: dict[Value, Op] = {}
+
+
+def _index_defs(fn: Function) -> None:
+    from ..ir.nodes import walk
+
+    for op in walk(fn.body):
+        for r in op.results:
+            _defs[r] = op
+
+
+def _affine(v: Value, depth: int = 0) -> bool:
+    """Whether an index is built only from adds, subtractions and multiplications of thread
+    and block indices, constants, shapes and loop variables: what a vectoriser turns into
+    one contiguous vector access. min/max/select/division/loads make it lane by lane."""
+    op = _defs.get(v)
+    if op is None or depth > 24:
+        return True  # a parameter, a loop variable or a block argument
+    oc = op.opcode
+    if oc in ("const", "special", "shape"):
+        return True
+    if oc == "cast":
+        return _affine(op.operands[0], depth + 1)
+    if oc == "bin" and op.attrs.get("op") in _AFFINE_BIN:
+        return all(_affine(o, depth + 1) for o in op.operands)
+    return False
+
+
 def _compute(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray | None:
     oc = op.opcode
     dt = t.np
@@ -609,11 +642,23 @@ def _compute(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray | None:
 
 # ------------------------------------------------------------------------------ the launch
 def _sample_blocks(grid: Dim3) -> list[int]:
+    """Linear ids of the sampled blocks: all of a small grid, else a lattice spread over every
+    axis the grid has (the first and last block included)."""
     total = grid.size
     if total <= MAX_SAMPLED_BLOCKS:
         return list(range(total))
-    picks = np.linspace(0, total - 1, MAX_SAMPLED_BLOCKS).round().astype(int)
-    return sorted(set(int(p) for p in picks))
+    axes = [d for d in (grid.x, grid.y, grid.z) if d > 1]
+    per = max(2, int(round(MAX_SAMPLED_BLOCKS ** (1 / len(axes)))))
+    picks: set[int] = set()
+    coords = [
+        np.unique(np.linspace(0, d - 1, min(d, per)).round().astype(int)) if d > 1 else [0]
+        for d in (grid.x, grid.y, grid.z)
+    ]
+    for z in coords[2]:
+        for y in coords[1]:
+            for x in coords[0]:
+                picks.add(int(x) + grid.x * (int(y) + grid.y * int(z)))
+    return sorted(picks)
 
 
 def _unflat(b: int, grid: Dim3) -> tuple[int, int, int]:
@@ -632,31 +677,45 @@ def count(
             arrays[p.value] = _Arr(p.name, v)
         else:
             scalars[p.value] = p.value.scalar.np.type(v)
+    _defs.clear()
+    _index_defs(fn)
     ev = _Eval(fn, arrays, scalars, grid, block, width, line)
     picks = _sample_blocks(grid)
-    factor = grid.size / len(picks)
+    total, nsampled = grid.size, len(picks)
+
+    def factor_of(x: float) -> float:  # multiply first: whole counts stay whole
+        return x * total / nsampled
+
     cost = Cost(fn.name, "", tuple(grid), tuple(block), grid.size * block.size)  # type: ignore[arg-type]
     merged: dict[int, Access] = {}
     footprint: dict[str, float] = {}
     for b in picks:
         st = ev.run_block(_unflat(b, grid))
-        cost.flops += st.flops * factor
-        cost.group_ops += st.group_ops * factor
-        cost.loop_iterations += st.loop_iters * factor
-        cost.barriers += st.barriers * factor
+        cost.flops += st.flops
+        cost.group_ops += st.group_ops
+        cost.loop_iterations += st.loop_iters
+        cost.barriers += st.barriers
         for k, a in st.accesses.items():
             m = merged.get(k)
             if m is None:
-                m = merged[k] = Access(a.line, a.array, a.kind, unknown_index=a.unknown_index)
-            m.lanes += a.lanes * factor
-            m.groups += a.groups * factor
-            m.lines += a.lines * factor
-            m.far += a.far * factor
-            m.checked += a.checked * factor
-            m.scattered += a.scattered * factor
+                m = merged[k] = Access(
+                    a.line, a.array, a.kind, unknown_index=a.unknown_index, scalarised=a.scalarised
+                )
+            m.lanes += a.lanes
+            m.groups += a.groups
+            m.lines += a.lines
+            m.far += a.far
+            m.checked += a.checked
+            m.scattered += a.scattered
             m.unknown_index |= a.unknown_index
         for name, n in st.footprint.items():
-            footprint[name] = footprint.get(name, 0.0) + n * factor
+            footprint[name] = footprint.get(name, 0.0) + n
+    for fld in ("flops", "group_ops", "loop_iterations", "barriers"):
+        setattr(cost, fld, factor_of(getattr(cost, fld)))
+    for m in merged.values():
+        for fld in ("lanes", "groups", "lines", "far", "checked", "scattered"):
+            setattr(m, fld, factor_of(getattr(m, fld)))
+    footprint = {k: factor_of(v) for k, v in footprint.items()}
     by_name = {a.name: a for a in arrays.values()}
     for a in merged.values():
         item = by_name[a.array].itemsize
@@ -667,6 +726,8 @@ def count(
         if a.checked:  # the first iteration has nothing to jump from: judge it as the rest
             a.far = a.groups * a.far / a.checked
         cost.far_accesses += a.far
+        if a.scalarised or a.unknown_index:
+            cost.scalar_accesses += a.lanes
     for name, nlines in footprint.items():
         cost.dram_bytes += min(float(by_name[name].nbytes), nlines * line)
     cost.accesses = sorted(merged.values(), key=lambda a: (a.line, a.array))
@@ -688,21 +749,33 @@ def _shared_bytes(fn: Function) -> int:
 
 
 def predict(cost: Cost, prof: Profile) -> Cost:
-    """Fill in `cost.terms`, `time` and `bound` from the device profile (roofline)."""
+    """Fill in `cost.terms`, `time` and `bound` from the device profile (roofline): launch
+    overhead plus the largest of memory (footprint over copy bandwidth), far accesses (over
+    their measured rate) and execution (group operations, divergent-loop iterations and
+    lane-by-lane accesses, each over its measured rate)."""
+    ops = (
+        cost.group_ops / prof.op_rate
+        if prof.op_rate
+        else cost.group_ops * prof.group_width / (prof.peak_flops / 2)
+    )
+    loop = cost.loop_iterations / prof.loop_rate if prof.loop_rate else 0.0
+    gather = cost.scalar_accesses / prof.gather_rate if prof.gather_rate else 0.0
     terms = {
         "memory": cost.dram_bytes / prof.copy_bandwidth,
-        "compute": cost.group_ops * prof.group_width / (prof.peak_flops / 2),
         "far": cost.far_accesses / prof.far_rate if prof.far_rate else 0.0,
-        "loop": (cost.loop_iterations / prof.loop_rate) if prof.loop_rate else 0.0,
+        "compute": ops + loop + gather,
     }
     bound = max(terms, key=lambda k: terms[k])
     body = terms[bound]
-    terms["launch"] = prof.launch_overhead
+    if bound == "compute" and max(loop, gather) > ops:
+        bound = "loop" if loop >= gather else "gather"
+    terms.update({"ops": ops, "loop": loop, "gather": gather, "launch": prof.launch_overhead})
     cost.terms = terms
     cost.time = body + prof.launch_overhead
     if prof.launch_overhead > body:
         bound = "launch"
-    cost.bound = {"far": "memory latency", "loop": "divergent loop"}.get(bound, bound)
+    names = {"far": "memory latency", "loop": "divergent loop", "gather": "lane-by-lane access"}
+    cost.bound = names.get(bound, bound)
     cost.backend = prof.backend
     cost.calibrated = prof.calibrated
     return cost

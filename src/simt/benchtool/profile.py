@@ -39,6 +39,8 @@ class Profile:
     launch_overhead: float  # s per launch + synchronise
     far_rate: float  # far (page-stride) group accesses per second
     loop_rate: float = 0.0  # group-iterations/s of a divergent while loop (0: not measured)
+    op_rate: float = 0.0  # group operations/s of mixed arithmetic (0: from peak_flops)
+    gather_rate: float = 0.0  # lane-by-lane accesses/s beyond their operations (0: free)
     line_bytes: int = 64
     max_block: int = 1024
     shared_bytes: int = 48 * 1024
@@ -61,8 +63,11 @@ class Profile:
             f"profile: {state}",
             f"copy bandwidth {self.copy_bandwidth / 1e9:.1f} GB/s, peak float32 "
             f"{self.peak_flops / 1e9:.1f} GFLOP/s, launch {self.launch_overhead * 1e6:.1f} us",
-            f"{self.units} units x {self.group_width}-wide groups, far accesses "
-            f"{self.far_rate / 1e6:.0f} M/s, {self.line_bytes}-byte lines",
+            f"{self.units} units x {self.group_width}-wide groups, "
+            f"{self.op_rate * self.group_width / 1e9:.1f} G thread-ops/s, far accesses "
+            f"{self.far_rate / 1e6:.0f} M/s, lane-by-lane {self.gather_rate / 1e9:.2f} G/s, "
+            f"divergent-loop overhead {self.loop_rate / 1e6:.0f} M/s, "
+            f"{self.line_bytes}-byte lines",
         ]
         return out
 
@@ -98,18 +103,42 @@ def describe_device(backend: str) -> tuple[str, int, int, int]:
     return ("numpy", 32, 1, 1024)
 
 
-_NOMINAL = {  # rough values for an uncalibrated device (per unit where it scales)
+_NOMINAL: dict[str, dict[str, float]] = {  # rough values for an uncalibrated device
     "cpu": dict(
-        copy_bandwidth=15e9, peak_flops=40e9, launch_overhead=20e-6, far_rate=80e6, loop_rate=0.0
+        copy_bandwidth=15e9,
+        peak_flops=50e9,
+        launch_overhead=30e-6,
+        far_rate=200e6,
+        loop_rate=200e6,
+        op_rate=10e9,
+        gather_rate=2e9,
     ),
     "sim": dict(
-        copy_bandwidth=3e9, peak_flops=1e9, launch_overhead=300e-6, far_rate=50e6, loop_rate=0.0
+        copy_bandwidth=3e9,
+        peak_flops=1e9,
+        launch_overhead=300e-6,
+        far_rate=50e6,
+        loop_rate=0.0,
+        op_rate=0.0,
+        gather_rate=0.0,
     ),
     "cuda": dict(
-        copy_bandwidth=1.5e12, peak_flops=30e12, launch_overhead=8e-6, far_rate=5e9, loop_rate=0.0
+        copy_bandwidth=1.5e12,
+        peak_flops=30e12,
+        launch_overhead=8e-6,
+        far_rate=5e9,
+        loop_rate=0.0,
+        op_rate=0.0,
+        gather_rate=0.0,
     ),
     "webgpu": dict(
-        copy_bandwidth=100e9, peak_flops=2e12, launch_overhead=100e-6, far_rate=1e9, loop_rate=0.0
+        copy_bandwidth=100e9,
+        peak_flops=2e12,
+        launch_overhead=100e-6,
+        far_rate=1e9,
+        loop_rate=0.0,
+        op_rate=0.0,
+        gather_rate=0.0,
     ),
 }
 
@@ -230,7 +259,33 @@ def _kernels() -> dict[str, Any]:
                 it += 1
             out[i] = x
 
+    @simt.kernel
+    def mixed(out, n):
+        i = block_idx.x * block_dim.x + thread_idx.x
+        x = (i % 13) * 0.01 + 0.3
+        y = 0.5
+        k = 0
+        for _ in range(n):
+            x = 3.7 * x * (1.0 - x)
+            y = y * 0.5 + x * 0.25
+            k += 1 if x > 0.5 else 2
+            k = min(k, 1000000)
+        if i < len(out):
+            out[i] = x + y + k
+
+    @simt.kernel
+    def clamp_gather(a, out, reps):
+        i = block_idx.x * block_dim.x + thread_idx.x
+        n = len(a)
+        s = 0.0
+        for k in range(reps):
+            s += a[min(i + k, n - 1)]
+        if i < len(out):
+            out[i] = s
+
     return {
+        "gather": clamp_gather,
+        "mixed": mixed,
         "copy": copy,
         "fma": fma_chains,
         "empty": empty_kernel,
@@ -242,11 +297,29 @@ def _kernels() -> dict[str, Any]:
 def _best(run: Any, sync: Any, reps: int) -> float:
     from .timing import sample
 
-    return min(sample(run, sync, 1, reps, 0.0, max_time=2.0))
+    return min(sample(run, sync, 1, reps, 0.0, max_time=3.0))
+
+
+def _counts(kernel: Any, grid: Any, block: Any, args: tuple[Any, ...], prof: Profile) -> Any:
+    """The cost model's counts for a calibration launch: rates are measured in the model's
+    own units, so a prediction divides like by like."""
+    from ..kernel import _dim
+    from .cost import count, kernel_ir
+
+    fn, values = kernel_ir(kernel, args, {}, prof.backend)
+    return count(
+        fn, _dim(grid, "grid"), _dim(block, "block"), values, prof.group_width, prof.line_bytes
+    )
 
 
 def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
-    """Measure the current device of `backend` and store its profile (see the module doc)."""
+    """Measure the current device of `backend` and store its profile (see the module doc).
+
+    Each rate is the cost model's count for a microkernel over its best time (the minimum of
+    several runs, the least disturbed by other processes): bytes for the copy, group
+    operations for a mixed-arithmetic loop, far accesses for a column walk, group-iterations
+    for a divergent while loop. Peak float32 (independent FMA chains) is reported as
+    measured, for the "% of peak" of `simt bench`."""
     import simt
     from simt.runtime import registry
 
@@ -256,24 +329,54 @@ def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
     sync = rt.synchronize
     k = _kernels()
     device, width, units, max_block = describe_device(backend)
+    prof = Profile(
+        backend,
+        device,
+        width,
+        units,
+        1.0,
+        1.0,
+        0.0,
+        1.0,
+        line_bytes=LINE_BYTES.get(backend, 64),
+        max_block=max_block,
+    )
     scale = 16 if quick or backend == "sim" else 1
-    reps = 5 if quick else 10
+    reps = 5 if quick else 15
 
     n = (1 << 24) // scale  # 64 MiB each way: beyond every CPU's last-level cache
     a = simt.to_device(np.random.default_rng(1).random(n, dtype=np.float32) + 0.5)
     b = simt.empty((n,), np.float32)
     g = (n + 255) // 256
     t = _best(lambda: k["copy"][g, 256](a, b), sync, reps)
-    copy_bw = 2 * 4 * n / t
-    say(f"copy bandwidth: {copy_bw / 1e9:.2f} GB/s")
+    c = _counts(k["copy"], g, 256, (np.empty(n, np.float32), np.empty(n, np.float32)), prof)
+    prof.copy_bandwidth = c.dram_bytes / t
+    say(f"copy bandwidth: {prof.copy_bandwidth / 1e9:.2f} GB/s")
 
     threads = (1 << 20) // scale if backend != "cuda" else 1 << 22
     iters = 256 if backend != "sim" else 8
     out = simt.empty((threads,), np.float32)
     tg = (threads + 255) // 256
     t = _best(lambda: k["fma"][tg, 256](out, iters, np.float32(0.5)), sync, reps)
-    peak = 2 * 8 * iters * threads / t
-    say(f"peak float32: {peak / 1e9:.2f} GFLOP/s")
+    prof.peak_flops = 2 * 8 * iters * threads / t
+    say(f"peak float32 (FMA chains): {prof.peak_flops / 1e9:.2f} GFLOP/s")
+
+    t = _best(lambda: k["mixed"][tg, 256](out, iters), sync, reps)
+    c = _counts(k["mixed"], tg, 256, (np.empty(threads, np.float32), iters), prof)
+    prof.op_rate = c.group_ops / t
+    say(f"mixed arithmetic: {prof.op_rate * width / 1e9:.2f} G thread-ops/s")
+
+    small = (1 << 16) // (4 if scale > 1 else 1)  # in cache: the access, not the memory
+    ga = simt.to_device(np.ones(small, np.float32))
+    go = simt.empty((small,), np.float32)
+    sg = (small + 255) // 256
+    t = _best(lambda: k["gather"][sg, 256](ga, go, 64), sync, reps)
+    c = _counts(
+        k["gather"], sg, 256, (np.empty(small, np.float32), np.empty(small, np.float32), 64), prof
+    )
+    rest = max(t - c.group_ops / prof.op_rate, 0.1 * t)
+    prof.gather_rate = max(c.scalar_accesses, 1.0) / rest
+    say(f"lane-by-lane accesses: {prof.gather_rate / 1e9:.2f} G/s")
 
     tiny = simt.empty((32,), np.float32)
     from .timing import sample
@@ -283,37 +386,30 @@ def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
             lambda: k["empty"][1, 32](tiny), sync, 5, 200 // (4 if quick else 1), 0.0, max_time=1.0
         )
     )
-    launch = lat[len(lat) // 2]
-    say(f"launch overhead: {launch * 1e6:.1f} us")
+    prof.launch_overhead = lat[len(lat) // 2]
+    say(f"launch overhead: {prof.launch_overhead * 1e6:.1f} us")
 
-    rows, cols = 64, (1 << 18) // scale  # row stride >= 64 KiB: every step a new page
+    rows, cols = 128, (1 << 17) // scale  # row stride >= 32 KiB: every step a new page
     m = simt.to_device(np.ones((rows, cols), np.float32))
     mo = simt.empty((cols,), np.float32)
-    t = _best(lambda: k["walk"][(cols + 255) // 256, 256](m, mo), sync, reps)
-    far = rows * cols / width / t
-    say(f"far accesses: {far / 1e6:.1f} M group accesses/s")
+    wg = (cols + 255) // 256
+    t = _best(lambda: k["walk"][wg, 256](m, mo), sync, reps)
+    c = _counts(
+        k["walk"], wg, 256, (np.empty((rows, cols), np.float32), np.empty(cols, np.float32)), prof
+    )
+    prof.far_rate = max(c.far_accesses, 1.0) / t
+    say(f"far accesses (column walk): {prof.far_rate / 1e6:.1f} M group accesses/s")
 
     lo = simt.empty((threads,), np.float32)
     lim = 64 if backend != "sim" else 8
     t = _best(lambda: k["loop"][tg, 256](lo, lim), sync, reps)
-    loop_rate = lim * threads / width / t  # x never reaches 1000 within 64 steps: all run
-    say(f"divergent loop: {loop_rate / 1e6:.1f} M group-iterations/s")
+    c = _counts(k["loop"], tg, 256, (np.empty(threads, np.float32), lim), prof)
+    rest = max(t - c.group_ops / prof.op_rate, 0.1 * t)  # what the loop costs beyond its ops
+    prof.loop_rate = max(c.loop_iterations, 1.0) / rest
+    say(f"divergent loop: {prof.loop_rate / 1e6:.1f} M group-iterations/s")
 
-    prof = Profile(
-        backend,
-        device,
-        width,
-        units,
-        copy_bw,
-        peak,
-        launch,
-        far,
-        loop_rate,
-        LINE_BYTES.get(backend, 64),
-        max_block,
-        calibrated=True,
-        measured_at=time.strftime("%Y-%m-%d %H:%M:%S"),
-        notes={"quick": quick},
-    )
+    prof.calibrated = True
+    prof.measured_at = time.strftime("%Y-%m-%d %H:%M:%S")
+    prof.notes = {"quick": quick}
     save_profile(prof)
     return prof

@@ -139,9 +139,11 @@ def sample(
     repeat: int,
     min_time: float,
     max_time: float | None = None,
+    min_samples: int = 3,
 ) -> list[float]:
     """Times of `run()` + `sync()`: `warmup` untimed calls, then `repeat` samples and more until
-    `min_time` seconds are spent (stopping early, with at least 3 samples, past `max_time`)."""
+    `min_time` seconds are spent (stopping early, with at least `min_samples`, past
+    `max_time`)."""
     for _ in range(max(0, warmup)):
         run()
         sync()
@@ -155,7 +157,7 @@ def sample(
         dt = clock() - t0
         samples.append(dt)
         spent += dt
-        if max_time is not None and len(samples) >= 3 and spent > max_time:
+        if max_time is not None and len(samples) >= min_samples and spent > max_time:
             break
         if len(samples) >= 100_000:
             break
