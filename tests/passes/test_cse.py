@@ -118,3 +118,23 @@ def test_effects_and_allocs_are_never_merged() -> None:
 @pytest.mark.parametrize("seed", range(40))
 def test_random_programs_behave_the_same(seed: int) -> None:
     same_behaviour(random_function(seed), cse, random_inputs(random.Random(seed), 4))
+
+
+def test_commutative_operands_are_matched_in_either_order() -> None:
+    def build() -> Function:
+        fn, b, (out, fo, x, y, f, g) = function(
+            ArrayType(INT32, 1), ArrayType(FLOAT32, 1), INT32, INT32, FLOAT32, FLOAT32
+        )
+        store(b, out, 0, b.bin("add", x, y))
+        store(b, out, 1, b.bin("add", y, x))  # merged
+        store(b, out, 2, b.bin("min", y, x))
+        store(b, out, 3, b.bin("min", x, y))  # merged: ints
+        store(b, out, 4, b.bin("sub", y, x))  # not commutative
+        store(b, out, 5, b.bin("sub", x, y))
+        store(b, fo, 0, b.bin("min", f, g))
+        store(b, fo, 1, b.bin("min", g, f))  # floats: which zero or NaN comes back may differ
+        return fn
+
+    inputs = [[np.zeros(6, np.int32), np.zeros(2, np.float32), 3, -4, 0.0, -0.0]]
+    fn = same_behaviour(build, cse, inputs)
+    assert count(fn, "bin") == 6

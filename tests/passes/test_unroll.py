@@ -79,3 +79,8 @@ def test_unknown_bounds_stay() -> None:
 @pytest.mark.parametrize("seed", range(40))
 def test_random_programs_behave_the_same(seed: int) -> None:
     same_behaviour(random_function(seed), unroll, random_inputs(random.Random(seed), 4))
+
+
+def test_a_loop_that_runs_once_unrolls_whatever_its_size() -> None:
+    fn = same_behaviour(lambda: loop(0, 1, 1), lambda f: unroll(f, max_ops=1), INPUTS)
+    assert count(fn, "for") == 0

@@ -4,7 +4,7 @@ A loop whose start, stop and step are constants, that runs at most `MAX_TRIPS` t
 whose unrolled body has at most `MAX_OPS` ops is replaced by one copy of its body per
 iteration: the induction variable becomes a constant, each copy reads the values the previous
 one yielded, and the loop's results are those the last copy yields. Inner loops are unrolled
-first, so a small nest unrolls completely.
+first, so a small nest unrolls completely. A loop that runs once is unrolled whatever its size.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ def _block(block: Block, consts: dict[int, object], subst: Subst, trips: int, op
             _block(region, consts, subst, trips, ops)
         if op.opcode == "for":
             n = _trip_count(op, consts)
-            if n is not None and n <= trips and n * size(op.regions[0]) <= ops:
+            # A loop that runs once is always unrolled: that only removes the loop.
+            if n is not None and (n <= 1 or (n <= trips and n * size(op.regions[0]) <= ops)):
                 out.extend(_unrolled(op, n, consts, subst))
                 continue
         out.append(op)
