@@ -178,3 +178,23 @@ def test_errors_and_ctrl_c_keep_the_session(repl_factory) -> None:  # type: igno
     assert "CompileError" in out  # a number cannot be indexed
     assert r.run("x % 4\n") == "----- 4x -----\n0\n----- 4x -----\n2\n"
     assert r.close() == 0
+
+
+def test_substring_search_over_a_file_in_chunks(repl_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    words = [b"alpha", b"beta", b"gamma", b"kernel", b"thread"]
+    parts = [words[(i * 7) % 5] for i in range(60000)]
+    for i in range(0, 60000, 3000):
+        parts[i] = b"needle"  # 20 needles, none across a chunk boundary the overlap misses
+    path = tmp_path / "big.txt"
+    path.write_bytes(b" ".join(parts))
+    size = path.stat().st_size
+    r = repl_factory("--backend", "sim", "--threads", str(-(-size // 256)))
+    r.run(f"f = open({str(path)!r})\n")
+    r.run("f.seek(tid * 256)\n")
+    r.run("chunk = f.read(256 + 5)\n")
+    out = r.run("'needle' in chunk\n")
+    threads = -(-size // 256)
+    assert out == f"----- {threads - 20}x -----\nFalse\n----- 20x -----\nTrue\n" or out == (
+        f"----- 20x -----\nTrue\n----- {threads - 20}x -----\nFalse\n"
+    )
+    assert r.close() == 0

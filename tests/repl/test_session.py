@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import numpy as np
 import pytest
@@ -181,3 +182,22 @@ def test_top_level_prints_are_grouped_as_values() -> None:
 def test_print_end_keeps_banners_on_their_own_lines() -> None:
     s, buf = make(2)
     assert run(s, buf, "print(tid, end='')") == "----- 1x -----\n0\n----- 1x -----\n1\n"
+
+
+def test_files_give_each_thread_its_slice(tmp_path: Any) -> None:
+    path = tmp_path / "t.txt"
+    path.write_bytes(b"abcdefghij" * 5 + b"needle" + b"xyz" * 10)
+    s, buf = make(10)
+    run(s, buf, f"f = open({str(path)!r})")
+    run(s, buf, "f.seek(tid * 10)")
+    run(s, buf, "chunk = f.read(12)")
+    assert s.state["chunk__start"].tolist() == [10 * t for t in range(9)] + [86]  # clamped
+    assert run(s, buf, "'needle' in chunk") == "----- 9x -----\nFalse\n----- 1x -----\nTrue\n"
+    assert run(s, buf, "len(chunk)") == "----- 8x -----\n12\n----- 1x -----\n6\n----- 1x -----\n0\n"
+    assert run(s, buf, "'ab' not in chunk[:2]") == ("----- 5x -----\nFalse\n----- 5x -----\nTrue\n")
+
+
+def test_missing_file_is_an_error_that_keeps_the_session() -> None:
+    s, buf = make(4)
+    assert "OSError: cannot open" in run(s, buf, "f = open('/nonexistent/file')")
+    assert run(s, buf, "tid * 0") == "0\n"

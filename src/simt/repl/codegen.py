@@ -45,14 +45,16 @@ def print_name(i: int) -> str:
     return f"_simt_print{i}"
 
 
-def body(text: str, tree: ast.Module, echo: bool, prints: tuple[int, ...] = ()) -> Body:
+def body(
+    text: str, tree: ast.Module, echo: bool, prints: tuple[int, ...] = (), exact: bool = True
+) -> Body:
     """The input without its hoisted statements (they ran on the host), with its last bare
     expression assigned to `_simt_echo` when `echo`, and the top-level statements `prints`
     (indices of `print(...)` calls) turned into tuples of their arguments: the host formats
-    them for one thread of each distinct row instead of every thread printing."""
+    them for one thread of each distinct row instead of every thread printing. With
+    `exact` False the text is rebuilt from `tree` (a rewritten input)."""
     lines = text.split("\n")
     spans = [_span(s) for s in tree.body]
-    exact = True
     out = list(lines)
 
     def alone(i: int) -> bool:
@@ -60,7 +62,7 @@ def body(text: str, tree: ast.Module, echo: bool, prints: tuple[int, ...] = ()) 
         return all(j == i or spans[j][1] < a or spans[j][0] > b for j in range(len(spans)))
 
     for i, stmt in enumerate(tree.body):
-        if isinstance(stmt, HOST_STMTS):
+        if exact and isinstance(stmt, HOST_STMTS):
             if not alone(i) or stmt.col_offset != 0:
                 exact = False
                 break
@@ -121,6 +123,7 @@ def kernel_source(
     stores: list[tuple[str, str]],
     bound: list[str],
     guard: int | None,
+    extra: tuple[str, ...] = (),
 ) -> Kernel:
     """`def name(...)`: loads of `loads` from `_i_<name>`, the body, then for each
     (name, expression) in `stores` a store of the expression into `_o_<name>`; `bound`
@@ -134,6 +137,7 @@ def kernel_source(
         ind = "        "
     head.append(ind + "threadIdx = tid")
     head.extend(f"{ind}{n} = _i_{n}[tid]" for n in loads)
+    head.extend(ind + e for e in extra)
     lines = [ind + ln if ln.strip() else "" for ln in b.lines]
     tail = [f"{ind}_o_{n}[tid] = {e}" for n, e in stores]
     if not any(ln.strip() for ln in lines) and not tail:

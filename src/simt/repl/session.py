@@ -14,8 +14,11 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import copy
 import inspect
+import io
 import linecache
+import os
 import time
 import traceback
 from typing import Any
@@ -26,10 +29,11 @@ from .. import lang
 from .. import types as T
 from ..errors import CompileError, KernelError, LaunchError, SimtError
 from ..runtime import printing, registry
-from . import analysis, codegen
+from . import analysis, codegen, files
 from .output import Echo, Sink, group
 
 BLOCK = 256
+_FIELDS = {"ByteStr": ("start", "length"), "File": ("pos",)}
 THREAD_NAMES = ("tid", "threadIdx")
 
 
@@ -54,6 +58,11 @@ class Session:
 
         self.state: dict[str, np.ndarray] = {}
         self.bound = {}
+        self.objects: dict[str, tuple[str, int]] = {}  # files and byte strings: (class, file)
+        self.file_paths: list[str] = []
+        self.file_data: dict[str, tuple[np.ndarray, int]] = {}
+        self._extra: tuple[str, ...] = ()
+        self._rewritten = False
         self.globals: dict[str, Any] = {
             "__name__": "__simt_repl__",
             "__builtins__": builtins,
@@ -66,6 +75,7 @@ class Session:
         """Change the thread count; per-thread variables are dropped (their sizes change)."""
         self.threads = n
         self.state = {}
+        self.objects = {}
         self.globals["nthreads"] = self.globals["numThreads"] = n
 
     def set_backend(self, name: str) -> None:
@@ -83,7 +93,7 @@ class Session:
 
     def thread_names(self) -> set[str]:
         """The names whose values depend on the thread."""
-        return set(THREAD_NAMES) | set(self.state) | set(self.bound)
+        return set(THREAD_NAMES) | set(self.state) | set(self.bound) | set(self.objects)
 
     # ------------------------------------------------------------------ running
     def run(self, text: str) -> bool:
@@ -98,6 +108,13 @@ class Session:
             ok = self._run(text, filename)
         except KeyboardInterrupt:
             self.out.error("KeyboardInterrupt (the input was abandoned; variables are unchanged)")
+        except Exception as e:  # noqa: BLE001 - a bug of the REPL must not end the session
+            if os.environ.get("SIMT_INTERNAL_ERRORS") == "1":
+                raise
+            self.out.error(
+                f"internal error in simt's REPL: {type(e).__name__}: {e} (this is a bug in simt;"
+                " SIMT_INTERNAL_ERRORS=1 shows the traceback)"
+            )
         if self.timing:
             self.out.warning(f"({time.perf_counter() - start:.3f} s)")
         return ok
@@ -111,7 +128,7 @@ class Session:
             return False
         shape = analysis.shape(tree)
         _register(filename, text)
-        if not analysis.depends_on_thread(shape, self.thread_names()):
+        if not analysis.depends_on_thread(shape, self.thread_names() | {"open"}):
             return self._host(tree, filename)
         for stmt in shape.hoisted:
             if not self._host(ast.Module([stmt], []), filename, echo=False):
@@ -124,8 +141,9 @@ class Session:
         last = body[-1] if echo and body and isinstance(body[-1], ast.Expr) else None
         if last is not None:
             body.pop()
+        printed = io.StringIO()  # what the host code prints, shown when it returns
         try:
-            with contextlib.redirect_stdout(_Writer(self.out)):  # type: ignore[type-var]
+            with contextlib.redirect_stdout(printed):
                 if body:
                     code = compile(ast.Module(body, []), filename, "exec")
                     exec(code, self.globals)  # noqa: S102 - the user's own input
@@ -134,14 +152,17 @@ class Session:
                     value = eval(expr, self.globals)  # noqa: S307 - the user's own input
                     if value is not None:
                         self.globals["_"] = value
-                        self.out.text(repr(value) + "\n")
+                        print(repr(value), file=printed)
         except SimtError as e:
+            self.out.text(printed.getvalue())
             self.out.error(f"{type(e).__name__}: {e}")
             return False
         except Exception as e:  # noqa: BLE001 - the user's own code failed: show it as Python would
+            self.out.text(printed.getvalue())
             tb = e.__traceback__.tb_next if e.__traceback__ is not None else None
             self.out.error("".join(traceback.format_exception(type(e), e, tb)).rstrip("\n"))
             return False
+        self.out.text(printed.getvalue())
         for name in list(self.globals):
             self.state.pop(name, None)  # a host value replaces a per-thread one
         for name in list(self.bound):
@@ -153,7 +174,21 @@ class Session:
     def _kernel(self, text: str, filename: str, shape: analysis.Shape) -> bool:
         echo = shape.echo and not analysis.is_print_call(shape.tree.body[-1])
         fast = analysis.fast_prints(shape.tree) if "print" not in self.globals else ()
-        body = codegen.body(text, shape.tree, echo, fast)
+        tree, rewritten = shape.tree, files.needs_rewrite(shape.tree, set(self.objects))
+        if rewritten:
+            opened = list(self.file_paths)
+            tree = ast.fix_missing_locations(files.Rewriter(opened).visit(copy.deepcopy(tree)))
+            for path in opened[len(self.file_paths) :]:
+                try:
+                    self.file_data[path] = files.load(path)
+                except OSError as e:
+                    self.out.error(f"OSError: cannot open {path!r}: {e.strerror or e}")
+                    return False
+                self.file_paths.append(path)
+        if rewritten:  # `f.seek(n)` is now an assignment of `f`
+            shape = analysis.shape(tree)
+            echo = echo and isinstance(tree.body[-1], ast.Expr)
+        body = codegen.body(text, tree, echo, fast, exact=not rewritten)
         shown = [codegen.print_name(j) for j in range(len(fast))]
         if echo:
             shown.append(codegen.ECHO)
@@ -166,7 +201,20 @@ class Session:
                 dt = np.bool_ if isinstance(v, bool) else np.int64 if isinstance(v, int) else None
                 state[w] = np.full(self.threads, v, dt or np.float64)
         loads = [n for n in state if n in shape.reads]
-        bound = list(self.bound)
+        extra: list[str] = []
+        for obj, (cls, idx) in self.objects.items():
+            if obj in shape.reads:
+                fields = _FIELDS[cls]
+                loads += [f"{obj}__{f}" for f in fields]
+                extra.append(
+                    f"{obj} = _simt_{cls}(_simt_file{idx}, "
+                    + ("" if cls == "ByteStr" else f"_simt_size{idx}, ")
+                    + ", ".join(f"{obj}__{f}" for f in fields)
+                    + ")"
+                )
+        self._extra = tuple(extra)
+        self._rewritten = rewritten
+        bound = list(self.bound) + [f"_simt_file{i}" for i in range(len(self.file_paths))]
         n = self.threads
         block = min(BLOCK, n)
         grid = -(-n // block)
@@ -175,15 +223,15 @@ class Session:
         try:
             probe = self._probe(name, body, loads, bound, state)
             writes = [w for w in shape.writes if w not in THREAD_NAMES]
-            stores, outs, known, notes = self._classify(probe, writes)
+            stores, outs, known, notes, objects = self._classify(probe, writes)
             layout = self._layout(probe, shown, stores, outs, notes)
-            gen = codegen.kernel_source(name, body, loads, stores, bound, guard)
+            gen = codegen.kernel_source(name, body, loads, stores, bound, guard, self._extra)
             fn = self._define(name, gen.source, f"<kernel {self.count}>")
             import simt
 
             k = simt.kernel(fn, fp64=True)
             args = [state[x] for x in loads] + [outs[x] for x, _ in stores]
-            args += [self.bound[x] for x in bound]
+            args += [self._buffer(x) for x in bound]
             with printing.capture() as prints:
                 try:
                     k[grid, block](*args)
@@ -209,10 +257,19 @@ class Session:
         for w, v in known.items():
             self.state.pop(w, None)
             self.globals[w] = v
+        for w in writes:
+            if w not in objects and w in self.objects:  # no longer a file or byte string
+                cls, _ = self.objects.pop(w)
+                for f in _FIELDS[cls]:
+                    self.state.pop(f"{w}__{f}", None)
         for w, arr in outs.items():
             if not w.startswith("_simt_"):
                 self.globals.pop(w, None)
                 self.state[w] = arr
+        for w, spec in objects.items():
+            self.objects[w] = spec
+            self.state.pop(w, None)
+            self.globals.pop(w, None)
         arrays = [outs[k] for k, _ in stores if k.startswith("_simt_")]
         shown_out: Echo | str | None = None
         if arrays:
@@ -270,11 +327,21 @@ class Session:
                 layout.append((kind, isinstance(v, Tup), items))
         return layout
 
+    def _buffer(self, name: str) -> np.ndarray:
+        """A bound buffer or an open file's words, by parameter name."""
+        if name.startswith("_simt_file"):
+            return self.file_data[self.file_paths[int(name[len("_simt_file") :])]][0]
+        return self.bound[name]
+
     def _define(self, name: str, source: str, filename: str) -> Any:
         """The generated function, compiled from `source` registered under `filename`."""
         _register(filename, source)
         ns = dict(self.globals)
         ns.update(_simt_int64=np.int64, _simt_grid=lang.grid, int=np.int64)
+        if self._rewritten or self._extra:
+            ns.update(files.NAMESPACE)
+            for i, path in enumerate(self.file_paths):
+                ns[f"_simt_size{i}"] = self.file_data[path][1]
         exec(compile(source, filename, "exec"), ns)  # noqa: S102 - our own generated text
         return ns[name]
 
@@ -294,14 +361,14 @@ class Session:
         from ..frontend.values import Known
         from ..ir import Block, Builder, Param, Value
 
-        gen = codegen.kernel_source(name, body, loads, [], bound, None)
+        gen = codegen.kernel_source(name, body, loads, [], bound, None, self._extra)
         fn = self._define(name, gen.source, f"<probe {self.count}>")
         src = get_source(fn)
         ctx = Context(Builder(Block()), fp64=True)
         env: dict[str, Any] = {RET: Known(False)}
         params = []
         for i, p in enumerate(inspect.signature(fn).parameters):
-            arr = state[p[3:]] if p.startswith("_i_") else self.bound[p]
+            arr = state[p[3:]] if p.startswith("_i_") else self._buffer(p)
             st = T.scalar_of_dtype(arr.dtype)
             assert st is not None  # state and buffers only have the kernel language's dtypes
             t = T.ArrayType(st, arr.ndim, index=T.INT32)
@@ -315,20 +382,41 @@ class Session:
 
     def _classify(
         self, env: dict[str, Any], writes: list[str]
-    ) -> tuple[list[tuple[str, str]], dict[str, np.ndarray], dict[str, Any], list[str]]:
+    ) -> tuple[
+        list[tuple[str, str]],
+        dict[str, np.ndarray],
+        dict[str, Any],
+        list[str],
+        dict[str, tuple[str, int]],
+    ]:
         """For each assigned name: a store into a fresh per-thread array, a known value for
-        the host, or a note saying why it is not kept."""
-        from ..frontend.values import Known
+        the host, a file or byte string (kept as its per-thread fields), or a note saying why
+        it is not kept."""
+        from ..frontend.values import Known, Obj
         from ..ir import Value
 
         stores: list[tuple[str, str]] = []
         outs: dict[str, np.ndarray] = {}
         known: dict[str, Any] = {}
         notes: list[str] = []
+        objects: dict[str, tuple[str, int]] = {}
         for w in writes:
             v = env.get(w)
             if v is None:
                 continue
+            if isinstance(v, Obj) and v.cls in (files.ByteStr, files.File):
+                cls = v.cls.__name__
+                data = v.get("data")
+                idx = next(
+                    (i for i in range(len(self.file_paths)) if env.get(f"_simt_file{i}") is data),
+                    None,
+                )
+                if idx is not None:
+                    objects[w] = (cls, idx)
+                    for f in _FIELDS[cls]:
+                        stores.append((f"{w}__{f}", f"{w}.{f}"))
+                        outs[f"{w}__{f}"] = np.empty(self.threads, np.int64)
+                    continue
             if isinstance(v, Known):
                 known[w] = _plain(v.value)
             elif isinstance(v, Value) and isinstance(v.type, T.Scalar):
@@ -343,21 +431,7 @@ class Session:
                     else f"a {type(v).__name__.lower()} of run-time values"
                 )
                 notes.append(f"`{w}` is {what}; it is not kept after this input")
-        return stores, outs, known, notes
-
-
-class _Writer:
-    """A file-like object that hands what host code prints to the session's sink."""
-
-    def __init__(self, out: Sink) -> None:
-        self.out = out
-
-    def write(self, s: str) -> int:
-        self.out.text(s)
-        return len(s)
-
-    def flush(self) -> None:
-        pass
+        return stores, outs, known, notes, objects
 
 
 def gen_header(body: codegen.Body, loads: list[str], guard: int | None) -> tuple[int, int]:
