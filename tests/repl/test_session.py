@@ -201,3 +201,15 @@ def test_missing_file_is_an_error_that_keeps_the_session() -> None:
     s, buf = make(4)
     assert "OSError: cannot open" in run(s, buf, "f = open('/nonexistent/file')")
     assert run(s, buf, "tid * 0") == "0\n"
+
+
+def test_byte_string_equality(tmp_path: Any) -> None:
+    path = tmp_path / "w.txt"
+    path.write_bytes(b"catdogcatcow")
+    s, buf = make(4)
+    run(s, buf, f"f = open({str(path)!r})")
+    run(s, buf, "w = f.seek(tid * 3).read(3)")
+    assert run(s, buf, "w == 'cat', w != b'dog', w == w[0:3]") == (
+        "----- 2x -----\n(True, True, True)\n----- 1x -----\n(False, False, True)\n"
+        "----- 1x -----\n(False, True, True)\n"
+    )

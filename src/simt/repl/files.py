@@ -1,11 +1,12 @@
 """Files and byte strings in REPL inputs: `open(path)`, `f.seek(n)`, `f.read(k)`, slicing,
-`len` and `in` (substring test), each thread with its own slice of a read-only file.
+`len`, `in` (substring test) and `==`, each thread with its own slice of a read-only file.
 
 A file is read once on the host into a uint32 array (four bytes a word, the kernel language
 having no 8-bit type) passed to every kernel that uses it. `File` and `ByteStr` are ordinary
 classes, which kernels take as compile-time structs; an input is rewritten so that what Python
 writes with mutation or syntax the kernel language lacks becomes calls (`f.seek(n)` becomes
-`f = f.seek(n)`, `w in s` becomes `_simt_in(s, w)`, `s[a:b]` becomes `_simt_slice(s, a, b)`).
+`f = f.seek(n)`, `w in s` becomes `_simt_in(s, w)`, `a == b` becomes `_simt_eq(a, b)`,
+`s[a:b]` becomes `_simt_slice(s, a, b)`). `print` of a byte string is not supported yet.
 """
 
 from __future__ import annotations
@@ -71,6 +72,33 @@ def r_in(container: Any, item: Any) -> Any:
     return item in container
 
 
+def _eq_known(s: ByteStr, word: Any) -> Any:
+    w = word.encode() if isinstance(word, str) else word
+    same = s.length == len(w)
+    for k in range(len(w)):
+        if k < s.length:
+            if s.byte(k) != w[k]:
+                same = False
+    return same
+
+
+def r_eq(a: Any, b: Any) -> Any:
+    """`a == b`, byte strings (with each other, or with known str/bytes) included."""
+    if isinstance(a, ByteStr) and isinstance(b, ByteStr):
+        same = a.length == b.length
+        if same:
+            for i in range(a.length):
+                if a.byte(i) != b.byte(i):
+                    same = False
+                    break
+        return same
+    if isinstance(a, ByteStr):
+        return _eq_known(a, b)
+    if isinstance(b, ByteStr):
+        return _eq_known(b, a)
+    return a == b
+
+
 def r_slice(s: Any, lower: Any, upper: Any) -> Any:
     """`s[lower:upper]` of a byte string (None for an open end; no negative indices)."""
     lo = 0 if lower is None else min(max(lower, 0), s.length)
@@ -90,6 +118,7 @@ NAMESPACE = {
     "_simt_ByteStr": ByteStr,
     "_simt_in": r_in,
     "_simt_slice": r_slice,
+    "_simt_eq": r_eq,
     "len": r_len,
 }
 
@@ -160,6 +189,9 @@ class Rewriter(ast.NodeTransformer):
 
     def visit_Compare(self, node: ast.Compare) -> Any:
         self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            call = ast.Call(ast.Name("_simt_eq", ast.Load()), [node.left, node.comparators[0]], [])
+            return ast.UnaryOp(ast.Not(), call) if isinstance(node.ops[0], ast.NotEq) else call
         if len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
             call = ast.Call(ast.Name("_simt_in", ast.Load()), [node.comparators[0], node.left], [])
             if isinstance(node.ops[0], ast.NotIn):
