@@ -15,6 +15,8 @@ Each input runs on every thread; `tid` (alias `threadIdx`) is the thread's index
 `nthreads` (alias `numThreads`) their number. Variables are per-thread and kept between
 inputs; inputs that do not depend on the thread (imports, constants, defs) run once.
 Outputs are grouped: each distinct text once, after a banner with its count.
+Files: f = open(PATH); f.seek(tid * 1024); chunk = f.read(1024) gives each thread its own
+bytes; byte strings have len, slicing s[a:b], `in` (substring test) and ==.
   %bind NAME SHAPE DTYPE   a buffer every thread sees, e.g. %bind outbuf 512,512,3 uint32
   %save NAME FILE.png      write a bound buffer as an image (RGB when the last axis is 3)
   %threads N               run on N threads (per-thread variables are dropped)
@@ -124,6 +126,9 @@ def _reset(s: Session, args: str) -> None:
 def _vars(s: Session, args: str) -> None:
     for name, a in s.state.items():
         s.out.text(f"{name}: per-thread {a.dtype}\n")
+    for name, (cls, idx) in s.objects.items():
+        kind = "file" if cls == "File" else "byte string"
+        s.out.text(f"{name}: per-thread {kind} of {s.file_paths[idx]}\n")
     for name, a in s.bound.items():
         s.out.text(f"{name}: shared {' x '.join(map(str, a.shape))} {a.dtype}\n")
     for name, v in s.globals.items():
