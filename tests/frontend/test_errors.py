@@ -200,3 +200,17 @@ def test_no_source_is_a_clear_error():
     k = simt.kernel(ns["k"])
     with pytest.raises(simt.CompileError, match="cannot read the source"):
         k[1, 1](np.zeros(1, np.float32))
+
+
+COUNT = 3
+
+
+def test_a_local_read_before_assignment_is_not_the_global():
+    @simt.kernel
+    def k(a):
+        while COUNT < 10:  # noqa: F823 - the error this test is about
+            COUNT = COUNT + 1
+        a[0] = COUNT
+
+    e = _compile_error(k, np.zeros(4, np.float32))
+    assert "local variable" in e.message

@@ -93,6 +93,8 @@ class Translator:
         self.env = env
         self.globals: dict[str, Any] = getattr(pyfunc, "__globals__", {})
         self.closure: dict[str, Any] = {}
+        # Python's rule: a name assigned anywhere in a function is local to all of it.
+        self.locals = set(getattr(getattr(pyfunc, "__code__", None), "co_varnames", ()))
         code = getattr(pyfunc, "__code__", None)
         if code is not None and pyfunc.__closure__:
             for name, cell in zip(code.co_freevars, pyfunc.__closure__):
@@ -146,6 +148,13 @@ class Translator:
                     f"assign `{name}` before the if/loop",
                 )
             return v
+        if name in self.locals and (name in self.globals or name in self.closure):
+            self.fail(
+                node,
+                f"`{name}` is assigned in this function, so it is a local variable, but it is "
+                "read here before any assignment (the global of the same name is not used)",
+                f"assign `{name}` first, or give the local variable another name",
+            )
         if name in self.closure:
             return Known(self.closure[name])
         if name in self.globals:
