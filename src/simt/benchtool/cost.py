@@ -34,6 +34,7 @@ MAX_SAMPLED_BLOCKS = 24  # a lattice over the grid: enough for work that varies 
 FULL_LOOP = 48  # loops with at most this many iterations are evaluated in full
 SAMPLED_ITERS = 16  # longer ones: this many iterations, scaled
 WHILE_CAP = 4096  # a while loop still running after this many iterations is cut (and noted)
+UNKNOWN_TRIPS = 64  # what a loop whose end depends only on memory contents is assumed to run
 FAR_BYTES = 4096  # an access that moves this far between iterations misses the page/prefetch
 MATH_WEIGHT = {
     "sqrt": 1,
@@ -63,8 +64,9 @@ class Access:
     lanes: float = 0.0  # thread accesses
     groups: float = 0.0  # group accesses (SIMD groups / warps with an active lane)
     lines: float = 0.0  # distinct cache lines summed over group accesses
-    far: float = 0.0  # group accesses that jumped >= FAR_BYTES since the last iteration
-    checked: float = 0.0  # group accesses that had a previous iteration to compare with
+    far: float = 0.0  # cache lines of accesses that jumped >= FAR_BYTES since the last iteration
+    checked: float = 0.0  # cache lines of accesses that had a previous iteration to compare with
+    array_bytes: int = 0  # the size of the array (does it fit in the device's cache?)
     scattered: float = 0.0  # group accesses not contiguous (nor uniform) in thread_idx.x
     unknown_index: bool = False
     scalarised: bool = False  # the last index is not affine in the thread index
@@ -94,7 +96,7 @@ class Cost:
     dram_bytes: float = 0.0  # footprint: bytes that must cross the memory bus at least once
     flops: float = 0.0
     group_ops: float = 0.0
-    far_accesses: float = 0.0
+    far_accesses: float = 0.0  # cache lines fetched by far accesses (see Access.far)
     scalar_accesses: float = 0.0  # thread accesses whose index is not affine (lane by lane)
     loop_iterations: float = 0.0  # group-iterations of loops whose trip varies by lane
     barriers: float = 0.0
@@ -360,10 +362,10 @@ class _Eval:
             if last is not None:
                 both = mask & (last >= 0)
                 if both.any():
-                    acc.checked += g * self.scale
+                    acc.checked += pairs.size * self.scale
                     jump = np.abs(addr[both] - last[both])
                     if float(np.median(jump)) >= FAR_BYTES:
-                        acc.far += g * self.scale
+                        acc.far += pairs.size * self.scale
             cur = self.last_addr.get(key, np.full(self.n, -1, np.int64)).copy()
             cur[mask] = addr[mask]
             self.last_addr[key] = cur
@@ -460,29 +462,24 @@ class _Eval:
         for i, r in enumerate(op.results):
             self.env[r] = carried[i] if tmax <= done else None
 
-    def _varying_inputs(self, blk: Block, mask: np.ndarray) -> bool:
-        """Whether a region reads a value that is unknown or differs between active lanes."""
-        from ..ir.nodes import walk
-
-        defined: set[Value] = set()
-        inputs: list[Value] = []
-        for op in walk(blk):
-            for o in op.operands:
-                if o not in defined:
-                    inputs.append(o)
-            defined.update(op.results)
-            for r in op.regions:
-                defined.update(r.args)
-        for v in inputs:
-            if isinstance(v.type, T.ArrayType):
-                continue
-            x = self.val(v)
-            if x is None:
-                return True
-            xs = x[mask]
-            if xs.size and not (xs == xs[0]).all():
-                return True
-        return False
+    def _known_conjuncts(self, v: Value, mask: np.ndarray) -> np.ndarray | None:
+        """For a condition built with `and` from parts some of which are known (a counter
+        against a bound, next to a test on loaded data): the conjunction of the known parts,
+        an upper bound of the condition (False where any known part is False)."""
+        op = _defs.get(v)
+        known = self.val(v)
+        if known is not None:
+            return known.astype(bool)  # type: ignore[no-any-return]
+        if op is None or op.opcode != "bin" or op.attrs.get("op") != "and":
+            return None
+        parts = [self._known_conjuncts(o, mask) for o in op.operands]
+        got = [p for p in parts if p is not None]
+        if not got:
+            return None
+        out = got[0]
+        for p in got[1:]:
+            out = out & p
+        return out
 
     def _loop_groups(self, trips: np.ndarray) -> float:
         """Group-iterations of a loop whose trip count varies by lane (each group runs as long
@@ -504,20 +501,19 @@ class _Eval:
         final: list[Any] = list(carried)
         it = 0
         uncertain = False
-        varying = False
         while active.any() and it < WHILE_CAP:
             out = self.block_ops_bind(cond_blk, carried, active) or [None]
-            if it == 0:
-                varying = self._varying_inputs(cond_blk, active)
             c = out[0]
+            if c is None:
+                c = self._known_conjuncts(cond_blk.ops[-1].operands[0], active)
             if c is None:
                 uncertain = True
                 stay = active.copy()
                 # the loop ends on memory contents: with nothing known it could run forever
-                if it >= WHILE_CAP // 16:
+                if it >= UNKNOWN_TRIPS:
                     self.notes.add(
-                        "a while loop whose end depends on memory was cut at "
-                        f"{WHILE_CAP // 16} iterations"
+                        "a while loop whose end depends on memory contents was assumed to run "
+                        f"{UNKNOWN_TRIPS} iterations"
                     )
                     break
             else:
@@ -543,8 +539,8 @@ class _Eval:
             if it >= WHILE_CAP:
                 self.notes.add(f"a while loop was cut at {WHILE_CAP} iterations")
         uniform = mask.any() and bool((trips[mask] == trips[mask].max()).all())
-        if varying or not uniform or uncertain:
-            # a condition that differs by lane: the loop runs while any lane of a group runs
+        if not uniform or uncertain:
+            # trips that differ by lane: a group runs as long as its longest lane, masked
             self.st.loop_iters += self._loop_groups(trips) * self.scale
         for i, r in enumerate(op.results):
             self.env[r] = final[i] if i < len(final) else None
@@ -723,8 +719,9 @@ def count(
             cost.bytes_read += a.lanes * item
         if a.kind in ("store", "atomic"):
             cost.bytes_written += a.lanes * item
+        a.array_bytes = by_name[a.array].nbytes
         if a.checked:  # the first iteration has nothing to jump from: judge it as the rest
-            a.far = a.groups * a.far / a.checked
+            a.far = a.lines * a.far / a.checked
         cost.far_accesses += a.far
         if a.scalarised or a.unknown_index:
             cost.scalar_accesses += a.lanes
@@ -760,9 +757,17 @@ def predict(cost: Cost, prof: Profile) -> Cost:
     )
     loop = cost.loop_iterations / prof.loop_rate if prof.loop_rate else 0.0
     gather = cost.scalar_accesses / prof.gather_rate if prof.gather_rate else 0.0
+    # far accesses into an array the last-level cache holds cost a cache walk, not a DRAM one
+    near = sum(a.far for a in cost.accesses if 0 < a.array_bytes <= prof.cache_bytes)
+    far = cost.far_accesses - near
+    far_t = far / prof.far_rate if prof.far_rate else 0.0
+    if prof.cache_far_rate:
+        far_t += near / prof.cache_far_rate
+    elif prof.far_rate:
+        far_t += near / prof.far_rate
     terms = {
         "memory": cost.dram_bytes / prof.copy_bandwidth,
-        "far": cost.far_accesses / prof.far_rate if prof.far_rate else 0.0,
+        "far": far_t,
         "compute": ops + loop + gather,
     }
     bound = max(terms, key=lambda k: terms[k])

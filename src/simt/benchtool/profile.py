@@ -41,6 +41,8 @@ class Profile:
     loop_rate: float = 0.0  # group-iterations/s of a divergent while loop (0: not measured)
     op_rate: float = 0.0  # group operations/s of mixed arithmetic (0: from peak_flops)
     gather_rate: float = 0.0  # lane-by-lane accesses/s beyond their operations (0: free)
+    cache_bytes: int = 0  # last-level cache (L3 of a CPU, L2 of a GPU)
+    cache_far_rate: float = 0.0  # far accesses/s (cache lines) into an array the cache holds
     line_bytes: int = 64
     max_block: int = 1024
     shared_bytes: int = 48 * 1024
@@ -67,6 +69,8 @@ class Profile:
             f"{self.op_rate * self.group_width / 1e9:.1f} G thread-ops/s, far accesses "
             f"{self.far_rate / 1e6:.0f} M/s, lane-by-lane {self.gather_rate / 1e9:.2f} G/s, "
             f"divergent-loop overhead {self.loop_rate / 1e6:.0f} M/s, "
+            f"far in-cache {self.cache_far_rate / 1e6:.0f} M/s "
+            f"({self.cache_bytes >> 20} MiB cache), "
             f"{self.line_bytes}-byte lines",
         ]
         return out
@@ -101,6 +105,31 @@ def describe_device(backend: str) -> tuple[str, int, int, int]:
     if backend == "webgpu":
         return (info.get("adapter", "webgpu"), 32, 8, 256)
     return ("numpy", 32, 1, 1024)
+
+
+def cache_size(backend: str) -> int:
+    """Bytes of the device's last-level cache: the largest CPU cache Linux lists, a GPU's
+    L2; 0 where unknown."""
+    if backend == "cpu":
+        sizes = []
+        for path in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
+            try:
+                text = path.read_text().strip()
+            except OSError:
+                continue
+            m = re.match(r"(\d+)([KMG]?)", text)
+            if m:
+                sizes.append(int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)])
+        return max(sizes, default=0)
+    if backend == "cuda":
+        try:
+            from ..runtime import registry
+
+            dev = registry.get("cuda").device  # type: ignore[attr-defined]
+            return int(dev.properties.l2_cache_size)
+        except Exception:  # noqa: BLE001 - unknown: no cache assumed
+            return 0
+    return 0
 
 
 _NOMINAL: dict[str, dict[str, float]] = {  # rough values for an uncalibrated device
@@ -174,6 +203,8 @@ def load_profile(backend: str) -> Profile:
             max_block=max_block,
             **_NOMINAL.get(backend, _NOMINAL["cpu"]),  # type: ignore[arg-type]
         )
+        prof.cache_bytes = cache_size(backend)
+        prof.cache_far_rate = prof.far_rate * 2
     _loaded[backend] = prof
     return prof
 
@@ -249,6 +280,16 @@ def _kernels() -> dict[str, Any]:
             out[j] = s
 
     @simt.kernel
+    def cached_walk(a, out):
+        j = block_idx.x * block_dim.x + thread_idx.x
+        r = block_idx.y
+        if j < a.shape[1]:
+            s = 0.0
+            for i in range(a.shape[0]):
+                s += a[i, j]
+            out[r, j] = s
+
+    @simt.kernel
     def escape_loop(out, limit):
         i = block_idx.x * block_dim.x + thread_idx.x
         if i < len(out):
@@ -291,13 +332,16 @@ def _kernels() -> dict[str, Any]:
         "empty": empty_kernel,
         "walk": column_walk,
         "loop": escape_loop,
+        "cwalk": cached_walk,
     }
 
 
 def _best(run: Any, sync: Any, reps: int) -> float:
-    from .timing import sample
+    from ..runtime import registry
+    from .timing import device_timer, sample
 
-    return min(sample(run, sync, 1, reps, 0.0, max_time=3.0))
+    timer = device_timer(registry.current())
+    return min(sample(run, sync, 1, reps, 0.0, max_time=3.0, timer=timer))
 
 
 def _counts(kernel: Any, grid: Any, block: Any, args: tuple[Any, ...], prof: Profile) -> Any:
@@ -344,7 +388,8 @@ def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
     scale = 16 if quick or backend == "sim" else 1
     reps = 5 if quick else 15
 
-    n = (1 << 24) // scale  # 64 MiB each way: beyond every CPU's last-level cache
+    big = 4 if backend == "cuda" else 1  # a GPU streams 64 MiB in tens of microseconds
+    n = (1 << 24) * big // scale  # 64 MiB each way: beyond every CPU's last-level cache
     a = simt.to_device(np.random.default_rng(1).random(n, dtype=np.float32) + 0.5)
     b = simt.empty((n,), np.float32)
     g = (n + 255) // 256
@@ -354,7 +399,7 @@ def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
     say(f"copy bandwidth: {prof.copy_bandwidth / 1e9:.2f} GB/s")
 
     threads = (1 << 20) // scale if backend != "cuda" else 1 << 22
-    iters = 256 if backend != "sim" else 8
+    iters = {"sim": 8, "cuda": 4096}.get(backend, 256)
     out = simt.empty((threads,), np.float32)
     tg = (threads + 255) // 256
     t = _best(lambda: k["fma"][tg, 256](out, iters, np.float32(0.5)), sync, reps)
@@ -398,7 +443,30 @@ def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
         k["walk"], wg, 256, (np.empty((rows, cols), np.float32), np.empty(cols, np.float32)), prof
     )
     prof.far_rate = max(c.far_accesses, 1.0) / t
-    say(f"far accesses (column walk): {prof.far_rate / 1e6:.1f} M group accesses/s")
+    say(f"far accesses (column walk): {prof.far_rate / 1e6:.1f} M lines/s")
+
+    prof.cache_bytes = cache_size(backend)
+    if prof.cache_bytes >= 1 << 20:
+        # the same walk over an array a quarter of the cache, read by many block rows
+        rows = 256
+        ccols = max(1024, prof.cache_bytes // 4 // 4 // rows)
+        copies = 256 if backend == "cuda" else 8
+        cm = simt.to_device(np.ones((rows, ccols), np.float32))
+        co = simt.empty((copies, ccols), np.float32)
+        cg = ((ccols + 255) // 256, copies)
+        t = _best(lambda: k["cwalk"][cg, 256](cm, co), sync, reps)
+        c = _counts(
+            k["cwalk"],
+            cg,
+            256,
+            (np.empty((rows, ccols), np.float32), np.empty((copies, ccols), np.float32)),
+            prof,
+        )
+        prof.cache_far_rate = max(c.far_accesses, 1.0) / t
+        say(
+            f"far accesses in cache ({prof.cache_bytes >> 20} MiB): "
+            f"{prof.cache_far_rate / 1e6:.1f} M lines/s"
+        )
 
     lo = simt.empty((threads,), np.float32)
     lim = 64 if backend != "sim" else 8

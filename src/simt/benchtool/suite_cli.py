@@ -72,7 +72,12 @@ def measure_one(b: Any, backend: str, reps: int, budget: float, prof: Any) -> di
     row["err"] = _check(f"simt/{backend}", b.label, b.check_result(b.result()), b.tol)
     import simt
 
-    samples = sample(b.run, simt.synchronize, 0, reps, 0.0, max_time=budget)
+    from ..runtime import registry
+    from .timing import device_timer
+
+    timer = device_timer(registry.current())
+    samples = sample(b.run, simt.synchronize, 0, reps, 0.0, max_time=budget, timer=timer)
+    row["timer"] = "CUDA events" if timer is not None else "host clock, synchronised"
     row["simt"] = _stats(samples)
     _check(f"simt/{backend}", b.label, b.check_result(b.result()), b.tol)
     cost = None
