@@ -337,8 +337,8 @@ def int_pow(x: int, y: int, t: Scalar) -> int:
 
 
 def _float_bin(name: str, t: Scalar, a: float, b: float) -> float | None:
-    x, y = t.np.type(a), t.np.type(b)
     with np.errstate(all="ignore"):
+        x, y = t.np.type(a), t.np.type(b)
         if name == "add":
             return float(x + y)
         if name == "sub":
