@@ -848,11 +848,12 @@ class _Renderer:
         ]
         md = ""
         if lanes == "x":
-            vec = self.mdnode('!{!"llvm.loop.vectorize.enable", i1 true}')
+            # independent iterations (no run-time alias checks); whether to vectorise is left
+            # to LLVM's cost model (forcing it only earns a warning on stderr where it cannot)
             par = self.mdnode(f'!{{!"llvm.loop.parallel_accesses", {group}}}')
             self_ref = len(self.md)
             md = f", !llvm.loop !{self_ref}"
-            self.md.append(f"distinct !{{!{self_ref}, {vec}, {par}}}")
+            self.md.append(f"distinct !{{!{self_ref}, {par}}}")
         self.emit(f"br label %{head}{md}")
         self.start(done)
         for r, c in zip(op.results, carried):
