@@ -63,6 +63,93 @@ def talk(a):
         print(i * 10, a[i], sep=":")
 
 
+@simt.kernel
+def cube(out):
+    x = block_idx.x * block_dim.x + thread_idx.x
+    y = block_idx.y * block_dim.y + thread_idx.y
+    z = block_idx.z * block_dim.z + thread_idx.z
+    if x < out.shape[2] and y < out.shape[1] and z < out.shape[0]:
+        out[z, y, x] = x + 10 * y + 100 * z
+
+
+@simt.kernel
+def evens(a, out):
+    i = simt.grid(1)
+    if i < len(a):
+        out[i] = a[i] and i % 2 == 0
+
+
+@simt.kernel
+def transpose8(a, out):
+    t = simt.shared.array((8, 8), np.float32)
+    x = thread_idx.x
+    y = thread_idx.y
+    t[y, x] = a[block_idx.y * 8 + y, block_idx.x * 8 + x]
+    simt.syncthreads()
+    out[block_idx.x * 8 + y, block_idx.y * 8 + x] = t[x, y]
+
+
+@simt.kernel
+def collatz(a, out):
+    i = simt.grid(1)
+    if i >= len(a):
+        return
+    v = a[i]
+    k = 0
+    while v > 1:
+        v = v // 2 if v % 2 == 0 else 3 * v + 1
+        k += 1
+        if k > 50:
+            break
+    out[i] = k
+
+
+@simt.kernel
+def scratch(a, out):
+    i = simt.grid(1)
+    buf = simt.local.array(4, np.int32)
+    for j in range(4):
+        buf[j] = a[i] + j
+    simt.syncthreads()
+    s = 0
+    for j in range(4):
+        s += buf[3 - j] * j
+    out[i] = s
+
+
+def _edge_cases() -> dict[str, np.ndarray]:
+    out = {}
+    o = np.zeros((3, 5, 7), np.int32)
+    cube[(2, 2, 2), (4, 3, 2)](o)
+    out["3-d blocks"] = o
+    a = np.array([True, False, True, True, False] * 20)
+    ob = np.zeros_like(a)
+    evens[4, 32](a, ob)
+    out["bool arrays"] = ob
+    m = np.arange(256, dtype=np.float32).reshape(16, 16)
+    om = np.zeros_like(m)
+    transpose8[(2, 2), (8, 8)](m, om)
+    out["shared tile"] = om
+    ai = np.arange(1, 200, dtype=np.int32)
+    oi = np.zeros_like(ai)
+    collatz[2, 128](ai, oi)
+    out["early return, break"] = oi
+    al = np.arange(64, dtype=np.int32)
+    ol = np.zeros_like(al)
+    scratch[2, 32](al, ol)
+    out["local array across a barrier"] = ol
+    return out
+
+
+def test_edge_cases_match_sim(on: Any) -> None:
+    on("sim")
+    expected = _edge_cases()
+    on("cpu")
+    got = _edge_cases()
+    for name, want in expected.items():
+        np.testing.assert_array_equal(got[name], want, err_msg=name)
+
+
 def test_vector_kernel_small_and_large_launches(on: Any) -> None:
     on("cpu")
     for n in (100, 1 << 18):  # the calling thread, then the thread pool
