@@ -67,6 +67,7 @@ class Access:
     far: float = 0.0  # cache lines of accesses that jumped >= FAR_BYTES since the last iteration
     checked: float = 0.0  # cache lines of accesses that had a previous iteration to compare with
     array_bytes: int = 0  # the size of the array (does it fit in the device's cache?)
+    spread: float = 0.0  # extra cache lines of uncoalesced group accesses (beyond one each)
     scattered: float = 0.0  # group accesses not contiguous (nor uniform) in thread_idx.x
     unknown_index: bool = False
     scalarised: bool = False  # the last index is not affine in the thread index
@@ -357,7 +358,12 @@ class _Eval:
             self.st.footprint[arr.name] = (
                 self.st.footprint.get(arr.name, 0.0) + len(new) * self.scale
             )
-            acc.scattered += self._scattered(addr, mask, arr.itemsize) * self.scale
+            bad = self._scattered(addr, mask, arr.itemsize)
+            acc.scattered += bad * self.scale
+            if bad and pairs.size > g:
+                # lanes of a group on different lines: each line is a separate, non-streaming
+                # access, as a far one is
+                acc.spread += (pairs.size - g) * self.scale
             last = self.last_addr.get(key)
             if last is not None:
                 both = mask & (last >= 0)
@@ -703,13 +709,14 @@ def count(
             m.far += a.far
             m.checked += a.checked
             m.scattered += a.scattered
+            m.spread += a.spread
             m.unknown_index |= a.unknown_index
         for name, n in st.footprint.items():
             footprint[name] = footprint.get(name, 0.0) + n
     for fld in ("flops", "group_ops", "loop_iterations", "barriers"):
         setattr(cost, fld, factor_of(getattr(cost, fld)))
     for m in merged.values():
-        for fld in ("lanes", "groups", "lines", "far", "checked", "scattered"):
+        for fld in ("lanes", "groups", "lines", "far", "checked", "scattered", "spread"):
             setattr(m, fld, factor_of(getattr(m, fld)))
     footprint = {k: factor_of(v) for k, v in footprint.items()}
     by_name = {a.name: a for a in arrays.values()}
@@ -722,6 +729,7 @@ def count(
         a.array_bytes = by_name[a.array].nbytes
         if a.checked:  # the first iteration has nothing to jump from: judge it as the rest
             a.far = a.lines * a.far / a.checked
+        a.far = min(a.lines, a.far + a.spread)
         cost.far_accesses += a.far
         if a.scalarised or a.unknown_index:
             cost.scalar_accesses += a.lanes

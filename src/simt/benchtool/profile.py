@@ -295,7 +295,8 @@ def _kernels() -> dict[str, Any]:
         if i < len(out):
             x = (i % 97) * 0.01
             it = 0
-            while it < limit and x < 1000.0:
+            # each lane stops at its own count (limit - 0..3): trips differ inside a group
+            while it < limit - i % 4 and x < 1000.0:
                 x = x * 1.01 + 0.5
                 it += 1
             out[i] = x
@@ -411,7 +412,8 @@ def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
     prof.op_rate = c.group_ops / t
     say(f"mixed arithmetic: {prof.op_rate * width / 1e9:.2f} G thread-ops/s")
 
-    small = (1 << 16) // (4 if scale > 1 else 1)  # in cache: the access, not the memory
+    # in cache: the access is measured, not the memory (a GPU needs more threads in flight)
+    small = (1 << 22) if backend == "cuda" else (1 << 16) // (4 if scale > 1 else 1)
     ga = simt.to_device(np.ones(small, np.float32))
     go = simt.empty((small,), np.float32)
     sg = (small + 255) // 256

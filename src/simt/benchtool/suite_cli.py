@@ -92,9 +92,10 @@ def measure_one(b: Any, backend: str, reps: int, budget: float, prof: Any) -> di
         row["predicted_s"] = cost.time
         row["gbps"] = cost.bytes_moved / med / 1e9
         row["gflops"] = cost.flops / med / 1e9
-        peak = prof.peak_flops / 1e9 if cost.bound == "compute" else prof.copy_bandwidth / 1e9
-        row["pct_peak"] = 100 * (row["gflops"] if cost.bound == "compute" else row["gbps"]) / peak
-        row["peak_kind"] = "flops" if cost.bound == "compute" else "bandwidth"
+        memory = cost.bound in ("memory", "memory latency")
+        peak = prof.copy_bandwidth / 1e9 if memory else prof.peak_flops / 1e9
+        row["pct_peak"] = 100 * (row["gbps"] if memory else row["gflops"]) / peak
+        row["peak_kind"] = "bandwidth" if memory else "flops"
     if b.launch is not None and b.launch[0] is not None:
         try:
             from .advise import advise
@@ -133,12 +134,12 @@ def table(rows: list[dict[str, Any]]) -> str:
         for n in r.get("baselines", {}):
             if n not in names:
                 names.append(n)
-    head = ["workload", "backend", "simt ms", "± std", "GB/s", "% peak", "predicted ms",
-            "pred / meas", "bound"] + [f"simt / {n}" for n in names]  # fmt: skip
+    head = ["workload", "backend", "simt ms", "± std", "min ms", "GB/s", "% peak",
+            "predicted ms", "pred / meas", "bound"] + [f"simt / {n}" for n in names]  # fmt: skip
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         m = r["simt"]
-        cells = [r["label"], r["backend"], _ms(m["median"]), _ms(m["std"])]
+        cells = [r["label"], r["backend"], _ms(m["median"]), _ms(m["std"]), _ms(m["min"])]
         if "predicted_s" in r:
             c = r["cost"]
             cells += [
@@ -336,7 +337,8 @@ def run(argv: list[str]) -> int:
         print(f"Noise: other processes used {other:.1f} CPU-seconds during the run "
               "(about 0 on a quiet machine; more means the times are inflated).")  # fmt: skip
     print("\nCells: median of the timed runs; every result was checked against a float64 "
-          "reference first. pred / meas = predicted / measured time.\n")  # fmt: skip
+          "reference first. pred / meas = predicted / measured (median) time; % peak is of the "
+          "profile's copy bandwidth for memory-bound kernels, else of its FMA peak.\n")  # fmt: skip
     print(table(rows))
     notes = [(r["label"], a) for r in rows for a in r.get("advice", [])]
     if notes:
