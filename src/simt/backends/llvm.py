@@ -826,13 +826,13 @@ class _Renderer:
             self.vals[arg.id] = c
         lanes = op.attrs.get("lanes")
         group = ""
-        if lanes == "x":
-            group = self.mdnode("distinct !{}")
+        if lanes in ("x", "xs"):  # "xs": lanes in steps, several per iteration (jammed)
+            group = self.mdnode("distinct !{}") if lanes == "x" else ""
             outer = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")
             self.lane_stack.append((iv, outer[1], outer[2], group))
-        elif lanes in ("y", "z"):
+        elif lanes in ("y", "ys", "z"):
             tx, ty_, tz, _ = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")
-            if lanes == "y":
+            if lanes in ("y", "ys"):
                 self.lane_stack.append((tx, iv, tz, ""))
             else:
                 self.lane_stack.append((tx, ty_, iv, ""))

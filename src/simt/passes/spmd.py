@@ -40,6 +40,9 @@ from ..types import BOOL, INT32, LOCAL, SHARED, ArrayType, Scalar, Type
 from .uniformity import check_barriers, varying
 
 MAX_THREADS = 1024
+# lanes a jammed loop (see `_jam`) advances together: 4 rows of 16 (two AVX vectors of float32)
+JAM_X = 16
+JAM_Y = 4
 PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "special", "shape"})
 _AXES = "xyz"
 
@@ -137,7 +140,7 @@ class _Lowering:
         return ok
 
     # ---- thread loops --------------------------------------------------------------------
-    def _open(self, seq: _Seq) -> _Group:
+    def _open(self, seq: _Seq, x_step: Value | None = None, y_step: Value | None = None) -> _Group:
         if seq.group is not None:
             return seq.group
         rest: list[tuple[Value, bool]] = []
@@ -150,9 +153,10 @@ class _Lowering:
         loops = []
         for axis in (2, 1, 0):
             body = Block([Value(INT32, f"t{_AXES[axis]}")])
+            step = {0: x_step, 1: y_step}.get(axis) or self.one
             loop = b.op(
-                "for", [lo[axis], hi[axis], self.one], [], regions=[body],
-                sign=1, lanes=_AXES[axis],
+                "for", [lo[axis], hi[axis], step], [], regions=[body],
+                sign=1, lanes=_AXES[axis] + ("" if step is self.one else "s"),
             )  # fmt: skip
             loops.append(loop)
             ivs.append(body.args[0])
@@ -496,6 +500,9 @@ class _Lowering:
         (body,) = op.regions
         carried = body.args[1:]
         slots = [self._slot(r, a, i) for r, a, i in zip(op.results, carried, op.operands[3:])]
+        if self._jammable(op, slots, seq):
+            self._jam(op, slots, seq)
+            return
         self._store_lanes(seq, [(i, s) for i, s in zip(op.operands[3:], slots) if s is not None])
         if not self._pure_uniform(op):
             self._close(seq)
@@ -511,6 +518,144 @@ class _Lowering:
         new = Op("for", [*new_bounds, *inits], self._results(op, slots), dict(op.attrs),
                  [inner.out], op.loc)  # fmt: skip
         seq.out.ops.append(new)
+
+    def _jammable(self, op: Op, slots: list[Value | None], seq: _Seq) -> bool:
+        """Whether a uniform loop that only reads memory and accumulates per lane (naive
+        matmul's `for k: acc += a[row, k] * b[k, col]`) can run *inside* the thread loop, for
+        JAM lanes at once (see `_jam`)."""
+        if self.fn.debug or not slots or any(s is None for s in slots) or _has_barrier(op):
+            return False
+        shared_load = False
+        for o in op.regions[0].ops[:-1]:
+            if o.opcode == "load":
+                if o.operands[0].id in self.local:
+                    return False
+                shared_load = shared_load or not any(
+                    self._uses_tid_x(v) for v in o.operands if v not in op.regions[0].args
+                )
+            elif o.opcode not in PURE:
+                return False
+        if not shared_load:
+            return False  # nothing to share between lanes: the thread loop inside is better
+        return all(pol and all(self._clip_one(c, [], [], None) for c in self._conjuncts(m))
+                   for m, pol in seq.mask)  # fmt: skip
+
+    def _jam(self, op: Op, slots: list[Value | None], seq: _Seq) -> None:
+        """Run the loop inside the thread loop, for JAM_Y x JAM_X lanes at once: one loop over
+        `k` carries all their accumulators, and LLVM turns the copies of the body into vector
+        operations (SLP) with the accumulators in registers, each vector of `b[k, col...]`
+        loaded once for JAM_Y rows. Lanes left over run in smaller steps."""
+        self._close(seq)
+        lo, hi, rest = self._clip(seq)
+        assert not rest
+        out = Builder(seq.out)
+        mains = []
+        for axis, width in ((0, JAM_X), (1, JAM_Y)):
+            w = out.const(width, INT32)
+            n = out.bin("max", out.bin("sub", hi[axis], lo[axis]), self.zero)
+            mains.append((w, out.bin("add", lo[axis], out.bin("sub", n, out.bin("mod", n, w)))))
+        (wx, mx), (wy, my) = mains
+        for y_lo, y_hi, jy in ((lo[1], my, JAM_Y), (my, hi[1], 1)):
+            for x_lo, x_hi, jx in ((lo[0], mx, JAM_X), (mx, hi[0], 1)):
+                part = _Seq(seq.out, (), ranges=([x_lo, y_lo, lo[2]], [x_hi, y_hi, hi[2]]))
+                g = self._open(part, x_step=wx if jx > 1 else None, y_step=wy if jy > 1 else None)
+                self._jammed_loop(op, slots, g, jx, jy)
+                self._close(part)
+        for r, s_ in zip(op.results, slots):
+            assert s_ is not None
+            self.spilled[r.id] = s_
+
+    def _jammed_loop(self, op: Op, slots: list[Value | None], g: _Group, jx: int, jy: int) -> None:
+        body = op.regions[0]
+        iv = body.args[0]
+        inner = {r.id for o in body.ops for r in o.results} | {a.id for a in body.args}
+        free: list[Value] = []
+        for o in body.ops:
+            for v in o.operands:
+                if v.id not in inner and all(v is not f for f in free):
+                    free.append(v)
+        lanes = []
+        for j in range(jx * jy):
+            env: dict[int, Value] = {}
+            dy, dx = divmod(j, jx)
+            tx, ty, lane = g.tid[0], g.tid[1], g.lane
+            if dx:
+                tx = self._emit(g, "bin", [tx, self._const(dx, g)], [INT32], op="add").result
+            if dy:
+                ty = self._emit(g, "bin", [ty, self._const(dy, g)], [INT32], op="add").result
+            if j:
+                off = self._emit(g, "bin", [self._const(dy, g), self.bdim[0]], [INT32],
+                                 op="mul").result  # fmt: skip
+                off = self._emit(g, "bin", [off, self._const(dx, g)], [INT32], op="add").result
+                lane = self._emit(g, "bin", [lane, off], [INT32], op="add").result
+            lanes.append((env, (tx, ty), lane))
+            for v in (*free, *op.operands[3:]):
+                self._get_at(v, g, env, (tx, ty), lane)
+        bounds = [self.once[v.id] for v in op.operands[:3]]
+        inits = [env[v.id] for env, _, _ in lanes for v in op.operands[3:]]
+        new_iv = Value(iv.type, iv.hint)
+        args = [Value(a.type, a.hint) for _ in lanes for a in body.args[1:]]
+        blk = Block([new_iv, *args])
+        ncar = len(body.args) - 1
+        ys: list[Value] = []
+        for j, (env, _, _) in enumerate(lanes):
+            m = dict(env)
+            m[iv.id] = new_iv
+            for a, na in zip(body.args[1:], args[j * ncar : (j + 1) * ncar]):
+                m[a.id] = na
+            for o in body.ops[:-1]:
+                new = Op(o.opcode, [m.get(v.id, v) for v in o.operands],
+                         [Value(r.type, r.hint) for r in o.results], dict(o.attrs), [],
+                         o.loc)  # fmt: skip
+                for r, nr in zip(o.results, new.results):
+                    m[r.id] = nr
+                blk.ops.append(new)
+            ys.extend(m.get(y.id, y) for y in body.ops[-1].operands)
+        blk.ops.append(Op("yield", ys))
+        types = [Value(r.type, r.hint) for _ in lanes for r in op.results]
+        loop = Op("for", [*bounds, *inits], types, dict(op.attrs), [blk], op.loc)
+        self._append(g, loop)
+        for j, (_, _, lane) in enumerate(lanes):
+            for k, s_ in enumerate(slots):
+                assert s_ is not None
+                res = loop.results[j * ncar + k]
+                self._append(g, Op("store", [s_, lane, res], [], {"spill": True}))
+
+    def _uses_tid_x(self, v: Value) -> bool:
+        d = self.defs.get(v.id)
+        if d is None:
+            return v.id not in self.once  # a per-lane value from memory: assume it does
+        if d[0].opcode == "special":
+            return d[0].attrs["reg"] == "thread_idx" and d[0].attrs["axis"] == 0
+        return any(self._uses_tid_x(o) for o in d[1])
+
+    def _const(self, value: int, g: _Group) -> Value:
+        c = Op("const", [], [Value(INT32)], {"value": value})
+        self._append(g, c)
+        return c.result
+
+    def _get_at(self, v: Value, g: _Group, env: dict[int, Value], txy: tuple[Value, Value],
+                lane: Value) -> Value:  # fmt: skip
+        """`v` for the lane `lane` (thread index x, y: `txy`) of thread loop `g`."""
+        got = env.get(v.id) or self.once.get(v.id)
+        if got is not None:
+            env[v.id] = got
+            return got
+        if lane is g.lane:
+            got = self.get(v, g)
+        elif v.id in self.spilled or v.id in self.home:
+            arr = self._spill_array(v)
+            got = self._emit(g, "load", [arr, lane], [v.type], spill=True).result
+        else:
+            assert self._remat(v), v
+            d, operands = self.defs[v.id]
+            if d.opcode == "special":
+                got = (*txy, g.tid[2])[d.attrs["axis"]]
+            else:
+                args = [self._get_at(o, g, env, txy, lane) for o in operands]
+                got = self._emit(g, d.opcode, args, [v.type], **d.attrs).result
+        env[v.id] = got
+        return got
 
     def _while(self, op: Op, seq: _Seq) -> None:
         cond_blk, body = op.regions
