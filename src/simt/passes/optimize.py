@@ -1,4 +1,5 @@
-"""The optimisation pipeline: folding, copy propagation, CSE, DCE and unrolling to a fixpoint."""
+"""The optimisation pipeline: folding, copy propagation, CSE, DCE, unrolling and loop-invariant
+code motion to a fixpoint."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ from .copyprop import copyprop
 from .cse import cse
 from .dce import dce
 from .fold import fold
+from .licm import licm
 from .unroll import unroll
 
 Pass = Callable[[Function], Function]
 
 # The order of one round: folding makes constants (and inlines known branches) that the
-# others feed on; unrolling comes last and its copies are cleaned up by the next round.
-PASSES: tuple[Pass, ...] = (fold, copyprop, cse, dce, unroll)
+# others feed on; unrolling comes next and its copies are cleaned up by the next round; what
+# is left invariant in the loops that remain is hoisted last.
+PASSES: tuple[Pass, ...] = (fold, copyprop, cse, dce, unroll, licm)
 MAX_ROUNDS = 8
 
 
