@@ -214,3 +214,30 @@ def test_grid_stride_loop_becomes_a_shrinking_lane_range() -> None:
         res = np.zeros(4, np.int32)
         evaluate(low, [res, n], {**ONE_THREAD, "block_dim.x": 4})
         np.testing.assert_array_equal(res, [sum(range(k, n, 4)) for k in range(4)])
+
+
+def test_dot_product_loop_runs_inside_the_thread_loop_for_many_lanes() -> None:
+    """c[row, col] = sum_k a[row, k] * b[k, col]: `a[row, k]` is shared by a row of lanes, so
+    the k loop runs inside thread loops stepping over 4 x 16 lanes (plus the lanes left over)."""
+    fn, b, (a, bb, c) = function(*(ArrayType(FLOAT32, 2),) * 3)
+    row, col = b.special("thread_idx", 1), b.special("thread_idx", 0)
+    kk = b.op("shape", [a], [INT32], dim=1).result
+    zero, one = b.const(0, INT32), b.const(1, INT32)
+
+    def body(k: Value, acc: Value) -> list[Value]:
+        x = b.op("load", [a, row, k], [FLOAT32]).result
+        y = b.op("load", [bb, k, col], [FLOAT32]).result
+        return [b.bin("add", acc, b.bin("mul", x, y))]
+
+    (acc,) = for_(b, zero, kk, one, [b.const(0.0, FLOAT32)], body)
+    b.op("store", [c, row, col, acc])
+    verify(fn)
+    low = lower(fn)
+    verify(low)
+    assert any(op.opcode == "for" and op.attrs.get("lanes") == "xs" for op in walk(low.body))
+    rng = np.random.default_rng(3)
+    ma = rng.random((5, 3)).astype(np.float32)
+    mb = rng.random((3, 18)).astype(np.float32)
+    mc = np.zeros((5, 18), np.float32)
+    evaluate(low, [ma, mb, mc], {**ONE_THREAD, "block_dim.x": 18, "block_dim.y": 5})
+    np.testing.assert_allclose(mc, ma @ mb, rtol=1e-5)
