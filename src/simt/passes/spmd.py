@@ -555,12 +555,17 @@ class _Lowering:
             n = out.bin("max", out.bin("sub", hi[axis], lo[axis]), self.zero)
             mains.append((w, out.bin("add", lo[axis], out.bin("sub", n, out.bin("mod", n, w)))))
         (wx, mx), (wy, my) = mains
-        for y_lo, y_hi, jy in ((lo[1], my, JAM_Y), (my, hi[1], 1)):
-            for x_lo, x_hi, jx in ((lo[0], mx, JAM_X), (mx, hi[0], 1)):
-                part = _Seq(seq.out, (), ranges=([x_lo, y_lo, lo[2]], [x_hi, y_hi, hi[2]]))
-                g = self._open(part, x_step=wx if jx > 1 else None, y_step=wy if jy > 1 else None)
-                self._jammed_loop(op, slots, g, jx, jy)
-                self._close(part)
+        # the main rectangle in steps of JAM_Y x JAM_X, then the lanes left over one by one:
+        # the rows below it, and the columns right of it
+        for (x_lo, x_hi, y_lo, y_hi), jx, jy in (
+            ((lo[0], mx, lo[1], my), JAM_X, JAM_Y),
+            ((lo[0], mx, my, hi[1]), 1, 1),
+            ((mx, hi[0], lo[1], hi[1]), 1, 1),
+        ):
+            part = _Seq(seq.out, (), ranges=([x_lo, y_lo, lo[2]], [x_hi, y_hi, hi[2]]))
+            g = self._open(part, x_step=wx if jx > 1 else None, y_step=wy if jy > 1 else None)
+            self._jammed_loop(op, slots, g, jx, jy)
+            self._close(part)
         for r, s_ in zip(op.results, slots):
             assert s_ is not None
             self.spilled[r.id] = s_
