@@ -83,8 +83,11 @@ def _register_libm(llvm: Any) -> None:
             continue
         names.add(base.replace("{f}", ""))
         names.add(base.replace("{f}", "f"))
-    libs = [ctypes.CDLL(p) for p in (ctypes.util.find_library("m"), ctypes.util.find_library("c"))
-            if p]  # fmt: skip
+    # the process's own symbols first (CPython links the C math library): no library search
+    libs = [ctypes.CDLL(None)] if os.name == "posix" else []
+    if not libs or not all(hasattr(libs[0], n) for n in ("sinf", "fmodf")):
+        found = (ctypes.util.find_library("m"), ctypes.util.find_library("c"))
+        libs += [ctypes.CDLL(p) for p in found if p]
     for n in sorted(names):
         for lib in libs:
             f = getattr(lib, n, None)
