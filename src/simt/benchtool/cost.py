@@ -68,6 +68,8 @@ class Access:
     checked: float = 0.0  # cache lines of accesses that had a previous iteration to compare with
     array_bytes: int = 0  # the size of the array (does it fit in the device's cache?)
     spread: float = 0.0  # extra cache lines of uncoalesced group accesses (beyond one each)
+    scalar_lanes: float = 0.0  # thread accesses made lane by lane (non-affine, not contiguous)
+    tiled: float = 0.0  # distinct cache lines per tile of lanes run together, summed
     scattered: float = 0.0  # group accesses not contiguous (nor uniform) in thread_idx.x
     unknown_index: bool = False
     scalarised: bool = False  # the last index is not affine in the thread index
@@ -193,6 +195,7 @@ class _Eval:
         block: Dim3,
         width: int,
         line: int,
+        tile: int = 0,
     ) -> None:
         self.fn = fn
         self.arrays = arrays
@@ -205,6 +208,7 @@ class _Eval:
         t = np.arange(self.n, dtype=np.int64)
         self.tid = (t % block.x, (t // block.x) % block.y, t // (block.x * block.y))
         self.group_of = t // width
+        self.tile_of = t // max(tile, width)
         self.ngroups = int(self.group_of[-1]) + 1 if self.n else 0
         self.notes: set[str] = set()
 
@@ -344,6 +348,7 @@ class _Eval:
         addr = self._addresses(op, arr, len(arr.shape))
         if addr is None:
             acc.unknown_index = True
+            acc.scalar_lanes += active * self.scale
             acc.lines += active * self.scale  # a gather: assume a line per thread
             acc.scattered += g * self.scale
             self.st.footprint[arr.name] = self.st.footprint.get(arr.name, 0.0) + active * self.scale
@@ -351,6 +356,10 @@ class _Eval:
             lines = addr[mask] // self.line
             grp = self.group_of[mask]
             pairs = np.unique(grp * (1 << 40) + lines)
+            # lanes the device runs together share a line fetched once (a warp; on a CPU the
+            # few SIMD groups the thread loop runs at once)
+            tiled = np.unique(self.tile_of[mask] * (1 << 40) + lines).size
+            acc.tiled += tiled * self.scale
             acc.lines += pairs.size * self.scale
             seen = self.seen_lines.setdefault(arr.name, set())
             new = set(np.unique(lines).tolist()) - seen
@@ -358,8 +367,12 @@ class _Eval:
             self.st.footprint[arr.name] = (
                 self.st.footprint.get(arr.name, 0.0) + len(new) * self.scale
             )
-            bad = self._scattered(addr, mask, arr.itemsize)
+            bad_groups = self._scattered(addr, mask, arr.itemsize)
+            bad = int(bad_groups.size)
             acc.scattered += bad * self.scale
+            if acc.scalarised and bad:
+                # a non-affine index only costs lane by lane where the lanes are not contiguous
+                acc.scalar_lanes += int(np.isin(grp, bad_groups).sum()) * self.scale
             if bad and pairs.size > g:
                 # lanes of a group on different lines: each line is a separate, non-streaming
                 # access, as a far one is
@@ -368,28 +381,28 @@ class _Eval:
             if last is not None:
                 both = mask & (last >= 0)
                 if both.any():
-                    acc.checked += pairs.size * self.scale
+                    acc.checked += tiled * self.scale
                     jump = np.abs(addr[both] - last[both])
                     if float(np.median(jump)) >= FAR_BYTES:
-                        acc.far += pairs.size * self.scale
+                        acc.far += tiled * self.scale
             cur = self.last_addr.get(key, np.full(self.n, -1, np.int64)).copy()
             cur[mask] = addr[mask]
             self.last_addr[key] = cur
         if op.results:
             self.env[op.result] = None
 
-    def _scattered(self, addr: np.ndarray, mask: np.ndarray, item: int) -> int:
-        """Groups whose neighbouring active lanes (in thread_idx.x) are neither one element
-        apart nor at the same address."""
+    def _scattered(self, addr: np.ndarray, mask: np.ndarray, item: int) -> np.ndarray:
+        """The groups whose neighbouring active lanes (in thread_idx.x) are neither one
+        element apart nor at the same address."""
         if self.n < 2:
-            return 0
+            return np.zeros(0, np.int64)
         d = np.diff(addr)
         same_row = np.diff(self.tid[0]) == 1
         pair = mask[1:] & mask[:-1] & same_row
         bad = pair & (d != item) & (d != 0)
         if not bad.any():
-            return 0
-        return int(np.unique(self.group_of[1:][bad]).size)
+            return np.zeros(0, np.int64)
+        return np.unique(self.group_of[1:][bad])
 
     def op_load(self, op: Op, mask: np.ndarray) -> None:
         self.memory(op, mask, "load")
@@ -668,7 +681,13 @@ def _unflat(b: int, grid: Dim3) -> tuple[int, int, int]:
 
 
 def count(
-    fn: Function, grid: Dim3, block: Dim3, values: dict[str, Any], width: int, line: int
+    fn: Function,
+    grid: Dim3,
+    block: Dim3,
+    values: dict[str, Any],
+    width: int,
+    line: int,
+    tile: int = 0,
 ) -> Cost:
     """The launch's counts (no time yet): `values` maps parameter names to the arguments."""
     arrays: dict[Value, _Arr] = {}
@@ -681,7 +700,7 @@ def count(
             scalars[p.value] = p.value.scalar.np.type(v)
     _defs.clear()
     _index_defs(fn)
-    ev = _Eval(fn, arrays, scalars, grid, block, width, line)
+    ev = _Eval(fn, arrays, scalars, grid, block, width, line, tile)
     picks = _sample_blocks(grid)
     total, nsampled = grid.size, len(picks)
 
@@ -710,13 +729,25 @@ def count(
             m.checked += a.checked
             m.scattered += a.scattered
             m.spread += a.spread
+            m.scalar_lanes += a.scalar_lanes
+            m.tiled += a.tiled
             m.unknown_index |= a.unknown_index
         for name, n in st.footprint.items():
             footprint[name] = footprint.get(name, 0.0) + n
     for fld in ("flops", "group_ops", "loop_iterations", "barriers"):
         setattr(cost, fld, factor_of(getattr(cost, fld)))
     for m in merged.values():
-        for fld in ("lanes", "groups", "lines", "far", "checked", "scattered", "spread"):
+        for fld in (
+            "lanes",
+            "groups",
+            "lines",
+            "far",
+            "checked",
+            "scattered",
+            "spread",
+            "scalar_lanes",
+            "tiled",
+        ):
             setattr(m, fld, factor_of(getattr(m, fld)))
     footprint = {k: factor_of(v) for k, v in footprint.items()}
     by_name = {a.name: a for a in arrays.values()}
@@ -728,11 +759,10 @@ def count(
             cost.bytes_written += a.lanes * item
         a.array_bytes = by_name[a.array].nbytes
         if a.checked:  # the first iteration has nothing to jump from: judge it as the rest
-            a.far = a.lines * a.far / a.checked
-        a.far = min(a.lines, a.far + a.spread)
+            a.far = a.tiled * a.far / a.checked
+        a.far = min(max(a.lines, a.tiled), a.far + a.spread)
         cost.far_accesses += a.far
-        if a.scalarised or a.unknown_index:
-            cost.scalar_accesses += a.lanes
+        cost.scalar_accesses += a.scalar_lanes
     for name, nlines in footprint.items():
         cost.dram_bytes += min(float(by_name[name].nbytes), nlines * line)
     cost.accesses = sorted(merged.values(), key=lambda a: (a.line, a.array))
@@ -832,5 +862,5 @@ def estimate(
     if prof is None:
         prof = load_profile(registry.current().name)
     fn, values = kernel_ir(kernel, args, kwargs or {}, prof.backend)
-    cost = count(fn, g, b, values, prof.group_width, prof.line_bytes)
+    cost = count(fn, g, b, values, prof.group_width, prof.line_bytes, prof.tile_lanes)
     return predict(cost, prof)

@@ -42,6 +42,7 @@ class Profile:
     op_rate: float = 0.0  # group operations/s of mixed arithmetic (0: from peak_flops)
     gather_rate: float = 0.0  # lane-by-lane accesses/s beyond their operations (0: free)
     cache_bytes: int = 0  # last-level cache (L3 of a CPU, L2 of a GPU)
+    tile_lanes: int = 0  # lanes run together, sharing the lines they fetch (0: group_width)
     cache_far_rate: float = 0.0  # far accesses/s (cache lines) into an array the cache holds
     line_bytes: int = 64
     max_block: int = 1024
@@ -105,6 +106,12 @@ def describe_device(backend: str) -> tuple[str, int, int, int]:
     if backend == "webgpu":
         return (info.get("adapter", "webgpu"), 32, 8, 256)
     return ("numpy", 32, 1, 1024)
+
+
+def tile_lanes(backend: str, width: int) -> int:
+    """Lanes the device runs together: a warp on a GPU; on `cpu`, the 4 x 16 lanes the
+    thread loop runs at once in read-and-accumulate loops (simt.passes.spmd)."""
+    return 64 if backend == "cpu" else width
 
 
 def cache_size(backend: str) -> int:
@@ -205,6 +212,7 @@ def load_profile(backend: str) -> Profile:
         )
         prof.cache_bytes = cache_size(backend)
         prof.cache_far_rate = prof.far_rate * 2
+        prof.tile_lanes = tile_lanes(backend, width)
     _loaded[backend] = prof
     return prof
 
@@ -252,7 +260,7 @@ def _kernels() -> dict[str, Any]:
         x5 = v + 6.0
         x6 = v + 7.0
         x7 = v + 8.0
-        for _ in range(n):
+        for _step in range(n):
             x0 = x0 * 0.999 + 0.001
             x1 = x1 * 0.999 + 0.001
             x2 = x2 * 0.999 + 0.001
@@ -307,7 +315,7 @@ def _kernels() -> dict[str, Any]:
         x = (i % 13) * 0.01 + 0.3
         y = 0.5
         k = 0
-        for _ in range(n):
+        for _step in range(n):
             x = 3.7 * x * (1.0 - x)
             y = y * 0.5 + x * 0.25
             k += 1 if x > 0.5 else 2
@@ -321,7 +329,7 @@ def _kernels() -> dict[str, Any]:
         n = len(a)
         s = 0.0
         for k in range(reps):
-            s += a[min(i + k, n - 1)]
+            s += a[min(i + k, n - 1) ^ 1]  # neighbours swapped: not affine, not contiguous
         if i < len(out):
             out[i] = s
 
@@ -353,7 +361,13 @@ def _counts(kernel: Any, grid: Any, block: Any, args: tuple[Any, ...], prof: Pro
 
     fn, values = kernel_ir(kernel, args, {}, prof.backend)
     return count(
-        fn, _dim(grid, "grid"), _dim(block, "block"), values, prof.group_width, prof.line_bytes
+        fn,
+        _dim(grid, "grid"),
+        _dim(block, "block"),
+        values,
+        prof.group_width,
+        prof.line_bytes,
+        prof.tile_lanes,
     )
 
 
@@ -386,6 +400,7 @@ def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
         line_bytes=LINE_BYTES.get(backend, 64),
         max_block=max_block,
     )
+    prof.tile_lanes = tile_lanes(backend, width)
     scale = 16 if quick or backend == "sim" else 1
     reps = 5 if quick else 15
 

@@ -228,6 +228,14 @@ def bench(
             cost = estimate(target.kernel, target.grid, target.block, args, kwargs, prof)
         except Exception:  # noqa: BLE001 - a cost the model cannot make never stops a benchmark
             cost = None
+        try:  # the advisor's warnings, once per kernel and launch shape
+            from .advise import advise
+
+            advise(target.kernel, target.grid, target.block, args, kwargs, prof=prof)
+        except LaunchError:
+            raise
+        except Exception:  # noqa: BLE001 - advice never stops a benchmark
+            pass
         label = name or f"{target.kernel.__name__}{tuple(target.grid)}x{tuple(target.block)}"
     else:
         label = name or str(getattr(target, "__name__", repr(target)))
