@@ -220,6 +220,7 @@ class _Eval:
 
     def run_block(self, bidx: tuple[int, int, int]) -> _Stats:
         self.st = _Stats()
+        self.loop_depth = 0
         self.bidx = bidx
         self.scale = 1.0
         self.env: dict[Value, Any] = {}
@@ -337,6 +338,10 @@ class _Eval:
             if op.results:
                 self.env[op.result] = None
             return
+        if self.loop_depth == 0 and len(arr.shape) > 1:
+            # the flat offset of an n-d access is n-1 multiply-adds the IR does not show;
+            # inside a loop the compiler strength-reduces them away
+            self.st.group_ops += g * 2 * (len(arr.shape) - 1) * self.scale
         key = id(op)
         acc = self.st.accesses.get(key)
         if acc is None:
@@ -467,6 +472,7 @@ class _Eval:
             # the sampled iterations stand for all of them, lane by lane on average
             self.scale = saved * float(trips[mask].mean()) / done if mask.any() else 0.0
         iv = start.astype(np.int64)
+        self.loop_depth += 1
         for k in range(done):
             m = mask & (k < trips)
             if not m.any():
@@ -478,6 +484,7 @@ class _Eval:
                 for o, c in zip(out or [None] * len(carried), carried)
             ]
         self.scale = saved
+        self.loop_depth -= 1
         for i, r in enumerate(op.results):
             self.env[r] = carried[i] if tmax <= done else None
 
@@ -520,6 +527,7 @@ class _Eval:
         final: list[Any] = list(carried)
         it = 0
         uncertain = False
+        self.loop_depth += 1
         while active.any() and it < WHILE_CAP:
             out = self.block_ops_bind(cond_blk, carried, active) or [None]
             c = out[0]
@@ -553,6 +561,7 @@ class _Eval:
                 for o, v in zip(nxt, carried)
             ]
             it += 1
+        self.loop_depth -= 1
         if active.any():
             final = [None] * len(final)
             if it >= WHILE_CAP:
