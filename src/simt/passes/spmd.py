@@ -17,11 +17,25 @@ analysis (in its "recomputable" mode: loads never count as uniform), each op is 
 - shared arrays become per-block arrays at the top of the function; local arrays become per-lane
   arrays with the lane as their first index.
 
+Refinements for speed, each with a test in tests/passes/test_spmd.py:
+
+- a mask that bounds the thread index (`if i < n:` with `i = block_idx.x * block_dim.x +
+  thread_idx.x`, `and` chains of such) becomes the range of the thread loop: no mask at all;
+- a `while` whose condition varies runs as a block-level loop while any lane is active, each
+  iteration one thread loop advancing the active lanes; carried values that grow by an
+  invariant step from a thread-index start are recomputed from the iteration count, and when
+  the condition bounds such a value (a grid-stride loop) the active lanes are one shrinking
+  range, with no activity flags;
+- a uniform loop that only reads memory and accumulates per lane, with a load shared by the
+  lanes (a dot product), runs inside the thread loop instead, for JAM_Y x JAM_X lanes at once
+  ("jammed"), so that their accumulators can live in vector registers.
+
 The lowered form uses only ordinary opcodes, with attributes the CPU renderer reads:
 
-- a thread loop is three nested `for` ops over `block_dim.z`, `.y`, `.x` with attribute
-  `lanes="z"`, `"y"`, `"x"` (the innermost, `x`, is the one LLVM vectorises; its iterations are
-  independent, which the renderer tells LLVM);
+- a thread loop is three nested `for` ops over `block_dim.z`, `.y`, `.x` (or a narrower range)
+  with attribute `lanes="z"`, `"y"`, `"x"` (the innermost, `x`, is the one LLVM vectorises; its
+  iterations are independent, which the renderer tells LLVM); a jammed loop's thread loops step
+  by several lanes: `lanes="xs"`, `"ys"`;
 - a per-lane array is an `alloc` of a `shared` array whose first dimension is `MAX_THREADS`, with
   attribute `lane=True` (the renderer sizes it by the actual threads per block);
 - loads and stores of per-lane arrays made by this pass carry `spill=True` (never
