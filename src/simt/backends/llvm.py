@@ -13,7 +13,15 @@ print record counter, the print buffer's capacity in records and its address.
 
 Thread loops (`for` with `lanes="x"`) carry `llvm.loop.parallel_accesses` metadata: the
 iterations of a thread loop are threads between two barriers, so they are independent, and
-LLVM's loop vectoriser turns them into SIMD without run-time alias checks.
+LLVM's loop vectoriser turns them into SIMD without run-time alias checks. Also for speed:
+stores to per-lane arrays under a branch in a thread loop become one blended store after it
+(no masked stores); a thread loop with clamped indices (`min(x + 1, w - 1)`) gets a copy
+without the clamps for the blocks away from the edges; `render_lowered(..., block=...)`
+specialises the code on a block shape; uniform loops around thread loops are unrolled by 4.
+
+Semantics are docs/semantics.md's: Python's floor `//` and `%` (helpers below), integer division
+by zero gives 0, int32 wraps, shift amounts are taken modulo the width, float-to-int conversion
+saturates as NumPy does on x86 (so `sim` agrees where the result is unspecified).
 """
 
 from __future__ import annotations
