@@ -21,7 +21,8 @@ specialises the code on a block shape; uniform loops around thread loops are unr
 
 Semantics are docs/semantics.md's: Python's floor `//` and `%` (helpers below), integer division
 by zero gives 0, int32 wraps, shift amounts are taken modulo the width, float-to-int conversion
-saturates as NumPy does on x86 (so `sim` agrees where the result is unspecified).
+of NaN or an out-of-range value gives INT_MIN as NumPy does on x86 (so `sim` agrees where the
+result is unspecified).
 """
 
 from __future__ import annotations
