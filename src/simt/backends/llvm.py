@@ -856,6 +856,14 @@ class _Renderer:
             for c, a, x, y in zip(carried, body.args[1:], inits, ys)
         ]
         md = ""
+        if op.attrs.get("jammed"):
+            # its body is already many lanes wide (SLP makes the vectors): neither vectorise
+            # nor unroll it again, which would only multiply compile time
+            off = self.mdnode('!{!"llvm.loop.vectorize.enable", i1 false}')
+            nounroll = self.mdnode('!{!"llvm.loop.unroll.disable"}')
+            self_ref = len(self.md)
+            md = f", !llvm.loop !{self_ref}"
+            self.md.append(f"distinct !{{!{self_ref}, {off}, {nounroll}}}")
         if not lanes and any(o.opcode == "for" and o.attrs.get("lanes") == "z" for o in body.ops):
             # a uniform loop around a thread loop (W1's rows): four rows per iteration keep
             # four memory streams in flight (about 12 % on W1)

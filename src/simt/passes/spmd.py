@@ -632,7 +632,7 @@ class _Lowering:
             ys.extend(m.get(y.id, y) for y in body.ops[-1].operands)
         blk.ops.append(Op("yield", ys))
         types = [Value(r.type, r.hint) for _ in lanes for r in op.results]
-        loop = Op("for", [*bounds, *inits], types, dict(op.attrs), [blk], op.loc)
+        loop = Op("for", [*bounds, *inits], types, dict(op.attrs, jammed=True), [blk], op.loc)
         self._append(g, loop)
         for j, (_, _, lane) in enumerate(lanes):
             for k, s_ in enumerate(slots):
