@@ -94,7 +94,10 @@ def measure_one(b: Any, backend: str, reps: int, budget: float, prof: Any) -> di
         row["gflops"] = cost.flops / med / 1e9
         memory = cost.bound in ("memory", "memory latency")
         peak = prof.copy_bandwidth / 1e9 if memory else prof.peak_flops / 1e9
-        row["pct_peak"] = 100 * (row["gbps"] if memory else row["gflops"]) / peak
+        # a memory-bound kernel against the bytes that must cross the memory bus (its
+        # footprint), not the bytes its threads load, most of which a cache may serve
+        dram_gbps = cost.dram_bytes / med / 1e9
+        row["pct_peak"] = 100 * (dram_gbps if memory else row["gflops"]) / peak
         row["peak_kind"] = "bandwidth" if memory else "flops"
     if b.launch is not None and b.launch[0] is not None:
         try:
@@ -337,8 +340,9 @@ def run(argv: list[str]) -> int:
         print(f"Noise: other processes used {other:.1f} CPU-seconds during the run "
               "(about 0 on a quiet machine; more means the times are inflated).")  # fmt: skip
     print("\nCells: median of the timed runs; every result was checked against a float64 "
-          "reference first. pred / meas = predicted / measured (median) time; % peak is of the "
-          "profile's copy bandwidth for memory-bound kernels, else of its FMA peak.\n")  # fmt: skip
+          "reference first. pred / meas = predicted / measured (median) time; % peak is the "
+          "footprint's bandwidth over the profile's copy bandwidth for memory-bound kernels, "
+          "else GFLOP/s over its FMA peak.\n")  # fmt: skip
     print(table(rows))
     notes = [(r["label"], a) for r in rows for a in r.get("advice", [])]
     if notes:
