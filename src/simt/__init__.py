@@ -16,9 +16,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .api import backend, empty, synchronize, to_device, use, zeros  # noqa: E402
-from .benchtool.advise import SimtPerformanceWarning  # noqa: E402
-from .benchtool.autotune import autotune  # noqa: E402
-from .benchtool.timing import bench  # noqa: E402
+from .benchtool.api import SimtPerformanceWarning, autotune, bench  # noqa: E402
 from .errors import BackendUnavailable, CompileError, KernelError, LaunchError  # noqa: E402
 from .kernel import Dim, Kernel, kernel, launch  # noqa: E402
 from .lang import (  # noqa: E402

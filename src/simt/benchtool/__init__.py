@@ -3,9 +3,21 @@ and the `simt bench` / `simt calibrate` commands (`main`)."""
 
 from __future__ import annotations
 
-from .timing import BenchResult, bench
+from typing import Any
 
-__all__ = ["BenchResult", "bench", "main"]
+from .api import SimtPerformanceWarning
+
+# `simt.bench` and `simt.autotune` are in `.api`; the submodules `timing` and `autotune` keep
+# their names here (a function of the same name would hide the module).
+__all__ = ["BenchResult", "SimtPerformanceWarning", "main"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BenchResult":  # imported on use: `import simt` does not load the timing code
+        from .timing import BenchResult
+
+        return BenchResult
+    raise AttributeError(name)
 
 
 def main(argv: list[str]) -> int:

@@ -21,16 +21,13 @@ import numpy as np
 
 from ..errors import LaunchError
 from ..runtime.base import Dim3
+from .api import SimtPerformanceWarning
 from .cost import Cost, estimate
 from .profile import Profile, load_profile
 
 WARP = 32  # portable group width: NVIDIA warps, most GPU subgroups
 WORTH = 10.0  # launch-size advice only when the work is this many launch overheads or more
 SCATTERED = 0.5  # fraction of group accesses not contiguous in thread_idx.x that is flagged
-
-
-class SimtPerformanceWarning(UserWarning):
-    """A launch that will run slower than it could; the message says why and what to change."""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ divergent-loop time; the largest names the bound.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -834,7 +835,8 @@ def predict(cost: Cost, prof: Profile) -> Cost:
 
 
 # ------------------------------------------------------------------------ kernel plumbing
-_ir_cache: dict[Any, Function] = {}
+# kernel -> its specialisations' IR (weak: a kernel that goes away takes its entries along)
+_ir_cache: weakref.WeakKeyDictionary[Any, dict[Any, Function]] = weakref.WeakKeyDictionary()
 
 
 def kernel_ir(
@@ -843,12 +845,13 @@ def kernel_ir(
     """The optimised IR of `kernel`'s specialisation for these arguments, and the values of
     its parameters by name."""
     values = kernel._bind(tuple(args), dict(kwargs))
-    key = (id(kernel), kernel._key(values, backend))
-    fn = _ir_cache.get(key)
+    key = kernel._key(values, backend)
+    per = _ir_cache.setdefault(kernel, {})
+    fn = per.get(key)
     if fn is None:
         specs, _ = kernel._specs(values, backend)
         fn = kernel._ir(specs)
-        _ir_cache[key] = fn
+        per[key] = fn
     return fn, dict(zip(kernel._names, values))
 
 

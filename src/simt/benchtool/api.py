@@ -1,0 +1,28 @@
+"""What `import simt` takes from the benchtool: the warning class, and `simt.bench` /
+`simt.autotune` as thin functions that import the tool on first call (`import simt` stays
+free of the cost model)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SimtPerformanceWarning(UserWarning):
+    """A launch that will run slower than it could; the message says why and what to change."""
+
+
+def bench(target: Any, *args: Any, **kwargs: Any) -> Any:
+    """Time a launch (`kernel[grid, block]`) or a callable: see `simt.benchtool.timing.bench`.
+    Returns a `BenchResult` (mean, std, median, min, max, samples; GB/s, GFLOP/s and the
+    prediction for launches)."""
+    from .timing import bench as run
+
+    return run(target, *args, **kwargs)
+
+
+def autotune(kernel: Any, *args: Any, **kwargs: Any) -> Any:
+    """Time candidate block shapes (and tile values) of `kernel` on these arguments and keep
+    the fastest: see `simt.benchtool.autotune.autotune`. Returns a `Tuned`."""
+    from .autotune import autotune as run
+
+    return run(kernel, *args, **kwargs)
