@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import simt
-from simt import block_dim, block_idx, thread_idx
+from simt import block_dim, block_idx, grid_dim, thread_idx
 from simt.errors import KernelError
 from simt.runtime import registry
 
@@ -117,6 +117,33 @@ def scratch(a, out):
     out[i] = s
 
 
+@simt.kernel
+def stride2d(a, out):
+    y = block_idx.y * block_dim.y + thread_idx.y
+    x = block_idx.x * block_dim.x + thread_idx.x
+    while y < a.shape[0]:
+        xx = x
+        while xx < a.shape[1]:
+            out[y, xx] = a[y, xx] * 2.0
+            xx += block_dim.x * grid_dim.x
+        y += block_dim.y * grid_dim.y
+
+
+@simt.kernel
+def bound_from_shared(a, out):
+    s = simt.shared.array(64, np.int32)
+    acc = simt.shared.array(64, np.int32)
+    t = thread_idx.x
+    if t == 0:
+        s[0] = a[block_idx.x]
+    acc[t] = 0
+    simt.syncthreads()
+    for i in range(s[0]):  # uniform, but read from memory: the barrier inside is fine
+        acc[t] += i * t
+        simt.syncthreads()
+    out[block_idx.x * block_dim.x + t] = acc[t]
+
+
 def _edge_cases() -> dict[str, np.ndarray]:
     out = {}
     o = np.zeros((3, 5, 7), np.int32)
@@ -138,6 +165,14 @@ def _edge_cases() -> dict[str, np.ndarray]:
     ol = np.zeros_like(al)
     scratch[2, 32](al, ol)
     out["local array across a barrier"] = ol
+    m2 = np.random.default_rng(2).random((37, 53)).astype(np.float32)
+    o2 = np.zeros_like(m2)
+    stride2d[(2, 2), (8, 4)](m2, o2)
+    out["nested grid-stride loops"] = o2
+    n4 = np.array([3, 0, 5, 1], np.int32)
+    o4 = np.zeros(4 * 64, np.int32)
+    bound_from_shared[4, 64](n4, o4)
+    out["loop bound read from shared memory"] = o4
     return out
 
 

@@ -157,11 +157,7 @@ class _Lowering:
     def _open(self, seq: _Seq, x_step: Value | None = None, y_step: Value | None = None) -> _Group:
         if seq.group is not None:
             return seq.group
-        rest: list[tuple[Value, bool]] = []
-        if seq.ranges is not None:
-            lo, hi = list(seq.ranges[0]), list(seq.ranges[1])
-        else:
-            lo, hi, rest = self._clip(seq)
+        lo, hi, rest = self._clip(seq)
         b = Builder(Block())
         ivs = []
         loops = []
@@ -201,8 +197,8 @@ class _Lowering:
         """Turn mask conditions such as `block_idx.x * block_dim.x + thread_idx.x < n` into
         the range of the thread loop over that axis (no mask, so no masked loads and stores);
         returns each axis's lane range and the conditions left as a mask."""
-        lo = [self.zero] * 3
-        hi = list(self.bdim)
+        lo = list(seq.ranges[0]) if seq.ranges else [self.zero] * 3
+        hi = list(seq.ranges[1]) if seq.ranges else list(self.bdim)
         rest: list[tuple[Value, bool]] = []
         for cond, polarity in seq.mask:
             parts = self._conjuncts(cond) if polarity else [cond]
@@ -489,7 +485,7 @@ class _Lowering:
             c = self.need_once(cond, seq)
             regions = []
             for r in op.regions:
-                inner = _Seq(Block(), seq.mask)
+                inner = _Seq(Block(), seq.mask, ranges=seq.ranges)
                 self.seq(r.ops[:-1], inner)
                 kept = self._finish(inner, list(r.ops[-1].operands), slots)
                 inner.out.ops.append(Op("yield", kept))
@@ -499,7 +495,7 @@ class _Lowering:
             return
         # Varying condition around a uniform loop: each branch runs under a mask.
         for r, polarity in zip(op.regions, (True, False)):
-            inner = _Seq(seq.out, (*seq.mask, (cond, polarity)))
+            inner = _Seq(seq.out, (*seq.mask, (cond, polarity)), ranges=seq.ranges)
             self.seq(r.ops[:-1], inner)
             kept = self._finish(inner, list(r.ops[-1].operands), slots)
             assert not kept
@@ -525,7 +521,7 @@ class _Lowering:
         iv = body.args[0]
         self.once[iv.id] = iv
         args = self._bind(carried, slots)
-        inner = _Seq(Block([iv, *args]), seq.mask)
+        inner = _Seq(Block([iv, *args]), seq.mask, ranges=seq.ranges)
         self.seq(body.ops[:-1], inner)
         kept = self._finish(inner, list(body.ops[-1].operands), slots)
         inner.out.ops.append(Op("yield", kept))
@@ -688,12 +684,12 @@ class _Lowering:
         if not self._pure_uniform(op):
             self._close(seq)
         inits = [self.need_once(i, seq) for i, s in zip(op.operands, slots) if s is None]
-        cseq = _Seq(Block(self._bind(cond_blk.args, slots)), seq.mask)
+        cseq = _Seq(Block(self._bind(cond_blk.args, slots)), seq.mask, ranges=seq.ranges)
         self.seq(cond_blk.ops[:-1], cseq)
         self._close(cseq)
         c = self.need_once(term.operands[0], cseq)
         cseq.out.ops.append(Op("condition", [c]))
-        bseq = _Seq(Block(self._bind(body.args, slots)), seq.mask)
+        bseq = _Seq(Block(self._bind(body.args, slots)), seq.mask, ranges=seq.ranges)
         self.seq(body.ops[:-1], bseq)
         kept = self._finish(bseq, list(body.ops[-1].operands), slots)
         bseq.out.ops.append(Op("yield", kept))
@@ -747,7 +743,7 @@ class _Lowering:
         fake = Op("cmp", [flag, self.zero], [active], {"op": "ne"})
         self.defs[active.id] = (fake, list(fake.operands))
         self._remat_ok[active.id] = True  # recomputed from the loaded flag in each thread loop
-        bseq = _Seq(Block([it_b]), (*seq.mask, (active, True)))
+        bseq = _Seq(Block([it_b]), (*seq.mask, (active, True)), ranges=seq.ranges)
         bb = Builder(bseq.out)
         for k, step in steps.items():
             t = op.operands[k].scalar
@@ -768,11 +764,11 @@ class _Lowering:
         c = cond_blk.ops[-1].operands[0]
         if fission:
             self._close(bseq)
-            tseq = _Seq(bseq.out, (*bseq.mask, (c, True)))
+            tseq = _Seq(bseq.out, (*bseq.mask, (c, True)), ranges=bseq.ranges)
             self.seq(body.ops[:-1], tseq)
             self._store_lanes(tseq, list(zip(yields, slots)))  # type: ignore[arg-type]
             self._close(tseq)
-            eseq = _Seq(bseq.out, (*bseq.mask, (c, False)))
+            eseq = _Seq(bseq.out, (*bseq.mask, (c, False)), ranges=bseq.ranges)
             g = self._open(eseq)
             self._append(g, Op("store", [act, g.lane, self.zero], [], {"spill": True}))
             self._close(eseq)
