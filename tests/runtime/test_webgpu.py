@@ -449,3 +449,23 @@ def test_scalar_parameters_of_every_width(on_webgpu: Any) -> None:
         out64 = np.zeros(40, np.float64)
         _scalars[1, 64](out64, np.float64(0.25), np.int64(2**40), True, np.int32(1))
         np.testing.assert_array_equal(out64, 0.25 * np.arange(40) + 2**40)
+
+
+def test_underscore_loop_variable_is_a_legal_wgsl_name() -> None:
+    """`for _ in range(n)` once rendered `__5_next`, a name WGSL reserves."""
+    import simt
+
+    @simt.kernel
+    def k(out, n):
+        acc = 0
+        for _ in range(n):
+            acc += 2
+        out[simt.grid(1)] = acc
+
+    simt.use("webgpu")
+    try:
+        out = np.zeros(4, np.int32)
+        k[1, 4](out, 3)
+        assert (out == 6).all()
+    finally:
+        simt.use("sim")

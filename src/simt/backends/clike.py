@@ -51,7 +51,9 @@ def value_name(v: Value) -> str:
     """The identifier of an SSA value: the user's variable name when it had one, then its id
     (`i_12`), so names never collide with each other or with keywords of either language."""
     if v.hint:
-        return f"{ident(v.hint)}_{v.id}"
+        name = f"{ident(v.hint)}_{v.id}"
+        if not name.startswith("__"):  # `_` as a name would give `__5`: reserved in both
+            return name
     return f"v{v.id}"
 
 
