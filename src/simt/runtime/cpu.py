@@ -128,6 +128,7 @@ class _Variant:
 class _Kernel:
     lowered: Function
     meta: Meta
+    arrays: frozenset[str]  # names of the array parameters
     # compiled code per (contiguous arrays, block shape): both are constants to LLVM
     variants: dict[tuple[frozenset[str], tuple[int, int, int]], _Variant] = field(
         default_factory=dict
@@ -190,7 +191,8 @@ class CpuRuntime(Runtime):
         block shape and on which arrays are contiguous (usually one variant per kernel)."""
         lowered = lower(fn)
         text, meta = render_lowered(lowered, _all_arrays(fn))
-        return Compiled(fn, text, _Kernel(lowered, meta), {"formats": meta.formats})
+        kernel = _Kernel(lowered, meta, _all_arrays(fn))
+        return Compiled(fn, text, kernel, {"formats": meta.formats})
 
     def _build(self, text: str) -> _Variant:
         llvm = _binding()
@@ -219,7 +221,7 @@ class CpuRuntime(Runtime):
             if isinstance(a, DeviceArray) and (a.ndim == 0 or a.strides[-1] == 1
                                                or a.shape[-1] <= 1)
         )  # fmt: skip
-        units &= _all_arrays(fn)
+        units &= k.arrays
         shape = (block.x, block.y, block.z)
         variant = k.variants.get((units, shape))
         if variant is None:
@@ -230,11 +232,11 @@ class CpuRuntime(Runtime):
         n_prints = len(meta.formats)
         total = grid.size * block.size
         cap = min(_PRINT_CAPACITY, max(1024, 4 * total)) if n_prints else 0
-        pbuf = np.zeros(max(cap, 1) * meta.record_slots, np.int64)
-        ctx = np.array([_NO_ERROR, 0, cap, pbuf.ctypes.data], np.int64)
+        pbuf = np.zeros(cap * meta.record_slots, np.int64) if n_prints else None
+        ctx = np.array([_NO_ERROR, 0, cap, pbuf.ctypes.data if pbuf is not None else 0], np.int64)
         self._run(variant.entry, slots.ctypes.data, ctx.ctypes.data, grid.size, total)
         del keep
-        if n_prints:
+        if pbuf is not None:
             count = int(ctx[1])
             self._emit_prints(meta, pbuf, min(count, cap))
             if count > cap:
