@@ -37,6 +37,12 @@ def _info(args: argparse.Namespace) -> int:
         mark = "yes" if ok else "no "
         star = "  (default)" if name == default else ""
         print(f"  {name:7s} {mark}  {why}{star}")
+        if ok:
+            lines = _profile_lines(name)
+            if not args.verbose:  # the headline numbers only; -v for the model's details
+                lines = lines[:1] if "nominal" in "".join(lines[:1]) else lines[:2]
+            for line in lines:
+                print(f"            {line}")
         if ok and args.verbose:
             try:
                 for k, v in registry.get(name).info().items():
@@ -45,6 +51,15 @@ def _info(args: argparse.Namespace) -> int:
                 print(f"            ({e})")
     print("Choose with simt.use(NAME) or SIMT_BACKEND=NAME.")
     return 0
+
+
+def _profile_lines(backend: str) -> list[str]:
+    """The measured device profile (`simt calibrate`), when there is one."""
+    try:
+        from .benchtool.profile import profile_lines
+    except ImportError:
+        return []
+    return [ln for ln in profile_lines(backend) if "unavailable" not in ln]
 
 
 def parse_type(text: str) -> Any:
