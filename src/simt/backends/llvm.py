@@ -69,16 +69,19 @@ def arg_layout(fn: Function) -> list[int]:
     return out
 
 
+def _renderable_twice(loop: Op) -> bool:
+    """Whether a thread loop may be rendered in two copies: not when it prints, asserts or has
+    atomics (print ids and error sites are numbered as they are rendered)."""
+    return not any(o.opcode in ("print", "assert", "atomic", "cas") for o in walk(loop.regions[0]))
+
+
 def _clamps(loop: Op) -> list[tuple[Op, int]]:
     """Integer `min`/`max` ops at the top of a thread loop's body that clamp `x + c` (x the
     loop variable, c from outside the loop) against a value from outside the loop: pairs of
-    (op, the operand that is `x + c`). Empty when the body prints, asserts or has atomics
-    (it is rendered twice) or when some clamp is of another form."""
+    (op, the operand that is `x + c`)."""
     body = loop.regions[0]
     iv = body.args[0]
     inner = {r.id: o for o in walk(body) for r in o.results}
-    if any(o.opcode in ("print", "assert", "atomic", "cas") for o in walk(body)):
-        return []
 
     def affine(v: Value) -> bool:
         if v is iv:
@@ -755,7 +758,7 @@ class _Renderer:
         return self.inst(f"load {mem_type(t)}, ptr {addr}, align {_align(t)}{self._access_md()}")
 
     def _for(self, op: Op) -> None:
-        if op.attrs.get("lanes") == "x" and not self.unclamped:
+        if op.attrs.get("lanes") == "x" and not self.unclamped and _renderable_twice(op):
             clamps = _clamps(op)
             if clamps:
                 self._versioned_lanes(op, clamps)
@@ -765,7 +768,8 @@ class _Renderer:
     def _versioned_lanes(self, op: Op, clamps: list[tuple[Op, int]]) -> None:
         """A thread loop with clamped indices (`min(x + 1, w - 1)`): when no lane of its range
         reaches a clamp (every block but those at an edge), a copy without the clamps runs,
-        whose loads are contiguous vectors instead of gathers."""
+        whose loads are contiguous vectors instead of gathers; with a known block shape that
+        copy also runs over the whole block row, with constant bounds."""
         start, stop = self.v(op.operands[0]), self.v(op.operands[1])
         self.defs_in_loop = {r.id: o for o in walk(op.regions[0]) for r in o.results}
         last = self.inst(f"sub i32 {stop}, 1")
@@ -778,11 +782,19 @@ class _Renderer:
             pred = "sle" if c.attrs["op"] == "min" else "sge"
             inside = self.inst(f"icmp {pred} {llvm_type(x.scalar)} {at}, {bound}")
             ok = self.inst(f"and i1 {ok}, {inside}")
+        bounds = None
+        if self.block is not None:
+            # the whole block row: constant bounds, so LLVM's vector loop has no remainder
+            a = self.inst(f"icmp eq i32 {start}, 0")
+            b = self.inst(f"icmp eq i32 {stop}, {self.block64[0]}")
+            ok = self.inst(f"and i1 {ok}, {a}")
+            ok = self.inst(f"and i1 {ok}, {b}")
+            bounds = ("0", self.block64[0])
         fast, slow, join = (self.new_label(x) for x in ("noclamp", "clamp", "lanes"))
         self.emit(f"br i1 {ok}, label %{fast}, label %{slow}")
         self.start(fast)
         self.unclamped = {id(c): k for c, k in clamps}
-        self._for_loop(op)
+        self._for_loop(op, bounds)
         self.unclamped = {}
         self.emit(f"br label %{join}")
         self.start(slow)
@@ -800,8 +812,10 @@ class _Renderer:
         y = self._affine_at(b, iv, at) if b.id in self.defs_in_loop or b is iv else self.v(b)
         return self.inst(f"{op.attrs['op']} {llvm_type(v.scalar)} {x}, {y}")
 
-    def _for_loop(self, op: Op) -> None:
+    def _for_loop(self, op: Op, bounds: tuple[str, str] | None = None) -> None:
         start, stop, step = (self.v(x) for x in op.operands[:3])
+        if bounds is not None:
+            start, stop = bounds
         t = op.operands[0].scalar
         ty = llvm_type(t)
         inits = [self.v(x) for x in op.operands[3:]]
