@@ -241,3 +241,19 @@ def test_dot_product_loop_runs_inside_the_thread_loop_for_many_lanes() -> None:
     mc = np.zeros((5, 18), np.float32)
     evaluate(low, [ma, mb, mc], {**ONE_THREAD, "block_dim.x": 18, "block_dim.y": 5})
     np.testing.assert_allclose(mc, ma @ mb, rtol=1e-5)
+
+
+def test_coarsened_blocks_compute_the_same() -> None:
+    """Four blocks of 4 threads run as one block of 16: same column sums, same lane range."""
+    from simt.passes.spmd import can_coarsen, coarsen
+
+    fn = _colsum()
+    assert can_coarsen(fn)
+    low = lower(coarsen(fn, 4))
+    verify(low)
+    rng = np.random.default_rng(0)
+    a = rng.random((5, 14)).astype(np.float32)
+    out = np.zeros(14, np.float32)
+    evaluate(low, [a, out], {**ONE_THREAD, "block_dim.x": 16, "grid_dim.x": 1})
+    np.testing.assert_allclose(out, a.sum(0), rtol=1e-6)
+    assert not can_coarsen(_barrier_kernel(False))

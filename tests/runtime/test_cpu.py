@@ -185,6 +185,41 @@ def test_edge_cases_match_sim(on: Any) -> None:
         np.testing.assert_array_equal(got[name], want, err_msg=name)
 
 
+@simt.kernel
+def ids(out):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    j = block_idx.y * block_dim.y + thread_idx.y
+    out[j, i, 0] = block_idx.x
+    out[j, i, 1] = thread_idx.x
+    out[j, i, 2] = block_dim.x
+    out[j, i, 3] = grid_dim.x
+    out[j, i, 4] = thread_idx.y + 10 * block_idx.y
+
+
+def test_adjacent_blocks_run_as_one_wider_block(on: Any) -> None:
+    """Coarsened launches (several blocks as one) still see every block's own indices."""
+    on("cpu")
+    for grid, block in (((64, 1), (32, 1)), ((32, 3), (8, 4))):
+        h, w = grid[1] * block[1], grid[0] * block[0]
+        out = np.zeros((h, w, 5), np.int32)
+        ids[grid, block](out)
+        y, x = np.mgrid[0:h, 0:w]
+        want = np.stack(
+            [
+                x // block[0],
+                x % block[0],
+                np.full_like(x, block[0]),
+                np.full_like(x, grid[0]),
+                y % block[1] + 10 * (y // block[1]),
+            ],
+            -1,
+        )
+        np.testing.assert_array_equal(out, want)
+    rt = registry.get("cpu")
+    spec = next(iter(ids._cache.values()))
+    assert any(key[2] > 1 for key in spec.compiled.handle.variants), rt
+
+
 def test_vector_kernel_small_and_large_launches(on: Any) -> None:
     on("cpu")
     for n in (100, 1 << 18):  # the calling thread, then the thread pool

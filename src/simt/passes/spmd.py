@@ -1014,3 +1014,95 @@ def lower(fn: Function) -> Function:
     """
     check_barriers(fn)
     return _Lowering(fn).run()
+
+
+def can_coarsen(fn: Function) -> bool:
+    """Whether adjacent blocks of `fn` may run as one wider block (see `coarsen`): no barrier
+    or shared memory (blocks would share them), no print, assert or debug checks (they name
+    blocks and threads), no loop whose trip count varies by thread (wider blocks would wait
+    longer for their slowest lane)."""
+    if fn.debug:
+        return False
+    var = varying(fn, divergence=False)
+    for op in walk(fn.body):
+        if op.opcode in ("barrier", "print", "assert"):
+            return False
+        if op.opcode == "alloc" and op.result.array.space == SHARED:
+            return False
+        if op.opcode == "for" and any(v.id in var for v in op.operands[:3]):
+            return False
+        if op.opcode == "while":
+            term = op.regions[0].terminator
+            if term is not None and term.operands[0].id in var:
+                return False
+    return True
+
+
+def coarsen(fn: Function, k: int) -> Function:
+    """`fn` rewritten to run with blocks `k` times wider in x (and a grid `k` times narrower):
+    thread `t` of wide block `b` is thread `t % bx` of block `b * k + t // bx`, where `bx` is
+    the original block width. `block_idx.x * block_dim.x + thread_idx.x` (the global index)
+    is the same in both launches and is kept as it is, so its lane ranges stay contiguous.
+    Only for kernels `can_coarsen` accepts; `fn` is consumed."""
+    specials: dict[int, str] = {}
+    for op in walk(fn.body):
+        if op.opcode == "special" and op.attrs["axis"] == 0:
+            specials[op.result.id] = op.attrs["reg"]
+    defs = {r.id: op for op in walk(fn.body) for r in op.results}
+
+    def is_reg(v: Value, reg: str) -> bool:
+        return specials.get(v.id) == reg
+
+    def global_index(op: Op) -> bool:
+        if op.opcode != "bin" or op.attrs["op"] != "add":
+            return False
+        for m, t in (op.operands, op.operands[::-1]):
+            d = defs.get(m.id)
+            if (is_reg(t, "thread_idx") and d is not None and d.opcode == "bin"
+                    and d.attrs["op"] == "mul"):  # fmt: skip
+                a, b = d.operands
+                if (is_reg(a, "block_idx") and is_reg(b, "block_dim")) or (
+                    is_reg(b, "block_idx") and is_reg(a, "block_dim")
+                ):
+                    return True
+        return False
+
+    def rewrite(block: Block) -> None:
+        ops: list[Op] = []
+        for op in block.ops:
+            for r in op.regions:
+                rewrite(r)
+            if global_index(op):
+                b = Builder(Block())
+                b.loc = op.loc
+                idx = b.bin("mul", b.special("block_idx", 0), b.special("block_dim", 0))
+                op.operands = [idx, b.special("thread_idx", 0)]
+                ops.extend(b.block.ops)
+            elif op.opcode == "special" and op.attrs["axis"] == 0 and op.attrs["reg"] != "grid_dim":
+                b = Builder(Block())
+                b.loc = op.loc
+                kk = b.const(k, INT32)
+                bx = b.bin("floordiv", b.special("block_dim", 0), kk)  # the original width
+                reg = op.attrs["reg"]
+                if reg == "block_dim":
+                    new = bx
+                elif reg == "thread_idx":
+                    new = b.bin("mod", b.special("thread_idx", 0), bx)
+                else:
+                    wide = b.bin("mul", b.special("block_idx", 0), kk)
+                    new = b.bin("add", wide, b.bin("floordiv", b.special("thread_idx", 0), bx))
+                ops.extend(b.block.ops)
+                ops.append(Op("cast", [new], [op.result], {}, [], op.loc))  # keeps its uses
+                continue
+            elif op.opcode == "special" and op.attrs["reg"] == "grid_dim" and op.attrs["axis"] == 0:
+                b = Builder(Block())
+                b.loc = op.loc
+                g = b.bin("mul", b.special("grid_dim", 0), b.const(k, INT32))
+                ops.extend(b.block.ops)
+                ops.append(Op("cast", [g], [op.result], {}, [], op.loc))
+                continue
+            ops.append(op)
+        block.ops[:] = ops
+
+    rewrite(fn.body)
+    return fn

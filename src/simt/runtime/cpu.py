@@ -10,6 +10,7 @@ on the calling thread.
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import ctypes.util
 import os
@@ -27,6 +28,8 @@ from ..backends.common import describe_failure
 from ..backends.llvm import ENTRY, SITE_BITS, Meta, lower, render_lowered
 from ..errors import KernelError
 from ..ir import Function
+from ..passes.spmd import can_coarsen, coarsen
+from ..passes.spmd import lower as spmd_lower
 from ..types import ArrayType
 from .base import Compiled, Dim3, PrintRecord, Runtime, unflatten
 from .printing import emit
@@ -129,8 +132,9 @@ class _Kernel:
     lowered: Function
     meta: Meta
     arrays: frozenset[str]  # names of the array parameters
+    coarsenable: bool = False  # see `passes.spmd.can_coarsen`
     # compiled code per (contiguous arrays, block shape): both are constants to LLVM
-    variants: dict[tuple[frozenset[str], tuple[int, int, int]], _Variant] = field(
+    variants: dict[tuple[frozenset[str], tuple[int, int, int], int], _Variant] = field(
         default_factory=dict
     )
 
@@ -191,7 +195,7 @@ class CpuRuntime(Runtime):
         block shape and on which arrays are contiguous (usually one variant per kernel)."""
         lowered = lower(fn)
         text, meta = render_lowered(lowered, _all_arrays(fn))
-        kernel = _Kernel(lowered, meta, _all_arrays(fn))
+        kernel = _Kernel(lowered, meta, _all_arrays(fn), can_coarsen(fn))
         return Compiled(fn, text, kernel, {"formats": meta.formats})
 
     def _build(self, text: str) -> _Variant:
@@ -222,11 +226,19 @@ class CpuRuntime(Runtime):
                                                or a.shape[-1] <= 1)
         )  # fmt: skip
         units &= k.arrays
+        wide = _coarsening(k, grid, block, self.threads)
+        if wide > 1:
+            # adjacent blocks run as one wider block: longer, contiguous thread loops
+            grid = Dim3(grid.x // wide, grid.y, grid.z)
+            block = Dim3(block.x * wide, block.y, block.z)
         shape = (block.x, block.y, block.z)
-        variant = k.variants.get((units, shape))
+        variant = k.variants.get((units, shape, wide))
         if variant is None:
-            text, _ = render_lowered(k.lowered, units, block=shape)
-            variant = k.variants[(units, shape)] = self._build(text)
+            lowered = k.lowered
+            if wide > 1:
+                lowered = spmd_lower(coarsen(copy.deepcopy(kernel.fn), wide))
+            text, _ = render_lowered(lowered, units, block=shape)
+            variant = k.variants[(units, shape, wide)] = self._build(text)
         slots, keep = _pack(fn, k.meta.layout, grid, block, args)
         meta = k.meta
         n_prints = len(meta.formats)
@@ -303,6 +315,18 @@ class CpuRuntime(Runtime):
 
     def download(self, buf: Any, out: np.ndarray) -> None:
         out[...] = buf
+
+
+def _coarsening(k: _Kernel, grid: Dim3, block: Dim3, threads: int) -> int:
+    """How many adjacent blocks (in x) to run as one: 1 unless the kernel allows it
+    (`can_coarsen`) and enough blocks are left to keep every pool thread busy."""
+    if not k.coarsenable:
+        return 1
+    for wide in (8, 4, 2):
+        if (grid.x % wide == 0 and block.size * wide <= 2048
+                and grid.size // wide >= 8 * threads):  # fmt: skip
+            return wide
+    return 1
 
 
 def _all_arrays(fn: Function) -> frozenset[str]:
