@@ -39,7 +39,7 @@ _ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_
                                ctypes.c_int64)  # fmt: skip
 # Launches with fewer threads than this run on the calling thread (a pool round trip costs
 # tens of microseconds).
-SMALL_LAUNCH = 1 << 15
+SMALL_LAUNCH = 1 << 17
 _PRINT_CAPACITY = 1 << 20
 
 _lock = threading.Lock()
