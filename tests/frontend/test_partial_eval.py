@@ -149,3 +149,53 @@ def test_known_branches_leave_no_if():
         out[thread_idx.x] = 1
 
     assert "if" not in k.ir(np.zeros(2, np.int32)).split(":", 1)[1]
+
+
+class Pair:
+    """A user class with container dunders, built in a kernel."""
+
+    def __init__(self, a, b):
+        self.v = (a, b)
+
+    def __len__(self):
+        return len(self.v)
+
+    def __getitem__(self, i):
+        return self.v[i]
+
+
+def test_objects_with_len_and_getitem():
+    @simt.kernel
+    def k(out):
+        i = thread_idx.x
+        p = Pair(i, 2 * i)
+        out[i] = p[1] + len(p)
+
+    out = np.zeros(4, np.int32)
+    k[1, 4](out)
+    np.testing.assert_array_equal(out, 2 * np.arange(4) + 2)
+
+
+def test_branches_may_leave_unhashable_known_values():
+    @simt.kernel
+    def k(out, m):
+        i = thread_idx.x
+        w = WEIGHTS  # an ndarray known in both branches
+        if i < 2:
+            out[i] = float(w[0, 0]) * m
+        else:
+            out[i] = float(w[1, 1]) * m
+
+    out = np.zeros(4, np.float32)
+    k[1, 4](out, 2.0)
+    np.testing.assert_array_equal(out, [2, 2, 8, 8])
+
+
+def test_a_runtime_array_given_to_a_host_function_says_to_compile_it_in():
+    @simt.kernel
+    def k(weights, out):
+        i = thread_idx.x
+        out[i] = float(np.sum(weights))
+
+    with pytest.raises(simt.CompileError, match=r"simt.compile\(kernel, weights=...\)"):
+        k[1, 4](WEIGHTS, np.zeros(4, np.float32))

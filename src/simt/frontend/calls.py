@@ -139,12 +139,26 @@ def call(tr: Translator, node: ast.Call) -> V:
     if inspect.isfunction(f) and not _library(f):
         return tr.inline(f, args, kwargs, node)
     runtime = [i for i, a in enumerate(args) if not isinstance(a, Known)]
+    hint = (
+        "call it on values known at compile time (it then runs in CPython), or use the "
+        "kernel language's own functions (math, min, max, abs, ...)"
+    )
+    first = args[runtime[0]] if runtime else None
+    if (
+        isinstance(first, Value)
+        and isinstance(first.type, T.ArrayType)
+        and first.type.shape is None  # a parameter, not a shared or local array
+        and first.hint
+    ):
+        hint = (
+            f"`{first.hint}` is an array passed at the launch; if it only shapes the program, "
+            f"give it when compiling instead: simt.compile(kernel, {first.hint}=...)"
+        )
     tr.fail(
         node,
         f"{_name(f)} cannot be compiled, and argument {runtime[0] + 1 if runtime else ''}"
         " is only known at run time",
-        "call it on values known at compile time (it then runs in CPython), or use the "
-        "kernel language's own functions (math, min, max, abs, ...)",
+        hint,
     )
 
 
@@ -260,7 +274,11 @@ def _len(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) ->
             return Known(len(a.value))
         except TypeError:
             pass
-    tr.fail(node, "len() needs an array or a tuple")
+    if isinstance(a, Obj):
+        m = tr.method_of(a, "__len__")
+        if m is not None:
+            return tr.call_method(m, [], node)
+    tr.fail(node, "len() needs an array, a tuple or an object with __len__")
 
 
 def _minmax(op: str) -> Handler:

@@ -132,9 +132,9 @@ def merge_into(
         if (
             isinstance(vt, Known)
             and isinstance(ve, Known)
-            and {vt.value, ve.value} == {True, False}
-            and isinstance(vt.value, bool)
+            and isinstance(vt.value, bool)  # first: other known values may be unhashable
             and isinstance(ve.value, bool)
+            and vt.value != ve.value
         ):
             derived[n] = bool(vt.value)
     names = [n for n in names if n not in derived]

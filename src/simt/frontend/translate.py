@@ -654,7 +654,11 @@ class Translator:
                     "time cannot be indexed by a run-time value",
                 )
             )
-        self.fail(node, "only arrays and tuples can be indexed")
+        if isinstance(base, Obj):
+            m = self.method_of(base, "__getitem__")
+            if m is not None:
+                return self.call_method(m, [key], node)
+        self.fail(node, "only arrays, tuples and objects with __getitem__ can be indexed")
 
     def indices(self, arr: V, node: ast.Subscript) -> list[Value]:
         """The index values of `arr[...]`, one per dimension, as integers."""
