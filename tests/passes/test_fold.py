@@ -358,3 +358,24 @@ def test_float_constants_do_not_reassociate() -> None:
     three = b.const(3.0, FLOAT32)
     store(b, out, 0, b.bin("sub", b.bin("add", x, three), three))  # not x: rounding
     assert count(fold(fn), "bin") == 2
+
+
+def _negation_fn(t: Scalar) -> Function:
+    """`out[0] = (x * -1) + y; out[1] = y + (-1 * x)`."""
+    fn, b, (out, x, y) = function(ArrayType(t, 1), t, t)
+    m1 = b.const(-1.0 if t.is_float else -1, t)
+    store(b, out, 0, b.bin("add", b.bin("mul", x, m1), y))
+    store(b, out, 1, b.bin("add", y, b.bin("mul", m1, x)))
+    return fn
+
+
+@pytest.mark.parametrize("t", [FLOAT32, FLOAT64, INT32, INT64])
+def test_multiplying_by_minus_one_is_a_subtraction(t: Scalar) -> None:
+    fn = fold(_negation_fn(t))
+    verify(fn)
+    text = format_function(fn)
+    assert "bin.mul" not in text and text.count("bin.sub") == 2, text
+    big = 2**31 - 1 if t == INT32 else 2**40
+    vals = [0.0, -0.0, 1.5, float("inf"), float("nan")] if t.is_float else [0, -big - 1, big]
+    inputs = [[np.zeros(2, t.np), x, y] for x in vals for y in vals]
+    same_behaviour(lambda: _negation_fn(t), fold, inputs)

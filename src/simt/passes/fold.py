@@ -156,8 +156,30 @@ class _Folder:
             self.to_const(op, value)
             return None
         if k == "bin" and t.is_int and op.attrs["op"] in ("add", "sub"):
-            return self.reassociate(op, t, args)
+            done = self.reassociate(op, t, args)
+            if done is not None:
+                return done
+        if k == "bin" and not t.is_bool:
+            self.negation(op, t, args)
         return None
+
+    def negation(self, op: Op, t: Scalar, args: list[Any]) -> None:
+        """`x * -1` as `-x`, and `a + (-b)` as `a - b`: exact for floats and wrapping ints.
+
+        Weights known at compile time (a Sobel kernel's -1s) become subtractions this way.
+        """
+        name, (a, b) = op.attrs["op"], op.operands
+        if name == "mul":
+            for x, c in ((a, args[1]), (b, args[0])):
+                if c is not _MISSING and float(c) == -1.0:
+                    op.opcode, op.operands, op.attrs = "un", [x], {"op": "neg"}
+                    return
+        elif name == "add":
+            for x, y in ((a, b), (b, a)):
+                neg = self.definer.get(y.id)
+                if neg is not None and neg.opcode == "un" and neg.attrs["op"] == "neg":
+                    op.operands, op.attrs = [x, neg.operands[0]], {"op": "sub"}
+                    return
 
     def _plus_const(self, op: Op, args: list[Any]) -> tuple[Value, int] | None:
         """`op` (an int add or sub) as `x + k` with `k` known, or None."""
