@@ -75,10 +75,11 @@ def _renderable_twice(loop: Op) -> bool:
     return not any(o.opcode in ("print", "assert", "atomic", "cas") for o in walk(loop.regions[0]))
 
 
-def _clamps(loop: Op) -> list[tuple[Op, int]]:
+def _clamps(loop: Op) -> list[tuple[Op, int, Value]]:
     """Integer `min`/`max` ops at the top of a thread loop's body that clamp `x + c` (x the
-    loop variable, c from outside the loop) against a value from outside the loop: pairs of
-    (op, the operand that is `x + c`)."""
+    loop variable, c from outside the loop) against a value from outside the loop, directly
+    or through another such clamp (`min(max(x - 1, 0), w - 1)`, an image read's clamp to
+    both edges): triples of (op, the operand that is `x + c` or the inner clamp, `x + c`)."""
     body = loop.regions[0]
     iv = body.args[0]
     inner = {r.id: o for o in walk(body) for r in o.results}
@@ -93,14 +94,22 @@ def _clamps(loop: Op) -> list[tuple[Op, int]]:
         outside = (a.id not in inner and a is not iv, b.id not in inner and b is not iv)
         return (affine(a) and outside[1]) or (o.attrs["op"] == "add" and affine(b) and outside[0])
 
-    out = []
+    out: list[tuple[Op, int, Value]] = []
+    clamped: dict[int, Value] = {}  # result id of a clamp found -> the `x + c` it clamps
     for o in body.ops:
         if o.opcode == "bin" and o.attrs["op"] in ("min", "max") and o.result.scalar.is_signed:
             a, b = o.operands
-            if affine(a) and b.id not in inner and b is not iv:
-                out.append((o, 0))
-            elif affine(b) and a.id not in inner and a is not iv:
-                out.append((o, 1))
+            for k, (x, bound) in enumerate(((a, b), (b, a))):
+                if bound.id in inner or bound is iv:
+                    continue
+                if x.id in clamped:
+                    out.append((o, k, clamped[x.id]))
+                elif affine(x):
+                    out.append((o, k, x))
+                else:
+                    continue
+                clamped[o.result.id] = out[-1][2]
+                break
     return out
 
 
@@ -765,7 +774,7 @@ class _Renderer:
                 return
         self._for_loop(op)
 
-    def _versioned_lanes(self, op: Op, clamps: list[tuple[Op, int]]) -> None:
+    def _versioned_lanes(self, op: Op, clamps: list[tuple[Op, int, Value]]) -> None:
         """A thread loop with clamped indices (`min(x + 1, w - 1)`): when no lane of its range
         reaches a clamp (every block but those at an edge), a copy without the clamps runs,
         whose loads are contiguous vectors instead of gathers; with a known block shape that
@@ -775,8 +784,7 @@ class _Renderer:
         last = self.inst(f"sub i32 {stop}, 1")
         iv = op.regions[0].args[0]
         ok = self.inst(f"icmp slt i32 {start}, {stop}")
-        for c, k in clamps:
-            x = c.operands[k]
+        for c, k, x in clamps:
             bound = self.v(c.operands[1 - k])
             at = self._affine_at(x, iv, last if c.attrs["op"] == "min" else start)
             pred = "sle" if c.attrs["op"] == "min" else "sge"
@@ -793,7 +801,7 @@ class _Renderer:
         fast, slow, join = (self.new_label(x) for x in ("noclamp", "clamp", "lanes"))
         self.emit(f"br i1 {ok}, label %{fast}, label %{slow}")
         self.start(fast)
-        self.unclamped = {id(c): k for c, k in clamps}
+        self.unclamped = {id(c): k for c, k, _ in clamps}
         self._for_loop(op, bounds)
         self.unclamped = {}
         self.emit(f"br label %{join}")
