@@ -17,6 +17,7 @@ __version__ = "0.1.0"
 
 from .api import backend, empty, synchronize, to_device, use, zeros  # noqa: E402
 from .benchtool.api import SimtPerformanceWarning, autotune, bench  # noqa: E402
+from .compiled import compile  # noqa: E402
 from .errors import BackendUnavailable, CompileError, KernelError, LaunchError  # noqa: E402
 from .kernel import Dim, Kernel, kernel, launch  # noqa: E402
 from .lang import (  # noqa: E402
@@ -42,9 +43,9 @@ from .lang import (  # noqa: E402
 __all__ = [
     "SimtPerformanceWarning", "autotune", "bench",
     "BackendUnavailable", "CompileError", "Dim", "In", "Kernel", "KernelError", "LaunchError",
-    "Out", "atomic", "backend", "block_dim", "block_idx", "bool_", "empty", "float32", "float64",
-    "grid", "grid_dim", "int32", "int64", "kernel", "launch", "local", "shared", "synchronize",
-    "syncthreads", "thread_idx", "to_device", "uint32", "use", "zeros",
+    "Out", "atomic", "backend", "block_dim", "block_idx", "bool_", "compile", "empty", "float32",
+    "float64", "grid", "grid_dim", "int32", "int64", "kernel", "launch", "local", "shared",
+    "synchronize", "syncthreads", "thread_idx", "to_device", "uint32", "use", "zeros",
 ]  # fmt: skip
 
 

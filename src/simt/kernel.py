@@ -114,6 +114,7 @@ class Kernel:
         debug: bool | None = None,
         static: Sequence[str] = (),
         known: dict[str, Any] | None = None,
+        strict: bool = False,
     ) -> None:
         self.pyfunc = pyfunc
         self.__name__ = getattr(pyfunc, "__name__", "kernel")
@@ -123,6 +124,9 @@ class Kernel:
         self.debug = debug if debug is not None else os.environ.get("SIMT_DEBUG") == "1"
         self.static = frozenset(static)
         self.known = dict(known or {})
+        # made by simt.compile: an argument that is neither array nor number must be given
+        # there (strict), instead of becoming a compile-time constant at the launch
+        self.strict = strict
         self.signature = inspect.signature(pyfunc)
         self._names = list(self.signature.parameters)
         for s in self.static | set(self.known):
@@ -248,6 +252,12 @@ class Kernel:
                 raise LaunchError(
                     f"argument {n!r} of {self.__name__}() is a {type(v).__name__} "
                     f"({v!r:.40}), which a kernel cannot take; pass a number or an array"
+                )
+            if self.strict:
+                raise CompileError(
+                    f"parameter {n!r} of {self.__name__}() is given a {type(v).__name__} at "
+                    "the launch, but only arrays and numbers can be passed to the device",
+                    hint=f"give it when compiling: simt.compile({self.__name__}, {n}=...)",
                 )
             # Any other object is a compile-time constant (docs/language.md).
             specs[n] = Known(v)

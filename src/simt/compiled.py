@@ -1,0 +1,62 @@
+"""`simt.compile(f, **known)`: specialise a function on values known at compile time.
+
+The known values are used by CPython while compiling (PyGPU's partial evaluation): a NumPy
+matrix that only shapes the program, a list of offsets, a function to call, any object. What
+comes back depends on `f`:
+
+- an image function (a parameter of type `simt.image.Image` and one of type `Position`): an
+  `ImageFunction`, called with whole images, returning a new image (`simt.imagefn`);
+- any other function or `@simt.kernel`: a `Kernel` with those parameters bound, launched as
+  `k[blocks, threads](other arguments)`.
+
+Either way, a parameter that cannot be passed to the device (anything but arrays and numbers)
+must be given here; a call that passes one instead is a CompileError naming it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from .errors import CompileError
+from .kernel import Kernel
+
+
+def compile(f: Callable[..., Any], **known: Any) -> Any:  # noqa: A001 - the contract's name
+    """Specialise `f` (a plain function or a `@simt.kernel`) on the `known` parameter values.
+
+    Returns a callable over whole images for an image function, else a `Kernel`.
+    """
+    fp64: bool = False
+    debug: bool | None = None
+    static: tuple[str, ...] = ()
+    if isinstance(f, Kernel):
+        fp64, debug, static = f.fp64, f.debug, tuple(f.static)
+        known = {**f.known, **known}
+        fn = f.pyfunc
+    elif inspect.isfunction(f):
+        fn = f
+    else:
+        raise CompileError(
+            f"simt.compile needs a Python function or a @simt.kernel, got {type(f).__name__}"
+        )
+    params = inspect.signature(fn).parameters
+    for name in known:
+        if name not in params:
+            raise CompileError(
+                f"simt.compile: {fn.__name__}() has no parameter named {name!r} "
+                f"(it has {', '.join(params) or 'none'})"
+            )
+    from .imagefn import IMAGE, POSITION, ImageFunction, param_kinds
+
+    kinds = param_kinds(fn, known).values()
+    if POSITION in kinds:
+        if IMAGE not in kinds:
+            raise CompileError(
+                f"{fn.__name__}() has a Position parameter but no Image parameter: an image "
+                "function computes a pixel of a result as large as its first image",
+                hint="add an `im: Image` parameter, or write a @simt.kernel over an array",
+            )
+        return ImageFunction(fn, known, fp64=fp64, debug=debug)
+    return Kernel(fn, fp64=fp64, debug=debug, static=static, known=known, strict=True)

@@ -1,0 +1,334 @@
+"""Image functions: a per-pixel Python function run on every pixel of whole images.
+
+`simt.compile(f, **known)` returns an `ImageFunction` when `f` has an `Image` and a
+`Position` parameter. Calling it with the images (and run-time scalars) returns a new image
+of the first image's size. How:
+
+- A small wrapper kernel is generated as Python source (registered with `linecache`, so the
+  front end reads it like any other function): one thread per pixel, it builds
+  `Image(array, edge, channels)` for each image parameter and `Position(x, y)` from its grid
+  index, calls `f` (inlined, with the known values folded in) and stores the result.
+- The result's channel count (a number, or a `Color`/tuple of C channels) is only found by
+  compiling. The wrapper reports it at compile time to `_note` (a call on known values, so it
+  runs in CPython while compiling) and stores nothing when the output array it was compiled
+  for has the wrong rank; the host then allocates the right output and compiles again. The
+  guess (grey in, grey out; C channels in, C out) is nearly always right.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import linecache
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import lang
+from .array import DeviceArray
+from .errors import CompileError, LaunchError, SimtError
+from .image import EDGES, Color, Image, Position, channels
+from .kernel import Kernel
+from .runtime import registry
+
+F32 = np.dtype(np.float32)
+BLOCK = (16, 16)  # 256 threads (WebGPU's limit); the cpu backend runs 8 blocks in x at once
+
+# What each parameter of an image function is.
+IMAGE, POSITION, FLOAT, KNOWN, OTHER = "image", "position", "float", "known", "other"
+
+
+def param_kinds(fn: Callable[..., Any], known: dict[str, Any]) -> dict[str, str]:
+    """Each parameter's kind, from its annotation or its default (PyGPU's `im=Image`)."""
+    try:
+        sig = inspect.signature(fn, eval_str=True)
+    except Exception:  # noqa: BLE001 - string annotations naming unknown things
+        sig = inspect.signature(fn)
+    kinds: dict[str, str] = {}
+    for name, p in sig.parameters.items():
+        marks = (p.annotation, p.default)
+        if name in known:
+            kinds[name] = KNOWN
+        elif any(m is Image or m == "Image" for m in marks):
+            kinds[name] = IMAGE
+        elif any(m is Position or m == "Position" for m in marks):
+            kinds[name] = POSITION
+        elif any(m is lang.float32 or m is float or m == "Float" for m in marks):
+            kinds[name] = FLOAT
+        else:
+            kinds[name] = OTHER
+    return kinds
+
+
+def is_image_function(fn: Callable[..., Any], known: dict[str, Any]) -> bool:
+    """Whether `fn` has both an Image and a Position parameter."""
+    kinds = param_kinds(fn, known).values()
+    return IMAGE in kinds and POSITION in kinds
+
+
+def _store(out: Any, x: Any, y: Any, v: Any, note: Callable[[int], None]) -> None:
+    """The wrapper's last step (inlined): write pixel `v` and report its channel count."""
+    if isinstance(v, (Color, tuple)):
+        cs = channels(v)
+        note(len(cs))
+        if out.ndim == 3:
+            for c, vc in enumerate(cs):
+                out[y, x, c] = vc
+    else:
+        note(0)
+        if out.ndim == 2:
+            out[y, x] = v
+
+
+_WRAPPER = """\
+def {name}(_simt_out, {params}):
+    _simt_x, _simt_y = _simt_grid(2)
+    if _simt_y < _simt_out.shape[0] and _simt_x < _simt_out.shape[1]:
+        _simt_v = _simt_f({call})
+        _simt_store(_simt_out, _simt_x, _simt_y, _simt_v, _simt_note)
+"""
+
+
+class ImageFunction:
+    """A per-pixel function compiled for whole images: `f(*images_and_scalars) -> image`.
+
+    The Position parameter is not passed; parameters given to `simt.compile` are not passed
+    either. Images are NumPy arrays (converted to float32), simt device arrays (float32), or
+    `simt.image.Image(array, edge=...)` to choose the edge mode. The result is a float32
+    array (H x W, or H x W x C for colour results) of the same kind as the first image.
+    """
+
+    def __init__(
+        self, fn: Callable[..., Any], known: dict[str, Any], fp64: bool = False,
+        debug: bool | None = None,
+    ) -> None:  # fmt: skip
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", "image_function")
+        self.__doc__ = fn.__doc__
+        self.kinds = param_kinds(fn, known)
+        positions = [n for n, k in self.kinds.items() if k == POSITION]
+        if len(positions) != 1:
+            raise CompileError(
+                f"{self.__name__}() has {len(positions)} Position parameters; an image "
+                "function has exactly one (the pixel it computes)"
+            )
+        self.images = [n for n, k in self.kinds.items() if k == IMAGE]
+        # what the caller passes, in order
+        self.args = [n for n, k in self.kinds.items() if k not in (KNOWN, POSITION)]
+        self.kernel = Kernel(
+            self._wrapper(), fp64=fp64, debug=debug, static=self._statics(), known=known,
+        )  # fmt: skip
+        self._channels: dict[Any, int] = {}  # input kinds -> channels of the result (0: grey)
+        self._noted: int | None = None
+
+    def __repr__(self) -> str:
+        return f"<simt image function {self.__name__}({', '.join(self.args)})>"
+
+    # the wrapper kernel --------------------------------------------------------------------
+    def _statics(self) -> list[str]:
+        return [f"_simt_{n}_{what}" for n in self.images for what in ("edge", "nch")]
+
+    def _wrapper(self) -> Callable[..., Any]:
+        params = [n for n in self.kinds if self.kinds[n] != POSITION]
+        call = []
+        for n, k in self.kinds.items():
+            if k == POSITION:
+                call.append("_simt_Position(_simt_x, _simt_y)")
+            elif k == IMAGE:
+                call.append(f"_simt_Image({n}, _simt_{n}_edge, _simt_{n}_nch)")
+            else:
+                call.append(n)
+        text = _WRAPPER.format(
+            name=self.__name__, params=", ".join(params + self._statics()), call=", ".join(call)
+        )
+        # Named by its text, so that the same function compiles to the same IR (and disk cache
+        # entry) in every process.
+        digest = hashlib.sha1(text.encode()).hexdigest()[:10]
+        filename = f"<simt image kernel {self.__name__} {digest}>"
+        # The front end reads sources through linecache: register the text like IPython does
+        # for notebook cells (no mtime, so linecache.checkcache keeps it).
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        env: dict[str, Any] = {
+            "_simt_grid": lang.grid, "_simt_f": self.fn, "_simt_store": _store,
+            "_simt_note": self._note, "_simt_Image": Image, "_simt_Position": Position,
+        }  # fmt: skip
+        exec(compile(text, filename, "exec"), env)  # noqa: S102 - our own generated source
+        return env[self.__name__]  # type: ignore[no-any-return]
+
+    def _note(self, channels: int) -> None:
+        """Called while the wrapper compiles: the channel count of `fn`'s result."""
+        self._noted = channels
+
+    # calls ---------------------------------------------------------------------------------
+    def __call__(self, *args: Any, out: Any = None, **kwargs: Any) -> Any:
+        """The result image; `out=` writes it into an existing float32 array instead (of
+        the result's shape, and of the same kind as the first image), as NumPy ufuncs do."""
+        try:
+            return self._run(self._bind(args, kwargs), out)
+        except SimtError as e:
+            raise e.with_traceback(None) from None
+
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        names = self.args
+        if len(args) > len(names) or any(k not in names for k in kwargs):
+            raise LaunchError(
+                f"{self.__name__}() takes {len(names)} argument(s) ({', '.join(names)}) "
+                f"after simt.compile, got {len(args) + len(kwargs)}"
+            )
+        values = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k in values:
+                raise LaunchError(f"{self.__name__}(): argument {k!r} given twice")
+            values[k] = v
+        # converted first: an image passed where a compile-time value belongs says so
+        bound = {n: self._convert(n, v) for n, v in values.items()}
+        missing = [n for n in names if n not in values]
+        if missing:
+            raise LaunchError(
+                f"{self.__name__}() takes {', '.join(names)} (the parameters not given to "
+                f"simt.compile), got {len(args) + len(kwargs)}: {', '.join(missing)} missing"
+            )
+        return {n: bound[n] for n in names}
+
+    def _convert(self, name: str, v: Any) -> Any:
+        kind = self.kinds[name]
+        if kind == IMAGE:
+            return _image_arg(self.__name__, name, v)
+        if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+            return np.float32(v) if kind == FLOAT else v
+        if kind == FLOAT:
+            raise LaunchError(f"argument {name!r} of {self.__name__}() is a Float, got {v!r:.60}")
+        raise CompileError(
+            f"parameter {name!r} of {self.__name__}() is given a {type(v).__name__} when the "
+            "image function is called, but only images and numbers can be passed then",
+            hint=f"give it when compiling: simt.compile({self.__name__}, {name}=...); its "
+            "value is then used by CPython while compiling",
+        )
+
+    def _values(self, bound: dict[str, Any], out: Any) -> list[Any]:
+        """The wrapper kernel's arguments (known ones left out)."""
+        vals = [out, *(bound[n] if self.kinds[n] != IMAGE else bound[n].data for n in self.args)]
+        for n in self.images:
+            vals += [bound[n].edge, bound[n].nch]
+        return vals
+
+    def _run(self, bound: dict[str, Any], out: Any = None) -> Any:
+        first = bound[self.images[0]].data
+        h, w = first.shape[:2]
+        rt = registry.current()
+        sig = tuple(_kind(bound[n]) for n in self.args)
+        n = self._channels.get(sig)
+        if n is None:
+            guess = bound[self.images[0]].nch or 0
+            self._noted = None
+            probe = self._values(bound, _probe(guess))
+            self.kernel.specialise(self.kernel._bind(tuple(probe), {}), rt)
+            if self._noted is None:  # the front end never reached _store
+                raise CompileError(f"{self.__name__}() does not return a pixel value")
+            n = self._channels[sig] = self._noted
+        shape = (h, w) if n == 0 else (h, w, n)
+        if out is None:
+            out = _output(first, shape)
+        elif (
+            tuple(getattr(out, "shape", ())) != shape
+            or getattr(out, "dtype", None) != np.float32
+            or isinstance(out, DeviceArray) != isinstance(first, DeviceArray)
+        ):
+            raise LaunchError(
+                f"out= of {self.__name__}() must be a float32 {type(first).__name__} of shape "
+                f"{shape}, got {type(out).__name__} {getattr(out, 'shape', '')}"
+            )
+        grid = (-(-w // BLOCK[0]), -(-h // BLOCK[1]))
+        self.kernel.config(grid, BLOCK)(*self._values(bound, out))
+        return out
+
+    # inspection ------------------------------------------------------------------------------
+    def _example(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Bound arguments, with an 8 x 8 grey image and 0 standing in for those not given."""
+        values: dict[str, Any] = dict(zip(self.args, args))
+        values.update(kwargs)
+        for n in self.args:
+            if n not in values:
+                values[n] = np.zeros((8, 8), np.float32) if self.kinds[n] == IMAGE else 0.0
+        return self._bind((), values)
+
+    def _spec_values(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        bound = self._example(args, kwargs)
+        sig = tuple(_kind(bound[n]) for n in self.args)
+        n = self._channels.get(sig, bound[self.images[0]].nch or 0)
+        return self._values(bound, _probe(n))  # known parameters are not passed
+
+    def ir(self, *args: Any, **kwargs: Any) -> str:
+        """The optimised IR of the per-pixel kernel (for a grey image unless images are
+        given): the known values folded in, loops over known lists unrolled."""
+        try:
+            return self.kernel.ir(*self._spec_values(args, kwargs))
+        except SimtError as e:
+            raise e.with_traceback(None) from None
+
+    def resources(self, *args: Any, arch: str = "sm_90", **kwargs: Any) -> dict[str, int]:
+        """What the CUDA build of the per-pixel kernel uses (see `Kernel.resources`); needs
+        NVRTC, not a GPU."""
+        try:
+            return self.kernel.resources(*self._spec_values(args, kwargs), arch=arch)
+        except SimtError as e:
+            raise e.with_traceback(None) from None
+
+    def source(self, backend: str, *args: Any, **kwargs: Any) -> str:
+        """The per-pixel kernel's source text for `backend` (see `Kernel.source`)."""
+        try:
+            return self.kernel.source(backend, *self._spec_values(args, kwargs))
+        except SimtError as e:
+            raise e.with_traceback(None) from None
+
+
+def _image_arg(fname: str, name: str, v: Any) -> Image:
+    """An Image argument as an `Image` whose data is a float32 2-D or 3-D array."""
+    edge = "clamp"
+    if isinstance(v, Image):
+        edge, v = v.edge, v.data
+        if edge not in EDGES:
+            raise LaunchError(
+                f"image {name!r} of {fname}() has edge={edge!r}; use one of {', '.join(EDGES)}"
+            )
+    if isinstance(v, DeviceArray):
+        if v.dtype != np.float32:
+            raise LaunchError(
+                f"image {name!r} of {fname}() is a {v.dtype} device array; images are float32"
+            )
+    elif isinstance(v, np.ndarray) or hasattr(v, "__array__"):
+        v = np.asarray(v)
+        if v.dtype != np.float32:
+            v = v.astype(np.float32)
+    else:
+        raise LaunchError(
+            f"image {name!r} of {fname}() must be a NumPy array, a simt device array or a "
+            f"simt.image.Image, got {type(v).__name__}"
+        )
+    if v.ndim not in (2, 3) or 0 in v.shape:
+        raise LaunchError(
+            f"image {name!r} of {fname}() has shape {v.shape}; an image is H x W (grey) or "
+            "H x W x C (colour)"
+        )
+    return Image(v, edge, v.shape[2] if v.ndim == 3 else None)
+
+
+def _kind(v: Any) -> Any:
+    """What about an argument decides the specialisation (and so the result's channels)."""
+    if isinstance(v, Image):
+        return ("image", v.data.ndim, v.nch, v.edge, isinstance(v.data, DeviceArray))
+    return type(v)
+
+
+def _probe(channels: int) -> np.ndarray:
+    """A stand-in output array of the right rank, to specialise before allocating."""
+    return np.empty((1, 1) if channels == 0 else (1, 1, channels), np.float32)
+
+
+def _output(like: Any, shape: tuple[int, ...]) -> Any:
+    """A float32 result array of `shape` where `like` lives (NumPy or the same device)."""
+    if isinstance(like, DeviceArray):
+        rt = like.runtime
+        return DeviceArray(rt, rt.empty(shape, F32), shape, F32)
+    return np.empty(shape, np.float32)

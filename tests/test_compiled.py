@@ -1,0 +1,68 @@
+"""`simt.compile(f, **known)` on kernels and plain functions (image functions: test_image.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simt
+from simt import thread_idx
+
+
+@pytest.fixture(autouse=True)
+def _sim(monkeypatch: pytest.MonkeyPatch) -> None:
+    from simt.runtime import registry
+
+    monkeypatch.setattr(registry, "_current", registry._current)
+    simt.use("sim")
+
+
+def weighted(weights, a, out):  # a plain function: no decorator
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = sum([w * a[i + k] for k, w in enumerate(np.ravel(weights))])
+
+
+def test_a_plain_function_specialised_on_a_list_and_a_matrix() -> None:
+    a = np.arange(12, dtype=np.float32)
+    out = np.zeros(10, np.float32)
+    k = simt.compile(weighted, weights=[1.0, 0.5, 0.25])
+    assert isinstance(k, simt.Kernel)
+    k[1, 32](a, out)
+    np.testing.assert_allclose(out, a[:10] + 0.5 * a[1:11] + 0.25 * a[2:12])
+    assert "ravel" not in k.ir(a, out) and "0.25" in k.ir(a, out)
+    m = simt.compile(weighted, weights=np.eye(2))  # ravel -> 1, 0, 0, 1
+    out4 = np.zeros(8, np.float32)
+    m[1, 32](a, out4)
+    np.testing.assert_allclose(out4, a[:8] + a[3:11])
+
+
+def test_a_kernel_keeps_its_options() -> None:
+    @simt.kernel(fp64=True)
+    def scale(c, a, out):
+        i = thread_idx.x
+        out[i] = a[i] * c + i / 3
+
+    k = simt.compile(scale, c=2)
+    assert k.fp64 and k.known == {"c": 2}
+    a = np.arange(4, dtype=np.float64)
+    out = np.zeros(4)
+    k[1, 4](a, out)
+    np.testing.assert_allclose(out, a * 2 + np.arange(4) / 3)
+
+
+def test_a_value_that_cannot_go_to_the_device_must_be_given_when_compiling() -> None:
+    k = simt.compile(weighted)
+    a, out = np.zeros(12, np.float32), np.zeros(10, np.float32)
+    with pytest.raises(simt.CompileError, match="parameter 'weights' of weighted") as e:
+        k[1, 32]([1.0, 2.0], a, out)
+    assert "simt.compile(weighted, weights=...)" in str(e.value)
+    with pytest.raises(simt.CompileError, match=r"simt.compile\(kernel, weights=...\)"):
+        k[1, 32](np.ones(3), a, out)  # an array: typed, but ravel needs its values
+
+
+def test_bad_compile_calls() -> None:
+    with pytest.raises(simt.CompileError, match="no parameter named 'wieghts'"):
+        simt.compile(weighted, wieghts=[1])
+    with pytest.raises(simt.CompileError, match="needs a Python function"):
+        simt.compile(np.sum)
