@@ -243,17 +243,38 @@ def bad_pixel(im: Image, p: Position) -> Any:
     return im(p) + "x"
 
 
+def no_return(im: Image, p: Position) -> None:
+    im(p)
+
+
 def test_bad_image_functions() -> None:
     with pytest.raises(simt.CompileError, match="no Image parameter"):
         simt.compile(positions_only)
+    with pytest.raises(simt.CompileError, match="no_return\\(\\) returns nothing"):
+        simt.compile(no_return)(_image())
     with pytest.raises(simt.CompileError) as e:
         simt.compile(bad_pixel)(_image())
     assert "test_image.py" in str(e.value) and 'im(p) + "x"' in str(e.value)
 
 
-def test_math_in_image_functions() -> None:
+def test_math_branches_and_a_decorated_image_function(backend: str) -> None:
     def gamma(im: Image, g: Float, p: Position) -> Any:
         return math.pow(im(p), g)
 
+    @simt.kernel
+    def threshold(im: Image, t: Float, p: Position) -> Any:
+        if im(p) > t:
+            return 1.0
+        return 0.0
+
+    def vignette(im: Image, p: Position) -> Any:
+        dx = p.x / im.width - 0.5
+        dy = p.y / im.height - 0.5
+        return im(p) * (1 - math.sqrt(dx * dx + dy * dy))
+
     a = _image()
     np.testing.assert_allclose(simt.compile(gamma)(a, 2.2), a**2.2, rtol=1e-5)
+    np.testing.assert_array_equal(simt.compile(threshold)(im=a, t=0.5), a > 0.5)
+    y, x = np.mgrid[0 : a.shape[0], 0 : a.shape[1]]
+    ref = a * (1 - np.hypot(x / a.shape[1] - 0.5, y / a.shape[0] - 0.5))
+    np.testing.assert_allclose(simt.compile(vignette)(a), ref, rtol=1e-5, atol=1e-6)

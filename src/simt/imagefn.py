@@ -69,7 +69,9 @@ def is_image_function(fn: Callable[..., Any], known: dict[str, Any]) -> bool:
 
 def _store(out: Any, x: Any, y: Any, v: Any, note: Callable[[int], None]) -> None:
     """The wrapper's last step (inlined): write pixel `v` and report its channel count."""
-    if isinstance(v, (Color, tuple)):
+    if isinstance(v, type(None)):  # (`is` needs known values; isinstance takes any)
+        note(-1)  # the host says the function returned nothing
+    elif isinstance(v, (Color, tuple)):
         cs = channels(v)
         note(len(cs))
         if out.ndim == 3:
@@ -224,8 +226,12 @@ class ImageFunction:
             self._noted = None
             probe = self._values(bound, _probe(guess))
             self.kernel.specialise(self.kernel._bind(tuple(probe), {}), rt)
-            if self._noted is None:  # the front end never reached _store
-                raise CompileError(f"{self.__name__}() does not return a pixel value")
+            if self._noted is None or self._noted < 0:
+                raise CompileError(
+                    f"{self.__name__}() returns nothing: an image function returns the value "
+                    "of its pixel (a number, a simt.image.Color or a tuple of channels)",
+                    hint=f"end {self.__name__}() with `return ...`",
+                )
             n = self._channels[sig] = self._noted
         shape = (h, w) if n == 0 else (h, w, n)
         if out is None:
