@@ -29,7 +29,7 @@ from . import lang
 from .array import DeviceArray
 from .errors import CompileError, LaunchError, SimtError
 from .image import EDGES, Color, Image, Position, channels
-from .kernel import Kernel
+from .kernel import Kernel, bind_arguments
 from .runtime import registry
 
 F32 = np.dtype(np.float32)
@@ -173,16 +173,7 @@ class ImageFunction:
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         names = self.args
-        if len(args) > len(names) or any(k not in names for k in kwargs):
-            raise LaunchError(
-                f"{self.__name__}() takes {len(names)} argument(s) ({', '.join(names)}) "
-                f"after simt.compile, got {len(args) + len(kwargs)}"
-            )
-        values = dict(zip(names, args))
-        for k, v in kwargs.items():
-            if k in values:
-                raise LaunchError(f"{self.__name__}(): argument {k!r} given twice")
-            values[k] = v
+        values = bind_arguments(self.__name__, names, args, kwargs)
         # converted first: an image passed where a compile-time value belongs says so
         bound = {n: self._convert(n, v) for n, v in values.items()}
         missing = [n for n in names if n not in values]

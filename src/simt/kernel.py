@@ -96,6 +96,24 @@ def _known_key(v: Any) -> Any:
         return (type(v).__name__, id(v))  # unhashable: frozen at first compile, by identity
 
 
+def bind_arguments(
+    fname: str, names: list[str], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """Positional and keyword arguments of a call of `fname` by parameter name (some may be
+    missing); LaunchError for too many, unknown or repeated ones."""
+    if len(args) > len(names) or any(k not in names for k in kwargs):
+        raise LaunchError(
+            f"{fname}() takes {len(names)} argument(s) ({', '.join(names)}), "
+            f"got {len(args) + len(kwargs)}"
+        )
+    values = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in values:
+            raise LaunchError(f"{fname}(): argument {k!r} given twice")
+        values[k] = v
+    return values
+
+
 def _wrap_internal(e: Exception, name: str) -> SimtError:
     """An unexpected exception inside simt, as a CompileError that says it is simt's fault."""
     return CompileError(
@@ -176,16 +194,7 @@ class Kernel:
         if not kwargs and not self.known and len(args) == len(self._names):
             return list(args)  # the common case, kept fast
         names = [n for n in self._names if n not in self.known]
-        if len(args) > len(names) or any(k not in names for k in kwargs):
-            raise LaunchError(
-                f"{self.__name__}() takes {len(names)} argument(s) ({', '.join(names)}), "
-                f"got {len(args) + len(kwargs)}"
-            )
-        values = dict(zip(names, args))
-        for k, v in kwargs.items():
-            if k in values:
-                raise LaunchError(f"{self.__name__}(): argument {k!r} given twice")
-            values[k] = v
+        values = bind_arguments(self.__name__, names, args, kwargs)
         out = []
         for n in self._names:
             if n in self.known:
