@@ -278,3 +278,21 @@ def test_math_branches_and_a_decorated_image_function(backend: str) -> None:
     y, x = np.mgrid[0 : a.shape[0], 0 : a.shape[1]]
     ref = a * (1 - np.hypot(x / a.shape[1] - 0.5, y / a.shape[0] - 0.5))
     np.testing.assert_allclose(simt.compile(vignette)(a), ref, rtol=1e-5, atol=1e-6)
+
+
+def edge_with_defaults(kernel=ex.sobelKernel, im=Image, gain=1.0, p=Position):  # type: ignore[no-untyped-def]
+    return gain * ex.convolve(kernel, im, p)
+
+
+def test_defaults_are_used_and_markers_are_not_compared(backend: str) -> None:
+    a = _image()
+    f = simt.compile(edge_with_defaults)  # the matrix default is known; gain is a run-time 1.0
+    assert f.args == ["im", "gain"]
+    pad = np.pad(a.astype(np.float64), 1, mode="edge")
+    gx = (pad[:-2, 2:] + 2 * pad[1:-1, 2:] + pad[2:, 2:]) - (
+        pad[:-2, :-2] + 2 * pad[1:-1, :-2] + pad[2:, :-2]
+    )
+    np.testing.assert_allclose(f(a), gx, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(f(a, 2.0), 2 * gx, rtol=1e-5, atol=1e-5)
+    with pytest.raises(simt.CompileError, match="images of an image function are passed"):
+        simt.compile(ex.scalarMul, im=a)

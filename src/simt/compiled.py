@@ -50,7 +50,7 @@ def compile(f: Callable[..., Any], **known: Any) -> Any:  # noqa: A001 - the con
             )
     from .imagefn import IMAGE, POSITION, ImageFunction, param_kinds
 
-    kinds = param_kinds(fn, known).values()
+    kinds = param_kinds(fn, {}).values()  # what the parameters are, given or not
     if POSITION in kinds:
         if IMAGE not in kinds:
             raise CompileError(

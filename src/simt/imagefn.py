@@ -50,21 +50,35 @@ def param_kinds(fn: Callable[..., Any], known: dict[str, Any]) -> dict[str, str]
         marks = (p.annotation, p.default)
         if name in known:
             kinds[name] = KNOWN
-        elif any(m is Image or m == "Image" for m in marks):
+        elif any(_marks(m, Image, "Image") for m in marks):
             kinds[name] = IMAGE
-        elif any(m is Position or m == "Position" for m in marks):
+        elif any(_marks(m, Position, "Position") for m in marks):
             kinds[name] = POSITION
-        elif any(m is lang.float32 or m is float or m == "Float" for m in marks):
+        elif any(_marks(m, lang.float32, "Float") or _marks(m, float, "float") for m in marks):
             kinds[name] = FLOAT
         else:
             kinds[name] = OTHER
     return kinds
 
 
-def is_image_function(fn: Callable[..., Any], known: dict[str, Any]) -> bool:
-    """Whether `fn` has both an Image and a Position parameter."""
-    kinds = param_kinds(fn, known).values()
-    return IMAGE in kinds and POSITION in kinds
+def _marks(mark: Any, cls: Any, name: str) -> bool:
+    """Whether an annotation or default is `cls`, or `name` in a string annotation (never
+    `==` on other objects: a NumPy default would compare element-wise)."""
+    return mark is cls or (isinstance(mark, str) and mark == name)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating))
+
+
+def _defaults(fn: Callable[..., Any]) -> dict[str, Any]:
+    """The parameters' default values, leaving out PyGPU's type markers (`im=Image`)."""
+    markers = (Image, Position, lang.float32, float)
+    return {
+        n: p.default
+        for n, p in inspect.signature(fn).parameters.items()
+        if p.default is not inspect.Parameter.empty and not any(p.default is m for m in markers)
+    }
 
 
 def _store(out: Any, x: Any, y: Any, v: Any, note: Callable[[int], None]) -> None:
@@ -108,12 +122,26 @@ class ImageFunction:
         self.fn = fn
         self.__name__ = getattr(fn, "__name__", "image_function")
         self.__doc__ = fn.__doc__
+        self.defaults = _defaults(fn)
+        # a default that cannot go to the device (a matrix, a list) is a known value
+        known = {
+            **{n: d for n, d in self.defaults.items() if not _is_number(d)},
+            **known,
+        }
         self.kinds = param_kinds(fn, known)
         positions = [n for n, k in self.kinds.items() if k == POSITION]
         if len(positions) != 1:
             raise CompileError(
                 f"{self.__name__}() has {len(positions)} Position parameters; an image "
                 "function has exactly one (the pixel it computes)"
+            )
+        bare = param_kinds(fn, {})
+        given = [n for n in known if bare[n] in (IMAGE, POSITION)]
+        if given:
+            raise CompileError(
+                f"simt.compile({self.__name__}, {given[0]}=...): the images of an image "
+                "function are passed when it is called, and the Position never is",
+                hint=f"leave {given[0]} out of simt.compile and pass it to the compiled function",
             )
         self.images = [n for n, k in self.kinds.items() if k == IMAGE]
         # what the caller passes, in order
@@ -176,7 +204,10 @@ class ImageFunction:
         values = bind_arguments(self.__name__, names, args, kwargs)
         # converted first: an image passed where a compile-time value belongs says so
         bound = {n: self._convert(n, v) for n, v in values.items()}
-        missing = [n for n in names if n not in values]
+        for n in names:
+            if n not in values and n in self.defaults:
+                bound[n] = self._convert(n, self.defaults[n])
+        missing = [n for n in names if n not in bound]
         if missing:
             raise LaunchError(
                 f"{self.__name__}() takes {', '.join(names)} (the parameters not given to "
@@ -188,7 +219,7 @@ class ImageFunction:
         kind = self.kinds[name]
         if kind == IMAGE:
             return _image_arg(self.__name__, name, v)
-        if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+        if _is_number(v):
             return np.float32(v) if kind == FLOAT else v
         if kind == FLOAT:
             raise LaunchError(f"argument {name!r} of {self.__name__}() is a Float, got {v!r:.60}")
