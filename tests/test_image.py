@@ -296,3 +296,9 @@ def test_defaults_are_used_and_markers_are_not_compared(backend: str) -> None:
     np.testing.assert_allclose(f(a, 2.0), 2 * gx, rtol=1e-5, atol=1e-5)
     with pytest.raises(simt.CompileError, match="images of an image function are passed"):
         simt.compile(ex.scalarMul, im=a)
+
+
+def test_inspection_before_any_call_finds_the_result_channels() -> None:
+    ir = simt.compile(swap_rb).ir(_image(4, 4, c=3))
+    assert ir.count("store ") == 3  # a colour result: three channels stored, not none
+    assert simt.compile(gray).ir(_image(4, 4, c=3)).count("store ") == 1

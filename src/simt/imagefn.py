@@ -240,21 +240,7 @@ class ImageFunction:
     def _run(self, bound: dict[str, Any], out: Any = None) -> Any:
         first = bound[self.images[0]].data
         h, w = first.shape[:2]
-        rt = registry.current()
-        sig = tuple(_kind(bound[n]) for n in self.args)
-        n = self._channels.get(sig)
-        if n is None:
-            guess = bound[self.images[0]].nch or 0
-            self._noted = None
-            probe = self._values(bound, _probe(guess))
-            self.kernel.specialise(self.kernel._bind(tuple(probe), {}), rt)
-            if self._noted is None or self._noted < 0:
-                raise CompileError(
-                    f"{self.__name__}() returns nothing: an image function returns the value "
-                    "of its pixel (a number, a simt.image.Color or a tuple of channels)",
-                    hint=f"end {self.__name__}() with `return ...`",
-                )
-            n = self._channels[sig] = self._noted
+        n = self._result_channels(bound, compile=True)
         shape = (h, w) if n == 0 else (h, w, n)
         if out is None:
             out = _output(first, shape)
@@ -271,20 +257,42 @@ class ImageFunction:
         self.kernel.config(grid, BLOCK)(*self._values(bound, out))
         return out
 
+    def _result_channels(self, bound: dict[str, Any], compile: bool) -> int:
+        """The channel count of `fn`'s result for these arguments (0: a grey image), learnt
+        by specialising for the likely output rank (and compiling it, when `compile`: the
+        launch that follows then finds it ready)."""
+        sig = tuple(_kind(bound[n]) for n in self.args)
+        n = self._channels.get(sig)
+        if n is not None:
+            return n
+        self._noted = None
+        args = self._values(bound, _probe(bound[self.images[0]].nch or 0))
+        if compile:
+            self.kernel.specialise(self.kernel._bind(tuple(args), {}), registry.current())
+        else:
+            self.kernel.ir(*args)  # the front end alone
+        if self._noted is None or self._noted < 0:
+            raise CompileError(
+                f"{self.__name__}() returns nothing: an image function returns the value "
+                "of its pixel (a number, a simt.image.Color or a tuple of channels)",
+                hint=f"end {self.__name__}() with `return ...`",
+            )
+        self._channels[sig] = self._noted
+        return self._noted
+
     # inspection ------------------------------------------------------------------------------
     def _example(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         """Bound arguments, with an 8 x 8 grey image and 0 standing in for those not given."""
         values: dict[str, Any] = dict(zip(self.args, args))
         values.update(kwargs)
         for n in self.args:
-            if n not in values:
+            if n not in values and n not in self.defaults:
                 values[n] = np.zeros((8, 8), np.float32) if self.kinds[n] == IMAGE else 0.0
         return self._bind((), values)
 
     def _spec_values(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         bound = self._example(args, kwargs)
-        sig = tuple(_kind(bound[n]) for n in self.args)
-        n = self._channels.get(sig, bound[self.images[0]].nch or 0)
+        n = self._result_channels(bound, compile=False)
         return self._values(bound, _probe(n))  # known parameters are not passed
 
     def ir(self, *args: Any, **kwargs: Any) -> str:
