@@ -304,26 +304,6 @@ def test_source_render_stages_and_vector_code() -> None:
         rt.render(fn, stage="bitcode")  # type: ignore[call-arg]
 
 
-def test_object_code_comes_from_the_disk_cache(
-    on: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from simt.runtime.cpu import CpuRuntime
-
-    monkeypatch.setenv("SIMT_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("SIMT_CACHE", raising=False)
-    text = scale.source("cpu", np.zeros(4, np.float32), np.zeros(4, np.float32), 1.0)
-    rt = CpuRuntime()
-    rt._build(text)
-    assert len(list((tmp_path / "cpu").iterdir())) == 1
-
-    def no_llvm(_: str) -> None:
-        raise AssertionError("optimised again despite the cache")
-
-    monkeypatch.setattr(rt, "_optimise", no_llvm)
-    variant = rt._build(text)  # as a second process would: load the object, no optimisation
-    assert variant.entry is not None
-
-
 def test_info_names_llvm_cpu_vector_width_and_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     from simt.runtime.cpu import CpuRuntime, num_threads
 

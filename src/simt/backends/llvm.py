@@ -137,6 +137,9 @@ class Meta:
     record_slots: int = 2
     sites: list[Op] = field(default_factory=list)
     layout: list[int] = field(default_factory=list)
+    # the module has jammed loops (`passes.spmd`): bodies many lanes wide, for which the
+    # runtime uses a cheaper optimisation pipeline (see `runtime.cpu`)
+    jammed: bool = False
 
 
 class _Renderer:
@@ -879,6 +882,7 @@ class _Renderer:
         ]
         md = ""
         if op.attrs.get("jammed"):
+            self.meta.jammed = True
             # its body is already many lanes wide (SLP makes the vectors): neither vectorise
             # nor unroll it again, which would only multiply compile time
             off = self.mdnode('!{!"llvm.loop.vectorize.enable", i1 false}')

@@ -1,11 +1,14 @@
 """The `cpu` runtime: SPMD-lowered kernels compiled in process by LLVM (llvmlite).
 
-`compile` renders the kernel (`backends.llvm`), optimises it at O3 for the host CPU, and keeps
-the object code in the disk cache, so a second process only loads it. A launch packs the
-arguments into an array of 8-byte slots (NumPy buffers are passed by address: no copies) and
-calls the entry on ranges of blocks from a persistent pool of threads; ctypes releases the GIL
-for the call. `SIMT_NUM_THREADS` sets the pool size (default: every core); small launches run
-on the calling thread.
+At its first launch with a block shape, a kernel is lowered (`passes.spmd`), rendered
+(`backends.llvm`), optimised for the host CPU and compiled to object code, which the disk cache
+keeps under a fingerprint of the kernel's IR and of that launch's specialisation: a second
+process finds it without lowering, rendering or running LLVM's optimiser, and only loads it.
+A launch packs the arguments into an array of 8-byte slots (NumPy buffers are passed by
+address: no copies) and calls the entry on ranges of blocks from a persistent pool of threads;
+ctypes releases the GIL for the call. `SIMT_NUM_THREADS` sets the pool size (default: every
+core); small launches run on the calling thread. LLVM's remarks and warnings ("loop not
+vectorized") never reach the terminal.
 """
 
 from __future__ import annotations
@@ -13,11 +16,18 @@ from __future__ import annotations
 import copy
 import ctypes
 import ctypes.util
+import hashlib
 import os
+import re
+import sys
+import tempfile
 import threading
 from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,11 +35,12 @@ import numpy as np
 from .. import cache
 from ..array import DeviceArray
 from ..backends.common import describe_failure
-from ..backends.llvm import ENTRY, SITE_BITS, Meta, lower, render_lowered
+from ..backends.llvm import ENTRY, SITE_BITS, Meta, arg_layout, lower, render_lowered
 from ..errors import KernelError
-from ..ir import Function
+from ..ir import Block, Function, walk
 from ..passes.spmd import can_coarsen, coarsen
 from ..passes.spmd import lower as spmd_lower
+from ..passes.uniformity import check_barriers
 from ..types import ArrayType
 from .base import Compiled, Dim3, PrintRecord, Runtime, unflatten
 from .printing import emit
@@ -125,15 +136,18 @@ def num_threads() -> int:
 class _Variant:
     engine: Any
     entry: Any
+    meta: Meta | None = None  # None until needed: a disk-cache hit renders nothing
 
 
 @dataclass
 class _Kernel:
-    lowered: Function
-    meta: Meta
+    fn: Function  # as the front end made it (left unchanged: variants lower copies)
+    fingerprint: str  # see `fingerprint`
     arrays: frozenset[str]  # names of the array parameters
+    layout: list[int]  # the argument slots (`backends.llvm.arg_layout`)
+    prints: bool  # whether it has a `print` (then a launch needs its print formats)
     coarsenable: bool = False  # see `passes.spmd.can_coarsen`
-    # compiled code per (contiguous arrays, block shape): both are constants to LLVM
+    # compiled code per (contiguous arrays, block shape, blocks run as one): constants to LLVM
     variants: dict[tuple[frozenset[str], tuple[int, int, int], int], _Variant] = field(
         default_factory=dict
     )
@@ -167,46 +181,58 @@ class CpuRuntime(Runtime):
     # ---- compile -------------------------------------------------------------------------
     def render(self, fn: Function, stage: str = "ir") -> str:  # type: ignore[override]
         """The kernel as LLVM IR (`stage="ir"`), optimised IR (`"opt"`) or assembly (`"asm"`)."""
-        text, _ = render_lowered(lower(fn), _all_arrays(fn))
+        text, meta = render_lowered(lower(fn), _all_arrays(fn))
         if stage == "ir":
             return text
-        mod = self._optimise(text)
+        mod = self._optimise(text, _level(meta))
         if stage == "opt":
             return str(mod)
         if stage == "asm":
-            return str(_target.emit_assembly(mod))
+            with _quiet_llvm():
+                return str(_target.emit_assembly(mod))
         raise ValueError(f"stage must be 'ir', 'opt' or 'asm', not {stage!r}")
 
-    def _optimise(self, text: str) -> Any:
+    def _optimise(self, text: str, level: int = 3) -> Any:
+        """The module of `text`, optimised for the host at `level` (3, or 2: see `_level`)."""
         llvm = _binding()
         mod = llvm.parse_assembly(text)
         mod.triple = _target.triple
         mod.data_layout = str(_target.target_data)
         mod.verify()
-        pto = llvm.create_pipeline_tuning_options(speed_level=3)
+        pto = llvm.create_pipeline_tuning_options(speed_level=level)
         pto.loop_vectorization = True
         pto.slp_vectorization = True
         pb = llvm.create_pass_builder(_target, pto)
-        pb.getModulePassManager().run(mod, pb)
+        with _quiet_llvm():
+            pb.getModulePassManager().run(mod, pb)
         return mod
 
     def compile(self, fn: Function) -> Compiled:
-        """Lower and render `fn`; LLVM compiles it at the first launch, specialised on the
-        block shape and on which arrays are contiguous (usually one variant per kernel)."""
-        lowered = lower(fn)
-        text, meta = render_lowered(lowered, _all_arrays(fn))
-        kernel = _Kernel(lowered, meta, _all_arrays(fn), can_coarsen(fn))
-        return Compiled(fn, text, kernel, {"formats": meta.formats})
+        """What launches need to know of `fn`. LLVM compiles it at the first launch with a
+        block shape (through the disk cache), specialised on that shape and on which arrays
+        are contiguous: usually one variant per kernel. `kernel.source("cpu", ...)` renders
+        the LLVM IR; `Compiled.source` here is the fingerprint the cache is keyed by."""
+        check_barriers(fn)  # a barrier some threads may miss is a CompileError now, not later
+        arrays = _all_arrays(fn)
+        prints = any(o.opcode == "print" for o in walk(fn.body))
+        kernel = _Kernel(fn, fingerprint(fn), arrays, arg_layout(fn), prints, can_coarsen(fn))
+        return Compiled(fn, kernel.fingerprint, kernel, {})
 
-    def _build(self, text: str) -> _Variant:
+    def _variant(self, k: _Kernel, units: frozenset[str], shape: tuple[int, int, int],
+                 wide: int) -> _Variant:  # fmt: skip
+        """The compiled code of one specialisation: from the disk cache when it is there
+        (nothing is lowered, rendered or optimised then), else lowered, rendered, optimised,
+        compiled and stored."""
         llvm = _binding()
-        key = cache.key(text, _target.triple, llvm.get_host_cpu_name(),
+        key = cache.key(k.fingerprint, ",".join(sorted(units)), repr(shape), str(wide),
+                        _pipeline_digest(), _target.triple, llvm.get_host_cpu_name(),
                         llvm.get_host_cpu_features().flatten(),
                         ".".join(map(str, llvm.llvm_version_info)))  # fmt: skip
         obj = cache.load("cpu", key)
+        meta = None
         if obj is None:
-            mod = self._optimise(text)
-            obj = bytes(_target.emit_object(mod))
+            text, meta = self._render_variant(k, units, shape, wide)
+            obj = self._object(text, _level(meta))
             cache.store("cpu", key, obj)
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine())
         engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
@@ -214,12 +240,35 @@ class CpuRuntime(Runtime):
         addr = engine.get_function_address(ENTRY)
         if not addr:
             raise RuntimeError("cpu: the compiled kernel has no entry point")
-        return _Variant(engine, _ENTRY_TYPE(addr))
+        return _Variant(engine, _ENTRY_TYPE(addr), meta)
+
+    @staticmethod
+    def _render_variant(k: _Kernel, units: frozenset[str], shape: tuple[int, int, int],
+                        wide: int) -> tuple[str, Meta]:  # fmt: skip
+        fn = copy.deepcopy(k.fn)
+        if wide > 1:
+            fn = coarsen(fn, wide)
+        return render_lowered(spmd_lower(fn), units, block=shape)
+
+    def _object(self, text: str, level: int = 3) -> bytes:
+        """Object code for the host from LLVM IR text."""
+        mod = self._optimise(text, level)
+        with _quiet_llvm():
+            return bytes(_target.emit_object(mod))
+
+    @staticmethod
+    def _meta(k: _Kernel, key: tuple[frozenset[str], tuple[int, int, int], int]) -> Meta:
+        """A variant's print formats and error sites, rendered again if it came from the disk
+        cache (rendering is deterministic: the numbering matches the cached code's)."""
+        v = k.variants[key]
+        if v.meta is None:
+            _, v.meta = CpuRuntime._render_variant(k, *key)
+        return v.meta
 
     # ---- launch --------------------------------------------------------------------------
     def launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
         k: _Kernel = kernel.handle
-        fn = k.lowered
+        fn = k.fn
         units = frozenset(
             p.name for p, a in zip(fn.params, args)
             if isinstance(a, DeviceArray) and (a.ndim == 0 or a.strides[-1] == 1
@@ -232,23 +281,21 @@ class CpuRuntime(Runtime):
             grid = Dim3(grid.x // wide, grid.y, grid.z)
             block = Dim3(block.x * wide, block.y, block.z)
         shape = (block.x, block.y, block.z)
-        variant = k.variants.get((units, shape, wide))
+        vkey = (units, shape, wide)
+        variant = k.variants.get(vkey)
         if variant is None:
-            lowered = k.lowered
-            if wide > 1:
-                lowered = spmd_lower(coarsen(copy.deepcopy(kernel.fn), wide))
-            text, _ = render_lowered(lowered, units, block=shape)
-            variant = k.variants[(units, shape, wide)] = self._build(text)
-        slots, keep = _pack(fn, k.meta.layout, grid, block, args)
-        meta = k.meta
-        n_prints = len(meta.formats)
+            variant = k.variants[vkey] = self._variant(k, units, shape, wide)
+        slots, keep = _pack(fn, k.layout, grid, block, args)
+        meta = self._meta(k, vkey) if k.prints else None
+        n_prints = len(meta.formats) if meta is not None else 0
         total = grid.size * block.size
         cap = min(_PRINT_CAPACITY, max(1024, 4 * total)) if n_prints else 0
-        pbuf = np.zeros(cap * meta.record_slots, np.int64) if n_prints else None
+        slots_per = meta.record_slots if meta is not None else 0
+        pbuf = np.zeros(cap * slots_per, np.int64) if n_prints else None
         ctx = np.array([_NO_ERROR, 0, cap, pbuf.ctypes.data if pbuf is not None else 0], np.int64)
         self._run(variant.entry, slots.ctypes.data, ctx.ctypes.data, grid.size, total)
         del keep
-        if pbuf is not None:
+        if pbuf is not None and meta is not None:
             count = int(ctx[1])
             self._emit_prints(meta, pbuf, min(count, cap))
             if count > cap:
@@ -256,7 +303,7 @@ class CpuRuntime(Runtime):
         if int(ctx[0]) != _NO_ERROR:
             code = int(ctx[0])
             thread, site = code >> SITE_BITS, code & ((1 << SITE_BITS) - 1)
-            op = meta.sites[site - 1]
+            op = self._meta(k, vkey).sites[site - 1]
             bidx, tidx = unflatten(thread, grid, block)
             loc = op.loc
             raise KernelError(
@@ -327,6 +374,100 @@ def _coarsening(k: _Kernel, grid: Dim3, block: Dim3, threads: int) -> int:
                 and grid.size // wide >= 8 * threads):  # fmt: skip
             return wide
     return 1
+
+
+def _level(meta: Meta) -> int:
+    """LLVM's optimisation level for a module: 3, or 2 for one with jammed loops. Their bodies
+    are already many lanes wide (SLP makes the vectors); O3's extra loop unswitching and
+    unrolling of those copies cost W6 (naive matmul) ~80 ms more to compile and ran no faster."""
+    return 2 if meta.jammed else 3
+
+
+def fingerprint(fn: Function) -> str:
+    """A text that decides the code compiled for `fn`: parameters, flags and every op with its
+    attributes and types, values numbered in order of appearance (so the same kernel gives
+    the same text in every process), source locations left out (they only name error sites,
+    which a launch looks up in its own function)."""
+    ids: dict[int, int] = {}
+    out = [f"fp64={fn.fp64} debug={fn.debug} {sorted(fn.attrs.items(), key=lambda kv: kv[0])!r}"]
+
+    def num(v: Any) -> int:
+        return ids.setdefault(v.id, len(ids))
+
+    for p in fn.params:
+        out.append(f"param {p.name} {num(p.value)} {p.value.type!r}")
+
+    def block(b: Block) -> None:
+        out.append("{ " + " ".join(f"{num(a)}:{a.type!r}" for a in b.args))
+        for op in b.ops:
+            attrs = sorted(op.attrs.items(), key=lambda kv: kv[0])
+            out.append(f"{op.opcode} {[num(v) for v in op.operands]} "
+                       f"{[(num(r), r.type) for r in op.results]!r} {attrs!r}")  # fmt: skip
+            for r in op.regions:
+                block(r)
+        out.append("}")
+
+    block(fn.body)
+    return "\n".join(out)
+
+
+_digest: str | None = None
+
+
+def _pipeline_digest() -> str:
+    """A hash of the sources that turn IR into object code (IR, passes, the LLVM renderer,
+    this runtime): a cached object is never used by a simt whose lowering differs."""
+    global _digest
+    if _digest is None:
+        root = Path(__file__).resolve().parent.parent
+        h = hashlib.sha256()
+        try:
+            files = [*sorted((root / "ir").glob("*.py")), *sorted((root / "passes").glob("*.py")),
+                     *(root / f for f in ("types.py", "builtins.py", "backends/common.py",
+                                          "backends/llvm.py", "runtime/cpu.py"))]  # fmt: skip
+            for f in files:
+                h.update(f.name.encode() + b"\0" + f.read_bytes())
+        except OSError:
+            h.update(b"sources unreadable")  # simt's version (in every cache key) still counts
+        _digest = h.hexdigest()
+    return _digest
+
+
+# LLVM's diagnostics as it prints them: "remark: <unknown>:0:0: loop not vectorized: ..."
+_DIAGNOSTIC = re.compile(rb"^(remark|warning|note): [^\s:]*:\d+:\d+: ")
+_quiet_lock = threading.Lock()
+
+
+@contextmanager
+def _quiet_llvm() -> Iterator[None]:
+    """Keep LLVM's remarks and warnings off the terminal: LLVM writes them straight to file
+    descriptor 2, so while it works that goes to a temporary file; afterwards everything else
+    written there (by another thread meanwhile) is passed on, LLVM's diagnostic lines dropped."""
+    with _quiet_lock:
+        try:
+            sys.stderr.flush()
+            saved = os.dup(2)
+        except (OSError, ValueError, AttributeError):
+            saved = -1
+        if saved < 0:
+            yield
+            return
+        with tempfile.TemporaryFile() as tmp:
+            os.dup2(tmp.fileno(), 2)
+            try:
+                yield
+            finally:
+                try:
+                    sys.stderr.flush()
+                except (OSError, ValueError, AttributeError):
+                    pass
+                os.dup2(saved, 2)
+                os.close(saved)
+                tmp.seek(0)
+                kept = [ln for ln in tmp.read().splitlines(keepends=True)
+                        if not _DIAGNOSTIC.match(ln)]  # fmt: skip
+                if kept:
+                    os.write(2, b"".join(kept))
 
 
 def _all_arrays(fn: Function) -> frozenset[str]:

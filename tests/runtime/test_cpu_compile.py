@@ -1,0 +1,165 @@
+"""The cpu runtime's compilation: the disk cache (a hit compiles nothing), the fingerprint it is
+keyed by, the optimisation level, and LLVM's diagnostics kept off the terminal."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import simt
+from simt import block_dim, block_idx, thread_idx
+from simt.errors import KernelError
+from simt.runtime import registry
+
+ok, why = registry.probe("cpu")
+if not ok:
+    pytest.skip(f"cpu backend not present: {why}", allow_module_level=True)
+
+from simt.runtime import cpu  # noqa: E402 - only once llvmlite is known to be there
+
+
+@pytest.fixture
+def cached(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Iterator[Any]:
+    """The cpu backend with an empty disk cache of its own (the cache folder is returned)."""
+    monkeypatch.setattr(registry, "_current", registry._current)
+    monkeypatch.setenv("SIMT_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("SIMT_CACHE", raising=False)
+    simt.use("cpu")
+    yield tmp_path
+
+
+def scale(a, out, k):  # type: ignore[no-untyped-def]
+    i = block_idx.x * block_dim.x + thread_idx.x
+    if i < len(out):
+        out[i] = a[i] * k
+
+
+def talk(a):  # type: ignore[no-untyped-def]
+    i = block_idx.x * block_dim.x + thread_idx.x
+    if i % 3 == 1:
+        print("thread", i, f"value {a[i]:.2f}")
+
+
+def checked(a):  # type: ignore[no-untyped-def]
+    i = block_idx.x * block_dim.x + thread_idx.x
+    assert a[i] >= 0, "negative input"
+
+
+def _forbid_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*_: Any, **__: Any) -> Any:
+        raise AssertionError("lowered, rendered or optimised again despite the disk cache")
+
+    for name in ("_optimise", "_object", "_render_variant"):
+        monkeypatch.setattr(cpu.CpuRuntime, name, fail)
+    monkeypatch.setattr(cpu, "spmd_lower", fail)
+    monkeypatch.setattr(cpu, "render_lowered", fail)
+
+
+def test_a_cache_hit_lowers_renders_and_optimises_nothing(
+    cached: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = np.arange(300, dtype=np.float32)
+    out = np.zeros_like(a)
+    simt.kernel(scale)[2, 256](a, out, 2.0)
+    assert len(list((cached / "cpu").iterdir())) == 1
+    _forbid_compiling(monkeypatch)
+    # a new kernel object has no compiled code in memory: as in a second process
+    simt.kernel(scale)[2, 256](a, out, 3.0)
+    np.testing.assert_array_equal(out, a * 3)
+
+
+def test_prints_and_errors_of_a_cached_kernel_are_described_as_before(
+    cached: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = np.linspace(0, 1, 12).astype(np.float32)
+    simt.kernel(talk)[3, 4](a)
+    simt.synchronize()
+    first = capsys.readouterr().out
+    bad = np.zeros(16, np.int32)
+    bad[9] = -1
+    with pytest.raises(KernelError) as e1:
+        simt.kernel(checked)[2, 8](bad)
+    # fresh kernel objects: code from the disk cache, formats and error sites rendered anew
+    simt.kernel(talk)[3, 4](a)
+    simt.synchronize()
+    assert capsys.readouterr().out == first and "thread 1 value 0.09" in first
+    with pytest.raises(KernelError) as e2:
+        simt.kernel(checked)[2, 8](bad)
+    assert (e2.value.block, e2.value.thread) == (e1.value.block, e1.value.thread) == (
+        (1, 0, 0), (1, 0, 0))  # fmt: skip
+    assert str(e2.value) == str(e1.value) and "negative input" in str(e2.value)
+
+
+def _fn(f: Any, *args: Any) -> Any:
+    k = simt.kernel(f)
+    specs, _ = k._specs(k._bind(args, {}))
+    return k._ir(specs)
+
+
+def test_fingerprint_is_the_same_for_the_same_kernel_and_differs_for_another() -> None:
+    a, out = np.zeros(8, np.float32), np.zeros(8, np.float32)
+    one, two = _fn(scale, a, out, 2.0), _fn(scale, a, out, 2.0)
+    assert one is not two and cpu.fingerprint(one) == cpu.fingerprint(two)
+    assert cpu.fingerprint(_fn(scale, a, out.astype(np.float64), 2.0)) != cpu.fingerprint(one)
+    i32 = np.zeros(8, np.int32)
+    assert cpu.fingerprint(_fn(scale, i32, i32, 2)) != cpu.fingerprint(one)
+
+
+def test_jammed_loops_are_optimised_at_o2_the_rest_at_o3() -> None:
+    from simt.backends.llvm import lower, render_lowered
+
+    def matmul(a, b, c):  # type: ignore[no-untyped-def]
+        row = block_idx.y * block_dim.y + thread_idx.y
+        col = block_idx.x * block_dim.x + thread_idx.x
+        if row < c.shape[0] and col < c.shape[1]:
+            acc = 0.0
+            for k in range(a.shape[1]):
+                acc += a[row, k] * b[k, col]
+            c[row, col] = acc
+
+    m = np.zeros((32, 32), np.float32)
+    _, meta = render_lowered(lower(_fn(matmul, m, m, m)), block=(16, 16, 1))
+    assert meta.jammed and cpu._level(meta) == 2
+    v = np.zeros(8, np.float32)
+    _, meta = render_lowered(lower(_fn(scale, v, v, 2.0)))
+    assert not meta.jammed and cpu._level(meta) == 3
+
+
+# a loop LLVM is told to vectorise but cannot (it calls an unknown function): LLVM prints a
+# remark and a warning to file descriptor 2 while optimising it
+_UNVECTORISABLE = """
+declare void @ext(i64)
+define void @simt_run(ptr %args, ptr %ctx, i64 %begin, i64 %end) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [%begin, %entry], [%i1, %loop]
+  call void @ext(i64 %i)
+  %i1 = add i64 %i, 1
+  %c = icmp slt i64 %i1, %end
+  br i1 %c, label %loop, label %done, !llvm.loop !0
+done:
+  ret void
+}
+!0 = distinct !{!0, !1}
+!1 = !{!"llvm.loop.vectorize.enable", i1 true}
+"""
+
+
+def test_llvm_remarks_and_warnings_never_reach_stderr(capfd: pytest.CaptureFixture[str]) -> None:
+    obj = cpu.CpuRuntime()._object(_UNVECTORISABLE)
+    assert obj
+    assert capfd.readouterr().err == ""
+
+
+def test_other_stderr_output_during_compilation_is_passed_on(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    with cpu._quiet_llvm():
+        os.write(2, b"remark: <unknown>:0:0: loop not vectorized: call instruction\n")
+        os.write(2, b"someone else's line\n")
+    assert capfd.readouterr().err == "someone else's line\n"
