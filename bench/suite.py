@@ -230,16 +230,18 @@ def first_call_table(
     return "\n".join(lines)
 
 
-def cached_ready(backend: str, cache: str | None, wls: list[str]) -> dict[str, float] | None:
+def cached_ready(backend: str, cache: str | None, wls: list[str],
+                 quick: bool = False) -> dict[str, float] | None:  # fmt: skip
     """In a fresh process whose disk cache holds the suite's kernels: ms from a kernel's first
-    launch to its return (specialise, load the cached object, run on the quick sizes), minus
+    launch to its return (specialise, load the cached object, run on the run's own sizes, so
+    that the launches ask for the code variants the run compiled), minus
     a second launch's time, so what is left is the time to get ready (interpreter start and
     `import simt` not included). None if it failed."""
     import subprocess
 
     env = dict(os.environ) if cache is None else dict(os.environ, SIMT_CACHE_DIR=cache)
     cmd = [sys.executable, str(Path(__file__).resolve()), "--backend", backend,
-           "--workloads", ",".join(wls), "--_ready"]  # fmt: skip
+           "--workloads", ",".join(wls), "--_ready", *(["--quick"] if quick else [])]  # fmt: skip
     try:
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
         return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
@@ -247,11 +249,11 @@ def cached_ready(backend: str, cache: str | None, wls: list[str]) -> dict[str, f
         return None
 
 
-def _ready(wls: list[str]) -> dict[str, float]:
+def _ready(wls: list[str], size: str = "quick") -> dict[str, float]:
     """The child side of `cached_ready`."""
     ready = {}
     for wl in wls:
-        p = W.SIZES["quick"][wl]
+        p = W.SIZES[size][wl]
         s = W.make_simt(wl, W.make_inputs(wl, p), p)
         t0 = time.perf_counter()
         s.run()
@@ -356,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown workloads {unknown}; choose from {', '.join(W.LABELS)}")
     if args._ready:
-        print(json.dumps(_ready(wls)))
+        print(json.dumps(_ready(wls, "quick" if args.quick else "full")))
         return 0
     with tempfile.TemporaryDirectory(prefix="simt-bench-cache-") as cache:
         if not args.warm_cache:
@@ -434,7 +436,7 @@ def _suite(args: argparse.Namespace, wls: list[str]) -> int:
           "a float64 NumPy reference (relative error < 1e-4) before timing. 'other CPU': the "
           "share of the machine other processes used while the row ran.\n")  # fmt: skip
     targets = args.backend == "cpu" and not args.quick
-    ready = cached_ready(args.backend, os.environ.get("SIMT_CACHE_DIR"), wls)
+    ready = cached_ready(args.backend, os.environ.get("SIMT_CACHE_DIR"), wls, args.quick)
     if not args.warm_cache:
         log("(first calls compiled into a fresh, empty disk cache)")
     print(table(rows, peers, args.reps, targets))
