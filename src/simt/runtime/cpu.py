@@ -15,20 +15,17 @@ from __future__ import annotations
 
 import copy
 import ctypes
-import ctypes.util
 import hashlib
 import os
 import re
 import sys
-import tempfile
 import threading
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,6 +41,9 @@ from ..passes.uniformity import check_barriers
 from ..types import ArrayType
 from .base import Compiled, Dim3, PrintRecord, Runtime, unflatten
 from .printing import emit
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 _NO_ERROR = np.iinfo(np.int64).max
 _ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
@@ -100,7 +100,9 @@ def _register_libm(llvm: Any) -> None:
     # the process's own symbols first (CPython links the C math library): no library search
     libs = [ctypes.CDLL(None)] if os.name == "posix" else []
     if not libs or not all(hasattr(libs[0], n) for n in ("sinf", "fmodf")):
-        found = (ctypes.util.find_library("m"), ctypes.util.find_library("c"))
+        from ctypes.util import find_library  # only here: importing it takes ~15 ms
+
+        found = (find_library("m"), find_library("c"))
         libs += [ctypes.CDLL(p) for p in found if p]
     for n in sorted(names):
         for lib in libs:
@@ -317,6 +319,8 @@ class CpuRuntime(Runtime):
             entry(args, ctx, 0, nblocks)
             return
         if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor  # ~10 ms to import: when needed
+
             self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="simt-cpu")
         per = max(1, nblocks // (self.threads * 8))
         chunks = deque((b, min(b + per, nblocks)) for b in range(0, nblocks, per))
@@ -452,6 +456,8 @@ def _quiet_llvm() -> Iterator[None]:
         if saved < 0:
             yield
             return
+        import tempfile
+
         with tempfile.TemporaryFile() as tmp:
             os.dup2(tmp.fileno(), 2)
             try:
