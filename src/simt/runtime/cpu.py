@@ -439,7 +439,7 @@ def _pipeline_digest() -> str:
 
 # LLVM's diagnostics as it prints them: "remark: <unknown>:0:0: loop not vectorized: ..."
 _DIAGNOSTIC = re.compile(rb"^(remark|warning|note): [^\s:]*:\d+:\d+: ")
-_quiet_lock = threading.Lock()
+_quiet_lock = threading.RLock()  # re-entrant: a nested use only redirects fd 2 again
 
 
 @contextmanager
