@@ -110,19 +110,11 @@ def test_fingerprint_is_the_same_for_the_same_kernel_and_differs_for_another() -
 
 
 def test_jammed_loops_are_optimised_at_o2_the_rest_at_o3() -> None:
+    from corpus.k_matmul import matmul  # the naive matmul: a jammed dot product
     from simt.backends.llvm import lower, render_lowered
 
-    def matmul(a, b, c):  # type: ignore[no-untyped-def]
-        row = block_idx.y * block_dim.y + thread_idx.y
-        col = block_idx.x * block_dim.x + thread_idx.x
-        if row < c.shape[0] and col < c.shape[1]:
-            acc = 0.0
-            for k in range(a.shape[1]):
-                acc += a[row, k] * b[k, col]
-            c[row, col] = acc
-
     m = np.zeros((32, 32), np.float32)
-    _, meta = render_lowered(lower(_fn(matmul, m, m, m)), block=(16, 16, 1))
+    _, meta = render_lowered(lower(_fn(matmul.pyfunc, m, m, m)), block=(16, 16, 1))
     assert meta.jammed and cpu._level(meta) == 2
     v = np.zeros(8, np.float32)
     _, meta = render_lowered(lower(_fn(scale, v, v, 2.0)))
