@@ -19,7 +19,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .errors import CompileError
+from .errors import CompileError, SimtError
 from .kernel import Kernel
 
 
@@ -28,6 +28,13 @@ def compile(f: Callable[..., Any], **known: Any) -> Any:  # noqa: A001 - the con
 
     Returns a callable over whole images for an image function, else a `Kernel`.
     """
+    try:
+        return _compile(f, known)
+    except SimtError as e:
+        raise e.with_traceback(None) from None  # the user's frames, not simt's
+
+
+def _compile(f: Callable[..., Any], known: dict[str, Any]) -> Any:
     fp64: bool = False
     debug: bool | None = None
     static: tuple[str, ...] = ()
