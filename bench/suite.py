@@ -34,6 +34,8 @@ sys.path.insert(0, str(HERE))
 import workloads as W  # noqa: E402 - a sibling module of this script
 
 import simt  # noqa: E402
+from simt.benchtool.suite import Kit  # noqa: E402 - the peer kit's C references
+from simt.benchtool.suite_cli import WrongAnswer, busy_cpu_s, own_cpu_s  # noqa: E402
 from simt.runtime import registry  # noqa: E402
 
 DEFAULT_KIT = HERE.parent.parent / "shared" / "peers"
@@ -49,10 +51,6 @@ TARGETS: dict[str, tuple[str, float]] = {
 }
 FIRST_CALL_TARGET_MS = 200.0
 CACHED_READY_TARGET_MS = 50.0
-
-
-class WrongAnswer(Exception):
-    """A result differs from the float64 reference: the suite stops, nothing is timed."""
 
 
 def _time(run: Callable[[], None], reps: int, budget_s: float) -> dict[str, float]:
@@ -87,44 +85,6 @@ def _measure(who: str, wl: str, run: Callable[[], None], result: Callable[[], An
     warm = _time(run, reps, budget_s)
     err = max(err, _check(who, wl, result(), ref))
     return {"first_ms": first_ms, "err": err, **warm}
-
-
-# ------------------------------------------------------------------------- the C references
-class Kit:
-    """The peer kit's C references, loaded through its own modules (never copied here)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.peers: dict[str, Any] = {}
-        self.status = ""
-        if not (path / "cbuild.py").exists():
-            self.status = (
-                f"peer kit not found at {path}: C references NOT run (only simt and NumPy)"
-            )
-            return
-        sys.path.insert(0, str(path))
-        try:
-            import peer_c  # type: ignore[import-not-found]
-            import peer_c_tuned  # type: ignore[import-not-found]
-
-            for mod in (peer_c, peer_c_tuned):
-                mod.init()  # builds kernels_c.c with gcc through the kit's cbuild (cached)
-                self.peers[mod.NAME] = mod
-            self.status = f"C references from {path}: " + "; ".join(
-                f"{m.NAME} = {m.version()}" for m in self.peers.values()
-            )
-        except Exception as e:  # noqa: BLE001 - no gcc, no OpenMP: say why and go on
-            self.peers.clear()
-            self.status = f"C references unavailable ({type(e).__name__}: {e})"
-
-    def make(self, name: str, wl: str, inp: dict[str, np.ndarray],
-             p: dict[str, int]) -> tuple[Callable[[], None], Callable[[], Any]] | None:  # fmt: skip
-        mod = self.peers.get(name)
-        make = getattr(mod, f"make_{wl}", None) if mod is not None else None
-        if make is None:
-            return None
-        made = make(inp, p)
-        return made[0], made[1]
 
 
 # ------------------------------------------------------------------------------- the suite
@@ -264,23 +224,6 @@ def _ready(wls: list[str], size: str = "quick") -> dict[str, float]:
     return ready
 
 
-def _busy_cpu_s() -> float | None:
-    """CPU-seconds the whole machine has been busy (all processes), from /proc/stat."""
-    try:
-        with open("/proc/stat") as f:
-            fields = [int(x) for x in f.readline().split()[1:]]
-    except (OSError, ValueError):
-        return None
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-    steal = fields[7] if len(fields) > 7 else 0
-    return (sum(fields[:8]) - idle - steal) / os.sysconf("SC_CLK_TCK")
-
-
-def _own_cpu_s() -> float:
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
-
-
 def machine(backend: str) -> dict[str, Any]:
     """What ran the suite: CPU, cores, Python, NumPy, simt's backend and what it reports."""
     cpu = platform.processor() or platform.machine()
@@ -375,10 +318,10 @@ def _quietest(
     best: dict[str, Any] | None = None
     first: dict[str, Any] | None = None
     for attempt in range(1 + args.retries):
-        busy0, own0, t0 = _busy_cpu_s(), _own_cpu_s(), time.perf_counter()
+        busy0, own0, t0 = busy_cpu_s(), own_cpu_s(), time.perf_counter()
         log(f"{W.LABELS[wl]} {p}" + (f" (retry {attempt}: busy machine)" if attempt else ""))
         row = run_workload(wl, p, kit, args.reps, args.budget, log)
-        busy1, own1, wall = _busy_cpu_s(), _own_cpu_s(), time.perf_counter() - t0
+        busy1, own1, wall = busy_cpu_s(), own_cpu_s(), time.perf_counter() - t0
         if busy0 is not None and busy1 is not None:
             other = max(0.0, (busy1 - busy0) - (own1 - own0))
             row["other_cpu"] = other / (wall * (os.cpu_count() or 1))
@@ -406,7 +349,7 @@ def _suite(args: argparse.Namespace, wls: list[str]) -> int:
 
     kit = Kit(args.kit)
     log(kit.status)
-    busy0, own0, wall0 = _busy_cpu_s(), _own_cpu_s(), time.perf_counter()
+    busy0, own0, wall0 = busy_cpu_s(), own_cpu_s(), time.perf_counter()
     rows = []
     try:
         for wl in wls:
@@ -415,7 +358,7 @@ def _suite(args: argparse.Namespace, wls: list[str]) -> int:
         print(e, file=sys.stderr)
         return 2
 
-    busy1, own1, wall = _busy_cpu_s(), _own_cpu_s(), time.perf_counter() - wall0
+    busy1, own1, wall = busy_cpu_s(), own_cpu_s(), time.perf_counter() - wall0
     peers = ["numpy", *[p for p in ("c", "c-tuned") if p in kit.peers]]
     mach = machine(args.backend)
     if busy0 is not None and busy1 is not None:

@@ -22,7 +22,7 @@ class WrongAnswer(Exception):
     """A result is wrong: nothing of it is timed, and `simt bench` exits with 2."""
 
 
-def _busy_cpu_s() -> float | None:
+def busy_cpu_s() -> float | None:
     """CPU-seconds the machine has been busy (every process), from /proc/stat; None if unknown."""
     try:
         with open("/proc/stat") as f:
@@ -34,7 +34,8 @@ def _busy_cpu_s() -> float | None:
     return (sum(fields[:8]) - idle - steal) / os.sysconf("SC_CLK_TCK")
 
 
-def _own_cpu_s() -> float:
+def own_cpu_s() -> float:
+    """CPU-seconds this process and its children have used."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
 
@@ -293,7 +294,7 @@ def run(argv: list[str]) -> int:
             print(f"simt bench: backend {b!r} is not available: {why}", file=sys.stderr)
     if not present:
         return 1
-    busy0, own0, wall0 = _busy_cpu_s(), _own_cpu_s(), time.perf_counter()
+    busy0, own0, wall0 = busy_cpu_s(), own_cpu_s(), time.perf_counter()
     rows: list[dict[str, Any]] = []
     total = len(present) * (len(wls) + 0) + len(present) * len(args.files) * 4
     bar = _Progress(max(total, 1), args.quiet)
@@ -325,7 +326,7 @@ def run(argv: list[str]) -> int:
         return 1
     bar.stop()
     wall = time.perf_counter() - wall0
-    busy1, own1 = _busy_cpu_s(), _own_cpu_s()
+    busy1, own1 = busy_cpu_s(), own_cpu_s()
     other = None
     if busy0 is not None and busy1 is not None:
         other = max(0.0, (busy1 - busy0) - (own1 - own0))
