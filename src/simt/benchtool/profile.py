@@ -278,14 +278,7 @@ def _kernels() -> dict[str, Any]:
         if i < 0:
             out[i] = 0.0
 
-    @simt.kernel
-    def column_walk(a, out):
-        j = block_idx.x * block_dim.x + thread_idx.x
-        if j < a.shape[1]:
-            s = 0.0
-            for i in range(a.shape[0]):
-                s += a[i, j]
-            out[j] = s
+    from .workloads import colsum as column_walk  # W1's kernel: a thread per column
 
     @simt.kernel
     def cached_walk(a, out):
