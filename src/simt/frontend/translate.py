@@ -780,12 +780,7 @@ class Translator:
             if isinstance(a, Tup) or isinstance(b, Tup):
                 return self._tuple_op(op, a, b, node)
         a, b = self.scalar(a, node), self.scalar(b, node)
-        ta, tb = scalar_type(a), scalar_type(b)
-        fp = self.ctx.fp64
-        if ta is None:
-            ta = known_type(a.value, tb, fp)  # type: ignore[union-attr]
-        if tb is None:
-            tb = known_type(b.value, ta, fp)  # type: ignore[union-attr]
+        ta, tb = _operand_types(a, b, self.ctx.fp64)
         if op in ("and", "or", "xor") and ta.is_bool and tb.is_bool:
             t = T.BOOL
         else:
@@ -793,7 +788,7 @@ class Translator:
         if op in ("and", "or", "xor", "shl", "shr") and t.is_float:
             self.fail(node, f"bitwise operators need integers, not {t}")
         if op == "div" and not t.is_float:
-            t = T.float_type(fp)
+            t = T.float_type(self.ctx.fp64)
         if op == "pow":
             return self.power(a, b, t, node)
         return self.b.bin(op, coerce(self.b, a, t), coerce(self.b, b, t))
@@ -895,12 +890,7 @@ class Translator:
         if name is None:
             self.fail(node, f"`{type(op).__name__}` works only on values known at compile time")
         a, b = self.scalar(a, node), self.scalar(b, node)
-        ta, tb = scalar_type(a), scalar_type(b)
-        fp = self.ctx.fp64
-        if ta is None:
-            ta = known_type(a.value, tb, fp)  # type: ignore[union-attr]
-        if tb is None:
-            tb = known_type(b.value, ta, fp)  # type: ignore[union-attr]
+        ta, tb = _operand_types(a, b, self.ctx.fp64)
         t = ta if ta == tb else T.promote(ta, tb)
         return self.b.cmp(name, coerce(self.b, a, t), coerce(self.b, b, t))
 
@@ -1007,6 +997,17 @@ class Translator:
             return sub.env[first]
         result = sub.env.get(RETVAL, UNDEF)
         return Known(None) if result is UNDEF else result
+
+
+def _operand_types(a: V, b: V, fp: bool) -> tuple[T.Scalar, T.Scalar]:
+    """The types of a binary operation's operands, at least one typed: a known operand takes
+    the type of the other (literals follow the typed side)."""
+    ta, tb = scalar_type(a), scalar_type(b)
+    if ta is None:
+        ta = known_type(a.value, tb, fp)  # type: ignore[union-attr]
+    if tb is None:
+        tb = known_type(b.value, ta, fp)  # type: ignore[union-attr]
+    return ta, tb
 
 
 def _merge_scalar(a: V, b: V, fp: bool) -> T.Scalar:
