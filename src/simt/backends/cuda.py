@@ -600,14 +600,15 @@ class _Renderer:
         then, other = op.regions
         names = self._declare_merged(op.results, None)
         self.out.open(f"if ({self.n(op.operands[0])}) {{")
-        self._branch(then, names, op.results)
+        self._region(then, names, op.results)
         if len(other.ops) > 1 or (other.terminator is not None and other.terminator.operands):
             self.out.close("} else {")
             self.out.depth += 1
-            self._branch(other, names, op.results)
+            self._region(other, names, op.results)
         self.out.close()
 
-    def _branch(self, block: Block, names: list[str], results: list[Value]) -> None:
+    def _region(self, block: Block, names: list[str], results: list[Value]) -> None:
+        """A branch or loop body, then its yielded values assigned to the merged `names`."""
         self._block(block)
         term = block.terminator
         if term is not None and results:
@@ -632,14 +633,8 @@ class _Renderer:
             cond = f"({step} > 0 ? {ivn} < {stop} : {ivn} > {stop})"
         ct = CTYPE[iv.scalar]
         self.out.open(f"for ({ct} {ivn} = {start}; {cond}; {ivn} += {step}) {{")
-        self._loop_body(body, names, carried)
+        self._region(body, names, carried)
         self.out.close()
-
-    def _loop_body(self, body: Block, names: list[str], carried: list[Value]) -> None:
-        self._block(body)
-        term = body.terminator
-        if term is not None and carried:
-            self._assign(names, [self.n(v) for v in term.operands], [c.scalar for c in carried])
 
     def _op_while(self, op: Op) -> None:
         cond, body = op.regions
@@ -653,5 +648,5 @@ class _Renderer:
         term = cond.terminator
         assert term is not None
         self.out.add(f"if (!{self.n(term.operands[0])}) break;")
-        self._loop_body(body, names, list(op.results))
+        self._region(body, names, list(op.results))
         self.out.close()
