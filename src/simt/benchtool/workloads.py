@@ -183,7 +183,8 @@ def _mandel_ref(h: int, w: int, max_iter: int) -> np.ndarray:
     return count
 
 
-def _sobel(img: np.ndarray, dtype: Any) -> np.ndarray:
+def sobel_numpy(img: np.ndarray, dtype: Any) -> np.ndarray:
+    """The Sobel magnitude of `img` computed in `dtype` with NumPy, nearest-edge borders."""
     p = np.pad(img.astype(dtype), 1, mode="edge")
     h, w = img.shape
 
@@ -204,7 +205,7 @@ def reference(wl: str, inp: dict[str, np.ndarray], p: dict[str, int]) -> Any:
     if wl == "mandel":
         return _mandel_ref(p["h"], p["w"], p["max_iter"])
     if wl == "sobel":
-        return _sobel(inp["img"], np.float64)
+        return sobel_numpy(inp["img"], np.float64)
     if wl == "reduce":
         return float(inp["a"].sum(dtype=np.float64))
     if wl == "matmul":
@@ -355,7 +356,7 @@ def make_numpy(wl: str, inp: dict[str, np.ndarray], p: dict[str, int]) -> Made:
         img = inp["img"]
 
         def run() -> None:
-            box["r"] = _sobel(img, np.float32)
+            box["r"] = sobel_numpy(img, np.float32)
 
         return run, lambda: box["r"]
     if wl == "reduce":
