@@ -374,7 +374,9 @@ def _float_bin(name: str, t: Scalar, a: float, b: float) -> float | None:
         if name == "mod":
             return float(np.remainder(x, y))
         if name == "pow":
-            return float(t.np.type(np.power(np.float64(a), np.float64(b))))
+            # the scalar power (C's pow): NumPy's array power may differ by an ulp (SIMD)
+            with np.errstate(all="ignore"):
+                return float(t.np.type(np.float64(a) ** np.float64(b)))
         if name in ("min", "max") and not (math.isnan(a) or math.isnan(b)):
             return float(np.minimum(x, y) if name == "min" else np.maximum(x, y))
     return None
