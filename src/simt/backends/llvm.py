@@ -15,8 +15,8 @@ Thread loops (`for` with `lanes="x"`) carry `llvm.loop.parallel_accesses` metada
 iterations of a thread loop are threads between two barriers, so they are independent, and
 LLVM's loop vectoriser turns them into SIMD without run-time alias checks. Also for speed:
 stores to per-lane arrays under a branch in a thread loop become one blended store after it
-(no masked stores); a thread loop with clamped indices (`min(x + 1, w - 1)`) gets a copy
-without the clamps for the blocks away from the edges; `render_lowered(..., block=...)`
+(no masked stores); a thread loop with clamped indices (`min(x + 1, w - 1)`) runs the lanes
+that reach no clamp in a copy without the clamps; `render_lowered(..., block=...)`
 specialises the code on a block shape; uniform loops around thread loops are unrolled by 4.
 
 Semantics are docs/semantics.md's: Python's floor `//` and `%` (helpers below), integer division
@@ -778,40 +778,51 @@ class _Renderer:
         self._for_loop(op)
 
     def _versioned_lanes(self, op: Op, clamps: list[tuple[Op, int, Value]]) -> None:
-        """A thread loop with clamped indices (`min(x + 1, w - 1)`): when no lane of its range
-        reaches a clamp (every block but those at an edge), a copy without the clamps runs,
-        whose loads are contiguous vectors instead of gathers; with a known block shape that
-        copy also runs over the whole block row, with constant bounds."""
+        """A thread loop with clamped indices (`min(x + 1, w - 1)`, an image read's
+        `min(max(x - 1, 0), w - 1)`) is split by lanes: those that reach no clamp (all but a few
+        at an image's edges) run in a copy without the clamps, whose loads are contiguous
+        vectors instead of gathers; the lanes on either side run in the original, as one loop
+        that jumps over the middle. So a block as wide as the image (a row) still runs its
+        interior as vectors."""
         start, stop = self.v(op.operands[0]), self.v(op.operands[1])
         self.defs_in_loop = {r.id: o for o in walk(op.regions[0]) for r in o.results}
-        last = self.inst(f"sub i32 {stop}, 1")
         iv = op.regions[0].args[0]
-        ok = self.inst(f"icmp slt i32 {start}, {stop}")
+        ty = llvm_type(iv.scalar)
+        to64 = (lambda v: v) if ty == "i64" else (lambda v: self.inst(f"sext {ty} {v} to i64"))
+        lo, hi = to64(start), to64(stop)
+        seen: set[int] = set()
         for c, k, x in clamps:
-            bound = self.v(c.operands[1 - k])
-            at = self._affine_at(x, iv, last if c.attrs["op"] == "min" else start)
-            pred = "sle" if c.attrs["op"] == "min" else "sge"
-            inside = self.inst(f"icmp {pred} {llvm_type(x.scalar)} {at}, {bound}")
-            ok = self.inst(f"and i1 {ok}, {inside}")
-        bounds = None
-        if self.block is not None:
-            # the whole block row: constant bounds, so LLVM's vector loop has no remainder
-            a = self.inst(f"icmp eq i32 {start}, 0")
-            b = self.inst(f"icmp eq i32 {stop}, {self.block64[0]}")
-            ok = self.inst(f"and i1 {ok}, {a}")
-            ok = self.inst(f"and i1 {ok}, {b}")
-            bounds = ("0", self.block64[0])
-        fast, slow, join = (self.new_label(x) for x in ("noclamp", "clamp", "lanes"))
-        self.emit(f"br i1 {ok}, label %{fast}, label %{slow}")
-        self.start(fast)
-        self.unclamped = {id(c): k for c, k, _ in clamps}
-        self._for_loop(op, bounds)
-        self.unclamped = {}
-        self.emit(f"br label %{join}")
-        self.start(slow)
-        self._for_loop(op)
-        self.emit(f"br label %{join}")
-        self.start(join)
+            # x = iv + off: the clamp is inactive where iv + off >= bound (max) or <= bound (min)
+            off = to64(self._affine_at(x, iv, "0"))
+            edge = self.inst(f"sub i64 {to64(self.v(c.operands[1 - k]))}, {off}")
+            if c.attrs["op"] == "max":
+                lo = self.inst(f"call i64 @llvm.smax.i64(i64 {lo}, i64 {edge})")
+            else:
+                edge = self.inst(f"add i64 {edge}, 1")
+                hi = self.inst(f"call i64 @llvm.smin.i64(i64 {hi}, i64 {edge})")
+            if ty == "i32" and x.id not in seen:
+                # and where iv + off does not wrap around: there an i32 clamp may be active
+                seen.add(x.id)
+                least = self.inst(f"sub i64 {-(2**31)}, {off}")
+                most = self.inst(f"sub i64 {2**31}, {off}")
+                lo = self.inst(f"call i64 @llvm.smax.i64(i64 {lo}, i64 {least})")
+                hi = self.inst(f"call i64 @llvm.smin.i64(i64 {hi}, i64 {most})")
+        self.decls.add("declare i64 @llvm.smax.i64(i64, i64)")
+        self.decls.add("declare i64 @llvm.smin.i64(i64, i64)")
+        lo = self.inst(f"call i64 @llvm.smin.i64(i64 {lo}, i64 {to64(stop)})")
+        hi = self.inst(f"call i64 @llvm.smax.i64(i64 {hi}, i64 {lo})")
+        if ty != "i64":
+            lo, hi = (self.inst(f"trunc i64 {v} to {ty}") for v in (lo, hi))
+        for label, clamped in ((self.new_label("noclamp"), False), (self.new_label("clamp"), True)):
+            self.emit(f"br label %{label}")
+            self.start(label)
+            if clamped:
+                gap = self.inst(f"sub {ty} {hi}, {lo}")
+                self._for_loop(op, (start, self.inst(f"sub {ty} {stop}, {gap}")), skip=(lo, gap))
+            else:
+                self.unclamped = {id(c): k for c, k, _ in clamps}
+                self._for_loop(op, (lo, hi))
+                self.unclamped = {}
 
     def _affine_at(self, v: Value, iv: Value, at: str) -> str:
         """`v` (a sum of the loop variable and values from outside the loop) at `iv = at`."""
@@ -823,7 +834,11 @@ class _Renderer:
         y = self._affine_at(b, iv, at) if b.id in self.defs_in_loop or b is iv else self.v(b)
         return self.inst(f"{op.attrs['op']} {llvm_type(v.scalar)} {x}, {y}")
 
-    def _for_loop(self, op: Op, bounds: tuple[str, str] | None = None) -> None:
+    def _for_loop(self, op: Op, bounds: tuple[str, str] | None = None,
+                  skip: tuple[str, str] | None = None) -> None:  # fmt: skip
+        """A `for` loop; `bounds` replace its start and stop; with `skip = (at, gap)` (a thread
+        loop's clamped lanes, see `_versioned_lanes`) the loop variable jumps from `at` to
+        `at + gap`."""
         start, stop, step = (self.v(x) for x in op.operands[:3])
         if bounds is not None:
             start, stop = bounds
@@ -855,7 +870,12 @@ class _Renderer:
             cond = self.inst(f"or i1 {a}, {b}")
         self.emit(f"br i1 {cond}, label %{loop}, label %{done}")
         self.start(loop)
-        self.vals[body.args[0].id] = iv
+        lane = iv
+        if skip is not None:
+            past = self.inst(f"icmp sge {ty} {iv}, {skip[0]}")
+            moved = self.inst(f"add {ty} {iv}, {skip[1]}")
+            lane = self.inst(f"select i1 {past}, {ty} {moved}, {ty} {iv}")
+        self.vals[body.args[0].id] = lane
         for arg, c in zip(body.args[1:], carried):
             self.vals[arg.id] = c
         lanes = op.attrs.get("lanes")
@@ -863,7 +883,7 @@ class _Renderer:
         if lanes in ("x", "xs"):  # "xs": lanes in steps, several per iteration (jammed)
             group = self.mdnode("distinct !{}") if lanes == "x" else ""
             outer = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")
-            self.lane_stack.append((iv, outer[1], outer[2], group))
+            self.lane_stack.append((lane, outer[1], outer[2], group))
         elif lanes in ("y", "ys", "z"):
             tx, ty_, tz, _ = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")
             if lanes in ("y", "ys"):
