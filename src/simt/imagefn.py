@@ -33,7 +33,6 @@ from .kernel import Kernel, bind_arguments
 from .runtime import registry
 
 F32 = np.dtype(np.float32)
-BLOCK = (16, 16)  # 256 threads (WebGPU's limit); the cpu backend runs 8 blocks in x at once
 
 # What each parameter of an image function is.
 IMAGE, POSITION, FLOAT, KNOWN, OTHER = "image", "position", "float", "known", "other"
@@ -253,8 +252,9 @@ class ImageFunction:
                 f"out= of {self.__name__}() must be a float32 {type(first).__name__} of shape "
                 f"{shape}, got {type(out).__name__} {getattr(out, 'shape', '')}"
             )
-        grid = (-(-w // BLOCK[0]), -(-h // BLOCK[1]))
-        self.kernel.config(grid, BLOCK)(*self._values(bound, out))
+        block = registry.current().image_block
+        grid = (-(-w // block[0]), -(-h // block[1]))
+        self.kernel.config(grid, block)(*self._values(bound, out))
         return out
 
     def _result_channels(self, bound: dict[str, Any], compile: bool) -> int:

@@ -69,6 +69,8 @@ class Runtime(ABC):
     """One device: `sim`, `cpu`, `cuda` or `webgpu`."""
 
     name: str = ""
+    # the block shape whole-image launches (image functions) use: 256 threads, WebGPU's limit
+    image_block: tuple[int, int] = (16, 16)
 
     @classmethod
     @abstractmethod

@@ -159,6 +159,9 @@ class CpuRuntime(Runtime):
     """SPMD LLVM code on the host's cores."""
 
     name = "cpu"
+    # two rows of 128 lanes (8 blocks run as one: 1024 x 2): long vector loops that stream
+    # along rows; 16 x 16 tiles ran Sobel ~10-25 % slower (bench/image_sobel.py)
+    image_block = (128, 2)
 
     def __init__(self) -> None:
         self.threads = num_threads()
