@@ -5,9 +5,10 @@ At its first launch with a block shape, a kernel is lowered (`passes.spmd`), ren
 keeps under a fingerprint of the kernel's IR and of that launch's specialisation: a second
 process finds it without lowering, rendering or running LLVM's optimiser, and only loads it.
 A launch packs the arguments into an array of 8-byte slots (NumPy buffers are passed by
-address: no copies) and calls the entry on ranges of blocks from a persistent pool of threads;
-ctypes releases the GIL for the call. `SIMT_NUM_THREADS` sets the pool size (default: every
-core); small launches run on the calling thread. LLVM's remarks and warnings ("loop not
+address: no copies) and runs the blocks on the calling thread and a persistent pool of threads
+that share them out natively (`cpu_pool`); ctypes releases the GIL for the calls.
+`SIMT_NUM_THREADS` sets the number of threads (default: every core); small launches run on
+the calling thread alone. LLVM's remarks and warnings ("loop not
 vectorized") never reach the terminal.
 """
 
@@ -20,12 +21,11 @@ import os
 import re
 import sys
 import threading
-from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -40,10 +40,8 @@ from ..passes.spmd import lower as spmd_lower
 from ..passes.uniformity import check_barriers
 from ..types import ArrayType
 from .base import Compiled, Dim3, PrintRecord, Runtime, unflatten
+from .cpu_pool import Pool
 from .printing import emit
-
-if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
 
 _NO_ERROR = np.iinfo(np.int64).max
 _ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
@@ -112,6 +110,15 @@ def _register_libm(llvm: Any) -> None:
                 break
 
 
+def _jit(text: str) -> Callable[[str], int]:
+    """Compile LLVM IR text for the host: the address of each of its functions by name (the
+    function returned keeps the code alive)."""
+    llvm = _binding()
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(text), _target_machine())
+    engine.finalize_object()
+    return engine.get_function_address  # type: ignore[no-any-return]
+
+
 def _vector_bits(features: str) -> int:
     if "+avx512f" in features:
         return 512
@@ -137,7 +144,8 @@ def num_threads() -> int:
 @dataclass
 class _Variant:
     engine: Any
-    entry: Any
+    entry: Any  # the entry as a ctypes function
+    address: int  # and its address (for `cpu_pool`)
     meta: Meta | None = None  # None until needed: a disk-cache hit renders nothing
 
 
@@ -159,13 +167,13 @@ class CpuRuntime(Runtime):
     """SPMD LLVM code on the host's cores."""
 
     name = "cpu"
-    # two rows of 128 lanes (8 blocks run as one: 1024 x 2): long vector loops that stream
-    # along rows; 16 x 16 tiles ran Sobel ~10-25 % slower (bench/image_sobel.py)
-    image_block = (128, 2)
+    # rows of 128 lanes (8 blocks run as one: 1024 x 1): long vector loops that stream along
+    # rows; 16 x 16 tiles ran Sobel ~25 % slower, 128 x 2 ~5 % (bench/image_sobel.py)
+    image_block = (128, 1)
 
     def __init__(self) -> None:
         self.threads = num_threads()
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: Pool | None = None
 
     # ---- discovery -----------------------------------------------------------------------
     @classmethod
@@ -245,7 +253,7 @@ class CpuRuntime(Runtime):
         addr = engine.get_function_address(ENTRY)
         if not addr:
             raise RuntimeError("cpu: the compiled kernel has no entry point")
-        return _Variant(engine, _ENTRY_TYPE(addr), meta)
+        return _Variant(engine, _ENTRY_TYPE(addr), addr, meta)
 
     @staticmethod
     def _render_variant(k: _Kernel, units: frozenset[str], shape: tuple[int, int, int],
@@ -298,7 +306,7 @@ class CpuRuntime(Runtime):
         slots_per = meta.record_slots if meta is not None else 0
         pbuf = np.zeros(cap * slots_per, np.int64) if n_prints else None
         ctx = np.array([_NO_ERROR, 0, cap, pbuf.ctypes.data if pbuf is not None else 0], np.int64)
-        self._run(variant.entry, slots.ctypes.data, ctx.ctypes.data, grid.size, total)
+        self._run(variant, slots, ctx, grid.size, total)
         del keep
         if pbuf is not None and meta is not None:
             count = int(ctx[1])
@@ -317,29 +325,14 @@ class CpuRuntime(Runtime):
                 loc.source_line if loc else None,
             )  # fmt: skip
 
-    def _run(self, entry: Any, args: int, ctx: int, nblocks: int, total: int) -> None:
+    def _run(self, variant: _Variant, args: np.ndarray, ctx: np.ndarray, nblocks: int,
+             total: int) -> None:  # fmt: skip
         if self.threads <= 1 or nblocks <= 1 or total < SMALL_LAUNCH:
-            entry(args, ctx, 0, nblocks)
+            variant.entry(args.ctypes.data, ctx.ctypes.data, 0, nblocks)
             return
         if self._pool is None:
-            from concurrent.futures import ThreadPoolExecutor  # ~10 ms to import: when needed
-
-            self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="simt-cpu")
-        per = max(1, nblocks // (self.threads * 8))
-        chunks = deque((b, min(b + per, nblocks)) for b in range(0, nblocks, per))
-
-        def work() -> None:
-            while True:
-                try:
-                    lo, hi = chunks.popleft()
-                except IndexError:
-                    return
-                entry(args, ctx, lo, hi)
-
-        futures = [self._pool.submit(work) for _ in range(self.threads - 1)]
-        work()
-        for f in futures:
-            f.result()
+            self._pool = Pool(self.threads, _jit)
+        self._pool.run(variant.address, args, ctx, nblocks)
 
     @staticmethod
     def _emit_prints(meta: Meta, pbuf: np.ndarray, count: int) -> None:
