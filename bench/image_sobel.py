@@ -9,7 +9,9 @@ unrolls into nine weighted reads. It runs beside the hand-written GPU-style Sobe
 suite (W4), NumPy, and the C references of `../shared/peers` (`c`: one pixel per loop
 iteration with OpenMP; `c-tuned`: rows vectorised), when that kit is present (the output says
 so when it is not). Every result is checked against a float64 Sobel magnitude with
-nearest-edge borders before anything is timed. Cells: warm median ms (first call).
+nearest-edge borders before anything is timed. Cells: warm median ms (first call); the
+variants take turns, five calls each (the first left out), so that a noisy machine weighs on
+all alike.
 """
 
 from __future__ import annotations
@@ -64,26 +66,36 @@ def edgeNZ(kernel: Any, im: Any = Image, p: Any = Position) -> Any:  # noqa: N80
     return math.sqrt(gx**2 + gy**2)
 
 
-def time_it(run: Callable[[], Any], reps: int) -> tuple[float, float]:
-    """(first call, warm median) in ms."""
+def first_call(run: Callable[[], Any]) -> float:
+    """The first call's time in ms (compiling included)."""
     t0 = time.perf_counter()
     run()
     simt.synchronize()
-    first = time.perf_counter() - t0
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        run()
-        simt.synchronize()
-        times.append(time.perf_counter() - t0)
-    return first * 1e3, (statistics.median(times) * 1e3 if times else math.nan)
+    return (time.perf_counter() - t0) * 1e3
+
+
+def round_robin(runs: list[Callable[[], Any]], rounds: int, calls: int = 5) -> list[float]:
+    """Each run's warm median in ms. The runs take turns, `calls` calls each per round, so
+    that all of them see the same states of a noisy machine; the first call of each turn is
+    left out (OpenMP's threads spin on for a while after a C run, on the cores the next run
+    needs)."""
+    times: list[list[float]] = [[] for _ in runs]
+    for _ in range(rounds):
+        for run, ts in zip(runs, times):
+            for k in range(calls):
+                t0 = time.perf_counter()
+                run()
+                simt.synchronize()
+                if k:
+                    ts.append(time.perf_counter() - t0)
+    return [statistics.median(ts) * 1e3 for ts in times]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--size", type=int, default=2048)
-    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--kit", type=Path, default=HERE.parent.parent / "shared" / "peers")
     args = ap.parse_args(argv)
     simt.use(args.backend)
@@ -111,16 +123,17 @@ def main(argv: list[str] | None = None) -> int:
         made = kit.make(name, "sobel", {"img": img}, {"h": h, "w": w})
         if made is not None:
             runs[name] = made
-    print(f"Sobel {h} x {w} float32 on {args.backend}; warm median of {args.reps} (first call)\n")
-    rows = []
+    print(f"Sobel {h} x {w} float32 on {args.backend}: ms, median of {args.rounds} turns x 4 warm "
+          "calls (first call)\n")  # fmt: skip
+    firsts = {}
     for name, (run, result) in runs.items():
-        first = time_it(run, 0)[0]
+        firsts[name] = first_call(run)
         err = float(np.max(np.abs(result() - ref)) / np.max(np.abs(ref)))
         if not err < 1e-5:
             print(f"{name}: WRONG RESULT (max relative error {err:.2e})")
             return 1
-        warm = time_it(run, args.reps)[1]
-        rows.append((name, warm, first))
+    warm = round_robin([run for run, _ in runs.values()], args.rounds)
+    rows = [(name, t, firsts[name]) for name, t in zip(runs, warm)]
     base = {n: t for n, t, _ in rows}
     peer = "c-tuned" if "c-tuned" in base else "numpy"
     print(f"| variant | ms | / {peer} |\n|---|---|---|")
