@@ -101,3 +101,21 @@ def test_device_array_from_another_backend_is_refused():
             vector_add[1, 4](d, d, d)
     finally:
         simt.use("sim")
+
+
+@pytest.mark.parametrize(
+    ("grid", "block", "message"),
+    [
+        ((1, 1), (1025, 1), "more than the 1024"),
+        (1, (1, 1, 65), "block z size 65"),
+        ((1, 65536), 1, "over the limits"),
+        (2**22, 1024, "thread indices are int32"),  # 2**32 threads along x
+    ],
+)
+def test_launch_shapes_over_the_limits(grid, block, message) -> None:
+    """Shapes no GPU runs, and more than 2**31 threads along x (simt's thread indices and
+    `block_dim.x * grid_dim.x` are int32), are a LaunchError before anything runs."""
+    from simt.kernel import _dim, check_launch
+
+    with pytest.raises(simt.LaunchError, match=message):
+        check_launch(_dim(grid, "grid"), _dim(block, "block"))

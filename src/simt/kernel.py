@@ -62,6 +62,13 @@ def check_launch(grid: Dim3, block: Dim3) -> None:
         raise LaunchError(f"block z size {block.z} is over the limit of 64")
     if grid.x >= 2**31 or grid.y > 65535 or grid.z > 65535:
         raise LaunchError(f"grid {tuple(grid)} is over the limits (x < 2**31, y and z <= 65535)")
+    if grid.x * block.x >= 2**31:
+        # thread indices are int32: `block_idx.x * block_dim.x + thread_idx.x` would wrap
+        raise LaunchError(
+            f"a launch of {grid.x} x {block.x} threads along x is 2**31 or more; thread "
+            "indices are int32 in simt: launch fewer blocks and loop over the rest "
+            "(a grid-stride loop: for i in range(simt.grid(1), n, block_dim.x * grid_dim.x))"
+        )
 
 
 @dataclass

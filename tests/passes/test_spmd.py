@@ -216,6 +216,58 @@ def test_grid_stride_loop_becomes_a_shrinking_lane_range() -> None:
         np.testing.assert_array_equal(res, [sum(range(k, n, 4)) for k in range(4)])
 
 
+def _strided_for(step_of: Any, start_of: Any = None) -> Function:
+    """out[t] = sum(range(start, n, step)) with a per-thread start (t by default)."""
+    fn, b, (out, nn) = function(ArrayType(INT32, 1), INT32)
+    t = b.special("thread_idx", 0)
+    start = t if start_of is None else start_of(b, t, nn)
+    (s,) = for_(b, start, nn if start_of is None else b.const(-1, INT32), step_of(b),
+                [b.const(0, INT32)], lambda i, acc: [b.bin("add", acc, i)])  # fmt: skip
+    b.op("store", [out, t, s])
+    verify(fn)
+    return fn
+
+
+def test_grid_stride_for_runs_as_a_shrinking_lane_range() -> None:
+    """for i in range(t, n, block_dim.x * grid_dim.x): the `while` it means (one vector loop
+    over the lanes still in range per iteration), not a scalar loop in each lane."""
+    fn = _strided_for(lambda b: b.bin("mul", b.special("block_dim", 0), b.special("grid_dim", 0)))
+    low = lower(fn)
+    verify(low)
+    assert not [o for o in walk(low.body) if o.opcode == "for" and o.attrs.get("lanes") is None]
+    lane_arrays = [op for op in low.body.ops if op.opcode == "alloc" and op.attrs.get("lane")]
+    assert len(lane_arrays) == 1  # the sum only: no activity flags
+    for n in (0, 3, 10):
+        res = np.zeros(4, np.int32)
+        evaluate(low, [res, n], {**ONE_THREAD, "block_dim.x": 4, "grid_dim.x": 1})
+        np.testing.assert_array_equal(res, [sum(range(k, n, 4)) for k in range(4)])
+
+
+@pytest.mark.parametrize("step", [3, -2])
+def test_strided_for_with_a_constant_step_computes_the_same(step: int) -> None:
+    start_of = None if step > 0 else (lambda b, t, nn: b.bin("add", t, nn))
+    fn = _strided_for(lambda b: b.const(step, INT32), start_of)
+    low = lower(fn)
+    verify(low)
+    assert not any(o.opcode == "for" and not o.attrs.get("lanes") for o in walk(low.body))
+    for n in (0, 5, 11):
+        res = np.zeros(4, np.int32)
+        evaluate(low, [res, n], {**ONE_THREAD, "block_dim.x": 4})
+        want = [sum(range(k, n, step)) if step > 0 else sum(range(k + n, -1, step))
+                for k in range(4)]  # fmt: skip
+        np.testing.assert_array_equal(res, want)
+
+
+def test_strided_for_with_a_step_of_unknown_sign_stays_per_lane() -> None:
+    fn, b, (out, nn) = function(ArrayType(INT32, 1), INT32)
+    t = b.special("thread_idx", 0)
+    (s,) = for_(b, t, nn, b.bin("sub", nn, b.const(7, INT32)), [b.const(0, INT32)],
+                lambda i, acc: [b.bin("add", acc, i)])  # fmt: skip
+    b.op("store", [out, t, s])
+    low = lower(fn)
+    assert any(o.opcode == "for" and not o.attrs.get("lanes") for o in walk(low.body))
+
+
 def test_dot_product_loop_runs_inside_the_thread_loop_for_many_lanes() -> None:
     """c[row, col] = sum_k a[row, k] * b[k, col]: `a[row, k]` is shared by a row of lanes, so
     the k loop runs inside thread loops stepping over 4 x 16 lanes (plus the lanes left over)."""

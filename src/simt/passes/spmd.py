@@ -49,7 +49,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir import Block, Builder, Function, Op, Value, walk
+from ..ir import Block, Builder, Function, Op, Value, walk, walk_blocks
 from ..types import BOOL, INT32, LOCAL, SHARED, ArrayType, Scalar, Type
 from .uniformity import check_barriers, varying
 
@@ -1013,7 +1013,63 @@ def lower(fn: Function) -> Function:
     Raises `CompileError` for a barrier under thread-dependent control.
     """
     check_barriers(fn)
+    grid_stride_whiles(fn)
     return _Lowering(fn).run()
+
+
+def grid_stride_whiles(fn: Function) -> None:
+    """Rewrite each grid-stride `for` of `fn` as the `while` it means, in place.
+
+    `for i in range(start, n, step)` whose start varies by thread while `n` and `step` do not
+    (Numba's and CUDA's grid-stride loop) would otherwise run per lane, a scalar loop in each
+    lane; as `i = start; while i < n: ...; i += step` it takes the varying `while`'s path and
+    each iteration becomes one vector loop over the lanes still in range (`_clipped_while`).
+    The two are the same program: a varying `for` steps its variable with a wrapping add
+    (`sim` too). It needs the sign of the step: a constant, or `block_dim` and `grid_dim`
+    (at least 1), or their product along one axis (positive: a launch has fewer than 2**31
+    threads along an axis, `kernel.check_launch`)."""
+    var = varying(fn, divergence=False)
+    defs = {r.id: o for o in walk(fn.body) for r in o.results}
+
+    def sign_of(v: Value) -> int:
+        d = defs.get(v.id)
+        if d is None:
+            return 0
+        if d.opcode == "const":
+            return (d.attrs["value"] > 0) - (d.attrs["value"] < 0)  # type: ignore[no-any-return]
+        if d.opcode == "special":
+            return int(d.attrs["reg"] in ("block_dim", "grid_dim"))
+        if d.opcode == "bin" and d.attrs["op"] == "mul":
+            a, b = (defs.get(x.id) for x in d.operands)
+            regs = {o.attrs.get("reg"): o.attrs.get("axis") for o in (a, b)
+                    if o is not None and o.opcode == "special"}  # fmt: skip
+            return int(regs.keys() == {"block_dim", "grid_dim"} and len(set(regs.values())) == 1)
+        return 0
+
+    for block in list(walk_blocks(fn.body)):
+        for k, op in enumerate(block.ops):
+            if op.opcode != "for" or _has_barrier(op):
+                continue
+            start, stop, step = op.operands[:3]
+            sign = op.attrs.get("sign", 0) or sign_of(step)
+            if sign and start.id in var and stop.id not in var and step.id not in var:
+                block.ops[k] = _as_while(op, sign)
+
+
+def _as_while(op: Op, sign: int) -> Op:
+    """`for iv in range(start, stop, step)` (step of sign `sign`) as a `while`."""
+    start, stop, step, *inits = op.operands
+    (body,) = op.regions
+    iv = body.args[0]
+    args = [Value(a.type, a.hint) for a in body.args]
+    test = Value(BOOL)
+    cond = Block(args, [Op("cmp", [args[0], stop], [test], {"op": "lt" if sign > 0 else "gt"}),
+                        Op("condition", [test])])  # fmt: skip
+    nxt = Value(iv.type, iv.hint)
+    body.ops.insert(len(body.ops) - 1, Op("bin", [iv, step], [nxt], {"op": "add"}, [], op.loc))
+    body.ops[-1].operands = [nxt, *body.ops[-1].operands]
+    results = [Value(iv.type, iv.hint), *op.results]
+    return Op("while", [start, *inits], results, {}, [cond, body], op.loc)
 
 
 def can_coarsen(fn: Function) -> bool:
