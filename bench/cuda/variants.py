@@ -51,14 +51,16 @@ def plain_signed(src: str) -> str:
 
 
 @simt.kernel
-def reduce_for(a, partial):
-    """W5's kernel with its grid-stride loop written as a `range` instead of a `while`."""
+def reduce_while(a, partial):
+    """W5's kernel with its grid-stride loop written as a `while` (an int32 counter that wraps,
+    whose trips the C++ compiler cannot count) instead of a `range`."""
     sh = simt.shared.array(W.REDUCE_THREADS, np.float32)
     tid = simt.thread_idx.x
     acc = 0.0
-    start = simt.block_idx.x * simt.block_dim.x + tid
-    for i in range(start, len(a), simt.block_dim.x * simt.grid_dim.x):
+    i = simt.block_idx.x * simt.block_dim.x + tid
+    while i < len(a):
         acc += a[i]
+        i += simt.block_dim.x * simt.grid_dim.x
     sh[tid] = acc
     simt.syncthreads()
     s = simt.block_dim.x // 2
@@ -84,7 +86,7 @@ def variants() -> None:
     blocks = min(W.REDUCE_MAX_BLOCKS, g(sizes["reduce"]["n"], W.REDUCE_THREADS))
     cases.append(("reduce", W.reduce, [simt.to_device(inp["a"]), simt.empty((blocks,))],
                   Dim3(blocks), Dim3(W.REDUCE_THREADS)))  # fmt: skip
-    cases.append(("reduce, range loop", reduce_for, [simt.to_device(inp["a"]),
+    cases.append(("reduce, while loop", reduce_while, [simt.to_device(inp["a"]),
                   simt.empty((blocks,))], Dim3(blocks), Dim3(W.REDUCE_THREADS)))  # fmt: skip
     n = sizes["matmul"]["n"]
     inp = W.make_inputs("matmul", sizes["matmul"])

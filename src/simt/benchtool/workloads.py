@@ -117,10 +117,10 @@ def reduce(a, partial):
     sh = simt.shared.array(REDUCE_THREADS, np.float32)  # type: ignore[attr-defined]
     tid = thread_idx.x
     acc = 0.0
-    i = block_idx.x * block_dim.x + tid
-    while i < len(a):
+    # a grid-stride loop; as a `for` its trips can be counted (an int32 `while` counter wraps,
+    # which keeps CUDA's compiler from unrolling it)
+    for i in range(block_idx.x * block_dim.x + tid, len(a), block_dim.x * grid_dim.x):
         acc += a[i]
-        i += block_dim.x * grid_dim.x
     sh[tid] = acc
     simt.syncthreads()
     s = block_dim.x // 2
