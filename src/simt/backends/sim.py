@@ -351,7 +351,9 @@ class _Renderer:
             self.names[op.result.id] = typed_const(op.attrs["value"], op.result.scalar)
             return
         if k == "barrier":
-            self.emit(depth, "pass  # barrier: the lanes run in lockstep, so program order is it")
+            # the lanes run in lockstep, so program order is the barrier; this only tells the
+            # race watch that shared-memory accesses before it are ordered before those after
+            self.emit(depth, f"_c.barrier({mask})")
             return
         expr = self.expr(op, mask)
         if op.results and any(self.uses.get(r.id, 0) for r in op.results):

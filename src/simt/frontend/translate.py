@@ -265,7 +265,7 @@ class Translator:
 
     def assign(self, target: ast.expr, value: V, node: ast.AST) -> None:
         if isinstance(target, ast.Name):
-            if isinstance(value, Value) and isinstance(value.type, T.Scalar) and not value.hint:
+            if isinstance(value, Value) and not value.hint:
                 value.hint = target.id
             self.env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):

@@ -1,7 +1,8 @@
 """The `sim` runtime: runs the NumPy program `simt.backends.sim` renders, all threads at once.
 
 Render once, exec once (cached in memory by the program's text), call many times: no
-interpreter walks the IR at launch. Device memory is host memory. Bounds checks are always on;
+interpreter walks the IR at launch. Device memory is host memory. Bounds checks are always on,
+and so is the watch for data races in shared memory (`sim_lib.Shadow`);
 prints are collected per thread and written after the launch, in the same order as every other
 backend's.
 """

@@ -123,6 +123,7 @@ class Launch:
         self.thread_idx = geo.thread_idx
         self.block_idx = geo.block_idx
         self.global_idx = geo.global_idx
+        self.shadows: dict[int, Shadow] = {}  # id of a shared array -> its accesses
 
     @property
     def block_linear(self) -> Any:
@@ -130,8 +131,45 @@ class Launch:
         return self.geo.block_linear
 
     def shared(self, shape: tuple[int, ...], dtype: type) -> np.ndarray:
-        """A shared array: one per block, indexed with the lane's block linear id first."""
-        return np.zeros((self.n_blocks, *shape), dtype)
+        """A shared array: one per block, indexed with the lane's block linear id first. Its
+        accesses are watched for data races (`Shadow`)."""
+        a: np.ndarray = np.zeros((self.n_blocks, *shape), dtype)
+        self.shadows[id(a)] = Shadow(a.shape)
+        return a
+
+    def barrier(self, m: Mask) -> None:
+        """`syncthreads()` in the blocks of the active lanes: their threads' shared-memory
+        accesses before it no longer race with those after it."""
+        if not self.shadows:
+            return
+        bl = self.geo.block_linear
+        blocks = (
+            np.unique(bl[m]) if isinstance(m, np.ndarray) and isinstance(bl, np.ndarray) else None
+        )
+        for sh in self.shadows.values():
+            sh.reset(blocks)
+
+    def race(self, site: int, a: np.ndarray, flat: int, lane: int, other: int,
+             what: str) -> KernelError:  # fmt: skip
+        """The KernelError of a data race at error site `site`: `lane` accesses element `flat`
+        of shared array `a` (`what` says how, and what `other` did to it)."""
+        op = self.sites[site - 1]
+        name = op.operands[0].hint or "a shared array"
+        index = np.unravel_index(flat, a.shape)[1:]  # the block's copy: leave out its index
+        where = f"{name}[{', '.join(str(int(i)) for i in index)}]"
+        other_thread = unflatten(other, self.geo.grid, self.geo.block)[1]
+        block, thread = unflatten(lane, self.geo.grid, self.geo.block)
+        loc = op.loc
+        return KernelError(
+            f"data race on shared {where}: this thread {what.format(other=other_thread)}, "
+            "with no syncthreads() between; put simt.syncthreads() between the two accesses "
+            "(or use an atomic)",
+            block=block,  # type: ignore[arg-type]
+            thread=thread,  # type: ignore[arg-type]
+            filename=loc.filename if loc else None,
+            line=loc.line if loc else None,
+            source_line=loc.source_line if loc else None,
+        )
 
     def local(self, shape: tuple[int, ...], dtype: type) -> np.ndarray:
         """A local array: one per thread, indexed with the lane first."""
@@ -189,6 +227,96 @@ class Launch:
                 self.fail(site, m & ~cond, None)
         elif not cond:
             self.fail(site, True, m)
+
+
+# data races in shared memory -----------------------------------------------------------------
+
+_NONE = -1
+
+
+class Shadow:
+    """Who read and who wrote each element of a shared array since its block's last barrier:
+    one thread (launch-wide lane) of each, and whether there were several. As CUDA's
+    compute-sanitizer racecheck, races are watched in shared memory only (where a missing
+    `syncthreads()` shows), atomics are not watched, and threads writing the same value do
+    not race."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.reader, self.writer = np.full(shape, _NONE, np.int32), np.full(shape, _NONE, np.int32)
+        self.readers, self.writers = np.zeros(shape, bool), np.zeros(shape, bool)  # several
+
+    def reset(self, blocks: np.ndarray | None) -> None:
+        """Forget the accesses of `blocks` (all blocks: None)."""
+        rows = slice(None) if blocks is None else blocks
+        self.reader[rows] = self.writer[rows] = _NONE
+        self.readers[rows] = self.writers[rows] = False
+
+
+def _others(one: np.ndarray, several: np.ndarray, flat: np.ndarray, lanes: np.ndarray) -> Any:
+    """Whether a thread other than each lane's own touched its element (which one: `one`)."""
+    who = one[flat]
+    return several[flat] | ((who != _NONE) & (who != lanes))
+
+
+def _record(one: np.ndarray, several: np.ndarray, flat: np.ndarray, lanes: np.ndarray) -> None:
+    """Note that `lanes` touched `flat`: several threads where another one had, or where
+    lanes of this access share an element (of two lanes on one element, one id is stored)."""
+    who = one[flat]
+    several[flat[(who != _NONE) & (who != lanes)]] = True
+    one[flat] = lanes
+    several[flat[one[flat] != lanes]] = True
+
+
+def _watch(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int, v: Any = None) -> None:
+    """Check a read (`v` None) or a write of `v` by the active lanes of shared array `a` for
+    races with other threads' accesses since the last barrier, then record it. `idx` has been
+    bounds-checked."""
+    sh = c.shadows.get(id(a))
+    if sh is None:
+        return
+    lanes = c.lane if m is None else np.flatnonzero(m).astype(np.int32)
+    n = len(lanes)
+    if not n:
+        return
+    flat: Any = np.int64(0)
+    for i, stride in zip(idx, np.cumprod((1,) + a.shape[:0:-1])[::-1].tolist()):
+        part = (i if m is None else i[lanes]) if isinstance(i, np.ndarray) else i
+        flat = flat + np.asarray(part, np.int64) * stride
+    flat = np.broadcast_to(flat, (n,))
+    reader, readers = sh.reader.reshape(-1), sh.readers.reshape(-1)
+    writer, writers = sh.writer.reshape(-1), sh.writers.reshape(-1)
+
+    def fail(bad: Any, one: np.ndarray, what: str) -> None:
+        k = int(np.argmax(bad))
+        other = int(one[flat[k]])
+        if other in (_NONE, int(lanes[k])):  # several: name another lane on that element
+            same = np.flatnonzero((flat == flat[k]) & (lanes != lanes[k]))
+            other = int(lanes[same[0]]) if len(same) else other
+        raise c.race(site, a, int(flat[k]), int(lanes[k]), other, what)
+
+    if v is None:
+        bad = _others(writer, writers, flat, lanes)
+        if bad.any():
+            fail(bad, writer, "reads it after thread {other} wrote it")
+        _record(reader, readers, flat, lanes)
+        return
+    vals = (v if m is None else v[lanes]) if isinstance(v, np.ndarray) else np.full(n, v)
+    bad = _others(reader, readers, flat, lanes)
+    if bad.any():
+        fail(bad, reader, "writes it after thread {other} read it")
+    bad = _others(writer, writers, flat, lanes) & (a.reshape(-1)[flat] != vals)
+    if bad.any():
+        fail(bad, writer, "writes a value other than the one thread {other} wrote to it")
+    _record(writer, writers, flat, lanes)
+    lost = writer[flat] != lanes  # lanes of this store on one element: one id was kept
+    if lost.any():
+        kept = writer[flat[lost]]
+        clash = vals[lost] != vals[kept if m is None else np.searchsorted(lanes, kept)]
+        if clash.any():
+            k = int(np.flatnonzero(lost)[np.argmax(clash)])
+            raise c.race(site, a, int(flat[k]), int(lanes[k]), int(writer[flat[k]]),
+                         "writes a value other than the one thread {other} writes to it at "
+                         "the same time")  # fmt: skip
 
 
 # masks ---------------------------------------------------------------------------------------
@@ -337,6 +465,8 @@ def load_view(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> Any:
     consumed before anything writes to memory (the renderer checks that)."""
     run = _lane_run(c, a, idx, m, site)
     if run is not None:
+        if c.shadows:
+            _watch(c, a, idx, m, site)
         part = a[(slice(0, run),) + idx[1:]]
         if run == c.T:
             return part
@@ -345,6 +475,8 @@ def load_view(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> Any:
         return out
     idx = _safe(idx, m)
     _check(c, a.shape, idx, m, site)
+    if c.shadows:
+        _watch(c, a, idx, m, site)
     return a[idx]
 
 
@@ -356,7 +488,8 @@ def _last_active(v: np.ndarray, m: Mask) -> Any:
 
 
 def store(c: Launch, a: np.ndarray, idx: Index, v: Any, m: Mask, site: int) -> None:
-    """`a[idx] = v` in every active lane; with several lanes on one element the highest wins."""
+    """`a[idx] = v` in every active lane; with several lanes on one element the highest wins
+    (on a shared array, a race unless they write the same value: `_watch`)."""
     _store(c, a, idx, v, m, site, _lane_run(c, a, idx, m, site))
 
 
@@ -366,7 +499,7 @@ def store_op(
     """`store` of `ufunc(x, y)`: computed straight into `a` when every lane writes its own
     element of a contiguous run (no temporary array), else as `store`."""
     run = _lane_run(c, a, idx, m, site)
-    if run == c.T and m is None:
+    if run == c.T and m is None and id(a) not in c.shadows:
         ufunc(x, y, out=a[(slice(0, run),) + idx[1:]])
         return
     _store(c, a, idx, ufunc(x, y), m, site, run)
@@ -376,6 +509,8 @@ def _store(
     c: Launch, a: np.ndarray, idx: Index, v: Any, m: Mask, site: int, run: int | None
 ) -> None:
     if run is not None:
+        if c.shadows:
+            _watch(c, a, idx, m, site, v)
         dst = a[(slice(0, run),) + idx[1:]]
         src = v[:run] if isinstance(v, np.ndarray) else v
         if m is None:
@@ -384,6 +519,8 @@ def _store(
             np.copyto(dst, src, where=m[:run])
         return
     _check(c, a.shape, _safe(idx, m), m, site)
+    if c.shadows:
+        _watch(c, a, _safe(idx, m), m, site, v)
     vector_idx = any(isinstance(i, np.ndarray) for i in idx)
     if not vector_idx:
         a[idx] = _last_active(v, m) if isinstance(v, np.ndarray) else v
@@ -526,7 +663,6 @@ def _sequential(
 
 
 __all__ = [
-    "Geometry", "Launch", "atomic", "cast", "erf", "in_range", "ipow", "keep", "load", "load_view",
-    "narrow",
-    "split", "store", "store_op", "urange", "where",
+    "Geometry", "Launch", "Shadow", "atomic", "cast", "erf", "in_range", "ipow", "keep", "load",
+    "load_view", "narrow", "split", "store", "store_op", "urange", "where",
 ]  # fmt: skip
