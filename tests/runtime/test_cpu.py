@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -314,3 +315,43 @@ def test_info_names_llvm_cpu_vector_width_and_threads(monkeypatch: pytest.Monkey
     assert info["threads"] == "3"
     ok, line = CpuRuntime.probe()
     assert ok and "LLVM" in line and "threads" in line
+
+
+@simt.kernel
+def big_local(out, n):
+    loc = simt.local.array(4096, np.float32)  # 16 KiB a thread: 16 MiB for a block of 1024
+    i = block_idx.x * block_dim.x + thread_idx.x
+    for j in range(n):
+        loc[j] = i + j
+    s = 0.0
+    for j in range(n):
+        s += loc[(j * 7) % n]
+    out[i] = s
+
+
+def test_large_local_arrays_live_on_the_heap_not_the_stack(on: Any) -> None:
+    """A block's local arrays larger than a thread's stack used to crash the process."""
+    on("cpu")
+    out = np.zeros(2048, np.float32)
+    big_local[2, 1024](out, 4096)
+    i = np.arange(2048, dtype=np.float64)
+    np.testing.assert_allclose(out, 4096 * i + 4095 * 4096 / 2, rtol=1e-6)
+
+
+@simt.kernel
+def huge_local(out, n):
+    loc = simt.local.array(1 << 28, np.float32)  # 1 GiB a thread
+    i = block_idx.x * block_dim.x + thread_idx.x
+    loc[i % n] = i
+    out[i] = loc[(3 * i) % n]
+
+
+@pytest.mark.skipif(
+    open("/proc/sys/vm/overcommit_memory").read().strip() == "1"  # noqa: SIM115
+    if os.path.exists("/proc/sys/vm/overcommit_memory") else True,
+    reason="needs Linux with malloc refusing what cannot be had (overcommit_memory 0 or 2)",
+)  # fmt: skip
+def test_per_thread_arrays_that_cannot_be_had_are_a_kernel_error(on: Any) -> None:
+    on("cpu")
+    with pytest.raises(KernelError, match="could not allocate .* blocks of 1024 x 1 x 1"):
+        huge_local[4, 1024](np.zeros(4096, np.float32), 1)

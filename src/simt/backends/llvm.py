@@ -40,6 +40,11 @@ from .common import describe_failure  # noqa: F401 - re-exported for the runtime
 
 SITE_BITS = 20
 ENTRY = "simt_run"
+# the error word when the entry could not allocate its per-lane and per-block arrays
+NO_MEMORY = 2**63 - 2
+# per-lane and per-block arrays up to this many bytes in all live on the stack (a pool
+# thread's is 8 MiB); the rest in one area from malloc
+STACK_BYTES = 1 << 19
 HEADER_SLOTS = 6
 CTX_SLOTS = 4
 
@@ -163,6 +168,7 @@ class _Renderer:
         self.label = "entry"
         self.site_ids: dict[int, int] = {}
         self.unclamped: dict[int, int] = {}  # id of a clamp op -> operand that replaces it
+        self.heap: str | None = None  # the malloc'ed area of the large arrays, if any
         self.defs_in_loop: dict[int, Op] = {}
         # stores to per-lane arrays deferred to the end of the enclosing `if` (see `_if`)
         self.pending: list[dict[tuple[int, int], str]] = []
@@ -209,12 +215,13 @@ class _Renderer:
                           "i64 %begin, i64 %end) {")  # fmt: skip
         self.start("entry")
         self._prologue()
+        pre = self.label
         head = self.new_label("blocks")
         body = self.new_label("block")
         done = self.new_label("done")
         self.emit(f"br label %{head}")
         self.start(head)
-        self.emit(f"%b = phi i64 [%begin, %entry], [%bnext, %{head}.latch]")
+        self.emit(f"%b = phi i64 [%begin, %{pre}], [%bnext, %{head}.latch]")
         c = self.inst("icmp slt i64 %b, %end")
         self.emit(f"br i1 {c}, label %{body}, label %{done}")
         self.start(body)
@@ -227,6 +234,8 @@ class _Renderer:
         ok = self.inst(f"icmp eq i64 {err}, 9223372036854775807")
         self.emit(f"br i1 {ok}, label %{head}, label %{done}")
         self.start(done)
+        if self.heap is not None:
+            self.emit(f"call void @free(ptr {self.heap})")
         self.emit("ret void")
         self.lines.append("}")
         out = [
@@ -265,7 +274,11 @@ class _Renderer:
                 self.vals[p.value.id] = self._slot(slot, mem_type(t))
                 if t.is_bool:
                     self.vals[p.value.id] = self.inst(f"trunc i8 {self.vals[p.value.id]} to i1")
-        # per-block and per-lane arrays, reused by every block this call runs
+        # per-block and per-lane arrays, reused by every block this call runs: on the stack
+        # while they are small, else in one heap area (a block of 1024 threads with a local
+        # array of 4096 floats needs 16 MiB: more than a thread's stack)
+        on_heap: list[tuple[Op, str]] = []  # alloc, its element count
+        stack = 0
         for op in self.fn.body.ops:
             if op.opcode != "alloc":
                 continue
@@ -275,16 +288,53 @@ class _Renderer:
             for d in t.shape[1:]:
                 inner *= d
             mt = mem_type(t.dtype)
-            if op.attrs.get("lane"):
+            if op.attrs.get("lane") and self.block is not None:
+                count = str(self.block[0] * self.block[1] * self.block[2] * inner)
+            elif op.attrs.get("lane"):
                 count = self.inst(f"mul i64 {self.nthreads}, {inner}")
-                ptr = self.inst(f"alloca {mt}, i64 {count}, align 64")
             else:
-                ptr = self.inst(f"alloca {mt}, i64 {inner * t.shape[0]}, align 64")
-            strides, acc = [], 1
-            for d in reversed(t.shape):
-                strides.append(str(acc))
-                acc *= d
-            self.arrays[op.result.id] = (ptr, [str(d) for d in t.shape], strides[::-1])
+                count = str(inner * t.shape[0])
+            size = int(count) * _align(t.dtype) if count.isdigit() else None
+            if size is not None and stack + size <= STACK_BYTES:
+                stack += size
+                self._place(op, self.inst(f"alloca {mt}, i64 {count}, align 64"))
+            else:
+                on_heap.append((op, count))
+        if on_heap:
+            self._heap(on_heap)
+
+    def _place(self, op: Op, ptr: str) -> None:
+        """Index `op`'s array (an alloc) at `ptr`, C order."""
+        t = op.result.array
+        assert t.shape is not None
+        strides, acc = [], 1
+        for d in reversed(t.shape):
+            strides.append(str(acc))
+            acc *= d
+        self.arrays[op.result.id] = (ptr, [str(d) for d in t.shape], strides[::-1])
+
+    def _heap(self, arrays: list[tuple[Op, str]]) -> None:
+        """One `malloc`ed area for `arrays`, each at a 64-byte aligned offset; freed when the
+        entry returns. No memory: the error word says so (`NO_MEMORY`) and the entry returns."""
+        offsets, total = [], "0"
+        for op, count in arrays:
+            offsets.append(total)
+            nbytes = self.inst(f"mul i64 {count}, {_align(op.result.array.dtype)}")
+            padded = self.inst(f"add i64 {nbytes}, 63")
+            padded = self.inst(f"and i64 {padded}, -64")
+            total = self.inst(f"add i64 {total}, {padded}")
+        self.decls.add("declare noalias ptr @malloc(i64)")
+        self.decls.add("declare void @free(ptr)")
+        self.heap = self.inst(f"call ptr @malloc(i64 {total})")
+        failed = self.inst(f"icmp eq ptr {self.heap}, null")
+        oom, ok = self.new_label("nomemory"), self.new_label("memory")
+        self.emit(f"br i1 {failed}, label %{oom}, label %{ok}")
+        self.start(oom)
+        self.emit(f"atomicrmw min ptr %ctx, i64 {NO_MEMORY} monotonic, align 8")
+        self.emit("ret void")
+        self.start(ok)
+        for (op, _), off in zip(arrays, offsets):
+            self._place(op, self.inst(f"getelementptr inbounds i8, ptr {self.heap}, i64 {off}"))
 
     def _block_index(self) -> None:
         gx, gy = self.grid64[0], self.grid64[1]
@@ -1108,4 +1158,4 @@ def render(fn: Function) -> str:
     return render_lowered(lower(fn))[0]
 
 
-__all__ = ["ENTRY", "Field", "Meta", "arg_layout", "lower", "render", "render_lowered"]
+__all__ = ["ENTRY", "NO_MEMORY", "Field", "Meta", "arg_layout", "lower", "render", "render_lowered"]

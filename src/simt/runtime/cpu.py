@@ -32,7 +32,7 @@ import numpy as np
 from .. import cache
 from ..array import DeviceArray
 from ..backends.common import describe_failure
-from ..backends.llvm import ENTRY, SITE_BITS, Meta, arg_layout, lower, render_lowered
+from ..backends.llvm import ENTRY, NO_MEMORY, SITE_BITS, Meta, arg_layout, lower, render_lowered
 from ..errors import KernelError
 from ..ir import Block, Function, walk
 from ..passes.spmd import can_coarsen, coarsen
@@ -88,7 +88,7 @@ def _register_libm(llvm: Any) -> None:
     """Make the C math library's functions known to the JIT linker by address."""
     from ..builtins import MATH
 
-    names = {"fmod", "fmodf", "memset", "memcpy", "memmove"}
+    names = {"fmod", "fmodf", "memset", "memcpy", "memmove", "malloc", "free"}
     for m in MATH.values():
         base = m.c.split("(")[0]
         if "{" in base and "{f}" not in base:
@@ -288,6 +288,7 @@ class CpuRuntime(Runtime):
                                                or a.shape[-1] <= 1)
         )  # fmt: skip
         units &= k.arrays
+        asked = block
         wide = _coarsening(k, grid, block, self.threads)
         if wide > 1:
             # adjacent blocks run as one wider block: longer, contiguous thread loops
@@ -313,6 +314,12 @@ class CpuRuntime(Runtime):
             self._emit_prints(meta, pbuf, min(count, cap))
             if count > cap:
                 raise KernelError(f"the kernel printed more than {cap} lines; print less")
+        if int(ctx[0]) == NO_MEMORY:
+            raise KernelError(
+                f"the cpu backend could not allocate the per-thread and per-block arrays of "
+                f"{fn.name} for blocks of {asked.x} x {asked.y} x {asked.z} threads; use "
+                "smaller local arrays or fewer threads per block"
+            )
         if int(ctx[0]) != _NO_ERROR:
             code = int(ctx[0])
             thread, site = code >> SITE_BITS, code & ((1 << SITE_BITS) - 1)
