@@ -172,8 +172,9 @@ class CpuRuntime(Runtime):
     """SPMD LLVM code on the host's cores."""
 
     name = "cpu"
-    # rows of 128 lanes (8 blocks run as one: 1024 x 1): long vector loops that stream along
-    # rows; 16 x 16 tiles ran Sobel ~25 % slower, 128 x 2 ~5 % (bench/image_sobel.py)
+    # rows of 128 lanes (adjacent blocks run as one: up to whole rows, `COARSE_LANES`): long
+    # vector loops that stream along rows; 16 x 16 tiles ran Sobel ~25 % slower, 128 x 2 ~5 %
+    # (bench/image_sobel.py)
     image_block = (128, 1)
 
     def __init__(self) -> None:
