@@ -20,7 +20,6 @@ import argparse
 import math
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from numpy import ravel, transpose
 
 import simt
 from simt.benchtool.suite import Kit
+from simt.benchtool.timing import sample
 from simt.benchtool.workloads import sobel as w4_sobel
 from simt.benchtool.workloads import sobel_numpy
 from simt.image import Image, Position
@@ -66,14 +66,6 @@ def edgeNZ(kernel: Any, im: Any = Image, p: Any = Position) -> Any:  # noqa: N80
     return math.sqrt(gx**2 + gy**2)
 
 
-def first_call(run: Callable[[], Any]) -> float:
-    """The first call's time in ms (compiling included)."""
-    t0 = time.perf_counter()
-    run()
-    simt.synchronize()
-    return (time.perf_counter() - t0) * 1e3
-
-
 def round_robin(runs: list[Callable[[], Any]], rounds: int, calls: int = 5) -> list[float]:
     """Each run's warm median in ms. The runs take turns, `calls` calls each per round, so
     that all of them see the same states of a noisy machine; the first call of each turn is
@@ -82,12 +74,7 @@ def round_robin(runs: list[Callable[[], Any]], rounds: int, calls: int = 5) -> l
     times: list[list[float]] = [[] for _ in runs]
     for _ in range(rounds):
         for run, ts in zip(runs, times):
-            for k in range(calls):
-                t0 = time.perf_counter()
-                run()
-                simt.synchronize()
-                if k:
-                    ts.append(time.perf_counter() - t0)
+            ts += sample(run, simt.synchronize, warmup=1, repeat=calls - 1, min_time=0.0)
     return [statistics.median(ts) * 1e3 for ts in times]
 
 
@@ -127,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
           "calls (first call)\n")  # fmt: skip
     firsts = {}
     for name, (run, result) in runs.items():
-        firsts[name] = first_call(run)
+        firsts[name] = sample(run, simt.synchronize, warmup=0, repeat=1, min_time=0.0)[0] * 1e3
         err = float(np.max(np.abs(result() - ref)) / np.max(np.abs(ref)))
         if not err < 1e-5:
             print(f"{name}: WRONG RESULT (max relative error {err:.2e})")

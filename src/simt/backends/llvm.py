@@ -823,11 +823,11 @@ class _Renderer:
         if op.attrs.get("lanes") == "x" and not self.unclamped and _renderable_twice(op):
             clamps = _clamps(op)
             if clamps:
-                self._versioned_lanes(op, clamps)
+                self._split_lanes(op, clamps)
                 return
         self._for_loop(op)
 
-    def _versioned_lanes(self, op: Op, clamps: list[tuple[Op, int, Value]]) -> None:
+    def _split_lanes(self, op: Op, clamps: list[tuple[Op, int, Value]]) -> None:
         """A thread loop with clamped indices (`min(x + 1, w - 1)`, an image read's
         `min(max(x - 1, 0), w - 1)`) is split by lanes: those that reach no clamp (all but a few
         at an image's edges) run in a copy without the clamps, whose loads are contiguous
@@ -887,7 +887,7 @@ class _Renderer:
     def _for_loop(self, op: Op, bounds: tuple[str, str] | None = None,
                   skip: tuple[str, str] | None = None) -> None:  # fmt: skip
         """A `for` loop; `bounds` replace its start and stop; with `skip = (at, gap)` (a thread
-        loop's clamped lanes, see `_versioned_lanes`) the loop variable jumps from `at` to
+        loop's clamped lanes, see `_split_lanes`) the loop variable jumps from `at` to
         `at + gap`."""
         start, stop, step = (self.v(x) for x in op.operands[:3])
         if bounds is not None:
