@@ -69,13 +69,21 @@ def test_an_error_in_the_last_blocks_is_reported(four_threads: CpuRuntime) -> No
 
 
 def test_the_caller_waits_for_a_slow_pool_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`simt_wait` gives up spinning and the caller then waits on the pool's futures: with no
-    spins at all, the launch must still see every block done."""
-    import simt.runtime.cpu_pool as cp
+    """When `simt_wait` gives up spinning (made to here, every time) the caller waits on the
+    pool's futures: the launch must still see every block done."""
+    pool = Pool(3, _jit)
+    waits: list[int] = []
 
-    _cpu(monkeypatch, 3, Pool(3, _jit))
-    monkeypatch.setattr(cp, "SPINS", 0)
-    hits = np.zeros(2000, np.int32)
-    owner = np.zeros(2000 * 128, np.int32)
-    count[2000, 128](hits, owner)
-    np.testing.assert_array_equal(hits, np.full(2000, 128))
+    def gives_up(work: int, spins: int) -> int:
+        waits.append(spins)
+        return 0
+
+    monkeypatch.setattr(pool, "_wait", gives_up)
+    _cpu(monkeypatch, 3, pool)
+    for _ in range(3):
+        hits = np.zeros(2000, np.int32)
+        owner = np.zeros(2000 * 128, np.int32)
+        count[2000, 128](hits, owner)
+        np.testing.assert_array_equal(hits, np.full(2000, 128))
+        np.testing.assert_array_equal(owner, np.repeat(np.arange(2000), 128))
+    assert len(waits) == 3

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import ctypes
 import hashlib
+import math
 import os
 import re
 import sys
@@ -34,7 +35,7 @@ from ..array import DeviceArray
 from ..backends.common import describe_failure
 from ..backends.llvm import ENTRY, NO_MEMORY, SITE_BITS, Meta, arg_layout, lower, render_lowered
 from ..errors import KernelError
-from ..ir import Block, Function, walk
+from ..ir import Block, Function, Op, walk
 from ..passes.spmd import can_coarsen, coarsen
 from ..passes.spmd import lower as spmd_lower
 from ..passes.uniformity import check_barriers
@@ -321,11 +322,7 @@ class CpuRuntime(Runtime):
             if count > cap:
                 raise KernelError(f"the kernel printed more than {cap} lines; print less")
         if int(ctx[0]) == NO_MEMORY:
-            raise KernelError(
-                f"the cpu backend could not allocate the per-thread and per-block arrays of "
-                f"{fn.name} for blocks of {asked.x} x {asked.y} x {asked.z} threads; use "
-                "smaller local arrays or fewer threads per block"
-            )
+            raise _no_memory(fn, asked)
         if int(ctx[0]) != _NO_ERROR:
             code = int(ctx[0])
             thread, site = code >> SITE_BITS, code & ((1 << SITE_BITS) - 1)
@@ -375,6 +372,26 @@ class CpuRuntime(Runtime):
 
     def download(self, buf: Any, out: np.ndarray) -> None:
         out[...] = buf
+
+
+def _no_memory(fn: Function, block: Dim3) -> KernelError:
+    """The error of a launch whose per-thread and per-block arrays could not be allocated,
+    at the line of the largest of them (the one to make smaller)."""
+
+    def nbytes(op: Op) -> int:
+        t = op.result.array
+        return math.prod(t.shape or ()) * max(1, t.dtype.bits // 8)
+
+    big = max((op for op in walk(fn.body) if op.opcode == "alloc"), key=nbytes, default=None)
+    loc = big.loc if big is not None else None
+    return KernelError(
+        f"the cpu backend could not allocate the per-thread and per-block arrays of {fn.name} "
+        f"for blocks of {block.x} x {block.y} x {block.z} threads; use smaller local arrays or "
+        "fewer threads per block",
+        filename=loc.filename if loc else None,
+        line=loc.line if loc else None,
+        source_line=loc.source_line if loc else None,
+    )
 
 
 def _coarsening(k: _Kernel, grid: Dim3, block: Dim3, threads: int) -> int:
