@@ -906,15 +906,17 @@ class _Renderer:
         self.emit(f"{iv} = phi {ty} [{start}, %{pre}], [{next_iv}, %{latch}]")
         phi_at = len(self.lines)
         sign = op.attrs.get("sign", 0)
+        # the bounds compare as their type does: unsigned for uint32 (as sim, WGSL and CUDA)
+        s = "s" if t.is_signed else "u"
         if sign == 1:
-            cond = self.inst(f"icmp slt {ty} {iv}, {stop}")
+            cond = self.inst(f"icmp {s}lt {ty} {iv}, {stop}")
         elif sign == -1:
-            cond = self.inst(f"icmp sgt {ty} {iv}, {stop}")
+            cond = self.inst(f"icmp {s}gt {ty} {iv}, {stop}")
         else:
-            up = self.inst(f"icmp sgt {ty} {step}, 0")
-            lt = self.inst(f"icmp slt {ty} {iv}, {stop}")
-            dn = self.inst(f"icmp slt {ty} {step}, 0")
-            gt = self.inst(f"icmp sgt {ty} {iv}, {stop}")
+            up = self.inst(f"icmp {s}gt {ty} {step}, 0")
+            lt = self.inst(f"icmp {s}lt {ty} {iv}, {stop}")
+            dn = self.inst(f"icmp {s}lt {ty} {step}, 0")
+            gt = self.inst(f"icmp {s}gt {ty} {iv}, {stop}")
             a = self.inst(f"and i1 {up}, {lt}")
             b = self.inst(f"and i1 {dn}, {gt}")
             cond = self.inst(f"or i1 {a}, {b}")

@@ -25,6 +25,7 @@ every operand is a name or a literal and the text reads like the IR.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,7 +36,7 @@ from ..ir import Block, Function, Op, Value, walk
 from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, SHARED, UINT32, ArrayType, Scalar
 from .clike import BIN_SYMBOLS, CMP_SYMBOLS, Lines, value_name
 from .common import error_sites, print_ops
-from .wgsl_helpers import helper
+from .wgsl_helpers import HELPERS, helper
 from .wgsl_math import MATH_F32
 
 WGSL_TYPES = {"bool": "bool", "int32": "i32", "uint32": "u32", "int64": "i64",
@@ -264,6 +265,10 @@ class _Renderer:
     def use_helper(self, name: str) -> str:
         if name not in self.helpers:
             self.helpers.append(name)
+            # and the helpers it calls (WGSL functions may be declared in any order)
+            for called in re.findall(r"\b(simt_\w+)\(", helper(name)):
+                if called != name and called in HELPERS:
+                    self.use_helper(called)
         return name
 
     # ---------------------------------------------------------------- top level
@@ -540,6 +545,14 @@ class _Renderer:
             raise self.fail(op, f"internal: float operands for {name!r}")
         elif name == "div" and not t.is_float:
             raise self.fail(op, "internal: integer true division")
+        elif (
+            name == "div"
+            and op.operands[1].id in self.consts
+            and self.const_value[op.operands[1].id] in (0.0, math.inf, -math.inf)
+        ):
+            # the driver folds `x / 0.0` to 0.0 (it assumes finite floats): an opaque divisor
+            # keeps IEEE's inf and nan, as the other backends give
+            expr = f"{a} / {self.use_helper(f'simt_exact_{w}')}({b})"
         else:
             expr = f"{a} {BIN_SYMBOLS[name]} {b}"
             if name in ("add", "sub", "mul") and t.is_float and op.result.id in self.chained:

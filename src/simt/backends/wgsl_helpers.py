@@ -89,7 +89,7 @@ def _float(t: str, s: str) -> dict[str, str]:
     out = {
         f"simt_mod_{t}": f"""\
 fn simt_mod_{t}(a: {t}, b: {t}) -> {t} {{
-    var m = a % b;
+    var m = simt_fmod_{t}(a, b);
     if (b == 0.0{s}) {{ return m; }}
     if (m != 0.0{s}) {{
         if ((b < 0.0{s}) != (m < 0.0{s})) {{ m = m + b; }}
@@ -101,7 +101,7 @@ fn simt_mod_{t}(a: {t}, b: {t}) -> {t} {{
         f"simt_floordiv_{t}": f"""\
 fn simt_floordiv_{t}(a: {t}, b: {t}) -> {t} {{
     if (b == 0.0{s}) {{ return a / b; }}
-    let m = a % b;
+    let m = simt_fmod_{t}(a, b);
     var d = (a - m) / b;
     if (m != 0.0{s} && ((b < 0.0{s}) != (m < 0.0{s}))) {{ d = d - 1.0{s}; }}
     if (d == 0.0{s}) {{ return select(0.0{s}, -0.0{s}, (a < 0.0{s}) != (b < 0.0{s})); }}
@@ -110,6 +110,30 @@ fn simt_floordiv_{t}(a: {t}, b: {t}) -> {t} {{
     return q;
 }}""",
     }
+    # C's fmod, exact: WGSL's `%` is `a - b * trunc(a / b)`, which loses every digit once
+    # |a / b| passes 2**24. Non-finite operands are tested on the bits: drivers may assume
+    # finite floats and fold `x != x` away.
+    u = "u32" if t == "f32" else "u64"
+    inf = "0x7f800000u" if t == "f32" else "0x7ff0000000000000lu"
+    nan = "0x7fc00000u" if t == "f32" else "0x7ff8000000000000lu"
+    out[f"simt_fmod_{t}"] = f"""\
+fn simt_fmod_{t}(a: {t}, b: {t}) -> {t} {{
+    let ea = bitcast<{u}>(a) & {inf};
+    let eb = bitcast<{u}>(b) & {inf};
+    let nb = (bitcast<{u}>(b) & ~{inf}) != 0{u[0]};
+    if (b == 0.0{s} || ea == {inf} || (eb == {inf} && nb)) {{ return bitcast<{t}>({nan}); }}
+    if (eb == {inf}) {{ return a; }}
+    let m = abs(b);
+    var r = abs(a);
+    loop {{
+        if (r < m) {{ break; }}
+        // the largest m * 2**k not above r: r - t is exact (t <= r < 2 t)
+        var t = ldexp(m, frexp(r).exp - frexp(m).exp);
+        if (t > r) {{ t = t * 0.5{s}; }}
+        r = r - t;
+    }}
+    return select(r, -r, a < 0.0{s});
+}}"""
     if t == "f32":
         # WGSL's pow is undefined for a negative base; Python's is defined for integral
         # exponents. (float64 pow is refused: WGSL computes it in float32 precision.)
@@ -128,13 +152,15 @@ fn simt_pow_f32(a: f32, b: f32) -> f32 {
 
 def _exact(t: str, s: str) -> dict[str, str]:
     # Drivers fuse `a * b + c` into one FMA (one rounding instead of two) and reassociate
-    # `(x * 0.1) * 10` into `x` unless told not to, and WGSL cannot tell them. A select on a
-    # value only known at run time (`simt_P.zero` is always 0) hides the intermediate result
-    # from those rewrites and costs one instruction.
+    # `(x * 0.1) * 10` into `x` or `100 + (a + b)` into `(100 + a) + b` unless told not to, and
+    # WGSL cannot tell them. An xor of the bits with a value only known at run time
+    # (`simt_P.zero` is always 0) hides the intermediate result from those rewrites and costs
+    # one instruction. (A select on it did not: Mesa moves float ops through selects.)
+    u, zero = ("u32", "simt_P.zero") if t == "f32" else ("u64", "u64(simt_P.zero)")
     return {
         f"simt_exact_{t}": f"""\
 fn simt_exact_{t}(x: {t}) -> {t} {{
-    return select(x, 0.0{s}, simt_P.zero != 0u);  // x, unfused
+    return bitcast<{t}>(bitcast<{u}>(x) ^ {zero});  // x, unfused
 }}"""
     }
 
