@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import math
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -378,6 +379,82 @@ class Kernel:
         except SimtError as e:
             raise e.with_traceback(None) from None
 
+    def explain(
+        self,
+        grid: Any,
+        block: Any,
+        *args: Any,
+        thread: Any = None,
+        threads: Any = None,
+        file: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        """Run this launch on `sim` and print one thread's path: the lines it ran in order, the
+        values it assigned, its loads and stores with their indices, where it waited at a
+        barrier; loops show their first iterations, a count of the folded ones, and the last.
+        `thread=(block, thread)` (each an int or a tuple of 1-3 ints) picks the thread;
+        `threads=((b0, t0), (b1, t1))` prints two side by side and marks where they diverge.
+        The launch runs on copies of the array arguments: your arrays are left unchanged.
+        A KernelError in the launch is printed after the path, not raised."""
+        from .explain import format_one, format_two
+
+        try:
+            g, b = _dim(grid, "grid"), _dim(block, "block")
+            check_launch(g, b)
+            picks = _explain_threads(thread, threads)
+            lanes = [_lane_of(p, g, b) for p in picks]
+            text = self._explain(g, b, lanes, args, kwargs, format_one, format_two)
+        except SimtError as e:
+            raise e.with_traceback(None) from None
+        print(text, file=file if file is not None else sys.stdout)
+
+    def _explain(self, g: Dim3, b: Dim3, lanes: list[int], args: tuple[Any, ...],
+                 kwargs: dict[str, Any], format_one: Any, format_two: Any) -> str:  # fmt: skip
+        from .backends.sim import trace_sites
+        from .runtime.base import unflatten
+        from .runtime.sim_trace import Tracer
+
+        rt = registry.get("sim")
+        values = [
+            v.numpy() if isinstance(v, DeviceArray) else np.array(v) if type(v) is np.ndarray
+            else v
+            for v in self._bind(args, kwargs)
+        ]  # fmt: skip
+        specs, _ = self._specs(values)
+        fn = self._ir(specs)
+        compiled = rt.compile(fn, trace=True)  # type: ignore[call-arg]
+        dev = [
+            values[self._names.index(p.name)] if isinstance(p.value.type, T.ArrayType)
+            else p.value.type.np.type(values[self._names.index(p.name)])
+            for p in fn.params
+        ]  # fmt: skip
+        tracer = Tracer(lanes)
+        stopped = ""
+        try:
+            rt.launch(compiled, g, b, dev, tracer=tracer)  # type: ignore[call-arg]
+        except KernelError as e:
+            stopped = f"\nthe launch stopped: {e}"
+        sites = trace_sites(fn)
+
+        gd = 3 if g.z > 1 else 2 if g.y > 1 else 1
+        bd = 3 if b.z > 1 else 2 if b.y > 1 else 1
+
+        def label(lane: int) -> str:
+            bi, ti = unflatten(lane, g, b)
+            return f"block {_short(bi, gd)}, thread {_short(ti, bd)}"
+
+        head = f"{self.__name__}[{_short(tuple(g), gd)}, {_short(tuple(b), bd)}] on sim"
+        if len(lanes) == 1:
+            text = format_one(f"{head}: {label(lanes[0])}", tracer.events[lanes[0]], sites)
+        else:
+            text = format_two(
+                f"{head}: two threads side by side",
+                (label(lanes[0]), label(lanes[1])),
+                (tracer.events[lanes[0]], tracer.events[lanes[1]]),
+                sites,
+            )
+        return text + stopped
+
     # measure, predict, advise (simt.benchtool) -----------------------------------------------
     def cost(self, grid: Any, block: Any, *args: Any, **kwargs: Any) -> Any:
         """The cost model's prediction for this launch on the current backend (bytes, flops,
@@ -480,6 +557,41 @@ class Kernel:
             f"argument {name!r} of {self.__name__}() ({type(v).__name__}) cannot be used on "
             f"backend {rt.name!r}; pass a NumPy array or a simt device array"
         )
+
+
+def _short(t: tuple[int, ...], ndim: int) -> str:
+    """A launch index or shape with its first `ndim` axes, as users write it: `3`, `(3, 1)`."""
+    parts = tuple(t)[:ndim]
+    return str(parts[0]) if ndim == 1 else str(parts)
+
+
+def _explain_threads(thread: Any, threads: Any) -> list[Any]:
+    """The (block, thread) pairs `explain` was asked for."""
+    if (thread is None) == (threads is None):
+        raise LaunchError("explain needs thread=(block, thread) or threads=(pair, pair)")
+    if thread is not None:
+        return [thread]
+    if not isinstance(threads, (tuple, list)) or len(threads) != 2:
+        raise LaunchError(f"threads= takes two (block, thread) pairs, got {threads!r}")
+    return list(threads)
+
+
+def _lane_of(pick: Any, grid: Dim3, block: Dim3) -> int:
+    """The launch-wide linear id of thread `pick` = (block index, thread index)."""
+    if not isinstance(pick, (tuple, list)) or len(pick) != 2:
+        raise LaunchError(f"a thread is picked as (block, thread), e.g. (0, 5); got {pick!r}")
+
+    def linear(v: Any, dims: Dim3, what: str) -> int:
+        parts = (v,) if isinstance(v, (int, np.integer)) else tuple(v)
+        if not 1 <= len(parts) <= 3 or not all(isinstance(p, (int, np.integer)) for p in parts):
+            raise LaunchError(f"the {what} index {v!r} must be an int or a tuple of 1-3 ints")
+        parts = tuple(int(p) for p in parts) + (0,) * (3 - len(parts))
+        ext = tuple(dims)
+        if any(not 0 <= p < e for p, e in zip(parts, ext)):
+            raise LaunchError(f"the {what} index {v!r} is outside the launch's {what} {ext}")
+        return parts[0] + ext[0] * (parts[1] + ext[1] * parts[2])
+
+    return linear(pick[0], grid, "block") * block.size + linear(pick[1], block, "thread")
 
 
 class Launcher:

@@ -137,3 +137,47 @@ def test_a_barrier_orders_only_the_blocks_that_reach_it() -> None:
     with pytest.raises(KernelError, match="data race") as e:
         per_block_barrier[2, 2](np.zeros(4, np.int32))
     assert e.value.block == (1, 0, 0)
+
+
+def test_debug_mode_reports_two_blocks_writing_one_global_element() -> None:
+    @simt.kernel(debug=True)
+    def racy(out):
+        out[thread_idx.x] = block_idx.x + 1
+
+    with pytest.raises(KernelError) as e:
+        racy[2, 4](np.zeros(4, np.float32))
+    msg = str(e.value)
+    assert "two blocks write out[0] in one launch" in msg
+    assert "thread (0, 0, 0) of block (0, 0, 0)" in msg and "block (1, 0, 0)" in msg
+    assert e.value.line is not None
+
+    @simt.kernel
+    def unwatched(out):
+        out[thread_idx.x] = block_idx.x + 1
+
+    out = np.zeros(4, np.float32)
+    unwatched[2, 4](out)  # without debug=True: the highest block's value, no error
+    assert (out == 2).all()
+
+
+def test_debug_mode_allows_same_values_own_elements_and_atomics() -> None:
+    @simt.kernel(debug=True)
+    def fine(out, count):
+        i = block_idx.x * block_dim.x + thread_idx.x
+        out[i + 1] = 1.0
+        out[0] = 5.0  # every block writes the same value
+        simt.atomic.add(count, 0, 1)
+
+    out, count = np.zeros(9, np.float32), np.zeros(1, np.int32)
+    fine[2, 4](out, count)
+    assert out[0] == 5 and (out[1:] == 1).all() and count[0] == 8
+
+
+def test_debug_mode_two_blocks_in_one_gathered_store() -> None:
+    @simt.kernel(debug=True)
+    def gather(idx, out):
+        i = block_idx.x * block_dim.x + thread_idx.x
+        out[idx[i]] = i
+
+    with pytest.raises(KernelError, match=r"two blocks write out\[1\]"):
+        gather[2, 2](np.array([0, 1, 1, 2], np.int32), np.zeros(4, np.int32))

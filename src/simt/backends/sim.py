@@ -35,9 +35,46 @@ _PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "speci
                    "alloc"})  # fmt: skip
 
 
-def render(fn: Function) -> str:
-    """The NumPy program that runs `fn` (see the module docstring)."""
-    return _Renderer(fn).run()
+def render(fn: Function, trace: bool = False) -> str:
+    """The NumPy program that runs `fn` (see the module docstring). With `trace`, the program
+    also reports what it does to `_c.t` (a `simt.runtime.sim_trace.Tracer`): the lines run, the
+    named values assigned, loads, stores, barriers and loop iterations (`kernel.explain`)."""
+    return _Renderer(fn, trace).run()
+
+
+def trace_sites(fn: Function) -> list[Op]:
+    """The ops a traced program names by index (`_c.t.val(k, ...)` means op `k` here): every
+    op with a source location, in program order."""
+    return [op for op in walk(fn.body) if op.loc is not None]
+
+
+def display_names(fn: Function) -> dict[int, str]:
+    """The user's variable name of each value that has one: its own hint, or that of the
+    variable a loop or branch carries it into (`s += x` in a loop yields an unnamed sum into
+    the loop's `s`)."""
+    names: dict[int, str] = {}
+    for p in fn.params:
+        names[p.value.id] = p.name
+    for op in walk(fn.body):
+        for r in op.results:
+            if r.hint:
+                names[r.id] = r.hint
+        for b in op.regions:
+            for a in b.args:
+                if a.hint:
+                    names[a.id] = a.hint
+    for op in walk(fn.body):
+        if op.opcode in ("for", "while"):
+            targets = op.regions[0].args[1:] if op.opcode == "for" else op.regions[0].args
+            for t, y in zip(targets, _yields(op.regions[-1])):
+                if t.hint and y.id not in names:
+                    names[y.id] = t.hint
+        elif op.opcode == "if":
+            for region in op.regions:
+                for r, y in zip(op.results, _yields(region)):
+                    if r.hint and y.id not in names:
+                        names[y.id] = r.hint
+    return names
 
 
 def np_type(t: Scalar) -> str:
@@ -205,8 +242,12 @@ def _blocks(b: Block) -> list[Block]:
 
 
 class _Renderer:
-    def __init__(self, fn: Function) -> None:
+    def __init__(self, fn: Function, trace: bool = False) -> None:
         self.fn = fn
+        self.trace = trace
+        self.trace_ids = {id(op): k for k, op in enumerate(trace_sites(fn))} if trace else {}
+        self.display = display_names(fn) if trace else {}
+        self.n_loops = 0
         self.lines: list[str] = []
         self.names: dict[int, str] = {}
         self.vary = varying_values(fn)
@@ -223,7 +264,7 @@ class _Renderer:
         self.dead: set[int] = set()
         self.uses = self._live_uses()
         self.views = _view_safe_loads(fn)
-        self.fused = self._fusable_stores()
+        self.fused = {} if trace else self._fusable_stores()  # traced stores show their value
 
     def _live_uses(self) -> dict[int, int]:
         """Use counts of values after dropping pure ops whose results nobody reads."""
@@ -327,12 +368,15 @@ class _Renderer:
                 continue
             if op.opcode == "bin" and any(f is op for f in self.fused.values()):
                 continue  # computed by the store that follows
-            self.source_comment(op, depth)
+            if not (self.trace and op.opcode == "const"):  # a traced line is one that runs
+                self.source_comment(op, depth, mask)
             self.op(op, depth, mask)
+            if self.trace:
+                self.trace_op(op, depth, mask)
         if len(self.lines) == start and not more:
             self.emit(depth, "pass")
 
-    def source_comment(self, op: Op, depth: int) -> None:
+    def source_comment(self, op: Op, depth: int, mask: str) -> None:
         loc = op.loc
         # A structured op's own location is where its values merge (often its last line):
         # the ops of its condition and body carry the lines worth showing.
@@ -341,6 +385,31 @@ class _Renderer:
         self.last_line = loc.line
         text = loc.source_line.strip()
         self.emit(depth, f"# line {loc.line}: {text}" if text else f"# line {loc.line}")
+        if self.trace:
+            self.emit(depth, f"_c.t.line({self.trace_ids[id(op)]}, {mask})")
+
+    def trace_op(self, op: Op, depth: int, mask: str) -> None:
+        """The report of what `op` just did, for a traced program (see `render`)."""
+        k = self.trace_ids.get(id(op))
+        if k is None or op.opcode in ("if", "for", "while", "const"):
+            return
+        if op.opcode == "barrier":
+            self.emit(depth, f"_c.t.barrier({k}, {mask})")
+            return
+        if op.opcode in ("load", "store", "atomic", "cas"):
+            t = op.operands[0].array
+            arr = self.display.get(op.operands[0].id, "array")
+            idx = _tuple([self.name(v) for v in op.operands[1 : 1 + t.ndim]])
+            if op.opcode == "store":
+                val = self.name(op.operands[-1])
+            else:
+                val = self.name(op.result)
+            self.emit(depth, f"_c.t.memory({k}, {op.opcode!r}, {arr!r}, {idx}, {val}, {mask})")
+            return
+        for r in op.results:
+            name = self.display.get(r.id)
+            if name and isinstance(r.type, Scalar) and r.id in self.names:
+                self.emit(depth, f"_c.t.val({k}, {name!r}, {self.name(r)}, {mask})")
 
     def op(self, op: Op, depth: int, mask: str) -> None:
         k = op.opcode
@@ -356,7 +425,7 @@ class _Renderer:
             self.emit(depth, f"_c.barrier({mask})")
             return
         expr = self.expr(op, mask)
-        if op.results and any(self.uses.get(r.id, 0) for r in op.results):
+        if op.results and (self.trace or any(self.uses.get(r.id, 0) for r in op.results)):
             self.emit(depth, f"{self.names_of(op.results)} = {expr}")
         else:
             self.emit(depth, expr)
@@ -489,8 +558,10 @@ class _Renderer:
         iv, carried = body.args[0], body.args[1:]
         self.assign(depth, carried, op.operands[3:])
         sign = op.attrs.get("sign", 0)
+        loop = self.trace_begin(op, depth, mask)
         if not any(v.id in self.vary for v in op.operands[:3]):
             self.emit(depth, f"for {self.name(iv)} in _urange({start}, {stop}, {step}):")
+            self.trace_iter(loop, depth + 1, mask, iv)
             self.block(body, depth + 1, mask)
             self.assign(depth + 1, carried, _yields(body))
         else:
@@ -505,10 +576,29 @@ class _Renderer:
             self.emit(depth + 1, f"{m} = _narrow({m}, {test})")
             self.emit(depth + 1, f"if {m} is False:")
             self.emit(depth + 2, "break")
+            self.trace_iter(loop, depth + 1, m, iv)
             self.block(body, depth + 1, m)
             self.keep(depth + 1, m, carried, _yields(body))
             self.emit(depth + 1, f"{ivn} = {ivn} + {step}")
+        self.trace_end(loop, depth, mask)
         self.assign(depth, op.results, carried)
+
+    # loop reports of a traced program: begin, one per iteration, end
+    def trace_begin(self, op: Op, depth: int, mask: str) -> int | None:
+        if not self.trace:
+            return None
+        self.n_loops += 1
+        self.emit(depth, f"_c.t.begin({self.n_loops}, {self.trace_ids.get(id(op), -1)}, {mask})")
+        return self.n_loops
+
+    def trace_iter(self, loop: int | None, depth: int, mask: str, iv: Value | None) -> None:
+        if loop is not None:
+            var = (iv.hint, self.name(iv)) if iv is not None and iv.hint else ("", "None")
+            self.emit(depth, f"_c.t.iter({loop}, {mask}, {var[0]!r}, {var[1]})")
+
+    def trace_end(self, loop: int | None, depth: int, mask: str) -> None:
+        if loop is not None:
+            self.emit(depth, f"_c.t.end({loop}, {mask})")
 
     def keep(self, depth: int, m: str, carried: list[Value], new: list[Value]) -> None:
         pairs = [(c, y) for c, y in zip(carried, new) if c.id != y.id]
@@ -523,6 +613,7 @@ class _Renderer:
         test = cond.ops[-1].operands[0]
         uniform = test.id not in self.vary
         m = mask if uniform else self.new_mask("loop")
+        loop = self.trace_begin(op, depth, mask)
         if not uniform:
             self.emit(depth, f"{m} = {mask}  # lanes still looping")
         self.emit(depth, "while True:")
@@ -533,12 +624,14 @@ class _Renderer:
             self.emit(depth + 1, f"{m} = _narrow({m}, {self.name(test)})")
             self.emit(depth + 1, f"if {m} is False:")
         self.emit(depth + 2, "break")
+        self.trace_iter(loop, depth + 1, m, None)
         self.assign(depth + 1, body.args, cond.args)
         self.block(body, depth + 1, m)
         if uniform:
             self.assign(depth + 1, cond.args, _yields(body))
         else:
             self.keep(depth + 1, m, cond.args, _yields(body))
+        self.trace_end(loop, depth, mask)
         self.assign(depth, op.results, cond.args)
 
 
@@ -552,4 +645,6 @@ def _identifier(name: str) -> str:
     return n if not n[0].isdigit() else "_" + n
 
 
-__all__ = ["np_type", "render", "typed_const", "varying_values"]
+__all__ = [
+    "display_names", "np_type", "render", "trace_sites", "typed_const", "varying_values",
+]  # fmt: skip

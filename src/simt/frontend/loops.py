@@ -207,6 +207,7 @@ def range_loop(
             return [blk], env
 
         (blk,) = _fixpoint(tr, node, carried, translate_for)
+        tr.at(node)  # the loop op is located at its `for` line (kernel.explain shows it)
         inits = carried.values(tr, tr.b.block)
         op = tr.b.op(
             "for",
@@ -241,6 +242,7 @@ def range_loop(
             return [cblk, bblk], env
 
         cblk, bblk = _fixpoint(tr, node, carried, translate_while)
+        tr.at(node)  # the loop op is located at its `for` line (kernel.explain shows it)
         inits = carried.values(tr, tr.b.block)
         types = [t] + [carried.types[n] for n in carried.typed_names()]
         op = tr.b.op("while", [lo, *inits], types, [cblk, bblk])  # type: ignore[arg-type]
@@ -291,6 +293,7 @@ def while_loop(tr: Translator, node: ast.While) -> None:
         return [cblk, bblk], env
 
     cblk, bblk = _fixpoint(tr, node, carried, translate)
+    tr.at(node)  # the loop op is located at its `while` line
     inits = carried.values(tr, tr.b.block)
     types = [carried.types[n] for n in carried.typed_names()]
     op = tr.b.op("while", inits, types, [cblk, bblk])  # type: ignore[arg-type]

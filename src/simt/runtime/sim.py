@@ -20,7 +20,7 @@ from ..backends.common import error_sites, print_ops
 from ..errors import LaunchError
 from ..ir import Function
 from ..types import ArrayType
-from . import sim_lib
+from . import sim_lib, sim_trace
 from .base import Compiled, Dim3, Runtime
 from .printing import emit
 
@@ -63,9 +63,10 @@ class SimRuntime(Runtime):
         """The NumPy program for `fn`."""
         return renderer.render(fn)
 
-    def compile(self, fn: Function) -> Compiled:
-        """Render `fn` and execute the text once; programs are cached by their text."""
-        source = self.render(fn)
+    def compile(self, fn: Function, trace: bool = False) -> Compiled:
+        """Render `fn` and execute the text once; programs are cached by their text. `trace`:
+        the program reports each thread's path to a `sim_trace.Tracer` (`launch(tracer=)`)."""
+        source = renderer.render(fn, trace=trace)
         handle = self._programs.get(source)
         if handle is None:
             filename = f"<simt-sim {fn.name} #{len(self._programs)}>"
@@ -91,9 +92,18 @@ class SimRuntime(Runtime):
             self._geometries[key] = geo
         return geo
 
-    def launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
+    def launch(
+        self,
+        kernel: Compiled,
+        grid: Dim3,
+        block: Dim3,
+        args: list[Any],
+        tracer: sim_trace.Tracer | None = None,
+    ) -> None:
         """Run every thread of `grid` x `block` at once; prints are written when it returns,
-        also when a KernelError stops it."""
+        also when a KernelError stops it. A kernel compiled in debug mode also watches its
+        global arrays for two blocks writing one element (`sim_lib.Launch.watch_global`);
+        `tracer` receives a traced program's reports."""
         for what, d in (("grid", grid), ("block", block)):
             if any(int(e) < 1 for e in d):
                 raise LaunchError(f"{what} dimensions must be positive, got {tuple(d)}")
@@ -104,6 +114,11 @@ class SimRuntime(Runtime):
             )
         values = [_argument(p.name, p.value.type, a) for p, a in zip(params, args)]
         run = sim_lib.Launch(self._geometry(grid, block), kernel.meta["sites"])
+        run.t = tracer
+        if kernel.fn.debug:
+            for p, v in zip(params, values):
+                if isinstance(v, np.ndarray):
+                    run.watch_global(v, p.name)
         try:
             with np.errstate(all="ignore"):
                 kernel.handle(run, *values)

@@ -124,6 +124,14 @@ class Launch:
         self.block_idx = geo.block_idx
         self.global_idx = geo.global_idx
         self.shadows: dict[int, Shadow] = {}  # id of a shared array -> its accesses
+        # debug mode: id of a global array -> (its name, the lane that last wrote each element)
+        self.writers: dict[int, tuple[str, np.ndarray]] = {}
+        self.t: Any = None  # a sim_trace.Tracer when the program is traced (kernel.explain)
+
+    def watch_global(self, a: np.ndarray, name: str) -> None:
+        """Watch global array `a` (parameter `name`) for elements written by two blocks in this
+        launch: a race on a GPU, where blocks run in no fixed order (`_watch_global`)."""
+        self.writers[id(a)] = (name, np.full(a.shape, _NONE, np.int64))
 
     @property
     def block_linear(self) -> Any:
@@ -164,6 +172,26 @@ class Launch:
             f"data race on shared {where}: this thread {what.format(other=other_thread)}, "
             "with no syncthreads() between; put simt.syncthreads() between the two accesses "
             "(or use an atomic)",
+            block=block,  # type: ignore[arg-type]
+            thread=thread,  # type: ignore[arg-type]
+            filename=loc.filename if loc else None,
+            line=loc.line if loc else None,
+            source_line=loc.source_line if loc else None,
+        )
+
+    def global_race(self, site: int, name: str, a: np.ndarray, flat: int, lane: int,
+                    other: int) -> KernelError:  # fmt: skip
+        """The KernelError of two blocks writing element `flat` of global array `name`."""
+        op = self.sites[site - 1]
+        index = ", ".join(str(int(i)) for i in np.unravel_index(flat, a.shape))
+        ob, ot = unflatten(other, self.geo.grid, self.geo.block)
+        block, thread = unflatten(lane, self.geo.grid, self.geo.block)
+        loc = op.loc
+        return KernelError(
+            f"two blocks write {name}[{index}] in one launch, with different values: this "
+            f"thread and thread {ot} of block {ob}; on a GPU blocks run in no fixed "
+            "order, so which value stays is unpredictable (have one block write each element, "
+            "or use simt.atomic)",
             block=block,  # type: ignore[arg-type]
             thread=thread,  # type: ignore[arg-type]
             filename=loc.filename if loc else None,
@@ -250,6 +278,44 @@ class Shadow:
         rows = slice(None) if blocks is None else blocks
         self.reader[rows] = self.writer[rows] = _NONE
         self.readers[rows] = self.writers[rows] = False
+
+
+def _watch_global(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int, v: Any) -> None:
+    """Raise a KernelError if a store of `v` by the active lanes writes an element of a watched
+    global array that a thread of another block wrote in this launch, with a different value
+    (as in shared memory, threads writing the same value do not race), then record it."""
+    name, writer = c.writers[id(a)]
+    lanes = c.lane.astype(np.int64) if m is None else np.flatnonzero(m)
+    n = len(lanes)
+    if not n:
+        return
+    flat: Any = np.int64(0)
+    for i, stride in zip(idx, np.cumprod((1,) + a.shape[:0:-1])[::-1].tolist()):
+        part = (i if m is None else i[lanes]) if isinstance(i, np.ndarray) else i
+        flat = flat + np.asarray(part, np.int64) * stride
+    flat = np.broadcast_to(flat, (n,))
+    vals = (v if m is None else v[lanes]) if isinstance(v, np.ndarray) else np.full(n, v)
+    per_block = c.geo.per_block
+    w = writer.reshape(-1)
+    prev = w[flat]
+    bad = (prev != _NONE) & (prev // per_block != lanes // per_block)
+    bad &= a.reshape(-1)[flat] != vals.astype(a.dtype)
+    other = prev
+    if not bad.any():  # lanes of this one store, of different blocks, on one element
+        order = np.argsort(flat, kind="stable")
+        fs, ls, vs = flat[order], lanes[order], vals[order]
+        pair = (fs[1:] == fs[:-1]) & (ls[1:] // per_block != ls[:-1] // per_block)
+        pair &= vs[1:] != vs[:-1]
+        if pair.any():
+            k = int(np.argmax(pair))
+            bad = np.zeros(n, bool)
+            bad[order[k + 1]] = True
+            other = np.zeros(n, np.int64)
+            other[order[k + 1]] = ls[k]
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise c.global_race(site, name, a, int(flat[k]), int(lanes[k]), int(other[k]))
+    w[flat] = lanes
 
 
 def _others(one: np.ndarray, several: np.ndarray, flat: np.ndarray, lanes: np.ndarray) -> Any:
@@ -499,7 +565,7 @@ def store_op(
     """`store` of `ufunc(x, y)`: computed straight into `a` when every lane writes its own
     element of a contiguous run (no temporary array), else as `store`."""
     run = _lane_run(c, a, idx, m, site)
-    if run == c.T and m is None and id(a) not in c.shadows:
+    if run == c.T and m is None and id(a) not in c.shadows and id(a) not in c.writers:
         ufunc(x, y, out=a[(slice(0, run),) + idx[1:]])
         return
     _store(c, a, idx, ufunc(x, y), m, site, run)
@@ -511,6 +577,8 @@ def _store(
     if run is not None:
         if c.shadows:
             _watch(c, a, idx, m, site, v)
+        if id(a) in c.writers:
+            _watch_global(c, a, idx, m, site, v)
         dst = a[(slice(0, run),) + idx[1:]]
         src = v[:run] if isinstance(v, np.ndarray) else v
         if m is None:
@@ -521,6 +589,8 @@ def _store(
     _check(c, a.shape, _safe(idx, m), m, site)
     if c.shadows:
         _watch(c, a, _safe(idx, m), m, site, v)
+    if id(a) in c.writers:
+        _watch_global(c, a, _safe(idx, m), m, site, v)
     vector_idx = any(isinstance(i, np.ndarray) for i in idx)
     if not vector_idx:
         a[idx] = _last_active(v, m) if isinstance(v, np.ndarray) else v
