@@ -93,3 +93,12 @@ def test_calibrate_stores_a_profile(capsys: pytest.CaptureFixture[str]) -> None:
     assert prof.launch_overhead > 0 and prof.op_rate > 0
     assert profile_lines("sim")[0].startswith("profile: calibrated")
     assert "stored" in capsys.readouterr().out
+
+
+def test_a_folder_stands_for_its_benchmark_files(tmp_path: Path) -> None:
+    from simt.benchtool.suite_cli import bench_files
+
+    for name in ("b_two.py", "a_one.py", "_helper.py", "notes.txt"):
+        (tmp_path / name).write_text("")
+    files = bench_files([str(tmp_path)])
+    assert [Path(f).name for f in files] == ["a_one.py", "b_two.py"]

@@ -232,6 +232,19 @@ class _Progress:
             self.bar.stop()
 
 
+def bench_files(paths: list[str]) -> list[str]:
+    """The benchmark files named: a folder stands for its `*.py` files (not those whose name
+    starts with `_`, which are its helpers), in name order."""
+    out: list[str] = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            out += [str(f) for f in sorted(path.glob("*.py")) if not f.name.startswith("_")]
+        else:
+            out.append(p)
+    return out
+
+
 def run(argv: list[str]) -> int:
     """`simt bench [FILES] [--backend B] [--quick] [--json F] [--plot F.png]`; 0 on success,
     1 when no backend asked for is present, 2 on a wrong answer."""
@@ -241,7 +254,11 @@ def run(argv: list[str]) -> int:
     from .suite import Kit, _kit_default, user_benchmarks, workload
 
     ap = argparse.ArgumentParser(prog="simt bench", description=__doc__)
-    ap.add_argument("files", nargs="*", help="user benchmark files (functions named bench_*)")
+    ap.add_argument(
+        "files",
+        nargs="*",
+        help="user benchmark files (functions named bench_*), or folders of them",
+    )
     ap.add_argument(
         "--backend",
         action="append",
@@ -250,8 +267,9 @@ def run(argv: list[str]) -> int:
     ap.add_argument("--quick", action="store_true", help="small sizes: a smoke test")
     ap.add_argument(
         "--workloads",
-        default=",".join(W.LABELS),
-        help="comma-separated W1-W6 ids; 'none' for only the user files",
+        default=None,
+        help="comma-separated W1-W6 ids; 'none' for only the user files (the default when "
+        "files are given; else all of W1-W6)",
     )
     ap.add_argument("--reps", type=int, default=10, help="timed runs per cell (default 10)")
     ap.add_argument(
@@ -277,7 +295,10 @@ def run(argv: list[str]) -> int:
     backends: list[str] = []
     for item in args.backend or [registry.current().name]:
         backends += [b.strip() for b in item.split(",") if b.strip()]
+    if args.workloads is None:
+        args.workloads = "none" if args.files else ",".join(W.LABELS)
     wls = [] if args.workloads == "none" else [w.strip() for w in args.workloads.split(",")]
+    args.files = bench_files(args.files)
     unknown = [w for w in wls if w not in W.LABELS]
     if unknown:
         ap.error(f"unknown workloads {unknown}; choose from {', '.join(W.LABELS)}")

@@ -1,0 +1,110 @@
+"""The user-kernel corpus of `bench/user_kernels/` (public teaching kernels translated to simt)
+checked at small sizes: on `sim` against the float64 reference, on every other backend
+present against both the reference and `sim`'s answer, and compiled to CUBIN by NVRTC.
+Nothing is timed here (the timings are `bench/user_kernels/table.py`'s)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import simt
+from simt.runtime import registry
+
+FOLDER = Path(__file__).resolve().parents[2] / "bench" / "user_kernels"
+
+
+def _jobs() -> list[Any]:
+    import sys
+
+    sys.path.insert(0, str(FOLDER))
+    from _harness import load_jobs  # type: ignore[import-not-found]
+
+    return load_jobs(FOLDER)  # type: ignore[no-any-return]
+
+
+JOBS = _jobs()
+_sim_answers: dict[str, Any] = {}
+
+
+def _rel_err(out: Any, ref: Any) -> float:
+    from _harness import rel_err  # type: ignore[import-not-found]
+
+    return rel_err(out, ref)  # type: ignore[no-any-return]
+
+
+def _answer(job: Any, backend: str) -> tuple[Any, Any]:
+    """(result, reference) of `job` at its test size on `backend`."""
+    p = job.sizes["test"]
+    inp = job.make(p)
+    simt.use(backend)
+    made = job.simt(inp, p)
+    made.run()
+    return np.asarray(made.result()), job.reference(inp, p)
+
+
+@pytest.fixture
+def keep_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Restore the backend other tests see after `simt.use`."""
+    monkeypatch.setattr(registry, "_current", registry._current)
+
+
+def test_the_corpus_has_the_kernels_the_issue_names() -> None:
+    names = {j.name for j in JOBS}
+    assert len(names) >= 10
+    assert {"matmul_tiled", "reduce_classic", "black_scholes", "sobel_shared", "scan"} <= names
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
+@pytest.mark.parametrize("job", JOBS, ids=[j.name for j in JOBS])
+def test_user_kernel(job: Any, backend: str, keep_backend: None) -> None:
+    ok, why = registry.probe(backend)
+    if not ok:
+        pytest.skip(f"backend {backend!r} not present: {why}")
+    got, ref = _answer(job, backend)
+    err = _rel_err(got, ref)
+    assert err < job.tol, f"{job.name} on {backend}: relative error {err:.3g} >= {job.tol}"
+    if backend == "sim":
+        _sim_answers[job.name] = got
+        return
+    sim = _sim_answers.get(job.name)
+    if sim is None:
+        sim, _ = _answer(job, "sim")
+    # as close to sim as both are to the reference (twice the tolerance)
+    assert _rel_err(got, sim) < 2 * job.tol, f"{job.name}: {backend} and sim differ"
+
+
+@pytest.mark.parametrize("job", JOBS, ids=[j.name for j in JOBS])
+def test_user_kernel_compiles_for_cuda(job: Any, keep_backend: None) -> None:
+    from simt.backends import cuda
+    from simt.runtime import nvrtc
+    from simt.runtime.base import Compiled
+    from simt.runtime.cuda import _options
+
+    if nvrtc.version() is None:
+        pytest.skip("NVRTC is not installed")
+
+    class IrOnly:
+        name = "cuda"
+
+        def compile(self, fn: Any) -> object:
+            return Compiled(fn, "")
+
+    p = job.sizes["test"]
+    simt.use("sim")
+    made = job.simt(job.make(p), p)
+    seen = set()
+    for kernel, _grid, _block, args in made.launches:
+        if id(kernel) in seen:
+            continue
+        seen.add(id(kernel))
+        host = [a.numpy() if hasattr(a, "numpy") else a for a in args]
+        fn = kernel.specialise(host, IrOnly()).fn
+        kern = cuda.build(fn)
+        try:
+            nvrtc.compile_cubin(kern.source, "sm_80", _options(kern))
+        except nvrtc.NvrtcError as e:
+            pytest.fail(f"{job.name}: {e}", pytrace=False)
