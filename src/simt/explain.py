@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .ir import Op
+from .ir import Loc
 from .runtime.sim_trace import Event
 
 SHOWN_ITERATIONS = 3  # a loop's iterations shown in full before the fold (then its last one)
@@ -36,6 +36,7 @@ class _Loop:
     line: int
     source: str
     pre: list[Any] = field(default_factory=list)
+    hidden: bool = False
     iterations: list[tuple[str, list[Any]]] = field(default_factory=list)
 
 
@@ -65,7 +66,7 @@ def _note(e: Event) -> str:
     return ""
 
 
-def _tree(events: list[Event], sites: list[Op]) -> list[Any]:
+def _tree(events: list[Event], locs: list[Loc | None]) -> list[Any]:
     """The events of one thread as rows and loops (nested as the loops ran)."""
     root: list[Any] = []
     items: list[Any]
@@ -73,8 +74,9 @@ def _tree(events: list[Event], sites: list[Op]) -> list[Any]:
     loops: list[tuple[int, _Loop]] = []
     for e in events:
         if e.kind == "begin":
-            loc = sites[e.site].loc if e.site >= 0 else None
+            loc = locs[e.site] if e.site >= 0 else None
             node = _Loop(loc.line if loc else 0, loc.source_line.strip() if loc else "loop")
+            node.hidden = loc is None
             items = stack[-1]
             if items and isinstance(items[-1], _Row) and loc and items[-1].key == (
                 loc.filename, loc.line) and not items[-1].notes:  # fmt: skip
@@ -96,14 +98,15 @@ def _tree(events: list[Event], sites: list[Op]) -> list[Any]:
                 if loop_id == e.loop:
                     break
         else:
-            loc = sites[e.site].loc
-            assert loc is not None
+            loc = locs[e.site]
+            if loc is None:
+                continue  # a line the reader does not see (the REPL's generated lines)
             items = stack[-1]
             key = (loc.filename, loc.line)
             if not items or not isinstance(items[-1], _Row) or items[-1].key != key:
                 items.append(_Row(key, loc.line, loc.source_line.strip()))
             note = _note(e)
-            if note:
+            if note and (not items[-1].notes or items[-1].notes[-1] != note):
                 items[-1].notes.append(note)
     return root
 
@@ -123,6 +126,8 @@ def _flatten(items: list[Any], depth: int = 0) -> list[_Out]:
         if isinstance(it, _Row):
             out.append(_Out(("row", depth, it.key), str(it.line), pad + it.source,
                             "; ".join(it.notes)))  # fmt: skip
+            continue
+        if it.hidden:
             continue
         n = len(it.iterations)
         out.append(_Out(("loop", depth, it.line), str(it.line), pad + it.source,
@@ -154,9 +159,9 @@ def _clip(s: str, width: int) -> str:
     return s if len(s) <= width else s[: width - 3] + "..."
 
 
-def format_one(title: str, events: list[Event], sites: list[Op]) -> str:
+def format_one(title: str, events: list[Event], locs: list[Loc | None]) -> str:
     """One thread's path as text: a row per line it ran, with what it did there."""
-    rows = _flatten(_tree(events, sites))
+    rows = _flatten(_tree(events, locs))
     width = min(_SOURCE_WIDTH, max((len(r.source) for r in rows), default=10))
     lines = [title, f"  {'line':>5}  {'source':<{width}}  what this thread did"]
     for r in rows:
@@ -165,11 +170,14 @@ def format_one(title: str, events: list[Event], sites: list[Op]) -> str:
 
 
 def format_two(
-    title: str, labels: tuple[str, str], events: tuple[list[Event], list[Event]], sites: list[Op]
+    title: str,
+    labels: tuple[str, str],
+    events: tuple[list[Event], list[Event]],
+    locs: list[Loc | None],
 ) -> str:
     """Two threads side by side, aligned line by line. Marks: `>>` a line only one of them ran
     (they diverge there), `*` a line both ran with different values."""
-    a, b = (_flatten(_tree(e, sites)) for e in events)
+    a, b = (_flatten(_tree(e, locs)) for e in events)
     width = min(_SOURCE_WIDTH, max((len(r.source) for r in a + b), default=10))
     col = max(24, *(len(r.note) for r in a + b))
     col = min(col, 40)

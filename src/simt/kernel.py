@@ -24,7 +24,7 @@ from .array import DeviceArray, host_view
 from .errors import BackendUnavailable, CompileError, KernelError, LaunchError, SimtError
 from .frontend.specialise import ArgSpec
 from .frontend.values import Known
-from .ir import Function, format_function
+from .ir import Function, Loc, format_function
 from .passes.written import written_params
 from .runtime import registry
 from .runtime.base import Compiled, Dim3, Runtime
@@ -331,11 +331,11 @@ class Kernel:
             self._cache[key] = spec
         return spec
 
-    def _ir(self, specs: dict[str, ArgSpec]) -> Function:
+    def _ir(self, specs: dict[str, ArgSpec], optimise: bool = True) -> Function:
         from .pipeline import build
 
         try:
-            return build(self.pyfunc, specs, self.fp64, self.debug)
+            return build(self.pyfunc, specs, self.fp64, self.debug, optimise)
         except SimtError:
             raise
         except RecursionError:
@@ -396,21 +396,30 @@ class Kernel:
         `threads=((b0, t0), (b1, t1))` prints two side by side and marks where they diverge.
         The launch runs on copies of the array arguments: your arrays are left unchanged.
         A KernelError in the launch is printed after the path, not raised."""
-        from .explain import format_one, format_two
-
         try:
             g, b = _dim(grid, "grid"), _dim(block, "block")
             check_launch(g, b)
             picks = _explain_threads(thread, threads)
             lanes = [_lane_of(p, g, b) for p in picks]
-            text = self._explain(g, b, lanes, args, kwargs, format_one, format_two)
+            text = self._explain(g, b, lanes, args, kwargs)
         except SimtError as e:
             raise e.with_traceback(None) from None
         print(text, file=file if file is not None else sys.stdout)
 
-    def _explain(self, g: Dim3, b: Dim3, lanes: list[int], args: tuple[Any, ...],
-                 kwargs: dict[str, Any], format_one: Any, format_two: Any) -> str:  # fmt: skip
+    def _explain(
+        self,
+        g: Dim3,
+        b: Dim3,
+        lanes: list[int],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        line_map: Callable[[Loc], Loc | None] | None = None,
+        title: str | None = None,
+    ) -> str:
+        """The text `explain` prints; `line_map` renumbers (or hides: None) source lines and
+        `title` replaces the first line (the REPL's `%explain`)."""
         from .backends.sim import trace_sites
+        from .explain import format_one, format_two
         from .runtime.base import unflatten
         from .runtime.sim_trace import Tracer
 
@@ -421,7 +430,7 @@ class Kernel:
             for v in self._bind(args, kwargs)
         ]  # fmt: skip
         specs, _ = self._specs(values)
-        fn = self._ir(specs)
+        fn = self._ir(specs, optimise=False)  # every branch as written, none if-converted away
         compiled = rt.compile(fn, trace=True)  # type: ignore[call-arg]
         dev = [
             values[self._names.index(p.name)] if isinstance(p.value.type, T.ArrayType)
@@ -434,7 +443,9 @@ class Kernel:
             rt.launch(compiled, g, b, dev, tracer=tracer)  # type: ignore[call-arg]
         except KernelError as e:
             stopped = f"\nthe launch stopped: {e}"
-        sites = trace_sites(fn)
+        locs = [op.loc for op in trace_sites(fn)]
+        if line_map is not None:
+            locs = [None if loc is None else line_map(loc) for loc in locs]
 
         gd = 3 if g.z > 1 else 2 if g.y > 1 else 1
         bd = 3 if b.z > 1 else 2 if b.y > 1 else 1
@@ -445,13 +456,13 @@ class Kernel:
 
         head = f"{self.__name__}[{_short(tuple(g), gd)}, {_short(tuple(b), bd)}] on sim"
         if len(lanes) == 1:
-            text = format_one(f"{head}: {label(lanes[0])}", tracer.events[lanes[0]], sites)
+            text = format_one(title or f"{head}: {label(lanes[0])}", tracer.events[lanes[0]], locs)
         else:
             text = format_two(
                 f"{head}: two threads side by side",
                 (label(lanes[0]), label(lanes[1])),
                 (tracer.events[lanes[0]], tracer.events[lanes[1]]),
-                sites,
+                locs,
             )
         return text + stopped
 

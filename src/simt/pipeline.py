@@ -19,11 +19,17 @@ RENDERERS = {
 }
 
 
-def build(pyfunc: Any, specs: dict[str, ArgSpec], fp64: bool, debug: bool) -> Function:
-    """Front end, checks and optimisation passes: the IR every backend starts from."""
+def build(
+    pyfunc: Any, specs: dict[str, ArgSpec], fp64: bool, debug: bool, optimise: bool = True
+) -> Function:
+    """Front end, checks and optimisation passes: the IR every backend starts from. Without
+    `optimise` the IR is the front end's own, branch for branch (`kernel.explain` shows it)."""
     fn = translate(pyfunc, specs, fp64=fp64, debug=debug)
     verify(fn)
     try:
+        if not optimise:
+            raise ImportError
+
         from .passes.optimize import optimize
     except ImportError:  # the passes are optional for correctness
         pass

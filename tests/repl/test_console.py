@@ -198,3 +198,25 @@ def test_substring_search_over_a_file_in_chunks(repl_factory, tmp_path: Path) ->
         f"----- 20x -----\nTrue\n----- {threads - 20}x -----\nFalse\n"
     )
     assert r.close() == 0
+
+
+def test_explain_shows_one_threads_path_in_the_inputs_lines(repl_factory) -> None:  # type: ignore[no-untyped-def]
+    r = repl_factory("--backend", "cpu", "--threads", "16")
+    r.run("x = tid * 3\n")
+    r.run("s = 0\n")
+    assert "the next input shows the path of thread 5" in r.run("%explain 5\n")
+    loop = "for j in range(x):\n    s += j\n    if s % 2 == 0:\n        y = s\n    else:\n"
+    out = r.run(loop + "        y = -s\n\n")
+    path = [ln.split() for ln in out[out.index("thread tid=5, input <input 3>:") :].split("\n")]
+    assert path[2] == ["1", "for", "j", "in", "range(x):", "loop:", "15", "iterations"]
+    assert path[3] == ["iteration", "1", "j", "=", "0"]
+    assert path[4] == ["2", "s", "+=", "j", "s", "=", "0"]
+    assert path[5] == ["3", "if", "s", "%", "2", "==", "0:"]  # then: `y = s` (no new value)
+    assert path[6] == ["iteration", "2", "j", "=", "1"]
+    assert path[9] == ["6", "y", "=", "-s", "y", "=", "-1"]  # the else branch
+    assert path[14] == ["...", "11", "more", "iterations", "folded"]
+    assert path[15] == ["iteration", "15", "j", "=", "14"]
+    assert path[16][-3:] == ["s", "=", "105"]
+    assert "thread tid" not in r.run("s\n")  # once: the input after is not explained
+    assert "between 0 and 15" in r.run("%explain 16\n")
+    assert r.close() == 0

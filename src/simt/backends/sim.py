@@ -63,17 +63,18 @@ def display_names(fn: Function) -> dict[int, str]:
             for a in b.args:
                 if a.hint:
                     names[a.id] = a.hint
-    for op in walk(fn.body):
-        if op.opcode in ("for", "while"):
-            targets = op.regions[0].args[1:] if op.opcode == "for" else op.regions[0].args
-            for t, y in zip(targets, _yields(op.regions[-1])):
-                if t.hint and y.id not in names:
-                    names[y.id] = t.hint
-        elif op.opcode == "if":
-            for region in op.regions:
-                for r, y in zip(op.results, _yields(region)):
-                    if r.hint and y.id not in names:
-                        names[y.id] = r.hint
+    loops = [op for op in walk(fn.body) if op.opcode in ("for", "while")]
+    ifs = [op for op in walk(fn.body) if op.opcode == "if"]
+    for op in loops:  # a loop's variable first: `s += j` in a loop is `s`, whatever it feeds
+        targets = op.regions[0].args[1:] if op.opcode == "for" else op.regions[0].args
+        for t, y in zip(targets, _yields(op.regions[-1])):
+            if t.hint:
+                names[y.id] = t.hint
+    for op in ifs:
+        for region in op.regions:
+            for r, y in zip(op.results, _yields(region)):
+                if r.hint and y.id not in names:
+                    names[y.id] = r.hint
     return names
 
 

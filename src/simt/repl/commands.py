@@ -1,4 +1,4 @@
-"""The `%` commands: %bind, %save, %threads, %backend, %time, %reset, %vars, %help."""
+"""The `%` commands: %bind, %save, %threads, %backend, %explain, %time, %reset, %vars, %help."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ bytes; byte strings have len, slicing s[a:b], `in` (substring test) and ==.
   %save NAME FILE.png      write a bound buffer as an image (RGB when the last axis is 3)
   %threads N               run on N threads (per-thread variables are dropped)
   %backend NAME            run on another backend: cpu, sim, cuda, webgpu
+  %explain TID             after the next input, show thread TID's path through it: its
+                           lines, values, reads and writes, loops (run again on sim)
   %time                    show the time of each input (again to stop)
   %reset                   forget every variable and buffer
   %vars                    list the variables
@@ -113,6 +115,17 @@ def _backend(s: Session, args: str) -> None:
     s.out.warning(f"{s.threads} threads on {s.backend}")
 
 
+def _explain(s: Session, args: str) -> None:
+    try:
+        tid = int(args)
+    except ValueError:
+        raise ValueError("usage: %explain TID (a thread index)") from None
+    if not 0 <= tid < s.threads:
+        raise ValueError(f"the thread index must be between 0 and {s.threads - 1}")
+    s.explain_tid = tid
+    s.out.warning(f"the next input shows the path of thread {tid}")
+
+
 def _time(s: Session, args: str) -> None:
     s.timing = not s.timing
     s.out.warning("timing " + ("on" if s.timing else "off"))
@@ -145,6 +158,7 @@ _COMMANDS: dict[str, Callable[[Session, str], None]] = {
     "save": _save,
     "threads": _threads,
     "backend": _backend,
+    "explain": _explain,
     "time": _time,
     "reset": _reset,
     "vars": _vars,

@@ -49,6 +49,7 @@ class Session:
         self.backend = registry.current().name
         self.threads = threads
         self.bound: dict[str, np.ndarray] = {}
+        self.explain_tid: int | None = None  # %explain: the thread whose path the next input shows
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -232,6 +233,7 @@ class Session:
             k = simt.kernel(fn, fp64=True)
             args = [state[x] for x in loads] + [outs[x] for x, _ in stores]
             args += [self._buffer(x) for x in bound]
+            before = [a.copy() for a in args] if self.explain_tid is not None else None
             with printing.capture() as prints:
                 try:
                     k[grid, block](*args)
@@ -277,7 +279,40 @@ class Session:
         elif layout:
             shown_out = _show([], layout)
         group(n, captured, shown_out, self.out)
+        if before is not None:
+            self._explain(k, grid, block, before, text, filename, gen_header(body, loads, guard))
         return True
+
+    def _explain(
+        self, k: Any, grid: int, block: int, args: list[np.ndarray], text: str, filename: str,
+        header: tuple[int, int],
+    ) -> None:  # fmt: skip
+        """`%explain`: the path of thread `explain_tid` through the input just run (run again
+        on sim, from the values it started with), in the input's own lines."""
+        from ..ir import Loc
+
+        tid, self.explain_tid = self.explain_tid, None
+        assert tid is not None
+        lines = text.split("\n")
+        kernel_file = f"<kernel {self.count}>"
+
+        def line_map(loc: Loc) -> Loc | None:
+            line = loc.line - header[0]
+            if loc.filename != kernel_file or not 1 <= line <= len(lines):
+                return None  # the generated loads and stores, simt's own helpers
+            return Loc(filename, line, loc.col, lines[line - 1])
+
+        from ..runtime.base import Dim3
+
+        try:
+            out = k._explain(
+                Dim3(grid), Dim3(block), [tid], tuple(args), {}, line_map,
+                f"thread tid={tid}, input {filename}:",
+            )  # fmt: skip
+        except SimtError as e:
+            self.out.error(f"%explain: {e}")
+            return
+        self.out.text(out.replace(codegen.ECHO, "value") + "\n")
 
     def _layout(
         self,
