@@ -51,3 +51,17 @@ def zeros(shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
 def synchronize() -> None:
     """Wait until every launch so far has finished on the current backend."""
     registry.current().synchronize()
+
+
+def map_blocks(kernel: Any, *args: Any, block: Any, halo: Any = 0, boundary: Any = "none",
+               out: Any = None) -> Any:  # fmt: skip
+    """Launch `kernel` once per chunk of the dask arrays in `args` (needs `simt[dask]`):
+    each chunk is the kernel's whole array, `block` threads a block, blocks covering the
+    chunk; the lazy dask array of the argument the kernel writes (`out=` names it if several).
+    `halo=` adds that many neighbouring elements around each chunk (`map_overlap`).
+    See docs/dask.md and `simt.dask.kernels`."""
+    try:
+        from .dask import map_blocks as dask_map_blocks
+    except ImportError as e:
+        raise BackendUnavailable(str(e)) from None
+    return dask_map_blocks(kernel, *args, block=block, halo=halo, boundary=boundary, out=out)

@@ -194,6 +194,8 @@ class ImageFunction:
         """The result image; `out=` writes it into an existing float32 array instead (of
         the result's shape, and of the same kind as the first image), as NumPy ufuncs do."""
         try:
+            if any(_is_dask(v) for v in (*args, *kwargs.values())):
+                return _dask_call(self, args, {**kwargs, "out": out})
             return self._run(self._bind(args, kwargs), out)
         except SimtError as e:
             raise e.with_traceback(None) from None
@@ -317,6 +319,25 @@ class ImageFunction:
             return self.kernel.source(backend, *self._spec_values(args, kwargs))
         except SimtError as e:
             raise e.with_traceback(None) from None
+
+
+def _is_dask(v: Any) -> bool:
+    """Whether `v` (or the array in an `Image`) is a dask array; imports nothing."""
+    if isinstance(v, Image):
+        v = v.data
+    return type(v).__module__.split(".")[0] == "dask" and hasattr(v, "__dask_graph__")
+
+
+def _dask_call(f: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The image function over dask arrays: a lazy dask array (`simt.dask`, imported only
+    now, so that `import simt` never imports dask)."""
+    try:
+        from .dask import image_call
+    except ImportError as e:
+        from .errors import BackendUnavailable
+
+        raise BackendUnavailable(str(e)) from None
+    return image_call(f, args, kwargs)
 
 
 def _image_arg(fname: str, name: str, v: Any) -> Image:

@@ -1,0 +1,26 @@
+"""simt on Dask (`pip install 'simt[dask]'`): image functions, kernels and index expressions
+over chunked arrays, on one machine or a `distributed` cluster. See docs/dask.md.
+
+- `sobel(photo)` with `photo` a dask array: a lazy dask array (`map_overlap`, the halo from the
+  function's own reads; `simt.dask.images`);
+- `simt.map_blocks(kernel, *args, block=..., halo=0)`: a kernel per chunk
+  (`simt.dask.kernels`);
+
+Nothing in simt imports this package at `import simt`: the image function's call and
+`simt.map_blocks` import it when they meet a dask array.
+"""
+
+from __future__ import annotations
+
+try:
+    import dask.array  # noqa: F401 - fail here, with the message below, not deep inside
+except ImportError as _e:  # pragma: no cover - the extra is installed in the test venv
+    raise ImportError(
+        f"simt's dask support needs the dask extra: pip install 'simt[dask]' "
+        f"(dask[array] and distributed) ({_e})"
+    ) from None
+
+from .images import image_call, is_dask
+from .kernels import ChunkOffset, chunk_offset, map_blocks
+
+__all__ = ["ChunkOffset", "chunk_offset", "image_call", "is_dask", "map_blocks"]
