@@ -4,11 +4,9 @@ corpus does not reach (every atomic on every type, fast math, literals, helpers)
 
 from __future__ import annotations
 
-import pathlib
-import sys
-
 import pytest
 
+from corpus import CASES
 from simt.backends import cuda
 from simt.ir import Block, Builder, Function, Loc, Param, Value, verify
 from simt.runtime import nvrtc
@@ -24,9 +22,6 @@ from simt.types import (
     ArrayType,
     Scalar,
 )
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # the tests/ folder
-from corpus import CASES  # noqa: E402
 
 ARCHS = ("sm_80", "sm_90")
 needs_nvrtc = pytest.mark.skipif(nvrtc.version() is None, reason="NVRTC is not installed")

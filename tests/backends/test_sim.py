@@ -210,7 +210,7 @@ def every_op_kernel() -> Function:
 def test_every_opcode_renders_to_python_that_compiles() -> None:
     text = render(every_op_kernel())
     compiles(text)
-    for needle in ("_ipow(", "np.minimum", " << (", " >> (", "_erf(", "np.arctan2(",
+    for needle in ("_ipow(", "np.minimum", " << (", " >> (", "_math_erf(", "_math_atan2(",
                    "_c.shared((4, 8), np.float32)", "_c.local((3,), np.int32)",
                    "_c.block_linear", "_atomic(_c, 'cas'", "_c.print(0, mask,",
                    "_c.check_assert("):  # fmt: skip

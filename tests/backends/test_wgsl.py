@@ -5,14 +5,13 @@ is valid and right is checked on a device: tests/runtime/test_webgpu.py and the 
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import simt
+from corpus import CASES
 from simt.backends.wgsl import WgslCaps, literal, render, render_kernel
 from simt.ir import Block, Builder, Field, Function, Param, Value, verify
 from simt.types import (
@@ -28,9 +27,6 @@ from simt.types import (
     Scalar,
     Type,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests/ folder
-from corpus import CASES  # noqa: E402
 
 
 def make(types: list[Type], body: Callable[..., None], debug: bool = False) -> Function:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from simt.builtins import MATH
 from simt.ir import Block, Builder, Field, Function, Loc, Op, Param, Value, verify, walk
 from simt.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, ArrayType, Scalar, Type
 
@@ -78,11 +79,6 @@ def _cast(t: Scalar, v: Any) -> Any:
     return np.array(v).astype(t.np)[()]
 
 
-_MATH = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2",
-         "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "pow": "power",
-         "fabs": "abs"}  # fmt: skip
-
-
 def _op(op: Op, env: dict[int, Any], out: list[str], special: dict[str, int]) -> list[Any]:
     k = op.opcode
     a = [env[v.id] for v in op.operands]
@@ -109,9 +105,10 @@ def _op(op: Op, env: dict[int, Any], out: list[str], special: dict[str, int]) ->
     if k == "select":
         return [a[1] if a[0] else a[2]]
     if k == "math":
-        fn = op.attrs["fn"]
-        f = math.erf if fn == "erf" else getattr(np, _MATH.get(fn, fn))
-        return [_np(t, f(*(np.float64(x) for x in a)))]  # type: ignore[arg-type]
+        row = MATH[op.attrs["fn"]]  # the table's reference, on float64 (int64 for ints)
+        xs = [np.float64(x) if k == "float" else np.int64(x) for x, k in zip(a, row.operand_kinds)]
+        with np.errstate(all="ignore"):
+            return [_np(t, row.ref(*xs))]  # type: ignore[arg-type]
     if k == "special":
         return [np.int32(special.get(f"{op.attrs['reg']}.{'xyz'[op.attrs['axis']]}", 0))]
     if k == "shape":

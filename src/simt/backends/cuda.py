@@ -17,6 +17,7 @@ local; loops carry their values in mutable locals. Semantics follow docs/semanti
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,7 +39,7 @@ from ..types import (
 )
 from . import clike
 from .common import error_sites, print_ops
-from .cuda_helpers import helper_text
+from .cuda_helpers import HELPERS, helper_text
 
 CTYPE: dict[Scalar, str] = {
     BOOL: "bool",
@@ -390,6 +391,7 @@ class _Renderer:
         if self.fast_math and ft == FLOAT32 and fn in _FAST:
             template = _FAST[fn]
         expr = template.format(*args, f="f" if ft == FLOAT32 else "", t=CTYPE[ft])
+        self.used.update(n for n in re.findall(r"\bsimt_\w+", template) if n in HELPERS)
         self.define(op.result, expr)
 
     def _op_special(self, op: Op) -> None:

@@ -152,7 +152,35 @@ __device__ __forceinline__ unsigned int* simt_record(unsigned int* buf, unsigned
     return r;
 }"""
 
+# Math rows of `builtins.MATH` that CUDA has no single function for (overloaded by type).
+_MATH = {
+    "simt_frexp_mantissa": """\
+__device__ __forceinline__ float simt_frexp_mantissa(float x) { int e; return frexpf(x, &e); }
+__device__ __forceinline__ double simt_frexp_mantissa(double x) { int e; return frexp(x, &e); }""",
+    "simt_frexp_exponent": """\
+__device__ __forceinline__ int simt_frexp_exponent(float x) { int e; frexpf(x, &e); return e; }
+__device__ __forceinline__ int simt_frexp_exponent(double x) { int e; frexp(x, &e); return e; }""",
+    # floor(sqrt(n)) for n >= 0, corrected where the float square root rounded; -1 for n < 0
+    "simt_isqrt": """\
+template <typename T> __device__ __forceinline__ T simt_isqrt(T n) {
+    if (n < 0) return -1;
+    T r = (T)sqrt((double)n);
+    while (r > 0 && r > n / r) r -= 1;
+    while ((r + 1) <= n / (r + 1)) r += 1;
+    return r;
+}""",
+    # Euclid on magnitudes: never negative, gcd(0, 0) == 0 (as math.gcd)
+    "simt_gcd": """\
+template <typename T> __device__ __forceinline__ T simt_gcd(T a, T b) {
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b != 0) { T t = a % b; a = b; b = t; }
+    return a;
+}""",
+}
+
 HELPERS: dict[str, str] = {
+    **_MATH,
     **_int_divmod(),
     **_float_divmod(),
     **_float_atomics(),

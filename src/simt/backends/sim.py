@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..builtins import MATH
+from ..builtins import sim_name
 from ..ir import Block, Function, Op, Value, walk
 from ..types import GLOBAL, LOCAL, SHARED, ArrayType, Scalar
 from .common import error_sites, print_ops
@@ -447,7 +447,7 @@ class _Renderer:
                 return f"_where({a[0]}, {a[1]}, {a[2]})"
             return f"({a[1]} if {a[0]} else {a[2]})"
         if k == "math":
-            return MATH[op.attrs["fn"]].numpy.format(*a)
+            return f"{sim_name(op.attrs['fn'])}({', '.join(a)})"
         if k == "special":
             reg, axis = op.attrs["reg"], op.attrs["axis"]
             if reg in ("block_dim", "grid_dim"):

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..builtins import MATH
+from ..builtins import MATH, WGSL_F32_ONLY
 from ..errors import CompileError
 from ..ir import Block, Function, Op, Value, walk
 from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, SHARED, UINT32, ArrayType, Scalar
@@ -44,11 +44,8 @@ WGSL_TYPES = {"bool": "bool", "int32": "i32", "uint32": "u32", "int64": "i64",
 
 # Math functions WGSL computes in float32 precision only, whatever the operand type
 # (Vulkan's GLSL.std.450 defines them for 16/32-bit floats; lavapipe returns float32 results
-# for float64 operands): refused on float64 rather than silently imprecise.
-F32_ONLY_MATH = frozenset({
-    "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
-    "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "pow",
-})  # fmt: skip
+# for float64 operands): refused on float64 rather than silently imprecise. A fact of each row.
+F32_ONLY_MATH = WGSL_F32_ONLY
 
 ATOMIC_FNS = {"add": "atomicAdd", "sub": "atomicSub", "min": "atomicMin", "max": "atomicMax",
               "exch": "atomicExchange", "and": "atomicAnd", "or": "atomicOr",
@@ -610,7 +607,11 @@ class _Renderer:
                 self.use_helper(h)
             self.define(op.result, f"{self.use_helper(helper_name)}({', '.join(args)})")
             return
-        self.define(op.result, fn.wgsl.format(*args))
+        text = fn.wgsl.format(*args, s=wgsl_type(op.operands[0].scalar))
+        for name in re.findall(r"\bsimt_\w+", text):
+            if name in HELPERS:
+                self.use_helper(name)
+        self.define(op.result, text)
 
     def special(self, reg: str, axis: int) -> str:
         a = "xyz"[axis]

@@ -201,3 +201,46 @@ MATH_F32: dict[str, tuple[str, tuple[str, ...]]] = {
     "acosh": ("simt_acosh_f32", _LOG),
     "atanh": ("simt_atanh_f32", _LOG),
 }
+
+
+def _int_math() -> dict[str, str]:
+    """`math.isqrt` and `math.gcd` on each WGSL integer type (no generics in WGSL)."""
+    out: dict[str, str] = {}
+    for t, k in (("i32", "i"), ("u32", "u"), ("i64", "li")):
+        neg = f"    if (n < 0{k}) {{ return -1{k}; }}\n" if t != "u32" else ""
+        mag = "select(a, -a, a < 0{k})" if t != "u32" else "a"
+        # floor(sqrt(n)), corrected where the float32 square root rounded; -1 for n < 0
+        out[f"simt_isqrt_{t}"] = f"""\
+fn simt_isqrt_{t}(n: {t}) -> {t} {{
+{neg}    var r = {t}(sqrt(f32(n)));
+    while (r > 0{k} && r > n / r) {{ r = r - 1{k}; }}
+    while (r + 1{k} <= n / (r + 1{k})) {{ r = r + 1{k}; }}
+    return r;
+}}"""
+        out[f"simt_gcd_{t}"] = f"""\
+fn simt_gcd_{t}(a0: {t}, b0: {t}) -> {t} {{
+    var a = {mag.replace("a", "a0").replace("{k}", k)};
+    var b = {mag.replace("a", "b0").replace("{k}", k)};
+    while (b != 0{k}) {{ let r = a % b; a = b; b = r; }}
+    return a;
+}}"""
+    return out
+
+
+HELPERS.update(_int_math())
+HELPERS.update({
+    # not infinite and not NaN: a comparison drivers cannot fold away, unlike `x - x == 0`
+    "simt_finite_f32": """\
+fn simt_finite_f32(x: f32) -> bool { return abs(x) <= 3.4028234663852886e38f; }""",
+    "simt_finite_f64": """\
+fn simt_finite_f64(x: f64) -> bool { return abs(x) <= 1.7976931348623157e308lf; }""",
+    # a cube root from exp2/log2, refined by one Newton step (float32 has no cbrt in WGSL)
+    "simt_cbrt_f32": """\
+fn simt_cbrt_f32(x: f32) -> f32 {
+    let a = abs(x);
+    if (a == 0.0f || !(a <= 3.4028234663852886e38f)) { return x; }
+    var y = exp2(log2(a) / 3.0f);
+    y = (2.0f * y + a / (y * y)) / 3.0f;
+    return select(y, -y, x < 0.0f);
+}""",
+})  # fmt: skip

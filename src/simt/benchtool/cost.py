@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import types as T
 from ..builtins import MATH
+from ..builtins import weight as math_weight
 from ..ir import Block, Function, Op, Value
 from ..runtime.base import Dim3
 from .profile import Profile
@@ -37,22 +38,6 @@ SAMPLED_ITERS = 16  # longer ones: this many iterations, scaled
 WHILE_CAP = 4096  # a while loop still running after this many iterations is cut (and noted)
 UNKNOWN_TRIPS = 64  # what a loop whose end depends only on memory contents is assumed to run
 FAR_BYTES = 4096  # an access that moves this far between iterations misses the page/prefetch
-MATH_WEIGHT = {
-    "sqrt": 1,
-    "fabs": 1,
-    "floor": 1,
-    "ceil": 1,
-    "trunc": 1,
-    "round": 1,
-    "copysign": 1,
-    "fmin": 1,
-    "fmax": 1,
-    "fma": 2,
-    "isnan": 1,
-    "isinf": 1,
-    "isfinite": 1,
-}
-TRANSCENDENTAL_WEIGHT = 10
 
 
 @dataclass
@@ -301,7 +286,7 @@ class _Eval:
         g = self.groups(mask)
         weight = 1
         if op.opcode == "math":
-            weight = MATH_WEIGHT.get(op.attrs["fn"], TRANSCENDENTAL_WEIGHT)
+            weight = math_weight(op.attrs["fn"])
         self.st.group_ops += g * weight * self.scale
         operand_float = any(isinstance(o.type, T.Scalar) and o.type.is_float for o in op.operands)
         if op.opcode in ("bin", "un", "math") and isinstance(t, T.Scalar) and t.is_float:
@@ -616,10 +601,8 @@ def _compute(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray | None:
     if oc == "select":
         return np.where(args[0].astype(bool), args[1], args[2]).astype(dt)
     if oc == "math":
-        fn = MATH[op.attrs["fn"]]
-        env = {"np": np, **{f"a{i}": a for i, a in enumerate(args)}}
-        expr = fn.numpy.format(*[f"a{i}" for i in range(len(args))])
-        return np.asarray(eval(expr, env)).astype(dt)  # noqa: S307 - our own table's text
+        with np.errstate(all="ignore"):
+            return np.asarray(MATH[op.attrs["fn"]].ref(*args)).astype(dt)
     name = str(op.attrs.get("op"))
     a = args[0]
     if oc == "un":

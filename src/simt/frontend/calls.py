@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import lang
 from .. import types as T
-from ..builtins import MATH
+from ..builtins import MATH, TO_INT, MathFn
 from ..ir import Field, Value
 from .scalars import coerce, known_type
 from .values import Bound, Known, Obj, Tup, V, is_number, scalar_type
@@ -390,28 +390,57 @@ def _sum(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) ->
     return acc
 
 
-def _math(name: str, to_int: bool = False) -> Handler:
-    fn = MATH[name]
+def _math(fn: MathFn, host: Callable[..., Any], to_int: bool = False) -> Handler:
+    """The handler of a math function: evaluated in CPython (`host`) when every operand is
+    known, else one `math` op per row (a tuple-valued row, as `frexp`, gives a tuple)."""
+    name = fn.name
+    shown = f"{getattr(host, '__module__', None) or 'numpy'}.{getattr(host, '__name__', name)}"
+    allowed = {k for k, _ in fn.keywords}
 
     def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
-        if kwargs or len(args) != fn.nargs:
-            tr.fail(node, f"math.{name}() takes {fn.nargs} argument(s)")
-        if _all_known(args):
-            host = getattr(math, name, None) or getattr(np, name)
+        if len(args) != fn.nargs or set(kwargs) - allowed:
+            extra = f" and keywords {', '.join(sorted(allowed))}" if allowed else ""
+            tr.fail(node, f"{shown}() takes {fn.nargs} argument(s){extra}")
+        if _all_known([*args, *kwargs.values()]):
             return _only_known(host, name)(tr, args, kwargs, node)
-        vals = [tr.scalar(a, node) for a in args]
-        t: T.Scalar | None = None
-        for v in vals:
-            st = scalar_type(v)
-            if st is not None:
-                st = st if st.is_float else T.float_type(tr.ctx.fp64)
-                t = st if t is None else T.promote(t, st)
-        assert t is not None
-        res_t = T.BOOL if fn.result == "bool" else t
-        r = tr.b.op("math", [coerce(tr.b, v, t) for v in vals], [res_t], fn=name).result
+        operands = [*args, *(kwargs.get(k, Known(d)) for k, d in fn.keywords)]
+        if fn.parts:
+            return Tup(tuple(_math_op(tr, MATH[p], operands, node) for p in fn.parts))
+        r = _math_op(tr, fn, operands, node)
         return coerce(tr.b, r, T.INT32) if to_int else r
 
     return h
+
+
+def _math_op(tr: Translator, fn: MathFn, operands: list[V], node: ast.Call) -> Value:
+    """One `math` op of row `fn`: float operands promoted to one float type (ints become
+    float32, or float64 under fp64), int operands to one int type; the result per the row."""
+    vals = [tr.scalar(a, node) for a in operands]
+    kinds = fn.operand_kinds
+    ft: T.Scalar | None = None
+    it: T.Scalar | None = None
+    for v, kind in zip(vals, kinds):
+        st = scalar_type(v)
+        if st is None:
+            continue
+        if kind != "float":
+            if not (st.is_int or st.is_bool):
+                tr.fail(node, f"math.{fn.name}() needs an integer here, not a {st.name}",
+                        "convert it with int(...)")  # fmt: skip
+            if kind == "int":
+                it = st if it is None else T.promote(it, st)
+        else:
+            st = st if st.is_float else T.float_type(tr.ctx.fp64)
+            ft = st if ft is None else T.promote(ft, st)
+    if it is None or it.is_bool:
+        it = T.INT32
+    if ft is None:
+        ft = T.float_type(tr.ctx.fp64)
+    # "int32" operands are a C int on every backend (ldexp's exponent)
+    types = {"float": ft, "int": it, "int32": T.INT32}
+    typed = [coerce(tr.b, v, types[k]) for v, k in zip(vals, kinds)]
+    res_t = {"bool": T.BOOL, "int": it, "float": ft}[fn.result]
+    return tr.b.op("math", typed, [res_t], fn=fn.name).result
 
 
 def _np_abs(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
@@ -649,21 +678,13 @@ def _handlers() -> dict[Any, Handler]:
     }
     for op in ("add", "sub", "min", "max", "exch", "cas"):
         h[getattr(lang.atomic, op)] = _atomic(op)
-    for name in MATH:
-        if hasattr(math, name):
-            h[getattr(math, name)] = _math(name, to_int=name in ("floor", "ceil", "trunc"))
-        npname = {
-            "asin": "arcsin",
-            "acos": "arccos",
-            "atan": "arctan",
-            "atan2": "arctan2",
-            "asinh": "arcsinh",
-            "acosh": "arccosh",
-            "atanh": "arctanh",
-            "pow": "power",
-        }.get(name, name)
-        if hasattr(np, npname) and npname not in ("fabs",) and getattr(np, npname) not in h:
-            h[getattr(np, npname)] = _math(name)
+    for fn in MATH.values():
+        if not fn.public:
+            continue
+        if hasattr(math, fn.name):  # (`rint` is NumPy's only)
+            h[getattr(math, fn.name)] = _math(fn, getattr(math, fn.name), fn.name in TO_INT)
+        if fn.numpy is not None and fn.numpy not in h:
+            h[fn.numpy] = _math(fn, fn.numpy)
     return h
 
 

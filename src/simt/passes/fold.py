@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..builtins import MATH
 from ..ir import Block, Function, Op, Value
 from ..types import BOOL, Scalar
 from .rewrite import PURE, Subst
@@ -435,32 +436,23 @@ def fold_cast(src: Scalar, dst: Scalar, a: Py) -> Py | None:
     return _finite(float(x))
 
 
-# Math functions, evaluated in float64 (then rounded to the result type).
-_MATH: dict[str, Callable[..., Any]] = {
-    "sqrt": np.sqrt, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log,
-    "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sin": np.sin, "cos": np.cos,
-    "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-    "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
-    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "pow": np.power,
-    "hypot": np.hypot, "fabs": np.abs, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
-    "rint": np.rint, "copysign": np.copysign, "fmod": np.fmod, "erf": math.erf,
-    "degrees": np.degrees, "radians": np.radians, "isnan": np.isnan, "isinf": np.isinf,
-    "isfinite": np.isfinite,
-}  # fmt: skip
-
-
 def fold_math(fn: str, t: Scalar, args: list[Any]) -> Py | None:
-    """`fn(*args)` with a result of type `t`, or None."""
-    f = _MATH.get(fn)
-    if f is None:
+    """`fn(*args)` with a result of type `t`, or None: the row's reference, evaluated on
+    float64 (int64 for integer operands) and rounded to the result type."""
+    row = MATH.get(fn)
+    if row is None or row.parts:
         return None
+    kinds = row.operand_kinds
     try:
         with np.errstate(all="ignore"):
-            r = f(*(np.float64(a) for a in args))
-    except (ValueError, OverflowError):
+            xs = [np.int64(a) if k != "float" else np.float64(a) for a, k in zip(args, kinds)]
+            r = row.ref(*xs)
+    except (ValueError, OverflowError, TypeError):
         return None
     if t == BOOL:
         return bool(r)
+    if t.is_int:
+        return wrap(int(r), t)
     return _finite(float(np.float64(r).astype(t.np)))
 
 

@@ -92,15 +92,9 @@ def _target_machine() -> Any:
 
 def _register_libm(llvm: Any) -> None:
     """Make the C math library's functions known to the JIT linker by address."""
-    from ..builtins import MATH
+    from ..builtins import LIBM_NAMES
 
-    names = {"fmod", "fmodf", "memset", "memcpy", "memmove", "malloc", "free"}
-    for m in MATH.values():
-        base = m.c.split("(")[0]
-        if "{" in base and "{f}" not in base:
-            continue
-        names.add(base.replace("{f}", ""))
-        names.add(base.replace("{f}", "f"))
+    names = {"fmod", "fmodf", "memset", "memcpy", "memmove", "malloc", "free", *LIBM_NAMES}
     # the process's own symbols first (CPython links the C math library): no library search
     libs = [ctypes.CDLL(None)] if os.name == "posix" else []
     if not libs or not all(hasattr(libs[0], n) for n in ("sinf", "fmodf")):

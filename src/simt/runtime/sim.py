@@ -17,6 +17,7 @@ import numpy as np
 from ..array import DeviceArray
 from ..backends import sim as renderer
 from ..backends.common import error_sites, print_ops
+from ..builtins import SIM_NAMES
 from ..errors import LaunchError
 from ..ir import Function
 from ..types import ArrayType
@@ -39,8 +40,8 @@ _HELPERS: dict[str, Any] = {
     "_in_range": sim_lib.in_range,
     "_urange": sim_lib.urange,
     "_ipow": sim_lib.ipow,
-    "_erf": sim_lib.erf,
     "_cast": sim_lib.cast,
+    **SIM_NAMES,
 }
 _MAX_GEOMETRIES = 8  # launch shapes whose per-lane registers are kept
 

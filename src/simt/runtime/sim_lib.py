@@ -10,7 +10,6 @@ touches active lanes only.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -463,18 +462,6 @@ def ipow(a: Any, b: Any) -> Any:
     return out if vector else out[()]
 
 
-_erf_vec = np.frompyfunc(math.erf, 1, 1)
-
-
-def erf(x: Any) -> Any:
-    """The error function, in the float type of `x`."""
-    dt = np.asarray(x).dtype
-    r = _erf_vec(x)
-    if isinstance(r, np.ndarray):
-        return r.astype(dt)
-    return dt.type(r)
-
-
 def cast(x: Any, dtype: type) -> Any:
     """`x` converted to `dtype` (float to int truncates toward zero)."""
     return x.astype(dtype)
@@ -733,6 +720,6 @@ def _sequential(
 
 
 __all__ = [
-    "Geometry", "Launch", "Shadow", "atomic", "cast", "erf", "in_range", "ipow", "keep", "load",
+    "Geometry", "Launch", "Shadow", "atomic", "cast", "in_range", "ipow", "keep", "load",
     "load_view", "narrow", "split", "store", "store_op", "urange", "where",
 ]  # fmt: skip
