@@ -89,7 +89,7 @@ def device_scan(data: object, n: int) -> tuple[object, list]:
     steps: list = [(scan_block, blocks, N, (out, data, sums))]
     if blocks > 1:
         _, inner = device_scan(sums, blocks)
-        incr = inner[-1][3][0] if len(inner) == 1 else inner[-2][3][0]
+        incr = inner[0][3][0]  # the scanned block sums (the inner levels add into it in place)
         steps += inner
         steps.append((add_block_sums, blocks, N, (out, incr)))
 

@@ -108,3 +108,17 @@ def test_user_kernel_compiles_for_cuda(job: Any, keep_backend: None) -> None:
             nvrtc.compile_cubin(kern.source, "sm_80", _options(kern))
         except nvrtc.NvrtcError as e:
             pytest.fail(f"{job.name}: {e}", pytrace=False)
+
+
+def test_scan_of_three_levels_on_cpu(keep_backend: None) -> None:
+    """Past 1024 * 1024 elements the block sums are themselves scanned in several blocks."""
+    ok, why = registry.probe("cpu")
+    if not ok:
+        pytest.skip(why)
+    job = next(j for j in JOBS if j.name == "scan")
+    p = {"n": (1 << 20) + 4099}
+    inp = job.make(p)
+    simt.use("cpu")
+    made = job.simt(inp, p)
+    made.run()
+    assert np.array_equal(made.result(), job.reference(inp, p))
