@@ -251,7 +251,8 @@ class _Lowering:
             return False
         o = d[0].attrs["op"]
         a, b = d[1]
-        flip = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+        # `eq` narrows the range to one lane (`if thread_idx.x == 0:`, a tile's halo loads)
+        flip = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq"}
         if o not in flip:
             return False
         lane = self._lane_offset(a)
@@ -267,6 +268,10 @@ class _Lowering:
         x = self.once[bound.id]
         for off in offs:
             x = bld.bin("sub", x, off)  # thread_idx OP bound - offs
+        if o == "eq":
+            lo[axis] = bld.bin("max", lo[axis], x)
+            hi[axis] = bld.bin("min", hi[axis], bld.bin("add", x, self.one))
+            return True
         if o in ("le", "gt"):
             x = bld.bin("add", x, self.one)
         if o in ("lt", "le"):
@@ -1012,9 +1017,13 @@ def lower(fn: Function) -> Function:
 
     Raises `CompileError` for a barrier under thread-dependent control.
     """
+    from .lane_ranges import split_lane_ranges
+
     check_barriers(fn)
     grid_stride_whiles(fn)
-    return _Lowering(fn).run()
+    out = _Lowering(fn).run()
+    split_lane_ranges(out)
+    return out
 
 
 def grid_stride_whiles(fn: Function) -> None:
