@@ -41,6 +41,9 @@ class FunctionRef:
     qualname: str | None = None
     pickled: bytes | None = None
     sources: dict[str, list[str]] = field(default_factory=dict)
+    # qualified name -> file, for each function that goes by value: cloudpickle does not keep
+    # a code object's file name, and simt's front end finds the source by it
+    files: dict[str, str] = field(default_factory=dict)
 
     def load(self) -> Callable[..., Any]:
         """The function, in this process."""
@@ -57,7 +60,12 @@ class FunctionRef:
                 linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
         import cloudpickle
 
-        return cloudpickle.loads(self.pickled)  # type: ignore[no-any-return]
+        fn = cloudpickle.loads(self.pickled)
+        for f in _reached(fn):
+            name = self.files.get(f.__qualname__)
+            if name is not None and f.__code__.co_filename != name:
+                f.__code__ = f.__code__.replace(co_filename=name)
+        return fn  # type: ignore[no-any-return]
 
 
 def importable(fn: Any) -> bool:
@@ -85,25 +93,35 @@ def importable(fn: Any) -> bool:
         return False
 
 
-def _sources(fn: Any, seen: set[int] | None = None) -> dict[str, list[str]]:
-    """The text of the files `fn` and the plain functions it calls by global name come from
-    (what simt's front end reads while compiling it)."""
-    seen = seen if seen is not None else set()
+def _reached(fn: Any) -> list[Any]:
+    """`fn` and the plain functions it calls by global name, recursively, that cannot be
+    imported by name (those simt's front end reads the source of, and that go by value)."""
+    out: list[Any] = []
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        code = getattr(f, "__code__", None)
+        if code is None or any(f is g for g in out):
+            continue
+        out.append(f)
+        names = set(code.co_names) | {
+            n for c in code.co_consts if isinstance(c, types.CodeType) for n in c.co_names
+        }
+        for name in names:
+            g = getattr(f, "__globals__", {}).get(name)
+            if inspect.isfunction(g) and not importable(g):
+                todo.append(g)
+    return out
+
+
+def _sources(fns: list[Any]) -> dict[str, list[str]]:
+    """The text of the files these functions come from (what the front end reads)."""
     out: dict[str, list[str]] = {}
-    code = getattr(fn, "__code__", None)
-    if code is None or id(fn) in seen:
-        return out
-    seen.add(id(fn))
-    lines = linecache.getlines(code.co_filename, getattr(fn, "__globals__", None))
-    if lines:
-        out[code.co_filename] = list(lines)
-    names = set(code.co_names) | {
-        n for c in code.co_consts if isinstance(c, types.CodeType) for n in c.co_names
-    }
-    for name in names:
-        g = getattr(fn, "__globals__", {}).get(name)
-        if inspect.isfunction(g) and not importable(g):
-            out.update(_sources(g, seen))
+    for f in fns:
+        name = f.__code__.co_filename
+        lines = linecache.getlines(name, getattr(f, "__globals__", None))
+        if lines:
+            out[name] = list(lines)
     return out
 
 
@@ -122,7 +140,9 @@ def ref(fn: Callable[..., Any]) -> FunctionRef:
     finally:
         if mod is not None:
             cloudpickle.unregister_pickle_by_value(mod)
-    return FunctionRef(pickled=pickled, sources=_sources(fn))
+    fns = _reached(fn)
+    files = {f.__qualname__: f.__code__.co_filename for f in fns}
+    return FunctionRef(pickled=pickled, sources=_sources(fns), files=files)
 
 
 class Recipe:
