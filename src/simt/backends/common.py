@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..ir import Function, Op, walk
+from ..ir.ops import MEMORY
 
 
 def print_ops(fn: Function) -> list[Op]:
@@ -15,7 +16,7 @@ def error_sites(fn: Function, bounds: bool) -> list[Op]:
     """The ops that can raise a KernelError, in program order: every `assert`, and with
     `bounds` (debug mode) every load, store and atomic. A site's id is its index + 1, so an
     error buffer holding 0 means no error."""
-    kinds = {"assert"} | ({"load", "store", "atomic", "cas"} if bounds else set())
+    kinds = {"assert"} | (MEMORY if bounds else set())
     return [op for op in walk(fn.body) if op.opcode in kinds]
 
 

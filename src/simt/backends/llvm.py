@@ -34,7 +34,7 @@ from typing import Any
 
 from ..builtins import MATH
 from ..ir import Block, Function, Op, Value, walk
-from ..ir.ops import Field
+from ..ir.ops import MEMORY, Field
 from ..types import BOOL, FLOAT32, INT64, ArrayType, Scalar
 from .common import describe_failure  # noqa: F401 - re-exported for the runtime
 
@@ -394,7 +394,7 @@ class _Renderer:
             )
         elif k == "alloc":
             pass  # made in the prologue
-        elif k in ("load", "store", "atomic", "cas"):
+        elif k in MEMORY:
             self._memory(op)
         elif k == "print":
             self._print(op)

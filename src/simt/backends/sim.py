@@ -16,7 +16,8 @@ import math
 import re
 
 from ..builtins import sim_name
-from ..ir import Block, Function, Op, Value, walk
+from ..ir import Block, Function, Op, Value, walk, walk_blocks
+from ..ir.ops import ATOMICS, MEMORY, PURE, STORES
 from ..types import GLOBAL, LOCAL, SHARED, ArrayType, Scalar
 from .common import error_sites, print_ops
 
@@ -31,8 +32,7 @@ _CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 # Ops that read their operands into a fresh result (or into memory, overlap-safe) and never
 # pass one through. Not atomics: they write while they read their values, lane by lane.
 _CONSUMERS = frozenset({"bin", "cmp", "un", "cast", "math", "store", "print", "assert"})
-_PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "special", "shape",
-                   "alloc"})  # fmt: skip
+_PURE = PURE | {"alloc"}  # (an alloc makes a fresh array: nothing to keep in order)
 
 
 def render(fn: Function, trace: bool = False) -> str:
@@ -127,7 +127,7 @@ def varying_values(fn: Function) -> set[int]:
         k = op.opcode
         if k == "special":
             mark(op.results, op.attrs["reg"] in ("thread_idx", "block_idx"))
-        elif k in ("atomic", "cas"):
+        elif k in ATOMICS:
             mark(op.results)
         elif k == "load":
             arr = op.operands[0].array
@@ -204,9 +204,7 @@ def _global_index_axis(op: Op, defs: dict[int, Op]) -> int | None:
 
 
 def _has_effect(op: Op) -> bool:
-    return op.opcode in ("store", "atomic", "cas") or any(
-        _has_effect(o) for r in op.regions for o in r.ops
-    )
+    return op.opcode in STORES or any(_has_effect(o) for r in op.regions for o in r.ops)
 
 
 def _view_safe_loads(fn: Function) -> set[int]:
@@ -217,7 +215,7 @@ def _view_safe_loads(fn: Function) -> set[int]:
         for v in op.operands:
             users.setdefault(v.id, []).append(op)
     safe: set[int] = set()
-    for b in _blocks(fn.body):
+    for b in walk_blocks(fn.body):
         pos = {id(op): k for k, op in enumerate(b.ops)}
         for k, op in enumerate(b.ops):
             if op.opcode != "load":
@@ -229,14 +227,6 @@ def _view_safe_loads(fn: Function) -> set[int]:
             if not any(_has_effect(o) for o in b.ops[k + 1 : last]):
                 safe.add(id(op))
     return safe
-
-
-def _blocks(b: Block) -> list[Block]:
-    out = [b]
-    for op in b.ops:
-        for r in op.regions:
-            out.extend(_blocks(r))
-    return out
 
 
 # rendering -----------------------------------------------------------------------------------
@@ -295,7 +285,7 @@ class _Renderer:
         """Stores (by id) whose value is a ufunc `bin` op rendered right before them and read
         by nothing else: the store computes it into the array (`_st_op`)."""
         fused: dict[int, Op] = {}
-        for b in _blocks(self.fn.body):
+        for b in walk_blocks(self.fn.body):
             prev: Op | None = None
             for op in b.ops:
                 if op.opcode == "const" or id(op) in self.dead:
@@ -397,7 +387,7 @@ class _Renderer:
         if op.opcode == "barrier":
             self.emit(depth, f"_c.t.barrier({k}, {mask})")
             return
-        if op.opcode in ("load", "store", "atomic", "cas"):
+        if op.opcode in MEMORY:
             t = op.operands[0].array
             arr = self.display.get(op.operands[0].id, "array")
             idx = _tuple([self.name(v) for v in op.operands[1 : 1 + t.ndim]])
@@ -464,7 +454,7 @@ class _Renderer:
             assert t.shape is not None
             where = "shared" if t.space == SHARED else "local"
             return f"_c.{where}({t.shape!r}, {np_type(t.dtype)})"
-        if k in ("load", "store", "atomic", "cas"):
+        if k in MEMORY:
             return self.memory(op, a, mask)
         if k == "print":
             return f"_c.print({self.prints[id(op)]}, {mask}, {_tuple(a)})"

@@ -33,6 +33,7 @@ import numpy as np
 from ..builtins import MATH, WGSL_F32_ONLY
 from ..errors import CompileError
 from ..ir import Block, Function, Op, Value, walk
+from ..ir.ops import ATOMICS, MEMORY, STORES
 from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, SHARED, UINT32, ArrayType, Scalar
 from .clike import BIN_SYMBOLS, CMP_SYMBOLS, Lines, value_name
 from .common import error_sites, print_ops
@@ -185,12 +186,8 @@ class _Renderer:
         self.print_index = {id(op): i for i, op in enumerate(self.prints)}
         self.errors = error_sites(fn, bounds=fn.debug)
         self.error_index = {id(op): i for i, op in enumerate(self.errors)}
-        self.atomic_arrays = {
-            op.operands[0].id for op in walk(fn.body) if op.opcode in ("atomic", "cas")
-        }
-        self.written = {
-            op.operands[0].id for op in walk(fn.body) if op.opcode in ("store", "atomic", "cas")
-        }
+        self.atomic_arrays = {op.operands[0].id for op in walk(fn.body) if op.opcode in ATOMICS}
+        self.written = {op.operands[0].id for op in walk(fn.body) if op.opcode in STORES}
         self.uniform: list[UniformField] = []
         self.uses_f64_print = False
         # Float arithmetic feeding more float arithmetic is kept apart (see `simt_exact`):
@@ -490,7 +487,7 @@ class _Renderer:
                 self.define(op.result, f"{UNIFORM}.{self.name(arr)}_shape{dim}")
         elif k == "alloc":
             self.alloc(op)
-        elif k in ("load", "store", "atomic", "cas"):
+        elif k in MEMORY:
             self.memory(op)
         elif k == "barrier":
             # CUDA's __syncthreads orders global memory too, and so do simt's barriers.

@@ -55,8 +55,24 @@ UN_OPS = ("neg", "not", "invert", "abs")
 ATOMIC_OPS = ("add", "sub", "min", "max", "exch", "and", "or", "xor")
 SPECIAL_REGS = ("thread_idx", "block_idx", "block_dim", "grid_dim")
 
-# Ops with an effect beyond their results: never removed, never reordered across each other.
+# Op groups: what passes, renderers and analyses ask of an opcode, said once (tinygrad's
+# `GroupOp`). Ops with an effect beyond their results: never removed, never reordered across
+# each other.
 EFFECTS = frozenset({"store", "atomic", "cas", "barrier", "print", "assert"})
+# Ops whose result depends only on their operands and attributes: no memory, no effect.
+PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "special", "shape"})
+# Ops that address an array element: operands (array, *indices, ...).
+MEMORY = frozenset({"load", "store", "atomic", "cas"})
+# Ops that write an array element.
+STORES = frozenset({"store", "atomic", "cas"})
+# Read-modify-write ops: they return the old value of the element they write.
+ATOMICS = frozenset({"atomic", "cas"})
+# Ops after which a value loaded from memory may be stale (a barrier publishes other threads'
+# writes).
+WRITES = frozenset({"store", "atomic", "cas", "barrier"})
+# `bin` and `cmp` operators whose operands may be swapped (`a + b` is `b + a`); float min and
+# max are not among them, as which zero or NaN they return may depend on the order.
+COMMUTATIVE = frozenset({"add", "mul", "and", "or", "xor", "eq", "ne"})
 # Ops that own regions.
 STRUCTURED = frozenset({"if", "for", "while"})
 TERMINATORS = frozenset({"yield", "condition"})

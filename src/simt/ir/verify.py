@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from ..types import BOOL, INT32, ArrayType, Scalar
 from .nodes import Block, Function, Op, Value
-from .ops import ATOMIC_OPS, BIN_OPS, CMP_OPS, SPECIAL_REGS, STRUCTURED, TERMINATORS, UN_OPS
+from .ops import (
+    ATOMIC_OPS,
+    BIN_OPS,
+    CMP_OPS,
+    MEMORY,
+    SPECIAL_REGS,
+    STRUCTURED,
+    TERMINATORS,
+    UN_OPS,
+)
 from .printer import format_op
 
 
@@ -160,7 +169,7 @@ def _check(op: Op) -> None:  # noqa: C901 - one branch an opcode reads best here
         need(0, 1)
         if not isinstance(res[0], ArrayType) or res[0].shape is None:
             _fail(op, "alloc makes a shared or local array of known shape")
-    elif k in ("load", "store", "atomic", "cas"):
+    elif k in MEMORY:
         a = _array(op, ops[0])
         extra = {"load": 0, "store": 1, "atomic": 1, "cas": 2}[k]
         if len(ops) != 1 + a.ndim + extra:

@@ -15,7 +15,8 @@ from collections import ChainMap
 from collections.abc import Hashable
 
 from ..ir import Block, Function, Op, Value
-from .rewrite import PURE, Subst, writes_memory
+from ..ir.ops import COMMUTATIVE, PURE
+from .rewrite import Subst, writes_memory
 
 _Table = ChainMap[Hashable, Value]
 
@@ -36,17 +37,12 @@ def _attr_key(x: object) -> Hashable:
     return ("obj", id(x))
 
 
-# Operators whose operands may be swapped (`a + b` is `b + a`); float min and max are not
-# among them, as which zero or NaN they return may depend on the order.
-_COMMUTATIVE = frozenset({"add", "mul", "and", "or", "xor", "eq", "ne"})
-
-
 def _key(op: Op) -> Hashable:
     attrs = tuple(sorted((k, _attr_key(v)) for k, v in op.attrs.items()))
     ids = [v.id for v in op.operands]
     name = op.attrs.get("op")
     if op.opcode in ("bin", "cmp") and (
-        name in _COMMUTATIVE or (name in ("min", "max") and not op.operands[0].scalar.is_float)
+        name in COMMUTATIVE or (name in ("min", "max") and not op.operands[0].scalar.is_float)
     ):
         ids.sort()
     return (op.opcode, tuple(ids), attrs, tuple(r.type for r in op.results))

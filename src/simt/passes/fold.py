@@ -21,8 +21,9 @@ import numpy as np
 
 from ..builtins import MATH
 from ..ir import Block, Function, Op, Value
+from ..ir.ops import PURE
 from ..types import BOOL, Scalar
-from .rewrite import PURE, Subst
+from .rewrite import Subst
 
 Py = int | float | bool
 

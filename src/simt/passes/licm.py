@@ -11,7 +11,7 @@ thread may write the memory between iterations.
 from __future__ import annotations
 
 from ..ir import Block, Function, Op
-from .rewrite import PURE
+from ..ir.ops import PURE
 
 _LOOPS = ("for", "while")
 

@@ -3,13 +3,7 @@
 from __future__ import annotations
 
 from ..ir import Block, Op, Value, walk
-from ..ir.ops import EFFECTS
-
-# Ops whose result depends only on their operands and attributes: no memory, no effect.
-PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "special", "shape"})
-# Ops after which a value loaded from memory may be stale (a barrier publishes other threads'
-# writes).
-MEMORY_WRITES = frozenset({"store", "atomic", "cas", "barrier"})
+from ..ir.ops import EFFECTS, WRITES
 
 
 class Subst:
@@ -59,7 +53,7 @@ def has_effect(op: Op) -> bool:
 
 def writes_memory(op: Op) -> bool:
     """Whether `op` or an op nested in it may change what a load reads."""
-    return contains(op, MEMORY_WRITES)
+    return contains(op, WRITES)
 
 
 def size(block: Block) -> int:

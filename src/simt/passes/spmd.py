@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..ir import Block, Builder, Function, Op, Value, walk, walk_blocks
+from ..ir.ops import MEMORY, PURE
 from ..types import BOOL, INT32, LOCAL, SHARED, ArrayType, Scalar, Type
 from .uniformity import check_barriers, varying
 
@@ -57,7 +58,6 @@ MAX_THREADS = 1024
 # lanes a jammed loop (see `_jam`) advances together: 4 rows of 16 (two AVX vectors of float32)
 JAM_X = 16
 JAM_Y = 4
-PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "special", "shape"})
 _AXES = "xyz"
 
 
@@ -384,7 +384,7 @@ class _Lowering:
         if op.opcode == "shape" and op.operands[0].id in self.local:
             op.operands = [self.local[op.operands[0].id]]
             op.attrs = dict(op.attrs, dim=op.attrs["dim"] + 1)
-        elif op.opcode in ("load", "store", "atomic", "cas") and op.operands:
+        elif op.opcode in MEMORY and op.operands:
             arr = self.local.get(op.operands[0].id)
             if arr is not None:
                 op.operands = [arr, g.lane, *op.operands[1:]]
@@ -454,7 +454,7 @@ class _Lowering:
             and not (o.opcode == "special" and o.attrs.get("reg") == "thread_idx")
             and all(r.id not in self.var for r in o.results)
             for o in (op, *(x for r in op.regions for x in walk(r)))
-        ) and all(a.id not in self.var for r in op.regions for b in _blocks(r) for a in b.args)
+        ) and all(a.id not in self.var for r in op.regions for b in walk_blocks(r) for a in b.args)
 
     def _finish(self, seq: _Seq, yields: list[Value], slots: list[Value | None]) -> list[Value]:
         """Store the varying yields of a region, return its block-level ones."""
@@ -983,14 +983,6 @@ def _free_vars(block: Block, defined: set[int], free: list[Value]) -> None:
         for r in op.regions:
             _free_vars(r, defined, free)
         defined.update(r.id for r in op.results)
-
-
-def _blocks(block: Block) -> list[Block]:
-    out = [block]
-    for op in block.ops:
-        for r in op.regions:
-            out.extend(_blocks(r))
-    return out
 
 
 def _has_barrier(op: Op) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..errors import CompileError
 from ..ir import Block, Function, Op, Value, walk
+from ..ir.ops import ATOMICS
 from ..types import LOCAL, ArrayType
 
 BARRIER_HINT = (
@@ -71,7 +72,7 @@ def _op(op: Op, out: set[int], divergent: bool, loads: bool, div: bool) -> None:
             _mark(op, out)
         elif isinstance(arr.type, ArrayType) and arr.type.space == LOCAL:
             _mark(op, out)
-    elif k in ("atomic", "cas"):
+    elif k in ATOMICS:
         _mark(op, out)
     elif k == "if":
         cond_varying = op.operands[0].id in out
