@@ -25,6 +25,7 @@ from .errors import BackendUnavailable, CompileError, KernelError, LaunchError, 
 from .frontend.specialise import ArgSpec
 from .frontend.values import Known
 from .ir import Function, Loc, format_function
+from .passes.view_checks import strip_view_checks
 from .passes.written import written_params
 from .runtime import registry
 from .runtime.base import Compiled, Dim3, Runtime
@@ -314,6 +315,8 @@ class Kernel:
         if spec is None:
             specs, _ = self._specs(values)
             fn = self._ir(specs)
+            if rt.name != "sim" and not fn.debug:
+                fn = strip_view_checks(fn)  # sim checks views always, the others in debug mode
             try:
                 compiled = rt.compile(fn)
             except SimtError:

@@ -51,6 +51,10 @@ def render(backend: str, fn: Function) -> str:
         from .ir import format_function
 
         return format_function(fn)
+    if backend != "sim" and not fn.debug:
+        from .passes.view_checks import strip_view_checks
+
+        fn = strip_view_checks(fn)  # as a launch on that backend compiles it
     mod = RENDERERS.get(backend)
     if mod is None:
         raise BackendUnavailable(

@@ -24,6 +24,8 @@ def describe_failure(op: Op) -> str:
     """The message of a KernelError raised at `op`."""
     if op.opcode == "assert":
         msg = op.attrs.get("msg")
+        if op.attrs.get("view_check"):
+            return str(msg)
         return f"assertion failed: {msg}" if msg else "assertion failed"
     what = {"load": "read", "store": "write", "atomic": "atomic", "cas": "atomic"}[op.opcode]
     return f"index out of bounds in array {what}"

@@ -21,8 +21,9 @@ from .. import lang
 from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..ir import Field, Value
+from . import views
 from .scalars import coerce, known_type
-from .values import Bound, Known, Obj, Tup, V, is_number, scalar_type
+from .values import Bound, Known, Obj, Tup, V, View, is_number, scalar_type
 
 if TYPE_CHECKING:
     from .translate import Translator
@@ -62,6 +63,8 @@ def attribute(tr: Translator, base: V, attr: str, node: ast.Attribute) -> V:
             return Known(getattr(obj, attr))
         except AttributeError:
             tr.fail(node, f"{type(obj).__name__} has no attribute `{attr}`")
+    if isinstance(base, View):
+        return views.attribute(tr, base, attr, node)
     if isinstance(base, Value) and isinstance(base.type, T.ArrayType):
         at = base.type
         if attr == "shape":
@@ -267,6 +270,8 @@ def _len(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) ->
     (a,) = args
     if isinstance(a, Value) and isinstance(a.type, T.ArrayType):
         return array_dim(tr, a, 0)
+    if isinstance(a, View):
+        return views.length(a)
     if isinstance(a, Tup):
         return Known(len(a.items))
     if isinstance(a, Known):
@@ -520,10 +525,15 @@ def _atomic(op: str) -> Handler:
                 + ("compare, value)" if op == "cas" else "value)"),
             )
         arr = args[0]
-        if not (isinstance(arr, Value) and isinstance(arr.type, T.ArrayType)):
-            tr.fail(node, f"the first argument of simt.atomic.{op} must be an array")
-        assert isinstance(arr, Value)
-        idx = tr.index_values(arr, [args[1]], node)
+        if isinstance(arr, View):  # an atomic on an element of a view: the array's element
+            sub = ast.Subscript(ast.Name("_", ast.Load()), node.args[1], ast.Load())
+            ast.copy_location(sub, node)
+            arr, idx = views.target(tr, arr, ast.fix_missing_locations(sub))
+        else:
+            if not (isinstance(arr, Value) and isinstance(arr.type, T.ArrayType)):
+                tr.fail(node, f"the first argument of simt.atomic.{op} must be an array")
+            assert isinstance(arr, Value)
+            idx = tr.index_values(arr, [args[1]], node)
         dt = arr.array.dtype
         vals = [coerce(tr.b, tr.scalar(v, node), dt) for v in args[2:]]
         if op == "cas":

@@ -22,12 +22,12 @@ import numpy as np
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Block, Value
-from . import calls
+from . import calls, views
 from .context import Context, NeedsKnown, fail
 from .merge import merge_into
 from .scalars import coerce, const_value, known_type, materialise
 from .source import Source, get_source
-from .values import UNDEF, Bound, Known, Obj, Tup, V, is_number, scalar_type
+from .values import UNDEF, Bound, Known, Obj, Tup, V, View, is_number, scalar_type
 
 RET, RETVAL, BRK, CNT = "$ret", "$retval", "$brk", "$cnt"
 FLAGS = (RET, BRK, CNT)
@@ -254,9 +254,7 @@ class Translator:
             cur = self.lookup(node.target.id, node.target)
             self.env[node.target.id] = self.binop(op, cur, self.expr(node.value), node)
         elif isinstance(node.target, ast.Subscript):
-            arr = self.expr(node.target.value)
-            idx = self.indices(arr, node.target)
-            assert isinstance(arr, Value)
+            arr, idx = views.target(self, self.expr(node.target.value), node.target)
             cur = self.b.op("load", [arr, *idx], [arr.array.dtype]).result
             new = self.binop(op, cur, self.expr(node.value), node)
             self.store(arr, idx, new, node)
@@ -280,8 +278,7 @@ class Translator:
                     f"cannot assign into a {type(arr.value).__name__} known at compile time",
                     "write into an array argument or a simt.local.array",
                 )
-            idx = self.indices(arr, target)
-            assert isinstance(arr, Value)
+            arr, idx = views.target(self, arr, target)
             self.store(arr, idx, value, node)
         elif isinstance(target, ast.Attribute):
             base = self.expr(target.value)
@@ -623,9 +620,14 @@ class Translator:
 
     def expr_Subscript(self, node: ast.Subscript) -> V:
         base = self.expr(node.value)
-        if isinstance(base, Value) and isinstance(base.type, T.ArrayType):
-            idx = self.indices(base, node)
-            return self.b.op("load", [base, *idx], [base.array.dtype]).result
+        if isinstance(base, View) or (
+            isinstance(base, Value) and isinstance(base.type, T.ArrayType)
+        ):
+            got = views.subscript(self, base, node)
+            if isinstance(got, View):
+                return got
+            arr, idx = got
+            return self.b.op("load", [arr, *idx], [arr.array.dtype]).result
         key = self.expr(node.slice)
         if isinstance(base, Tup):
             if not isinstance(key, Known) or not isinstance(key.value, (int, np.integer)):
@@ -981,7 +983,7 @@ class Translator:
             elif p.kind == p.VAR_KEYWORD:
                 self.fail(node, f"{fn.__name__}() takes **kwargs: not supported in kernels")
             else:
-                env[name] = v if isinstance(v, (Known, Value, Tup, Obj, Bound)) else Known(v)
+                env[name] = v if isinstance(v, (Known, Value, Tup, Obj, Bound, View)) else Known(v)
         env[RET] = Known(False)
         env[RETVAL] = UNDEF
         sub = Translator(self.ctx, src, fn, env)

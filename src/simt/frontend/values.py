@@ -5,6 +5,7 @@
 - an `ir.Value`: computed at run time; scalar or array.
 - `Tup(items)`: a tuple or list with at least one typed item (tuples of known values are just
   `Known(tuple)`).
+- `View`: a view of an array (no copy), from slicing or indexing part of its axes.
 - `UNDEF`: a variable on a path where it was never assigned.
 """
 
@@ -65,6 +66,38 @@ class Bound:
     func: Any
 
 
+@dataclass(frozen=True)
+class Axis:
+    """One axis of the viewed array: `step` None means fixed at index `start`; otherwise the
+    view's elements along it are `start + k * step` for k < `extent`. `checked`: indices into
+    it must be checked against `extent` (a sliced axis: the array's bounds do not do it)."""
+
+    start: Value
+    step: Value | None
+    extent: Value | None
+    checked: bool = False
+
+
+@dataclass(frozen=True)
+class View:
+    """A view of an array (`a[i]`, `a[1:-1, ::2]`; see `frontend.views`): the array `base`
+    seen through `axes`; `name` is what errors call it."""
+
+    base: Value
+    axes: tuple[Axis, ...]
+    name: str = ""
+
+    @property
+    def dims(self) -> list[Axis]:
+        """The view's own axes, in order (the array's axes that are not fixed)."""
+        return [a for a in self.axes if a.step is not None]
+
+    @property
+    def ndim(self) -> int:
+        """The number of axes of the view."""
+        return len(self.dims)
+
+
 class _Undef:
     def __repr__(self) -> str:
         return "UNDEF"
@@ -72,7 +105,7 @@ class _Undef:
 
 UNDEF = _Undef()
 
-V: TypeAlias = Union[Known, Value, Tup, Obj, Bound, _Undef]  # noqa: UP007 - 3.10 has no | on forward refs
+V: TypeAlias = Union[Known, Value, Tup, Obj, Bound, View, _Undef]  # noqa: UP007 - 3.10 has no | on forward refs
 
 
 def is_number(x: Any) -> bool:

@@ -1,0 +1,231 @@
+"""Array views in kernels: `a[i]` of a 2-D array, `a[i, :]`, `a[:, j]`, `a[1:-1, 1:-1]`, `a[::2]`.
+
+A view is a compile-time value (`View`): the array it looks into and, for each of the array's
+axes, either a fixed index or a (start, step, extent) triple. Nothing is copied: indexing a
+view computes the array's own indices (`start + i * step`) and loads or stores there, so views
+pass to helper functions, nest (`a[1:-1][::2]`) and cost nothing once constants fold.
+
+Slices take Python's semantics: bounds known or computed at run time, negative bounds count
+from the end and are clipped to the axis; the step must be known at compile time. A known
+negative index into a view counts from the view's end. An index into a sliced axis is checked
+against the view's extent by an `assert` op marked `view_check`; `sim` keeps those checks
+always, the other backends in debug mode only (`strip_view_checks`), as array bounds checks.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import types as T
+from ..ir import Value
+from .scalars import coerce
+from .values import Axis, Known, Tup, V, View
+
+if TYPE_CHECKING:
+    from .translate import Translator
+
+
+def is_array(v: Any) -> bool:
+    """Whether `v` is a typed array value."""
+    return isinstance(v, Value) and isinstance(v.type, T.ArrayType)
+
+
+def _index_type(v: View | Value) -> T.Scalar:
+    base = v.base if isinstance(v, View) else v
+    return base.array.index
+
+
+def whole(tr: Translator, arr: Value) -> View:
+    """`arr` itself as a view (every axis from 0 by 1 over its extent)."""
+    from .calls import array_dim
+
+    it = arr.array.index
+    axes = []
+    for k in range(arr.array.ndim):
+        n = _as_index(tr, array_dim(tr, arr, k), it)
+        axes.append(Axis(tr.const(0, it), tr.const(1, it), n))
+    return View(arr, tuple(axes), arr.hint)
+
+
+def _as_index(tr: Translator, v: V, it: T.Scalar) -> Value:
+    if isinstance(v, Known):
+        return tr.const(int(v.value), it)
+    assert isinstance(v, Value)
+    return coerce(tr.b, v, it)
+
+
+def _elements(tr: Translator, sl: ast.expr) -> list[Any]:
+    """The subscript's items: `ast.Slice` nodes as they are, other items evaluated (a tuple
+    value counts as several indices)."""
+    elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+    out: list[Any] = []
+    for e in elts:
+        if isinstance(e, ast.Slice):
+            out.append(e)
+            continue
+        v = tr.expr(e)
+        if isinstance(v, Tup):
+            out.extend(v.items)
+        elif isinstance(v, Known) and isinstance(v.value, tuple):
+            out.extend(Known(x) for x in v.value)
+        else:
+            out.append(v)
+    return out
+
+
+def subscript(
+    tr: Translator, base: Value | View, node: ast.Subscript
+) -> View | tuple[Value, list[Value]]:
+    """`base[...]`: a new view, or (array, indices) of one element to load or store."""
+    items = _elements(tr, node.slice)
+    if is_array(base) and not any(isinstance(i, ast.Slice) for i in items):
+        assert isinstance(base, Value)
+        if len(items) == base.array.ndim:  # a plain element: the array's own path
+            return base, tr.index_values(base, items, node)
+    view = whole(tr, base) if isinstance(base, Value) else base
+    dims = view.dims
+    if len(items) > len(dims):
+        what = "view" if isinstance(base, View) else "array"
+        tr.fail(
+            node, f"this {what} has {len(dims)} dimension(s) but {len(items)} index(es) were given"
+        )
+    it = _index_type(view)
+    new: dict[int, Axis] = {}
+    for d, item in zip(dims, items):
+        if isinstance(item, ast.Slice):
+            new[id(d)] = _slice(tr, d, item, it, node)
+        else:
+            new[id(d)] = Axis(_element(tr, view, d, item, it, node), None, None)
+    axes = tuple(new.get(id(a), a) for a in view.axes)
+    out = View(view.base, axes, view.name)
+    if out.ndim == 0:
+        return out.base, [a.start for a in axes]
+    return out
+
+
+def _element(tr: Translator, view: View, d: Axis, item: V, it: T.Scalar, node: ast.AST) -> Value:
+    """The array index of element `item` along the view axis `d` (checked when `d.checked`)."""
+    assert d.step is not None and d.extent is not None
+    b = tr.b
+    if isinstance(item, Known):
+        if not isinstance(item.value, (int, np.integer, bool, np.bool_)):
+            tr.fail(node, "array indices must be integers")
+        k = int(item.value)
+        i = b.bin("add", d.extent, tr.const(k, it)) if k < 0 else tr.const(k, it)
+    else:
+        if (
+            not isinstance(item, Value)
+            or not isinstance(item.type, T.Scalar)
+            or item.scalar.is_float
+        ):
+            tr.fail(node, "array indices must be integers", "use int(...)")
+        assert isinstance(item, Value)
+        i = coerce(b, item, it)
+    if d.checked:
+        tr.at(node)
+        ok = b.bin("and", b.cmp("ge", i, tr.const(0, it)), b.cmp("lt", i, d.extent))
+        name = f"`{view.name}`" if view.name else "an array"
+        b.op("assert", [ok], msg=f"index out of bounds of a view of {name}", view_check=True)
+    return b.bin("add", d.start, b.bin("mul", i, d.step))
+
+
+def _bound(tr: Translator, node: ast.expr | None) -> V | None:
+    return None if node is None else tr.expr(node)
+
+
+def _slice(tr: Translator, d: Axis, s: ast.Slice, it: T.Scalar, node: ast.AST) -> Axis:
+    """The axis `d[lo:hi:step]`, with Python's clipping of the bounds."""
+    assert d.step is not None and d.extent is not None
+    b = tr.b
+    step_v = _bound(tr, s.step)
+    if step_v is None:
+        step = 1
+    elif isinstance(step_v, Known) and isinstance(step_v.value, (int, np.integer)) and step_v.value:
+        step = int(step_v.value)
+    else:
+        tr.fail(
+            s.step or node,
+            "the step of a slice must be a non-zero integer known at compile time",
+            "write a[::2] with a constant step; bounds may be run-time values",
+        )
+    n = d.extent
+    lo_v, hi_v = _bound(tr, s.lower), _bound(tr, s.upper)
+    if step == 1 and lo_v is None and hi_v is None:
+        return d  # `a[:, j]`: the whole axis
+    zero, one = tr.const(0, it), tr.const(1, it)
+    minus1 = tr.const(-1, it)
+
+    def clip(v: V | None, default: Value, low: Value, high: Value) -> Value:
+        """A bound: negative counts from the end, then clipped to [low, high]."""
+        if v is None:
+            return default
+        known_int = isinstance(v, Known) and isinstance(v.value, (int, np.integer, bool))
+        typed_int = isinstance(v, Value) and isinstance(v.type, T.Scalar) and not v.scalar.is_float
+        if not (known_int or typed_int):
+            tr.fail(node, "slice bounds must be integers (or None)")
+        x = _as_index(tr, v, it)
+        if isinstance(v, Known):
+            k = int(v.value)
+            x = b.bin("add", x, n) if k < 0 else x
+        else:
+            x = b.select(b.cmp("lt", x, zero), b.bin("add", x, n), x)
+        return b.bin("min", b.bin("max", x, low), high)
+
+    if step > 0:
+        lo = clip(lo_v, zero, zero, n)
+        hi = clip(hi_v, n, zero, n)
+        span = b.bin("sub", hi, lo)
+    else:
+        last = b.bin("sub", n, one)
+        lo = clip(lo_v, last, minus1, last)
+        hi = clip(hi_v, minus1, minus1, last)
+        span = b.bin("sub", lo, hi)
+    a = abs(step)
+    count = b.bin("floordiv", b.bin("add", span, tr.const(a - 1, it)), tr.const(a, it))
+    extent = b.bin("max", count, zero)
+    start = b.bin("add", d.start, b.bin("mul", lo, d.step))
+    return Axis(start, b.bin("mul", d.step, tr.const(step, it)), extent, True)
+
+
+def attribute(tr: Translator, view: View, attr: str, node: ast.AST) -> V:
+    """`view.shape`, `.size`, `.ndim`, `.dtype`."""
+    extents: list[V] = [d.extent for d in view.dims]  # type: ignore[misc]
+    if attr == "shape":
+        return tr._sequence(extents, tuple)
+    if attr == "size":
+        acc = extents[0]
+        for e in extents[1:]:
+            acc = tr.binop("mul", acc, e, node)
+        return acc
+    if attr == "ndim":
+        return Known(view.ndim)
+    if attr == "dtype":
+        return Known(view.base.array.dtype.np)
+    tr.fail(node, f"array views in kernels have .shape, .size, .ndim and .dtype, not .{attr}")
+
+
+def length(view: View) -> Value:
+    """`len(view)`: the extent of its first axis."""
+    extent = view.dims[0].extent
+    assert extent is not None
+    return extent
+
+
+def target(tr: Translator, base: V, node: ast.Subscript) -> tuple[Value, list[Value]]:
+    """The (array, indices) an assignment `base[...] = v` writes (one element)."""
+    if not (is_array(base) or isinstance(base, View)):
+        tr.fail(node.value, "only arrays can be indexed and assigned to")
+    got = subscript(tr, base, node)  # type: ignore[arg-type]
+    if isinstance(got, View):
+        tr.fail(
+            node,
+            "assigning to a slice or a whole row is not supported in kernels",
+            "assign one element at a time: for j in range(len(row)): row[j] = ...",
+        )
+    return got
+
+
+__all__ = ["Axis", "View", "attribute", "is_array", "length", "subscript", "target", "whole"]

@@ -1,0 +1,107 @@
+"""Array views in kernels: no copy, right extents, checked against the view on sim, clear
+errors for what views cannot do."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+import simt
+from simt.errors import CompileError, KernelError
+from simt.runtime import registry
+
+
+@pytest.fixture(autouse=True)
+def keep_backend(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(registry, "_current", registry._current)
+    yield
+
+
+@simt.kernel
+def shapes(a, out, lo):
+    v = a[1:-1, ::2]
+    r = a[lo]
+    c = a[:, 2]
+    s = a[lo:, 3:1:-1]
+    out[0], out[1] = v.shape
+    out[2], out[3], out[4] = len(r), len(c), v.ndim
+    out[5], out[6] = s.shape
+    out[7] = s.size
+    out[8] = a[5:2].shape[0]  # an empty slice
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_len_and_shape_of_views(backend: str) -> None:
+    simt.use(backend)
+    a = np.zeros((6, 7), np.float32)
+    out = np.zeros(9, np.int32)
+    shapes[1, 1](a, out, 4)
+    v, s = a[1:-1, ::2], a[4:, 3:1:-1]
+    assert out.tolist() == [*v.shape, 7, 6, 2, *s.shape, s.size, 0]
+
+
+@simt.kernel
+def read_inner(a, out):
+    i = simt.grid(1)
+    inner = a[1:-1]
+    out[i] = inner[i]
+
+
+def test_out_of_bounds_of_the_view_is_caught_on_sim() -> None:
+    simt.use("sim")
+    with pytest.raises(KernelError, match="index out of bounds of a view of `a`") as e:
+        read_inner[1, 9](np.arange(10, dtype=np.float32), np.zeros(9, np.float32))
+    assert e.value.thread == (8, 0, 0)  # inner has 8 elements; a[9] exists but inner[8] does not
+    assert "inner[i]" in (e.value.source_line or "")
+
+
+def test_view_checks_only_in_debug_mode_elsewhere() -> None:
+    a, out = np.zeros(10, np.float32), np.zeros(9, np.float32)
+    assert "assert" not in read_inner.source("cuda", a, out)
+    checked = simt.kernel(debug=True)(read_inner.pyfunc)
+    assert "view" in checked.source("cuda", a, out)
+    simt.use("cpu")
+    with pytest.raises(KernelError, match="index out of bounds of a view"):
+        checked[1, 9](np.arange(10, dtype=np.float32), out)
+
+
+def test_views_are_not_copies() -> None:
+    @simt.kernel
+    def write_through(a):
+        row = a[2]
+        col = a[:, 1]
+        row[3] = 7.0
+        col[0] += 5.0
+
+    for backend in ("sim", "cpu"):
+        simt.use(backend)
+        a = np.zeros((4, 5), np.float32)
+        write_through[1, 1](a)
+        assert a[2, 3] == 7 and a[0, 1] == 5 and a.sum() == 12
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("a[1:3] = 0.0", "assigning to a slice"),
+        ("a[::n] [0] = 1.0", "step of a slice must be a non-zero integer known"),
+        ("a[::0][0] = 1.0", "step of a slice"),
+        ("a[1:][0, 0] = 1.0", "has 1 dimension"),
+        ("a[0.5:][0] = 1.0", "slice bounds must be integers"),
+    ],
+)
+def test_errors_name_the_construct(tmp_path, body: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    src = tmp_path / "k_bad_view.py"
+    src.write_text(f"import simt\n\n@simt.kernel\ndef k(a, n):\n    {body}\n")
+    spec = importlib.util.spec_from_file_location("k_bad_view", src)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    simt.use("sim")
+    with pytest.raises(CompileError, match=message) as e:
+        mod.k[1, 1](np.zeros(8, np.float32), 2)
+    assert e.value.line == 5
