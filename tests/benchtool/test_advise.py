@@ -80,6 +80,7 @@ def test_warns_once_per_kernel_and_shape() -> None:
 
 # corpus kernels whose memory layout the advisor rightly flags (not silent on them)
 INTERLEAVED = {"image_classes"}  # H x W x 3 colour pixels: a thread's loads stride by 3
+INTERLEAVED |= {"views_rows_cols", "views_strided"}  # a row per thread; a stride-2 view
 
 
 def _corpus_cases() -> list:  # type: ignore[type-arg]
