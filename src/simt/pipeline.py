@@ -24,7 +24,12 @@ def build(
 ) -> Function:
     """Front end, checks and optimisation passes: the IR every backend starts from. Without
     `optimise` the IR is the front end's own, branch for branch (`kernel.explain` shows it)."""
-    fn = translate(pyfunc, specs, fp64=fp64, debug=debug)
+    return finish(translate(pyfunc, specs, fp64=fp64, debug=debug), optimise)
+
+
+def finish(fn: Function, optimise: bool = True) -> Function:
+    """Checks and optimisation passes for IR from any front end (Python functions, index
+    expressions): the IR every backend starts from."""
     verify(fn)
     try:
         if not optimise:

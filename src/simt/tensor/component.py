@@ -1,0 +1,229 @@
+"""`Component`: an index expression or a graph of them, with the combinators, binding by call,
+and the ways to run and inspect it (`exec`, `source`, `ir`, `bench`, `tune`)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ..errors import CompileError, LaunchError, SimtError
+from . import graph as G
+from .parse import parse
+
+
+def _caller() -> tuple[str, int] | None:
+    """The user's file and line that made a component (frames inside simt.tensor skipped)."""
+    f = sys._getframe(1)
+    while f is not None and f.f_globals.get("__name__", "").startswith("simt.tensor"):
+        f = f.f_back  # type: ignore[assignment]
+    return (f.f_code.co_filename, f.f_lineno) if f is not None else None
+
+
+class Component:
+    """An index expression, or several combined; call `.exec(*inputs)` (or `()`) to run it."""
+
+    def __init__(
+        self,
+        graph: G.Graph,
+        bindings: tuple[Any, ...] | None = None,
+        where: tuple[str, int] | None = None,
+    ) -> None:
+        self.graph = graph
+        self.bindings: tuple[Any, ...] = bindings or (None,) * graph.n_inputs
+        self.where = where
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def parse(cls, expr: str, where: tuple[str, int] | None = None) -> Component:
+        """The component of one index expression (with its schedule)."""
+        try:
+            e = parse(expr, where)
+        except CompileError as err:
+            if where is not None and isinstance(expr, str):
+                col = err.col
+                err = CompileError(err.message, where[0], where[1], None, None, err.hint)
+                # keep the expression and its caret below the file and line
+                raise _with_expression(err, expr, col) from None
+            raise err.with_traceback(None) from None
+        return cls(G.Graph.leaf(e), where=where)
+
+    def _other(self, other: Any, op: str) -> Component:
+        if isinstance(other, Component):
+            return other
+        if isinstance(other, str):
+            return Component.parse(other, self.where)
+        raise CompileError(
+            f"`{op}` combines components: got {type(other).__name__} ({other!r:.40}); write "
+            "i('...') around an expression"
+        )
+
+    def _free(self) -> list[int]:
+        return [k for k, v in enumerate(self.bindings) if v is None]
+
+    def __rshift__(self, other: Any) -> Component:
+        """Chain: this component's outputs feed `other`'s free inputs."""
+        o = self._other(other, ">>")
+        free = o._free()
+        paired = min(len(self.graph.outputs), len(free))
+        rest = tuple(b for k, b in enumerate(o.bindings) if k not in free[:paired])
+        return Component(G.chain(self.graph, o.graph, free), self.bindings + rest, self.where)
+
+    def __rrshift__(self, other: Any) -> Component:
+        return self._other(other, ">>") >> self
+
+    def __lshift__(self, other: Any) -> Component:
+        """Compose: `other`'s outputs feed this component's free inputs."""
+        o = self._other(other, "<<")
+        free = self._free()
+        paired = min(len(free), len(o.graph.outputs))
+        rest = tuple(b for k, b in enumerate(self.bindings) if k not in free[:paired])
+        return Component(G.compose(self.graph, o.graph, free), o.bindings + rest, self.where)
+
+    def __and__(self, other: Any) -> Component:
+        """Fan-out: both read the same (free) inputs; outputs side by side."""
+        o = self._other(other, "&")
+        mine, theirs = self._free(), o._free()
+        paired = min(len(mine), len(theirs))
+        rest = tuple(b for k, b in enumerate(o.bindings) if k not in theirs[:paired])
+        return Component(G.fanout(self.graph, o.graph, mine, theirs), self.bindings + rest,
+                         self.where)  # fmt: skip
+
+    def __rand__(self, other: Any) -> Component:
+        return self._other(other, "&") & self
+
+    def __or__(self, other: Any) -> Component:
+        """Pair: side by side, inputs and outputs concatenated."""
+        o = self._other(other, "|")
+        return Component(G.pair(self.graph, o.graph), self.bindings + o.bindings, self.where)
+
+    def __ror__(self, other: Any) -> Component:
+        return self._other(other, "|") | self
+
+    def __invert__(self) -> Component:
+        """Swap: the first two outputs exchanged."""
+        return Component(G.swap(self.graph), self.bindings, self.where)
+
+    def bind(self, *values: Any) -> Component:
+        """This component with its free inputs given, left to right (None skips one)."""
+        free = self._free()
+        if len(values) > len(free):
+            raise LaunchError(
+                f"too many inputs bound: {len(values)} given, the component has "
+                f"{len(free)} free input(s)"
+            )
+        bindings = list(self.bindings)
+        for k, v in zip(free, values):
+            if v is not None:
+                bindings[k] = v
+        return Component(self.graph, tuple(bindings), self.where)
+
+    def __call__(self, *args: Any, into: Any = None) -> Any:
+        """`c()` runs; `c(x)` binds x to the first free input; `c(f)` composes with component
+        f (f's outputs feed c's inputs); `None` leaves an input free."""
+        try:
+            if not args:
+                return self.exec(into=into)
+            if into is not None:
+                raise LaunchError("into= is given with the empty call that runs: c(into=out)")
+            result = self
+            pending: list[Any] = []
+            for a in args:
+                if isinstance(a, Component):
+                    if pending:
+                        result, pending = result.bind(*pending), []
+                    result = result << a
+                else:
+                    pending.append(a)
+            return result.bind(*pending) if pending else result
+        except SimtError as e:
+            raise e.with_traceback(None) from None
+
+    # ------------------------------------------------------------------ running
+    def _inputs(self, values: tuple[Any, ...]) -> list[Any]:
+        free = self._free()
+        if len(values) != len(free):
+            bound = len(self.bindings) - len(free)
+            extra = f" ({bound} already bound)" if bound else ""
+            raise LaunchError(f"the component takes {len(free)} input(s){extra}, got {len(values)}")
+        merged = list(self.bindings)
+        for k, v in zip(free, values):
+            if v is None:
+                raise LaunchError(f"input {k} is None; give an array or a number")
+            merged[k] = v
+        return merged
+
+    def exec(self, *inputs: Any, into: Any = None) -> Any:
+        """Run on the current backend: NumPy in, NumPy out (device arrays stay on the
+        device); several outputs come back as a tuple. `into=` writes the result(s) there."""
+        from .run import execute
+
+        try:
+            return execute(self.graph, self._inputs(inputs), into)
+        except SimtError as e:
+            raise _located(e, self.where) from None
+
+    def source(self, backend: str, *inputs: Any) -> str:
+        """The source text of every kernel for `backend` ("cuda", "webgpu", "cpu", "sim" or
+        "ir"), each headed by what it computes. Needs no device."""
+        from .run import sources
+
+        try:
+            return sources(self.graph, self._inputs(inputs), backend)
+        except SimtError as e:
+            raise _located(e, self.where) from None
+
+    def ir(self, *inputs: Any) -> str:
+        """The optimised simt IR of every kernel, as text."""
+        return self.source("ir", *inputs)
+
+    def bench(self, *inputs: Any, warmups: int = 10, runs: int = 100) -> Any:
+        """Time `exec` on these inputs: a `BenchResult` that prints as "1.92±0.05 ms,
+        warmups = 10, runs = 100"."""
+        from .tune import bench
+
+        try:
+            return bench(self, inputs, warmups, runs)
+        except SimtError as e:
+            raise _located(e, self.where) from None
+
+    # ------------------------------------------------------------------ display
+    def expressions(self) -> list[str]:
+        """Every expression of the component (with schedules), in the order they run."""
+        return [str(n.expr) for n in self.graph.nodes]
+
+    def __repr__(self) -> str:
+        body = " ; ".join(self.expressions()) or "I"
+        n_in, n_out = self.graph.n_inputs, len(self.graph.outputs)
+        return f"<simt.tensor component {body}: {n_in} in, {n_out} out>"
+
+    def __str__(self) -> str:
+        if len(self.graph.nodes) == 1 and self.graph.outputs == (("node", 0),):
+            return f'i("{self.graph.nodes[0].expr}")'
+        return repr(self)
+
+
+def _with_expression(err: CompileError, expr: str, col: int | None) -> CompileError:
+    """err (which names the user's file and line) with the expression and a caret under it."""
+    lines = [err.message if err.filename is None else f"{err.filename}:{err.line}: {err.message}"]
+    lines.append("    " + expr)
+    if col is not None:
+        lines.append("    " + " " * col + "^")
+    if err.hint:
+        lines.append("  " + err.hint)
+    out = CompileError.__new__(CompileError)
+    Exception.__init__(out, "\n".join(lines))
+    out.message, out.filename, out.line, out.col = err.message, err.filename, err.line, col
+    out.source_line, out.hint = expr, err.hint
+    return out
+
+
+def _located(e: SimtError, where: tuple[str, int] | None) -> SimtError:
+    """e with the file and line where the component was written in front."""
+    text = str(e)
+    if where is None or text.startswith(where[0]):
+        return e.with_traceback(None)
+    out = type(e).__new__(type(e))
+    Exception.__init__(out, f"{where[0]}:{where[1]}: component made here: {text}")
+    for k, v in vars(e).items():
+        setattr(out, k, v)
+    return out.with_traceback(None)

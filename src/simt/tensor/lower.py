@@ -1,0 +1,424 @@
+"""Lowering a planned kernel to simt IR, through the IR builder the Python front end uses.
+
+A *thread* kernel runs one thread per output element: the output's axes map to the grid's x, y
+and z (x the last, fastest axis; flattened when the output has more than three axes or a grid
+dimension would overflow), and reductions are loops in each thread. A *row* kernel runs one
+block of `ROW_THREADS` threads per row (the row axes flattened onto block_idx.x): each row
+value is reduced cooperatively (each thread strides over the reduced elements, then a tree
+through shared memory), and the row's output elements are spread over the block's threads.
+The result is an ordinary `ir.Function`: the optimisation passes, renderers and runtimes take it
+from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .. import types as T
+from ..ir import Block, Builder, Function, Param, Value
+from . import ops
+from .graph import Graph, Ref
+from .parse import Expr
+from .plan import KernelPlan
+
+ROW_THREADS = 256
+Env = dict[str, tuple[object, Value]]  # axis letter -> (axis identity, index value)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a thread kernel maps output axes to the grid (decided per shape, on the host)."""
+
+    order: tuple[str, ...]  # parallel axes, slowest first: the last is x
+    block: tuple[int, ...]  # block extent per grid dimension (x first)
+    flat: bool  # one flattened dimension instead of one per axis
+
+
+def param_name(ref: Ref) -> str:
+    """The kernel parameter name of an array: `x0` for input 0, `t3` for node 3's buffer."""
+    return f"x{ref[1]}" if ref[0] == "in" else f"t{ref[1]}"
+
+
+def node_types(g: Graph, inputs: list[T.Scalar]) -> list[T.Scalar]:
+    """The result type of every node, given the inputs' element types."""
+    out: list[T.Scalar] = []
+
+    def of(ref: Ref) -> T.Scalar:
+        return inputs[ref[1]] if ref[0] == "in" else out[ref[1]]
+
+    for node in g.nodes:
+        out.append(ops.result_type(node.expr.op, [of(r) for r in node.args]))
+    return out
+
+
+def thread_layout(e: Expr, extents: dict[str, int]) -> Layout:
+    """The default or scheduled mapping of a thread kernel's output axes onto the grid."""
+    order = list(e.output)
+    written = [a.axis for a in e.order if a.kind == "axis" and a.axis in e.output]
+    if written:
+        order = list(dict.fromkeys(written))
+    n = len(order)
+    if n == 0:
+        return Layout((), (1,), True)
+    default = {1: (256,), 2: (16, 16), 3: (16, 16, 1)}.get(n, (256,))
+    block = list(default)
+    if n <= 3:
+        for d, axis in enumerate(reversed(order)):
+            f = e.split_of(axis)
+            if f:
+                size = 1
+                for x in f:
+                    size *= x
+                block[d] = size
+    flat = n > 3 or any(
+        extents[a] >= 2**31 or (d > 0 and _blocks(extents[a], block[d]) > 65535)
+        for d, a in enumerate(reversed(order))
+    )
+    if flat:
+        block = [256]
+    return Layout(tuple(order), tuple(block), flat)
+
+
+def _blocks(n: int, per: int) -> int:
+    return max(1, -(-n // per))
+
+
+class Lowerer:
+    """Builds the IR of one kernel of a plan."""
+
+    def __init__(
+        self,
+        g: Graph,
+        kp: KernelPlan,
+        types: list[T.Scalar],
+        input_types: list[T.Scalar],
+        input_ranks: list[int],
+        layout: Layout | None,
+    ) -> None:
+        self.g = g
+        self.kp = kp
+        self.types = types
+        self.input_types = input_types
+        self.input_ranks = input_ranks
+        self.layout = layout
+        self.entry = Block()
+        self.b = Builder(self.entry)
+        self.arrays: dict[Ref, Value] = {}
+        self.shapes: dict[tuple[Ref, int], Value] = {}
+        self.rows: dict[tuple[int, tuple[str, ...]], Value] = {}
+        self.tokens = 0
+
+    # ------------------------------------------------------------------ arrays and extents
+    def _array_type(self, ref: Ref) -> T.ArrayType:
+        if ref[0] == "in":
+            return T.ArrayType(self.input_types[ref[1]], max(1, self.input_ranks[ref[1]]))
+        return T.ArrayType(self.types[ref[1]], max(1, len(self.g.nodes[ref[1]].expr.output)))
+
+    def shape(self, ref: Ref, dim: int) -> Value:
+        """The extent of dimension `dim` of array `ref` (computed once, at the kernel's top)."""
+        key = (ref, dim)
+        if key not in self.shapes:
+            with self.b.at(self.entry):
+                self.shapes[key] = self.b.op("shape", [self.arrays[ref]], [T.INT32], dim=dim).result
+        return self.shapes[key]
+
+    def extent(self, n: int, axis: str) -> Value:
+        """The extent of `axis` of node n's expression, from an array that carries it."""
+        node = self.g.nodes[n]
+        for pattern, ref in zip(node.expr.inputs, node.args):
+            if axis in pattern:
+                d = pattern.index(axis)
+                if ref in self.arrays:
+                    return self.shape(ref, d)
+                return self.extent(ref[1], self.g.nodes[ref[1]].expr.output[d])
+        raise AssertionError(f"axis {axis} not found in {node.expr}")
+
+    def fresh(self) -> object:
+        self.tokens += 1
+        return ("r", self.tokens)
+
+    # ------------------------------------------------------------------ values
+    def load(self, ref: Ref, idx: list[Value]) -> Value:
+        arr = self.arrays[ref]
+        if not idx:
+            idx = [self.b.const(0, T.INT32)]
+        return self.b.op("load", [arr, *idx], [arr.array.dtype]).result
+
+    def ref_value(self, ref: Ref, pattern: str, env: Env) -> Value:
+        """The value of `ref` at the indices its pattern names in `env`."""
+        ids = [env[c][0] for c in pattern]
+        vals = [env[c][1] for c in pattern]
+        if ref in self.arrays:
+            return self.load(ref, vals)
+        n = ref[1]
+        if all(isinstance(i, tuple) and i[0] == "o" for i in ids):
+            key = (n, tuple(str(i[1]) for i in ids))  # type: ignore[index]
+            if key in self.rows:
+                return self.rows[key]
+        out = self.g.nodes[n].expr.output
+        return self.value(n, {out[d]: (ids[d], vals[d]) for d in range(len(out))})
+
+    def value(self, n: int, env: Env, scheduled: bool = False) -> Value:
+        """Node n's value where `env` binds its output axes (reductions loop here)."""
+        e = self.g.nodes[n].expr
+        if e.reduced:
+            return self.reduce(n, env, scheduled)
+        args = [self.ref_value(r, p, env) for p, r in zip(e.inputs, self.g.nodes[n].args)]
+        if e.unary:
+            return ops.emit(self.b, e.op, None, args[0])
+        return ops.emit(self.b, e.op, args[0], args[1])
+
+    def for_loop(
+        self, start: Value, stop: Value, step: Value, init: list[Value],
+        body: Callable[[Value, list[Value]], list[Value]],
+    ) -> list[Value]:  # fmt: skip
+        """A `for` op: body(iv, carried) returns the next carried values."""
+        iv = Value(T.INT32, "i")
+        carried = [Value(v.type, "acc") for v in init]
+        block = Block(args=[iv, *carried])
+        with self.b.at(block):
+            nxt = body(iv, carried)
+            self.b.op("yield", nxt)
+        op = self.b.op("for", [start, stop, step, *init], [v.type for v in init], [block], sign=1)
+        return list(op.results)
+
+    def if_then(self, cond: Value, then: Callable[[], None]) -> None:
+        """An `if` with no results: `then()` runs where cond holds."""
+        tb, eb = Block(), Block()
+        with self.b.at(tb):
+            then()
+            self.b.op("yield")
+        with self.b.at(eb):
+            self.b.op("yield")
+        self.b.op("if", [cond], [], [tb, eb])
+
+    def reduce(self, n: int, env: Env, scheduled: bool = False) -> Value:
+        """A reduction computed by one thread: loops over node n's reduced axes."""
+        e = self.g.nodes[n].expr
+        b = self.b
+        t = self.types[n]
+        arg, pattern = self.g.nodes[n].args[0], e.inputs[0]
+        parts = self._loop_parts(e, scheduled)
+        ext = {a: self.extent(n, a) for a in e.reduced}
+        zero, one = b.const(0, T.INT32), b.const(1, T.INT32)
+        split = scheduled and any(e.split_of(a) for a in e.reduced)
+
+        def nest(k: int, loops: dict[tuple[str, int], Value], acc: Value) -> Value:
+            if k == len(parts):
+                inner = dict(env)
+                conds = []
+                for a in e.reduced:
+                    idx = self._combine_parts(a, e.split_of(a) if scheduled else (), loops)
+                    inner[a] = (self.fresh(), idx)
+                    if split and e.split_of(a):
+                        conds.append(b.cmp("lt", idx, ext[a]))
+                if not conds:
+                    return ops.accumulate(b, e.op, acc, self.ref_value(arg, pattern, inner))
+                cond = conds[0]
+                for c in conds[1:]:
+                    cond = b.bin("and", cond, c)
+                tb, eb = Block(), Block()
+                with b.at(tb):
+                    nxt = ops.accumulate(b, e.op, acc, self.ref_value(arg, pattern, inner))
+                    b.op("yield", [nxt])
+                with b.at(eb):
+                    b.op("yield", [acc])
+                return b.op("if", [cond], [t], [tb, eb]).result
+            axis, part = parts[k]
+            factors = e.split_of(axis) if scheduled else ()
+            if part == 0:
+                size = 1
+                for f in factors:
+                    size *= f
+                stop = ext[axis]
+                if size > 1:
+                    stop = b.bin("floordiv", b.bin("add", ext[axis], b.const(size - 1, T.INT32)),
+                                 b.const(size, T.INT32))  # fmt: skip
+            else:
+                stop = b.const(factors[part - 1], T.INT32)
+            return self.for_loop(
+                zero, stop, one, [acc],
+                lambda iv, c: [nest(k + 1, {**loops, (axis, part): iv}, c[0])],
+            )[0]  # fmt: skip
+
+        return nest(0, {}, ops.identity(b, e.op, t))
+
+    def _loop_parts(self, e: Expr, scheduled: bool) -> list[tuple[str, int]]:
+        """The reduction's loops, outermost first: (axis, part) pairs."""
+        if scheduled:
+            written = [
+                (a.axis, a.part) for a in e.order if a.kind == "axis" and a.axis in e.reduced
+            ]
+            if written:
+                return written
+            return [(a, p) for a in e.reduced for p in range(len(e.split_of(a)) + 1)]
+        return [(a, 0) for a in e.reduced]
+
+    def _combine_parts(
+        self, axis: str, factors: tuple[int, ...], loops: dict[tuple[str, int], Value]
+    ) -> Value:
+        """axis = part0 * (f1*...*fm) + part1 * (f2*...*fm) + ... + part_m."""
+        b = self.b
+        idx = loops[(axis, 0)]
+        for p, f in enumerate(factors, start=1):
+            idx = b.bin("add", b.bin("mul", idx, b.const(f, T.INT32)), loops[(axis, p)])
+        return idx
+
+    # ------------------------------------------------------------------ kernels
+    def build(self, name: str) -> Function:
+        """The kernel as an IR function: `out` first, then the arrays it reads."""
+        root = self.kp.root
+        params: list[Param] = []
+        refs: list[Ref] = [("node", root), *self.kp.reads]
+        for i, ref in enumerate(refs):
+            v = Value(self._array_type(ref), "out" if i == 0 else param_name(ref))
+            self.arrays[ref] = v
+            params.append(Param("out" if i == 0 else param_name(ref), i, v))
+        body = Block()
+        with self.b.at(body):
+            if self.kp.form == "row":
+                self._row_kernel()
+            else:
+                self._thread_kernel()
+        self.entry.ops.extend(body.ops)
+        fp64 = any(t == T.FLOAT64 for t in [*self.types, *self.input_types])
+        return Function(name, params, self.entry, "<index expression>", fp64, False)
+
+    def _out_index(self, env: Env) -> list[Value]:
+        out = self.g.nodes[self.kp.root].expr.output
+        return [env[a][1] for a in out] or [self.b.const(0, T.INT32)]
+
+    def _store(self, env: Env, v: Value) -> None:
+        out = self.arrays[("node", self.kp.root)]
+        v = self.b.cast(v, out.array.dtype)
+        self.b.op("store", [out, *self._out_index(env), v], [])
+
+    def _thread_kernel(self) -> None:
+        b = self.b
+        root = self.kp.root
+        e = self.g.nodes[root].expr
+        lay = self.layout
+        assert lay is not None
+        outref: Ref = ("node", root)
+        ext = {a: self.shape(outref, d) for d, a in enumerate(e.output)}
+        env: Env = {}
+        cond: Value | None
+        if not e.output:
+            self._store(env, self.value(root, env, scheduled=True))
+            return
+        if lay.flat:
+            gid = b.bin("add", b.bin("mul", b.special("block_idx", 0), b.special("block_dim", 0)),
+                        b.special("thread_idx", 0))  # fmt: skip
+            total = ext[e.output[0]]
+            for a in e.output[1:]:
+                total = b.bin("mul", total, ext[a])
+            cond = b.cmp("lt", gid, total)
+            rest = gid
+            decoded: dict[str, Value] = {}
+            for a in reversed(e.output):
+                decoded[a] = b.bin("mod", rest, ext[a])
+                rest = b.bin("floordiv", rest, ext[a])
+            env = {a: (("o", a), decoded[a]) for a in e.output}
+        else:
+            cond = None
+            for d, a in enumerate(reversed(lay.order)):
+                first = b.bin("mul", b.special("block_idx", d), b.special("block_dim", d))
+                gid = b.bin("add", first, b.special("thread_idx", d))
+                env[a] = (("o", a), gid)
+                c = b.cmp("lt", gid, ext[a])
+                cond = c if cond is None else b.bin("and", cond, c)
+        assert cond is not None
+        self.if_then(cond, lambda: self._store(env, self.value(root, env, scheduled=True)))
+
+    def _row_kernel(self) -> None:
+        b = self.b
+        kp = self.kp
+        root = kp.root
+        e = self.g.nodes[root].expr
+        outref: Ref = ("node", root)
+        ext = {a: self.shape(outref, d) for d, a in enumerate(e.output)}
+        tid = b.special("thread_idx", 0)
+        rest = b.special("block_idx", 0)
+        env: Env = {}
+        for a in reversed(kp.row):
+            if a == kp.row[0]:
+                env[a] = (("o", a), rest)
+            else:
+                env[a] = (("o", a), b.bin("mod", rest, ext[a]))
+                rest = b.bin("floordiv", rest, ext[a])
+        threads = b.const(ROW_THREADS, T.INT32)
+        for n, letters in kp.row_values:
+            out = self.g.nodes[n].expr.output
+            nenv = {out[d]: env[letters[d]] for d in range(len(out))}
+            self.rows[(n, letters)] = self._cooperative(n, nenv, tid, threads)
+        if (root, tuple(e.output)) in self.rows:
+            v = self.rows[(root, tuple(e.output))]
+            self.if_then(b.cmp("eq", tid, b.const(0, T.INT32)), lambda: self._store(env, v))
+            return
+        inner = [a for a in e.output if a not in kp.row]
+        total = b.const(1, T.INT32)
+        for a in inner:
+            total = b.bin("mul", total, ext[a])
+
+        def body(iv: Value, _: list[Value]) -> list[Value]:
+            full = dict(env)
+            r = iv
+            for a in reversed(inner):
+                full[a] = (("o", a), b.bin("mod", r, ext[a]))
+                r = b.bin("floordiv", r, ext[a])
+            self._store(full, self.value(root, full))
+            return []
+
+        self.for_loop(tid, total, threads, [], body)
+
+    def _cooperative(self, n: int, env: Env, tid: Value, threads: Value) -> Value:
+        """Node n's reduction at this row, by all threads of the block; every thread gets it."""
+        b = self.b
+        e = self.g.nodes[n].expr
+        t = self.types[n]
+        arg, pattern = self.g.nodes[n].args[0], e.inputs[0]
+        ext = {a: self.extent(n, a) for a in e.reduced}
+        total = b.const(1, T.INT32)
+        for a in e.reduced:
+            total = b.bin("mul", total, ext[a])
+
+        def body(iv: Value, acc: list[Value]) -> list[Value]:
+            full = dict(env)
+            r = iv
+            for a in reversed(e.reduced):
+                full[a] = (self.fresh(), b.bin("mod", r, ext[a]))
+                r = b.bin("floordiv", r, ext[a])
+            return [ops.accumulate(b, e.op, acc[0], self.ref_value(arg, pattern, full))]
+
+        part = self.for_loop(tid, total, threads, [ops.identity(b, e.op, t)], body)[0]
+        sh = b.op("alloc", [], [T.ArrayType(t, 1, T.SHARED, (ROW_THREADS,))]).result
+        b.op("store", [sh, tid, part], [])
+        b.op("barrier")
+        s = ROW_THREADS // 2
+        while s >= 1:
+            half = s
+
+            def step(half: int = half) -> None:
+                other = b.bin("add", tid, b.const(half, T.INT32))
+                mine = b.op("load", [sh, tid], [t]).result
+                theirs = b.op("load", [sh, other], [t]).result
+                b.op("store", [sh, tid, ops.combine(b, e.op, mine, theirs)], [])
+
+            self.if_then(b.cmp("lt", tid, b.const(half, T.INT32)), step)
+            b.op("barrier")
+            s //= 2
+        return b.op("load", [sh, b.const(0, T.INT32)], [t]).result
+
+
+def lower(
+    g: Graph,
+    kp: KernelPlan,
+    types: list[T.Scalar],
+    input_types: list[T.Scalar],
+    input_ranks: list[int],
+    layout: Layout | None,
+    name: str,
+) -> Function:
+    """The IR of one planned kernel (not yet optimised)."""
+    return Lowerer(g, kp, types, input_types, input_ranks, layout).build(name)

@@ -1,0 +1,376 @@
+"""Running a component: inputs to arrays, plans to compiled kernels (cached), launches.
+
+`prepare_inputs` is the one place that turns what a user passes into arrays a kernel takes;
+`Program` is a component compiled for one set of input types, ranks, grid layouts and backend:
+its kernels are ordinary `simt.Kernel`s whose IR comes from `lower` instead of the Python front
+end, so the runtime's compile (and its disk cache), launches, the cost model and the benchtool
+all work on them unchanged.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .. import types as T
+from ..array import DeviceArray
+from ..errors import LaunchError
+from ..ir import Function, format_function
+from ..kernel import Kernel
+from ..runtime import registry
+from ..runtime.base import Runtime
+from . import shapes as S
+from .graph import Graph, Ref
+from .lower import ROW_THREADS, Layout, lower, node_types, thread_layout
+from .plan import KernelPlan, Plan, plan
+
+_HOST = ("sim", "cpu")
+# dtypes kernels read as they are; others are converted on the host first (see docs/tensor.md)
+_KEPT = {"float32", "float64", "int32", "int64", "uint32"}
+_CONVERT = {
+    "bool": np.int32, "int8": np.int32, "int16": np.int32, "uint8": np.int32,
+    "uint16": np.int32, "float16": np.float32,
+}  # fmt: skip
+COOPERATIVE_MAX_OUTPUTS = 4096  # a reduction with fewer outputs than this ...
+COOPERATIVE_MIN_REDUCED = 256  # ... over at least this many elements each runs a block per output
+
+
+@dataclass
+class Inputs:
+    """The component's inputs as kernel arguments, with their element types and shapes."""
+
+    arrays: list[Any]  # np.ndarray or DeviceArray (rank-0 values as 1-element arrays)
+    types: list[T.Scalar]
+    shapes: list[tuple[int, ...]]  # the user's shapes (() for scalars)
+    on_device: bool  # some input was a device array: outputs stay on the device
+
+
+def _host_array(k: int, v: Any) -> np.ndarray:
+    if isinstance(v, np.ndarray):
+        a = v
+    elif isinstance(v, (bool, np.bool_)):
+        a = np.array(int(v), np.int32)
+    elif isinstance(v, int) and not isinstance(v, bool):
+        a = np.array(v, np.int32 if -(2**31) <= v < 2**31 else np.int64)
+    elif isinstance(v, float):
+        a = np.array(v, np.float32)  # Python floats are float32, as in kernels
+    elif isinstance(v, np.generic):
+        a = np.asarray(v)
+    elif isinstance(v, (list, tuple)):
+        try:
+            a = np.asarray(v)
+        except ValueError:
+            raise LaunchError(
+                f"input {k} is a ragged nested list; give rows of one length"
+            ) from None
+        if a.dtype == np.float64:
+            a = a.astype(np.float32)  # Python floats are float32, as in kernels
+        elif a.dtype == np.int64 and a.size and -(2**31) <= a.min() and a.max() < 2**31:
+            a = a.astype(np.int32)
+    else:
+        raise LaunchError(
+            f"input {k} is a {type(v).__name__}; index expressions take NumPy arrays, simt "
+            "device arrays, nested lists and numbers"
+        )
+    name = a.dtype.name
+    if name in _CONVERT:
+        a = a.astype(_CONVERT[name])
+    elif name not in _KEPT:
+        raise LaunchError(
+            f"input {k} has dtype {a.dtype}, which index expressions do not take; convert it to "
+            "a float or integer dtype (e.g. a.astype(np.float32))"
+        )
+    return a
+
+
+def prepare_inputs(values: Sequence[Any], rt: Runtime) -> Inputs:
+    """What the user passed, as arrays for `rt`'s kernels (one function, so that another kind of
+    array can be accepted with a small hook here)."""
+    arrays: list[Any] = []
+    types: list[T.Scalar] = []
+    shapes: list[tuple[int, ...]] = []
+    on_device = False
+    for k, v in enumerate(values):
+        if isinstance(v, DeviceArray):
+            if v.runtime is not rt:
+                raise LaunchError(
+                    f"input {k} lives on backend {v.runtime.name!r} but this runs on "
+                    f"{rt.name!r}; copy it with .numpy() or make it on this backend"
+                )
+            t = T.scalar_of_dtype(v.dtype)
+            if t is None or t == T.BOOL:
+                raise LaunchError(
+                    f"input {k} has dtype {v.dtype}, which index expressions do not take"
+                )
+            arrays.append(v)
+            types.append(t)
+            shapes.append(v.shape)
+            on_device = True
+            continue
+        if hasattr(v, "__cuda_array_interface__") and not isinstance(v, np.ndarray):
+            cai = v.__cuda_array_interface__
+            t = T.scalar_of_dtype(np.dtype(cai["typestr"]))
+            if t is None or t == T.BOOL:
+                raise LaunchError(
+                    f"input {k} has dtype {cai['typestr']}, which index expressions do not take"
+                )
+            arrays.append(v)
+            types.append(t)
+            shapes.append(tuple(cai["shape"]))
+            on_device = True
+            continue
+        a = _host_array(k, v)
+        if a.size >= 2**31:
+            raise LaunchError(
+                f"input {k} has {a.size} elements; index expressions take fewer than 2**31"
+            )
+        shapes.append(a.shape)
+        if a.ndim == 0:
+            a = a.reshape(1)
+        types.append(T.scalar_of_dtype(a.dtype))  # type: ignore[arg-type]
+        if rt.name not in _HOST:
+            arrays.append(DeviceArray(rt, rt.upload(np.ascontiguousarray(a)), a.shape, a.dtype))
+        else:
+            arrays.append(a)
+    return Inputs(arrays, types, shapes, on_device)
+
+
+class TensorKernel(Kernel):
+    """A `simt.Kernel` whose IR was made by lowering an index expression."""
+
+    def __init__(self, fn: Function, doc: str) -> None:
+        def stub(*args: Any) -> None:
+            pass
+
+        stub.__name__ = fn.name
+        stub.__doc__ = doc
+        stub.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in fn.params]
+        )
+        super().__init__(stub)
+        self.fn = fn
+
+    def _ir(self, specs: dict[str, Any]) -> Function:
+        return self.fn
+
+
+@dataclass
+class Step:
+    """One kernel of a program and how to launch it."""
+
+    kp: KernelPlan
+    kernel: TensorKernel
+    layout: Layout | None
+    note: str = ""
+
+
+@dataclass
+class Program:
+    """A component compiled for one input signature and backend."""
+
+    graph: Graph
+    plan: Plan
+    steps: list[Step]
+    types: list[T.Scalar]
+    notes: list[str] = field(default_factory=list)
+
+
+_plans: dict[str, Plan] = {}
+_programs: dict[Any, Program] = {}
+
+
+def get_plan(g: Graph) -> Plan:
+    key = g.key()
+    p = _plans.get(key)
+    if p is None:
+        p = _plans[key] = plan(g)
+    return p
+
+
+def choices(g: Graph, p: Plan, extents: list[dict[str, int]]) -> tuple[Any, ...]:
+    """The shape-dependent decisions: a thread kernel's grid layout, and whether a reduction
+    with few outputs runs cooperatively (a block per output)."""
+    out: list[Any] = []
+    for kp in p.kernels:
+        e = g.nodes[kp.root].expr
+        ext = extents[kp.root]
+        if kp.cooperative_root:
+            outputs = math.prod(ext[a] for a in e.output)
+            reduced = math.prod(ext[a] for a in e.reduced)
+            if outputs < COOPERATIVE_MAX_OUTPUTS and reduced >= COOPERATIVE_MIN_REDUCED:
+                out.append("coop")
+                continue
+        out.append(thread_layout(e, ext) if kp.form == "thread" else "row")
+    return tuple(out)
+
+
+def program(
+    g: Graph, types: list[T.Scalar], ranks: list[int], backend: str, chosen: tuple[Any, ...]
+) -> Program:
+    """The compiled program for these input types/ranks, layouts and backend (cached)."""
+    key = (g.key(), tuple(t.name for t in types), tuple(ranks), backend, chosen)
+    prog = _programs.get(key)
+    if prog is not None:
+        return prog
+    from ..pipeline import finish
+
+    p = get_plan(g)
+    ntypes = node_types(g, types)
+    steps = []
+    for kp, choice in zip(p.kernels, chosen):
+        layout = choice if isinstance(choice, Layout) else None
+        if choice == "coop":
+            e = g.nodes[kp.root].expr
+            kp = replace(kp, form="row", row=tuple(e.output),
+                         row_values=[(kp.root, tuple(e.output))])  # fmt: skip
+            kp.notes = [
+                f"cooperative reduction: one block of {ROW_THREADS} threads per output element"
+            ]
+        fn = lower(g, kp, ntypes, types, ranks, layout, f"t{kp.root}")
+        fn = finish(fn)
+        e = g.nodes[kp.root].expr
+        doc = f"{e} -> t{kp.root}"
+        note = "; ".join([*kp.notes, p.notes.get(kp.root, "")]).strip("; ")
+        steps.append(Step(kp, TensorKernel(fn, doc), layout, note))
+    prog = Program(g, p, steps, ntypes)
+    if len(_programs) > 512:
+        _programs.clear()
+    _programs[key] = prog
+    return prog
+
+
+def launch_shape(
+    step: Step, g: Graph, ext: dict[str, int]
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """(grid, block) of a step for these extents; None when there is nothing to compute."""
+    e = g.nodes[step.kp.root].expr
+    if any(ext[a] == 0 for a in e.output):
+        return None
+    if step.kp.form == "row":
+        rows = math.prod(ext[a] for a in step.kp.row)
+        return (rows,), (ROW_THREADS,)
+    lay = step.layout
+    assert lay is not None
+    if not e.output:
+        return (1,), (1,)
+    if lay.flat:
+        total = math.prod(ext[a] for a in e.output)
+        return (-(-total // lay.block[0]),), lay.block
+    grid = tuple(-(-ext[a] // lay.block[d]) for d, a in enumerate(reversed(lay.order)))
+    return grid, lay.block
+
+
+def compile_for(g: Graph, inp: Inputs, backend: str) -> tuple[Program, list[dict[str, int]]]:
+    """The program for these inputs on `backend`, and every node's extents."""
+    extents = S.infer(g, inp.shapes)
+    p = get_plan(g)
+    ranks = [len(s) for s in inp.shapes]
+    return program(g, inp.types, ranks, backend, choices(g, p, extents)), extents
+
+
+def execute(g: Graph, values: Sequence[Any], into: Any = None) -> Any:
+    """Run graph g on these inputs on the current backend; one output or a tuple."""
+    rt = registry.current()
+    inp = prepare_inputs(values, rt)
+    prog, extents = compile_for(g, inp, rt.name)
+    host = rt.name in _HOST
+    buffers: dict[Ref, Any] = {("in", k): a for k, a in enumerate(inp.arrays)}
+    for step in prog.steps:
+        n = step.kp.root
+        shape = S.output_shape(g, extents, n)
+        alloc = shape if shape else (1,)
+        dtype = prog.types[n].np
+        if host:
+            buf: Any = np.empty(alloc, dtype)
+        else:
+            buf = DeviceArray(rt, rt.empty(alloc, dtype), alloc, dtype)
+        buffers[("node", n)] = buf
+        config = launch_shape(step, g, extents[n])
+        if config is None:
+            continue
+        args = [buf, *(buffers[r] for r in step.kp.reads)]
+        step.kernel[config](*args)
+    outs = []
+    for ref in g.outputs:
+        buf = buffers[ref]
+        if ref[0] == "in":
+            shape = inp.shapes[ref[1]]
+        else:
+            shape = S.output_shape(g, extents, ref[1])
+        outs.append(_output(rt, buf, shape, ref[0] == "in", inp.on_device))
+    if into is not None:
+        outs = _into(outs, into)
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _output(rt: Runtime, buf: Any, shape: tuple[int, ...], is_input: bool, device: bool) -> Any:
+    """A result as the user gets it: NumPy, or a device array when an input was one. An
+    output that is an input (the identity) is a copy."""
+    if rt.name in _HOST:
+        host = buf.buf if isinstance(buf, DeviceArray) else buf
+        arr = (np.array(host) if is_input else host).reshape(shape)
+        return DeviceArray(rt, arr, shape, arr.dtype) if device else arr
+    if not device:
+        return buf.numpy().reshape(shape)
+    if is_input:
+        buf = DeviceArray(rt, rt.upload(buf.numpy()), buf.shape, buf.dtype)
+    return DeviceArray(rt, buf.buf, shape, buf.dtype)
+
+
+def _into(outs: list[Any], into: Any) -> list[Any]:
+    targets = list(into) if isinstance(into, (tuple, list)) else [into]
+    if len(targets) != len(outs):
+        raise LaunchError(
+            f"into= has {len(targets)} array(s) but the component has {len(outs)} output(s)"
+        )
+    done = []
+    for k, (o, t) in enumerate(zip(outs, targets)):
+        src = o.numpy() if isinstance(o, DeviceArray) else o
+        if not isinstance(t, np.ndarray):
+            raise LaunchError(f"into= output {k} is a {type(t).__name__}; give NumPy arrays")
+        if t.shape != src.shape:
+            raise LaunchError(f"into= output {k} has shape {t.shape}, the result has {src.shape}")
+        np.copyto(t, src, casting="same_kind")
+        done.append(t)
+    return done
+
+
+def sources(g: Graph, values: Sequence[Any], backend: str) -> str:
+    """Every kernel's source for `backend` (or "ir"), with what it computes and why."""
+    from ..pipeline import render
+
+    rt = registry.current()
+    inp = prepare_inputs(values, rt) if rt.name in _HOST else _host_inputs(values, rt)
+    prog, _ = compile_for(g, inp, backend)
+    parts = []
+    for k, step in enumerate(prog.steps, start=1):
+        e = g.nodes[step.kp.root].expr
+        head = f"kernel {k} of {len(prog.steps)}: t{step.kp.root} = {e}"
+        if step.note:
+            head += f"\n{step.note}"
+        text = (
+            format_function(step.kernel.fn) if backend == "ir" else render(backend, step.kernel.fn)
+        )
+        comment = "#" if backend in ("ir", "sim") else "//"
+        head = "\n".join(f"{comment} {line}" for line in head.splitlines())
+        parts.append(f"{head}\n{text}")
+    return "\n\n".join(parts)
+
+
+def _host_inputs(values: Sequence[Any], rt: Runtime) -> Inputs:
+    """Types and shapes of the inputs without uploading anything (for `.source()`)."""
+    types, shapes = [], []
+    for k, v in enumerate(values):
+        if isinstance(v, DeviceArray):
+            types.append(T.scalar_of_dtype(v.dtype))
+            shapes.append(v.shape)
+            continue
+        a = _host_array(k, v)
+        types.append(T.scalar_of_dtype(a.dtype))
+        shapes.append(a.shape)
+    return Inputs([], types, shapes, False)  # type: ignore[arg-type]

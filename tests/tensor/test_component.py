@@ -1,0 +1,180 @@
+"""Combinators, binding by call, literals, several outputs, inspection, and the peer's own test
+cases (ilang-dev/i, ilang-python/tests/test_ilang.py), on every backend present."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simt
+from simt.array import DeviceArray
+from simt.tensor import I, i
+
+
+def rand(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+
+
+def close(got: object, want: np.ndarray, rtol: float = 1e-5, atol: float = 1e-5) -> None:
+    got = np.asarray(got)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+
+
+def np_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    s = q @ np.swapaxes(k, -1, -2)
+    s = s - s.max(axis=-1, keepdims=True)
+    w = np.exp(s)
+    return (w / w.sum(axis=-1, keepdims=True)) @ v
+
+
+# ---------------------------------------------------------------------- the peer's cases
+def test_peer_matmul_with_schedule(backend: str) -> None:
+    a, b = rand((8, 16), 1), rand((16, 7), 2)
+    f = i("ik*kj~ijk|i:2,k:2|ii'jkk'") >> i("+ijk~ij|i:2,k:2|ii'j!kk'0")
+    close(f.exec(a, b), a @ b)
+
+
+def test_peer_attention_4d(backend: str) -> None:
+    q, k, v = rand((2, 3, 4, 8), 1), rand((2, 3, 4, 8), 2), rand((2, 3, 4, 8), 3)
+    mm_t = i("bhij*bhkj~bhikj | i:16,k:16 | bhkii'k'j") >> i("+bhikj~bhik | i:16,k:16 | bhkii'k'j0")
+    row_max_shift = (I & i(">bhik~bhi | i:16,k:16 | bhkii'k'")) >> i(
+        "bhik-bhi~bhik | i:16,k:16 | bh1kii'k'"
+    )
+    exp = i("^bhik~bhik | i:16,k:16 | bhkii'k'")
+    row_normalize = (I & i("+bhik~bhi | i:16,k:16 | bhkii'k'")) >> i(
+        "bhik/bhi~bhik | i:16,k:16 | bh1kii'k'"
+    )
+    mm = i("bhik*bhkj~bhijk | i:16,k:16 | bhkii'jk'") >> i("+bhijk~bhij | i:16,k:16 | bhkii'jk'0")
+    attn = mm_t >> row_max_shift >> exp >> row_normalize >> mm
+    close(attn.exec(q, k, v), np_attention(q, k, v))
+
+
+def test_peer_mlp(backend: str) -> None:
+    x, w1, w2 = rand((8,), 1), rand((16, 8), 2), rand((7, 16), 3)
+    mvp = i("ij*j~ij") >> i("+ij~i")
+    amvp = mvp >> i(">i~i")
+    ident = i("ij~ij")
+    close(((ident | amvp) >> mvp).exec(w2, w1, x), w2 @ np.maximum(w1 @ x, 0))
+    close(((I | amvp) >> mvp).exec(w2, w1, x), w2 @ np.maximum(w1 @ x, 0))
+
+
+@pytest.mark.parametrize("expr,ref", [(">ij~i", np.max), ("<ij~i", np.min), ("+ij~i", np.sum)])
+def test_peer_row_reductions(expr: str, ref: object, backend: str) -> None:
+    x = rand((16, 8), 1)
+    close(i(expr).exec(x), ref(x, axis=1))  # type: ignore[operator]
+
+
+def test_peer_binding(backend: str) -> None:
+    x, y = rand((8,), 1), rand((8,), 2)
+    close(i("i-i~i")(x)(y)(), x - y)
+    close(i("i-i~i")(None, y)(x)(), x - y)
+    close((i("i~i") >> i("i-i~i")(y))(x)(), y - x)
+
+
+def test_peer_composition_by_call(backend: str) -> None:
+    x = rand((8,), 3)
+    f = i("^i~i")
+    close(f(f)(x)(), np.exp(np.exp(x)), rtol=1e-4)
+    close(f(f, x)(), np.exp(np.exp(x)), rtol=1e-4)
+
+
+def test_peer_literals(backend: str) -> None:
+    close(i("i+i~i").exec([1, 2, 3], [4, 5, 6]), np.array([5, 7, 9], np.float32))
+    close(i("i+i~i")([1, 2, 3])([4, 5, 6])(), np.array([5, 7, 9], np.float32))
+    got = i(".+.~.").exec(2.0, 3)
+    assert got.shape == () and got.dtype == np.float32 and float(got) == 5.0
+
+
+# ---------------------------------------------------------------------- combinators
+def test_combinators(backend: str) -> None:
+    x, y = rand((6,), 1), rand((6,), 2)
+    neg, exp = i("-i~i"), i("^i~i")
+    close((neg >> exp).exec(x), np.exp(-x))
+    close((neg << exp).exec(x), -np.exp(x))
+    a, b = (neg & exp).exec(x)
+    close(a, -x)
+    close(b, np.exp(x))
+    a, b = (neg | exp).exec(x, y)
+    close(a, -x)
+    close(b, np.exp(y))
+    a, b = (~(neg | exp)).exec(x, y)
+    close(a, np.exp(y))
+    close(b, -x)
+    assert np.array_equal(I.exec(x), x)
+    close((I & neg).exec(x)[1], -x)
+    close((neg >> "i*i~i").exec(x, y), -x * y)  # a string is parsed
+    # chain with more outputs than inputs: the unused ones stay outputs, before the consumer's
+    left, right = ((I & neg) >> exp).exec(x)
+    close(left, -x)
+    close(right, np.exp(x))
+
+
+def test_bound_inputs_and_broadcast(backend: str) -> None:
+    m, r = rand((4, 5), 1), rand((4,), 2)
+    close(i("ij+i~ij").exec(m, r), m + r[:, None])
+    close(i("ij*j~ij")(None, r[:4].repeat(2)[:5]).exec(m), m * r[:4].repeat(2)[:5])
+    close(i("ij-.~ij").exec(m, 2.5), m - 2.5)
+    close(i("i*j~ij").exec(r, r), np.outer(r, r))
+
+
+def test_device_arrays_stay_on_the_device(backend: str) -> None:
+    a = simt.to_device(rand((5,), 1))
+    out = i("i*i~i").exec(a, a)
+    assert isinstance(out, DeviceArray)
+    close(out.numpy(), a.numpy() ** 2)
+
+
+def test_into(backend: str) -> None:
+    x = rand((5,), 1)
+    out = np.empty(5, np.float32)
+    got = i("-i~i").exec(x, into=out)
+    assert got is out
+    close(out, -x)
+    o2 = np.empty(5, np.float32)
+    i("-i~i")(x)(into=o2)
+    close(o2, -x)
+
+
+def test_source_and_ir(host_backend: str) -> None:
+    a, b = rand((4, 5), 1), rand((5, 3), 2)
+    m = i("ik*kj~ijk") >> i("+ijk~ij")
+    for backend in ("cuda", "webgpu", "cpu", "sim"):
+        text = m.source(backend, a, b)
+        assert "kernel 1 of 1" in text and "+ijk~ij" in text, backend
+    ir = m.ir(a, b)
+    assert "for " in ir and "store %out" in ir
+    assert i("+ij~i").source("cuda", a).count("__global__") == 1
+
+
+def test_bench_prints_like_the_peer(host_backend: str) -> None:
+    r = i("i+i~i").bench(np.ones(4, np.float32), np.ones(4, np.float32), warmups=1, runs=3)
+    assert str(r).endswith("warmups = 1, runs = 3") and "±" in str(r)
+
+
+# ---------------------------------------------------------------------- errors
+def test_mismatched_shapes_name_input_and_dimension(host_backend: str) -> None:
+    m = i("ik*kj~ijk") >> i("+ijk~ij")
+    with pytest.raises(simt.LaunchError) as info:
+        m.exec(rand((4, 5)), rand((6, 3)))
+    text = str(info.value)
+    assert "axis 'k' is 5 in input 0" in text and "dimension 1" in text
+    assert "but 6 in input 1" in text and "dimension 0" in text
+    assert text.startswith(__file__)
+
+
+def test_wrong_rank_and_count(host_backend: str) -> None:
+    with pytest.raises(simt.LaunchError, match=r"rank 1\), but its pattern 'ij' has 2 axes"):
+        i("+ij~i").exec(rand((3,)))
+    with pytest.raises(simt.LaunchError, match="takes 2 input"):
+        i("i+i~i").exec(rand((3,)))
+    with pytest.raises(simt.LaunchError, match="takes 1 input.*1 already bound"):
+        i("i+i~i")(rand((3,))).exec()
+    with pytest.raises(simt.LaunchError, match="too many inputs bound"):
+        i("-i~i")(rand((3,)), rand((3,)))
+    with pytest.raises(simt.LaunchError, match="dtype complex"):
+        i("-i~i").exec(np.ones(3, np.complex64))
+    with pytest.raises(simt.LaunchError, match="is a str"):
+        i("-i~i").exec("abc")
+    with pytest.raises(simt.CompileError, match="combines components"):
+        i("-i~i") >> 3  # type: ignore[operator]
