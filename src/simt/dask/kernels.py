@@ -107,8 +107,10 @@ class _KernelChunks:
             chunks = dict(zip(self.arrays, blocks))
             for n in self.names:
                 if n in chunks:
-                    b = chunks[n]
-                    chunks[n] = np.array(b, copy=True) if n in self.written else np.asarray(b)
+                    # a written chunk is a copy (dask's may be shared, read-only or the user's
+                    # NumPy array); .copy() keeps a CuPy chunk on its GPU
+                    if n in self.written:
+                        chunks[n] = chunks[n].copy()
                     args.append(chunks[n])
                 else:
                     v = self.values[n]
@@ -253,7 +255,7 @@ def _map_blocks(kernel: Any, args: tuple[Any, ...], block: Any, halo: Any, bound
         blk, starts, [(d, padded) for d in depth], registry.current().name, fname,
     )  # fmt: skip
     dtype = values[target].dtype
-    meta = np.empty((0,) * ndim, dtype)
+    meta = values[target]._meta  # NumPy or CuPy, as the output argument's chunks
     token = f"simt-{fname}"
     if not any(depth):
         return da.map_blocks(task, *dasks, dtype=dtype, meta=meta, chunks=chunks, token=token)
