@@ -220,3 +220,20 @@ def test_explain_shows_one_threads_path_in_the_inputs_lines(repl_factory) -> Non
     assert "thread tid" not in r.run("s\n")  # once: the input after is not explained
     assert "between 0 and 15" in r.run("%explain 16\n")
     assert r.close() == 0
+
+
+def test_figure3_block_average_typed_at_the_prompt(repl_factory) -> None:  # type: ignore[no-untyped-def]
+    from tests.repl.test_blocks import FIGURE3
+
+    r = repl_factory("--backend", "cpu")  # 2**20 threads
+    for text in FIGURE3:
+        if text.startswith("for "):  # a compound statement ends with an empty line
+            out = r.run(text + "\n")
+            assert "Error" not in out, out
+            continue
+        for line in text.split("\n"):  # simple statements: one input a line
+            out = r.run(line + "\n")
+            assert "Error" not in out, out
+    assert r.run("data[0]\n") == "64.75\n"
+    assert "%block N" in r.run("%help\n")
+    assert r.close() == 0

@@ -1,4 +1,5 @@
-"""The `%` commands: %bind, %save, %threads, %backend, %explain, %time, %reset, %vars, %help."""
+"""The `%` commands: %bind, %save, %threads, %block, %backend, %explain, %time, %reset,
+%vars, %help."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ bytes; byte strings have len, slicing s[a:b], `in` (substring test) and ==.
   %bind NAME SHAPE DTYPE   a buffer every thread sees, e.g. %bind outbuf 512,512,3 uint32
   %save NAME FILE.png      write a bound buffer as an image (RGB when the last axis is 3)
   %threads N               run on N threads (per-thread variables are dropped)
+  %block N                 threads cooperate in blocks of N (`%block off`: one flat launch,
+                           the default): `threadIdx` is then the index in the block,
+                           `blockIdx` the block's, `blockDim` N; `syncthreads()` waits for the
+                           block; `cache = shared(n, float64)` is an array per block, kept
+                           from input to input
   %backend NAME            run on another backend: cpu, sim, cuda, webgpu
   %explain TID             after the next input, show thread TID's path through it: its
                            lines, values, reads and writes, loops (run again on sim)
@@ -107,6 +113,25 @@ def _threads(s: Session, args: str) -> None:
     s.out.warning(f"{n} threads on {s.backend}; per-thread variables were dropped")
 
 
+def _block(s: Session, args: str) -> None:
+    if not args:
+        s.out.warning(f"block: {s.block or 'off (one flat launch)'}")
+        return
+    if args == "off":
+        s.set_block(None)
+        s.out.warning("one flat launch; threadIdx is tid again")
+        return
+    try:
+        n = int(args)
+    except ValueError:
+        raise ValueError("usage: %block N (threads per block) or %block off") from None
+    s.set_block(n)
+    s.out.warning(
+        f"{s.threads} threads in {s.threads // n} blocks of {n}: syncthreads() and shared(n) "
+        "are available"
+    )
+
+
 def _backend(s: Session, args: str) -> None:
     if not args:
         s.out.warning(f"backend: {s.backend}")
@@ -159,6 +184,7 @@ _COMMANDS: dict[str, Callable[[Session, str], None]] = {
     "threads": _threads,
     "backend": _backend,
     "explain": _explain,
+    "block": _block,
     "time": _time,
     "reset": _reset,
     "vars": _vars,

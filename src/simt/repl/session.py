@@ -50,6 +50,7 @@ class Session:
         self.threads = threads
         self.bound: dict[str, np.ndarray] = {}
         self.explain_tid: int | None = None  # %explain: the thread whose path the next input shows
+        self.block: int | None = None  # %block: threads per block (None: one flat launch)
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -60,6 +61,7 @@ class Session:
         self.state: dict[str, np.ndarray] = {}
         self.bound = {}
         self.objects: dict[str, tuple[str, int]] = {}  # files and byte strings: (class, file)
+        self.shared: dict[str, np.ndarray] = {}  # %block: `name = shared(n)`, one row a block
         self.file_paths: list[str] = []
         self.file_data: dict[str, tuple[np.ndarray, int]] = {}
         self._extra: tuple[str, ...] = ()
@@ -74,10 +76,32 @@ class Session:
 
     def set_threads(self, n: int) -> None:
         """Change the thread count; per-thread variables are dropped (their sizes change)."""
+        if self.block is not None and n % self.block:
+            raise ValueError(
+                f"{n} threads do not make whole blocks of {self.block}; choose a multiple of "
+                f"{self.block} (or %block off first)"
+            )
         self.threads = n
         self.state = {}
         self.objects = {}
+        self.shared = {}
         self.globals["nthreads"] = self.globals["numThreads"] = n
+
+    def set_block(self, size: int | None) -> None:
+        """`%block`: run inputs in blocks of `size` threads that can cooperate (`syncthreads()`,
+        `shared(n)`), or as one flat launch again (None). Shared arrays are dropped."""
+        if size is not None:
+            if not 1 <= size <= 1024:
+                raise ValueError("a block has 1 to 1024 threads")
+            if self.threads % size:
+                raise ValueError(
+                    f"the {self.threads} threads do not make whole blocks of {size}; "
+                    f"set %threads to a multiple of {size} first"
+                )
+        self.block = size
+        self.shared = {}
+        for name in ("blockIdx", "blockDim"):
+            self.globals.pop(name, None)
 
     def set_backend(self, name: str) -> None:
         """Run later inputs on backend `name`."""
@@ -94,7 +118,10 @@ class Session:
 
     def thread_names(self) -> set[str]:
         """The names whose values depend on the thread."""
-        return set(THREAD_NAMES) | set(self.state) | set(self.bound) | set(self.objects)
+        names = set(THREAD_NAMES) | set(self.state) | set(self.bound) | set(self.objects)
+        if self.block is not None:
+            names |= {"blockIdx", "syncthreads", "shared"} | set(self.shared)
+        return names
 
     # ------------------------------------------------------------------ running
     def run(self, text: str) -> bool:
@@ -127,14 +154,95 @@ class Session:
         except SyntaxError as e:
             self.out.error(_syntax_error(e))
             return False
-        shape = analysis.shape(tree)
         _register(filename, text)
+        if not self._block_names(tree, filename):
+            return False
+        if self.block is not None:
+            kept, ok = self._shared_arrays(tree, filename)
+            if not ok:
+                return False
+            if not kept.body:
+                return True
+            if len(kept.body) != len(tree.body):  # the shared arrays' lines become `pass`
+                lines = text.split("\n")
+                gone = [x for x in tree.body if x not in kept.body]
+                if all(x.col_offset == 0 for x in gone) and len(
+                    {x.lineno for x in tree.body}
+                ) == len(tree.body):
+                    for x in gone:
+                        for k in range(x.lineno - 1, x.end_lineno or x.lineno):
+                            lines[k] = "pass" if k == x.lineno - 1 else ""
+                    text = "\n".join(lines)
+                else:
+                    text = ast.unparse(kept)
+                tree = ast.parse(text, filename, "exec")
+        shape = analysis.shape(tree)
         if not analysis.depends_on_thread(shape, self.thread_names() | {"open"}):
             return self._host(tree, filename)
         for stmt in shape.hoisted:
             if not self._host(ast.Module([stmt], []), filename, echo=False):
                 return False
         return self._kernel(text, filename, shape)
+
+    def _block_names(self, tree: ast.Module, filename: str) -> bool:
+        """False (with the error said) when a flat session's input uses block cooperation."""
+        if self.block is not None:
+            return True
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name) and n.id in ("syncthreads", "shared", "blockIdx"):
+                if n.id in self.globals:
+                    continue
+                self.out.error(
+                    f"{filename}:{n.lineno}: `{n.id}` is for threads that cooperate in blocks; "
+                    "say how many threads a block has first, e.g. %block 256"
+                )
+                return False
+        return True
+
+    def _shared_arrays(self, tree: ast.Module, filename: str) -> tuple[ast.Module, bool]:
+        """Make each top-level `name = shared(n[, dtype])` (or `simt.shared.array(...)`) a
+        shared array that stays from input to input: one row per block, which the block's
+        threads see as `name`. The other statements are returned."""
+        rest: list[ast.stmt] = []
+        for stmt in tree.body:
+            if not (
+                isinstance(stmt, ast.Assign)
+                and isinstance(stmt.value, ast.Call)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and ast.unparse(stmt.value.func) in ("shared", "simt.shared.array")
+            ):
+                rest.append(stmt)
+                continue
+            call = stmt.value
+            name = stmt.targets[0].id
+            try:
+                expr = ast.Expression(ast.Tuple([*call.args], ast.Load()))
+                args = eval(  # noqa: S307 - the user's own input, on the host
+                    compile(ast.fix_missing_locations(expr), filename, "eval"), self.globals
+                )
+                kwargs = {
+                    str(k.arg): eval(  # noqa: S307
+                        compile(ast.Expression(k.value), filename, "eval"), self.globals
+                    )
+                    for k in call.keywords
+                }
+                shape, dtype = _shared_spec(*args, **kwargs)
+            except Exception as e:  # noqa: BLE001 - the user's arguments: say what is wrong
+                self.out.error(
+                    f"{filename}:{stmt.lineno}: shared(n, dtype) needs a size (or shape) known "
+                    f"on the host and a dtype such as float64: {type(e).__name__}: {e}"
+                )
+                return tree, False
+            assert self.block is not None
+            self.shared[name] = np.zeros((self.threads // self.block, *shape), dtype)
+            for d in (self.state, self.bound, self.objects, self.globals):
+                d.pop(name, None)
+            self.out.warning(
+                f"{name}: shared {' x '.join(map(str, shape))} {np.dtype(dtype)}, zeros, one per "
+                f"block of {self.block} threads, kept from input to input"
+            )
+        return ast.Module(rest, []), True
 
     def _host(self, tree: ast.Module, filename: str, echo: bool = True) -> bool:
         """Run `tree` once in CPython; a last bare expression is echoed as Python's REPL does."""
@@ -213,11 +321,20 @@ class Session:
                     + ", ".join(f"{obj}__{f}" for f in fields)
                     + ")"
                 )
+        if self.block is not None:
+            extra = [
+                "blockIdx = _simt_int64(_simt_block_idx.x)",
+                f"blockDim = {self.block}",
+                "threadIdx = _simt_int64(_simt_thread_idx.x)",
+                *(f"{w} = _simt_sh_{w}[blockIdx]" for w in self.shared if w in shape.reads),
+                *extra,
+            ]
         self._extra = tuple(extra)
         self._rewritten = rewritten
         bound = list(self.bound) + [f"_simt_file{i}" for i in range(len(self.file_paths))]
+        bound += [f"_simt_sh_{w}" for w in self.shared if w in shape.reads]
         n = self.threads
-        block = min(BLOCK, n)
+        block = min(BLOCK, n) if self.block is None else self.block
         grid = -(-n // block)
         guard = n if grid * block != n else None
         name = f"_simt_in{self.count}"
@@ -241,13 +358,13 @@ class Session:
                     captured = list(prints)
         except CompileError as e:
             where = {
-                f"<probe {self.count}>": gen_header(body, loads, None),
-                f"<kernel {self.count}>": gen_header(body, loads, guard),
+                f"<probe {self.count}>": gen_header(body, loads, None, len(self._extra)),
+                f"<kernel {self.count}>": gen_header(body, loads, guard, len(self._extra)),
             }
             self.out.error(_compile_error(e, filename, text, body, where))
             return False
         except KernelError as e:
-            where = {f"<kernel {self.count}>": gen_header(body, loads, guard)}
+            where = {f"<kernel {self.count}>": gen_header(body, loads, guard, len(self._extra))}
             self.out.error(_kernel_error(e, filename, block, where))
             return False
         except (LaunchError, SimtError) as e:
@@ -280,7 +397,15 @@ class Session:
             shown_out = _show([], layout)
         group(n, captured, shown_out, self.out)
         if before is not None:
-            self._explain(k, grid, block, before, text, filename, gen_header(body, loads, guard))
+            self._explain(
+                k,
+                grid,
+                block,
+                before,
+                text,
+                filename,
+                gen_header(body, loads, guard, len(self._extra)),
+            )
         return True
 
     def _explain(
@@ -363,7 +488,9 @@ class Session:
         return layout
 
     def _buffer(self, name: str) -> np.ndarray:
-        """A bound buffer or an open file's words, by parameter name."""
+        """A bound buffer, a shared array or an open file's words, by parameter name."""
+        if name.startswith("_simt_sh_"):
+            return self.shared[name[len("_simt_sh_") :]]
         if name.startswith("_simt_file"):
             return self.file_data[self.file_paths[int(name[len("_simt_file") :])]][0]
         return self.bound[name]
@@ -373,6 +500,13 @@ class Session:
         _register(filename, source)
         ns = dict(self.globals)
         ns.update(_simt_int64=np.int64, _simt_grid=lang.grid, int=np.int64)
+        if self.block is not None:
+            ns.update(
+                _simt_block_idx=lang.block_idx,
+                _simt_thread_idx=lang.thread_idx,
+                syncthreads=lang.syncthreads,
+                shared=lang.shared.array,  # type: ignore[attr-defined]
+            )
         if self._rewritten or self._extra:
             ns.update(files.NAMESPACE)
             for i, path in enumerate(self.file_paths):
@@ -469,10 +603,25 @@ class Session:
         return stores, outs, known, notes, objects
 
 
-def gen_header(body: codegen.Body, loads: list[str], guard: int | None) -> tuple[int, int]:
-    """(lines before the input, indentation) of the kernel that `kernel_source` writes."""
-    header = 3 + len(loads) + (1 if guard is not None else 0)
+def gen_header(
+    body: codegen.Body, loads: list[str], guard: int | None, extra: int = 0
+) -> tuple[int, int]:
+    """(lines before the input, indentation) of the kernel that `kernel_source` writes, with
+    `extra` lines of its own after the loads."""
+    header = 3 + len(loads) + extra + (1 if guard is not None else 0)
     return header, 8 if guard is not None else 4
+
+
+def _shared_spec(shape: Any, dtype: Any = np.float64) -> tuple[tuple[int, ...], np.dtype]:
+    """The shape and dtype of `shared(shape, dtype)` in the REPL."""
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if not dims or not all(isinstance(d, (int, np.integer)) and d > 0 for d in dims):
+        raise ValueError(f"the shape must be positive integers, not {shape!r}")
+    t = getattr(dtype, "np", None)  # simt.float32 and friends
+    dt = np.dtype(t if t is not None else dtype)
+    if T.scalar_of_dtype(dt) is None:
+        raise ValueError(f"{dt} is not a dtype kernels support")
+    return tuple(int(d) for d in dims), dt
 
 
 def _state_dtype(t: T.Scalar) -> np.dtype:
