@@ -4,6 +4,8 @@ corpus does not reach (every atomic on every type, fast math, literals, helpers)
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from corpus import CASES
@@ -215,7 +217,10 @@ def test_shared_memory_loops_and_parallel_assignment() -> None:
     b.op("store", [out, tx, f.result])
     kern = cuda.build(_kernel(body, [out, n]))
     assert "__shared__ int tile_" in kern.source and "__syncthreads();" in kern.source
-    assert "simt_next" in kern.source  # the swap went through temporaries
+    # the swap reads this iteration's values through immutable copies made at the loop's top
+    src = kern.source
+    assert re.search(r"const int (x_\d+) = v\d+;\n\s*const int y_\d+ = v\d+;", src)
+    assert re.search(r"v\d+ = x_\d+;", src)
     res = _compile_all(kern)
     assert res["sm_90"]["shared"] == 4 * 32 * 4
 

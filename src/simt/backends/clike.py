@@ -1,15 +1,21 @@
-"""Helpers for the renderers whose output is C-like text (CUDA C++ and WGSL).
+"""The base of the renderers whose output is C-like text (CUDA C++ and WGSL).
 
-Only what both languages spell alike lives here: naming SSA values as identifiers, the
-spelling of operators that are the same in both, operator precedence and parenthesisation,
-and indented line collection. Anything one language spells its own way stays in its renderer.
+What both languages do alike lives here: naming SSA values as identifiers, the operators
+spelled the same in both, operator precedence and parenthesisation, indented line collection,
+and `CRenderer`: SSA locals, merged results, `if` / `for` / `while` emission and the
+{opcode: method} dispatch, written once. Each language's renderer is a subclass holding its
+own tables (types, literals, operators, atomics, helpers).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import ClassVar
 
-from ..ir import Value
+from ..ir import Block, Function, Op, Value
+from ..ir.ops import TERMINATORS
+from ..types import Scalar
 
 # Operators spelled the same in C/C++ and WGSL, by IR op name.
 BIN_SYMBOLS: dict[str, str] = {
@@ -99,3 +105,155 @@ class Lines:
     def text(self) -> str:
         """Everything collected, newline-terminated."""
         return "\n".join(self.lines) + "\n"
+
+
+class CRenderer:
+    """What a renderer to a C-like language does the same way whatever the language.
+
+    SSA values become immutable locals (`define`); the values an `if` merges or a loop
+    carries become mutable locals declared before it; a loop body starts by binding its
+    region arguments as immutable copies of those locals (so it reads this iteration's values
+    while it assigns the next ones, and no parallel assignment is ever needed); `if`, counted
+    `for` and `while` are emitted here, once. Ops are dispatched through `RULES`, a table
+    {opcode: method name} that each subclass completes with its own methods.
+
+    A subclass gives the language: `type_name`, `literal`, the declaration forms `let` and
+    `var`, the loop forms (`LOOP`, `open_counted`, `close_counted`) and its op methods.
+    """
+
+    RULES: ClassVar[dict[str, str]] = {"if": "if_", "for": "for_", "while": "while_"}
+    LOOP = "while (true) {"  # an unconditional loop's first line
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self.out = Lines()
+        self.names: dict[int, str] = {}
+        self._rules: dict[str, Callable[[Op], None]] = {
+            opcode: getattr(self, method) for opcode, method in self.RULES.items()
+        }
+
+    # ---------------------------------------------------------------- the language
+    def type_name(self, t: Scalar) -> str:
+        """The language's name of scalar type `t`."""
+        raise NotImplementedError
+
+    def literal(self, value: int | float | bool, t: Scalar) -> str:
+        """A literal (or constant expression) of type `t`."""
+        raise NotImplementedError
+
+    def let(self, name: str, t: Scalar, expr: str) -> str:
+        """The declaration of immutable local `name` = `expr`."""
+        raise NotImplementedError
+
+    def var(self, name: str, t: Scalar, init: str | None) -> str:
+        """The declaration of mutable local `name`, initialised to `init` when given."""
+        raise NotImplementedError
+
+    def open_counted(self, counter: str, t: Scalar, start: str, cond: str, step: str) -> None:
+        """Open a loop over `counter` from `start` while `cond`, stepping by `step`."""
+        raise NotImplementedError
+
+    def close_counted(self, counter: str, step: str) -> None:
+        """Close the loop `open_counted` opened."""
+        raise NotImplementedError
+
+    def fail(self, op: Op, why: str) -> Exception:
+        """The error to raise for `op` (a `CompileError` at the user's line)."""
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- values
+    def name(self, v: Value) -> str:
+        """The text that reads `v` (its local, or a literal)."""
+        return self.names[v.id]
+
+    def operands(self, op: Op, values: list[Value]) -> list[str]:
+        """The texts of `values` as operands of `op` (a language may bind literals first)."""
+        return [self.name(v) for v in values]
+
+    def define(self, v: Value, expr: str) -> None:
+        """Bind SSA value `v` to an immutable local holding `expr`."""
+        name = value_name(v)
+        self.names[v.id] = name
+        self.out.add(self.let(name, v.scalar, expr))
+
+    # ---------------------------------------------------------------- statements
+    def block(self, block: Block) -> list[Value]:
+        """Render `block`'s ops; returns the operands of its terminator."""
+        for op in block.ops:
+            if op.opcode in TERMINATORS:
+                return list(op.operands)
+            rule = self._rules.get(op.opcode)
+            if rule is None:
+                raise self.fail(op, f"internal: the renderer has no rule for {op.opcode!r}")
+            rule(op)
+        return []
+
+    def declare_results(self, results: list[Value], inits: list[str] | None = None) -> list[str]:
+        """Mutable locals for the values an `if` merges or a loop carries."""
+        names = []
+        for k, r in enumerate(results):
+            name = value_name(r)
+            self.out.add(self.var(name, r.scalar, None if inits is None else inits[k]))
+            self.names[r.id] = name
+            names.append(name)
+        return names
+
+    def assign(self, targets: list[str], values: list[Value]) -> None:
+        """`targets = values`, one by one (no value read is a target: see the class doc)."""
+        for t, v in zip(targets, values):
+            src = self.name(v)
+            if src != t:
+                self.out.add(f"{t} = {src};")
+
+    def bind_args(self, args: list[Value], sources: list[str]) -> None:
+        """A loop region's arguments as immutable copies of the loop's locals."""
+        for a, src in zip(args, sources):
+            self.define(a, src)
+
+    def if_(self, op: Op) -> None:
+        """`if` with its merged results assigned at the end of each branch."""
+        (c,) = self.operands(op, op.operands)
+        targets = self.declare_results(op.results)
+        then, other = op.regions
+        self.out.open(f"if ({c}) {{")
+        self.assign(targets, self.block(then))
+        if len(other.ops) > 1 or targets:
+            self.out.close("} else {")
+            self.out.depth += 1
+            self.assign(targets, self.block(other))
+        self.out.close()
+
+    def for_(self, op: Op) -> None:
+        """A counted loop; `sign` (+1, -1, 0 unknown) is the step's sign. A zero step runs
+        no iteration (Python refuses `range(a, b, 0)`; a kernel cannot raise)."""
+        start, stop, step, *init = op.operands
+        (body,) = op.regions
+        t = start.scalar
+        iv = body.args[0]
+        counter = f"{value_name(iv)}_next"
+        targets = self.declare_results(op.results, [self.name(v) for v in init])
+        s, e, z = self.name(step), self.name(stop), self.literal(0, t)
+        sign = op.attrs.get("sign", 0)
+        if sign > 0:
+            cond = f"{counter} < {e}"
+        elif sign < 0:
+            cond = f"{counter} > {e}"
+        else:
+            cond = f"({s} > {z} && {counter} < {e}) || ({s} < {z} && {counter} > {e})"
+        self.open_counted(counter, t, self.name(start), cond, s)
+        self.bind_args(body.args, [counter, *targets])
+        self.assign(targets, self.block(body))
+        self.close_counted(counter, s)
+
+    def while_(self, op: Op) -> None:
+        """`while` as an unconditional loop that breaks when the condition region says so."""
+        cond, body = op.regions
+        targets = self.declare_results(op.results, [self.name(v) for v in op.operands])
+        self.out.open(self.LOOP)
+        self.bind_args(cond.args, targets)
+        (c,) = self.block(cond)
+        self.out.add(f"if (!{self.name(c)}) {{ break; }}")
+        for a, src in zip(body.args, cond.args):
+            self.names[a.id] = self.name(src)
+        self.assign(targets, self.block(body))
+        self.out.close()

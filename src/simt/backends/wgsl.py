@@ -27,15 +27,16 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from ..builtins import MATH, WGSL_F32_ONLY
 from ..errors import CompileError
-from ..ir import Block, Function, Op, Value, walk
-from ..ir.ops import ATOMICS, MEMORY, STORES
+from ..ir import Function, Op, Value, walk
+from ..ir.ops import ATOMICS, STORES
 from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, SHARED, UINT32, ArrayType, Scalar
-from .clike import BIN_SYMBOLS, CMP_SYMBOLS, Lines, value_name
+from .clike import BIN_SYMBOLS, CMP_SYMBOLS, CRenderer, Lines, value_name
 from .common import error_sites, print_ops
 from .wgsl_helpers import HELPERS, helper
 from .wgsl_math import MATH_F32
@@ -171,17 +172,27 @@ def render(fn: Function, caps: WgslCaps | None = None) -> str:
     return render_kernel(fn, caps).source
 
 
-class _Renderer:
+class _Renderer(CRenderer):
+    """WGSL: the C-like renderer with WGSL's types, literals, bindings and uniform layout,
+    emulated atomics, helpers and print/error buffers."""
+
+    RULES: ClassVar[dict[str, str]] = {
+        **CRenderer.RULES,
+        "const": "const", "bin": "bin", "cmp": "cmp", "un": "un", "cast": "cast",
+        "select": "select", "math": "math", "special": "special_op", "shape": "shape",
+        "alloc": "alloc", "load": "memory", "store": "memory", "atomic": "memory",
+        "cas": "memory", "barrier": "barrier", "print": "print", "assert": "assert_",
+    }  # fmt: skip
+    LOOP = "loop {"
+
     def __init__(self, fn: Function, caps: WgslCaps, writable: frozenset[int]) -> None:
-        self.fn = fn
+        super().__init__(fn)
         self.caps = caps
         self.writable = writable
-        self.names: dict[int, str] = {}
         self.consts: set[int] = set()
         self.const_value: dict[int, int | float | bool] = {}
         self.helpers: list[str] = []
         self.module: list[str] = []  # module-scope declarations (shared arrays)
-        self.body = Lines()
         self.prints = print_ops(fn)
         self.print_index = {id(op): i for i, op in enumerate(self.prints)}
         self.errors = error_sites(fn, bounds=fn.debug)
@@ -234,9 +245,30 @@ class _Renderer:
         else:
             self.check_type(t, op)
 
-    # ---------------------------------------------------------------- names
-    def name(self, v: Value) -> str:
-        return self.names[v.id]
+    # ---------------------------------------------------------------- the language
+    def type_name(self, t: Scalar) -> str:
+        return wgsl_type(t)
+
+    def literal(self, value: int | float | bool, t: Scalar) -> str:
+        return literal(value, t)
+
+    def let(self, name: str, t: Scalar, expr: str) -> str:
+        return f"let {name}: {wgsl_type(t)} = {expr};"
+
+    def var(self, name: str, t: Scalar, init: str | None) -> str:
+        return f"var {name}: {wgsl_type(t)}" + (f" = {init};" if init is not None else ";")
+
+    def open_counted(self, counter: str, t: Scalar, start: str, cond: str, step: str) -> None:
+        self.out.add(f"var {counter}: {wgsl_type(t)} = {start};")
+        self.out.open("loop {")
+        self.out.add(f"if (!({cond})) {{ break; }}")
+
+    def close_counted(self, counter: str, step: str) -> None:
+        self.out.add(f"{counter} = {counter} + {step};")
+        self.out.close()
+
+    def operands(self, op: Op, values: list[Value]) -> list[str]:
+        return self.args(op, values)
 
     def args(self, op: Op, values: list[Value]) -> list[str]:
         """Operand texts. When every operand is a literal, they are bound to `let`s first:
@@ -245,16 +277,11 @@ class _Renderer:
         if values and all(v.id in self.consts for v in values):
             out = []
             for v in values:
-                tmp = f"k{v.id}_{len(self.body.lines)}"
-                self.body.add(f"let {tmp} = {self.name(v)};")
+                tmp = f"k{v.id}_{len(self.out.lines)}"
+                self.out.add(f"let {tmp} = {self.name(v)};")
                 out.append(tmp)
             return out
         return [self.name(v) for v in values]
-
-    def define(self, v: Value, expr: str) -> None:
-        n = value_name(v)
-        self.body.add(f"let {n}: {wgsl_type(v.scalar)} = {expr};")
-        self.names[v.id] = n
 
     def use_helper(self, name: str) -> str:
         if name not in self.helpers:
@@ -274,7 +301,7 @@ class _Renderer:
             for v in (*op.operands, *op.results):
                 self.check_value(v, op)
         bindings = self.bind_params()
-        self.body.depth = 1
+        self.out.depth = 1
         self.block(fn.body)
         n_storage = sum(1 for b in bindings if b.kind != "params")
         if self.errors:
@@ -433,7 +460,7 @@ class _Renderer:
         out.add(f"if (simt_block >= {UNIFORM}.blocks) {{ return; }}")
         out.add("simt_tid = simt_block * (simt_bx * simt_by * simt_bz) + simt_lix;")
         out.depth -= 1
-        text = out.text() + self.body.text() + "}\n"
+        text = out.text() + self.out.text() + "}\n"
         return text
 
     def elem(self, v: Value) -> str:
@@ -443,69 +470,43 @@ class _Renderer:
             return "atomic<u32>" if a.dtype == FLOAT32 else f"atomic<{t}>"
         return t
 
-    # ---------------------------------------------------------------- statements
-    def block(self, block: Block) -> list[Value]:
-        """Render `block`'s ops; returns the operands of its terminator."""
-        for op in block.ops:
-            if op.opcode in ("yield", "condition"):
-                return list(op.operands)
-            self.op(op)
-        return []
+    # ---------------------------------------------------------------- ops
+    def const(self, op: Op) -> None:
+        v = op.result
+        self.names[v.id] = literal(op.attrs["value"], v.scalar)
+        self.consts.add(v.id)
+        self.const_value[v.id] = op.attrs["value"]
 
-    def op(self, op: Op) -> None:  # noqa: C901 - one branch an opcode
-        k = op.opcode
-        if k == "const":
-            v = op.result
-            self.names[v.id] = literal(op.attrs["value"], v.scalar)
-            self.consts.add(v.id)
-            self.const_value[v.id] = op.attrs["value"]
-        elif k == "bin":
-            self.bin(op)
-        elif k == "cmp":
-            a, b = self.args(op, op.operands)
-            t = op.operands[0].scalar
-            sym = CMP_SYMBOLS[op.attrs["op"]]
-            if t.is_bool and sym not in ("==", "!="):
-                a, b = f"i32({a})", f"i32({b})"
-            self.define(op.result, f"{a} {sym} {b}")
-        elif k == "un":
-            self.un(op)
-        elif k == "cast":
-            self.cast(op)
-        elif k == "select":
-            c, a, b = self.args(op, op.operands)
-            self.define(op.result, f"select({b}, {a}, {c})")
-        elif k == "math":
-            self.math(op)
-        elif k == "special":
-            self.define(op.result, self.special(op.attrs["reg"], op.attrs["axis"]))
-        elif k == "shape":
-            arr, dim = op.operands[0], op.attrs["dim"]
-            if arr.array.shape is not None:
-                self.define(op.result, literal(arr.array.shape[dim], op.result.scalar))
-            else:
-                self.define(op.result, f"{UNIFORM}.{self.name(arr)}_shape{dim}")
-        elif k == "alloc":
-            self.alloc(op)
-        elif k in MEMORY:
-            self.memory(op)
-        elif k == "barrier":
-            # CUDA's __syncthreads orders global memory too, and so do simt's barriers.
-            self.body.add("storageBarrier();")
-            self.body.add("workgroupBarrier();")
-        elif k == "print":
-            self.print(op)
-        elif k == "assert":
-            (c,) = self.args(op, op.operands)
-            self.body.add(f"if (!{c}) {{ simt_fail({self.error_index[id(op)]}u); }}")
-        elif k == "if":
-            self.if_(op)
-        elif k == "for":
-            self.for_(op)
-        elif k == "while":
-            self.while_(op)
+    def cmp(self, op: Op) -> None:
+        a, b = self.args(op, op.operands)
+        t = op.operands[0].scalar
+        sym = CMP_SYMBOLS[op.attrs["op"]]
+        if t.is_bool and sym not in ("==", "!="):
+            a, b = f"i32({a})", f"i32({b})"
+        self.define(op.result, f"{a} {sym} {b}")
+
+    def select(self, op: Op) -> None:
+        c, a, b = self.args(op, op.operands)
+        self.define(op.result, f"select({b}, {a}, {c})")
+
+    def special_op(self, op: Op) -> None:
+        self.define(op.result, self.special(op.attrs["reg"], op.attrs["axis"]))
+
+    def shape(self, op: Op) -> None:
+        arr, dim = op.operands[0], op.attrs["dim"]
+        if arr.array.shape is not None:
+            self.define(op.result, literal(arr.array.shape[dim], op.result.scalar))
         else:
-            raise self.fail(op, f"internal: the WGSL renderer has no rule for {k!r}")
+            self.define(op.result, f"{UNIFORM}.{self.name(arr)}_shape{dim}")
+
+    def barrier(self, op: Op) -> None:
+        # CUDA's __syncthreads orders global memory too, and so do simt's barriers.
+        self.out.add("storageBarrier();")
+        self.out.add("workgroupBarrier();")
+
+    def assert_(self, op: Op) -> None:
+        (c,) = self.args(op, op.operands)
+        self.out.add(f"if (!{c}) {{ simt_fail({self.error_index[id(op)]}u); }}")
 
     def bin(self, op: Op) -> None:
         name = op.attrs["op"]
@@ -634,7 +635,7 @@ class _Renderer:
         if a.space == SHARED:
             self.module.append(f"var<workgroup> {name}: array<{self.elem(v)}, {n}>;")
         else:
-            self.body.add(f"var {name}: array<{self.elem(v)}, {n}>;")
+            self.out.add(f"var {name}: array<{self.elem(v)}, {n}>;")
 
     # ---------------------------------------------------------------- memory
     def address(self, op: Op, arr: Value, idx: list[Value]) -> str:
@@ -708,9 +709,9 @@ class _Renderer:
         atomic = arr.id in self.atomic_arrays and a.space != "local"
         dt = a.dtype
         if ok is not None:
-            self.body.add(f"let in_bounds{site} = {ok};")
+            self.out.add(f"let in_bounds{site} = {ok};")
             ok = f"in_bounds{site}"
-            self.body.add(f"if (!{ok}) {{ simt_fail({site}u); }}")
+            self.out.add(f"if (!{ok}) {{ simt_fail({site}u); }}")
         if k == "load":
             raw = f"atomicLoad(&{ref})" if atomic else ref
             self.define(op.result, self.from_storage(raw, dt))
@@ -719,15 +720,15 @@ class _Renderer:
             (val,) = rest
             stored = self.to_storage(val, dt)
             text = f"atomicStore(&{ref}, {stored});" if atomic else f"{ref} = {stored};"
-            self.body.add(f"if ({ok}) {{ {text} }}" if ok is not None else text)
+            self.out.add(f"if ({ok}) {{ {text} }}" if ok is not None else text)
             return
         # atomic / cas: the old value
         res = op.result
         n = value_name(res)
         self.names[res.id] = n
-        self.body.add(f"var {n}: {wgsl_type(dt)};")
+        self.out.add(f"var {n}: {wgsl_type(dt)};")
         if ok is not None:
-            self.body.open(f"if ({ok}) {{")
+            self.out.open(f"if ({ok}) {{")
         if not atomic:
             self.local_rmw(op, ref, n, rest)
         elif dt.is_bool or dt.bits == 64:
@@ -743,9 +744,9 @@ class _Renderer:
         elif dt == FLOAT32:
             self.float_atomic(op, ref, n, rest[0])
         else:
-            self.body.add(f"{n} = {ATOMIC_FNS[op.attrs['op']]}(&{ref}, {rest[0]});")
+            self.out.add(f"{n} = {ATOMIC_FNS[op.attrs['op']]}(&{ref}, {rest[0]});")
         if ok is not None:
-            self.body.close()
+            self.out.close()
 
     def from_storage(self, raw: str, dt: Scalar) -> str:
         if dt.is_bool:
@@ -758,16 +759,16 @@ class _Renderer:
     def local_rmw(self, op: Op, ref: str, n: str, rest: list[str]) -> None:
         """An atomic on a per-thread array: no other thread sees it, a plain read-modify-write."""
         dt = op.operands[0].array.dtype
-        self.body.add(f"{n} = {self.from_storage(ref, dt)};")
+        self.out.add(f"{n} = {self.from_storage(ref, dt)};")
         if op.opcode == "cas":
             cmp, val = rest
-            self.body.add(f"if ({n} == {cmp}) {{ {ref} = {self.to_storage(val, dt)}; }}")
+            self.out.add(f"if ({n} == {cmp}) {{ {ref} = {self.to_storage(val, dt)}; }}")
             return
         v = rest[0]
         new = {"add": f"{n} + {v}", "sub": f"{n} - {v}", "min": f"min({n}, {v})",
                "max": f"max({n}, {v})", "exch": v, "and": f"{n} & {v}", "or": f"{n} | {v}",
                "xor": f"{n} ^ {v}"}[op.attrs["op"]]  # fmt: skip
-        self.body.add(f"{ref} = {self.to_storage(new, dt)};")
+        self.out.add(f"{ref} = {self.to_storage(new, dt)};")
 
     def cas_loop(self, ref: str, n: str, dt: Scalar, cmp: str, val: str) -> None:
         # atomicCompareExchangeWeak may fail spuriously: retry until it succeeds or the value
@@ -776,31 +777,31 @@ class _Renderer:
             c, v, conv = f"bitcast<u32>({cmp})", f"bitcast<u32>({val})", "bitcast<f32>"
         else:
             c, v, conv = cmp, val, ""
-        self.body.open("loop {")
-        self.body.add(f"let r = atomicCompareExchangeWeak(&{ref}, {c}, {v});")
-        self.body.add(f"if (r.exchanged || r.old_value != {c}) {{")
-        self.body.add(f"    {n} = {conv}(r.old_value);")
-        self.body.add("    break;")
-        self.body.add("}")
-        self.body.close()
+        self.out.open("loop {")
+        self.out.add(f"let r = atomicCompareExchangeWeak(&{ref}, {c}, {v});")
+        self.out.add(f"if (r.exchanged || r.old_value != {c}) {{")
+        self.out.add(f"    {n} = {conv}(r.old_value);")
+        self.out.add("    break;")
+        self.out.add("}")
+        self.out.close()
 
     def float_atomic(self, op: Op, ref: str, n: str, val: str) -> None:
         name = op.attrs["op"]
         if name not in _FLOAT_ATOMIC:
             raise self.fail(op, f"atomic {name} is not defined on float32")
         if name == "exch":
-            self.body.add(f"{n} = bitcast<f32>(atomicExchange(&{ref}, bitcast<u32>({val})));")
+            self.out.add(f"{n} = bitcast<f32>(atomicExchange(&{ref}, bitcast<u32>({val})));")
             return
         new = _FLOAT_ATOMIC[name].replace("o", "bitcast<f32>(old)").replace("v", f"({val})")
         # A compare-exchange loop on the bit pattern (WGSL atomics are integer only).
-        self.body.open("{")
-        self.body.add(f"var old = atomicLoad(&{ref});")
-        self.body.open("loop {")
-        self.body.add(f"let r = atomicCompareExchangeWeak(&{ref}, old, bitcast<u32>({new}));")
-        self.body.add(f"if (r.exchanged) {{ {n} = bitcast<f32>(old); break; }}")
-        self.body.add("old = r.old_value;")
-        self.body.close()
-        self.body.close()
+        self.out.open("{")
+        self.out.add(f"var old = atomicLoad(&{ref});")
+        self.out.open("loop {")
+        self.out.add(f"let r = atomicCompareExchangeWeak(&{ref}, old, bitcast<u32>({new}));")
+        self.out.add(f"if (r.exchanged) {{ {n} = bitcast<f32>(old); break; }}")
+        self.out.add("old = r.old_value;")
+        self.out.close()
+        self.out.close()
 
     # ---------------------------------------------------------------- print
     def print(self, op: Op) -> None:
@@ -808,7 +809,7 @@ class _Renderer:
         types = [v.scalar for v in op.operands]
         nwords = 3 + sum(print_words(t) for t in types)
         vals = [self.name(v) for v in op.operands]
-        b = self.body
+        b = self.out
         b.open("{")
         b.add(f"let base = atomicAdd(&simt_prints.head, {nwords}u);")
         b.open(f"if (base + {nwords}u <= arrayLength(&simt_prints.words)) {{")
@@ -839,73 +840,3 @@ class _Renderer:
         b.close()
         b.add("simt_seq = simt_seq + 1u;")
         b.close()
-
-    # ---------------------------------------------------------------- control flow
-    def declare_results(self, op: Op) -> list[str]:
-        names = []
-        for r in op.results:
-            n = value_name(r)
-            self.body.add(f"var {n}: {wgsl_type(r.scalar)};")
-            self.names[r.id] = n
-            names.append(n)
-        return names
-
-    def assign(self, targets: list[str], values: list[Value]) -> None:
-        for t, v in zip(targets, values):
-            self.body.add(f"{t} = {self.name(v)};")
-
-    def if_(self, op: Op) -> None:
-        (c,) = self.args(op, op.operands)
-        targets = self.declare_results(op)
-        then, other = op.regions
-        self.body.open(f"if ({c}) {{")
-        self.assign(targets, self.block(then))
-        if len(other.ops) > 1 or targets:
-            self.body.close("} else {")
-            self.body.depth += 1
-            self.assign(targets, self.block(other))
-        self.body.close()
-
-    def for_(self, op: Op) -> None:
-        start, stop, step, *init = op.operands
-        (body,) = op.regions
-        t = start.scalar
-        iv = body.args[0]
-        counter = f"{value_name(iv)}_next"
-        targets = self.declare_results(op)
-        self.assign(targets, init)
-        self.body.add(f"var {counter}: {wgsl_type(t)} = {self.name(start)};")
-        s, e, z = self.name(step), self.name(stop), _zero(t)
-        sign = op.attrs.get("sign", 0)
-        if sign > 0:
-            cond = f"{counter} < {e}"
-        elif sign < 0:
-            cond = f"{counter} > {e}"
-        else:
-            cond = f"({s} > {z} && {counter} < {e}) || ({s} < {z} && {counter} > {e})"
-        self.body.open("loop {")
-        self.body.add(f"if (!({cond})) {{ break; }}")
-        self.bind_args(body.args, [counter, *targets])
-        yielded = self.block(body)
-        self.assign(targets, yielded)
-        self.body.add(f"{counter} = {self.name(iv)} + {s};")
-        self.body.close()
-
-    def bind_args(self, args: list[Value], sources: list[str]) -> None:
-        """A region's arguments as `let` copies of the loop variables (the body reads the
-        values of this iteration while it assigns the next)."""
-        for a, src in zip(args, sources):
-            self.define(a, src)
-
-    def while_(self, op: Op) -> None:
-        cond_r, body = op.regions
-        targets = self.declare_results(op)
-        self.assign(targets, list(op.operands))
-        self.body.open("loop {")
-        self.bind_args(cond_r.args, targets)
-        (c,) = self.block(cond_r)
-        self.body.add(f"if (!{self.name(c)}) {{ break; }}")
-        for a, src in zip(body.args, cond_r.args):
-            self.names[a.id] = self.name(src)
-        self.assign(targets, self.block(body))
-        self.body.close()
