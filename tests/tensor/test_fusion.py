@@ -59,8 +59,24 @@ def test_softmax_is_one_row_kernel(backend: str) -> None:
     assert len(steps) == 1
     step, (grid, block) = steps[0]  # type: ignore[misc]
     assert step.kp.form == "row" and grid == (6,) and block == (256,)
+    # exp(x - max) is computed once: the sum's loop keeps it in the output, divided in place
+    assert SOFTMAX.ir(x).count("math.exp") == 1
     e = np.exp(x - x.max(1, keepdims=True))
     np.testing.assert_allclose(SOFTMAX.exec(x), e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+def test_column_softmax_and_other_row_shapes(backend: str) -> None:
+    x = rand((50, 7), 6)
+    col = (I & i(">ij~j")) >> i("ij-j~ij") >> i("^ij~ij") >> (I & i("+ij~j")) >> i("ij/j~ij")
+    e = np.exp(x - x.max(0, keepdims=True))
+    np.testing.assert_allclose(col.exec(x), e / e.sum(0, keepdims=True), rtol=1e-5, atol=1e-7)
+    # the sum's axes in another order than the output's: recomputed, not staged
+    y = rand((3, 4, 5), 7)
+    f = (I & i("+ijk~i")) >> i("ikj-i~ijk")
+    want = np.swapaxes(y, 1, 2) - y.sum((1, 2))[:, None, None]
+    np.testing.assert_allclose(f.exec(y), want, rtol=1e-5, atol=1e-5)
+    g = (I & i("+ijk~i")) >> i("ijk/i~ijk")
+    np.testing.assert_allclose(g.exec(y), y / y.sum((1, 2))[:, None, None], rtol=1e-5)
 
 
 def test_full_reduction_is_cooperative(backend: str) -> None:

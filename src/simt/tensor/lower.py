@@ -108,6 +108,8 @@ class Lowerer:
         self.shapes: dict[tuple[Ref, int], Value] = {}
         self.rows: dict[tuple[int, tuple[str, ...]], Value] = {}
         self.tokens = 0
+        self.staged: tuple[int, str, str] = (-1, "", "")  # node E, root's pattern, sum's pattern
+        self.staged_ready = False
 
     # ------------------------------------------------------------------ arrays and extents
     def _array_type(self, ref: Ref) -> T.ArrayType:
@@ -156,6 +158,9 @@ class Lowerer:
             key = (n, tuple(str(i[1]) for i in ids))  # type: ignore[index]
             if key in self.rows:
                 return self.rows[key]
+            if self.staged_ready and key == (self.staged[0], tuple(self.staged[1])):
+                out = self.arrays[("node", self.kp.root)]
+                return self.b.op("load", [out, *self._out_index(env)], [out.array.dtype]).result
         out = self.g.nodes[n].expr.output
         return self.value(n, {out[d]: (ids[d], vals[d]) for d in range(len(out))})
 
@@ -182,6 +187,40 @@ class Lowerer:
             self.b.op("yield", nxt)
         op = self.b.op("for", [start, stop, step, *init], [v.type for v in init], [block], sign=1)
         return list(op.results)
+
+    def decode(self, t: Value, axes: list[str], ext: dict[str, Value]) -> dict[str, Value]:
+        """A flat index over `axes` (the last fastest) split into one index per axis."""
+        out: dict[str, Value] = {}
+        for k in range(len(axes) - 1, -1, -1):
+            a = axes[k]
+            if k == 0:
+                out[a] = t  # the outermost axis takes what is left: no `mod` needed
+            else:
+                out[a] = self.b.bin("mod", t, ext[a])
+                t = self.b.bin("floordiv", t, ext[a])
+        return out
+
+    def block_stride(
+        self, total: Value, tid: Value, init: list[Value],
+        body: Callable[[Value, list[Value]], list[Value]],
+    ) -> list[Value]:  # fmt: skip
+        """`for t in range(tid, total, ROW_THREADS)` written as a loop every thread of the block
+        runs alike (`for base in range(0, total, ROW_THREADS)`, masked at the end), so the CPU
+        backend runs the block's threads as contiguous SIMD lanes inside it."""
+        b = self.b
+        zero, step = b.const(0, T.INT32), b.const(ROW_THREADS, T.INT32)
+
+        def outer(base: Value, carried: list[Value]) -> list[Value]:
+            t = b.bin("add", base, tid)
+            tb, eb = Block(), Block()
+            with b.at(tb):
+                b.op("yield", body(t, carried))
+            with b.at(eb):
+                b.op("yield", carried)
+            op = b.op("if", [b.cmp("lt", t, total)], [v.type for v in carried], [tb, eb])
+            return list(op.results)
+
+        return self.for_loop(zero, total, step, init, outer)
 
     def if_then(self, cond: Value, then: Callable[[], None]) -> None:
         """An `if` with no results: `then()` runs where cond holds."""
@@ -347,33 +386,66 @@ class Lowerer:
             else:
                 env[a] = (("o", a), b.bin("mod", rest, ext[a]))
                 rest = b.bin("floordiv", rest, ext[a])
-        threads = b.const(ROW_THREADS, T.INT32)
+        inner = [a for a in e.output if a not in kp.row]
+        staged = self._staging(inner)
         for n, letters in kp.row_values:
             out = self.g.nodes[n].expr.output
             nenv = {out[d]: env[letters[d]] for d in range(len(out))}
-            self.rows[(n, letters)] = self._cooperative(n, nenv, tid, threads)
+            self.rows[(n, letters)] = self._cooperative(n, nenv, tid, n == staged)
         if (root, tuple(e.output)) in self.rows:
             v = self.rows[(root, tuple(e.output))]
             self.if_then(b.cmp("eq", tid, b.const(0, T.INT32)), lambda: self._store(env, v))
             return
-        inner = [a for a in e.output if a not in kp.row]
         total = b.const(1, T.INT32)
         for a in inner:
             total = b.bin("mul", total, ext[a])
 
         def body(iv: Value, _: list[Value]) -> list[Value]:
             full = dict(env)
-            r = iv
-            for a in reversed(inner):
-                full[a] = (("o", a), b.bin("mod", r, ext[a]))
-                r = b.bin("floordiv", r, ext[a])
+            for a, v in self.decode(iv, inner, ext).items():
+                full[a] = (("o", a), v)
             self._store(full, self.value(root, full))
             return []
 
-        self.for_loop(tid, total, threads, [], body)
+        self.block_stride(total, tid, [], body)
 
-    def _cooperative(self, n: int, env: Env, tid: Value, threads: Value) -> Value:
-        """Node n's reduction at this row, by all threads of the block; every thread gets it."""
+    def _staging(self, inner: list[str]) -> int | None:
+        """A row value whose loop can keep its input in the output buffer for the root to read
+        back instead of recomputing it (softmax: `exp(x - max)` is computed once, by the sum's
+        loop, and divided in place). The input must be a pointwise node E that the root reads
+        at its own output index, with the sum's reduced axes on the same dimensions of E, in
+        the same order, as the root's per-row axes (so each thread meets the same elements in
+        both loops), and of the output's type. Returns that row value's node (or None)."""
+        root = self.g.nodes[self.kp.root]
+        if root.expr.reduced:
+            return None
+        for n, letters in reversed(self.kp.row_values):
+            node = self.g.nodes[n]
+            src = node.args[0]
+            if src in self.arrays or src[0] != "node" or self.g.nodes[src[1]].expr.reduced:
+                continue
+            if self.types[src[1]] != self.types[self.kp.root]:
+                continue
+            rename = dict(zip(node.expr.output, letters))  # n's output letters -> root letters
+            for pattern, ref in zip(root.expr.inputs, root.args):
+                if ref != src or sorted(pattern) != sorted(root.expr.output):
+                    continue
+                mine = node.expr.inputs[0]
+                ok = all(
+                    (c in inner and r in node.expr.reduced)
+                    or (c not in inner and rename.get(r) == c)
+                    for c, r in zip(pattern, mine)
+                )
+                if ok and [mine.index(r) for r in node.expr.reduced] == [
+                    pattern.index(c) for c in inner
+                ]:
+                    self.staged = (src[1], pattern, mine)
+                    return n
+        return None
+
+    def _cooperative(self, n: int, env: Env, tid: Value, stage: bool = False) -> Value:
+        """Node n's reduction at this row, by all threads of the block; every thread gets it.
+        With `stage`, each value reduced is also stored in the output (see `_staging`)."""
         b = self.b
         e = self.g.nodes[n].expr
         t = self.types[n]
@@ -385,13 +457,17 @@ class Lowerer:
 
         def body(iv: Value, acc: list[Value]) -> list[Value]:
             full = dict(env)
-            r = iv
-            for a in reversed(e.reduced):
-                full[a] = (self.fresh(), b.bin("mod", r, ext[a]))
-                r = b.bin("floordiv", r, ext[a])
-            return [ops.accumulate(b, e.op, acc[0], self.ref_value(arg, pattern, full))]
+            for a, v in self.decode(iv, list(e.reduced), ext).items():
+                full[a] = (self.fresh(), v)
+            v = self.ref_value(arg, pattern, full)
+            if stage:
+                _, root_pattern, mine = self.staged
+                at = {c: full[r] for c, r in zip(root_pattern, mine)}
+                self._store(at, v)
+                self.staged_ready = True
+            return [ops.accumulate(b, e.op, acc[0], v)]
 
-        part = self.for_loop(tid, total, threads, [ops.identity(b, e.op, t)], body)[0]
+        part = self.block_stride(total, tid, [ops.identity(b, e.op, t)], body)[0]
         sh = b.op("alloc", [], [T.ArrayType(t, 1, T.SHARED, (ROW_THREADS,))]).result
         b.op("store", [sh, tid, part], [])
         b.op("barrier")

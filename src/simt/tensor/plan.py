@@ -39,6 +39,9 @@ class KernelPlan:
     row_values: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
     reads: list[Ref] = field(default_factory=list)
     cooperative_root: bool = False  # a reduction that may run as a row kernel of itself
+    # some array it reads is contiguous along the output's last axis (the thread form's x):
+    # without one, neighbouring threads of a thread kernel read far apart (a gather)
+    x_contiguous: bool = False
     notes: list[str] = field(default_factory=list)
 
 
@@ -105,6 +108,7 @@ def _walk(g: Graph, root: int, materialised: set[int]) -> KernelPlan:
     memo: dict[int, bool] = {}
     nested: dict[int, int] = {}
     counter = [0]
+    contiguous = [False]
 
     def visit(n: int, env: dict[str, Axis], bound: frozenset[Axis]) -> None:
         e = g.nodes[n].expr
@@ -120,6 +124,8 @@ def _walk(g: Graph, root: int, materialised: set[int]) -> KernelPlan:
         if ref[0] == "in" or ref[1] in materialised:
             if ref not in reads:
                 reads.append(ref)
+            if pattern and node.expr.output and env[pattern[-1]] == ("o", node.expr.output[-1]):
+                contiguous[0] = True
             return
         p = ref[1]
         producer = g.nodes[p].expr
@@ -153,7 +159,7 @@ def _walk(g: Graph, root: int, materialised: set[int]) -> KernelPlan:
                            "every thread of its consumer")  # fmt: skip
 
     visit(root, {c: ("o", c) for c in node.expr.output}, frozenset(outs))
-    kp = KernelPlan(root, "thread", reads=reads)
+    kp = KernelPlan(root, "thread", reads=reads, x_contiguous=contiguous[0])
     if rows:
         first = min(rows)  # the producer nearest the inputs decides the row axes
         axes = rows[first]

@@ -38,6 +38,9 @@ _CONVERT = {
 }  # fmt: skip
 COOPERATIVE_MAX_OUTPUTS = 4096  # a reduction with fewer outputs than this ...
 COOPERATIVE_MIN_REDUCED = 256  # ... over at least this many elements each runs a block per output
+# a reduction whose threads would read far apart (no input contiguous along the output's last
+# axis, e.g. a row sum of a C-ordered matrix) runs a block per output from this many elements
+COOPERATIVE_MIN_ROW = 64
 
 
 @dataclass
@@ -202,7 +205,9 @@ def choices(g: Graph, p: Plan, extents: list[dict[str, int]]) -> tuple[Any, ...]
         if kp.cooperative_root:
             outputs = math.prod(ext[a] for a in e.output)
             reduced = math.prod(ext[a] for a in e.reduced)
-            if outputs < COOPERATIVE_MAX_OUTPUTS and reduced >= COOPERATIVE_MIN_REDUCED:
+            few = outputs < COOPERATIVE_MAX_OUTPUTS and reduced >= COOPERATIVE_MIN_REDUCED
+            gather = not kp.x_contiguous and reduced >= COOPERATIVE_MIN_ROW
+            if few or gather:
                 out.append("coop")
                 continue
         out.append(thread_layout(e, ext) if kp.form == "thread" else "row")
