@@ -36,6 +36,7 @@ from ..builtins import MATH
 from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import MEMORY, Field
 from ..types import BOOL, FLOAT32, INT64, ArrayType, Scalar
+from . import llvm_math
 from .common import describe_failure  # noqa: F401 - re-exported for the runtime
 
 SITE_BITS = 20
@@ -537,6 +538,13 @@ class _Renderer:
             return self.inst(f"fmul {ty} {args[0]}, {_float_const(k, t)}")
         if name in _MATH_HELPERS:
             return self._math_helper(op, args)
+        if name in llvm_math.NAMES and t == FLOAT32:
+            # straight-line float64 kernels that LLVM vectorises (backends/llvm_math.py)
+            for key, text in llvm_math.helpers(name).items():
+                self.helpers.setdefault(key, text)
+            self.decls.update(llvm_math.INTRINSICS)
+            argtext = ", ".join(f"float {x}" for x in args)
+            return self.inst(f"call float @simt.vm.{name}.f32({argtext})")
         if m.llvm is not None:
             return self._intrinsic(m.llvm, t, args)
         # every row has one of the three (the table's test checks each on this backend)

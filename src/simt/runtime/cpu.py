@@ -448,7 +448,8 @@ def _pipeline_digest() -> str:
         try:
             files = [*sorted((root / "ir").glob("*.py")), *sorted((root / "passes").glob("*.py")),
                      *(root / f for f in ("types.py", "builtins.py", "backends/common.py",
-                                          "backends/llvm.py", "runtime/cpu.py"))]  # fmt: skip
+                                          "backends/llvm.py", "backends/llvm_math.py",
+                                          "runtime/cpu.py"))]  # fmt: skip
             for f in files:
                 h.update(f.name.encode() + b"\0" + f.read_bytes())
         except OSError:
