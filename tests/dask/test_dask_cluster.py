@@ -187,3 +187,14 @@ def test_a_worker_without_the_backend_says_so(tmp_path: Path) -> None:
                 c.compute(lazy).result(timeout=WAIT)
     finally:
         cluster.close()
+
+
+def test_index_expressions_on_the_cluster(client: Any) -> None:
+    from simt.tensor import i
+
+    matmul = i("ik*kj~ijk") >> i("+ijk~ij")
+    rng = np.random.default_rng(6)
+    a, b = rng.random((60, 90), dtype=np.float32), rng.random((90, 40), dtype=np.float32)
+    lazy = matmul.exec(da.from_array(a, chunks=30), da.from_array(b, chunks=30))
+    got = client.compute(lazy).result(timeout=WAIT)
+    np.testing.assert_allclose(got, matmul.exec(a, b), rtol=2e-6, atol=2e-6)

@@ -158,7 +158,10 @@ class Component:
         from .run import execute
 
         try:
-            return execute(self.graph, self._inputs(inputs), into)
+            values = self._inputs(inputs)
+            if any(type(v).__module__.startswith("dask.") for v in values):
+                return _dask_exec(self.graph, values, into)  # a lazy dask graph (simt.dask)
+            return execute(self.graph, values, into)
         except SimtError as e:
             raise _located(e, self.where) from None
 
@@ -227,3 +230,15 @@ def _located(e: SimtError, where: tuple[str, int] | None) -> SimtError:
     for k, v in vars(e).items():
         setattr(out, k, v)
     return out.with_traceback(None)
+
+
+def _dask_exec(graph: G.Graph, values: list[Any], into: Any) -> Any:
+    """`exec` on dask inputs: `simt.dask.tensor` (imported only now: `import simt` never
+    imports dask)."""
+    try:
+        from ..dask.tensor import exec_dask
+    except ImportError as e:
+        from ..errors import BackendUnavailable
+
+        raise BackendUnavailable(str(e)) from None
+    return exec_dask(graph, values, into)
