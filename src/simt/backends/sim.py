@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 from ..builtins import sim_name
 from ..ir import Block, Function, Op, Value, walk, walk_blocks
@@ -404,8 +405,8 @@ class _Renderer:
 
     def op(self, op: Op, depth: int, mask: str) -> None:
         k = op.opcode
-        if k in ("if", "for", "while"):
-            getattr(self, f"op_{k}")(op, depth, mask)
+        if k in _CONTROL:
+            _CONTROL[k](self, op, depth, mask)
             return
         if k == "const":
             self.names[op.result.id] = typed_const(op.attrs["value"], op.result.scalar)
@@ -421,48 +422,53 @@ class _Renderer:
         else:
             self.emit(depth, expr)
 
-    def expr(self, op: Op, mask: str) -> str:  # noqa: C901 - one branch an opcode
-        k = op.opcode
-        a = [self.name(v) for v in op.operands]
-        if k == "bin":
-            return self.bin(op, a)
-        if k == "cmp":
-            return f"{a[0]} {_CMP[op.attrs['op']]} {a[1]}"
-        if k == "un":
-            return self.un(op, a[0])
-        if k == "cast":
-            return f"_cast({a[0]}, {np_type(op.result.scalar)})"
-        if k == "select":
-            if op.operands[0].id in self.vary:
-                return f"_where({a[0]}, {a[1]}, {a[2]})"
-            return f"({a[1]} if {a[0]} else {a[2]})"
-        if k == "math":
-            return f"{sim_name(op.attrs['fn'])}({', '.join(a)})"
-        if k == "special":
-            reg, axis = op.attrs["reg"], op.attrs["axis"]
-            if reg in ("block_dim", "grid_dim"):
-                return f"_c.{reg}[{axis}]"
-            return f"_c.{reg}({axis})"
-        if k == "shape":
-            t = op.operands[0].array
-            if t.space != GLOBAL:
-                assert t.shape is not None
-                return typed_const(t.shape[op.attrs["dim"]], t.index)
-            return f"np.{t.index.name}({a[0]}.shape[{op.attrs['dim']}])"
-        if k == "alloc":
-            t = op.result.array
-            assert t.shape is not None
-            where = "shared" if t.space == SHARED else "local"
-            return f"_c.{where}({t.shape!r}, {np_type(t.dtype)})"
-        if k in MEMORY:
-            return self.memory(op, a, mask)
-        if k == "print":
-            return f"_c.print({self.prints[id(op)]}, {mask}, {_tuple(a)})"
-        if k == "assert":
-            return f"_c.check_assert({a[0]}, {mask}, {self.sites[id(op)]})"
-        raise AssertionError(f"sim backend: no rendering for opcode {k!r}")
+    def expr(self, op: Op, mask: str) -> str:
+        """The Python expression computing `op` (its effect, for ops without results)."""
+        rule = _EXPR.get(op.opcode)
+        if rule is None:
+            raise AssertionError(f"sim backend: no rendering for opcode {op.opcode!r}")
+        return rule(self, op, [self.name(v) for v in op.operands], mask)
 
-    def bin(self, op: Op, a: list[str]) -> str:
+    def cmp(self, op: Op, a: list[str], mask: str) -> str:
+        return f"{a[0]} {_CMP[op.attrs['op']]} {a[1]}"
+
+    def cast(self, op: Op, a: list[str], mask: str) -> str:
+        return f"_cast({a[0]}, {np_type(op.result.scalar)})"
+
+    def select(self, op: Op, a: list[str], mask: str) -> str:
+        if op.operands[0].id in self.vary:
+            return f"_where({a[0]}, {a[1]}, {a[2]})"
+        return f"({a[1]} if {a[0]} else {a[2]})"
+
+    def math(self, op: Op, a: list[str], mask: str) -> str:
+        return f"{sim_name(op.attrs['fn'])}({', '.join(a)})"
+
+    def special(self, op: Op, a: list[str], mask: str) -> str:
+        reg, axis = op.attrs["reg"], op.attrs["axis"]
+        if reg in ("block_dim", "grid_dim"):
+            return f"_c.{reg}[{axis}]"
+        return f"_c.{reg}({axis})"
+
+    def shape(self, op: Op, a: list[str], mask: str) -> str:
+        t = op.operands[0].array
+        if t.space != GLOBAL:
+            assert t.shape is not None
+            return typed_const(t.shape[op.attrs["dim"]], t.index)
+        return f"np.{t.index.name}({a[0]}.shape[{op.attrs['dim']}])"
+
+    def alloc(self, op: Op, a: list[str], mask: str) -> str:
+        t = op.result.array
+        assert t.shape is not None
+        where = "shared" if t.space == SHARED else "local"
+        return f"_c.{where}({t.shape!r}, {np_type(t.dtype)})"
+
+    def print_(self, op: Op, a: list[str], mask: str) -> str:
+        return f"_c.print({self.prints[id(op)]}, {mask}, {_tuple(a)})"
+
+    def assert_(self, op: Op, a: list[str], mask: str) -> str:
+        return f"_c.check_assert({a[0]}, {mask}, {self.sites[id(op)]})"
+
+    def bin(self, op: Op, a: list[str], mask: str = "") -> str:
         if id(op) in self.global_idx:
             return f"_c.global_idx({self.global_idx[id(op)]})"
         name, t = op.attrs["op"], op.result.scalar
@@ -476,7 +482,8 @@ class _Renderer:
         sh = "<<" if name == "shl" else ">>"
         return f"{a[0]} {sh} ({a[1]} & {width})"  # the shift amount is taken modulo the width
 
-    def un(self, op: Op, a: str) -> str:
+    def un(self, op: Op, args: list[str], mask: str = "") -> str:
+        a = args[0]
         name, t = op.attrs["op"], op.result.scalar
         if name == "neg":
             return f"-{a}"
@@ -635,6 +642,19 @@ def _identifier(name: str) -> str:
     n = re.sub(r"\W", "_", name) or "kernel"
     return n if not n[0].isdigit() else "_" + n
 
+
+# Control flow: statements over regions.
+_CONTROL: dict[str, Callable[[_Renderer, Op, int, str], None]] = {
+    "if": _Renderer.op_if, "for": _Renderer.op_for, "while": _Renderer.op_while,
+}  # fmt: skip
+# The expression of each opcode that is not control flow, `const` or `barrier` (see `op`).
+_EXPR: dict[str, Callable[[_Renderer, Op, list[str], str], str]] = {
+    "bin": _Renderer.bin, "cmp": _Renderer.cmp, "un": _Renderer.un, "cast": _Renderer.cast,
+    "select": _Renderer.select, "math": _Renderer.math, "special": _Renderer.special,
+    "shape": _Renderer.shape, "alloc": _Renderer.alloc,
+    **dict.fromkeys(MEMORY, _Renderer.memory),
+    "print": _Renderer.print_, "assert": _Renderer.assert_,
+}  # fmt: skip
 
 __all__ = [
     "display_names", "np_type", "render", "trace_sites", "typed_const", "varying_values",

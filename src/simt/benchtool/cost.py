@@ -19,7 +19,7 @@ divergent-loop time; the largest names the bound.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -235,14 +235,10 @@ class _Eval:
             for r in op.results:
                 self.env[r] = None
             return
-        handler = getattr(self, "op_" + oc, None)
-        if handler is not None:
-            handler(op, mask)
-            return
-        if oc in ("bin", "cmp", "un", "cast", "select", "math"):
-            self.arith(op, mask)
-            return
-        # print, assert and anything else: one group op, no result
+        _RULES.get(oc, _Eval.other)(self, op, mask)
+
+    def other(self, op: Op, mask: np.ndarray) -> None:
+        """print, assert: one group op, no result."""
         self.st.group_ops += self.groups(mask) * self.scale
         for r in op.results:
             self.env[r] = None
@@ -558,6 +554,16 @@ class _Eval:
             self.st.loop_iters += self._loop_groups(trips) * self.scale
         for i, r in enumerate(op.results):
             self.env[r] = final[i] if i < len(final) else None
+
+
+# What the evaluator does for each opcode (`_Eval.other` for the rest).
+_RULES: dict[str, Callable[[_Eval, Op, np.ndarray], None]] = {
+    "const": _Eval.op_const, "special": _Eval.op_special, "shape": _Eval.op_shape,
+    "alloc": _Eval.op_alloc, "load": _Eval.op_load, "store": _Eval.op_store,
+    "atomic": _Eval.op_atomic, "cas": _Eval.op_cas, "barrier": _Eval.op_barrier,
+    "if": _Eval.op_if, "for": _Eval.op_for, "while": _Eval.op_while,
+    **dict.fromkeys(("bin", "cmp", "un", "cast", "select", "math"), _Eval.arith),
+}  # fmt: skip
 
 
 _AFFINE_BIN = {"add", "sub", "mul", "shl"}
