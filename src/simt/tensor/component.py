@@ -31,6 +31,7 @@ class Component:
         self.graph = graph
         self.bindings: tuple[Any, ...] = bindings or (None,) * graph.n_inputs
         self.where = where
+        self.tuning: Any = None  # what `tune` chose, on a tuned component
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -189,7 +190,30 @@ class Component:
         except SimtError as e:
             raise _located(e, self.where) from None
 
+    def tune(self, *inputs: Any, budget: float = 10.0, verbose: bool = False) -> Component:
+        """Search schedules for these inputs (ranked by the cost model, the best few measured)
+        and return the component with the winner; `.text()` shows it in expression syntax.
+        Cached per input shapes and device. See docs/tensor.md."""
+        from .tune import tune
+
+        try:
+            return tune(self, inputs, budget, verbose)  # type: ignore[no-any-return]
+        except SimtError as e:
+            raise _located(e, self.where) from None
+
     # ------------------------------------------------------------------ display
+    def text(self) -> str:
+        """The component in Python syntax where it is a chain of expressions
+        (`i("...") >> i("...")`), else its expressions one after another."""
+        leaves = [Component(G.Graph.leaf(n.expr)) for n in self.graph.nodes]
+        if leaves:
+            chained = leaves[0]
+            for leaf in leaves[1:]:
+                chained = chained >> leaf
+            if chained.graph.key() == self.graph.key():
+                return " >> ".join(f'i("{n.expr}")' for n in self.graph.nodes)
+        return "; ".join(self.expressions()) or "I"
+
     def expressions(self) -> list[str]:
         """Every expression of the component (with schedules), in the order they run."""
         return [str(n.expr) for n in self.graph.nodes]

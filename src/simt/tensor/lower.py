@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import types as T
+from ..errors import CompileError
 from ..ir import Block, Builder, Function, Param, Value
 from . import ops
 from .graph import Graph, Ref
@@ -23,6 +24,7 @@ from .parse import Expr
 from .plan import KernelPlan
 
 ROW_THREADS = 256
+MAX_THREADS = 1024  # threads in a block, as CUDA allows (WebGPU: 256)
 Env = dict[str, tuple[object, Value]]  # axis letter -> (axis identity, index value)
 
 
@@ -71,6 +73,19 @@ def thread_layout(e: Expr, extents: dict[str, int]) -> Layout:
                 for x in f:
                     size *= x
                 block[d] = size
+    threads = 1
+    for x in block:
+        threads *= x
+    if threads > MAX_THREADS:
+        split = ", ".join(f"{a}:{':'.join(str(f) for f in e.split_of(a))}" for a in order
+                          if e.split_of(a))  # fmt: skip
+        raise CompileError(
+            f"the splits {split} of {e.body()!r} make blocks of {threads} threads; a block "
+            f"has at most {MAX_THREADS}",
+            source_line=e.text, col=e.text.find("|") + 1 if "|" in e.text else None,
+            hint="split the output's axes by smaller factors (at most 256 threads run on "
+            "every backend, WebGPU included)",
+        )  # fmt: skip
     flat = n > 3 or any(
         extents[a] >= 2**31 or (d > 0 and _blocks(extents[a], block[d]) > 65535)
         for d, a in enumerate(reversed(order))
@@ -159,8 +174,8 @@ class Lowerer:
             if key in self.rows:
                 return self.rows[key]
             if self.staged_ready and key == (self.staged[0], tuple(self.staged[1])):
-                out = self.arrays[("node", self.kp.root)]
-                return self.b.op("load", [out, *self._out_index(env)], [out.array.dtype]).result
+                buf = self.arrays[("node", self.kp.root)]
+                return self.b.op("load", [buf, *self._out_index(env)], [buf.array.dtype]).result
         out = self.g.nodes[n].expr.output
         return self.value(n, {out[d]: (ids[d], vals[d]) for d in range(len(out))})
 
@@ -243,14 +258,16 @@ class Lowerer:
         zero, one = b.const(0, T.INT32), b.const(1, T.INT32)
         split = scheduled and any(e.split_of(a) for a in e.reduced)
 
-        def nest(k: int, loops: dict[tuple[str, int], Value], acc: Value) -> Value:
+        def nest(
+            k: int, loops: dict[tuple[str, int], Value], acc: Value, bounded: frozenset[str]
+        ) -> Value:
             if k == len(parts):
                 inner = dict(env)
                 conds = []
                 for a in e.reduced:
                     idx = self._combine_parts(a, e.split_of(a) if scheduled else (), loops)
                     inner[a] = (self.fresh(), idx)
-                    if split and e.split_of(a):
+                    if split and e.split_of(a) and a not in bounded:
                         conds.append(b.cmp("lt", idx, ext[a]))
                 if not conds:
                     return ops.accumulate(b, e.op, acc, self.ref_value(arg, pattern, inner))
@@ -276,12 +293,17 @@ class Lowerer:
                                  b.const(size, T.INT32))  # fmt: skip
             else:
                 stop = b.const(factors[part - 1], T.INT32)
+                if len(factors) == 1 and (axis, 0) in loops:
+                    # the tile's own loop inside its outer loop: stop at the edge, no guard
+                    left = b.bin("sub", ext[axis], b.bin("mul", loops[(axis, 0)], stop))
+                    stop = b.bin("min", stop, left)
+                    bounded = bounded | {axis}
             return self.for_loop(
                 zero, stop, one, [acc],
-                lambda iv, c: [nest(k + 1, {**loops, (axis, part): iv}, c[0])],
+                lambda iv, c: [nest(k + 1, {**loops, (axis, part): iv}, c[0], bounded)],
             )[0]  # fmt: skip
 
-        return nest(0, {}, ops.identity(b, e.op, t))
+        return nest(0, {}, ops.identity(b, e.op, t), frozenset())
 
     def _loop_parts(self, e: Expr, scheduled: bool) -> list[tuple[str, int]]:
         """The reduction's loops, outermost first: (axis, part) pairs."""

@@ -86,7 +86,7 @@ class Expr:
 
     def __str__(self) -> str:
         s = self.schedule_text()
-        return f"{self.body()} | {s.replace('|', ' | ')}" if s else self.body()
+        return f"{self.body()} | {s.replace('|', ' | ')}".rstrip() if s else self.body()
 
 
 def error(text: str, pos: int, message: str, hint: str | None = None) -> CompileError:

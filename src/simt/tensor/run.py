@@ -158,7 +158,7 @@ class TensorKernel(Kernel):
         super().__init__(stub)
         self.fn = fn
 
-    def _ir(self, specs: dict[str, Any]) -> Function:
+    def _ir(self, specs: dict[str, Any], optimise: bool = True) -> Function:
         return self.fn
 
 

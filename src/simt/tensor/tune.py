@@ -1,10 +1,31 @@
-"""Timing and schedule search for components."""
+"""Timing and schedule search for components.
+
+`tune(*inputs, budget=...)` searches schedules in expression space: for every kernel that runs
+a thread per output element, block shapes (splits of the output's last two axes) and the tiling
+of the first reduced axis. Each candidate is compiled to IR and ranked by simt's cost model
+(`kernel.cost`), one kernel at a time; the default and the best few are then measured with the
+benchtool's timing, and the fastest wins (so tuning is never slower than the default). The
+choice is cached per component, input shapes and dtypes, backend and device, in memory and in
+`simt.cache.cache_dir()/tensor-tune.json`; the tuned component prints its schedules in the
+expression syntax, ready to paste back.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..benchtool.timing import BenchResult
+from ..errors import SimtError
+from .graph import Graph, Node
+from .parse import Expr, parse
 
 
 class TensorBench(BenchResult):
@@ -31,3 +52,217 @@ def bench(comp: Any, inputs: tuple[Any, ...], warmups: int, runs: int) -> Tensor
     rt = registry.current()
     samples = sample(lambda: comp.exec(*inputs), rt.synchronize, warmups, runs, 0.0)
     return TensorBench(repr(comp), rt.name, samples, warmups)
+
+
+# ------------------------------------------------------------------------------ schedule search
+# Block shapes the search tries for a thread kernel, as (split of the y axis, split of the x
+# axis): every one has 256 threads, WebGPU's limit; and reduction tilings (a split factor of
+# the first reduced axis; 0: none).
+BLOCKS_2D = ((16, 16), (8, 32), (4, 64), (2, 128), (1, 256), (32, 8))
+BLOCKS_1D = (64, 128, 256)
+TILES = (0, 4, 8, 16)
+MEASURED = 3  # candidates measured besides the default
+
+
+@dataclass
+class Tuning:
+    """What `tune` chose: the schedule of each kernel's expression, and what it measured."""
+
+    schedules: dict[int, str]  # node -> its expression with the winning schedule
+    times: dict[str, float] = field(default_factory=dict)  # label -> seconds (median)
+    predicted: dict[str, float] = field(default_factory=dict)  # label -> cost model seconds
+    cached: bool = False
+
+
+_memory: dict[str, Tuning] = {}
+
+
+def _options(e: Expr) -> list[str]:
+    """Schedules (splits only, `| splits |`) worth trying for a thread kernel writing e."""
+    out = list(e.output)
+    blocks: list[tuple[tuple[str, int], ...]] = []
+    if len(out) == 1:
+        blocks = [((out[0], b),) for b in BLOCKS_1D]
+    elif len(out) in (2, 3):
+        y, x = out[-2], out[-1]
+        blocks = [((y, by), (x, bx)) for by, bx in BLOCKS_2D]
+    tiles: list[tuple[tuple[str, int], ...]] = [()]
+    if e.reduced:
+        tiles = [((e.reduced[0], t),) if t else () for t in TILES]
+    found = []
+    for blk in blocks or [()]:
+        for tile in tiles:
+            parts = [f"{a}:{f}" for a, f in (*blk, *tile) if f > 1]
+            found.append(",".join(parts))
+    return found
+
+
+def _with(g: Graph, schedules: dict[int, str]) -> Graph:
+    nodes = tuple(
+        Node(parse(schedules[n], n_.expr.where), n_.args) if n in schedules else n_
+        for n, n_ in enumerate(g.nodes)
+    )
+    return Graph(g.n_inputs, nodes, g.outputs)
+
+
+def _predict(g: Graph, inputs: Sequence[Any]) -> float:
+    """The cost model's time for running graph g on these inputs (all kernels)."""
+    from ..runtime import registry
+    from .run import S, compile_for, launch_shape, prepare_inputs
+
+    rt = registry.current()
+    inp = prepare_inputs(inputs, registry.get("sim"))  # host arrays: the model reads shapes
+    prog, extents = compile_for(g, inp, rt.name)
+    buffers: dict[Any, Any] = {("in", k): a for k, a in enumerate(inp.arrays)}
+    total = 0.0
+    for step in prog.steps:
+        n = step.kp.root
+        shape = S.output_shape(g, extents, n) or (1,)
+        buffers[("node", n)] = np.empty(shape, prog.types[n].np)
+        config = launch_shape(step, g, extents[n])
+        if config is None:
+            continue
+        args = [buffers[("node", n)], *(buffers[r] for r in step.kp.reads)]
+        total += step.kernel.cost(config[0], config[1], *args).time
+    return total
+
+
+def _key(comp: Any, inputs: Sequence[Any]) -> str:
+    from ..benchtool.profile import describe_device
+    from ..runtime import registry
+
+    rt = registry.current()
+    parts = [comp.graph.key(), rt.name, describe_device(rt.name)[0]]
+    for v in inputs:
+        a = np.asarray(v) if not hasattr(v, "shape") else v
+        parts.append(f"{np.dtype(a.dtype).str}{tuple(a.shape)}")
+    return "\n".join(parts)
+
+
+def _disk() -> Path:
+    from ..cache import cache_dir
+
+    return cache_dir() / "tensor-tune.json"
+
+
+def _load(key: str) -> Tuning | None:
+    try:
+        data = json.loads(_disk().read_text())
+        entry = data[key]
+        return Tuning({int(k): v for k, v in entry["schedules"].items()}, entry.get("times", {}),
+                      cached=True)  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _store(key: str, t: Tuning) -> None:
+    from .. import cache
+
+    if not cache.enabled():
+        return
+    path = _disk()
+    try:
+        data = json.loads(path.read_text()) if path.exists() else {}
+        if not isinstance(data, dict):
+            data = {}
+    except (OSError, ValueError):
+        data = {}
+    data[key] = {"schedules": {str(k): v for k, v in t.schedules.items()}, "times": t.times}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only disk only costs tuning again
+
+
+def tune(comp: Any, inputs: tuple[Any, ...], budget: float, verbose: bool) -> Any:
+    """`component.tune(*inputs)`: see the module doc and docs/tensor.md."""
+    from .component import Component
+
+    values = comp._inputs(inputs)
+    key = _key(comp, values)
+    found = _memory.get(key) or _load(key)
+    if found is None:
+        found = _search(comp, values, budget, verbose)
+        _store(key, found)
+    _memory[key] = found
+    tuned = Component(_with(comp.graph, found.schedules), comp.bindings, comp.where)
+    tuned.tuning = found
+    if verbose:
+        print(f"tuned{' (cached)' if found.cached else ''}: {tuned.text()}")
+    return tuned
+
+
+def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tuning:
+    from ..benchtool.timing import sample
+    from ..runtime import registry
+    from .run import compile_for, execute, prepare_inputs
+
+    start = time.perf_counter()
+    rt = registry.current()
+    g = comp.graph
+    prog, _ = compile_for(g, prepare_inputs(values, registry.get("sim")), rt.name)
+    # coordinate search: each thread kernel's options ranked by the cost model, others fixed
+    chosen: dict[int, str] = {}
+    predicted: dict[str, float] = {}
+    ranked: list[tuple[float, dict[int, str]]] = []
+    base = _predict(g, values)
+    predicted["default"] = base
+    for step in prog.steps:
+        if step.layout is None:
+            continue  # row kernels: their shape is the data's
+        n = step.kp.root
+        e = g.nodes[n].expr
+        best = None
+        for opt in _options(e):
+            sched = {**chosen, n: f"{e.body()} | {opt} |"}
+            try:
+                t = _predict(_with(g, sched), values)
+            except SimtError:
+                continue  # a block this backend cannot run
+            ranked.append((t, sched))
+            predicted[_label(g, sched)] = t
+            if best is None or t < best[0]:
+                best = (t, sched[n])
+            if time.perf_counter() - start > budget / 2:
+                break
+        if best is not None:
+            chosen[n] = best[1]
+    ranked.sort(key=lambda r: r[0])
+    trials: list[dict[int, str]] = [{}]
+    for _, sched in ranked:
+        if sched not in trials:
+            trials.append(sched)
+        if len(trials) > MEASURED:
+            break
+    times: dict[str, float] = {}
+    best_t, best_s = float("inf"), {}
+    for sched in trials:
+        if time.perf_counter() - start > budget and sched:
+            break
+        gv = _with(g, sched)
+
+        def run(gv: Graph = gv) -> None:
+            execute(gv, values)
+
+        run()  # compile outside the timing
+        remaining = max(0.05, budget - (time.perf_counter() - start))
+        samples = sample(run, rt.synchronize, 2, 5, 0.0, max_time=remaining / (MEASURED + 1))
+        t = sorted(samples)[len(samples) // 2]
+        label = _label(g, sched)
+        times[label] = t
+        if verbose:
+            print(
+                f"  {label}: {t * 1e3:.3f} ms (predicted {predicted.get(label, base) * 1e3:.3f} ms)"
+            )
+        if t < best_t:
+            best_t, best_s = t, sched
+    return Tuning(best_s, times, predicted)
+
+
+def _label(g: Graph, sched: dict[int, str]) -> str:
+    if not sched:
+        return "default"
+    return "; ".join(sched[n] for n in sorted(sched))

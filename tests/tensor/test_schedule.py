@@ -1,0 +1,90 @@
+"""Schedules change the generated code, never the results; contradictory ones are errors; and
+`tune` searches them with the cost model and the benchtool, caching its choice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simt
+from simt.runtime import registry
+from simt.tensor import i
+from simt.tensor.run import compile_for, prepare_inputs
+
+
+def rand(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+
+
+A, B = rand((13, 10), 1), rand((10, 9), 2)
+PRODUCT = "ik*kj~ijk"
+SCHEDULES = [
+    "+ijk~ij | i:2,k:4 | ii'jkk'0",  # split output and reduced axes
+    "+ijk~ij | k:4 | ijk'k0",  # the tile loop outside its outer loop (guarded)
+    "+ijk~ij | k:2:2 | ijkk'k''0",  # two split factors
+    "+ijk~ij | i:4,j:8 |",  # splits only: the block shape
+    "+ijk~ij | | jik0",  # x on i instead of j
+    "+ijk~ij | | ij!k0",  # where the output starts: as by default
+    "+ijk~ij | | ijk",  # no compute-at directive: the product is materialised
+]
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_schedule_changes_code_not_results(schedule: str, backend: str) -> None:
+    default = i(PRODUCT) >> i("+ijk~ij")
+    scheduled = i(PRODUCT) >> i(schedule)
+    if schedule != "+ijk~ij | | ij!k0":
+        assert scheduled.ir(A, B) != default.ir(A, B) or _layout(scheduled) != _layout(default)
+    np.testing.assert_allclose(scheduled.exec(A, B), A @ B, rtol=1e-5, atol=1e-5)
+
+
+def _layout(comp: object) -> list[object]:
+    inp = prepare_inputs([A, B], registry.get("sim"))
+    prog, _ = compile_for(comp.graph, inp, "sim")  # type: ignore[attr-defined]
+    return [s.layout for s in prog.steps]
+
+
+def test_missing_directive_materialises_and_says_so(host_backend: str) -> None:
+    comp = i(PRODUCT) >> i("+ijk~ij | | ijk")
+    text = comp.source("sim", A, B)
+    assert "kernel 2 of 2" in text and "without compute-at directive 0" in text
+
+
+def test_peer_schedules_on_a_row_pipeline(backend: str) -> None:
+    x = rand((20, 40), 3)
+    row_max_shift = (i.I & i(">ij~i | i:16,j:16 | ji0i'j'")) >> i("ij-i~ij | i:16,j:16 | ji01i'j'")
+    np.testing.assert_allclose(row_max_shift.exec(x), x - x.max(1, keepdims=True), rtol=1e-6)
+
+
+def test_too_many_threads_is_a_compile_error(host_backend: str) -> None:
+    with pytest.raises(simt.CompileError, match="blocks of 2048 threads"):
+        (i(PRODUCT) >> i("+ijk~ij | i:64,j:32 |")).exec(A, B)
+
+
+def test_tune_finds_a_schedule_caches_it_and_prints_it(
+    host_backend: str, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("SIMT_CACHE_DIR", str(tmp_path))
+    simt.use("cpu")
+    a, b = rand((48, 40), 4), rand((40, 56), 5)
+    matmul = i(PRODUCT) >> i("+ijk~ij")
+    tuned = matmul.tune(a, b, budget=4.0)
+    assert tuned.tuning is not None and not tuned.tuning.cached
+    assert "default" in tuned.tuning.times and len(tuned.tuning.times) >= 2
+    assert min(tuned.tuning.times.values()) == tuned.tuning.times[_label(tuned)]
+    np.testing.assert_allclose(tuned.exec(a, b), a @ b, rtol=1e-4, atol=1e-4)
+    # the printed form is Python that builds the same component
+    again = eval(tuned.text(), {"i": i})
+    assert again.graph.key() == tuned.graph.key()
+    # cached: in memory, and on disk for a new process
+    assert matmul.tune(a, b).tuning is tuned.tuning
+    assert (tmp_path / "tensor-tune.json").exists()
+    from simt.tensor import tune as T
+
+    T._memory.clear()
+    assert matmul.tune(a, b).tuning.cached
+
+
+def _label(tuned: object) -> str:
+    s = tuned.tuning.schedules  # type: ignore[attr-defined]
+    return "; ".join(s[n] for n in sorted(s)) if s else "default"
