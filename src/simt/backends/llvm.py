@@ -35,7 +35,7 @@ from typing import Any
 from ..builtins import MATH
 from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import MEMORY, Field
-from ..types import BOOL, FLOAT32, INT64, ArrayType, Scalar
+from ..types import BOOL, FLOAT32, INT64, SHARED, ArrayType, Scalar
 from . import llvm_math
 from .common import describe_failure  # noqa: F401 - re-exported for the runtime
 
@@ -661,8 +661,23 @@ class _Renderer:
             if dtype.is_bool:
                 val = self.inst(f"zext i1 {val} to i8")
             self.emit(f"store {mt} {val}, ptr {addr}, align {align}{self._access_md()}")
+        elif k == "atomic" and op.operands[0].array.space == SHARED:
+            result = self._block_rmw(op.attrs["op"], dtype, addr, self.v(op.operands[-1]))
         elif k == "atomic":
             result = self._atomic(op.attrs["op"], dtype, addr, self.v(op.operands[-1]))
+        elif op.operands[0].array.space == SHARED:
+            cmp, new = self.v(op.operands[-2]), self.v(op.operands[-1])
+            old = self.inst(f"load {mt}, ptr {addr}, align {align}")
+            eq = self.inst(f"icmp eq {mt} {old}, {cmp}" if not dtype.is_float else
+                           f"fcmp oeq {ty} {old}, {cmp}")  # fmt: skip
+            if dtype.is_float:  # compare bit patterns, as the cmpxchg below does
+                it = f"i{dtype.bits}"
+                oi = self.inst(f"bitcast {ty} {old} to {it}")
+                ci = self.inst(f"bitcast {ty} {cmp} to {it}")
+                eq = self.inst(f"icmp eq {it} {oi}, {ci}")
+            put = self.inst(f"select i1 {eq}, {mt} {new}, {mt} {old}")
+            self.emit(f"store {mt} {put}, ptr {addr}, align {align}")
+            result = old
         else:
             cmp, new = self.v(op.operands[-2]), self.v(op.operands[-1])
             if dtype.is_float:
@@ -684,6 +699,29 @@ class _Renderer:
                 result = self.inst(f"phi {ty} [{result}, %{here}], [{zero}, %{bad}]")
         if result is not None:
             self.vals[op.result.id] = result
+
+    def _block_rmw(self, o: str, t: Scalar, addr: str, val: str) -> str:
+        """An atomic on shared memory: a plain read-modify-write. A block's threads run one
+        after another on one CPU thread, so nothing else can touch its shared arrays between
+        the load and the store (the accesses carry no `parallel_accesses` tag: LLVM keeps
+        lanes that hit the same element in order; a histogram's loop stays scalar, without
+        `lock` prefixes)."""
+        ty = llvm_type(t)
+        align = t.bits // 8
+        old = self.inst(f"load {ty}, ptr {addr}, align {align}")
+        if o == "exch":
+            new = val
+        elif t.is_float:
+            new = (self.inst(f"f{o} {ty} {old}, {val}") if o in ("add", "sub") else
+                   self._intrinsic("llvm.minnum" if o == "min" else "llvm.maxnum", t,
+                                   [old, val]))  # fmt: skip
+        elif o in ("min", "max"):
+            sign = "s" if t.is_signed else "u"
+            new = self._intrinsic(f"llvm.{sign}{o}", t, [old, val])
+        else:
+            new = self.inst(f"{o} {ty} {old}, {val}")
+        self.emit(f"store {ty} {new}, ptr {addr}, align {align}")
+        return old
 
     def _atomic(self, o: str, t: Scalar, addr: str, val: str) -> str:
         ty = llvm_type(t)
