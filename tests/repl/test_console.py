@@ -237,3 +237,17 @@ def test_figure3_block_average_typed_at_the_prompt(repl_factory) -> None:  # typ
     assert r.run("data[0]\n") == "64.75\n"
     assert "%block N" in r.run("%help\n")
     assert r.close() == 0
+
+
+def test_threads_write_files_and_a_later_input_reads_them(repl_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    r = repl_factory("--backend", "cpu", "--threads", "4")
+    r.run("x = tid * tid\n")
+    assert r.run(f'f = open(f"{tmp_path}/{{tid}}.txt", "w"); f.write(f"{{tid}}: {{x}}\\n")\n') == ""
+    assert (tmp_path / "3.txt").read_text() == "3: 9\n"
+    out = r.run(f'h = open("{tmp_path}/same.txt", "w"); h.write("x")\n')
+    assert "threads 0 and 1 both open" in out
+    r.run(f'g = open("{tmp_path}/2.txt")\n')
+    r.run("s = g.read(10)\n")
+    assert r.run("print(s, len(s), s.startswith('2:'), int(s[3:]) + 1)\n") == "2: 4\n 5 True 5\n"
+    assert "f.write" in r.run("%help\n")
+    assert r.close() == 0

@@ -587,6 +587,8 @@ def print_call(tr: Translator, node: ast.Call) -> V:
 
 
 def _print_value(tr: Translator, v: V, node: ast.AST, top: bool) -> list[str | tuple[Value, str]]:
+    if isinstance(v, Obj) and tr.method_of(v, "__simt_print__") is not None:
+        return _printed_obj(tr, v, node)
     if isinstance(v, Known):
         return [str(v.value) if top else repr(v.value)]
     if isinstance(v, Tup):
@@ -605,6 +607,23 @@ def _print_value(tr: Translator, v: V, node: ast.AST, top: bool) -> list[str | t
             "print its elements: print(a[i])",
         )
     return [(v, "")]
+
+
+def _printed_obj(tr: Translator, v: Obj, node: ast.AST) -> list[str | tuple[Value, str]]:
+    """What `print` writes for an object whose class says it with `__simt_print__`: a tuple
+    of known strings (written as they are) and numbers (formatted)."""
+    m = tr.method_of(v, "__simt_print__")
+    assert m is not None
+    r = tr.call_method(m, [], node)  # type: ignore[arg-type]
+    items = r.items if isinstance(r, Tup) else r.value if isinstance(r, Known) else (r,)
+    out: list[str | tuple[Value, str]] = []
+    for x in items:
+        x = x.value if isinstance(x, Known) else x
+        if isinstance(x, Value) and isinstance(x.type, T.Scalar):
+            out.append((x, ""))
+        else:
+            out.append(str(x))
+    return out
 
 
 def fstring_parts(tr: Translator, node: ast.JoinedStr) -> list[str | tuple[Value, str]]:
@@ -633,6 +652,8 @@ def fstring_parts(tr: Translator, node: ast.JoinedStr) -> list[str | tuple[Value
             out.append((v, spec))
         elif isinstance(v, Tup) and not spec:
             out.extend(_print_value(tr, v, piece, top=False))
+        elif isinstance(v, Obj) and not spec and tr.method_of(v, "__simt_print__") is not None:
+            out.extend(_printed_obj(tr, v, piece))
         else:
             tr.fail(piece, "only numbers can be formatted in a kernel's f-string")
     return out

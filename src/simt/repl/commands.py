@@ -17,7 +17,11 @@ Each input runs on every thread; `tid` (alias `threadIdx`) is the thread's index
 inputs; inputs that do not depend on the thread (imports, constants, defs) run once.
 Outputs are grouped: each distinct text once, after a banner with its count.
 Files: f = open(PATH); f.seek(tid * 1024); chunk = f.read(1024) gives each thread its own
-bytes; byte strings have len, slicing s[a:b], `in` (substring test) and ==.
+bytes; byte strings have len, slicing s[a:b], `in` (substring test), ==, startswith,
+endswith, find, `a, b, c = s.split(" ")`, int(s), float(s), and print(s).
+Writing: f = open(f"out/{tid}.txt", "w"); f.write(f"{tid} {x}\n") writes real files when
+the input ends: one thread per file opened with "w" (two are an error naming both); with
+"a" every thread's writes are appended in thread order. Later inputs can read them.
   %bind NAME SHAPE DTYPE   a buffer every thread sees, e.g. %bind outbuf 512,512,3 uint32
   %save NAME FILE.png      write a bound buffer as an image (RGB when the last axis is 3)
   %threads N               run on N threads (per-thread variables are dropped)

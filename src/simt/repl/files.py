@@ -6,24 +6,145 @@ having no 8-bit type) passed to every kernel that uses it. `File` and `ByteStr` 
 classes, which kernels take as compile-time structs; an input is rewritten so that what Python
 writes with mutation or syntax the kernel language lacks becomes calls (`f.seek(n)` becomes
 `f = f.seek(n)`, `w in s` becomes `_simt_in(s, w)`, `a == b` becomes `_simt_eq(a, b)`,
-`s[a:b]` becomes `_simt_slice(s, a, b)`). `print` of a byte string is not supported yet.
+`s[a:b]` becomes `_simt_slice(s, a, b)`, `int(s)` becomes `_simt_int(s)`, and
+`a, b = s.split(" ")` passes the number of parts). Byte strings also have `startswith`,
+`endswith`, `find` and `split` on known separators; `print` writes a marker the host replaces
+by the bytes (the host holds every file that inputs read).
+
+Files opened for writing (`f = open(path, "w")` or `"a"`, `f.write(text)`) are records that
+threads print: `f = open(...)` becomes a record of the path (formatted per thread, so
+f-strings work), `f.write(x)` a record of the text. After the launch the host takes them
+apart from what threads printed (`split_records`), puts each thread's writes in the file it
+opened, checks that no two threads write one file opened with "w" and that the size limits
+hold (`land`), and only then writes the real files (nothing when something is wrong). Each
+thread counts its records, so that records a GPU's print buffer dropped are noticed.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 import numpy as np
 
+MARK = "\x00"  # starts and ends what kernels print for the host to replace (bytes, file records)
+
 
 class ByteStr:
-    """`length` bytes of a file's words `data` from byte `start`."""
+    """`length` bytes of a file's words `data` from byte `start`; `fid` is the file's number
+    in the session (known), which `print` needs to find the bytes on the host."""
 
-    def __init__(self, data: Any, start: Any, length: Any) -> None:
+    def __init__(self, data: Any, start: Any, length: Any, fid: Any = 0) -> None:
         self.data = data
         self.start = start
         self.length = length
+        self.fid = fid
+
+    def startswith(self, word: Any) -> Any:
+        """Whether the string starts with the bytes `word` (known)."""
+        w = _known_bytes(word)
+        ok = self.length >= len(w)
+        for k in range(len(w)):
+            if ok:
+                ok = self.byte(k) == w[k]
+        return ok
+
+    def endswith(self, word: Any) -> Any:
+        """Whether the string ends with the bytes `word` (known)."""
+        w = _known_bytes(word)
+        ok = self.length >= len(w)
+        for k in range(len(w)):
+            if ok:
+                ok = self.byte(self.length - len(w) + k) == w[k]
+        return ok
+
+    def find(self, word: Any, start: Any = 0) -> Any:
+        """The first index of the bytes `word` (known) from `start`, or -1."""
+        w = _known_bytes(word)
+        found = -1
+        i = max(start, 0)
+        while found < 0 and i + len(w) <= self.length:
+            ok = True
+            for k in range(len(w)):
+                if ok:
+                    ok = self.byte(i + k) == w[k]
+            if ok:
+                found = i
+            i += 1
+        return found
+
+    def split(self, sep: Any, maxsplit: Any) -> Any:
+        """`maxsplit + 1` parts around the first `maxsplit` occurrences of `sep` (both known);
+        parts past the last occurrence found are empty, the last part holds the rest."""
+        w = _known_bytes(sep)
+        return tuple([self._part(w, k, maxsplit) for k in range(maxsplit + 1)])
+
+    def _nth(self, w: Any, k: Any) -> Any:
+        """Where the `k`-th occurrence of `w` starts (0-based), or the length."""
+        pos = 0
+        i = -1
+        for _ in range(k + 1):
+            i = self.find(w, pos)
+            pos = self.length + 1 if i < 0 else i + len(w)
+        return self.length if i < 0 else i
+
+    def _part(self, w: Any, k: Any, last: Any) -> Any:
+        start = 0 if k == 0 else min(self._nth(w, k - 1) + len(w), self.length)
+        end = self.length if k == last else self._nth(w, k)
+        return ByteStr(self.data, self.start + start, end - start, self.fid)
+
+    def to_int(self) -> Any:
+        """The integer the string spells (spaces around, a sign; 0 when there are no digits)."""
+        n = np.int64(0)
+        neg = False
+        i = 0
+        while i < self.length and self.byte(i) == 32:
+            i += 1
+        if i < self.length and (self.byte(i) == 45 or self.byte(i) == 43):
+            neg = self.byte(i) == 45
+            i += 1
+        while i < self.length and 48 <= self.byte(i) <= 57:
+            n = n * 10 + (self.byte(i) - 48)
+            i += 1
+        return -n if neg else n
+
+    def to_float(self) -> Any:
+        """The float the string spells: sign, digits, a fraction, an exponent (e.g. -1.5e3)."""
+        x = np.float64(0.0)
+        neg = False
+        i = 0
+        while i < self.length and self.byte(i) == 32:
+            i += 1
+        if i < self.length and (self.byte(i) == 45 or self.byte(i) == 43):
+            neg = self.byte(i) == 45
+            i += 1
+        while i < self.length and 48 <= self.byte(i) <= 57:
+            x = x * 10.0 + (self.byte(i) - 48)
+            i += 1
+        if i < self.length and self.byte(i) == 46:
+            i += 1
+            scale = np.float64(0.1)
+            while i < self.length and 48 <= self.byte(i) <= 57:
+                x += (self.byte(i) - 48) * scale
+                scale *= 0.1
+                i += 1
+        if i < self.length and (self.byte(i) == 101 or self.byte(i) == 69):
+            i += 1
+            eneg = False
+            if i < self.length and (self.byte(i) == 45 or self.byte(i) == 43):
+                eneg = self.byte(i) == 45
+                i += 1
+            e = 0
+            while i < self.length and 48 <= self.byte(i) <= 57:
+                e = e * 10 + (self.byte(i) - 48)
+                i += 1
+            x = x * 10.0 ** (-e if eneg else e)
+        return -x if neg else x
+
+    def __simt_print__(self) -> Any:
+        """What `print` writes in the kernel: a marker the host replaces by the bytes."""
+        return (MARK + "b", self.fid, ":", self.start, ":", self.length, MARK)
 
     def byte(self, i: Any) -> Any:
         """Byte `i` of the string, as an int."""
@@ -34,18 +155,38 @@ class ByteStr:
 class File:
     """A read-only file of `size` bytes with a position; `seek` returns the moved file."""
 
-    def __init__(self, data: Any, size: Any, pos: Any) -> None:
+    def __init__(self, data: Any, size: Any, pos: Any, fid: Any = 0) -> None:
         self.data = data
         self.size = size
         self.pos = pos
+        self.fid = fid
 
     def seek(self, n: Any) -> File:
         """The file positioned at byte `n` (clamped to the file)."""
-        return File(self.data, self.size, min(max(n, 0), self.size))
+        return File(self.data, self.size, min(max(n, 0), self.size), self.fid)
 
-    def read(self, k: Any) -> ByteStr:
-        """The next `k` bytes (fewer at the end of the file)."""
-        return ByteStr(self.data, self.pos, max(min(k, self.size - self.pos), 0))
+    def read(self, k: Any = -1) -> ByteStr:
+        """The next `k` bytes (fewer at the end of the file; all the rest for -1)."""
+        n = self.size - self.pos if k < 0 else k
+        return ByteStr(self.data, self.pos, max(min(n, self.size - self.pos), 0), self.fid)
+
+
+def _known_bytes(word: Any) -> Any:
+    return word.encode() if isinstance(word, str) else word
+
+
+def r_int(x: Any) -> Any:
+    """`int(x)`, parsing a byte string."""
+    if isinstance(x, ByteStr):
+        return x.to_int()
+    return np.int64(x)
+
+
+def r_float(x: Any) -> Any:
+    """`float(x)`, parsing a byte string."""
+    if isinstance(x, ByteStr):
+        return x.to_float()
+    return np.float64(x)
 
 
 def contains(s: ByteStr, word: Any) -> Any:
@@ -103,7 +244,7 @@ def r_slice(s: Any, lower: Any, upper: Any) -> Any:
     """`s[lower:upper]` of a byte string (None for an open end; no negative indices)."""
     lo = 0 if lower is None else min(max(lower, 0), s.length)
     hi = s.length if upper is None else min(max(upper, lo), s.length)
-    return ByteStr(s.data, s.start + lo, hi - lo)
+    return ByteStr(s.data, s.start + lo, hi - lo, s.fid)
 
 
 def r_len(x: Any) -> Any:
@@ -114,6 +255,9 @@ def r_len(x: Any) -> Any:
 
 
 NAMESPACE = {
+    "_simt_rec": print,
+    "_simt_int": r_int,
+    "_simt_float": r_float,  # a record of a written file, printed for the host (not shown)
     "_simt_File": File,
     "_simt_ByteStr": ByteStr,
     "_simt_in": r_in,
@@ -130,6 +274,102 @@ def load(path: str) -> tuple[np.ndarray, int]:
     padded = np.zeros(-(-max(size, 1) // 4) * 4, np.uint8)
     padded[:size] = raw
     return padded.view(np.uint32), size
+
+
+SEP = "\x01"  # between the fields of a file record
+COUNT = "_simt_nrec"  # each thread's number of file records (a dropped one is then noticed)
+MAX_FILES = 65536  # files one input may write
+MAX_BYTES = 1 << 28  # bytes one input may write, all files together
+
+
+def write_mode(node: ast.AST) -> str | None:
+    """ "w" or "a" for `open(path, "w")` / `open(path, mode="a")`, else None."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return None
+    if node.func.id != "open" or not node.args:
+        return None
+    mode: ast.expr | None = node.args[1] if len(node.args) > 1 else None
+    for k in node.keywords:
+        if k.arg == "mode":
+            mode = k.value
+    if isinstance(mode, ast.Constant) and mode.value in ("w", "a", "wt", "at"):
+        return str(mode.value)[0]
+    return None
+
+
+_BYTES = re.compile(MARK + r"b(\d+):(\d+):(\d+)" + MARK)
+
+
+def resolve_bytes(text: str, files: list[tuple[np.ndarray, int]]) -> str:
+    """`text` with each printed byte string's marker replaced by its bytes (as UTF-8 text)."""
+    if MARK not in text:
+        return text
+
+    def one(m: re.Match[str]) -> str:
+        words, size = files[int(m.group(1))]
+        start, n = int(m.group(2)), int(m.group(3))
+        raw = words.view(np.uint8)[start : min(start + n, size)]
+        return raw.tobytes().decode("utf-8", "replace")
+
+    return _BYTES.sub(one, text)
+
+
+class WriteError(Exception):
+    """What the threads wrote cannot be landed in files (the message says why)."""
+
+
+def split_records(
+    prints: list[tuple[int, str]],
+) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(what threads printed, their file records), each as (thread, text) in thread order."""
+    shown: list[tuple[int, str]] = []
+    records: list[tuple[int, str]] = []
+    for t, text in prints:
+        (records if text.startswith(MARK) and text[1:2] in ("o", "w") else shown).append((t, text))
+    return shown, records
+
+
+def land(records: list[tuple[int, str]]) -> dict[str, tuple[str, bytes]]:
+    """The files the records write: path -> (mode, bytes). One thread per "w" path; "a" paths
+    take every thread's writes in thread order. WriteError names two threads that clash, a
+    write to a file that is not open, or a size limit passed."""
+    current: dict[tuple[int, str], str] = {}  # (thread, variable) -> path
+    owner: dict[str, tuple[str, int]] = {}  # path -> (mode, first thread)
+    data: dict[str, list[str]] = {}
+    total = 0
+    for t, text in records:
+        kind, body = text[1], text[2:-1]
+        name, _, rest = body.partition(SEP)
+        if kind == "o":
+            mode, _, path = rest.partition(SEP)
+            if path not in owner:
+                if len(owner) >= MAX_FILES:
+                    raise WriteError(f"more than {MAX_FILES} files written by one input")
+                owner[path] = (mode, t)
+                data[path] = []
+            else:
+                first_mode, first = owner[path]
+                if first != t and (mode == "w" or first_mode == "w"):
+                    raise WriteError(
+                        f"threads {first} and {t} both open {path!r}, with mode "
+                        f"{first_mode!r} and {mode!r}: one thread per file, or open it with "
+                        '"a" in every thread (their writes are then joined in thread order)'
+                    )
+                if first == t and mode == "w":
+                    data[path] = []  # reopened for writing: truncated, as in Python
+            current[(t, name)] = path
+            continue
+        path_w = current.get((t, name))
+        if path_w is None:  # opened in an earlier input: files land when their input ends
+            raise WriteError(
+                f"thread {t} writes to {name!r}, which is not open in this input; open and "
+                "write a file in the same input"
+            )
+        total += len(rest.encode())
+        if total > MAX_BYTES:
+            raise WriteError(f"one input may write at most {MAX_BYTES} bytes to files")
+        data[path_w].append(rest)
+    return {p: (owner[p][0], "".join(parts).encode()) for p, parts in data.items()}
 
 
 def needs_rewrite(tree: ast.Module, objects: set[str]) -> bool:
@@ -150,9 +390,49 @@ class Rewriter(ast.NodeTransformer):
 
     def __init__(self, opened: list[str]) -> None:
         self.opened = opened
+        self.writers: set[str] = set()  # names of files opened for writing in this input
+        self.records = 0  # record prints written into the input
+
+    def visit_Assign(self, node: ast.Assign) -> Any:
+        v = node.value
+        if (  # `a, b = s.split(" ")`: as many parts as names
+            len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Tuple)
+            and isinstance(v, ast.Call)
+            and isinstance(v.func, ast.Attribute)
+            and v.func.attr == "split"
+            and len(v.args) == 1
+            and not v.keywords
+        ):
+            v.args.append(ast.Constant(len(node.targets[0].elts) - 1))
+        mode = write_mode(node.value)
+        if mode is None or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            return self.generic_visit(node)
+        call = node.value
+        assert isinstance(call, ast.Call)
+        name = node.targets[0].id
+        self.writers.add(name)
+        path = self.visit(call.args[0])
+        return self._record(node, f"{MARK}o{name}{SEP}{mode}{SEP}", path)
+
+    def _record(self, node: ast.stmt, head: str, value: ast.expr) -> list[ast.stmt]:
+        """`_simt_rec(head, value, MARK, sep="", end="")` and a count of the records."""
+        self.records += 1
+        call = ast.Call(
+            ast.Name("_simt_rec", ast.Load()),
+            [ast.Constant(head), value, ast.Constant(MARK)],
+            [ast.keyword("sep", ast.Constant("")), ast.keyword("end", ast.Constant(""))],
+        )
+        count = ast.AugAssign(ast.Name(COUNT, ast.Store()), ast.Add(), ast.Constant(1))
+        return [ast.copy_location(ast.Expr(call), node), ast.copy_location(count, node)]
 
     def visit_Call(self, node: ast.Call) -> Any:
         self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in ("int", "float") and node.args:
+            node.func = ast.Name(f"_simt_{node.func.id}", ast.Load())
+            return node
+        if write_mode(node) is not None:
+            return node  # a file opened for writing but not assigned to a name: refused later
         if (
             isinstance(node.func, ast.Name)
             and node.func.id == "open"
@@ -170,12 +450,25 @@ class Rewriter(ast.NodeTransformer):
                     ast.Name(f"_simt_file{i}", ast.Load()),
                     ast.Name(f"_simt_size{i}", ast.Load()),
                     ast.Constant(0),
+                    ast.Constant(i),
                 ],
                 [],
             )
         return node
 
     def visit_Expr(self, node: ast.Expr) -> Any:
+        v = node.value
+        if (
+            isinstance(v, ast.Call)
+            and isinstance(v.func, ast.Attribute)
+            and isinstance(v.func.value, ast.Name)
+            and v.func.value.id in self.writers
+        ):
+            name, attr = v.func.value.id, v.func.attr
+            if attr == "close" and not v.args:
+                return ast.copy_location(ast.Pass(), node)
+            if attr == "write" and len(v.args) == 1 and not v.keywords:
+                return self._record(node, f"{MARK}w{name}{SEP}", self.visit(v.args[0]))
         self.generic_visit(node)
         v = node.value
         if (

@@ -284,9 +284,17 @@ class Session:
         echo = shape.echo and not analysis.is_print_call(shape.tree.body[-1])
         fast = analysis.fast_prints(shape.tree) if "print" not in self.globals else ()
         tree, rewritten = shape.tree, files.needs_rewrite(shape.tree, set(self.objects))
+        records = 0  # file-record prints in the input (writes to files)
         if rewritten:
+            fast = ()  # a byte string prints through a record the host completes
             opened = list(self.file_paths)
-            tree = ast.fix_missing_locations(files.Rewriter(opened).visit(copy.deepcopy(tree)))
+            rw = files.Rewriter(opened)
+            tree = rw.visit(copy.deepcopy(tree))
+            records = rw.records
+            if records:  # each thread counts its records, so that a dropped one is noticed
+                zero = ast.Assign([ast.Name(files.COUNT, ast.Store())], ast.Constant(0))
+                tree.body.insert(0, ast.copy_location(zero, tree.body[0]))
+            tree = ast.fix_missing_locations(tree)
             for path in opened[len(self.file_paths) :]:
                 try:
                     self.file_data[path] = files.load(path)
@@ -319,7 +327,7 @@ class Session:
                     f"{obj} = _simt_{cls}(_simt_file{idx}, "
                     + ("" if cls == "ByteStr" else f"_simt_size{idx}, ")
                     + ", ".join(f"{obj}__{f}" for f in fields)
-                    + ")"
+                    + f", {idx})"
                 )
         if self.block is not None:
             extra = [
@@ -370,6 +378,29 @@ class Session:
         except (LaunchError, SimtError) as e:
             self.out.error(f"{type(e).__name__}: {e}")
             return False
+        data = [self.file_data[p] for p in self.file_paths]
+        captured = [(t, files.resolve_bytes(x, data)) for t, x in captured]
+        if records or any(x.startswith(files.MARK) for _, x in captured):
+            captured, recs = files.split_records(captured)
+            sent = known.pop(files.COUNT, None)
+            count = outs.pop(files.COUNT, None)
+            expected = int(count.sum()) if count is not None else int(sent or 0) * n
+            if len(recs) != expected:
+                self.out.error(
+                    f"the file writes of this input did not fit the {self.backend} backend's "
+                    f"print buffer ({expected - len(recs)} of {expected} records were lost); "
+                    "no file was written: write less per input"
+                )
+                return False
+            try:
+                self._land(files.land(recs))
+            except files.WriteError as e:
+                self.out.error(f"{filename}: {e}; no file was written")
+                return False
+            except OSError as e:
+                self.out.error(f"OSError: cannot write {e.filename!r}: {e.strerror or e}")
+                return False
+            stores = [(k, e) for k, e in stores if k != files.COUNT]
         # success: the new values replace the old ones
         for note in notes:
             self.out.warning(note)
@@ -486,6 +517,15 @@ class Session:
             if items:
                 layout.append((kind, isinstance(v, Tup), items))
         return layout
+
+    def _land(self, written: dict[str, tuple[str, bytes]]) -> None:
+        """Write what the threads wrote into the host's files (append for mode "a"); a file
+        that inputs read is read again."""
+        for path, (mode, data) in written.items():
+            with open(path, "ab" if mode == "a" else "wb") as f:
+                f.write(data)
+            if path in self.file_data:
+                self.file_data[path] = files.load(path)
 
     def _buffer(self, name: str) -> np.ndarray:
         """A bound buffer, a shared array or an open file's words, by parameter name."""
