@@ -5,9 +5,11 @@ over chunked arrays, on one machine or a `distributed` cluster. See docs/dask.md
   function's own reads; `simt.dask.images`);
 - `simt.map_blocks(kernel, *args, block=..., halo=0)`: a kernel per chunk
   (`simt.dask.kernels`);
+- `component.exec(a_dask, ...)` for index expressions: `blockwise`, chunked reductions
+  combined in a tree (`simt.dask.tensor`).
 
-Nothing in simt imports this package at `import simt`: the image function's call and
-`simt.map_blocks` import it when they meet a dask array.
+Nothing in simt imports this package at `import simt`: the image function's call,
+`simt.map_blocks` and `Component.exec` import it when they meet a dask array.
 """
 
 from __future__ import annotations
