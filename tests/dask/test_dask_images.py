@@ -20,7 +20,7 @@ import simt  # noqa: E402
 import simt.imagefn  # noqa: E402
 from simt.dask import halo  # noqa: E402
 from simt.image import Color, Float, Image, Position  # noqa: E402
-from simt.runtime import registry  # noqa: E402
+from simt.runtime import nvrtc, registry  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("simt_example_sobel", ROOT / "examples" / "sobel.py")
@@ -37,7 +37,7 @@ def synchronous() -> Any:
         yield
 
 
-@pytest.fixture(params=["cpu", "sim"])
+@pytest.fixture(params=["cpu", "sim", "webgpu"])
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     ok, why = registry.probe(request.param)
     if not ok:
@@ -87,6 +87,22 @@ def test_sobel_on_dask_equals_the_whole_image_bit_for_bit(
     assert isinstance(edges, da.Array) and edges.dtype == np.float32
     assert edges.chunks[0][0] == chunks[0] and edges.shape == a.shape
     np.testing.assert_array_equal(edges.compute(), sobel(Image(a, edge=edge)))
+
+
+@pytest.mark.skipif(nvrtc.version() is None, reason="NVRTC is not installed")
+def test_chunk_kernels_compile_for_cuda() -> None:
+    from simt.dask.chunk import ChunkImageFunction
+
+    grey, colour = np.zeros((8, 8), np.float32), np.zeros((8, 8, 3), np.float32)
+    for f, known, args in (
+        (ex.edgeDetect, {"kernel": ex.sobelKernel}, (grey,)),
+        (to_colour, {}, (grey, Image(grey, "wrap"))),
+        (to_grey, {}, (Image(colour, "zero"),)),
+    ):
+        chunked = ChunkImageFunction(f, known, {})
+        for arch in ("sm_80", "sm_90"):
+            res = chunked.resources(*args, arch=arch)
+            assert res["registers"] > 0 and res["spill_stores"] == 0
 
 
 def test_nothing_runs_until_compute(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -148,8 +164,9 @@ def test_the_halo_is_the_largest_offset_read() -> None:
 def test_unknown_offsets_ask_for_halo() -> None:
     a = _image(20, 30)
     f = simt.compile(mirror)
-    with pytest.raises(simt.CompileError, match=r"halo="):
+    with pytest.raises(simt.CompileError, match=r"halo=") as e:
         f(da.from_array(a, chunks=(10, 7)))
+    assert "test_dask_images.py" in str(e.value) and "def mirror" in str(e.value)
     # given, it is used: one chunk per row holds the whole width
     np.testing.assert_array_equal(f(da.from_array(a, chunks=(7, 30)), halo=0).compute(), f(a))
     g = simt.compile(shift)

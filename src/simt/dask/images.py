@@ -12,6 +12,7 @@ for bit.
 from __future__ import annotations
 
 import itertools
+import linecache
 import uuid
 from typing import Any
 
@@ -179,10 +180,14 @@ def image_call(imf: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]
         reach = _reach(imf, examples)
         unknown = [n for n, r in reach.items() if r is None]
         if unknown:
+            code = imf.fn.__code__
             raise CompileError(
                 f"{imf.__name__}() reads image {unknown[0]!r} at positions that are not the "
                 "pixel's plus an offset known at compile time, so simt cannot tell how much "
-                "of the neighbouring chunks each chunk needs",
+                "of the neighbouring chunks each chunk of a dask array needs",
+                filename=code.co_filename,
+                line=code.co_firstlineno,
+                source_line=linecache.getline(code.co_filename, code.co_firstlineno),
                 hint=f"pass the largest distance it reads away from the pixel: "
                 f"{imf.__name__}(..., halo=N) or halo=(rows, columns)",
             )
