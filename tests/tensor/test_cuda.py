@@ -43,6 +43,14 @@ def _cases() -> list[tuple[str, object, tuple[object, ...]]]:
     cases.append(("4-d", i("abcd*abcd~abcd"), (np.ones((2, 2, 2, 2), np.float32),) * 2))
     cases.append(("scalar", i(".+.~."), (2.0, 3)))
     cases.append(("float64", i("i*i~i"), (V.astype(np.float64), V)))
+    from .test_examples import flash, naive
+
+    qkv = tuple(np.ones((32, 64), np.float32) for _ in range(3))
+    cases.append(("flash attention", flash(), qkv))
+    cases.append(("naive attention", naive(), qkv))
+    cases.append(
+        ("tiled reduction", i("ik*kj~ijk") >> i("+ijk~ij | k:4 | ijkk'0"), (F, F.T.copy()))
+    )
     return cases
 
 
