@@ -7,7 +7,9 @@ blocks than the device has cores or multiprocessors, and a grid too small to hid
 latency (both only when the launch's work is worth more than a launch, so tiny launches stay
 quiet); shared memory over the device limit (an error); global accesses whose addresses are not
 contiguous in `thread_idx.x` (naming the source line); on `cpu`, a kernel LLVM did not
-vectorise (no vector instruction in its optimised code).
+vectorise (no vector instruction in its optimised code), and what `cpu_hints` finds in the
+lowered kernel (branches on the thread index that are not ranges, atomics on global arrays,
+float64 transcendentals).
 """
 
 from __future__ import annotations
@@ -256,6 +258,13 @@ def advise(
         except Exception:  # noqa: BLE001 - the report is optional: no answer, no advice
             vec = None
     found = analyse(cost, g, b, prof, vec, _extent(args), report)
+    if prof.backend == "cpu" and cost.time - prof.launch_overhead >= WORTH * prof.launch_overhead:
+        from .cpu_hints import cpu_hints
+
+        try:
+            found += [Advice(k, "warning", m, line=ln) for k, ln, m in cpu_hints(kernel, args, kw)]
+        except Exception:  # noqa: BLE001 - advice is a courtesy: no answer, no advice
+            pass
     for a in found:
         if a.severity == "error":
             raise LaunchError(f"{kernel.__name__}[{_shape(g)}, {_shape(b)}]: {a.message}")

@@ -58,7 +58,7 @@ def split_lane_ranges(fn: Function) -> int:
     return n
 
 
-def _offsets(v: Value, iv: Value, inner: dict[int, Op]) -> list[tuple[Value, int]] | None:
+def affine_offsets(v: Value, iv: Value, inner: dict[int, Op]) -> list[tuple[Value, int]] | None:
     """[(c, sign), ...] when `v` is `iv + sign * c + ...` with every `c` from outside the
     loop; None otherwise."""
     if v is iv:
@@ -68,11 +68,11 @@ def _offsets(v: Value, iv: Value, inner: dict[int, Op]) -> list[tuple[Value, int
         return None
     a, b = d.operands
     if b.id not in inner and b is not iv:
-        got = _offsets(a, iv, inner)
+        got = affine_offsets(a, iv, inner)
         if got is not None:
             return [*got, (b, 1 if d.attrs["op"] == "add" else -1)]
     if d.attrs["op"] == "add" and a.id not in inner and a is not iv:
-        got = _offsets(b, iv, inner)
+        got = affine_offsets(b, iv, inner)
         if got is not None:
             return [*got, (a, 1)]
     return None
@@ -95,11 +95,11 @@ def _split(loop: Op) -> list[Op] | None:
         if o.opcode != "cmp" or o.attrs["op"] not in _FLIP or o.operands[0].type != INT32:
             continue
         a, b = o.operands
-        offs = _offsets(a, iv, inner) if b.id not in inner else None
+        offs = affine_offsets(a, iv, inner) if b.id not in inner else None
         if offs is not None:
             cmps.append((o, o.attrs["op"], b, offs))
             continue
-        offs = _offsets(b, iv, inner) if a.id not in inner and a is not iv else None
+        offs = affine_offsets(b, iv, inner) if a.id not in inner and a is not iv else None
         if offs is not None:
             cmps.append((o, _FLIP[o.attrs["op"]], a, offs))
     if not cmps:
