@@ -23,6 +23,7 @@ component and keeps that output). Inputs may mix dask arrays, NumPy arrays and n
 from __future__ import annotations
 
 import string
+import uuid
 from functools import partial
 from typing import Any
 
@@ -168,6 +169,7 @@ def _exec(g: Graph, values: list[Any], into: Any) -> Any:
         raise LaunchError("exec_dask needs a dask array among the inputs")
     dtypes = node_types(g, types)
     backend = registry.current().name
+    call = uuid.uuid4().hex  # each exec is a new computation (no key shared with another)
 
     results = []
     for o, ref in enumerate(g.outputs):
@@ -191,7 +193,7 @@ def _exec(g: Graph, values: list[Any], into: Any) -> Any:
                 out_index + contracted, *args,
                 adjust_chunks={c: 1 for c in contracted}, dtype=dtype,
                 meta=np.empty((0,) * (len(out_index) + len(contracted)), dtype),
-                token="simt-tensor-partial",
+                name=f"simt-tensor-partial-{call}",
             )  # fmt: skip
             red = tuple(range(len(out_index), len(out_index) + len(contracted)))
             combine = partial(_combine, node.expr.op)
@@ -206,7 +208,7 @@ def _exec(g: Graph, values: list[Any], into: Any) -> Any:
                     dtype=dtype,
                     concatenate=True,
                     meta=np.empty((0,) * len(out_index), dtype),
-                    name="simt-tensor-combine",
+                    name=f"simt-tensor-combine-{call}",
                 )  # fmt: skip
             )
         else:
@@ -218,7 +220,7 @@ def _exec(g: Graph, values: list[Any], into: Any) -> Any:
                     concatenate=True,
                     dtype=dtype,
                     meta=np.empty((0,) * len(out_index), dtype),
-                    token="simt-tensor",
+                    name=f"simt-tensor-{call}",
                 )  # fmt: skip
             )
     return results[0] if len(results) == 1 else tuple(results)
