@@ -28,17 +28,23 @@ from .lang import (  # noqa: E402
     block_dim,
     block_idx,
     bool_,
+    float16,
     float32,
     float64,
     grid,
     grid_dim,
+    int8,
+    int16,
     int32,
     int64,
     local,
     shared,
     syncthreads,
     thread_idx,
+    uint8,
+    uint16,
     uint32,
+    uint64,
 )
 
 __all__ = [
@@ -48,6 +54,7 @@ __all__ = [
     "float64", "grid", "grid_dim", "image", "int32", "int64", "kernel", "launch", "local",
     "map_blocks", "shared",
     "synchronize", "syncthreads", "thread_idx", "to_device", "uint32", "use", "zeros",
+    "float16", "int8", "int16", "uint8", "uint16", "uint64",
 ]  # fmt: skip
 
 

@@ -89,7 +89,8 @@ def _scalar_spec(v: Any, fp64: bool) -> T.Scalar | None:
     if isinstance(v, (bool, np.bool_)):
         return T.BOOL
     if isinstance(v, np.generic):
-        return T.scalar_of_dtype(v.dtype)
+        t = T.scalar_of_dtype(v.dtype)
+        return None if t is None else T.compute_type(t)  # np.uint8(3) is an int32 argument
     if isinstance(v, int):
         return T.INT32 if -(2**31) <= v < 2**31 else T.INT64
     if isinstance(v, float):
@@ -250,8 +251,8 @@ class Kernel:
                 if t is None:
                     raise LaunchError(
                         f"argument {n!r} of {self.__name__}() has dtype {dtype}, which kernels "
-                        "do not support; convert it to one of bool, int32, int64, uint32, "
-                        "float32 or float64 (e.g. a.astype(np.float32))"
+                        "do not support; convert it to one of bool, int8/16/32/64, "
+                        "uint8/16/32/64 or float16/32/64 (e.g. a.astype(np.float32))"
                     )
                 ndim = len(v.shape)
                 if ndim == 0:

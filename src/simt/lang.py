@@ -108,6 +108,12 @@ float64 = ScalarCast(T.FLOAT64)
 int32 = ScalarCast(T.INT32)
 int64 = ScalarCast(T.INT64)
 uint32 = ScalarCast(T.UINT32)
+uint64 = ScalarCast(T.UINT64)
+int8 = ScalarCast(T.INT8)
+uint8 = ScalarCast(T.UINT8)
+int16 = ScalarCast(T.INT16)
+uint16 = ScalarCast(T.UINT16)
+float16 = ScalarCast(T.FLOAT16)
 bool_ = ScalarCast(T.BOOL)
 
 

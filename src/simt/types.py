@@ -14,7 +14,9 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Scalar:
-    """A scalar type: one of the six module-level instances below."""
+    """A scalar type: one of the module-level instances below. The storage-only types (8- and
+    16-bit ints, float16) are element types of arrays: loads convert them to their compute
+    type and stores convert back (`compute_type`); no other value has them."""
 
     name: str
     kind: str  # "b" bool, "i" signed int, "u" unsigned int, "f" float
@@ -41,6 +43,11 @@ class Scalar:
         """The NumPy dtype of this type."""
         return np.dtype(self.name)
 
+    @property
+    def is_storage(self) -> bool:
+        """Whether this is an array element type only (computed in `compute_type`)."""
+        return self in _COMPUTE
+
     def __str__(self) -> str:
         return self.name
 
@@ -51,24 +58,49 @@ INT64 = Scalar("int64", "i", 64)
 UINT32 = Scalar("uint32", "u", 32)
 FLOAT32 = Scalar("float32", "f", 32)
 FLOAT64 = Scalar("float64", "f", 64)
+UINT64 = Scalar("uint64", "u", 64)
+INT8 = Scalar("int8", "i", 8)
+UINT8 = Scalar("uint8", "u", 8)
+INT16 = Scalar("int16", "i", 16)
+UINT16 = Scalar("uint16", "u", 16)
+FLOAT16 = Scalar("float16", "f", 16)
 
-SCALARS: dict[str, Scalar] = {t.name: t for t in (BOOL, INT32, INT64, UINT32, FLOAT32, FLOAT64)}
+# storage-only type -> the type its values compute in (docs/semantics.md, "Types")
+_COMPUTE: dict[Scalar, Scalar] = {
+    INT8: INT32, UINT8: INT32, INT16: INT32, UINT16: INT32, FLOAT16: FLOAT32,
+}  # fmt: skip
 
-# NumPy dtypes that arrays may have, mapped onto the kernel language's scalars. Narrow integer and
-# half-precision arrays are not supported yet; they get a LaunchError naming the argument.
-_NP_TO_SCALAR: dict[str, Scalar] = {
-    "bool": BOOL,
-    "int32": INT32,
-    "int64": INT64,
-    "uint32": UINT32,
-    "float32": FLOAT32,
-    "float64": FLOAT64,
+SCALARS: dict[str, Scalar] = {
+    t.name: t
+    for t in (
+        BOOL,
+        INT32,
+        INT64,
+        UINT32,
+        FLOAT32,
+        FLOAT64,
+        UINT64,
+        INT8,
+        UINT8,
+        INT16,
+        UINT16,
+        FLOAT16,
+    )  # fmt: skip
 }
+
+# NumPy dtypes that arrays may have, mapped onto the kernel language's scalars.
+_NP_TO_SCALAR: dict[str, Scalar] = {name: t for name, t in SCALARS.items()}
 
 
 def scalar_of_dtype(dtype: np.dtype | type | str) -> Scalar | None:
     """The kernel-language scalar for a NumPy dtype, or None when it has none."""
     return _NP_TO_SCALAR.get(np.dtype(dtype).name)
+
+
+def compute_type(t: Scalar) -> Scalar:
+    """The type values of element type `t` compute in: int32 for 8- and 16-bit ints, float32
+    for float16, `t` itself for the others."""
+    return _COMPUTE.get(t, t)
 
 
 # Where an array lives: a kernel argument in device memory, per block, or per thread.
@@ -109,6 +141,7 @@ def promote(a: Scalar, b: Scalar) -> Scalar:
     GPU practice rather than NumPy's: an integer combined with float32 gives float32, not
     float64; bool behaves as int32; int32 with uint32 gives uint32, as in C.
     """
+    a, b = compute_type(a), compute_type(b)
     if a == b:
         return INT32 if a.is_bool else a
     if a.is_float or b.is_float:
@@ -119,6 +152,8 @@ def promote(a: Scalar, b: Scalar) -> Scalar:
     b = INT32 if b.is_bool else b
     if a == b:
         return a
+    if UINT64 in (a, b):  # as in C: uint64 with any other int is uint64
+        return UINT64
     if INT64 in (a, b):
         return INT64
     return UINT32
@@ -131,7 +166,7 @@ def literal_type(value: object, fp64: bool) -> Scalar:
     if isinstance(value, np.generic):
         t = scalar_of_dtype(value.dtype)
         if t is not None:
-            return t
+            return compute_type(t)
     if isinstance(value, (int, np.integer)):
         return INT32 if -(2**31) <= int(value) < 2**31 else INT64
     return FLOAT64 if fp64 else FLOAT32

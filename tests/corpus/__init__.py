@@ -35,6 +35,9 @@ FEATURES = {
     "atomic_float": "atomic add on float32 arrays",
     "int64": "int64 arithmetic and int64 arrays",
     "wgsl_math": "a math function WGSL has no spelling for (builtins.MATH row with wgsl None)",
+    "small_int": "8- and 16-bit integer arrays",
+    "fp16": "float16 arrays",
+    "uint64": "uint64 arithmetic and arrays",
 }
 
 # (backend, feature) -> why that backend must refuse it with a CompileError. A backend that
@@ -46,6 +49,9 @@ EXPECTED_COMPILE_ERRORS: dict[tuple[str, str], str] = {
     ("webgpu", "atomic_float"): "WGSL atomics are integer only",
     ("webgpu", "int64"): "WGSL has no 64-bit integers",
     ("webgpu", "wgsl_math"): "WGSL has no such function",
+    ("webgpu", "small_int"): "WGSL has no 8/16-bit storage (packing into u32 words: not yet)",
+    ("webgpu", "fp16"): "f16 storage needs packing or shader-f16 (not yet)",
+    ("webgpu", "uint64"): "WGSL has no u64",
 }
 
 FEATURE_WORDS: dict[str, tuple[str, ...]] = {
@@ -53,6 +59,9 @@ FEATURE_WORDS: dict[str, tuple[str, ...]] = {
     "atomic_float": ("atomic",),
     "int64": ("int64", "i64", "64-bit"),
     "wgsl_math": ("is not available on webgpu",),
+    "small_int": ("int8", "int16"),
+    "fp16": ("float16",),
+    "uint64": ("uint64",),
 }
 
 

@@ -28,13 +28,19 @@ from ..errors import CompileError
 from ..ir import Function, Op
 from ..types import (
     BOOL,
+    FLOAT16,
     FLOAT32,
     FLOAT64,
+    INT8,
+    INT16,
     INT32,
     INT64,
     LOCAL,
     SHARED,
+    UINT8,
+    UINT16,
     UINT32,
+    UINT64,
     ArrayType,
     Scalar,
 )
@@ -49,9 +55,16 @@ CTYPE: dict[Scalar, str] = {
     UINT32: "unsigned int",
     FLOAT32: "float",
     FLOAT64: "double",
+    UINT64: "unsigned long long",
+    INT8: "signed char",
+    UINT8: "unsigned char",
+    INT16: "short",
+    UINT16: "unsigned short",
+    FLOAT16: "unsigned short",  # the bits; simt_h2f / simt_f2h convert
 }
 _WRAP = {INT32: "unsigned int", INT64: "unsigned long long"}
-_SUFFIX = {INT32: "i32", INT64: "i64", UINT32: "u32", FLOAT32: "f32", FLOAT64: "f64"}
+_SUFFIX = {INT32: "i32", INT64: "i64", UINT32: "u32", UINT64: "u64", FLOAT32: "f32",
+           FLOAT64: "f64"}  # fmt: skip
 # float32 spellings of CUDA's fast intrinsics, used only when fast math is asked for.
 _FAST = {
     "exp": "__expf({0})", "log": "__logf({0})", "sin": "__sinf({0})", "cos": "__cosf({0})",
@@ -129,6 +142,8 @@ def c_literal(value: int | float | bool, t: Scalar) -> str:
         v = int(value)
         if t == UINT32:
             return f"{v & 0xFFFFFFFF}u"
+        if t == UINT64:
+            return f"{v % 2**64}ULL"
         if t == INT64:
             v = (v + 2**63) % 2**64 - 2**63
             text = f"{v}LL" if v != -(2**63) else "(-9223372036854775807LL - 1)"
@@ -371,6 +386,10 @@ class _Renderer(clike.CRenderer):
         to = op.result.scalar
         if to.is_bool:
             expr = f"{self.name(a)} != 0"
+        elif a.scalar == FLOAT16 or to == FLOAT16:  # only float16 <-> float32 (the front end)
+            helper = "simt_h2f" if a.scalar == FLOAT16 else "simt_f2h"
+            self.used.add(helper)
+            expr = f"{helper}({self.name(a)})"
         else:
             expr = f"({CTYPE[to]}){self.name(a)}"
         self.define(op.result, expr)

@@ -39,6 +39,19 @@ __device__ __forceinline__ {t} simt_pow_{s}({t} a, {t} b) {{
     while (b) {{ if (b & 1) r *= x; x *= x; b >>= 1; }}
     return ({t})r;
 }}"""
+    for t, s in (("unsigned long long", "u64"),):
+        out[f"simt_floordiv_{s}"] = (
+            f"__device__ __forceinline__ {t} simt_floordiv_{s}({t} a, {t} b) "
+            "{ return b == 0 ? 0 : a / b; }"
+        )
+        out[f"simt_mod_{s}"] = (
+            f"__device__ __forceinline__ {t} simt_mod_{s}({t} a, {t} b) "
+            "{ return b == 0 ? 0 : a % b; }"
+        )
+        out[f"simt_pow_{s}"] = (
+            f"__device__ __forceinline__ {t} simt_pow_{s}({t} a, {t} b) "
+            "{ " + t + " r = 1; while (b) { if (b & 1) r *= a; a *= a; b >>= 1; } return r; }"
+        )
     out["simt_floordiv_u32"] = """\
 __device__ __forceinline__ unsigned int simt_floordiv_u32(unsigned int a, unsigned int b) {
     return b == 0u ? 0u : a / b;
@@ -179,8 +192,23 @@ template <typename T> __device__ __forceinline__ T simt_gcd(T a, T b) {
 }""",
 }
 
+# float16 arrays hold the bits in `unsigned short`; PTX converts (no cuda_fp16.h needed)
+_HALF = {
+    "simt_h2f": """__device__ __forceinline__ float simt_h2f(unsigned short h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}""",
+    "simt_f2h": """__device__ __forceinline__ unsigned short simt_f2h(float f) {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}""",
+}
+
 HELPERS: dict[str, str] = {
     **_MATH,
+    **_HALF,
     **_int_divmod(),
     **_float_divmod(),
     **_float_atomics(),

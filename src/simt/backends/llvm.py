@@ -55,7 +55,7 @@ def llvm_type(t: Scalar) -> str:
     if t.is_bool:
         return "i1"
     if t.is_float:
-        return "float" if t.bits == 32 else "double"
+        return {16: "half", 32: "float"}.get(t.bits, "double")
     return f"i{t.bits}"
 
 

@@ -221,6 +221,15 @@ class _Renderer(CRenderer):
         return CompileError(message, loc.filename, loc.line, loc.col, loc.source_line, hint)
 
     def check_type(self, t: Scalar, op: Op | None) -> None:
+        if t.is_storage or t.name == "uint64":
+            raise self.fail(
+                op,
+                f"{t} arrays and values are not supported on webgpu yet (WGSL has no "
+                f"{t.bits}-bit {'unsigned ' if t.kind == 'u' else ''}"
+                f"{'float' if t.is_float else 'integer'} type; simt does not pack them into "
+                "32-bit words yet)",
+                "convert the array with a.astype(np.int32) or np.float32, or use another backend",
+            )
         if t == FLOAT64 and not self.caps.f64:
             raise self.fail(
                 op,

@@ -22,7 +22,7 @@ from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..ir import Field, Value
 from . import views
-from .scalars import coerce, known_type
+from .scalars import coerce, known_type, narrow
 from .values import Bound, Known, Obj, Tup, V, View, is_number, scalar_type
 
 if TYPE_CHECKING:
@@ -333,6 +333,12 @@ def _cast(t: T.Scalar) -> Handler:
         if len(args) != 1 or kwargs:
             tr.fail(node, f"{t.name}() takes one argument")
         a = tr.scalar(args[0], node)
+        if t.is_storage:  # simt.uint8(x): wrapped to 8 bits, a value of the compute type
+            c = T.compute_type(t)
+            if isinstance(a, Known):
+                with np.errstate(all="ignore"):
+                    return Known(c.np.type(np.asarray(a.value).astype(t.np)[()]))
+            return coerce(tr.b, narrow(tr.b, a, t), c)
         if isinstance(a, Known):
             return Known(t.np.type(a.value))
         return coerce(tr.b, a, t)
@@ -535,6 +541,8 @@ def _atomic(op: str) -> Handler:
             assert isinstance(arr, Value)
             idx = tr.index_values(arr, [args[1]], node)
         dt = arr.array.dtype
+        if dt.is_storage:
+            tr.fail(node, f"atomics on {dt} arrays are not supported: use 32- or 64-bit elements")
         vals = [coerce(tr.b, tr.scalar(v, node), dt) for v in args[2:]]
         if op == "cas":
             return tr.b.op("cas", [arr, *idx, *vals], [dt]).result

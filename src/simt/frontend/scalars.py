@@ -58,6 +58,15 @@ def coerce(b: Builder, v: V, t: T.Scalar) -> Value:
     return b.cast(v, t)
 
 
+def narrow(b: Builder, v: V, t: T.Scalar) -> Value:
+    """`v` converted to the storage-only type `t` (8- or 16-bit int, float16), through its
+    compute type: ints wrap, a float becomes an int by truncation first (as NumPy's astype),
+    float16 rounds to nearest."""
+    c = T.compute_type(t)
+    x = coerce(b, v, c)
+    return b.cast(x, t)
+
+
 def materialise(b: Builder, v: V, fp64: bool) -> Value:
     """`v` as a typed value; a known number takes its literal type."""
     if isinstance(v, Known):

@@ -25,7 +25,7 @@ from ..ir import Block, Value
 from . import calls, views
 from .context import Context, NeedsKnown, fail
 from .merge import merge_into
-from .scalars import coerce, const_value, known_type, materialise
+from .scalars import coerce, const_value, known_type, materialise, narrow
 from .source import Source, get_source
 from .values import UNDEF, Bound, Known, Obj, Tup, V, View, is_number, scalar_type
 
@@ -255,7 +255,7 @@ class Translator:
             self.env[node.target.id] = self.binop(op, cur, self.expr(node.value), node)
         elif isinstance(node.target, ast.Subscript):
             arr, idx = views.target(self, self.expr(node.target.value), node.target)
-            cur = self.b.op("load", [arr, *idx], [arr.array.dtype]).result
+            cur = self.load(arr, idx)
             new = self.binop(op, cur, self.expr(node.value), node)
             self.store(arr, idx, new, node)
         else:
@@ -309,8 +309,24 @@ class Translator:
             self.fail(node, f"expected {n} values to unpack, got {len(items)}")
         return items
 
+    def load(self, arr: Value, idx: list[Value]) -> Value:
+        """`arr[idx]`, in the compute type of its element type (an 8- or 16-bit element is
+        loaded as itself and converted at once: no other op sees those types)."""
+        t = arr.array.dtype
+        v = self.b.op("load", [arr, *idx], [t]).result
+        return v if not t.is_storage else self.b.cast(v, T.compute_type(t))
+
     def store(self, arr: Value, idx: list[Value], value: V, node: ast.AST) -> None:
         t = arr.array.dtype
+        if t.is_storage:  # converted in its compute type, then narrowed (ints wrap)
+            if isinstance(value, Known) and not is_number(value.value):
+                self.fail(node, f"cannot store a {type(value.value).__name__} into a {t} array")
+            if isinstance(value, Tup) or (
+                isinstance(value, Value) and not isinstance(value.type, T.Scalar)
+            ):
+                self.fail(node, f"can only store a number into a {t} array element")
+            self.b.op("store", [arr, *idx, narrow(self.b, value, t)])
+            return
         if isinstance(value, Known) and not is_number(value.value):
             self.fail(node, f"cannot store a {type(value.value).__name__} into a {t} array")
         if isinstance(value, (Tup,)) or (
@@ -627,7 +643,7 @@ class Translator:
             if isinstance(got, View):
                 return got
             arr, idx = got
-            return self.b.op("load", [arr, *idx], [arr.array.dtype]).result
+            return self.load(arr, idx)
         key = self.expr(node.slice)
         if isinstance(base, Tup):
             if not isinstance(key, Known) or not isinstance(key.value, (int, np.integer)):

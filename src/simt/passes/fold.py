@@ -144,7 +144,7 @@ class _Folder:
             value = fold_cmp(op.attrs["op"], op.operands[0].scalar, args[0], args[1])
         elif known and k == "un":
             value = fold_un(op.attrs["op"], t, args[0])
-        elif known and k == "cast":
+        elif known and k == "cast" and not t.is_storage:  # no constants of 8/16-bit types
             value = fold_cast(op.operands[0].scalar, t, args[0])
         elif known and k == "math":
             value = fold_math(op.attrs["fn"], t, args)

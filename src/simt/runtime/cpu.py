@@ -34,12 +34,12 @@ from .. import cache
 from ..array import DeviceArray
 from ..backends.common import describe_failure
 from ..backends.llvm import ENTRY, NO_MEMORY, SITE_BITS, Meta, arg_layout, lower, render_lowered
-from ..errors import KernelError
+from ..errors import CompileError, KernelError
 from ..ir import Block, Function, Op, walk
 from ..passes.spmd import can_coarsen, coarsen
 from ..passes.spmd import lower as spmd_lower
 from ..passes.uniformity import check_barriers
-from ..types import ArrayType
+from ..types import FLOAT16, ArrayType
 from .base import Compiled, Dim3, PrintRecord, Runtime, unflatten
 from .cpu_pool import Pool
 from .printing import emit
@@ -76,6 +76,25 @@ def _binding() -> Any:
             _llvm = llvm
             _target = _target_machine()
     return _llvm
+
+
+def _check_half(fn: Function) -> None:
+    """float16 converts with the CPU's own instructions (F16C on x86-64): without them LLVM
+    would call a runtime library the in-process JIT does not have, so say it instead."""
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return
+    if "+f16c" in _binding().get_host_cpu_features().flatten():
+        return
+    for op in walk(fn.body):
+        if op.opcode == "cast" and FLOAT16 in (op.result.type, op.operands[0].type):
+            raise CompileError(
+                f"float16 arrays on the cpu backend need a CPU with F16C ({fn.name}() uses "
+                "them and this one has none)",
+                fn.filename,
+                hint="convert the array with a.astype(np.float32), or use the sim backend",
+            )
 
 
 def _target_machine() -> Any:
@@ -227,6 +246,7 @@ class CpuRuntime(Runtime):
         are contiguous: usually one variant per kernel. `kernel.source("cpu", ...)` renders
         the LLVM IR; `Compiled.source` here is the fingerprint the cache is keyed by."""
         check_barriers(fn)  # a barrier some threads may miss is a CompileError now, not later
+        _check_half(fn)
         arrays = _all_arrays(fn)
         prints = any(o.opcode == "print" for o in walk(fn.body))
         kernel = _Kernel(fn, fingerprint(fn), arrays, arg_layout(fn), prints, can_coarsen(fn))
