@@ -58,7 +58,7 @@ def test_softmax_is_one_row_kernel(backend: str) -> None:
     steps = kernels(SOFTMAX, x)
     assert len(steps) == 1
     step, (grid, block) = steps[0]  # type: ignore[misc]
-    assert step.kp.form == "row" and grid == (6,) and block == (256,)
+    assert step.kp.form == "row" and grid == (6,) and block == (32,)  # 300 a row: 32 threads
     # exp(x - max) is computed once: the sum's loop keeps it in the output, divided in place
     assert SOFTMAX.ir(x).count("math.exp") == 1
     e = np.exp(x - x.max(1, keepdims=True))

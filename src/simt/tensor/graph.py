@@ -49,10 +49,16 @@ class Graph:
         return Graph(1, (), (("in", 0),))
 
     def key(self) -> str:
-        """A text that tells apart every graph computing differently (for caches)."""
+        """A text that tells apart every graph computing differently (for caches); made once
+        per graph, since every `exec` looks its program up by it."""
+        cached = self.__dict__.get("_key")
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
         nodes = ";".join(f"{n.expr}@{','.join(f'{k}{i}' for k, i in n.args)}" for n in self.nodes)
         outs = ",".join(f"{k}{i}" for k, i in self.outputs)
-        return f"{self.n_inputs}|{nodes}|{outs}"
+        key = f"{self.n_inputs}|{nodes}|{outs}"
+        object.__setattr__(self, "_key", key)  # a frozen dataclass: set once, here
+        return key
 
 
 def _embed(g: Graph, inputs: list[Ref], node_base: int) -> tuple[list[Node], list[Ref]]:

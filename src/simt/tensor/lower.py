@@ -3,11 +3,11 @@
 A *thread* kernel runs one thread per output element: the output's axes map to the grid's x, y
 and z (x the last, fastest axis; flattened when the output has more than three axes or a grid
 dimension would overflow), and reductions are loops in each thread. A *row* kernel runs one
-block of `ROW_THREADS` threads per row (the row axes flattened onto block_idx.x): each row
-value is reduced cooperatively (each thread strides over the reduced elements, then a tree
-through shared memory), and the row's output elements are spread over the block's threads.
-The result is an ordinary `ir.Function`: the optimisation passes, renderers and runtimes take it
-from here.
+block of threads per row (32 to 256, more for longer rows; the rows flattened onto
+block_idx.x): each row value is reduced cooperatively (each thread strides over the reduced
+elements, then a tree through shared memory), and the row's output elements are spread over
+the block's threads. The result is an ordinary `ir.Function`: the optimisation passes,
+renderers and runtimes take it from here.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .graph import Graph, Ref
 from .parse import Expr
 from .plan import KernelPlan
 
-ROW_THREADS = 256
+ROW_THREADS = 256  # the most threads a row kernel's block has
 MAX_THREADS = 1024  # threads in a block, as CUDA allows (WebGPU: 256)
 Env = dict[str, tuple[object, Value]]  # axis letter -> (axis identity, index value)
 
@@ -219,11 +219,11 @@ class Lowerer:
         self, total: Value, tid: Value, init: list[Value],
         body: Callable[[Value, list[Value]], list[Value]],
     ) -> list[Value]:  # fmt: skip
-        """`for t in range(tid, total, ROW_THREADS)` written as a loop every thread of the block
-        runs alike (`for base in range(0, total, ROW_THREADS)`, masked at the end), so the CPU
+        """`for t in range(tid, total, threads)` written as a loop every thread of the block
+        runs alike (`for base in range(0, total, threads)`, masked at the end), so the CPU
         backend runs the block's threads as contiguous SIMD lanes inside it."""
         b = self.b
-        zero, step = b.const(0, T.INT32), b.const(ROW_THREADS, T.INT32)
+        zero, step = b.const(0, T.INT32), b.const(self.kp.threads, T.INT32)
 
         def outer(base: Value, carried: list[Value]) -> list[Value]:
             t = b.bin("add", base, tid)
@@ -490,10 +490,10 @@ class Lowerer:
             return [ops.accumulate(b, e.op, acc[0], v)]
 
         part = self.block_stride(total, tid, [ops.identity(b, e.op, t)], body)[0]
-        sh = b.op("alloc", [], [T.ArrayType(t, 1, T.SHARED, (ROW_THREADS,))]).result
+        sh = b.op("alloc", [], [T.ArrayType(t, 1, T.SHARED, (self.kp.threads,))]).result
         b.op("store", [sh, tid, part], [])
         b.op("barrier")
-        s = ROW_THREADS // 2
+        s = self.kp.threads // 2
         while s >= 1:
             half = s
 

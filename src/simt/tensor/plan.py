@@ -42,6 +42,7 @@ class KernelPlan:
     # some array it reads is contiguous along the output's last axis (the thread form's x):
     # without one, neighbouring threads of a thread kernel read far apart (a gather)
     x_contiguous: bool = False
+    threads: int = 256  # a row kernel's block size (chosen per shape, see run.row_threads)
     notes: list[str] = field(default_factory=list)
 
 

@@ -208,10 +208,26 @@ def choices(g: Graph, p: Plan, extents: list[dict[str, int]]) -> tuple[Any, ...]
             few = outputs < COOPERATIVE_MAX_OUTPUTS and reduced >= COOPERATIVE_MIN_REDUCED
             gather = not kp.x_contiguous and reduced >= COOPERATIVE_MIN_ROW
             if few or gather:
-                out.append("coop")
+                out.append(("coop", row_threads(reduced)))
                 continue
-        out.append(thread_layout(e, ext) if kp.form == "thread" else "row")
+        if kp.form == "thread":
+            out.append(thread_layout(e, ext))
+            continue
+        per_row = math.prod(ext[a] for a in e.output if a not in kp.row)
+        for n, _ in kp.row_values:
+            e2 = g.nodes[n].expr
+            per_row = max(per_row, math.prod(extents[n][a] for a in e2.reduced))
+        out.append(("row", row_threads(per_row)))
     return tuple(out)
+
+
+def row_threads(work: int) -> int:
+    """Threads of a row kernel's block for `work` elements per row: about 32 per thread, from
+    32 to `ROW_THREADS` (a short row wastes no lanes on an idle tree; a long one fills them)."""
+    t = 32
+    while t < ROW_THREADS and t * 32 < work:
+        t *= 2
+    return t
 
 
 def program(
@@ -229,12 +245,14 @@ def program(
     steps = []
     for kp, choice in zip(p.kernels, chosen):
         layout = choice if isinstance(choice, Layout) else None
-        if choice == "coop":
+        if layout is None:
+            kp = replace(kp, threads=choice[1])
+        if layout is None and choice[0] == "coop":
             e = g.nodes[kp.root].expr
             kp = replace(kp, form="row", row=tuple(e.output),
                          row_values=[(kp.root, tuple(e.output))])  # fmt: skip
             kp.notes = [
-                f"cooperative reduction: one block of {ROW_THREADS} threads per output element"
+                f"cooperative reduction: one block of {kp.threads} threads per output element"
             ]
         fn = lower(g, kp, ntypes, types, ranks, layout, f"t{kp.root}")
         fn = finish(fn)
@@ -258,7 +276,7 @@ def launch_shape(
         return None
     if step.kp.form == "row":
         rows = math.prod(ext[a] for a in step.kp.row)
-        return (rows,), (ROW_THREADS,)
+        return (rows,), (step.kp.threads,)
     lay = step.layout
     assert lay is not None
     if not e.output:

@@ -1,0 +1,289 @@
+"""Index expressions against simt's hand-written kernel, NumPy and the peer (`ilang-python`).
+
+    PYTHONPATH=src .venv/bin/python bench/tensor.py              # the table in bench/RESULTS.md
+    PYTHONPATH=src .venv/bin/python bench/tensor.py --quick      # small sizes, a smoke test
+
+Workloads (issue #16): matmul 512 and 1024 (the chain `ik*kj~ijk >> +ijk~ij` with no schedule,
+and tuned), the peer's FlashAttention example (q, k, v of 32 x 2048, its fused schedule), the
+MLP `(I | (mvp >> relu)) >> mvp`, and a row softmax of 4096 x 4096. Baselines: simt's
+hand-written naive matmul kernel (W6, `simt.benchtool.workloads.matmul`, blocks of 16 x 16),
+NumPy, and ilang-python when it is installed (a benchmark-only dependency; the table says so
+when it is absent). Every result is checked against a float64 NumPy reference before anything
+is timed. The variants of a workload take turns (interleaved rounds, each sample timed with
+`simt.benchtool.timing.sample`), and the table shows medians and ratios. Also measured: the
+first `exec` of a component (compile included), the first `exec` in a fresh process with the
+disk cache warm, and the time `tune` takes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import simt
+from simt.benchtool.suite_cli import busy_cpu_s
+from simt.benchtool.timing import sample
+from simt.benchtool.workloads import matmul as w6
+from simt.tensor import I, i
+
+try:
+    import ilang  # type: ignore[import-not-found]
+except ImportError:  # a benchmark-only peer
+    ilang = None
+
+
+def rand(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+
+
+def rel_err(got: Any, want: np.ndarray) -> float:
+    got = np.asarray(got, np.float64)
+    return float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
+
+
+# ------------------------------------------------------------------------------ components
+MATMUL = i("ik*kj~ijk") >> i("+ijk~ij")
+MVP = i("ij*j~ij") >> i("+ij~i")
+MLP = (I | (MVP >> i(">i~i"))) >> MVP
+SOFTMAX = (I & i(">ij~i")) >> i("ij-i~ij") >> i("^ij~ij") >> (I & i("+ij~i")) >> i("ij/i~ij")
+
+
+def flash(mod: Any) -> Any:
+    """The peer's FlashAttention example (its expressions and schedule), in `mod`'s language."""
+    c, ident = mod
+    mm_t = c("ik*jk~ijk | i:16,j:16 | jii'j'k") >> c("+ijk~ij | i:16,j:16 | jii'j'k0")
+    row_max_shift = (ident & c(">ij~i | i:16,j:16 | ji0i'j'")) >> c(
+        "ij-i~ij | i:16,j:16 | ji01i'j'"
+    )
+    exp = c("^ij~ij | i:16,j:16 | ji0i'j'")
+    row_normalize = (ident & c("+ij~i | i:16,j:16 | ji0i'j'")) >> c(
+        "ij/i~ij | i:16,j:16 | ji01i'j'"
+    )
+    mm = c("ij*jk~ikj | i:16,j:16 | ji0i'kj'") >> c("+ikj~ik | i:16,j:16 | jii'kj'0")
+    return mm_t >> row_max_shift >> exp >> row_normalize >> mm
+
+
+def peer_components() -> dict[str, Any]:
+    """The same computations in ilang-python (its fastest schedules we know of)."""
+    if ilang is None:
+        return {}
+    c, ident = ilang.Component, ilang.Component.I
+    mvp = c("ij*j~ij") >> c("+ij~i")
+    return {
+        "matmul": c("ik*kj~ijk") >> c("+ijk~ij"),
+        "matmul-sched": c("ik*kj~ijk|i:16,k:16|ii'jkk'") >> c("+ijk~ij|i:16,k:16|ii'j!kk'0"),
+        "flash": flash((c, ident)),
+        "mlp": (ident | (mvp >> c(">i~i"))) >> mvp,
+        "softmax": (ident & c(">ij~i")) >> c("ij-i~ij") >> c("^ij~ij") >> (ident & c("+ij~i"))
+        >> c("ij/i~ij"),
+    }  # fmt: skip
+
+
+# ------------------------------------------------------------------------------ measuring
+def interleave(
+    variants: dict[str, Callable[[], Any]], rounds: int, slow: set[str]
+) -> dict[str, float]:
+    """Median seconds of each variant, the variants taking turns; `slow` ones run fewer rounds."""
+    samples: dict[str, list[float]] = {k: [] for k in variants}
+    sync = simt.synchronize
+    for r in range(rounds):
+        for name, run in variants.items():
+            if name in slow and r >= 2:
+                continue
+            samples[name] += sample(run, sync, 0, 1, 0.0)
+    return {k: statistics.median(v) for k, v in samples.items() if v}
+
+
+def fresh_process_ms(cache: str) -> tuple[float, float]:
+    """(first exec in a process with an empty disk cache, first exec in a new process with it
+    warm), in ms, for the matmul chain (128 x 128)."""
+    script = (
+        "import time, numpy as np, simt\n"
+        "from simt.tensor import i\n"
+        "simt.use('cpu')\n"
+        "a = np.ones((128, 128), np.float32)\n"
+        "m = i('ik*kj~ijk') >> i('+ijk~ij')\n"
+        "t0 = time.perf_counter(); m.exec(a, a); print((time.perf_counter() - t0) * 1e3)\n"
+    )
+    env = {**os.environ, "SIMT_CACHE_DIR": cache}
+    out = []
+    for _ in range(2):
+        p = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        )
+        out.append(float(p.stdout.strip()))
+    return out[0], out[1]
+
+
+def ms(s: float | None) -> str:
+    if s is None:
+        return "—"
+    v = s * 1e3
+    return f"{v:.3g}" if v < 1000 else f"{v / 1e3:.3g} s"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:.2f}x" if a and b else "—"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--backend", default="cpu")
+    args = ap.parse_args()
+    simt.use(args.backend)
+    q = args.quick
+    sizes = [64, 128] if q else [512, 1024]
+    att = (32, 256) if q else (32, 2048)
+    mlp_n = 256 if q else 4096
+    soft = (256, 256) if q else (4096, 4096)
+    peers = peer_components()
+    rows: list[dict[str, Any]] = []
+    busy0, wall0 = busy_cpu_s(), time.perf_counter()
+    own0 = os.times()
+
+    def check(name: str, got: Any, want: np.ndarray, tol: float) -> None:
+        err = rel_err(got, want)
+        if not err <= tol:
+            raise SystemExit(f"{name}: wrong answer (relative error {err:.2e} > {tol:.0e})")
+
+    # matmul --------------------------------------------------------------------------------
+    def matmul_row(n: int) -> dict[str, Any]:
+        a, b = rand((n, n), 1), rand((n, n), 2)
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        c = np.empty((n, n), np.float32)
+        grid = ((n + 15) // 16, (n + 15) // 16)
+        t0 = time.perf_counter()
+        check("simt chain", MATMUL.exec(a, b), want, 1e-4)
+        first = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        tuned = MATMUL.tune(a, b, budget=10.0)
+        tune_s = time.perf_counter() - t0
+        check("simt tuned", tuned.exec(a, b), want, 1e-4)
+        w6[grid, (16, 16)](a, b, c)
+        check("W6", c, want, 1e-4)
+        variants: dict[str, Callable[[], Any]] = {
+            "simt": lambda: MATMUL.exec(a, b),
+            "tuned": lambda: tuned.exec(a, b),
+            "W6": lambda: w6[grid, (16, 16)](a, b, c),
+            "numpy": lambda: a @ b,
+        }
+        slow: set[str] = set()
+        for key in ("matmul", "matmul-sched"):
+            if key in peers:
+                check(f"ilang {key}", peers[key].exec(a, b), want, 1e-4)
+                variants[f"ilang {key}"] = lambda p=peers[key]: p.exec(a, b)
+                slow.add(f"ilang {key}")
+        t = interleave(variants, args.rounds, slow)
+        peer = min((t[k] for k in t if k.startswith("ilang")), default=None)
+        return {
+            "name": f"matmul {n}", "simt": t["simt"], "tuned": t["tuned"], "W6": t["W6"],
+            "numpy": t["numpy"], "peer": peer, "first": first, "tune": tune_s,
+            "schedule": tuned.text(),
+        }  # fmt: skip
+
+    rows.extend(matmul_row(n) for n in sizes)
+
+    # flash attention -----------------------------------------------------------------------
+    qq, kk, vv = rand(att, 1), rand(att, 2), rand(att, 3)
+    s = qq.astype(np.float64) @ kk.T.astype(np.float64)
+    w = np.exp(s - s.max(1, keepdims=True))
+    want = (w / w.sum(1, keepdims=True)) @ vv.astype(np.float64)
+    fl = flash((i, I))
+    t0 = time.perf_counter()
+    check("simt flash", fl.exec(qq, kk, vv), want, 1e-4)
+    first = time.perf_counter() - t0
+
+    def np_attn() -> Any:
+        x = qq @ kk.T
+        e = np.exp(x - x.max(1, keepdims=True))
+        return (e / e.sum(1, keepdims=True)) @ vv
+
+    variants = {"simt": lambda: fl.exec(qq, kk, vv), "numpy": np_attn}
+    if "flash" in peers:
+        check("ilang flash", peers["flash"].exec(qq, kk, vv), want, 3e-4)
+        variants["ilang"] = lambda: peers["flash"].exec(qq, kk, vv)
+    t = interleave(variants, args.rounds * 3, set())
+    name = f"FlashAttention {att[0]} x {att[1]}"
+    rows.append({"name": name, "simt": t["simt"], "numpy": t["numpy"], "peer": t.get("ilang"),
+                 "first": first})  # fmt: skip
+
+    # MLP -----------------------------------------------------------------------------------
+    x, w1, w2 = rand((mlp_n,), 1), rand((mlp_n, mlp_n), 2), rand((mlp_n, mlp_n), 3)
+    want = w2.astype(np.float64) @ np.maximum(w1.astype(np.float64) @ x, 0)
+    t0 = time.perf_counter()
+    check("simt mlp", MLP.exec(w2, w1, x), want, 1e-4)
+    first = time.perf_counter() - t0
+    variants = {"simt": lambda: MLP.exec(w2, w1, x), "numpy": lambda: w2 @ np.maximum(w1 @ x, 0)}
+    if "mlp" in peers:
+        check("ilang mlp", peers["mlp"].exec(w2, w1, x), want, 1e-4)
+        variants["ilang"] = lambda: peers["mlp"].exec(w2, w1, x)
+    t = interleave(variants, args.rounds * 3, set())
+    rows.append({"name": f"MLP {mlp_n} x {mlp_n}", "simt": t["simt"], "numpy": t["numpy"],
+                 "peer": t.get("ilang"), "first": first})  # fmt: skip
+
+    # row softmax ---------------------------------------------------------------------------
+    xs = rand(soft, 4)
+    e = np.exp(xs - xs.max(1, keepdims=True).astype(np.float64))
+    want = e / e.sum(1, keepdims=True)
+    t0 = time.perf_counter()
+    check("simt softmax", SOFTMAX.exec(xs), want, 1e-5)
+    first = time.perf_counter() - t0
+
+    def np_softmax() -> Any:
+        z = np.exp(xs - xs.max(1, keepdims=True))
+        return z / z.sum(1, keepdims=True)
+
+    variants = {"simt": lambda: SOFTMAX.exec(xs), "numpy": np_softmax}
+    if "softmax" in peers:
+        check("ilang softmax", peers["softmax"].exec(xs), want, 1e-5)
+        variants["ilang"] = lambda: peers["softmax"].exec(xs)
+    t = interleave(variants, args.rounds, {"ilang"})
+    name = f"row softmax {soft[0]} x {soft[1]}"
+    rows.append({"name": name, "simt": t["simt"], "numpy": t["numpy"], "peer": t.get("ilang"),
+                 "first": first})  # fmt: skip
+
+    wall = time.perf_counter() - wall0
+    own1 = os.times()
+    own = (own1.user + own1.system) - (own0.user + own0.system)
+    busy1 = busy_cpu_s()
+    with tempfile.TemporaryDirectory() as cache:
+        cold, warm = fresh_process_ms(cache)
+
+    # the table -----------------------------------------------------------------------------
+    print(f"backend {args.backend}; ilang-python {'present' if ilang is not None else 'absent'}")
+    print(
+        "| workload | simt | simt tuned | W6 | NumPy | ilang | simt / W6 | simt / NumPy "
+        "| ilang / simt | first exec |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        best = min(r["simt"], r.get("tuned") or r["simt"])
+        print(f"| {r['name']} | {ms(r['simt'])} | {ms(r.get('tuned'))} | {ms(r.get('W6'))} | "
+              f"{ms(r['numpy'])} | {ms(r.get('peer'))} | {ratio(r['simt'], r.get('W6'))} | "
+              f"{ratio(r['simt'], r['numpy'])} | {ratio(r.get('peer'), best)} | "
+              f"{ms(r['first'])} |")  # fmt: skip
+    for r in rows:
+        if "tune" in r:
+            print(f"tune {r['name']}: {r['tune']:.1f} s -> {r['schedule']}")
+    print(f"first exec in a fresh process: {cold:.0f} ms with an empty disk cache, "
+          f"{warm:.0f} ms with it warm")  # fmt: skip
+    if busy0 is not None and busy1 is not None:
+        others = max(0.0, (busy1 - busy0) - own)
+        print(f"other processes used {others:.1f} CPU-seconds during the {wall:.1f} s run "
+              f"({os.cpu_count()} CPUs)")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
