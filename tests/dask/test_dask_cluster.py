@@ -110,14 +110,19 @@ def test_by_reference_and_compiled_once_per_worker(client: Any) -> None:
     a = np.random.default_rng(1).random((60, 60), dtype=np.float32)
     lazy = f(5, da.from_array(a, chunks=(15, 15)))  # 16 chunks
     np.testing.assert_array_equal(client.compute(lazy).result(timeout=WAIT), f(5, a))
+    again = f(7, da.from_array(a[::-1].copy(), chunks=(20, 15)))  # a second array, same kinds
+    np.testing.assert_array_equal(client.compute(again).result(timeout=WAIT), f(7, a[::-1]))
 
     def built() -> list[int]:  # per recipe: specialisations compiled in this worker
         mine = [b for b in shipping._built.values() if getattr(b, "fn", None) is not None]
         return [len(b.kernel._cache) for b in mine if b.fn.__name__ == "slow"]
 
-    counts = client.run(built)
+    counts = client.run(built)  # one build, one specialisation per worker, for both arrays
     assert all(c in ([], [1]) for c in counts.values()), counts
     assert any(c == [1] for c in counts.values())
+    # and the workers share the client's disk cache folder (a LocalCluster inherits it)
+    dirs = client.run(lambda: os.environ.get("SIMT_CACHE_DIR"))
+    assert set(dirs.values()) == {os.environ.get("SIMT_CACHE_DIR")}
 
 
 def test_kernels_on_the_cluster(client: Any) -> None:

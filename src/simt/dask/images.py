@@ -14,13 +14,14 @@ from __future__ import annotations
 import itertools
 import linecache
 import uuid
+import weakref
 from typing import Any
 
 import numpy as np
 
 from ..errors import CompileError, LaunchError
 from ..image import EDGES, Image
-from ..imagefn import FLOAT, IMAGE, ImageFunction, _is_dask, _is_number
+from ..imagefn import FLOAT, IMAGE, ImageFunction, _is_dask, _is_number, _kind
 from ..kernel import bind_arguments
 from ..runtime import registry
 from . import shipping
@@ -38,8 +39,20 @@ def _build(fn_ref: shipping.FunctionRef, known: Any, halos: Any, fp64: bool, deb
     return ChunkImageFunction(fn_ref.load(), known, halos, fp64=fp64, debug=debug)
 
 
+_reaches: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
+
+
 def _reach(imf: ImageFunction, examples: dict[str, Any]) -> dict[str, tuple[int, int] | None]:
-    """How far each image parameter is read from the pixel (None: not known)."""
+    """How far each image parameter is read from the pixel (None: not known); found once per
+    image function and kinds of arguments."""
+    sig = tuple(_kind(examples[n]) for n in imf.args)
+    per = _reaches.setdefault(imf, {})
+    if sig not in per:
+        per[sig] = _find_reach(imf, examples)
+    return per[sig]  # type: ignore[no-any-return]
+
+
+def _find_reach(imf: ImageFunction, examples: dict[str, Any]) -> dict[str, tuple[int, int] | None]:
     from .halo import image_reach
 
     vals = imf._values(imf._bind((), examples), np.empty((1, 1), np.float32))
@@ -214,9 +227,12 @@ def image_call(imf: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]
          **({2: "none"} if arrays[n].ndim == 3 else {})}
         for n in names
     ]  # fmt: skip
-    recipe = shipping.Recipe(
-        _build, shipping.ref(imf.fn), _known(imf), halos, _fp64(imf), imf.kernel.debug
-    )
+    recipe = shipping.recipe_for(
+        imf, tuple(sorted(halos.items())),
+        lambda: shipping.Recipe(
+            _build, shipping.ref(imf.fn), _known(imf), halos, _fp64(imf), imf.kernel.debug
+        ),
+    )  # fmt: skip
     task = _ImageChunks(
         recipe, names, scalars, edges, out_chunks, registry.current().name, imf.__name__
     )

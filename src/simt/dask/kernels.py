@@ -249,8 +249,9 @@ def _map_blocks(kernel: Any, args: tuple[Any, ...], block: Any, halo: Any, bound
     starts = [tuple(itertools.accumulate(c, initial=0)) for c in chunks]
     padded = boundary not in ("none", None)
     task = _KernelChunks(
-        shipping.Recipe(_build, shipping.ref(kernel.pyfunc), kernel.fp64, kernel.debug,
-                        tuple(kernel.static), dict(kernel.known)),
+        shipping.recipe_for(kernel, None, lambda: shipping.Recipe(
+            _build, shipping.ref(kernel.pyfunc), kernel.fp64, kernel.debug,
+            tuple(kernel.static), dict(kernel.known))),
         names, {n: v for n, v in values.items() if n not in arrays}, arrays, written, target,
         blk, starts, [(d, padded) for d in depth], registry.current().name, fname,
     )  # fmt: skip

@@ -21,10 +21,12 @@ import importlib
 import importlib.machinery
 import inspect
 import linecache
+import os
 import sys
 import threading
 import types
 import uuid
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -163,6 +165,18 @@ class Recipe:
 
 _built: dict[str, Any] = {}
 _lock = threading.Lock()
+_recipes: weakref.WeakKeyDictionary[Any, dict[Any, Recipe]] = weakref.WeakKeyDictionary()
+
+
+def recipe_for(owner: Any, variant: Any, make: Callable[[], Recipe]) -> Recipe:
+    """The recipe of `owner` (a client-side Kernel or ImageFunction) for `variant`, made once:
+    every dask array built from the same compiled object then shares one token, so each worker
+    builds and compiles it once for all of them."""
+    per = _recipes.setdefault(owner, {})
+    r = per.get(variant)
+    if r is None:
+        r = per[variant] = make()
+    return r
 
 
 def built(recipe: Recipe) -> Any:
@@ -187,10 +201,27 @@ def where() -> str:
         return "this process"
 
 
+def _worker_threads() -> None:
+    """Inside a dask worker, simt's cpu backend runs a launch on as many threads as the worker
+    runs tasks (its share of the machine), unless `SIMT_NUM_THREADS` says otherwise: the rule
+    `distributed` applies to BLAS and OpenMP (it sets OMP_NUM_THREADS=1 in its workers), so
+    that workers x threads never oversubscribe the cores."""
+    if "SIMT_NUM_THREADS" in os.environ or "cpu" in registry._instances:
+        return
+    try:
+        from distributed import get_worker
+
+        nthreads = int(get_worker().state.nthreads)
+    except Exception:  # noqa: BLE001 - not in a distributed worker
+        return
+    os.environ["SIMT_NUM_THREADS"] = str(max(1, nthreads))
+
+
 def use_backend(name: str) -> None:
     """Make `name` (the backend the client chose) current here, or say clearly why not."""
     if registry._current == name:
         return
+    _worker_threads()
     try:
         registry.use(name)
     except BackendUnavailable as e:
