@@ -115,7 +115,7 @@ def test_device_array_from_another_backend_is_refused():
 def test_launch_shapes_over_the_limits(grid, block, message) -> None:
     """Shapes no GPU runs, and more than 2**31 threads along x (simt's thread indices and
     `block_dim.x * grid_dim.x` are int32), are a LaunchError before anything runs."""
-    from simt.kernel import _dim, check_launch
+    from simt.kernel import check_launch
 
     with pytest.raises(simt.LaunchError, match=message):
-        check_launch(_dim(grid, "grid"), _dim(block, "block"))
+        check_launch(simt.Dim.of(grid, "grid"), simt.Dim.of(block, "block"))

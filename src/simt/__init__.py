@@ -16,7 +16,16 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import image  # noqa: E402 - simt.image.Image without a separate import
-from .api import backend, empty, map_blocks, synchronize, to_device, use, zeros  # noqa: E402
+from .api import (  # noqa: E402
+    backend,
+    empty,
+    map_blocks,
+    synchronize,
+    to_device,
+    use,
+    using,
+    zeros,
+)
 from .benchtool.api import SimtPerformanceWarning, autotune, bench  # noqa: E402
 from .compiled import compile  # noqa: E402
 from .errors import BackendUnavailable, CompileError, KernelError, LaunchError  # noqa: E402
@@ -53,7 +62,7 @@ __all__ = [
     "Out", "atomic", "backend", "block_dim", "block_idx", "bool_", "compile", "empty", "float32",
     "float64", "grid", "grid_dim", "image", "int32", "int64", "kernel", "launch", "local",
     "map_blocks", "shared",
-    "synchronize", "syncthreads", "thread_idx", "to_device", "uint32", "use", "zeros",
+    "synchronize", "syncthreads", "thread_idx", "to_device", "uint32", "use", "using", "zeros",
     "float16", "int8", "int16", "uint8", "uint16", "uint64",
 ]  # fmt: skip
 

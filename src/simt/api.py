@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,18 @@ def use(name: str) -> None:
         raise e.with_traceback(None) from None
 
 
+@contextmanager
+def using(name: str) -> Iterator[str]:
+    """`with simt.using("cpu"):` runs the launches inside the block on backend `name`, then
+    goes back to the backend chosen before (also when the block raises). Nests."""
+    before = registry.selected()
+    use(name)
+    try:
+        yield name
+    finally:
+        registry.restore(before)
+
+
 def backend() -> str:
     """The name of the backend launches run on now."""
     return registry.current().name
@@ -28,7 +42,7 @@ def to_device(a: Any) -> DeviceArray:
     """A copy of the array `a` on the current backend's device."""
     host = np.asarray(a)
     rt = registry.current()
-    if rt.name in ("sim", "cpu"):
+    if rt.host_memory:
         host = np.array(host, copy=True, order="C")
         return DeviceArray(rt, host, host.shape, host.dtype)
     return DeviceArray(rt, rt.upload(np.ascontiguousarray(host)), host.shape, host.dtype)

@@ -32,25 +32,6 @@ from .runtime.base import Compiled, Dim3, Runtime
 
 Dim = Dim3
 MAX_BLOCK = 1024
-_HOST_MEMORY = ("sim", "cpu")  # runtimes whose device memory is host memory
-
-
-def _dim(value: Any, what: str) -> Dim3:
-    """A launch extent from an int, a tuple of 1-3 ints or a `simt.Dim`."""
-    if isinstance(value, Dim3):
-        parts = (value.x, value.y, value.z)
-    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        parts = (int(value), 1, 1)
-    elif isinstance(value, tuple) and 1 <= len(value) <= 3:
-        parts = tuple(value) + (1,) * (3 - len(value))
-    else:
-        raise LaunchError(
-            f"the {what} size must be an int, a tuple of 1 to 3 ints or a simt.Dim, got {value!r}"
-        )
-    for p in parts:
-        if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p <= 0:
-            raise LaunchError(f"the {what} size {value!r} must be made of positive integers")
-    return Dim3(*(int(p) for p in parts))
 
 
 def check_launch(grid: Dim3, block: Dim3) -> None:
@@ -185,7 +166,7 @@ class Kernel:
             return self._launchers[(grid, block)]
         except (KeyError, TypeError):  # new, or unhashable (a list): checked below
             pass
-        launcher = Launcher(self, _dim(grid, "grid"), _dim(block, "block"))
+        launcher = Launcher(self, Dim3.of(grid, "grid"), Dim3.of(block, "block"))
         try:
             if len(self._launchers) < 256:  # launches in a loop reuse their launcher
                 self._launchers[(grid, block)] = launcher
@@ -401,7 +382,7 @@ class Kernel:
         The launch runs on copies of the array arguments: your arrays are left unchanged.
         A KernelError in the launch is printed after the path, not raised."""
         try:
-            g, b = _dim(grid, "grid"), _dim(block, "block")
+            g, b = Dim3.of(grid, "grid"), Dim3.of(block, "block")
             check_launch(g, b)
             picks = _explain_threads(thread, threads)
             lanes = [_lane_of(p, g, b) for p in picks]
@@ -507,7 +488,7 @@ class Kernel:
         rt = registry.current()
         values = self._bind(args, kwargs)
         spec = self.specialise(values, rt)
-        host = rt.name in _HOST_MEMORY
+        host = rt.host_memory
         dev_args: list[Any] = []
         copy_back: list[tuple[np.ndarray, DeviceArray]] = []
         for name, position, scalar in spec.plan:

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from passes.ir_eval import evaluate, function, if_, random_function, random_inputs
-from simt.backends.llvm import ENTRY, arg_layout, lower, render, render_lowered
+from simt.backends.llvm import ENTRY, arg_layout, render_lowered
 from simt.errors import CompileError
 from simt.ir import Function, Value, verify
+from simt.runtime.cpu import lower, lower_and_render
 from simt.types import FLOAT32, INT32, ArrayType
 
 llvm = pytest.importorskip("llvmlite.binding", reason="llvmlite (simt[cpu]) is not installed")
@@ -34,7 +35,7 @@ def _vecadd() -> Function:
 
 
 def test_render_is_llvm_ir_with_the_entry_and_parses() -> None:
-    text = render(_vecadd())
+    text = lower_and_render(_vecadd())[0]
     assert f"define void @{ENTRY}(" in text
     assert "llvm.loop.parallel_accesses" in text
     mod = llvm.parse_assembly(text)
@@ -49,7 +50,7 @@ def test_arg_layout_counts_pointer_shape_and_strides() -> None:
 def test_render_leaves_the_callers_function_alone() -> None:
     fn = _vecadd()
     before = [op.opcode for op in fn.body.ops]
-    render(fn)
+    lower_and_render(fn)
     assert [op.opcode for op in fn.body.ops] == before
     verify(fn)
 
@@ -67,12 +68,14 @@ def test_debug_mode_adds_bounds_checks_as_error_sites() -> None:
 def test_random_programs_match_the_ir_interpreter(seed: int) -> None:
     """Every scalar op, if/for/while, on edge-case inputs: compiled code against ir_eval."""
     from simt.array import host_view
+    from simt.passes.uniformity import check_barriers
     from simt.runtime.base import Dim3
     from simt.runtime.cpu import CpuRuntime
 
     rt = CpuRuntime()
     build = random_function(seed)
     try:
+        check_barriers(build())  # as `pipeline.finish` does for every kernel
         compiled = rt.compile(build())
     except CompileError as e:  # a random barrier under a thread-dependent branch: rejected
         assert "syncthreads()" in str(e)

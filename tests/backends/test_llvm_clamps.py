@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import simt
-from simt.backends.llvm import lower, render_lowered
+from simt.backends.llvm import render_lowered
 from simt.pipeline import build
+from simt.runtime.cpu import lower
 from simt.types import FLOAT32, ArrayType
 
 pytest.importorskip("llvmlite.binding", reason="llvmlite (simt[cpu]) is not installed")

@@ -1,7 +1,8 @@
 """The CPU renderer: SPMD-lowered IR to LLVM IR text.
 
-`render(fn)` lowers a kernel with `passes.spmd` and prints it as an LLVM module (text, no
-llvmlite needed) exporting one entry:
+`render_lowered(fn)` prints a kernel the CPU runtime has lowered with `passes.spmd` (it runs no
+pass itself: `runtime.cpu.lower_and_render` is the whole CPU lowering) as an LLVM module (text,
+no llvmlite needed) exporting one entry:
 
     void @simt_run(ptr %args, ptr %ctx, i64 %begin, i64 %end)
 
@@ -27,7 +28,6 @@ result is unspecified).
 
 from __future__ import annotations
 
-import copy
 import struct
 from dataclasses import dataclass, field
 from typing import Any
@@ -1203,13 +1203,6 @@ done:
 _HELPERS[("pow", "u")] = _HELPERS[("pow", "i")].replace("icmp slt {t} %e, 0", "icmp slt {t} 0, 0")
 
 
-def lower(fn: Function) -> Function:
-    """The SPMD form of a copy of `fn` (the caller's function is left as it was)."""
-    from ..passes.spmd import lower as spmd_lower
-
-    return spmd_lower(copy.deepcopy(fn))
-
-
 def render_lowered(
     fn: Function,
     unit_stride: frozenset[str] = frozenset(),
@@ -1226,12 +1219,7 @@ def render_lowered(
     return text, meta
 
 
-def render(fn: Function) -> str:
-    """The LLVM IR the CPU backend compiles for `fn` (SPMD-lowered, not yet optimised)."""
-    return render_lowered(lower(fn))[0]
-
-
-__all__ = ["ENTRY", "NO_MEMORY", "Field", "Meta", "arg_layout", "lower", "render", "render_lowered"]
+__all__ = ["ENTRY", "NO_MEMORY", "Field", "Meta", "arg_layout", "render_lowered"]
 
 
 # Math rows (`builtins.MATH`) that are neither an LLVM intrinsic nor one C library call:

@@ -241,11 +241,10 @@ def advise(
     """`kernel.advise(grid, block, *args)`: the advice for this launch on the current backend.
     Warns (`SimtPerformanceWarning`) once per kernel and launch shape; raises LaunchError for
     what cannot launch (shared memory over the limit)."""
-    from ..kernel import _dim
     from ..runtime import registry
 
-    g = grid if isinstance(grid, Dim3) else _dim(grid, "grid")
-    b = block if isinstance(block, Dim3) else _dim(block, "block")
+    g = grid if isinstance(grid, Dim3) else Dim3.of(grid, "grid")
+    b = block if isinstance(block, Dim3) else Dim3.of(block, "block")
     if prof is None:
         prof = load_profile(registry.current().name)
     kw = kwargs or {}

@@ -854,12 +854,11 @@ def estimate(
 ) -> Cost:
     """`kernel.cost(grid, block, *args)`: the predicted cost of that launch on the current
     backend (or `prof`'s)."""
-    from ..kernel import _dim
     from ..runtime import registry
     from .profile import load_profile
 
-    g = grid if isinstance(grid, Dim3) else _dim(grid, "grid")
-    b = block if isinstance(block, Dim3) else _dim(block, "block")
+    g = grid if isinstance(grid, Dim3) else Dim3.of(grid, "grid")
+    b = block if isinstance(block, Dim3) else Dim3.of(block, "block")
     if prof is None:
         prof = load_profile(registry.current().name)
     fn, values = kernel_ir(kernel, args, kwargs or {}, prof.backend)

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from .. import cache
-
-LINE_BYTES = {"cpu": 64, "sim": 64, "cuda": 32, "webgpu": 32}  # cache line / memory sector
+from ..runtime import registry
+from ..runtime.base import Dim3
 
 
 @dataclass
@@ -82,101 +82,10 @@ def _safe(text: str) -> str:
 
 
 def describe_device(backend: str) -> tuple[str, int, int, int]:
-    """(device name, group width, units, max block) for `backend`, from what the runtime says."""
-    from ..runtime import registry
-
-    rt = registry.get(backend)
-    info = rt.info()
-    if backend == "cpu":
-        bits = int(re.match(r"\d+", info.get("vector width", "128")).group())  # type: ignore[union-attr]
-        return (
-            f"{info.get('target cpu', 'cpu')}-{info.get('threads', '1')}t",
-            max(1, bits // 32),
-            int(info.get("threads", "1")),
-            1024,
-        )
-    if backend == "cuda":
-        sms = 0
-        try:
-            dev = rt.device  # type: ignore[attr-defined]
-            sms = int(dev.properties.multiprocessor_count)
-        except Exception:  # noqa: BLE001 - older cuda.core: a nominal count
-            sms = 80
-        return (info.get("device", "cuda"), 32, sms or 80, 1024)
-    if backend == "webgpu":
-        return (info.get("adapter", "webgpu"), 32, 8, 256)
-    return ("numpy", 32, 1, 1024)
-
-
-def tile_lanes(backend: str, width: int) -> int:
-    """Lanes the device runs together: a warp on a GPU; on `cpu`, the 4 x 16 lanes the
-    thread loop runs at once in read-and-accumulate loops (simt.passes.spmd)."""
-    return 64 if backend == "cpu" else width
-
-
-def cache_size(backend: str) -> int:
-    """Bytes of the device's last-level cache: the largest CPU cache Linux lists, a GPU's
-    L2; 0 where unknown."""
-    if backend == "cpu":
-        sizes = []
-        for path in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
-            try:
-                text = path.read_text().strip()
-            except OSError:
-                continue
-            m = re.match(r"(\d+)([KMG]?)", text)
-            if m:
-                sizes.append(int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)])
-        return max(sizes, default=0)
-    if backend == "cuda":
-        try:
-            from ..runtime import registry
-
-            dev = registry.get("cuda").device  # type: ignore[attr-defined]
-            return int(dev.properties.l2_cache_size)
-        except Exception:  # noqa: BLE001 - unknown: no cache assumed
-            return 0
-    return 0
-
-
-_NOMINAL: dict[str, dict[str, float]] = {  # rough values for an uncalibrated device
-    "cpu": dict(
-        copy_bandwidth=15e9,
-        peak_flops=50e9,
-        launch_overhead=30e-6,
-        far_rate=200e6,
-        loop_rate=200e6,
-        op_rate=10e9,
-        gather_rate=2e9,
-    ),
-    "sim": dict(
-        copy_bandwidth=3e9,
-        peak_flops=1e9,
-        launch_overhead=300e-6,
-        far_rate=50e6,
-        loop_rate=0.0,
-        op_rate=0.0,
-        gather_rate=0.0,
-    ),
-    "cuda": dict(
-        copy_bandwidth=1.5e12,
-        peak_flops=30e12,
-        launch_overhead=8e-6,
-        far_rate=5e9,
-        loop_rate=0.0,
-        op_rate=0.0,
-        gather_rate=0.0,
-    ),
-    "webgpu": dict(
-        copy_bandwidth=100e9,
-        peak_flops=2e12,
-        launch_overhead=100e-6,
-        far_rate=1e9,
-        loop_rate=0.0,
-        op_rate=0.0,
-        gather_rate=0.0,
-    ),
-}
+    """(device name, group width, units, max block) of `backend`'s device, as its runtime
+    says (`Runtime.device_facts`)."""
+    f = registry.get(backend).device_facts()
+    return f.device, f.group_width, f.units, f.max_block
 
 
 def profile_path(backend: str, device: str) -> Path:
@@ -201,18 +110,26 @@ def load_profile(backend: str) -> Profile:
     except (OSError, ValueError, TypeError):
         prof = None
     if prof is None:
+        facts = registry.get(backend).device_facts()
+        nom = registry.runtime_class(backend).nominal
         prof = Profile(
             backend,
             device,
             width,
             units,
-            line_bytes=LINE_BYTES.get(backend, 64),
+            copy_bandwidth=nom.copy_bandwidth,
+            peak_flops=nom.peak_flops,
+            launch_overhead=nom.launch_overhead,
+            far_rate=nom.far_rate,
+            loop_rate=nom.loop_rate,
+            op_rate=nom.op_rate,
+            gather_rate=nom.gather_rate,
+            line_bytes=nom.line_bytes,
             max_block=max_block,
-            **_NOMINAL.get(backend, _NOMINAL["cpu"]),  # type: ignore[arg-type]
+            cache_bytes=facts.cache_bytes,
+            tile_lanes=facts.tile_lanes or width,
         )
-        prof.cache_bytes = cache_size(backend)
         prof.cache_far_rate = prof.far_rate * 2
-        prof.tile_lanes = tile_lanes(backend, width)
     _loaded[backend] = prof
     return prof
 
@@ -339,7 +256,6 @@ def _kernels() -> dict[str, Any]:
 
 
 def _best(run: Any, sync: Any, reps: int) -> float:
-    from ..runtime import registry
     from .timing import device_timer, sample
 
     timer = device_timer(registry.current())
@@ -349,14 +265,13 @@ def _best(run: Any, sync: Any, reps: int) -> float:
 def _counts(kernel: Any, grid: Any, block: Any, args: tuple[Any, ...], prof: Profile) -> Any:
     """The cost model's counts for a calibration launch: rates are measured in the model's
     own units, so a prediction divides like by like."""
-    from ..kernel import _dim
     from .cost import count, kernel_ir
 
     fn, values = kernel_ir(kernel, args, {}, prof.backend)
     return count(
         fn,
-        _dim(grid, "grid"),
-        _dim(block, "block"),
+        Dim3.of(grid, "grid"),
+        Dim3.of(block, "block"),
         values,
         prof.group_width,
         prof.line_bytes,
@@ -373,32 +288,32 @@ def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
     for a divergent while loop. Peak float32 (independent FMA chains) is reported as
     measured, for the "% of peak" of `simt bench`."""
     import simt
-    from simt.runtime import registry
 
     say = log or (lambda _m: None)
     simt.use(backend)
     rt = registry.get(backend)
     sync = rt.synchronize
     k = _kernels()
-    device, width, units, max_block = describe_device(backend)
+    facts = rt.device_facts()
+    nom = rt.nominal
+    width = facts.group_width
     prof = Profile(
         backend,
-        device,
+        facts.device,
         width,
-        units,
+        facts.units,
         1.0,
         1.0,
         0.0,
         1.0,
-        line_bytes=LINE_BYTES.get(backend, 64),
-        max_block=max_block,
+        line_bytes=nom.line_bytes,
+        max_block=facts.max_block,
     )
-    prof.tile_lanes = tile_lanes(backend, width)
-    scale = 16 if quick or backend == "sim" else 1
+    prof.tile_lanes = facts.tile_lanes or width
+    scale = max(nom.size_scale, 16 if quick else 1)
     reps = 5 if quick else 15
 
-    big = 4 if backend == "cuda" else 1  # a GPU streams 64 MiB in tens of microseconds
-    n = (1 << 24) * big // scale  # 64 MiB each way: beyond every CPU's last-level cache
+    n = (1 << 24) * nom.stream_boost // scale  # 64 MiB each way: beyond every CPU's cache
     a = simt.to_device(np.random.default_rng(1).random(n, dtype=np.float32) + 0.5)
     b = simt.empty((n,), np.float32)
     g = (n + 255) // 256
@@ -407,8 +322,8 @@ def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
     prof.copy_bandwidth = c.dram_bytes / t
     say(f"copy bandwidth: {prof.copy_bandwidth / 1e9:.2f} GB/s")
 
-    threads = (1 << 20) // scale if backend != "cuda" else 1 << 22
-    iters = {"sim": 8, "cuda": 4096}.get(backend, 256)
+    threads = 1 << 22 if nom.many_threads else (1 << 20) // scale
+    iters = nom.fma_iters
     out = simt.empty((threads,), np.float32)
     tg = (threads + 255) // 256
     t = _best(lambda: k["fma"][tg, 256](out, iters, np.float32(0.5)), sync, reps)
@@ -421,7 +336,7 @@ def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
     say(f"mixed arithmetic: {prof.op_rate * width / 1e9:.2f} G thread-ops/s")
 
     # in cache: the access is measured, not the memory (a GPU needs more threads in flight)
-    small = (1 << 22) if backend == "cuda" else (1 << 16) // (4 if scale > 1 else 1)
+    small = (1 << 22) if nom.many_threads else (1 << 16) // (4 if scale > 1 else 1)
     ga = simt.to_device(np.ones(small, np.float32))
     go = simt.empty((small,), np.float32)
     sg = (small + 255) // 256
@@ -455,12 +370,12 @@ def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
     prof.far_rate = max(c.far_accesses, 1.0) / t
     say(f"far accesses (column walk): {prof.far_rate / 1e6:.1f} M lines/s")
 
-    prof.cache_bytes = cache_size(backend)
+    prof.cache_bytes = facts.cache_bytes
     if prof.cache_bytes >= 1 << 20:
         # the same walk over an array a quarter of the cache, read by many block rows
         rows = 256
         ccols = max(1024, prof.cache_bytes // 4 // 4 // rows)
-        copies = 256 if backend == "cuda" else 8
+        copies = 256 if nom.many_threads else 8
         cm = simt.to_device(np.ones((rows, ccols), np.float32))
         co = simt.empty((copies, ccols), np.float32)
         cg = ((ccols + 255) // 256, copies)
@@ -479,7 +394,7 @@ def calibrate(backend: str, quick: bool = False, log: Any = None) -> Profile:
         )
 
     lo = simt.empty((threads,), np.float32)
-    lim = 64 if backend != "sim" else 8
+    lim = 8 if nom.size_scale > 1 else 64  # (a slow device runs fewer trips)
     t = _best(lambda: k["loop"][tg, 256](lo, lim), sync, reps)
     c = _counts(k["loop"], tg, 256, (np.empty(threads, np.float32), lim), prof)
     rest = max(t - c.group_ops / prof.op_rate, 0.1 * t)  # what the loop costs beyond its ops

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from ..errors import LaunchError
 from ..ir import Function
 
 
@@ -33,6 +34,26 @@ class Dim3:
     x: int
     y: int = 1
     z: int = 1
+
+    @classmethod
+    def of(cls, value: Any, what: str = "launch") -> Dim3:
+        """A launch extent from an int, a tuple of 1-3 ints or a `Dim3` (`simt.Dim`); a
+        `LaunchError` naming the `what` ("grid", "block") for anything else."""
+        if isinstance(value, Dim3):
+            parts: tuple[Any, ...] = (value.x, value.y, value.z)
+        elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            parts = (int(value), 1, 1)
+        elif isinstance(value, tuple) and 1 <= len(value) <= 3:
+            parts = tuple(value) + (1,) * (3 - len(value))
+        else:
+            raise LaunchError(
+                f"the {what} size must be an int, a tuple of 1 to 3 ints or a simt.Dim, "
+                f"got {value!r}"
+            )
+        for p in parts:
+            if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p <= 0:
+                raise LaunchError(f"the {what} size {value!r} must be made of positive integers")
+        return cls(*(int(p) for p in parts))
 
     @property
     def size(self) -> int:
@@ -65,12 +86,62 @@ class Compiled:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Nominal:
+    """A device kind's nominal profile: what the cost model assumes before `simt calibrate`
+    has measured the device (rates per second, times in seconds), and how calibration sizes
+    its runs there. See `simt.benchtool.profile.Profile` for the meaning of each rate."""
+
+    copy_bandwidth: float
+    peak_flops: float
+    launch_overhead: float
+    far_rate: float
+    loop_rate: float = 0.0
+    op_rate: float = 0.0
+    gather_rate: float = 0.0
+    line_bytes: int = 64  # cache line / memory sector
+    # calibration: array sizes divided by `size_scale` (a slow device) and the streaming
+    # size multiplied by `stream_boost` (a GPU streams 64 MiB in tens of microseconds); FMA
+    # chain length; `many_threads`: a GPU needs far more threads in flight than a CPU
+    size_scale: int = 1
+    stream_boost: int = 1
+    fma_iters: int = 256
+    many_threads: bool = False
+
+
+@dataclass(frozen=True)
+class DeviceFacts:
+    """What a runtime says of the device it runs on, for profiles and the autotuner."""
+
+    device: str  # its name (profiles are stored per device)
+    group_width: int  # threads a SIMD group or warp executes together
+    units: int  # cores or multiprocessors
+    max_block: int  # threads a block may have
+    cache_bytes: int = 0  # last-level cache, 0 where unknown
+    tile_lanes: int = 0  # lanes run together, sharing the lines they fetch (0: group_width)
+
+
 class Runtime(ABC):
-    """One device: `sim`, `cpu`, `cuda` or `webgpu`."""
+    """One device: `sim`, `cpu`, `cuda` or `webgpu`.
+
+    A runtime declares its parts: `source` (its renderer: the text it compiles, no device
+    needed), `host_memory` (whether its buffers are host NumPy arrays), `nominal` (its
+    device kind's nominal profile) and `device_facts()`."""
 
     name: str = ""
     # the block shape whole-image launches (image functions) use: 256 threads, WebGPU's limit
     image_block: tuple[int, int] = (16, 16)
+    host_memory: ClassVar[bool] = False  # device buffers are host NumPy arrays
+    nominal: ClassVar[Nominal]
+
+    @classmethod
+    @abstractmethod
+    def source(cls, fn: Function) -> str:
+        """The source text this runtime compiles for `fn`, from its renderer (no device)."""
+
+    def device_facts(self) -> DeviceFacts:
+        """What this runtime knows of its device (a generic device unless overridden)."""
+        return DeviceFacts(self.name, 32, 1, 1024)
 
     @classmethod
     @abstractmethod
@@ -78,9 +149,10 @@ class Runtime(ABC):
         """(available, why): whether this runtime can run here, and a line saying what was
         found or why it was not. Never raises, never imports at `import simt`."""
 
-    @abstractmethod
     def render(self, fn: Function) -> str:
-        """The source text this runtime compiles for `fn` (no device calls)."""
+        """The source text this runtime compiles for `fn` on its device (by default what
+        `source` gives; a runtime may specialise on the device it opened)."""
+        return self.source(fn)
 
     @abstractmethod
     def compile(self, fn: Function) -> Compiled:

@@ -1,9 +1,10 @@
 """The `cpu` runtime: SPMD-lowered kernels compiled in process by LLVM (llvmlite).
 
-At its first launch with a block shape, a kernel is lowered (`passes.spmd`), rendered
-(`backends.llvm`), optimised for the host CPU and compiled to object code, which the disk cache
-keeps under a fingerprint of the kernel's IR and of that launch's specialisation: a second
-process finds it without lowering, rendering or running LLVM's optimiser, and only loads it.
+At its first launch with a block shape, a kernel is lowered (`passes.spmd`) and rendered
+(`backends.llvm`) by `lower_and_render`, the one CPU lowering `kernel.source("cpu")` shows
+too; the LLVM text is optimised for the host CPU and compiled to object code, which the disk
+cache keeps under that text (and the host's CPU and LLVM version): a second process renders
+again but skips LLVM's optimiser and code generator, and only loads the object.
 A launch packs the arguments into an array of 8-byte slots (NumPy buffers are passed by
 address: no copies) and runs the blocks on the calling thread and a persistent pool of threads
 that share them out natively (`cpu_pool`); ctypes releases the GIL for the calls.
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import ctypes
-import hashlib
 import math
 import os
 import re
@@ -33,14 +33,13 @@ import numpy as np
 from .. import cache
 from ..array import DeviceArray
 from ..backends.common import describe_failure
-from ..backends.llvm import ENTRY, NO_MEMORY, SITE_BITS, Meta, arg_layout, lower, render_lowered
+from ..backends.llvm import ENTRY, NO_MEMORY, SITE_BITS, Meta, arg_layout, render_lowered
 from ..errors import CompileError, KernelError
 from ..ir import Block, Function, Op, walk
 from ..passes.spmd import can_coarsen, coarsen
 from ..passes.spmd import lower as spmd_lower
-from ..passes.uniformity import check_barriers
 from ..types import FLOAT16, ArrayType
-from .base import Compiled, Dim3, PrintRecord, Runtime, unflatten
+from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .cpu_pool import Pool
 from .printing import emit
 
@@ -165,7 +164,7 @@ class _Variant:
     engine: Any
     entry: Any  # the entry as a ctypes function
     address: int  # and its address (for `cpu_pool`)
-    meta: Meta | None = None  # None until needed: a disk-cache hit renders nothing
+    meta: Meta  # print formats and error sites of the rendered code
 
 
 @dataclass
@@ -186,6 +185,9 @@ class CpuRuntime(Runtime):
     """SPMD LLVM code on the host's cores."""
 
     name = "cpu"
+    host_memory = True
+    nominal = Nominal(copy_bandwidth=15e9, peak_flops=50e9, launch_overhead=30e-6,
+                      far_rate=200e6, loop_rate=200e6, op_rate=10e9, gather_rate=2e9)  # fmt: skip
     # rows of 128 lanes (adjacent blocks run as one: up to whole rows, `COARSE_LANES`): long
     # vector loops that stream along rows; 16 x 16 tiles ran Sobel ~25 % slower, 128 x 2 ~5 %
     # (bench/image_sobel.py)
@@ -212,9 +214,24 @@ class CpuRuntime(Runtime):
         return _info(_binding())
 
     # ---- compile -------------------------------------------------------------------------
+    def device_facts(self) -> DeviceFacts:
+        """The host CPU: SIMD width in float32 lanes, threads, the largest cache Linux lists;
+        the thread loop runs 4 x 16 lanes at once in read-and-accumulate loops."""
+        info = self.info()
+        bits = int(re.match(r"\d+", info.get("vector width", "128")).group())  # type: ignore[union-attr]
+        return DeviceFacts(f"{info.get('target cpu', 'cpu')}-{info.get('threads', '1')}t",
+                           max(1, bits // 32), int(info.get("threads", "1")), 1024,
+                           _cache_bytes(), tile_lanes=64)  # fmt: skip
+
+    @classmethod
+    def source(cls, fn: Function) -> str:
+        """The LLVM IR of `fn` as a launch compiles it (every array taken as contiguous, no
+        block shape fixed): `lower_and_render`, the one CPU lowering."""
+        return lower_and_render(fn, _all_arrays(fn))[0]
+
     def render(self, fn: Function, stage: str = "ir") -> str:  # type: ignore[override]
         """The kernel as LLVM IR (`stage="ir"`), optimised IR (`"opt"`) or assembly (`"asm"`)."""
-        text, meta = render_lowered(lower(fn), _all_arrays(fn))
+        text, meta = lower_and_render(fn, _all_arrays(fn))
         if stage == "ir":
             return text
         mod = self._optimise(text, _level(meta))
@@ -245,7 +262,6 @@ class CpuRuntime(Runtime):
         block shape (through the disk cache), specialised on that shape and on which arrays
         are contiguous: usually one variant per kernel. `kernel.source("cpu", ...)` renders
         the LLVM IR; `Compiled.source` here is the fingerprint the cache is keyed by."""
-        check_barriers(fn)  # a barrier some threads may miss is a CompileError now, not later
         _check_half(fn)
         arrays = _all_arrays(fn)
         prints = any(o.opcode == "print" for o in walk(fn.body))
@@ -254,18 +270,16 @@ class CpuRuntime(Runtime):
 
     def _variant(self, k: _Kernel, units: frozenset[str], shape: tuple[int, int, int],
                  wide: int) -> _Variant:  # fmt: skip
-        """The compiled code of one specialisation: from the disk cache when it is there
-        (nothing is lowered, rendered or optimised then), else lowered, rendered, optimised,
-        compiled and stored."""
+        """The compiled code of one specialisation: lowered and rendered, then from the disk
+        cache (keyed by the LLVM text, as CUDA's is by its source) or optimised, compiled
+        and stored."""
         llvm = _binding()
-        key = cache.key(k.fingerprint, ",".join(sorted(units)), repr(shape), str(wide),
-                        _pipeline_digest(), _target.triple, llvm.get_host_cpu_name(),
+        text, meta = lower_and_render(k.fn, units, shape, wide)
+        key = cache.key(text, _target.triple, llvm.get_host_cpu_name(),
                         llvm.get_host_cpu_features().flatten(),
                         ".".join(map(str, llvm.llvm_version_info)))  # fmt: skip
         obj = cache.load("cpu", key)
-        meta = None
         if obj is None:
-            text, meta = self._render_variant(k, units, shape, wide)
             obj = self._object(text, _level(meta))
             cache.store("cpu", key, obj)
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine())
@@ -276,28 +290,11 @@ class CpuRuntime(Runtime):
             raise RuntimeError("cpu: the compiled kernel has no entry point")
         return _Variant(engine, _ENTRY_TYPE(addr), addr, meta)
 
-    @staticmethod
-    def _render_variant(k: _Kernel, units: frozenset[str], shape: tuple[int, int, int],
-                        wide: int) -> tuple[str, Meta]:  # fmt: skip
-        fn = copy.deepcopy(k.fn)
-        if wide > 1:
-            fn = coarsen(fn, wide)
-        return render_lowered(spmd_lower(fn), units, block=shape)
-
     def _object(self, text: str, level: int = 3) -> bytes:
         """Object code for the host from LLVM IR text."""
         mod = self._optimise(text, level)
         with _quiet_llvm():
             return bytes(_target.emit_object(mod))
-
-    @staticmethod
-    def _meta(k: _Kernel, key: tuple[frozenset[str], tuple[int, int, int], int]) -> Meta:
-        """A variant's print formats and error sites, rendered again if it came from the disk
-        cache (rendering is deterministic: the numbering matches the cached code's)."""
-        v = k.variants[key]
-        if v.meta is None:
-            _, v.meta = CpuRuntime._render_variant(k, *key)
-        return v.meta
 
     # ---- launch --------------------------------------------------------------------------
     def launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
@@ -321,7 +318,7 @@ class CpuRuntime(Runtime):
         if variant is None:
             variant = k.variants[vkey] = self._variant(k, units, shape, wide)
         slots, keep = _pack(fn, k.layout, grid, block, args)
-        meta = self._meta(k, vkey) if k.prints else None
+        meta = variant.meta if k.prints else None
         n_prints = len(meta.formats) if meta is not None else 0
         total = grid.size * block.size
         cap = min(_PRINT_CAPACITY, max(1024, 4 * total)) if n_prints else 0
@@ -340,7 +337,7 @@ class CpuRuntime(Runtime):
         if int(ctx[0]) != _NO_ERROR:
             code = int(ctx[0])
             thread, site = code >> SITE_BITS, code & ((1 << SITE_BITS) - 1)
-            op = self._meta(k, vkey).sites[site - 1]
+            op = variant.meta.sites[site - 1]
             bidx, tidx = unflatten(thread, grid, block)
             loc = op.loc
             raise KernelError(
@@ -455,29 +452,6 @@ def fingerprint(fn: Function) -> str:
     return "\n".join(out)
 
 
-_digest: str | None = None
-
-
-def _pipeline_digest() -> str:
-    """A hash of the sources that turn IR into object code (IR, passes, the LLVM renderer,
-    this runtime): a cached object is never used by a simt whose lowering differs."""
-    global _digest
-    if _digest is None:
-        root = Path(__file__).resolve().parent.parent
-        h = hashlib.sha256()
-        try:
-            files = [*sorted((root / "ir").glob("*.py")), *sorted((root / "passes").glob("*.py")),
-                     *(root / f for f in ("types.py", "builtins.py", "backends/common.py",
-                                          "backends/llvm.py", "backends/llvm_math.py",
-                                          "runtime/cpu.py"))]  # fmt: skip
-            for f in files:
-                h.update(f.name.encode() + b"\0" + f.read_bytes())
-        except OSError:
-            h.update(b"sources unreadable")  # simt's version (in every cache key) still counts
-        _digest = h.hexdigest()
-    return _digest
-
-
 # LLVM's diagnostics as it prints them: "remark: <unknown>:0:0: loop not vectorized: ..."
 _DIAGNOSTIC = re.compile(rb"^(remark|warning|note): [^\s:]*:\d+:\d+: ")
 _quiet_lock = threading.RLock()  # re-entrant: a nested use only redirects fd 2 again
@@ -515,6 +489,41 @@ def _quiet_llvm() -> Iterator[None]:
                         if not _DIAGNOSTIC.match(ln)]  # fmt: skip
                 if kept:
                     os.write(2, b"".join(kept))
+
+
+def lower(fn: Function, wide: int = 1) -> Function:
+    """The CPU lowering of a copy of `fn` (the caller's is left as it was): runs of `wide`
+    adjacent blocks merged into one block (`passes.spmd.coarsen`), then the SPMD form."""
+    fn = copy.deepcopy(fn)
+    if wide > 1:
+        fn = coarsen(fn, wide)
+    return spmd_lower(fn)
+
+
+def lower_and_render(
+    fn: Function,
+    units: frozenset[str] = frozenset(),
+    block: tuple[int, int, int] | None = None,
+    wide: int = 1,
+) -> tuple[str, Meta]:
+    """The one CPU lowering, `lower` then the LLVM renderer: what `kernel.source("cpu")`
+    shows (no block shape, `units` every array) and what a launch compiles (its block shape,
+    the arrays contiguous in their last dimension, `wide` blocks a block)."""
+    return render_lowered(lower(fn, wide), units, block=block)
+
+
+def _cache_bytes() -> int:
+    """The largest CPU cache Linux lists, in bytes (0 where unknown)."""
+    sizes = []
+    for path in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
+        try:
+            text = path.read_text().strip()
+        except OSError:
+            continue
+        m = re.match(r"(\d+)([KMG]?)", text)
+        if m:
+            sizes.append(int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)])
+    return max(sizes, default=0)
 
 
 def _all_arrays(fn: Function) -> frozenset[str]:

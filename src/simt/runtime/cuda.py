@@ -27,7 +27,7 @@ from ..errors import BackendUnavailable, KernelError, LaunchError
 from ..ir import Function
 from ..types import ArrayType, scalar_of_dtype
 from . import nvrtc
-from .base import Compiled, Dim3, PrintRecord, Runtime, unflatten
+from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .cuda_interop import KDL_CUDA, cai_dict, dlpack_capsule, read_cai
 from .printing import emit
 
@@ -87,6 +87,9 @@ class CudaRuntime(Runtime):
     """NVIDIA GPUs through NVRTC and cuda-core."""
 
     name = "cuda"
+    nominal = Nominal(copy_bandwidth=1.5e12, peak_flops=30e12, launch_overhead=8e-6,
+                      far_rate=5e9, line_bytes=32, stream_boost=4, fma_iters=4096,
+                      many_threads=True)  # fmt: skip
     _probed: tuple[bool, str] | None = None
 
     @classmethod
@@ -163,9 +166,21 @@ class CudaRuntime(Runtime):
         self._configs: dict[tuple[Dim3, Dim3], Any] = {}
 
     # ---------------------------------------------------------------- compile
-    def render(self, fn: Function) -> str:
+    @classmethod
+    def source(cls, fn: Function) -> str:
         """The CUDA C++ text of `fn`."""
         return renderer.render(fn)
+
+    def device_facts(self) -> DeviceFacts:
+        """The device's name, 32-thread warps, its multiprocessors and L2 cache."""
+        sms, l2 = 0, 0
+        try:
+            props = self.device.properties
+            sms = int(props.multiprocessor_count)
+            l2 = int(props.l2_cache_size)
+        except Exception:  # noqa: BLE001 - older cuda.core: a nominal count, no cache known
+            pass
+        return DeviceFacts(self.info().get("device", "cuda"), 32, sms or 80, 1024, l2)
 
     def compile(self, fn: Function) -> Compiled:
         """Render, compile to CUBIN for this GPU (through the disk cache), load."""

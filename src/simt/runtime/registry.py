@@ -72,6 +72,17 @@ def use(name: str) -> None:
     _current = name
 
 
+def selected() -> str | None:
+    """The backend `use` chose, None while the default has not been picked yet."""
+    return _current
+
+
+def restore(name: str | None) -> None:
+    """Go back to a choice `selected` returned (None: the default, picked at the next use)."""
+    global _current
+    _current = name
+
+
 def current() -> Runtime:
     """The runtime launches go to now."""
     global _current

@@ -22,7 +22,7 @@ from ..errors import LaunchError
 from ..ir import Function
 from ..types import ArrayType
 from . import sim_lib, sim_trace
-from .base import Compiled, Dim3, Runtime
+from .base import Compiled, DeviceFacts, Dim3, Nominal, Runtime
 from .printing import emit
 
 # The names rendered programs call, bound in the namespace each program is executed in.
@@ -50,6 +50,9 @@ class SimRuntime(Runtime):
     """The NumPy simulator: the executable definition of the language's semantics."""
 
     name = "sim"
+    host_memory = True
+    nominal = Nominal(copy_bandwidth=3e9, peak_flops=1e9, launch_overhead=300e-6,
+                      far_rate=50e6, size_scale=16, fma_iters=8)  # fmt: skip
 
     def __init__(self) -> None:
         self._programs: dict[str, Any] = {}
@@ -60,9 +63,13 @@ class SimRuntime(Runtime):
         """Always available: it needs nothing but NumPy."""
         return True, f"NumPy {np.__version__} simulator (always available)"
 
-    def render(self, fn: Function) -> str:
+    @classmethod
+    def source(cls, fn: Function) -> str:
         """The NumPy program for `fn`."""
         return renderer.render(fn)
+
+    def device_facts(self) -> DeviceFacts:
+        return DeviceFacts("numpy", 32, 1, 1024)
 
     def compile(self, fn: Function, trace: bool = False) -> Compiled:
         """Render `fn` and execute the text once; programs are cached by their text. `trace`:

@@ -26,7 +26,7 @@ from ..backends.wgsl import Binding, WgslCaps, WgslKernel, render_kernel
 from ..errors import BackendUnavailable, CompileError, KernelError, LaunchError
 from ..ir import Function
 from ..types import FLOAT64, INT64, Scalar
-from .base import Compiled, Dim3, PrintRecord, Runtime, unflatten
+from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .printing import emit
 from .webgpu_device import Device, open_device
 
@@ -38,6 +38,8 @@ class WebGPURuntime(Runtime):
     """Kernels as WGSL compute shaders on the process's WebGPU device."""
 
     name = "webgpu"
+    nominal = Nominal(copy_bandwidth=100e9, peak_flops=2e12, launch_overhead=100e-6,
+                      far_rate=1e9, line_bytes=32)  # fmt: skip
 
     def __init__(self) -> None:
         self.dev: Device = open_device()
@@ -86,8 +88,17 @@ class WebGPURuntime(Runtime):
         )
 
     # ------------------------------------------------------------------ compile
+    @classmethod
+    def source(cls, fn: Function) -> str:
+        """The WGSL text of `fn` for an adapter that has every feature (no device opened)."""
+        return render_kernel(fn).source
+
     def render(self, fn: Function) -> str:
+        """The WGSL text of `fn` for this adapter."""
         return render_kernel(fn, self.caps).source
+
+    def device_facts(self) -> DeviceFacts:
+        return DeviceFacts(self.info().get("adapter", "webgpu"), 32, 8, 256)
 
     def compile(self, fn: Function) -> Compiled:
         k, module, key = self._variant(fn, frozenset())
