@@ -72,6 +72,8 @@ class _Group:
     closers: list[Block] = field(default_factory=list)  # blocks to terminate, inner first
     env: dict[int, Value] = field(default_factory=dict)
     pre: Block | None = None  # the thread loop body outside the mask `if` (None: no mask)
+    order: int = 0  # thread loops opened before this one
+    mask: tuple[tuple[Value, bool], ...] = ()  # the mask it runs under
 
 
 @dataclass(eq=False)
@@ -107,6 +109,9 @@ class _Lowering:
                 if d is not None and d[0].opcode == "const" and d[0].attrs["value"] is False:
                     self.ands[op.result.id] = (op.operands[0], then_y)
         self._remat_ok: dict[int, bool] = {}
+        self.clock = 0  # thread loops opened so far: their program order
+        self.last_read: dict[int, int] = {}  # per-lane array id -> latest thread loop reading it
+        self.last_write: dict[int, int] = {}  # ... and writing it
         self.used = {v.id for op in walk(fn.body) for v in op.operands}
         b = Builder(Block())
         self.bdim = tuple(b.special("block_dim", a) for a in range(3))
@@ -175,7 +180,9 @@ class _Lowering:
         lane = b.bin("add", b.bin("mul", b.bin("add", b.bin("mul", tz, self.bdim[1]), ty),
                                   self.bdim[0]), tx)  # fmt: skip
         lane.hint = "lane"
-        g = _Group(loops[0], b.block, lane, (tx, ty, tz), [r.regions[0] for r in loops[::-1]])
+        g = _Group(loops[0], b.block, lane, (tx, ty, tz), [r.regions[0] for r in loops[::-1]],
+                   order=self.clock, mask=seq.mask)  # fmt: skip
+        self.clock += 1
         g.env.update((v.id, v) for v in (lane, tx, ty, tz))
         seq.group = g
         if rest:
@@ -323,6 +330,7 @@ class _Lowering:
             return v  # only ever the array of a load or store, which `_localize` rewrites
         if v.id in self.spilled or v.id in self.home:
             arr = self._spill_array(v)
+            self._read(arr, g.order)
             load = Op("load", [arr, g.lane], [Value(v.type, v.hint)], {"spill": True})
             if g.pre is not None:
                 # per-lane arrays are always addressable: load outside the mask (no masked
@@ -358,6 +366,7 @@ class _Lowering:
             self._append(g, Op("store", [arr, g.lane, val], [], {"spill": True}))
         self._close(seq)
         arr = self._spill_array(v)
+        self._read(arr, self.clock)
         op = Op("load", [arr, self.zero], [Value(v.type, v.hint)], {"spill": True})
         seq.out.ops.append(op)
         self.once[v.id] = op.result
@@ -427,14 +436,40 @@ class _Lowering:
             else:
                 self.lane_op(op, seq)
 
-    def _store_lanes(self, seq: _Seq, pairs: list[tuple[Value, Value]]) -> None:
-        """Store each value into its per-lane array (all loads first: swaps stay right)."""
+    def _read(self, arr: Value, when: int) -> None:
+        self.last_read[arr.id] = max(self.last_read.get(arr.id, -1), when)
+
+    def _store_lanes(
+        self, seq: _Seq, pairs: list[tuple[Value, Value]], direct: bool = False
+    ) -> None:
+        """Store each value into its per-lane array (all loads first: swaps stay right).
+
+        With `direct`, a value computed in an earlier (closed) thread loop under the same mask
+        is stored into its array at the end of that loop instead, when nothing has read the
+        array since that loop began: then no thread loop copies it over from a spill array (a
+        per-lane sum carried around a barrier loop, a merge after a barrier)."""
+        if direct:
+            kept = []
+            for v, arr in pairs:
+                home = self.home.get(v.id)
+                if (home is not None and home is not seq.group and v.id not in self.spilled
+                        and home.mask == seq.mask
+                        and self.last_read.get(arr.id, -1) <= home.order
+                        and self.last_write.get(arr.id, -1) < home.order):  # fmt: skip
+                    # (`v` itself is not read back from `arr`: another branch or a later
+                    # iteration may overwrite the slot while `v` is still live)
+                    self._append(home, Op("store", [arr, home.lane, v], [], {"spill": True}))
+                    self.last_write[arr.id] = home.order
+                else:
+                    kept.append((v, arr))
+            pairs = kept
         if not pairs:
             return
         g = self._open(seq)
         vals = [self.get(v, g) for v, _ in pairs]
         for val, (_, arr) in zip(vals, pairs):
             self._append(g, Op("store", [arr, g.lane, val], [], {"spill": True}))
+            self.last_write[arr.id] = max(self.last_write.get(arr.id, -1), g.order)
 
     def _slots(self, values: list[Value]) -> list[Value | None]:
         """A per-lane array for each varying slot, None for block-level ones."""
@@ -458,7 +493,7 @@ class _Lowering:
 
     def _finish(self, seq: _Seq, yields: list[Value], slots: list[Value | None]) -> list[Value]:
         """Store the varying yields of a region, return its block-level ones."""
-        self._store_lanes(seq, [(y, a) for y, a in zip(yields, slots) if a is not None])
+        self._store_lanes(seq, [(y, a) for y, a in zip(yields, slots) if a is not None], True)
         self._close(seq)
         return [self.need_once(y, seq) for y, a in zip(yields, slots) if a is None]
 
@@ -518,7 +553,8 @@ class _Lowering:
         if self._jammable(op, slots, seq):
             self._jam(op, slots, seq)
             return
-        self._store_lanes(seq, [(i, s) for i, s in zip(op.operands[3:], slots) if s is not None])
+        lane_inits = [(i, s) for i, s in zip(op.operands[3:], slots) if s is not None]
+        self._store_lanes(seq, lane_inits, True)
         if not self._pure_uniform(op):
             self._close(seq)
         new_bounds = [self.need_once(v, seq) for v in bounds]
@@ -640,6 +676,7 @@ class _Lowering:
                 assert s_ is not None
                 res = loop.results[j * ncar + k]
                 self._append(g, Op("store", [s_, lane, res], [], {"spill": True}))
+                self.last_write[s_.id] = g.order
 
     def _uses_tid_x(self, v: Value) -> bool:
         d = self.defs.get(v.id)
@@ -665,6 +702,7 @@ class _Lowering:
             got = self.get(v, g)
         elif v.id in self.spilled or v.id in self.home:
             arr = self._spill_array(v)
+            self._read(arr, g.order)
             got = self._emit(g, "load", [arr, lane], [v.type], spill=True).result
         else:
             assert self._remat(v), v
@@ -685,7 +723,8 @@ class _Lowering:
             self._varying_while(op, seq)
             return
         slots = [self._slot(*vs) for vs in zip(op.results, cond_blk.args, body.args, op.operands)]
-        self._store_lanes(seq, [(i, s) for i, s in zip(op.operands, slots) if s is not None])
+        lane_inits = [(i, s) for i, s in zip(op.operands, slots) if s is not None]
+        self._store_lanes(seq, lane_inits, True)
         if not self._pure_uniform(op):
             self._close(seq)
         inits = [self.need_once(i, seq) for i, s in zip(op.operands, slots) if s is None]
