@@ -140,8 +140,13 @@ import importlib  # noqa: E402
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `simt` command."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("repl", "bench", "calibrate"):
-        target = {"repl": "simt.repl", "bench": "simt.benchtool", "calibrate": "simt.benchtool"}
+    if argv and argv[0] in ("repl", "bench", "calibrate", "fuzz"):
+        target = {
+            "repl": "simt.repl",
+            "bench": "simt.benchtool",
+            "calibrate": "simt.benchtool",
+            "fuzz": "simt.testing.campaign",
+        }
         return _delegate(target[argv[0]], argv if argv[0] == "calibrate" else argv[1:])
     p = argparse.ArgumentParser(prog="simt", description="Python kernels on every GPU thread.")
     sub = p.add_subparsers(dest="cmd")
@@ -157,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     ps.add_argument("--backend", default="ir", help="ir (default), sim, cpu, cuda or webgpu")
     sub.add_parser("repl", help="the mega-REPL: each line on a million threads")
     sub.add_parser("bench", help="the W1-W6 benchmark suite")
+    sub.add_parser("fuzz", help="random kernels on every backend against sim (simt's own tests)")
     args = p.parse_args(argv)
     if args.cmd == "info":
         return _info(args)

@@ -116,11 +116,12 @@ fn simt_floordiv_{t}(a: {t}, b: {t}) -> {t} {{
     u = "u32" if t == "f32" else "u64"
     inf = "0x7f800000u" if t == "f32" else "0x7ff0000000000000lu"
     nan = "0x7fc00000u" if t == "f32" else "0x7ff8000000000000lu"
+    zero = "0u" if t == "f32" else "0lu"
     out[f"simt_fmod_{t}"] = f"""\
 fn simt_fmod_{t}(a: {t}, b: {t}) -> {t} {{
     let ea = bitcast<{u}>(a) & {inf};
     let eb = bitcast<{u}>(b) & {inf};
-    let nb = (bitcast<{u}>(b) & ~{inf}) != 0{u[0]};
+    let nb = (bitcast<{u}>(b) & ~{inf}) != {zero};
     if (b == 0.0{s} || ea == {inf} || (eb == {inf} && nb)) {{ return bitcast<{t}>({nan}); }}
     if (eb == {inf}) {{ return a; }}
     let m = abs(b);
@@ -128,7 +129,7 @@ fn simt_fmod_{t}(a: {t}, b: {t}) -> {t} {{
     loop {{
         if (r < m) {{ break; }}
         // the largest m * 2**k not above r: r - t is exact (t <= r < 2 t)
-        var t = ldexp(m, frexp(r).exp - frexp(m).exp);
+        var t = ldexp(m, i32(frexp(r).exp) - i32(frexp(m).exp));
         if (t > r) {{ t = t * 0.5{s}; }}
         r = r - t;
     }}

@@ -22,7 +22,7 @@ from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..ir import Field, Value
 from . import views
-from .scalars import coerce, known_type, narrow
+from .scalars import coerce, const_value, known_type, narrow
 from .values import Bound, Known, Obj, Tup, V, View, is_number, scalar_type
 
 if TYPE_CHECKING:
@@ -128,17 +128,21 @@ def call(tr: Translator, node: ast.Call) -> V:
         try:
             return Known(f(*[_kv(a) for a in args], **{k: _kv(v) for k, v in kwargs.items()}))
         except Exception as e:  # noqa: BLE001 - the user's function raised while compiling
-            tr.fail(node, f"calling {_name(f)} at compile time raised {type(e).__name__}: {e}")
+            if not (inspect.isfunction(f) and not _library(f)):
+                tr.fail(node, f"calling {_name(f)} at compile time raised {type(e).__name__}: {e}")
+            # a helper of the user's that cannot run in CPython (it reads thread_idx, say) is
+            # compiled like one called with run-time values
+            return tr.inline(f, args, kwargs, node)
     if inspect.ismethod(f) and inspect.isfunction(f.__func__):
         return tr.inline(f.__func__, [Known(f.__self__), *args], kwargs, node)
     if inspect.isclass(f) and not issubclass(f, (np.generic, BaseException)):
         return tr.construct(f, args, kwargs, node)
+    pyfunc = getattr(f, "pyfunc", None)  # a @simt.kernel called from a kernel
+    if pyfunc is not None and inspect.isfunction(pyfunc):
+        return tr.inline(pyfunc, args, kwargs, node)
     m = tr.method_of(fn, "__call__")
     if m is not None and not inspect.isfunction(f) and not inspect.isclass(f):
         return tr.call_method(m, args, node, kwargs)
-    pyfunc = getattr(f, "pyfunc", None)  # a @simt.kernel called from a kernel
-    if pyfunc is not None and inspect.isfunction(pyfunc):
-        f = pyfunc
     if inspect.isfunction(f) and not _library(f):
         return tr.inline(f, args, kwargs, node)
     runtime = [i for i, a in enumerate(args) if not isinstance(a, Known)]
@@ -340,7 +344,8 @@ def _cast(t: T.Scalar) -> Handler:
                     return Known(c.np.type(np.asarray(a.value).astype(t.np)[()]))
             return coerce(tr.b, narrow(tr.b, a, t), c)
         if isinstance(a, Known):
-            return Known(t.np.type(a.value))
+            # as the cast does at run time: ints wrap, floats truncate (simt.uint32(-1))
+            return Known(t.np.type(const_value(a.value, t)))
         return coerce(tr.b, a, t)
 
     return h
@@ -409,7 +414,11 @@ def _math(fn: MathFn, host: Callable[..., Any], to_int: bool = False) -> Handler
     allowed = {k for k, _ in fn.keywords}
 
     def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
-        if len(args) != fn.nargs or set(kwargs) - allowed:
+        if name == "log" and len(args) == 2 and not kwargs and not _all_known(args):
+            # math.log(x, base), as Python computes it: log(x) / log(base)
+            return tr.binop("div", h(tr, args[:1], {}, node), h(tr, args[1:], {}, node), node)
+        two_arg_log = name == "log" and len(args) == 2 and not kwargs
+        if (len(args) != fn.nargs or set(kwargs) - allowed) and not two_arg_log:
             extra = f" and keywords {', '.join(sorted(allowed))}" if allowed else ""
             tr.fail(node, f"{shown}() takes {fn.nargs} argument(s){extra}")
         if _all_known([*args, *kwargs.values()]):

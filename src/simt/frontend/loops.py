@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import types as T
 from ..ir import Block, Value
@@ -59,21 +59,58 @@ def _contains(body: list[ast.stmt], kind: type, into_loops: bool) -> bool:
     return False
 
 
-def _type_of(v: V, current: T.Scalar | None, fp64: bool) -> T.Scalar | None:
+Shape = Any  # T.Scalar, a list of shapes (a tuple), or None (not carried)
+
+
+def _type_of(v: V, current: Shape, fp64: bool) -> Shape:
+    """The carried shape of `v`: its scalar type, or a list of them for a tuple."""
+    items = _tuple_items(v)
+    if items is not None:
+        cur = current if isinstance(current, list) and len(current) == len(items) else None
+        shapes = [_type_of(x, cur[k] if cur else None, fp64) for k, x in enumerate(items)]
+        return None if any(x is None for x in shapes) else shapes
     if isinstance(v, Value):
         return v.type if isinstance(v.type, T.Scalar) else None
     if isinstance(v, Known) and is_number(v.value):
-        return known_type(v.value, current, fp64)
+        sc = current if isinstance(current, T.Scalar) else None
+        return known_type(v.value, sc, fp64)
     return None
 
 
+def _tuple_items(v: V) -> list[V] | None:
+    if isinstance(v, Tup):
+        return list(v.items)
+    if isinstance(v, Known) and isinstance(v.value, tuple):
+        return [Known(x) for x in v.value]
+    return None
+
+
+def _merge_shape(a: Shape, b: Shape) -> Shape:
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [_merge_shape(x, y) for x, y in zip(a, b)]
+    if isinstance(a, T.Scalar) and isinstance(b, T.Scalar):
+        return merge_type(a, b)
+    return None
+
+
+def _leaves(shape: Shape) -> list[T.Scalar]:
+    if isinstance(shape, list):
+        return [t for s in shape for t in _leaves(s)]
+    return [shape] if shape is not None else []
+
+
+def _user_name(n: str) -> str:
+    return "the function's return value" if n == RETVAL else f"`{n}`"
+
+
 class _Carried:
-    """The carried variables of one loop and their current types."""
+    """The carried variables of one loop and their current shapes (scalar types, or lists
+    of them for tuples: a helper's tuple result returned from inside a loop, say)."""
 
     def __init__(self, tr: Translator, names: list[str], node: ast.AST) -> None:
         self.names = names
         self.node = node
-        self.types: dict[str, T.Scalar | None] = {}
+        self.types: dict[str, Shape] = {}
         for n in names:
             v = tr.env.get(n, UNDEF)
             if isinstance(v, Value) and isinstance(v.type, T.ArrayType):
@@ -82,14 +119,13 @@ class _Carried:
                     f"the array variable `{n}` is reassigned inside a loop that runs at run time",
                     "use separate names, or index one array",
                 )
-            if isinstance(v, Tup) or (
-                isinstance(v, Known) and not is_number(v.value) and v.value is not None
+            if (isinstance(v, Known) and not is_number(v.value) and v.value is not None) and (
+                _type_of(v, None, tr.ctx.fp64) is None
             ):
                 tr.fail(
                     node,
-                    f"`{n}` holds a {'tuple' if isinstance(v, Tup) else 'value'} "
-                    "known at compile time and is reassigned inside a loop that runs at "
-                    "run time",
+                    f"{_user_name(n)} holds a value known at compile time and is reassigned "
+                    "inside a loop that runs at run time",
                     "give each item its own variable, or assign numbers",
                 )
             self.types[n] = _type_of(v, None, tr.ctx.fp64)
@@ -97,28 +133,40 @@ class _Carried:
     def bind(self, tr: Translator, block: Block) -> None:
         """Add block arguments for the typed names and bind them (others to UNDEF)."""
         for n in self.names:
-            t = self.types[n]
-            if t is None:
-                tr.env[n] = UNDEF
-            else:
-                a = Value(t, n if not n.startswith("$") else "")
-                block.args.append(a)
-                tr.env[n] = a
+            tr.env[n] = self._build(self.types[n], lambda t, n=n: self._arg(block, t, n))  # type: ignore[misc]
+
+    @staticmethod
+    def _arg(block: Block, t: T.Scalar, n: str) -> Value:
+        a = Value(t, n if not n.startswith("$") else "")
+        block.args.append(a)
+        return a
+
+    def _build(self, shape: Shape, leaf: Callable[[T.Scalar], Value]) -> V:
+        if shape is None:
+            return UNDEF
+        if isinstance(shape, list):
+            return Tup(tuple(self._build(s, leaf) for s in shape))
+        return leaf(shape)
 
     def values(self, tr: Translator, block: Block) -> list[Value]:
         """The current values of the typed names, coerced, appended to `block`."""
-        out = []
+        out: list[Value] = []
         with tr.b.at(block):
             for n in self.names:
-                t = self.types[n]
-                if t is None:
-                    continue
-                v = tr.env.get(n, UNDEF)
-                if v is UNDEF:
-                    out.append(tr.b.const(False if t.is_bool else 0, t))
-                else:
-                    out.append(coerce(tr.b, tr.scalar(v, self.node), t))
+                self._flatten(tr, tr.env.get(n, UNDEF), self.types[n], out)
         return out
+
+    def _flatten(self, tr: Translator, v: V, shape: Shape, out: list[Value]) -> None:
+        if shape is None:
+            return
+        if isinstance(shape, list):
+            items = _tuple_items(v) if v is not UNDEF else None
+            for k, s in enumerate(shape):
+                self._flatten(tr, items[k] if items and k < len(items) else UNDEF, s, out)
+        elif v is UNDEF or (isinstance(v, Known) and v.value is None):
+            out.append(tr.b.const(False if shape.is_bool else 0, shape))
+        else:
+            out.append(coerce(tr.b, tr.scalar(v, self.node), shape))
 
     def widen(self, tr: Translator, env: dict[str, V]) -> bool:
         """Widen the types to what the body produced; True if anything changed."""
@@ -128,7 +176,14 @@ class _Carried:
             yt = _type_of(env.get(n, UNDEF), cur, tr.ctx.fp64)
             if yt is None:
                 continue
-            new = yt if cur is None else merge_type(cur, yt)
+            new = yt if cur is None else _merge_shape(cur, yt)
+            if new is None:
+                tr.fail(
+                    self.node,
+                    f"{_user_name(n)} changes between a number and a tuple (or tuples of "
+                    "different lengths) inside a loop that runs at run time",
+                    "give each variable one shape",
+                )
             if new != cur:
                 self.types[n] = new
                 changed = True
@@ -136,6 +191,14 @@ class _Carried:
 
     def typed_names(self) -> list[str]:
         return [n for n in self.names if self.types[n] is not None]
+
+    def flat_types(self) -> list[T.Scalar]:
+        """The scalar types of every carried value, in the order `values` gives them."""
+        return [t for n in self.names for t in _leaves(self.types[n])]
+
+    def rebuild(self, n: str, results: list[Value]) -> V:
+        """Name `n`'s value after the loop, taking its results from the front of `results`."""
+        return self._build(self.types[n], lambda t: results.pop(0))
 
 
 def _fixpoint(
@@ -212,7 +275,7 @@ def range_loop(
         op = tr.b.op(
             "for",
             [lo, hi, st, *inits],
-            [carried.types[n] for n in carried.typed_names()],  # type: ignore[misc]
+            carried.flat_types(),
             [blk],
             sign=sign,
         )
@@ -244,7 +307,7 @@ def range_loop(
         cblk, bblk = _fixpoint(tr, node, carried, translate_while)
         tr.at(node)  # the loop op is located at its `for` line (kernel.explain shows it)
         inits = carried.values(tr, tr.b.block)
-        types = [t] + [carried.types[n] for n in carried.typed_names()]
+        types = [t, *carried.flat_types()]
         op = tr.b.op("while", [lo, *inits], types, [cblk, bblk])  # type: ignore[arg-type]
     _bind_results(tr, carried, op.results[(0 if not flags else 1) :], outer, target)
     _forget_locals(tr, node.body)
@@ -295,7 +358,7 @@ def while_loop(tr: Translator, node: ast.While) -> None:
     cblk, bblk = _fixpoint(tr, node, carried, translate)
     tr.at(node)  # the loop op is located at its `while` line
     inits = carried.values(tr, tr.b.block)
-    types = [carried.types[n] for n in carried.typed_names()]
+    types = carried.flat_types()
     op = tr.b.op("while", inits, types, [cblk, bblk])  # type: ignore[arg-type]
     _bind_results(tr, carried, op.results, outer, None)
     _forget_locals(tr, node.body)
@@ -326,8 +389,8 @@ def _bind_results(
     for n in carried.names:
         if carried.types[n] is None:
             continue
-        r = res.pop(0)
-        if not n.startswith("$"):
+        r = carried.rebuild(n, res)
+        if isinstance(r, Value) and not n.startswith("$"):
             r.hint = n
         tr.env[n] = r
     for f, v in outer.items():

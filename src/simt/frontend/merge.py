@@ -33,7 +33,19 @@ def plan(a: V, b: V, fp64: bool) -> Any:
     if same(a, b):
         return ("same", a)
     if a is UNDEF or b is UNDEF:
+        # defined on one path only (a helper's return value before its early `return`, say):
+        # the other path carries zeros of the same shape, never read
         other = b if a is UNDEF else a
+        items = _items(other)
+        if items is not None:
+            return [plan(UNDEF, x, fp64) for x in items]
+        if isinstance(other, Obj):
+            return (
+                "obj",
+                other.cls,
+                [k for k, _ in other.fields],
+                [plan(UNDEF, x, fp64) for _, x in other.fields],
+            )
         t = _scalar_type(other, other, fp64)
         return t if t is not None else UNDEF
     if (
@@ -82,8 +94,8 @@ def _materialise(b: Builder, v: V, p: Any, out: list[Value]) -> None:
         for x, q in zip(items, p):
             _materialise(b, x, q, out)
     elif isinstance(p, tuple) and p[0] == "obj":
-        assert isinstance(v, Obj)
-        for (_, x), q in zip(v.fields, p[3]):
+        fields = [x for _, x in v.fields] if isinstance(v, Obj) else [UNDEF] * len(p[3])
+        for x, q in zip(fields, p[3]):
             _materialise(b, x, q, out)
 
 

@@ -30,15 +30,25 @@ def known_type(value: Any, other: T.Scalar | None, fp64: bool) -> T.Scalar:
     return other if other.is_float else T.float_type(fp64)
 
 
+def wrap_int(value: Any, t: T.Scalar) -> int:
+    """A known number as integer type `t` holds it: floats truncate toward zero, ints wrap
+    modulo 2**bits, as at run time. (A non-finite float's conversion is unspecified: 0.)"""
+    if isinstance(value, (float, np.floating)):
+        if not np.isfinite(value):
+            return 0
+        value = int(value)  # truncation toward zero, as a cast does
+    v = int(value) & ((1 << t.bits) - 1)
+    if t.kind == "i" and v >= 1 << (t.bits - 1):
+        v -= 1 << t.bits
+    return v
+
+
 def const_value(value: Any, t: T.Scalar) -> int | float | bool:
     """`value` converted to a Python number of type `t`, wrapping ints as the device does."""
     if t.is_bool:
         return bool(value)
     if t.is_int:
-        if isinstance(value, (float, np.floating)):
-            value = int(value)  # truncation toward zero, as a cast does
-        with np.errstate(all="ignore"):
-            return int(np.array(int(value)).astype(t.np))
+        return wrap_int(value, t)
     if t == T.FLOAT32:
         return float(np.float32(value))
     return float(value)

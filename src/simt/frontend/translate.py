@@ -22,7 +22,7 @@ import numpy as np
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Block, Value
-from . import calls, views
+from . import calls, known, views
 from .context import Context, NeedsKnown, fail
 from .merge import merge_into
 from .scalars import coerce, const_value, known_type, materialise, narrow
@@ -36,12 +36,6 @@ _BIN = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
     ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
     ast.LShift: "shl", ast.RShift: "shr",
-}  # fmt: skip
-_PYBIN: dict[str, Callable[[Any, Any], Any]] = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
-    "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow,
-    "and": operator.and_, "or": operator.or_, "xor": operator.xor, "shl": operator.lshift,
-    "shr": operator.rshift, "matmul": operator.matmul,
 }  # fmt: skip
 _DUNDER = {
     "add": "add", "sub": "sub", "mul": "mul", "div": "truediv", "floordiv": "floordiv",
@@ -66,7 +60,13 @@ _UNSUPPORTED_STMT = {
     ast.Nonlocal: ("nonlocal", "write results into an array argument"),
     ast.Delete: ("del", "just stop using the variable"),
     ast.Raise: ("raise", "use `assert cond, 'message'` to report a failure"),
+    ast.Match: ("match statements", "use if/elif/else"),
 }
+if hasattr(ast, "TryStar"):  # Python 3.11+
+    _UNSUPPORTED_STMT[getattr(ast, "TryStar")] = (  # noqa: B009 - older typesheds lack it
+        "try/except*",
+        "check the condition with `if` instead; kernels cannot raise",
+    )
 _UNSUPPORTED_EXPR = {
     ast.Dict: ("dicts", "use a tuple, or pass an array"),
     ast.DictComp: ("dict comprehensions", "use a tuple, or pass an array"),
@@ -221,7 +221,7 @@ class Translator:
             method(node)
             return
         what, hint = _UNSUPPORTED_STMT.get(type(node), (type(node).__name__, None))
-        self.fail(node, f"{what} is not supported in kernels", hint)
+        self.fail(node, f"{what}: not supported in kernels", hint)
 
     def stmt_Pass(self, node: ast.Pass) -> None:
         pass
@@ -536,7 +536,7 @@ class Translator:
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             what, hint = _UNSUPPORTED_EXPR.get(type(node), (type(node).__name__, None))
-            self.fail(node, f"{what} is not supported in kernels", hint)
+            self.fail(node, f"{what}: not supported in kernels", hint)
         saved = self.b.loc
         self.at(node)
         try:
@@ -778,7 +778,7 @@ class Translator:
 
     def known_binop(self, op: str, a: Known, b: Known, node: ast.AST) -> V:
         try:
-            return Known(_PYBIN[op](a.value, b.value))
+            return Known(known.binop(op, a.value, b.value, self.ctx.fp64))
         except Exception as e:  # noqa: BLE001 - evaluated in CPython; report what it said
             self.fail(node, f"evaluating this at compile time failed: {type(e).__name__}: {e}")
 
@@ -908,6 +908,9 @@ class Translator:
         if name is None:
             self.fail(node, f"`{type(op).__name__}` works only on values known at compile time")
         a, b = self.scalar(a, node), self.scalar(b, node)
+        decided = _outside_range(op, a, b)
+        if decided is not None:
+            return decided
         ta, tb = _operand_types(a, b, self.ctx.fp64)
         t = ta if ta == tb else T.promote(ta, tb)
         return self.b.cmp(name, coerce(self.b, a, t), coerce(self.b, b, t))
@@ -1015,6 +1018,27 @@ class Translator:
             return sub.env[first]
         result = sub.env.get(RETVAL, UNDEF)
         return Known(None) if result is UNDEF else result
+
+
+def _outside_range(op: ast.cmpop, a: V, b: V) -> Known | None:
+    """A typed integer compared with a known integer its type cannot hold (`i < 2**70`): the
+    answer is the same for every value of the type, so it is known (wrapping the literal to
+    the type would give a wrong one)."""
+    for typed, k, left in ((a, b, True), (b, a, False)):
+        if not (isinstance(typed, Value) and isinstance(k, Known)):
+            continue
+        t = typed.type
+        if not (isinstance(t, T.Scalar) and t.is_int and isinstance(k.value, (int, np.integer))):
+            continue
+        if isinstance(k.value, (bool, np.bool_)):
+            continue
+        lo = -(1 << (t.bits - 1)) if t.kind == "i" else 0
+        hi = (1 << (t.bits - 1)) - 1 if t.kind == "i" else (1 << t.bits) - 1
+        if lo <= int(k.value) <= hi:
+            continue
+        pair = (lo, int(k.value)) if left else (int(k.value), lo)
+        return Known(bool(_PYCMP[type(op)](*pair)))
+    return None
 
 
 def _operand_types(a: V, b: V, fp: bool) -> tuple[T.Scalar, T.Scalar]:

@@ -1,0 +1,177 @@
+"""`python -m simt fuzz`: a fuzzing campaign of generated kernels and front-end mutants.
+
+    python -m simt fuzz --seed 0 --count 500 --mutants 100
+    python -m simt fuzz --seed 1234 --count 1 --shrink --save tests/corpus/fuzz
+
+Kernels `seed .. seed+count-1` run on `sim` and every other backend present (or those named
+with --backends) and are compiled for CUDA by NVRTC when it is installed; mutants `seed ..`
+must each get a located CompileError. Every finding is printed with its seed; --shrink
+reduces each failing kernel and --save writes the reduced kernel to a regression folder
+(`tests/corpus/fuzz/`, run by the test suite). The exit status is 1 when anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import sys
+import time
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .differential import INTERNAL_WORDS, Finding, check
+from .generator import Program, generate
+from .mutator import mutate, verdict
+from .shrink import shrink
+
+HANG_SECONDS = 120  # one kernel on every backend; far above any generated kernel's need
+
+
+@dataclass
+class Summary:
+    """What a campaign ran and found."""
+
+    kernels: int = 0
+    mutants: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    mutant_failures: list[str] = field(default_factory=list)
+    features: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def lines(self) -> list[str]:
+        kinds = Counter(f"{f.backend}/{f.kind}" for f in self.findings)
+        feats = ", ".join(f"{k} {v}" for k, v in sorted(self.features.items()))
+        return [
+            f"kernels: {self.kernels} ({feats})",
+            f"kernel findings: {len(self.findings)} {dict(kinds) if kinds else ''}".rstrip(),
+            f"mutants: {self.mutants}, wrong verdicts: {len(self.mutant_failures)}",
+            f"time: {self.seconds:.0f} s",
+        ]
+
+
+def backends_present(names: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The backends to compare with `sim`: those named, else every one present but cuda
+    (which is checked by NVRTC when there is no GPU)."""
+    from ..runtime import registry
+
+    wanted = names or tuple(n for n in registry.RUNTIMES if n not in ("sim",))
+    out = []
+    for n in wanted:
+        if n == "cuda" and names is None:
+            continue
+        ok, _ = registry.probe(n)
+        if ok:
+            out.append(n)
+    return tuple(out)
+
+
+def nvrtc_present() -> bool:
+    """Whether NVRTC can compile CUDA C++ here."""
+    from ..runtime import nvrtc
+
+    return nvrtc.version() is not None
+
+
+def _same_failure(f: Finding, backends: tuple[str, ...], nvrtc: bool) -> callable:  # type: ignore[valid-type]
+    def still(p: Program) -> bool:
+        try:
+            found = check(p, backends, nvrtc and f.backend == "cuda")
+        except Exception:  # noqa: BLE001 - a variant that breaks the harness is not kept
+            return False
+        return any(g.backend == f.backend and g.kind == f.kind for g in found)
+
+    return still
+
+
+def save(program: Program, finding: Finding, folder: Path) -> Path:
+    """Write a (shrunk) failing kernel to the regression folder as `fuzz_<seed>.py`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"fuzz_{program.seed}.py"
+    head = (
+        f"# found by `python -m simt fuzz --seed {program.seed} --count 1`: {finding.kind} on "
+        f"{finding.backend}, then shrunk\n"
+    )
+    path.write_text(head + program.source)
+    return path
+
+
+def run(
+    seed: int,
+    count: int,
+    mutants: int = 0,
+    backends: tuple[str, ...] | None = None,
+    nvrtc: bool | None = None,
+    do_shrink: bool = False,
+    save_to: Path | None = None,
+    out: object = None,
+) -> Summary:
+    """Run kernels `seed .. seed+count-1` and mutants `seed .. seed+mutants-1`."""
+    stream = out if out is not None else sys.stdout
+    backs = backends_present(backends)
+    use_nvrtc = nvrtc_present() if nvrtc is None else nvrtc
+    s = Summary()
+    start = time.perf_counter()
+    print(
+        f"simt fuzz: seeds {seed}..{seed + count - 1} on sim + {', '.join(backs) or 'nothing'}"
+        f"{' + NVRTC' if use_nvrtc else ''}; mutants {seed}..{seed + mutants - 1}",
+        file=stream,  # type: ignore[arg-type]
+        flush=True,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy overflow warnings of wrapping int32 code
+        for k in range(seed, seed + count):
+            faulthandler.dump_traceback_later(HANG_SECONDS, exit=True)
+            program = generate(k)
+            found = check(program, backs, use_nvrtc)
+            faulthandler.cancel_dump_traceback_later()
+            s.kernels += 1
+            s.features.update(program.features)
+            for f in found:
+                print(f"FAIL {f}", file=stream, flush=True)  # type: ignore[arg-type]
+                if do_shrink:
+                    small = shrink(program, _same_failure(f, backs, use_nvrtc))
+                    print(f"shrunk to:\n{small.source}", file=stream)  # type: ignore[arg-type]
+                    if save_to is not None:
+                        print(f"saved {save(small, f, save_to)}", file=stream)  # type: ignore[arg-type]
+                    break
+            s.findings += found
+            words = [w for f in found for w in INTERNAL_WORDS if w in f.detail]
+            if words:
+                print(f"  (message shows {sorted(set(words))})", file=stream)  # type: ignore[arg-type]
+        for k in range(seed, seed + mutants):
+            m = mutate(k)
+            why = verdict(m)
+            s.mutants += 1
+            if why is not None:
+                s.mutant_failures.append(f"mutant {k}: {why}")
+                print(f"FAIL mutant {k}: {why}", file=stream, flush=True)  # type: ignore[arg-type]
+    s.seconds = time.perf_counter() - start
+    for line in s.lines():
+        print(line, file=stream)  # type: ignore[arg-type]
+    return s
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `python -m simt fuzz`."""
+    p = argparse.ArgumentParser(prog="simt fuzz", description=__doc__.split("\n\n")[0])
+    p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    p.add_argument("--count", type=int, default=100, help="kernels to run (default 100)")
+    p.add_argument("--mutants", type=int, default=0, help="front-end mutants (default 0)")
+    p.add_argument("--backends", default="", help="comma-separated (default: all present)")
+    p.add_argument("--no-nvrtc", action="store_true", help="skip compiling with NVRTC")
+    p.add_argument("--shrink", action="store_true", help="reduce each failing kernel")
+    p.add_argument("--save", type=Path, default=None, help="folder for shrunk failures")
+    a = p.parse_args(argv)
+    backs = tuple(b for b in a.backends.split(",") if b) or None
+    s = run(
+        a.seed,
+        a.count,
+        a.mutants,
+        backs,
+        False if a.no_nvrtc else None,
+        a.shrink or a.save is not None,
+        a.save,
+    )
+    return 1 if s.findings or s.mutant_failures else 0

@@ -1,0 +1,187 @@
+"""Running one kernel on every backend present and comparing each with `sim`.
+
+A kernel's source is written to a file (simt compiles from source text) and imported. Its
+verdict is a list of `Finding`s: an empty list means every backend gave `sim`'s answer, the
+CUDA C++ compiled with NVRTC, and nothing raised.
+
+How results are compared (docs/testing.md says the same):
+
+- integer, bool and histogram outputs, and printed text, must be identical;
+- exact float outputs (`fo`, `do`: built only from `+ - *`, `%`, comparisons, conversions,
+  `abs`, `min`, `max`, `floor`) must be bit-identical, except that every NaN equals every NaN
+  and -0.0 equals 0.0;
+- approximate float outputs (`fx`: `/`, `//` on floats, `sqrt`, `sin`, `exp`, ... of exact
+  values) must satisfy |got - ref| <= 2**-10 * max(1, |ref|), the loosest accuracy WGSL
+  allows for these functions on the generated argument ranges.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import sys
+import tempfile
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import CompileError, SimtError
+from .generator import Program
+
+APPROX_TOL = 2.0**-10
+# words that must never reach a user (issue #15, item 13)
+INTERNAL_WORDS = ("internal error", "<probe", "_simt_", "NeedsKnown", "simt_P", "Traceback")
+
+
+@dataclass
+class Finding:
+    """One thing wrong with one kernel on one backend."""
+
+    seed: int
+    backend: str
+    kind: str  # "mismatch", "internal", "rejected", "crash", "nvrtc", "wording"
+    detail: str
+
+    def __str__(self) -> str:
+        return f"seed {self.seed} on {self.backend}: {self.kind}: {self.detail}"
+
+
+_folder: Path | None = None
+
+
+def load(program: Program, folder: Path | None = None) -> Any:
+    """Import the program's module from a file and return its `kernel`."""
+    global _folder
+    if folder is None:
+        if _folder is None:
+            _folder = Path(tempfile.mkdtemp(prefix="simt-fuzz-"))
+        folder = _folder
+    path = folder / f"fuzz_{program.seed}.py"
+    path.write_text(program.source)
+    name = f"simt_fuzz_{program.seed}_{abs(hash(program.source))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module.kernel
+
+
+def _launch(kernel: Any, program: Program, backend: str) -> tuple[list[np.ndarray], str]:
+    from .. import api
+
+    api.use(backend)
+    args = program.make_args()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        kernel[program.grid, program.block](*args)
+        api.synchronize()
+    return [a for a in args if isinstance(a, np.ndarray)], out.getvalue()
+
+
+_NAMES = ("fa", "ia", "ua", "fo", "io", "uo", "fx", "hist", "da", "do")
+
+
+def compare(
+    seed: int, backend: str, want: list[np.ndarray], got: list[np.ndarray]
+) -> list[Finding]:
+    """Differences between `sim`'s arrays and `backend`'s, by the rules above."""
+    found = []
+    for name, w, g in zip(_NAMES, want, got):
+        if w.dtype.kind != "f":
+            bad = np.flatnonzero(w != g)
+        elif name == "fx":
+            wd, gd = w.astype(np.float64), g.astype(np.float64)
+            tol = APPROX_TOL * np.maximum(1.0, np.abs(wd))
+            same = (np.abs(wd - gd) <= tol) | (np.isnan(wd) & np.isnan(gd)) | (wd == gd)
+            bad = np.flatnonzero(~same)
+        else:
+            bad = np.flatnonzero(~((w == g) | (np.isnan(w) & np.isnan(g))))
+        if bad.size:
+            k = int(bad[0])
+            found.append(
+                Finding(
+                    seed,
+                    backend,
+                    "mismatch",
+                    f"{name}[{k}] = {g[k]!r}, sim gives {w[k]!r} ({bad.size} differ)",
+                )  # fmt: skip
+            )
+    return found
+
+
+def _error_finding(seed: int, backend: str, e: BaseException) -> Finding:
+    text = f"{type(e).__name__}: {e}"
+    if not isinstance(e, SimtError):
+        tb = "".join(traceback.format_exception(e)[-6:])
+        return Finding(seed, backend, "internal", f"{text}\n{tb}")
+    if "internal error" in str(e) or "a bug in simt" in str(e):
+        return Finding(seed, backend, "internal", text)
+    return Finding(seed, backend, "rejected", text)
+
+
+def _refusal_ok(program: Program, backend: str, e: BaseException) -> bool:
+    """A webgpu refusal of a float64 kernel, naming float64, is the expected answer."""
+    return (
+        backend == "webgpu"
+        and program.fp64
+        and isinstance(e, CompileError)
+        and "internal" not in str(e)
+        and any(w in str(e) for w in ("float64", "f64", "fp64"))
+    )
+
+
+def nvrtc_findings(kernel: Any, program: Program, arch: str = "sm_80") -> list[Finding]:
+    """Render the kernel to CUDA C++ and compile it with NVRTC (no GPU needed)."""
+    from ..backends import cuda
+    from ..runtime import nvrtc
+    from ..runtime.base import Compiled
+    from ..runtime.cuda import _options
+
+    class _IrOnly:
+        name = "cuda"
+
+        def compile(self, fn: Any) -> Any:
+            return Compiled(fn, "")
+
+    try:
+        fn = kernel.specialise(list(program.make_args()), _IrOnly()).fn
+        kern = cuda.build(fn)
+        nvrtc.compile_cubin(kern.source, arch, _options(kern))
+    except nvrtc.NvrtcError as e:
+        return [Finding(program.seed, "cuda", "nvrtc", str(e)[-2000:])]
+    except Exception as e:  # noqa: BLE001 - every failure is a finding
+        return [_error_finding(program.seed, "cuda", e)]
+    return []
+
+
+def check(program: Program, backends: tuple[str, ...], nvrtc: bool) -> list[Finding]:
+    """Run `program` on `sim` and each of `backends`; compile for CUDA when `nvrtc`."""
+    seed = program.seed
+    try:
+        kernel = load(program)
+    except SyntaxError as e:  # the generator's fault: reported as such
+        return [Finding(seed, "generator", "internal", f"generated source does not parse: {e}")]
+    try:
+        want, want_text = _launch(kernel, program, "sim")
+    except Exception as e:  # noqa: BLE001
+        return [_error_finding(seed, "sim", e)]
+    found: list[Finding] = []
+    for backend in backends:
+        try:
+            got, text = _launch(kernel, program, backend)
+        except Exception as e:  # noqa: BLE001
+            if not _refusal_ok(program, backend, e):
+                found.append(_error_finding(seed, backend, e))
+            continue
+        found += compare(seed, backend, want, got)
+        if text != want_text:
+            why = f"printed {text[:300]!r}, sim printed {want_text[:300]!r}"
+            found.append(Finding(seed, backend, "mismatch", why))
+    if nvrtc:
+        found += nvrtc_findings(kernel, program)
+    return found

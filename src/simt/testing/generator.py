@@ -1,0 +1,624 @@
+"""A seeded generator of random, well-defined kernels (Csmith/YARPGen in spirit).
+
+Every kernel it writes has one right answer under docs/semantics.md, whatever backend runs
+it: it avoids exactly what that page leaves unspecified ("What the fuzzer avoids" there):
+
+- floats never overflow and never become NaN in values that feed control flow, conversions or
+  exact outputs: every float expression carries a bound on its magnitude (inputs are within
+  +-100, float variables stay below 1e6, an expression is never built past 1e30), divisors of
+  `%` are never zero;
+- a float converted to an int (`int`, `round`, `math.floor`) is known to be in range;
+- operations whose accuracy is not exact on every backend (`/`, `//` on floats, `sqrt` and the
+  other math functions) are *sinks*: their results go straight to the `fx` output array, which
+  is compared with a tolerance, and never feed anything else;
+- atomics return values are not used (their order between threads is not defined), and
+  histograms are integer (float atomic sums round in thread order);
+- every thread writes only its own slots of global outputs and of shared arrays, and reads
+  another thread's shared slot only after a barrier.
+
+The kernel's parameters are always `(fa, ia, ua, fo, io, uo, fx, hist, s0, s1)` (plus `da, do`
+for a float64 kernel): float32/int32/uint32 inputs, their per-thread output slots, the
+approximate outputs, an int32 histogram, a run-time int and a run-time uint32.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+F32_CAP = 1e6  # float variables stay below this magnitude
+EXPR_CAP = 1e30  # no float expression is built past this (float32 overflows at 3.4e38)
+INPUTS = 64  # length of each input array
+HIST = 16  # histogram bins
+
+I32_LITS = (0, 1, 2, 3, 5, 7, 31, 32, 100, 12345, 65535, 2147483647, -1, -3, -8, -2147483648)
+U32_LITS = (0, 1, 2, 3, 7, 31, 255, 65536, 4294967295, 2147483648)
+F_LITS = (0.0, 0.5, 1.0, 1.5, -2.25, 3.0, 0.1, 100.0, 0.001, -7.75, 1024.0)
+
+
+@dataclass
+class Program:
+    """One generated kernel: its module's source text and how to launch and compare it."""
+
+    seed: int
+    source: str
+    grid: int
+    block: int
+    slots: dict[str, int]  # output array name -> slots per thread
+    fp64: bool = False
+    features: frozenset[str] = frozenset()
+
+    @property
+    def threads(self) -> int:
+        """Threads in the launch."""
+        return self.grid * self.block
+
+    def make_args(self) -> tuple[Any, ...]:
+        """Fresh arguments, the same for every call (seeded by the program's seed)."""
+        g = np.random.default_rng(self.seed)
+        sign = g.choice([-1.0, 1.0], INPUTS)
+        # inputs are multiples of 1/8 in [0.5, 100]: exact, never zero
+        fa = (sign * (g.integers(4, 800, INPUTS) / 8.0)).astype(np.float32)
+        ia = g.choice(np.array(I32_LITS + tuple(range(-20, 20)), np.int64), INPUTS).astype(np.int32)
+        ua = g.choice(np.array(U32_LITS + tuple(range(40)), np.uint64), INPUTS).astype(np.uint32)
+        t = self.threads
+        out: list[Any] = [
+            fa,
+            ia,
+            ua,
+            np.zeros(t * self.slots["fo"], np.float32),
+            np.zeros(t * self.slots["io"], np.int32),
+            np.zeros(t * self.slots["uo"], np.uint32),
+            np.zeros(t * self.slots["fx"], np.float32),
+            np.zeros(HIST, np.int32),
+            int(g.integers(-20, 20)),
+            np.uint32(g.choice([0, 1, 3, 9, 2**31 + 5, 2**32 - 2])),
+        ]
+        if self.fp64:
+            out.append((fa.astype(np.float64) / 3.0).astype(np.float64))
+            out.append(np.zeros(t * self.slots["do"], np.float64))
+        return tuple(out)
+
+
+@dataclass
+class Var:
+    """A variable of the kernel being written: its type and, for floats, its magnitude bound."""
+
+    name: str
+    ty: str  # "i32", "u32", "f32", "f64", "bool"
+    bound: float = 0.0
+
+
+@dataclass
+class _Scope:
+    vars: list[Var] = field(default_factory=list)
+
+
+class Generator:
+    """Writes one kernel from a seed: `Generator(seed).program()`."""
+
+    def __init__(self, seed: int, *, fp64: bool | None = None, size: int = 14) -> None:
+        self.seed = seed
+        self.r = random.Random(seed)
+        self.fp64 = self.r.random() < 0.15 if fp64 is None else fp64
+        self.size = size
+        self.scopes: list[_Scope] = [_Scope()]
+        self.lines: list[str] = []
+        self.helpers: list[str] = []
+        self.depth = 0  # statement nesting
+        self.loops = 0  # loops around the current statement
+        self.names = 0
+        self.budget = size
+        self.features: set[str] = set()
+        self.slots = {"fo": 0, "io": 0, "uo": 0, "fx": 0, "do": 0}
+        self.stores: list[str] = []
+        self.in_helper = False
+        self.atomic_op = self.r.choice(("add", "add", "sub", "max", "min"))
+
+    # ------------------------------------------------------------------ names and scopes
+    def fresh(self, prefix: str = "v") -> str:
+        self.names += 1
+        return f"{prefix}{self.names}"
+
+    def vars(self, ty: str) -> list[Var]:
+        return [v for s in self.scopes for v in s.vars if v.ty == ty]
+
+    def declare(self, name: str, ty: str, bound: float = 0.0) -> Var:
+        v = Var(name, ty, bound)
+        self.scopes[-1].vars.append(v)
+        return v
+
+    def emit(self, text: str) -> None:
+        self.lines.append("    " * (self.depth + 1) + text)
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, ty: str, d: int = 2) -> tuple[str, float]:
+        """An exact expression of type `ty` and its magnitude bound (floats; 0 otherwise)."""
+        if ty == "i32":
+            return self.i32(d), 0.0
+        if ty == "u32":
+            return self.u32(d), 0.0
+        if ty == "bool":
+            return self.boolean(d), 0.0
+        return self.flt(ty, d)
+
+    def i32(self, d: int) -> str:
+        r = self.r
+        vs = self.vars("i32")
+        if d <= 0 or r.random() < 0.25:
+            k = r.random()
+            if vs and k < 0.55:
+                return r.choice(vs).name
+            if k < 0.7:
+                if self.in_helper:  # a helper sees its parameters and the module's names
+                    return r.choice(("thread_idx.x", "block_idx.x"))
+                return r.choice(("i", "t", "s0", "thread_idx.x", "block_idx.x", "len(ia)"))
+            if k < 0.85 and not self.in_helper:
+                return f"ia[({self.i32(0)}) % {INPUTS}]"
+            lit = r.choice(I32_LITS)
+            return f"({lit})" if lit < 0 else str(lit)
+        k = r.randrange(12)
+        if k <= 3:
+            op = r.choice(("+", "-", "*", "//", "%", "&", "|", "^", "<<", ">>", "+", "-"))
+            return f"({self.i32(d - 1)} {op} {self.i32(d - 1)})"
+        if k == 4:
+            return (
+                f"{r.choice(('-', '~'))}{self.i32(d - 1)}"
+                if r.random() < 0.5
+                else (f"abs({self.i32(d - 1)})")
+            )
+        if k == 5:
+            return f"{r.choice(('min', 'max'))}({self.i32(d - 1)}, {self.i32(d - 1)})"
+        if k == 6:
+            f, b = self.flt("f32", d - 1)
+            conv = r.choice(("int", "round", "math.floor", "math.trunc", "math.ceil"))
+            if b < 1e9:
+                return f"{conv}({f})"
+            return f"({conv}({f}) if abs({f}) < 1e9 else 3)"
+        if k == 7:
+            return f"({self.i32(d - 1)} if {self.boolean(d - 1)} else {self.i32(d - 1)})"
+        if k == 8:
+            return f"simt.int32({self.u32(d - 1)})"
+        if k == 9:
+            exps = ("0", "1", "2", "3", f"({self.i32(0)} & 3)")
+            return f"({self.i32(d - 1)} ** {r.choice(exps)})"
+        if k == 10 and self.helpers_ok():
+            return self.call_helper("i32")
+        if self.in_helper:
+            return f"({self.i32(d - 1)} + {self.i32(d - 1)})"
+        return f"ia[{self.index(d - 1)}]"
+
+    def index(self, d: int) -> str:
+        return f"({self.i32(d)}) % {INPUTS}"
+
+    def u32(self, d: int) -> str:
+        r = self.r
+        vs = self.vars("u32")
+        if d <= 0 or r.random() < 0.25:
+            k = r.random()
+            if vs and k < 0.5:
+                return r.choice(vs).name
+            if k < 0.6 and not self.in_helper:
+                return "s1"
+            if k < 0.8 and not self.in_helper:
+                return f"ua[({self.i32(0)}) % {INPUTS}]"
+            return f"simt.uint32({r.choice(U32_LITS)})"
+        k = r.randrange(8)
+        if k <= 2:
+            op = r.choice(("+", "-", "*", "//", "%", "&", "|", "^", "<<", ">>"))
+            return f"({self.u32(d - 1)} {op} {self.u32(d - 1)})"
+        if k == 3:  # int32 with uint32 promotes to uint32
+            op = r.choice(("+", "*", "&", "^"))
+            return f"({self.u32(d - 1)} {op} {self.i32(d - 1)})"
+        if k == 4:
+            return f"simt.uint32({self.i32(d - 1)})"
+        if k == 5:
+            return f"{r.choice(('min', 'max'))}({self.u32(d - 1)}, {self.u32(d - 1)})"
+        if k == 6:
+            return f"({self.u32(d - 1)} if {self.boolean(d - 1)} else {self.u32(d - 1)})"
+        return f"({self.u32(d - 1)} + {r.choice(U32_LITS[:5])})"
+
+    def flt(self, ty: str, d: int) -> tuple[str, float]:
+        r = self.r
+        vs = self.vars(ty)
+        if d <= 0 or r.random() < 0.25:
+            k = r.random()
+            if vs and k < 0.5:
+                v = r.choice(vs)
+                return v.name, v.bound
+            if k < 0.75 and not self.in_helper:
+                src = "fa" if ty == "f32" else "da"
+                return f"{src}[({self.i32(0)}) % {INPUTS}]", 100.0
+            if k < 0.85:
+                cast = "float" if ty == "f32" or r.random() < 0.5 else "simt.float64"
+                if ty == "f32":
+                    return f"{cast}({self.i32(0)})", 2.2e9
+                return f"{cast}({self.i32(0)})", 2.2e9
+            lit = r.choice(F_LITS)
+            return (f"({lit})" if lit < 0 else repr(lit)), abs(lit)
+        k = r.randrange(10)
+        if k <= 3:
+            (a, ba), (b, bb) = self.flt(ty, d - 1), self.flt(ty, d - 1)
+            op = r.choice(("+", "-", "*"))
+            if op == "*" and ba * bb <= EXPR_CAP:
+                return f"({a} * {b})", ba * bb
+            op = "-" if op == "-" else "+"
+            if ba + bb > EXPR_CAP:
+                return a, ba
+            return f"({a} {op} {b})", ba + bb
+        if k == 4:
+            a, ba = self.flt(ty, d - 1)
+            m, bm = self.divisor(ty, d - 1)
+            return f"({a} % {m})", bm
+        if k == 5:
+            a, ba = self.flt(ty, d - 1)
+            f = r.choice(("-", "abs", "math.fabs"))
+            return (f"-{a}" if f == "-" else f"{f}({a})"), ba
+        if k == 6:
+            (a, ba), (b, bb) = self.flt(ty, d - 1), self.flt(ty, d - 1)
+            return f"{r.choice(('min', 'max'))}({a}, {b})", max(ba, bb)
+        if k == 7:
+            (a, ba), (b, bb) = self.flt(ty, d - 1), self.flt(ty, d - 1)
+            return f"({a} if {self.boolean(d - 1)} else {b})", max(ba, bb)
+        if k == 8:
+            if ty == "f64":
+                a, ba = self.flt("f32", d - 1)
+                return f"simt.float64({a})", ba
+            if self.fp64:
+                a, ba = self.flt("f64", d - 1)
+                return f"simt.float32({a})", ba
+            return f"simt.float32({self.u32(d - 1)})", 4.3e9
+        if k == 9 and self.helpers_ok():
+            return self.call_helper(ty), F32_CAP
+        a, ba = self.flt(ty, d - 1)
+        return f"float(math.floor({a}) if abs({a}) < 1e9 else 0)", min(ba + 1, 1e9)
+
+    def divisor(self, ty: str, d: int) -> tuple[str, float]:
+        """A float expression that is never zero."""
+        r = self.r
+        k = r.randrange(3)
+        if k == 0:
+            lit = r.choice((0.5, 3.0, -2.25, 7.0, 1000.0, 0.1, -1e-3))
+            return (f"({lit})" if lit < 0 else repr(lit)), abs(lit)
+        if k == 1 and not self.in_helper:
+            src = "fa" if ty == "f32" else "da"
+            return f"{src}[{self.index(0)}]", 100.0
+        a, ba = self.flt(ty, d)
+        return f"(abs({a}) + 0.5)", ba + 0.5
+
+    def boolean(self, d: int) -> str:
+        r = self.r
+        vs = self.vars("bool")
+        if d <= 0 or r.random() < 0.2:
+            if vs and r.random() < 0.5:
+                return r.choice(vs).name
+            if self.in_helper:
+                return r.choice(("True", "False", "(thread_idx.x < 7)"))
+            return r.choice(("True", "False", "(i < 7)", "(t % 2 == 0)", "(s0 > 0)"))
+        k = r.randrange(6)
+        if k <= 2:
+            ty = r.choice(("i32", "i32", "u32", "f32") + (("f64",) if self.fp64 else ()))
+            op = r.choice(("<", "<=", ">", ">=", "==", "!="))
+            a, b = self.expr(ty, d - 1)[0], self.expr(ty, d - 1)[0]
+            if r.random() < 0.2:
+                return f"({a} {op} {b} {r.choice(('<', '<='))} {self.expr(ty, d - 1)[0]})"
+            return f"({a} {op} {b})"
+        if k == 3:
+            return f"(not {self.boolean(d - 1)})"
+        if k == 4:
+            return f"({self.boolean(d - 1)} {r.choice(('and', 'or'))} {self.boolean(d - 1)})"
+        return (
+            f"({self.boolean(d - 1)} {r.choice(('!=', '==', '&', '|', '^'))} {self.boolean(d - 1)})"
+        )
+
+    # ------------------------------------------------------------------ helpers
+    def helpers_ok(self) -> bool:
+        return not self.in_helper and len(self.helpers) < 3 and self.r.random() < 0.5
+
+    def call_helper(self, want: str, other: str | None = None) -> str:
+        """Define a helper returning a pair (with early returns) and return a call of it (a
+        tuple whose first item has type `want`; `[0]` of it unless `other` is given)."""
+        pair = other is not None
+        other = other or self.r.choice(("i32", "u32", "f32"))
+        params = [self.r.choice(("i32", "f32", "u32")) for _ in range(self.r.randint(1, 3))]
+        args = [self.capped(*self.expr(p, 1)) for p in params]
+        name = f"helper{len(self.helpers)}"
+        self.helpers.append("")  # reserve the name (helpers do not call helpers)
+        self.helpers[-1] = self.write_helper(name, params, (want, other))
+        self.features.add("helpers")
+        call = f"{name}({', '.join(args)})"
+        return call if pair else f"{call}[0]"
+
+    def write_helper(self, name: str, params: list[str], rets: tuple[str, str]) -> str:
+        saved = (self.scopes, self.lines, self.depth, self.loops, self.budget, self.in_helper)
+        self.scopes = [_Scope([Var(f"p{k}", t, F32_CAP if t == "f32" else 0.0)
+                               for k, t in enumerate(params)])]  # fmt: skip
+        self.lines, self.depth, self.loops, self.budget, self.in_helper = [], 0, 0, 5, True
+        self.ret_types = rets
+        while self.budget > 0:
+            self.statement()
+        self.emit(f"return {self.ret_value(rets[0])}, {self.ret_value(rets[1])}")
+        body = self.lines
+        self.scopes, self.lines, self.depth, self.loops, self.budget, self.in_helper = saved
+        head = f"def {name}({', '.join(f'p{k}' for k in range(len(params)))}):"
+        return "\n".join([head, *body])
+
+    def ret_value(self, ty: str) -> str:
+        text, bound = self.expr(ty, 2)
+        return self.capped(text, bound) if ty in ("f32", "f64") else text
+
+    def capped(self, text: str, bound: float) -> str:
+        """`text` kept below F32_CAP in magnitude."""
+        return text if bound <= F32_CAP else f"({text}) % {F32_CAP!r}"
+
+    # ------------------------------------------------------------------ statements
+    def statement(self) -> None:
+        self.budget -= 1
+        r = self.r
+        k = r.randrange(20)
+        nested = self.depth < 3
+        if k <= 4:
+            self.assign_new()
+        elif k <= 7:
+            self.reassign()
+        elif k <= 9 and nested:
+            self.if_stmt()
+        elif k <= 11 and nested:
+            self.for_stmt()
+        elif k == 12 and nested:
+            self.while_stmt()
+        elif k == 13 and self.loops:
+            self.emit(f"if {self.boolean(1)}:")
+            self.emit(f"    {r.choice(('break', 'continue'))}")
+        elif k == 14 and self.in_helper:
+            self.emit(f"if {self.boolean(1)}:")
+            rets = self.ret_types
+            self.depth += 1
+            self.emit(f"return {self.ret_value(rets[0])}, {self.ret_value(rets[1])}")
+            self.depth -= 1
+        elif k == 14 and not self.in_helper:
+            # one kind of atomic per histogram: add and max do not commute with each other
+            self.emit(f"simt.atomic.{self.atomic_op}"
+                      f"(hist, ({self.i32(1)}) % {HIST}, {self.i32(1)})")  # fmt: skip
+            self.features.add("atomics")
+        elif k == 15 and nested:
+            self.local_array()
+        elif k == 16 and not self.in_helper:
+            self.print_stmt()
+        elif k == 17 and self.depth == 0 and not self.in_helper:
+            self.shared_phase()
+        elif k == 18 and not self.in_helper and len(self.helpers) < 3:
+            a, b = self.r.choice(("i32", "u32", "f32")), self.r.choice(("i32", "f32", "bool"))
+            call = self.call_helper(a, b)
+            va, vb = self.fresh(), self.fresh()
+            self.emit(f"{va}, {vb} = {call}")
+            self.declare(va, a, F32_CAP if a == "f32" else 0.0)
+            self.declare(vb, b, F32_CAP if b == "f32" else 0.0)
+        else:
+            self.assign_new()
+
+    def assign_new(self) -> None:
+        ty = self.r.choice(("i32", "i32", "u32", "f32", "f32", "bool") + (("f64",) * self.fp64))
+        text, bound = self.expr(ty, 2)
+        name = self.fresh()
+        if ty in ("f32", "f64"):
+            text, bound = self.capped(text, bound), min(bound, F32_CAP)
+        self.emit(f"{name} = {text}")
+        self.declare(name, ty, bound)
+
+    def reassign(self) -> None:
+        cands = [v for s in self.scopes for v in s.vars if not v.name.startswith(("k", "q"))]
+        if not cands:
+            return self.assign_new()
+        v = self.r.choice(cands)
+        text, bound = self.expr(v.ty, 2)
+        if v.ty in ("f32", "f64"):
+            text = self.capped(text, bound) if bound <= v.bound else f"({text}) % {v.bound!r}"
+            if v.bound == 0.0:
+                return None
+        elif v.ty in ("i32", "u32") and self.r.random() < 0.4:
+            self.emit(f"{v.name} {self.r.choice(('+=', '-=', '*=', '^=', '|='))} {text}")
+            return None
+        self.emit(f"{v.name} = {text}")
+        return None
+
+    def block(self, n: int, loop: bool = False) -> None:
+        self.depth += 1
+        self.loops += loop
+        self.scopes.append(_Scope())
+        start = len(self.lines)
+        for _ in range(n):
+            if self.budget <= 0:
+                break
+            self.statement()
+        if len(self.lines) == start:
+            self.emit("pass")
+        self.scopes.pop()
+        self.loops -= loop
+        self.depth -= 1
+
+    def if_stmt(self) -> None:
+        self.emit(f"if {self.boolean(2)}:")
+        self.block(self.r.randint(1, 3))
+        if self.r.random() < 0.3:
+            self.emit(f"elif {self.boolean(2)}:")
+            self.block(self.r.randint(1, 2))
+        if self.r.random() < 0.5:
+            self.emit("else:")
+            self.block(self.r.randint(1, 2))
+
+    def for_stmt(self) -> None:
+        r = self.r
+        k = self.fresh("k")
+        if r.random() < 0.3:  # uint32 bounds, start possibly above 2**31
+            starts = ("simt.uint32(0)", f"simt.uint32(({self.i32(1)}) % 4)")
+            start = r.choice(starts + (() if self.in_helper else ("s1", "s1")))
+            stop = f"simt.uint32(({self.i32(1)}) % 9)"
+            step = r.choice(("simt.uint32(1)", f"simt.uint32(1 + ({self.i32(1)}) % 3)"))
+            self.emit(f"for {k} in range({start}, {stop}, {step}):")
+            ty = "u32"
+        else:
+            a, b = f"({self.i32(1)}) % 5", f"({self.i32(1)}) % 9"
+            form = r.randrange(4)
+            if form == 0:
+                self.emit(f"for {k} in range({b}):")
+            elif form == 1:
+                self.emit(f"for {k} in range({a}, {b}):")
+            elif form == 2:
+                step = r.choice(("2", "3", f"1 + ({self.i32(1)}) % 3"))
+                self.emit(f"for {k} in range({a}, {b}, {step}):")
+            else:
+                step = r.choice(("-1", "-2", f"-1 - ({self.i32(1)}) % 3"))
+                self.emit(f"for {k} in range({b}, {a} - 3, {step}):")
+            ty = "i32"
+        self.scopes.append(_Scope([Var(k, ty)]))
+        self.block(r.randint(1, 3), loop=True)
+        self.scopes.pop()
+
+    def while_stmt(self) -> None:
+        w = self.fresh("w")
+        self.emit(f"{w} = 0")
+        self.emit(f"while {w} < ({self.i32(1)}) % 6:")
+        self.depth += 1
+        self.emit(f"{w} += 1")  # first, so `continue` cannot skip it
+        self.depth -= 1
+        self.block(self.r.randint(1, 3), loop=True)
+
+    def local_array(self) -> None:
+        ty = self.r.choice(("i32", "f32"))
+        la, q = self.fresh("la"), self.fresh("q")
+        dt = "simt.int32" if ty == "i32" else "simt.float32"
+        self.emit(f"{la} = simt.local.array(8, {dt})")
+        self.emit(f"for {q} in range(8):")
+        self.scopes.append(_Scope([Var(q, "i32")]))
+        text, bound = self.expr(ty, 1)
+        self.emit(f"    {la}[{q}] = {self.capped(text, bound)}")
+        self.scopes.pop()
+        text, bound = self.expr(ty, 1)
+        self.emit(f"{la}[({self.i32(1)}) % 8] = {self.capped(text, bound)}")
+        v = self.fresh()
+        self.emit(f"{v} = {la}[({self.i32(1)}) % 8]")
+        self.declare(v, ty, F32_CAP if ty == "f32" else 0.0)
+        self.features.add("local")
+
+    def print_stmt(self) -> None:
+        vals = [self.r.choice(self.vars(ty)).name for ty in ("i32", "u32", "f32", "bool")
+                if self.vars(ty) and self.r.random() < 0.6]  # fmt: skip
+        if not vals:
+            vals = ["i"]
+        if self.r.random() < 0.5:
+            self.emit(f'if i < 3:\n{"    " * (self.depth + 2)}print("p", {", ".join(vals)})')
+        else:
+            fields = " ".join(f"{{{v}}}" for v in vals)
+            self.emit(f'if i % 50 == 1:\n{"    " * (self.depth + 2)}print(f"t{{i}}: {fields}")')
+        self.features.add("print")
+
+    def shared_phase(self) -> None:
+        ty = self.r.choice(("i32", "f32"))
+        sh = self.fresh("sh")
+        dt = "simt.int32" if ty == "i32" else "simt.float32"
+        self.emit(f"{sh} = simt.shared.array({self.block_size}, {dt})")
+        text, bound = self.expr(ty, 2)
+        self.emit(f"{sh}[t] = {self.capped(text, bound)}")
+        self.emit("simt.syncthreads()")
+        v = self.fresh()
+        self.emit(f"{v} = {sh}[(t + {self.r.randint(1, 40)}) % {self.block_size}]")
+        self.declare(v, ty, F32_CAP if ty == "f32" else 0.0)
+        self.features.add("shared")
+
+    # ------------------------------------------------------------------ the kernel
+    def sinks(self) -> list[str]:
+        """Approximate results (division, math functions) of exact values, to `fx`."""
+        out = []
+        for _ in range(self.r.randint(1, 3)):
+            a, _ = self.flt("f32", 1)
+            m, _ = self.divisor("f32", 1)
+            out.append(self.r.choice((
+                f"{a} / {m}",
+                f"{a} // {m}",
+                f"math.sqrt(abs({a}))",
+                f"math.sin({a} % 6.0)",
+                f"math.cos({a} % 6.0)",
+                f"math.exp({a} % 8.0)",
+                f"math.log(abs({a}) + 1.0)",
+                f"math.tanh({a} % 8.0)",
+                f"(abs({a}) + 1.0) ** 1.5",
+                f"float({self.i32(1)}) / {m}",
+            )))  # fmt: skip
+        return out
+
+    def program(self) -> Program:
+        r = self.r
+        self.block_size = r.choice((32, 64))
+        grid = r.choice((1, 2, 3))
+        self.emit("i = simt.grid(1)")
+        self.emit("t = thread_idx.x")
+        self.declare("x0", "f32", 100.0)
+        self.emit("x0 = fa[i % 64]")
+        self.declare("j0", "i32")
+        self.emit("j0 = ia[(i * 7) % 64]")
+        self.declare("u0", "u32")
+        self.emit("u0 = ua[i % 64]")
+        if self.fp64:
+            self.declare("d0", "f64", 100.0)
+            self.emit("d0 = da[i % 64]")
+        while self.budget > 0:
+            self.statement()
+        outs = {"i32": "io", "bool": "io", "u32": "uo", "f32": "fo", "f64": "do"}
+        live = [v for v in self.scopes[0].vars]
+        for v in live:
+            arr = outs[v.ty]
+            self.emit(f"{arr}[i * NSLOT_{arr} + {self.slots[arr]}] = {v.name}")
+            self.slots[arr] += 1
+        for s in self.sinks():
+            self.emit(f"fx[i * NSLOT_fx + {self.slots['fx']}] = {s}")
+            self.slots["fx"] += 1
+        params = "fa, ia, ua, fo, io, uo, fx, hist, s0, s1" + (", da, do" if self.fp64 else "")
+        deco = "@simt.kernel(fp64=True)" if self.fp64 else "@simt.kernel"
+        consts = "\n".join(f"NSLOT_{k} = {max(v, 1)}" for k, v in self.slots.items())
+        slots = {k: max(v, 1) for k, v in self.slots.items()}
+        launch = {"seed": self.seed, "grid": grid, "block": self.block_size, "fp64": self.fp64}
+        src = "\n".join([
+            f'"""simt fuzz kernel, seed {self.seed}."""',
+            "",
+            "import math",
+            "",
+            "import simt",
+            "from simt import block_idx, thread_idx",
+            "",
+            f"LAUNCH = {launch!r}",
+            consts,
+            "",
+            *[h + "\n" for h in self.helpers],
+            "",
+            deco,
+            f"def kernel({params}):",
+            *self.lines,
+            "",
+        ])  # fmt: skip
+        feats = set(self.features) | ({"fp64"} if self.fp64 else set())
+        return Program(self.seed, src, grid, self.block_size, slots, self.fp64, frozenset(feats))
+
+
+def from_source(source: str) -> Program:
+    """The program a generated (or shrunk, or saved) module's text describes."""
+    tree = ast.parse(source)
+    consts: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            consts[node.targets[0].id] = ast.literal_eval(node.value)
+    launch = consts["LAUNCH"]
+    slots = {k[len("NSLOT_") :]: v for k, v in consts.items() if k.startswith("NSLOT_")}
+    feats = frozenset({"fp64"} if launch["fp64"] else ())
+    return Program(
+        launch["seed"], source, launch["grid"], launch["block"], slots, launch["fp64"], feats
+    )
+
+
+def generate(seed: int, **options: Any) -> Program:
+    """The kernel of `seed` (the same text on every machine and Python version)."""
+    return Generator(seed, **options).program()

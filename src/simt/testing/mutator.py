@@ -1,0 +1,117 @@
+"""A front-end mutator: valid kernels mutated into constructs outside the language.
+
+Each mutant inserts one construct the kernel language does not define (every node type of
+Python's `ast` that docs/language.md leaves out, in a form Python itself accepts inside a
+plain `def`) at a random statement of a generated kernel. simt must answer each with a
+`CompileError` located on the inserted lines: never acceptance, never an internal error.
+
+Not mutated, because Python rejects them before simt sees the function: `await`,
+`async for`, `async with` and `nonlocal` inside a plain top-level `def`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from .generator import Program, generate
+
+# node type -> snippets (one or more lines; `{v}` is an int32 variable in scope, `{f}` float32)
+CONSTRUCTS: dict[str, tuple[str, ...]] = {
+    "Try": ("try:\n    {v} = {v} + 1\nexcept Exception:\n    {v} = 0",),
+    "TryFinally": ("try:\n    {v} = {v} + 1\nfinally:\n    {v} = 0",),
+    "TryStar": ("try:\n    {v} = {v} + 1\nexcept* ValueError:\n    {v} = 0",),
+    "With": ("with open('x') as fh:\n    {v} = {v} + 1",),
+    "ClassDef": ("class Local:\n    z = 1",),
+    "FunctionDef": ("def local(q):\n    return q + 1\n{v} = local({v})",),
+    "AsyncFunctionDef": ("async def local(q):\n    return q",),
+    "Import": ("import os",),
+    "ImportFrom": ("from os import path",),
+    "Global": ("global LAUNCH",),
+    "Delete": ("del {v}",),
+    "Raise": ("raise ValueError('no')", "if {v} > 3:\n    raise ValueError('no')"),
+    "Match": ("match {v}:\n    case 1:\n        {v} = 2\n    case _:\n        {v} = 3",),
+    "Dict": ("{v} = {{1: {v}}}[1]", "io[0] = len({{'a': {v}}})"),
+    "DictComp": ("{v} = len({{k: {v} for k in range(3)}})",),
+    "Set": ("{v} = len({{{v}, 1}})",),
+    "SetComp": ("{v} = len({{k * {v} for k in range(3)}})",),
+    "Lambda": ("{v} = (lambda q: q + 1)({v})",),
+    "GeneratorExp": ("{v} = sum(k for k in range({v}))", "gen = (k for k in range({v}))"),
+    "Yield": ("yield {v}",),
+    "YieldFrom": ("yield from range({v})",),
+    "Str": ("io[0] = 'text'", "{v} = {v} + len('ab' + str({v}))"),
+    "JoinedStr": ("{v} = len(f'{{{v}}}')",),
+    "ListAppend": ("grow = [1]\ngrow.append({v})\nio[0] = grow[1]",),
+    "StarredKwargs": ("{v} = max(**{{'a': {v}}})",),
+    "Slice": ("{v} = (1, 2, 3)[{v}:]",),
+    "NamedExprString": ("{v} = len(s := 'ab')",),
+    "Recursion": ("{v} = kernel(fa, ia, ua, fo, io, uo, fx, hist, s0, s1)",),
+    "Await": (),  # SyntaxError in a plain def: Python refuses it first
+}
+
+
+@dataclass
+class Mutant:
+    """A kernel with one construct outside the language, and where it was put."""
+
+    seed: int
+    construct: str
+    source: str
+    first_line: int  # 1-based lines of the file the inserted construct occupies
+    last_line: int
+    program: Program
+
+
+def mutate(seed: int) -> Mutant:
+    """The mutant of `seed`: generated kernel `seed`, one construct (chosen by the seed)
+    inserted before one of its top-level statements."""
+    r = random.Random(seed * 7919 + 1)
+    program = generate(seed, fp64=False)
+    names = [n for n, snippets in CONSTRUCTS.items() if snippets]
+    construct = names[seed % len(names)]
+    snippet = r.choice(CONSTRUCTS[construct]).format(v="j0", f="x0")
+    lines = program.source.splitlines()
+    start = next(k for k, ln in enumerate(lines) if ln.startswith("def kernel(")) + 1
+    body = [
+        k
+        for k in range(start + 4, len(lines))
+        if lines[k].startswith("    ")
+        and not lines[k].startswith("     ")
+        and not lines[k].lstrip().startswith(("elif", "else"))
+    ]
+    at = r.choice(body) if body else len(lines)
+    new = ["    " + ln for ln in snippet.splitlines()]
+    out = lines[:at] + new + lines[at:]
+    source = "\n".join(out) + "\n"
+    prog = Program(program.seed, source, program.grid, program.block, program.slots)
+    return Mutant(seed, construct, source, at + 1, at + len(new), prog)
+
+
+def verdict(m: Mutant) -> str | None:
+    """None when simt refused the mutant properly, else what went wrong."""
+    from ..errors import CompileError
+    from .differential import INTERNAL_WORDS, load
+
+    try:
+        kernel = load(m.program)
+    except SyntaxError as e:
+        return f"the mutant does not parse (the mutator's fault): {e}"
+    try:
+        kernel.ir(*m.program.make_args())
+    except CompileError as e:
+        text = str(e)
+        bad = [w for w in INTERNAL_WORDS if w in text]
+        if bad:
+            return f"{m.construct}: the message shows {bad}: {text}"
+        line = e.line
+        if line is None:
+            return f"{m.construct}: a CompileError with no location: {text}"
+        if not m.first_line <= line <= m.last_line:
+            return (
+                f"{m.construct}: located at line {line}, the construct is on lines "
+                f"{m.first_line}-{m.last_line}: {text}"
+            )
+        return None
+    except Exception as e:  # noqa: BLE001 - anything else is the finding
+        return f"{m.construct}: {type(e).__name__} instead of a CompileError: {e}"
+    return f"{m.construct}: accepted (it is outside the language)"

@@ -1,0 +1,51 @@
+"""The fuzzer's fixed CI slice: generated kernels on every backend present against `sim`, the
+CUDA C++ of each compiled by NVRTC, and front-end mutants (docs/testing.md).
+
+The seeds are fixed so a failure here reproduces with
+`python -m simt fuzz --seed SEED --count 1` (the failing seed is in the message).
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from simt.runtime import registry
+from simt.testing import campaign
+
+CHUNKS = [(k * 50, 50) for k in range(6)]  # (first seed, kernels): 300 in all
+MUTANT_CHUNKS = [(0, 75), (75, 75)]  # 150 mutants: every construct five times over
+
+
+@pytest.fixture(autouse=True)
+def _keep_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "_current", registry._current)
+
+
+@pytest.mark.parametrize("seed, count", CHUNKS, ids=[f"seeds{s}-{s + n - 1}" for s, n in CHUNKS])
+def test_generated_kernels_agree_with_sim(seed: int, count: int) -> None:
+    out = io.StringIO()
+    s = campaign.run(seed, count, out=out)
+    print(out.getvalue())
+    assert s.kernels == count
+    assert not s.findings, out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "seed, count", MUTANT_CHUNKS, ids=[f"mutants{s}-{s + n - 1}" for s, n in MUTANT_CHUNKS]
+)
+def test_mutants_get_located_compile_errors(seed: int, count: int) -> None:
+    out = io.StringIO()
+    s = campaign.run(seed, 0, mutants=count, out=out)
+    assert s.mutants == count
+    assert not s.mutant_failures, out.getvalue()
+
+
+def test_the_slice_covers_every_feature() -> None:
+    from simt.testing.generator import generate
+
+    seen: set[str] = set()
+    for seed in range(sum(n for _, n in CHUNKS)):
+        seen |= generate(seed).features
+    assert seen >= {"atomics", "fp64", "helpers", "local", "print", "shared"}
