@@ -493,20 +493,27 @@ class Lowerer:
         sh = b.op("alloc", [], [T.ArrayType(t, 1, T.SHARED, (self.kp.threads,))]).result
         b.op("store", [sh, tid, part], [])
         b.op("barrier")
-        s = self.kp.threads // 2
-        while s >= 1:
-            half = s
+        # the tree as a loop over its levels (half = threads/2, threads/4, ..., 1): every
+        # thread runs it alike, so its barriers are legal, and the kernel stays small
+        levels = self.kp.threads.bit_length() - 1
+        top = b.const(self.kp.threads // 2, T.INT32)
 
-            def step(half: int = half) -> None:
-                other = b.bin("add", tid, b.const(half, T.INT32))
+        def level(k: Value, _: list[Value]) -> list[Value]:
+            half = b.bin("shr", top, k)
+
+            def step() -> None:
+                other = b.bin("add", tid, half)
                 mine = b.op("load", [sh, tid], [t]).result
                 theirs = b.op("load", [sh, other], [t]).result
                 b.op("store", [sh, tid, ops.combine(b, e.op, mine, theirs)], [])
 
-            self.if_then(b.cmp("lt", tid, b.const(half, T.INT32)), step)
+            self.if_then(b.cmp("lt", tid, half), step)
             b.op("barrier")
-            s //= 2
-        return b.op("load", [sh, b.const(0, T.INT32)], [t]).result
+            return []
+
+        zero, one = b.const(0, T.INT32), b.const(1, T.INT32)
+        self.for_loop(zero, b.const(levels, T.INT32), one, [], level)
+        return b.op("load", [sh, zero], [t]).result
 
 
 def lower(
