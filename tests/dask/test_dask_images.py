@@ -114,7 +114,7 @@ def test_nothing_runs_until_compute(monkeypatch: pytest.MonkeyPatch) -> None:
     lazy = sobel(da.from_array(_image(30, 30), chunks=10))
     assert runs == []
     lazy.compute()
-    assert len(runs) == 9
+    assert len(runs) == 9 * 5  # per chunk: the chunk from itself, then its four border bands
 
 
 @pytest.mark.parametrize("edge", ["clamp", "wrap", "zero"])
@@ -133,6 +133,23 @@ def test_colour_results_and_two_images_chunked_differently() -> None:
     np.testing.assert_array_equal(lazy.compute(), f(a, Image(b, "wrap")))
     # a NumPy image next to a dask one is chunked like it
     np.testing.assert_array_equal(f(da.from_array(a, chunks=8), b).compute(), f(a, b))
+
+
+@pytest.mark.parametrize("edge", ["clamp", "wrap", "zero"])
+@pytest.mark.parametrize("chunks", [(16, 20), (13, 11), (5, 6)])
+def test_wide_reach_and_two_images_with_their_own_halos(edge: str, chunks: tuple[int, int]) -> None:
+    def box(im: Image, p: Position) -> Any:  # reaches 3 rows up, 2 columns either side
+        return sum([im(p + (dx, dy)) * (1.0 + dx * 0.1 + dy * 0.01)
+                    for dx in range(-2, 3) for dy in range(-3, 2)])  # fmt: skip
+
+    other = "zero" if edge == "wrap" else "wrap"
+    a, b = _image(64, 80, seed=5), _image(64, 80, seed=6)
+    f, g = simt.compile(box), simt.compile(to_colour)
+    d, e = da.from_array(a, chunks=chunks), da.from_array(b, chunks=chunks)
+    np.testing.assert_array_equal(f(Image(d, edge)).compute(), f(Image(a, edge)))
+    np.testing.assert_array_equal(
+        g(Image(d, edge), Image(e, other)).compute(), g(Image(a, edge), Image(b, other))
+    )
 
 
 def test_colour_in_grey_out() -> None:

@@ -1,17 +1,15 @@
-"""An image function run on one chunk of a larger image (no dask here: plain simt).
+"""An image function run on part of a larger image (no dask here: plain simt).
 
-A chunk arrives with a halo around it (dask's `map_overlap` adds it, filled from the
-neighbouring chunks inside the image and by the image's edge mode outside it). The wrapper
-kernel generated here differs from the whole-image one (`simt.imagefn`) in three ways, so that
-the pixel's value is computed by exactly the same float operations as in a whole-image call:
+The wrapper kernel generated here differs from the whole-image one (`simt.imagefn`) so that
+each pixel is computed by exactly the same float operations as in a whole-image call:
 
-- `Position` is the pixel's position in the whole image (the chunk's origin is an argument);
-- each image is a `ChunkImage`: `im(p)` reads the halo-padded chunk at `p` minus its origin;
-  the edge mode was already applied by dask when it filled the halo;
-- `im.width` / `im.height` are the whole image's, not the chunk's.
-
-Only the pixels of the chunk itself are computed (not the halo), into an array of the chunk's
-size.
+- `Position` is the pixel's position in the whole image (the rectangle's origin is an
+  argument);
+- each image is a `ChunkImage`: an array holding some part of the whole image (a chunk, or a
+  chunk with its halo), with the whole-image position of its first element; `im(p)` reads it at
+  `p` minus that position. Past the image's border the halo already holds what the edge mode
+  reads there (`simt.dask.images` made it so);
+- `im.width` / `im.height` are the whole image's, not the part's.
 """
 
 from __future__ import annotations
@@ -85,37 +83,26 @@ _GEOMETRY = ("_simt_px", "_simt_py", "_simt_w", "_simt_h")
 
 
 class ChunkImageFunction(ImageFunction):
-    """`ImageFunction` for chunks: `run(values, origin, size, out_shape)` computes one chunk.
-
-    `halos` gives, per image parameter, the (rows, columns) of halo its chunks arrive with.
-    """
-
-    def __init__(
-        self, fn: Callable[..., Any], known: dict[str, Any], halos: dict[str, tuple[int, int]],
-        fp64: bool = False, debug: bool | None = None,
-    ) -> None:  # fmt: skip
-        self.halos = halos
-        super().__init__(fn, known, fp64=fp64, debug=debug)
-
-    def _statics(self) -> list[str]:
-        return [f"_simt_{n}_{what}" for n in self.images for what in ("edge", "nch", "hy", "hx")]
+    """`ImageFunction` for chunks: `run(values, origin, size, shape, starts)` computes one
+    rectangle of the result from arrays that cover what it reads."""
 
     def _wrapper(self) -> Callable[..., Any]:
         params = [n for n in self.kinds if self.kinds[n] != POSITION]
+        starts = [f"_simt_{n}_{c}" for n in self.images for c in ("x0", "y0")]
         call = []
         for n, k in self.kinds.items():
             if k == POSITION:
                 call.append("_simt_Position(_simt_x + _simt_px, _simt_y + _simt_py)")
             elif k == IMAGE:
                 call.append(
-                    f"_simt_ChunkImage({n}, _simt_{n}_edge, _simt_{n}_nch, _simt_px - _simt_{n}_hx,"
-                    f" _simt_py - _simt_{n}_hy, _simt_w, _simt_h)"
+                    f"_simt_ChunkImage({n}, _simt_{n}_edge, _simt_{n}_nch, _simt_{n}_x0, "
+                    f"_simt_{n}_y0, _simt_w, _simt_h)"
                 )
             else:
                 call.append(n)
         text = _WRAPPER.format(
             name=self.__name__,
-            params=", ".join(params + self._statics() + list(_GEOMETRY)),
+            params=", ".join(params + self._statics() + starts + list(_GEOMETRY)),
             call=", ".join(call),
         )
         digest = hashlib.sha1(text.encode()).hexdigest()[:10]
@@ -130,22 +117,26 @@ class ChunkImageFunction(ImageFunction):
         return env[self.__name__]  # type: ignore[no-any-return]
 
     def _values(self, bound: dict[str, Any], out: Any) -> list[Any]:
-        vals = [out, *(bound[n] if self.kinds[n] != IMAGE else bound[n].data for n in self.args)]
+        vals = super()._values(bound, out)  # the images' data, then their edge and nch
+        starts = bound.get("_simt_starts", {})
         for n in self.images:
-            hy, hx = self.halos.get(n, (0, 0))
-            vals += [bound[n].edge, bound[n].nch, hy, hx]
+            y0, x0 = starts.get(n, (0, 0))
+            vals += [np.int32(x0), np.int32(y0)]
         geometry = bound.get("_simt_geometry", (0, 0, 1, 1))
         return vals + [np.int32(g) for g in geometry]
 
     def run(
         self, values: dict[str, Any], origin: tuple[int, int], size: tuple[int, int],
-        shape: tuple[int, int],
+        shape: tuple[int, int], starts: dict[str, tuple[int, int]],
     ) -> np.ndarray:  # fmt: skip
-        """One chunk of the result: `values` by parameter name (chunks with their halo as
-        NumPy arrays or `simt.image.Image`s), the chunk's `origin` (row, column) in the whole
-        image, the whole image's `size` (rows, columns), the chunk's `shape` (rows, columns)."""
+        """The rectangle of the result at `origin` (row, column in the whole image) of `shape`
+        (rows, columns): `values` by parameter name (images as NumPy arrays or
+        `simt.image.Image`s holding a part of the whole image), `starts[name]` the whole-image
+        position (row, column) of each image array's first element, `size` the whole image's
+        (rows, columns)."""
         bound = self._bind((), values)
         bound["_simt_geometry"] = (origin[1], origin[0], size[1], size[0])
+        bound["_simt_starts"] = starts
         n = self._result_channels(bound, compile=True)
         out = np.empty(shape if n == 0 else (*shape, n), np.float32)
         block = registry.current().image_block

@@ -1,12 +1,20 @@
 """Image functions over dask arrays: `sobel(photo)` with `photo` a dask array.
 
-The result is a lazy dask array built with `dask.array.map_overlap`: each chunk of the
-result is computed by simt from the matching chunk of each image, padded by a halo as deep as
-the function reads away from its pixel (found in its IR, `simt.dask.halo`), filled by dask from
-the neighbouring chunks and, past the image's border, by the image's edge mode: clamp ->
-`boundary="nearest"`, wrap -> `"periodic"`, zero -> `0`. Each pixel is then computed by the
-same float operations as in a whole-image call (`simt.dask.chunk`), so the result is equal bit
-for bit.
+The result is a lazy dask array with the chunks of the first image. Each chunk needs the
+pixels of its neighbours as far as the function reads away from its pixel: the halo, found in
+its IR (`simt.dask.halo`). The graph is `dask.array.map_overlap`'s halo exchange, with one
+difference that saves a copy of every chunk:
+
+- like `map_overlap`, each chunk's neighbours contribute thin strips (sliced where they live,
+  so only the strips travel), and past the image's border the strips are what the image's
+  edge mode reads there: clamp -> the edge pixels repeated (`boundary="nearest"`), wrap -> the
+  opposite side's (`"periodic"`), zero -> zeros (`0`);
+- unlike it, the strips are not concatenated around the chunk (a copy of the whole chunk per
+  task): simt computes the chunk from the chunk itself, then recomputes the thin border whose
+  reads leave the chunk from small bands made of the chunk's edge and the strips.
+
+Each pixel is computed by the same float operations as in a whole-image call
+(`simt.dask.chunk`), so the result is equal bit for bit.
 """
 
 from __future__ import annotations
@@ -27,7 +35,9 @@ from ..runtime import registry
 from . import shipping
 from .chunk import ChunkImageFunction
 
-BOUNDARY = {"clamp": "nearest", "wrap": "periodic", "zero": 0.0}
+BOUNDARY = {"clamp": "nearest", "wrap": "periodic", "zero": 0.0}  # (dask's names for them)
+# the eight neighbours of a chunk, in the order the task receives their strips
+AROUND = [(di, dj) for di in (-1, 0, 1) for dj in (-1, 0, 1) if (di, dj) != (0, 0)]
 
 
 def is_dask(v: Any) -> bool:
@@ -35,8 +45,8 @@ def is_dask(v: Any) -> bool:
     return _is_dask(v)
 
 
-def _build(fn_ref: shipping.FunctionRef, known: Any, halos: Any, fp64: bool, debug: Any) -> Any:
-    return ChunkImageFunction(fn_ref.load(), known, halos, fp64=fp64, debug=debug)
+def _build(fn_ref: shipping.FunctionRef, known: Any, fp64: bool, debug: Any) -> Any:
+    return ChunkImageFunction(fn_ref.load(), known, fp64=fp64, debug=debug)
 
 
 _reaches: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
@@ -77,17 +87,75 @@ def _halo_arg(fname: str, halo: Any) -> tuple[int, int]:
     )
 
 
+class _Around:
+    """One image's chunk and the strips of its neighbours, as one task sees them; `part`
+    gives any rectangle of the halo-padded chunk (rows -hy .. h+hy, columns -hx .. w+hx)."""
+
+    def __init__(
+        self, center: np.ndarray, strips: list[Any], halo: tuple[int, int], edge: str,
+        inside: dict[tuple[int, int], bool],
+    ) -> None:  # fmt: skip
+        self.c = np.asarray(center, np.float32)
+        self.strips = {d: (None if s is None else np.asarray(s, np.float32))
+                       for d, s in zip(AROUND, strips)}  # fmt: skip
+        self.hy, self.hx = halo
+        self.edge = edge
+        self.inside = inside  # whether the neighbour in that direction is in the image
+        self.h, self.w = self.c.shape[:2]
+
+    def piece(self, di: int, dj: int) -> np.ndarray:
+        """The part of the padded chunk beside the chunk in direction (di, dj)."""
+        if (di, dj) == (0, 0):
+            return self.c
+        got = self.strips.get((di, dj))
+        if got is not None:
+            return got
+        rows = self.h if di == 0 else self.hy
+        cols = self.w if dj == 0 else self.hx
+        if self.edge == "zero":
+            return np.zeros((rows, cols, *self.c.shape[2:]), np.float32)
+        # clamp: the nearest pixels inside the image, repeated outwards
+        si = di if self.inside[(di, 0)] else 0
+        sj = dj if self.inside[(0, dj)] else 0
+        base = self.piece(si, sj)
+        if si != di:
+            base = np.repeat(base[:1] if di < 0 else base[-1:], rows, axis=0)
+        if sj != dj:
+            base = np.repeat(base[:, :1] if dj < 0 else base[:, -1:], cols, axis=1)
+        return base
+
+    def part(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """Rows r0..r1 and columns c0..c1 of the padded chunk, in chunk coordinates."""
+        bands = ((-1, -self.hy, 0), (0, 0, self.h), (1, self.h, self.h + self.hy))
+        stacks = ((-1, -self.hx, 0), (0, 0, self.w), (1, self.w, self.w + self.hx))
+        rows = []
+        for di, a, b in bands:
+            lo, hi = max(r0, a), min(r1, b)
+            if lo >= hi:
+                continue
+            cols = []
+            for dj, c, d in stacks:
+                left, right = max(c0, c), min(c1, d)
+                if left < right:
+                    cols.append(self.piece(di, dj)[lo - a : hi - a, left - c : right - c])
+            rows.append(cols[0] if len(cols) == 1 else np.concatenate(cols, axis=1))
+        return rows[0] if len(rows) == 1 else np.concatenate(rows, axis=0)
+
+
 class _ImageChunks:
-    """The task run on each chunk: the chunk's origin from its block id, simt on the chunk."""
+    """The task run on each chunk: the chunk computed from itself, then its border from the
+    neighbours' strips."""
 
     def __init__(
         self, recipe: shipping.Recipe, names: list[str], scalars: dict[str, Any],
-        edges: dict[str, str], chunks: tuple[tuple[int, ...], ...], backend: str, fname: str,
+        edges: dict[str, str], halos: dict[str, tuple[int, int]],
+        chunks: tuple[tuple[int, ...], ...], backend: str, fname: str,
     ) -> None:  # fmt: skip
         self.recipe = recipe
         self.names = names  # the image parameters, in the order of the blocks
         self.scalars = scalars
         self.edges = edges
+        self.halos = halos
         self.starts = [tuple(itertools.accumulate(c, initial=0)) for c in chunks[:2]]
         self.chunks = chunks
         self.size = (sum(chunks[0]), sum(chunks[1]))
@@ -98,19 +166,51 @@ class _ImageChunks:
     def __dask_tokenize__(self) -> str:
         return self.uid  # a new task each call (its recipe and values are not hashed)
 
-    def __call__(self, *blocks: np.ndarray, block_id: tuple[int, ...] = (0, 0)) -> np.ndarray:
-        i, j = block_id[0], block_id[1]
+    def __call__(self, block: tuple[int, int], images: list[list[Any]]) -> np.ndarray:
+        i, j = block
 
         def run() -> np.ndarray:
             shipping.use_backend(self.backend)
             fn: ChunkImageFunction = shipping.built(self.recipe)
+            grid = (len(self.chunks[0]), len(self.chunks[1]))
+            inside = {(di, dj): 0 <= i + di < grid[0] and 0 <= j + dj < grid[1]
+                      for di in (-1, 0, 1) for dj in (-1, 0, 1)}  # fmt: skip
+            around = {
+                n: _Around(c, strips, self.halos[n], self.edges[n], inside)
+                for n, (c, strips) in zip(self.names, images)
+            }
+            r0, c0 = self.starts[0][i], self.starts[1][j]
+            h, w = self.chunks[0][i], self.chunks[1][j]
+            hy = max(a.hy for a in around.values())
+            hx = max(a.hx for a in around.values())
+
+            def rect(rows: tuple[int, int], cols: tuple[int, int]) -> np.ndarray:
+                """Result rows and columns (chunk coordinates) from the padded parts they read."""
+                values: dict[str, Any] = dict(self.scalars)
+                starts = {}
+                for n, a in around.items():
+                    values[n] = Image(
+                        a.part(rows[0] - a.hy, rows[1] + a.hy, cols[0] - a.hx, cols[1] + a.hx),
+                        self.edges[n],
+                    )
+                    starts[n] = (r0 + rows[0] - a.hy, c0 + cols[0] - a.hx)
+                shape = (rows[1] - rows[0], cols[1] - cols[0])
+                return fn.run(values, (r0 + rows[0], c0 + cols[0]), self.size, shape, starts)
+
+            if h <= 2 * hy or w <= 2 * hx:  # a thin chunk: all of it from the padded chunk
+                return rect((0, h), (0, w))
+            # the chunk from itself; the pixels within the halo of its edge read outside it
+            # (clamped to the chunk there) and are computed again below from the strips
             values: dict[str, Any] = dict(self.scalars)
-            for n, b in zip(self.names, blocks):
-                values[n] = Image(np.asarray(b, np.float32), self.edges[n])
-            return fn.run(
-                values, (self.starts[0][i], self.starts[1][j]), self.size,
-                (self.chunks[0][i], self.chunks[1][j]),
-            )  # fmt: skip
+            values.update({n: Image(a.c, self.edges[n]) for n, a in around.items()})
+            out = fn.run(values, (r0, c0), self.size, (h, w), {n: (r0, c0) for n in around})
+            if hy:
+                out[:hy] = rect((0, hy), (0, w))
+                out[h - hy :] = rect((h - hy, h), (0, w))
+            if hx:
+                out[hy : h - hy, :hx] = rect((hy, h - hy), (0, hx))
+                out[hy : h - hy, w - hx :] = rect((hy, h - hy), (w - hx, w))
+            return out
 
         return shipping.in_chunk(f"{self.fname}()", (i, j), run)  # type: ignore[no-any-return]
 
@@ -220,33 +320,65 @@ def image_call(imf: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]
             arrays[n] = a.rechunk(want)
     out_chunks = chunks2 + (((channels,),) if channels else ())
     names = list(arrays)
-    depth = [{0: halos[n][0], 1: halos[n][1], **({2: 0} if arrays[n].ndim == 3 else {})}
-             for n in names]  # fmt: skip
-    boundary = [
-        {0: BOUNDARY[edges[n]], 1: BOUNDARY[edges[n]],
-         **({2: "none"} if arrays[n].ndim == 3 else {})}
-        for n in names
-    ]  # fmt: skip
     recipe = shipping.recipe_for(
-        imf, tuple(sorted(halos.items())),
+        imf, None,
         lambda: shipping.Recipe(
-            _build, shipping.ref(imf.fn), _known(imf), halos, _fp64(imf), imf.kernel.debug
+            _build, shipping.ref(imf.fn), _known(imf), _fp64(imf), imf.kernel.debug
         ),
     )  # fmt: skip
     task = _ImageChunks(
-        recipe, names, scalars, edges, out_chunks, registry.current().name, imf.__name__
-    )
-    meta = np.empty((0,) * len(out_chunks), np.float32)
-    axes: dict[str, Any] = {}
-    if arrays[names[0]].ndim == 3 and not channels:
-        axes["drop_axis"] = [2]  # colour in, grey out
-    elif arrays[names[0]].ndim == 2 and channels:
-        axes["new_axis"] = [2]  # grey in, colour out
-    return da.map_overlap(
-        task, *[arrays[n] for n in names], depth=depth, boundary=boundary, trim=False,
-        chunks=out_chunks, dtype=np.float32, meta=meta, allow_rechunk=False,
-        align_arrays=False, token=f"simt-{imf.__name__}", **axes,
+        recipe, names, scalars, edges, halos, out_chunks, registry.current().name, imf.__name__
     )  # fmt: skip
+    return _halo_graph(task, [arrays[n] for n in names], [halos[n] for n in names],
+                       [edges[n] for n in names], out_chunks, imf.__name__)  # fmt: skip
+
+
+def _strip(chunk: np.ndarray, rows: slice, cols: slice) -> np.ndarray:
+    """A neighbour's strip, copied: a view would keep (and ship) the whole chunk."""
+    return np.ascontiguousarray(chunk[rows, cols])
+
+
+def _halo_graph(
+    task: _ImageChunks, arrays: list[Any], halos: list[tuple[int, int]], edges: list[str],
+    out_chunks: tuple[tuple[int, ...], ...], fname: str,
+) -> Any:  # fmt: skip
+    """The dask array of `task` over the chunks: each task reads its chunk of every image and
+    the strips of the neighbours its halo reaches (sliced where they live)."""
+    import dask.array as da
+    from dask.highlevelgraph import HighLevelGraph
+
+    rows, cols = len(out_chunks[0]), len(out_chunks[1])
+    uid = task.uid[:12]
+    out_name = f"simt-{fname}-{uid}"
+    strip_name = f"simt-halo-{fname}-{uid}"
+    dsk: dict[Any, Any] = {}
+    for i in range(rows):
+        for j in range(cols):
+            images = []
+            for k, (a, (hy, hx), edge) in enumerate(zip(arrays, halos, edges)):
+                extra = (0,) if a.ndim == 3 else ()
+                strips: list[Any] = []
+                for di, dj in AROUND:
+                    ni, nj = i + di, j + dj
+                    if (di and not hy) or (dj and not hx):
+                        strips.append(None)  # not read
+                        continue
+                    if edge == "wrap":
+                        ni, nj = ni % rows, nj % cols
+                    elif not (0 <= ni < rows and 0 <= nj < cols):
+                        strips.append(None)  # past the border: made from the edge mode
+                        continue
+                    rs = slice(None) if di == 0 else slice(-hy, None) if di < 0 else slice(0, hy)
+                    cs = slice(None) if dj == 0 else slice(-hx, None) if dj < 0 else slice(0, hx)
+                    key = (strip_name, k, i, j, di, dj)
+                    dsk[key] = (_strip, (a.name, ni, nj, *extra), rs, cs)
+                    strips.append(key)
+                images.append([(a.name, i, j, *extra), strips])
+            out_key = (out_name, i, j) + ((0,) if len(out_chunks) == 3 else ())
+            dsk[out_key] = (task, (i, j), images)
+    graph = HighLevelGraph.from_collections(out_name, dsk, dependencies=arrays)
+    meta = np.empty((0,) * len(out_chunks), np.float32)
+    return da.Array(graph, out_name, out_chunks, meta=meta)
 
 
 def _known(imf: ImageFunction) -> dict[str, Any]:
