@@ -178,3 +178,17 @@ def test_wrong_rank_and_count(host_backend: str) -> None:
         i("-i~i").exec("abc")
     with pytest.raises(simt.CompileError, match="combines components"):
         i("-i~i") >> 3  # type: ignore[operator]
+
+
+def test_backend_limits_are_the_kernels_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    from simt.runtime import registry
+
+    ok, why = registry.probe("webgpu")
+    if not ok:
+        pytest.skip(f"webgpu not present: {why}")
+    monkeypatch.setattr(registry, "_current", registry._current)
+    simt.use("webgpu")
+    x = np.linspace(0.5, 2, 5)  # float64: arithmetic runs, transcendentals are refused
+    np.testing.assert_allclose(i("i/i~i").exec(x, 3 * x), np.full(5, 1 / 3), rtol=1e-15)
+    with pytest.raises(simt.CompileError, match="math.exp of a float64 is not available"):
+        i("^i~i").exec(x)
