@@ -192,3 +192,26 @@ def test_backend_limits_are_the_kernels_own(monkeypatch: pytest.MonkeyPatch) -> 
     np.testing.assert_allclose(i("i/i~i").exec(x, 3 * x), np.full(5, 1 / 3), rtol=1e-15)
     with pytest.raises(simt.CompileError, match="math.exp of a float64 is not available"):
         i("^i~i").exec(x)
+
+
+def test_edge_cases(backend: str) -> None:
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert i("+ij~i").exec(np.zeros((0, 4), np.float32)).shape == (0,)
+    assert i("ij*ij~ij").exec(np.zeros((0, 4), np.float32), np.zeros((0, 4), np.float32)).shape == (
+        0,
+        4,
+    )
+    close(i("ii~i").exec(x[:3, :3]), np.diag(x[:3, :3]))  # a repeated axis: the diagonal
+    close(i("+ii~.").exec(x[:3, :3]), np.array(np.trace(x[:3, :3]), np.float32))
+    close(
+        i("+ij~j").exec(np.arange(12).reshape(3, 4)),
+        np.arange(12).reshape(3, 4).sum(0).astype(np.float32),
+    )
+    assert i("&&ij~j").exec(np.array([[1, 0], [1, 1]])).tolist() == [1, 0]
+    close(((I & i("+ij~.")) >> i("ij/.~ij")).exec(x), x / x.sum())
+    close(i(".*i~i").exec(np.float32(2), [1, 2, 3]), np.array([2, 4, 6], np.float32))
+    close(i("i+i~i").exec(x[:, 1], x[:, 2]), x[:, 1] + x[:, 2])  # strided views
+    close(i("ji~ij").exec(x), x.T)
+    assert i("i>>.~i").exec(np.arange(6, dtype=np.int64), 3).tolist() == [0, 0, 0, 0, 1, 1]
+    a, b = (I & I).exec(x)
+    assert a is not b and np.array_equal(a, x) and np.array_equal(b, x)
