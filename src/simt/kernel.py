@@ -31,6 +31,10 @@ from .runtime import registry
 from .runtime.base import Compiled, Dim3, Runtime
 
 Dim = Dim3
+# The measuring tools a kernel offers (`cost`, `advise`, `autolaunch`): `simt.benchtool`, a
+# layer above this one, registers them when it is imported (`import simt` does), so this module
+# never imports it.
+TOOLS: dict[str, Callable[..., Any]] = {}
 MAX_BLOCK = 1024
 
 
@@ -451,27 +455,21 @@ class Kernel:
             )
         return text + stopped
 
-    # measure, predict, advise (simt.benchtool) -----------------------------------------------
+    # measure, predict, advise (simt.benchtool, registered in `TOOLS`) -----------------------
     def cost(self, grid: Any, block: Any, *args: Any, **kwargs: Any) -> Any:
         """The cost model's prediction for this launch on the current backend (bytes, flops,
         time, bound): a `simt.benchtool.cost.Cost`. Runs nothing."""
-        from .benchtool.cost import estimate
-
-        return estimate(self, grid, block, args, kwargs)
+        return TOOLS["cost"](self, grid, block, args, kwargs)
 
     def advise(self, grid: Any, block: Any, *args: Any, **kwargs: Any) -> Any:
         """The launch advisor's findings for this launch (a list of `Advice`); warns with
         `simt.SimtPerformanceWarning` once per launch shape."""
-        from .benchtool.advise import advise
-
-        return advise(self, grid, block, args, kwargs)
+        return TOOLS["advise"](self, grid, block, args, kwargs)
 
     def autolaunch(self, n: Any) -> Any:
         """A launcher covering `n` threads (an int or a tuple) with the block shape
         `simt.autotune` chose for these arguments (tuning on first use)."""
-        from .benchtool.autotune import autolaunch
-
-        return autolaunch(self, n)
+        return TOOLS["autolaunch"](self, n)
 
     def launch(
         self, grid: Dim3, block: Dim3, args: tuple[Any, ...], kwargs: dict[str, Any]

@@ -1,10 +1,13 @@
-"""What `import simt` takes from the benchtool: the warning class, and `simt.bench` /
+"""What `import simt` takes from the benchtool: the warning class, `simt.bench` /
 `simt.autotune` as thin functions that import the tool on first call (`import simt` stays
-free of the cost model)."""
+free of the cost model), and `kernel.cost` / `.advise` / `.autolaunch`, registered in
+`simt.kernel.TOOLS` (the kernel layer below never imports this one)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from .. import kernel
 
 
 class SimtPerformanceWarning(UserWarning):
@@ -26,3 +29,24 @@ def autotune(kernel: Any, *args: Any, **kwargs: Any) -> Any:
     from .autotune import autotune as run
 
     return run(kernel, *args, **kwargs)
+
+
+def _cost(k: Any, grid: Any, block: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    from .cost import estimate
+
+    return estimate(k, grid, block, args, kwargs)
+
+
+def _advise(k: Any, grid: Any, block: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    from .advise import advise
+
+    return advise(k, grid, block, args, kwargs)
+
+
+def _autolaunch(k: Any, n: Any) -> Any:
+    from .autotune import autolaunch
+
+    return autolaunch(k, n)
+
+
+kernel.TOOLS.update(cost=_cost, advise=_advise, autolaunch=_autolaunch)

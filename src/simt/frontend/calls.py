@@ -22,8 +22,9 @@ from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..ir import Field, Value
 from . import views
-from .scalars import coerce, const_value, known_type, narrow
+from .scalars import coerce, const_value, known_type, merge_scalar, narrow
 from .values import Bound, Known, Obj, Tup, V, View, is_number, scalar_type
+from .views import array_dim
 
 if TYPE_CHECKING:
     from .translate import Translator
@@ -82,14 +83,6 @@ def attribute(tr: Translator, base: V, attr: str, node: ast.Attribute) -> V:
             return Known(at.dtype.np)
         tr.fail(node, f"arrays in kernels have .shape, .size, .ndim and .dtype, not .{attr}")
     tr.fail(node, f"a run-time value has no attribute `{attr}`")
-
-
-def array_dim(tr: Translator, arr: Value, k: int) -> V:
-    """Extent `k` of an array: known for shared/local arrays, a `shape` op otherwise."""
-    at = arr.array
-    if at.shape is not None:
-        return Known(at.shape[k])
-    return tr.b.op("shape", [arr], [at.index], dim=k).result
 
 
 # ---------------------------------------------------------------------------- calls
@@ -475,9 +468,7 @@ def _where(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) 
     if isinstance(cond, Known):
         return a if cond.value else b
     a, b = tr.scalar(a, node), tr.scalar(b, node)
-    from .translate import _merge_scalar
-
-    t = _merge_scalar(a, b, tr.ctx.fp64)
+    t = merge_scalar(a, b, tr.ctx.fp64)
     return tr.b.select(cond, coerce(tr.b, a, t), coerce(tr.b, b, t))  # type: ignore[arg-type]
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import types as T
 from ..ir import Builder, Value
-from .values import Known, V, is_number
+from .values import Known, V, is_number, scalar_type
 
 
 def known_type(value: Any, other: T.Scalar | None, fp64: bool) -> T.Scalar:
@@ -95,3 +95,16 @@ def merge_type(a: T.Scalar, b: T.Scalar) -> T.Scalar:
     if a == b:
         return a
     return T.promote(a, b)
+
+
+def merge_scalar(a: V, b: V, fp: bool) -> T.Scalar:
+    """The one type two values meet in (a conditional expression's branches, `np.where`'s
+    choices): the promotion of their types, a known number taking the other's type."""
+    ta, tb = scalar_type(a), scalar_type(b)
+    if ta is None and tb is None:
+        return T.literal_type(a.value, fp)  # type: ignore[union-attr]
+    if ta is None:
+        return known_type(a.value, tb, fp)  # type: ignore[union-attr]
+    if tb is None:
+        return known_type(b.value, ta, fp)  # type: ignore[union-attr]
+    return ta if ta == tb else T.promote(ta, tb)

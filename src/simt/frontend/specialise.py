@@ -30,6 +30,18 @@ def translate(
     Parameters with a `Known` spec are folded in; the others become the function's params, in
     signature order.
     """
+    return translate_with_names(pyfunc, specs, fp64, debug, name)[0]
+
+
+def translate_with_names(
+    pyfunc: Any,
+    specs: dict[str, ArgSpec],
+    fp64: bool = False,
+    debug: bool = False,
+    name: str | None = None,
+) -> tuple[Function, dict[str, V]]:
+    """`translate`, and the names the function's body leaves bound at its end (typed values,
+    known values, tuples, objects): what the REPL keeps of an input between lines."""
     src = get_source(pyfunc)
     sig = inspect.signature(pyfunc)
     body = Block()
@@ -51,4 +63,5 @@ def translate(
     ctx.inline_stack.append(None)  # the kernel itself: `return value` is an error here
     tr = Translator(ctx, src, pyfunc, env)
     tr.stmts(src.tree.body)
-    return Function(name or pyfunc.__name__, params, body, src.filename, fp64, debug)
+    fn = Function(name or pyfunc.__name__, params, body, src.filename, fp64, debug)
+    return fn, tr.env

@@ -22,10 +22,10 @@ import numpy as np
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Block, Value
-from . import calls, known, views
+from . import calls, known, loops, views
 from .context import Context, NeedsKnown, fail
 from .merge import merge_into
-from .scalars import coerce, const_value, known_type, materialise, narrow
+from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow
 from .source import Source, get_source
 from .values import UNDEF, Bound, Known, Obj, Tup, V, View, is_number, scalar_type
 
@@ -520,16 +520,14 @@ class Translator:
             sign = 1 if int(step.value) > 0 else -1
         else:
             sign = 0
-        from .loops import range_loop
 
-        range_loop(self, node, start, stop, step, t, sign)
+        loops.range_loop(self, node, start, stop, step, t, sign)
 
     def stmt_While(self, node: ast.While) -> None:
         if node.orelse:
             self.fail(node, "`while ... else` is not supported in kernels")
-        from .loops import while_loop
 
-        while_loop(self, node)
+        loops.while_loop(self, node)
 
     # ---------------------------------------------------------------- expressions
     def expr(self, node: ast.expr) -> V:
@@ -925,7 +923,7 @@ class Translator:
             if isinstance(a, Known) and isinstance(b, Known) and a == b:
                 return a
             a, b = self.scalar(a, node.body), self.scalar(b, node.orelse)
-            t = _merge_scalar(a, b, fp=self.ctx.fp64)
+            t = merge_scalar(a, b, fp=self.ctx.fp64)
             return self.b.select(cond, coerce(self.b, a, t), coerce(self.b, b, t))
         key = "$ifexp"
         self.branch(cond, lambda: self._set(key, node.body), lambda: self._set(key, node.orelse))
@@ -1050,17 +1048,6 @@ def _operand_types(a: V, b: V, fp: bool) -> tuple[T.Scalar, T.Scalar]:
     if tb is None:
         tb = known_type(b.value, ta, fp)  # type: ignore[union-attr]
     return ta, tb
-
-
-def _merge_scalar(a: V, b: V, fp: bool) -> T.Scalar:
-    ta, tb = scalar_type(a), scalar_type(b)
-    if ta is None and tb is None:
-        return T.literal_type(a.value, fp)  # type: ignore[union-attr]
-    if ta is None:
-        return known_type(a.value, tb, fp)  # type: ignore[union-attr]
-    if tb is None:
-        return known_type(b.value, ta, fp)  # type: ignore[union-attr]
-    return ta if ta == tb else T.promote(ta, tb)
 
 
 def _is_pure(node: ast.expr) -> bool:

@@ -38,10 +38,16 @@ def _index_type(v: View | Value) -> T.Scalar:
     return base.array.index
 
 
+def array_dim(tr: Translator, arr: Value, k: int) -> V:
+    """Extent `k` of an array: known for shared/local arrays, a `shape` op otherwise."""
+    at = arr.array
+    if at.shape is not None:
+        return Known(at.shape[k])
+    return tr.b.op("shape", [arr], [at.index], dim=k).result
+
+
 def whole(tr: Translator, arr: Value) -> View:
     """`arr` itself as a view (every axis from 0 by 1 over its extent)."""
-    from .calls import array_dim
-
     it = arr.array.index
     axes = []
     for k in range(arr.array.ndim):

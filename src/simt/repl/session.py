@@ -564,30 +564,17 @@ class Session:
     ) -> dict[str, Any]:
         """Translate the input without stores; the names it leaves behind, as the front end
         sees them (typed values, known values, tuples)."""
-        from ..frontend.context import Context
-        from ..frontend.source import get_source
-        from ..frontend.translate import RET, Translator
-        from ..frontend.values import Known
-        from ..ir import Block, Builder, Param, Value
+        from ..frontend.specialise import ArgSpec, translate_with_names
 
         gen = codegen.kernel_source(name, body, loads, [], bound, None, self._extra)
         fn = self._define(name, gen.source, f"<probe {self.count}>")
-        src = get_source(fn)
-        ctx = Context(Builder(Block()), fp64=True)
-        env: dict[str, Any] = {RET: Known(False)}
-        params = []
-        for i, p in enumerate(inspect.signature(fn).parameters):
+        specs: dict[str, ArgSpec] = {}
+        for p in inspect.signature(fn).parameters:
             arr = state[p[3:]] if p.startswith("_i_") else self._buffer(p)
             st = T.scalar_of_dtype(arr.dtype)
             assert st is not None  # state and buffers only have the kernel language's dtypes
-            t = T.ArrayType(st, arr.ndim, index=T.INT32)
-            v = Value(t, p)
-            params.append(Param(p, i, v))
-            env[p] = v
-        ctx.inline_stack.append(None)
-        tr = Translator(ctx, src, fn, env)
-        tr.stmts(src.tree.body)
-        return tr.env
+            specs[p] = T.ArrayType(st, arr.ndim, index=T.INT32)
+        return translate_with_names(fn, specs, fp64=True)[1]
 
     def _classify(
         self, env: dict[str, Any], writes: list[str]
