@@ -190,7 +190,7 @@ class Component:
         except SimtError as e:
             raise _located(e, self.where) from None
 
-    def tune(self, *inputs: Any, budget: float = 10.0, verbose: bool = False) -> Component:
+    def tune(self, *inputs: Any, budget: float = 8.0, verbose: bool = False) -> Component:
         """Search schedules for these inputs (ranked by the cost model, the best few measured)
         and return the component with the winner; `.text()` shows it in expression syntax.
         Cached per input shapes and device. See docs/tensor.md."""

@@ -226,7 +226,7 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
             predicted[_label(g, sched)] = t
             if best is None or t < best[0]:
                 best = (t, sched[n])
-            if time.perf_counter() - start > budget / 2:
+            if time.perf_counter() - start > budget * 0.4:
                 break
         if best is not None:
             chosen[n] = best[1]
@@ -239,8 +239,10 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
             break
     times: dict[str, float] = {}
     best_t, best_s = float("inf"), {}
+    last = 0.0  # what measuring the previous candidate took: the next one will take about as long
     for sched in trials:
-        if time.perf_counter() - start > budget and sched:
+        began = time.perf_counter()
+        if began - start + last > budget and sched:
             break
         gv = _with(g, sched)
 
@@ -249,7 +251,7 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
 
         run()  # compile outside the timing
         remaining = max(0.05, budget - (time.perf_counter() - start))
-        samples = sample(run, rt.synchronize, 2, 5, 0.0, max_time=remaining / (MEASURED + 1))
+        samples = sample(run, rt.synchronize, 1, 3, 0.0, max_time=remaining / (MEASURED + 1))
         t = sorted(samples)[len(samples) // 2]
         label = _label(g, sched)
         times[label] = t
@@ -259,6 +261,7 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
             )
         if t < best_t:
             best_t, best_s = t, sched
+        last = time.perf_counter() - began
     return Tuning(best_s, times, predicted)
 
 
