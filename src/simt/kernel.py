@@ -22,7 +22,7 @@ from . import lang
 from . import types as T
 from .array import DeviceArray, host_view
 from .errors import BackendUnavailable, CompileError, KernelError, LaunchError, SimtError
-from .frontend.specialise import ArgSpec
+from .frontend.specialise import ArgSpec, ComplexArray
 from .frontend.values import Known
 from .ir import Function, Loc, format_function
 from .passes.view_checks import strip_view_checks
@@ -232,12 +232,17 @@ class Kernel:
                 foreign = not isinstance(v, (np.ndarray, DeviceArray))
                 cai = v.__cuda_array_interface__ if foreign else None
                 dtype = np.dtype(cai["typestr"] if cai is not None else v.dtype)
+                if dtype.kind == "c" and isinstance(v, np.ndarray) and len(v.shape):
+                    part = T.FLOAT32 if dtype.itemsize == 8 else T.FLOAT64
+                    specs[n] = ComplexArray(T.ArrayType(part, v.ndim + 1, index=index))
+                    continue
                 t = T.scalar_of_dtype(dtype)
                 if t is None:
                     raise LaunchError(
                         f"argument {n!r} of {self.__name__}() has dtype {dtype}, which kernels "
                         "do not support; convert it to one of bool, int8/16/32/64, "
-                        "uint8/16/32/64 or float16/32/64 (e.g. a.astype(np.float32))"
+                        "uint8/16/32/64, float16/32/64 or complex64/128 (e.g. "
+                        "a.astype(np.float32))"
                     )
                 ndim = len(v.shape)
                 if ndim == 0:
@@ -252,7 +257,10 @@ class Kernel:
             if st is not None:
                 specs[n] = st
                 continue
-            if isinstance(v, (np.generic, complex, str, bytes)) or v is None:
+            if isinstance(v, (complex, np.complexfloating)):
+                specs[n] = Known(complex(v))  # a compile-time constant (docs/language.md)
+                continue
+            if isinstance(v, (np.generic, str, bytes)) or v is None:
                 raise LaunchError(
                     f"argument {n!r} of {self.__name__}() is a {type(v).__name__} "
                     f"({v!r:.40}), which a kernel cannot take; pass a number or an array"
@@ -284,6 +292,8 @@ class Kernel:
                 key.append(-(2**31) <= v < 2**31)
             elif type(v) is float:
                 key.append(float)
+            elif isinstance(v, (complex, np.complexfloating)):
+                key.append(("complex", complex(v)))
             else:
                 key.append(
                     (
@@ -422,7 +432,8 @@ class Kernel:
         fn = self._ir(specs, optimise=False)  # every branch as written, none if-converted away
         compiled = rt.compile(fn, trace=True)  # type: ignore[call-arg]
         dev = [
-            values[self._names.index(p.name)] if isinstance(p.value.type, T.ArrayType)
+            parts_view(values[self._names.index(p.name)])
+            if isinstance(p.value.type, T.ArrayType)
             else p.value.type.np.type(values[self._names.index(p.name)])
             for p in fn.params
         ]  # fmt: skip
@@ -532,6 +543,7 @@ class Kernel:
                 )
             return v
         if isinstance(v, np.ndarray):
+            v = parts_view(v)
             if host:
                 return host_view(rt, v)
             direction = self._directions.get(name)
@@ -551,6 +563,15 @@ class Kernel:
             f"argument {name!r} of {self.__name__}() ({type(v).__name__}) cannot be used on "
             f"backend {rt.name!r}; pass a NumPy array or a simt device array"
         )
+
+
+def parts_view(a: Any) -> Any:
+    """A complex array as the float array of its parts (one more axis of 2, last; no copy);
+    anything else as it is."""
+    if not isinstance(a, np.ndarray) or a.dtype.kind != "c":
+        return a
+    part = np.float32 if a.dtype.itemsize == 8 else np.float64
+    return a[..., None].view(part)
 
 
 def _short(t: tuple[int, ...], ndim: int) -> str:

@@ -81,6 +81,7 @@ def test_warns_once_per_kernel_and_shape() -> None:
 # corpus kernels whose memory layout the advisor rightly flags (not silent on them)
 INTERLEAVED = {"image_classes"}  # H x W x 3 colour pixels: a thread's loads stride by 3
 INTERLEAVED |= {"views_rows_cols", "views_strided"}  # a row per thread; a stride-2 view
+INTERLEAVED |= {"complex64_ops"}  # a complex element is two interleaved floats
 
 
 def _corpus_cases() -> list:  # type: ignore[type-arg]

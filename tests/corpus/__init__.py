@@ -109,11 +109,12 @@ class Tol:
             d = np.abs(out.astype(np.float64) - ref_c.astype(np.float64))
             bad = d > self.ulps * spacing.astype(np.float64)
         else:
-            d = np.abs(out.astype(np.float64) - ref.astype(np.float64))
+            wide = np.complex128 if "c" in (out.dtype.kind, ref.dtype.kind) else np.float64
+            d = np.abs(out.astype(wide) - ref.astype(wide))
             if not np.all(np.isfinite(d)):
                 bad = ~np.isfinite(d)
             elif self.kind == "close":
-                bad = d > self.atol + self.rtol * np.abs(ref.astype(np.float64))
+                bad = d > self.atol + self.rtol * np.abs(ref.astype(wide))
             elif self.kind == "norm":
                 err = float(d.max() / max(float(np.abs(ref).max()), 1e-300)) if d.size else 0.0
                 return None if err <= self.rtol else f"max|d|/max|ref| = {err:.3g} > {self.rtol}"

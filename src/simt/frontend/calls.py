@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import cmath
 import inspect
 import math
 import sys
@@ -23,7 +24,7 @@ from ..builtins import MATH, TO_INT, MathFn
 from ..ir import Field, Value
 from . import views
 from .scalars import coerce, const_value, known_type, merge_scalar, narrow
-from .values import Bound, Known, Obj, Tup, V, View, is_number, scalar_type
+from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, scalar_type
 from .views import array_dim
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ def attribute(tr: Translator, base: V, attr: str, node: ast.Attribute) -> V:
             tr.fail(node, f"{type(obj).__name__} has no attribute `{attr}`")
     if isinstance(base, View):
         return views.attribute(tr, base, attr, node)
+    if isinstance(base, CArray):
+        return views.complex_attribute(tr, base, attr, node)
     if isinstance(base, Value) and isinstance(base.type, T.ArrayType):
         at = base.type
         if attr == "shape":
@@ -269,6 +272,9 @@ def _len(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) ->
         return array_dim(tr, a, 0)
     if isinstance(a, View):
         return views.length(a)
+    if isinstance(a, CArray):
+        shape = views.complex_attribute(tr, a, "shape", node)
+        return shape.items[0] if isinstance(shape, Tup) else Known(shape.value[0])  # type: ignore[union-attr]
     if isinstance(a, Tup):
         return Known(len(a.items))
     if isinstance(a, Known):
@@ -316,6 +322,11 @@ def _typed_bin(tr: Translator, op: str, a: V, b: V) -> V:
 
 def _abs(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     (a,) = args
+    m = tr.method_of(a, "__abs__")
+    if m is not None:  # a complex number (or an object of the user's with __abs__)
+        return tr.call_method(m, [], node)
+    if isinstance(a, Known) and isinstance(a.value, complex):
+        return Known(abs(a.value))
     a = tr.scalar(a, node)
     if isinstance(a, Known):
         return Known(abs(a.value))
@@ -688,6 +699,43 @@ def _isinstance(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.C
     return Known(issubclass(py, c) if isinstance(c, type) else any(issubclass(py, x) for x in c))
 
 
+def _complex(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    """`complex(re, im)`: a complex constant when both are known, else a `Complex` of two
+    floats (integers are converted to the default float)."""
+    from ..complexnum import Complex
+
+    if kwargs or not 1 <= len(args) <= 2:
+        tr.fail(node, "complex() in a kernel takes a real and an imaginary part: complex(a, b)")
+    if all(isinstance(a, Known) for a in args):
+        return Known(complex(*[_kv(a) for a in args]))
+    parts: list[V] = []
+    for a in [*args, Known(0.0)][:2]:
+        if isinstance(a, Known):
+            parts.append(Known(float(a.value)))
+            continue
+        x = tr.scalar(a, node)
+        assert isinstance(x, Value)
+        parts.append(x if x.scalar.is_float else coerce(tr.b, x, T.float_type(tr.ctx.fp64)))
+    return tr.construct(Complex, parts, {}, node)
+
+
+def _cmath(name: str, host: Any) -> Handler:
+    """`cmath.<name>(z)`: computed in CPython on a known number, else inlined from
+    `simt.complexnum` (real arguments count as complex)."""
+
+    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+        from .. import complexnum
+
+        if kwargs or len(args) != 1:
+            tr.fail(node, f"cmath.{name}() takes one argument")
+        (z,) = args
+        if isinstance(z, Known):
+            return Known(host(z.value))
+        return tr.inline(getattr(complexnum, name), [z], {}, node)
+
+    return h
+
+
 def _handlers() -> dict[Any, Handler]:
     h: dict[Any, Handler] = {
         builtins.isinstance: _isinstance,
@@ -714,6 +762,11 @@ def _handlers() -> dict[Any, Handler]:
         np.minimum: _minmax("min"),
         np.maximum: _minmax("max"),
         np.where: _where,
+        builtins.complex: _complex,
+        cmath.exp: _cmath("exp", cmath.exp),
+        cmath.log: _cmath("log", cmath.log),
+        cmath.sqrt: _cmath("sqrt", cmath.sqrt),
+        cmath.phase: _cmath("phase", cmath.phase),
     }
     for op in ("add", "sub", "min", "max", "exch", "cas"):
         h[getattr(lang.atomic, op)] = _atomic(op)

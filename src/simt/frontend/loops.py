@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import types as T
 from ..ir import Block, Value
 from .merge import merge_type
 from .scalars import coerce, known_type
-from .values import UNDEF, Known, Tup, V, is_number
+from .values import UNDEF, Known, Obj, Tup, V, is_number
 
 if TYPE_CHECKING:
     from .translate import Translator
@@ -59,11 +60,35 @@ def _contains(body: list[ast.stmt], kind: type, into_loops: bool) -> bool:
     return False
 
 
-Shape = Any  # T.Scalar, a list of shapes (a tuple), or None (not carried)
+# T.Scalar, a list of shapes (a tuple), an `_ObjShape` (an object carried field by field:
+# a complex number), or None (not carried)
+Shape = Any
+
+
+@dataclass(frozen=True)
+class _ObjShape:
+    cls: type
+    fields: tuple[tuple[str, Shape], ...]
+
+
+def _complex_cls() -> type:
+    from ..complexnum import Complex
+
+    return Complex
 
 
 def _type_of(v: V, current: Shape, fp64: bool) -> Shape:
-    """The carried shape of `v`: its scalar type, or a list of them for a tuple."""
+    """The carried shape of `v`: its scalar type, a list of them for a tuple, or the shapes
+    of an object's fields (a complex number)."""
+    if isinstance(v, Known) and isinstance(v.value, complex):
+        v = Obj(_complex_cls(), (("re", Known(v.value.real)), ("im", Known(v.value.imag))))
+    if isinstance(v, Obj):
+        now = current if isinstance(current, _ObjShape) and current.cls is v.cls else None
+        fs = []
+        for k, x in v.fields:
+            prev = dict(now.fields).get(k) if now is not None else None
+            fs.append((k, _type_of(x, prev, fp64)))
+        return None if any(x is None for _, x in fs) else _ObjShape(v.cls, tuple(fs))
     items = _tuple_items(v)
     if items is not None:
         cur = current if isinstance(current, list) and len(current) == len(items) else None
@@ -86,6 +111,17 @@ def _tuple_items(v: V) -> list[V] | None:
 
 
 def _merge_shape(a: Shape, b: Shape) -> Shape:
+    if isinstance(a, _ObjShape) or isinstance(b, _ObjShape):
+        # a number and a complex number: complex (the number is its real part)
+        if isinstance(a, T.Scalar) and b.cls is _complex_cls():
+            a = _ObjShape(b.cls, (("re", a), ("im", a)))
+        if isinstance(b, T.Scalar) and a.cls is _complex_cls():
+            b = _ObjShape(a.cls, (("re", b), ("im", b)))
+        if not (isinstance(a, _ObjShape) and isinstance(b, _ObjShape) and a.cls is b.cls):
+            return None
+        fb = dict(b.fields)
+        fs = tuple((k, _merge_shape(x, fb.get(k))) for k, x in a.fields)
+        return None if any(x is None for _, x in fs) else _ObjShape(a.cls, fs)
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [_merge_shape(x, y) for x, y in zip(a, b)]
     if isinstance(a, T.Scalar) and isinstance(b, T.Scalar):
@@ -94,6 +130,8 @@ def _merge_shape(a: Shape, b: Shape) -> Shape:
 
 
 def _leaves(shape: Shape) -> list[T.Scalar]:
+    if isinstance(shape, _ObjShape):
+        return [t for _, s in shape.fields for t in _leaves(s)]
     if isinstance(shape, list):
         return [t for s in shape for t in _leaves(s)]
     return [shape] if shape is not None else []
@@ -144,6 +182,8 @@ class _Carried:
     def _build(self, shape: Shape, leaf: Callable[[T.Scalar], Value]) -> V:
         if shape is None:
             return UNDEF
+        if isinstance(shape, _ObjShape):
+            return Obj(shape.cls, tuple((k, self._build(s, leaf)) for k, s in shape.fields))
         if isinstance(shape, list):
             return Tup(tuple(self._build(s, leaf) for s in shape))
         return leaf(shape)
@@ -158,6 +198,22 @@ class _Carried:
 
     def _flatten(self, tr: Translator, v: V, shape: Shape, out: list[Value]) -> None:
         if shape is None:
+            return
+        if isinstance(shape, _ObjShape):
+            if isinstance(v, Known) and isinstance(v.value, complex):
+                v = Obj(shape.cls, (("re", Known(v.value.real)), ("im", Known(v.value.imag))))
+            elif not isinstance(v, Obj) and v is not UNDEF and shape.cls is _complex_cls():
+                v = Obj(shape.cls, (("re", v), ("im", Known(0.0))))  # a real number
+            if v is not UNDEF and not (isinstance(v, Obj) and v.cls is shape.cls):
+                tr.fail(
+                    self.node,
+                    f"a variable is a {shape.cls.__name__} in this loop and something else "
+                    "before or in it",
+                    "keep one kind of value in a variable a run-time loop reassigns",
+                )
+            for field, sub in shape.fields:
+                x = v.get(field) if isinstance(v, Obj) and v.has(field) else UNDEF
+                self._flatten(tr, x, sub, out)
             return
         if isinstance(shape, list):
             items = _tuple_items(v) if v is not UNDEF else None

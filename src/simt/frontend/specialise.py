@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 from typing import Any
 
 from .. import types as T
@@ -11,11 +12,20 @@ from ..ir import Block, Builder, Function, Param, Value
 from .context import Context
 from .source import get_source
 from .translate import RET, Translator
-from .values import Known, V
+from .values import CArray, Known, V
+
+
+@dataclass(frozen=True)
+class ComplexArray:
+    """A complex64/complex128 array argument: the kernel receives `parts`, the float array
+    of its real and imaginary parts (one more axis, of length 2, last)."""
+
+    parts: T.ArrayType
+
 
 # What the front end is told about each parameter: a known value, or the type of a run-time
-# argument (a scalar type, or an array type).
-ArgSpec = Known | T.Scalar | T.ArrayType
+# argument (a scalar type, an array type, a complex array).
+ArgSpec = Known | T.Scalar | T.ArrayType | ComplexArray
 
 
 def translate(
@@ -55,6 +65,11 @@ def translate_with_names(
             raise CompileError(f"{pyfunc.__name__}(): no value for parameter `{pname}`")
         if isinstance(spec, Known):
             env[pname] = spec
+            continue
+        if isinstance(spec, ComplexArray):
+            v = Value(spec.parts, pname)
+            params.append(Param(pname, i, v))
+            env[pname] = CArray(v)
             continue
         v = Value(spec, pname)
         params.append(Param(pname, i, v))

@@ -27,7 +27,7 @@ from .context import Context, NeedsKnown, fail
 from .merge import merge_into
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow
 from .source import Source, get_source
-from .values import UNDEF, Bound, Known, Obj, Tup, V, View, is_number, scalar_type
+from .values import UNDEF, Bound, CArray, Known, Obj, Tup, V, View, is_number, scalar_type
 
 RET, RETVAL, BRK, CNT = "$ret", "$retval", "$brk", "$cnt"
 FLAGS = (RET, BRK, CNT)
@@ -254,7 +254,13 @@ class Translator:
             cur = self.lookup(node.target.id, node.target)
             self.env[node.target.id] = self.binop(op, cur, self.expr(node.value), node)
         elif isinstance(node.target, ast.Subscript):
-            arr, idx = views.target(self, self.expr(node.target.value), node.target)
+            base = self.expr(node.target.value)
+            if isinstance(base, CArray):
+                cur_c = views.complex_subscript(self, base, node.target)
+                new_c = self.binop(op, cur_c, self.expr(node.value), node)
+                views.complex_store(self, base, node.target, new_c)
+                return
+            arr, idx = views.target(self, base, node.target)
             cur = self.load(arr, idx)
             new = self.binop(op, cur, self.expr(node.value), node)
             self.store(arr, idx, new, node)
@@ -272,6 +278,9 @@ class Translator:
                 self.assign(t, v, node)
         elif isinstance(target, ast.Subscript):
             arr = self.expr(target.value)
+            if isinstance(arr, CArray):
+                views.complex_store(self, arr, target, value)
+                return
             if isinstance(arr, Known):
                 self.fail(
                     target,
@@ -634,6 +643,8 @@ class Translator:
 
     def expr_Subscript(self, node: ast.Subscript) -> V:
         base = self.expr(node.value)
+        if isinstance(base, CArray):
+            return views.complex_subscript(self, base, node)
         if isinstance(base, View) or (
             isinstance(base, Value) and isinstance(base.type, T.ArrayType)
         ):
@@ -784,6 +795,20 @@ class Translator:
         """`a op b` with the number rules of docs/semantics.md."""
         if isinstance(a, Known) and isinstance(b, Known):
             return self.known_binop(op, a, b, node)
+        a, b = self._complex_known(a, b, node)
+        if op == "pow" and (_is_complex(a) or _is_complex(b)):
+            if not (
+                _is_complex(a)
+                and isinstance(b, Known)
+                and isinstance(b.value, (int, np.integer))
+                and not isinstance(b.value, bool)
+            ):
+                self.fail(
+                    node,
+                    "** on a complex number needs an integer exponent known at compile time",
+                    "for other powers write cmath.exp(p * cmath.log(z))",
+                )
+            b = Known(int(b.value))  # type: ignore[union-attr]
         dunder = _DUNDER.get(op)
         if dunder is not None:
             m = self.method_of(a, f"__{dunder}__")
@@ -808,6 +833,21 @@ class Translator:
         if op == "pow":
             return self.power(a, b, t, node)
         return self.b.bin(op, coerce(self.b, a, t), coerce(self.b, b, t))
+
+    def _complex_known(self, a: V, b: V, node: ast.AST) -> tuple[V, V]:
+        """A known complex number next to a run-time value, as a `Complex` (1j * x)."""
+        from ..complexnum import Complex
+
+        def wrap(v: V) -> V:
+            if isinstance(v, Known) and isinstance(v.value, complex):
+                return self.construct(Complex, [Known(v.value.real), Known(v.value.imag)], {}, node)
+            return v
+
+        if isinstance(a, Known) and isinstance(a.value, complex) and not isinstance(b, Known):
+            return wrap(a), b
+        if isinstance(b, Known) and isinstance(b.value, complex) and not isinstance(a, Known):
+            return a, wrap(b)
+        return a, b
 
     def power(self, a: V, b: V, t: T.Scalar, node: ast.AST) -> V:
         if isinstance(b, Known) and isinstance(b.value, (int, np.integer)):
@@ -1000,7 +1040,9 @@ class Translator:
             elif p.kind == p.VAR_KEYWORD:
                 self.fail(node, f"{fn.__name__}() takes **kwargs: not supported in kernels")
             else:
-                env[name] = v if isinstance(v, (Known, Value, Tup, Obj, Bound, View)) else Known(v)
+                env[name] = (
+                    v if isinstance(v, (Known, Value, Tup, Obj, Bound, View, CArray)) else Known(v)
+                )
         env[RET] = Known(False)
         env[RETVAL] = UNDEF
         sub = Translator(self.ctx, src, fn, env)
@@ -1037,6 +1079,12 @@ def _outside_range(op: ast.cmpop, a: V, b: V) -> Known | None:
         pair = (lo, int(k.value)) if left else (int(k.value), lo)
         return Known(bool(_PYCMP[type(op)](*pair)))
     return None
+
+
+def _is_complex(v: V) -> bool:
+    from ..complexnum import Complex
+
+    return isinstance(v, Obj) and v.cls is Complex
 
 
 def _operand_types(a: V, b: V, fp: bool) -> tuple[T.Scalar, T.Scalar]:

@@ -98,6 +98,14 @@ class View:
         return len(self.dims)
 
 
+@dataclass(frozen=True)
+class CArray:
+    """A complex64/complex128 array (or a view of one): `base` is the float32/float64 array
+    (or view) of its parts, with one more axis of length 2 (real, imaginary) last."""
+
+    base: Any  # Value | View
+
+
 class _Undef:
     def __repr__(self) -> str:
         return "UNDEF"
@@ -105,7 +113,7 @@ class _Undef:
 
 UNDEF = _Undef()
 
-V: TypeAlias = Union[Known, Value, Tup, Obj, Bound, View, _Undef]  # noqa: UP007 - 3.10 has no | on forward refs
+V: TypeAlias = Union[Known, Value, Tup, Obj, Bound, View, CArray, _Undef]  # noqa: UP007 - 3.10 has no | on forward refs
 
 
 def is_number(x: Any) -> bool:

@@ -22,7 +22,7 @@ import numpy as np
 from .. import types as T
 from ..ir import Value
 from .scalars import coerce
-from .values import Axis, Known, Tup, V, View
+from .values import Axis, CArray, Known, Obj, Tup, V, View
 
 if TYPE_CHECKING:
     from .translate import Translator
@@ -194,6 +194,86 @@ def _slice(tr: Translator, d: Axis, s: ast.Slice, it: T.Scalar, node: ast.AST) -
     extent = b.bin("max", count, zero)
     start = b.bin("add", d.start, b.bin("mul", lo, d.step))
     return Axis(start, b.bin("mul", d.step, tr.const(step, it)), extent, True)
+
+
+def complex_subscript(tr: Translator, c: CArray, node: ast.Subscript) -> V:
+    """`c[...]` of a complex array: a `Complex` (its two parts loaded) or a complex view."""
+    got = _complex_index(tr, c, node)
+    if isinstance(got, View):
+        return CArray(got)
+    arr, idx = got
+    re = tr.load(arr, [*idx, tr.const(0, arr.array.index)])
+    im = tr.load(arr, [*idx, tr.const(1, arr.array.index)])
+    from ..complexnum import Complex
+
+    return tr.construct(Complex, [re, im], {}, node)
+
+
+def _complex_index(
+    tr: Translator, c: CArray, node: ast.Subscript
+) -> View | tuple[Value, list[Value]]:
+    """The parts' view for `c[...]`, or (array, indices without the parts axis)."""
+    base = c.base
+    view = whole(tr, base) if isinstance(base, Value) else base
+    items = _elements(tr, node.slice)
+    if len(items) > view.ndim - 1:
+        tr.fail(node, f"this complex array has {view.ndim - 1} dimension(s) but {len(items)} "
+                "index(es) were given")  # fmt: skip
+    dims = view.dims
+    it = _index_type(view)
+    new: dict[int, Axis] = {}
+    for d, item in zip(dims[:-1], items):
+        if isinstance(item, ast.Slice):
+            new[id(d)] = _slice(tr, d, item, it, node)
+        else:
+            new[id(d)] = Axis(_element(tr, view, d, item, it, node), None, None)
+    out = View(view.base, tuple(new.get(id(a), a) for a in view.axes), view.name)
+    if out.ndim == 1:  # only the parts axis is left: one complex element
+        last = out.dims[0]
+        fixed = [a.start for a in out.axes if a.step is None]
+        # the element's parts are at start + 0 * step and start + 1 * step along the last axis
+        if last is out.axes[-1] and all(a.step is None for a in out.axes[:-1]):
+            return out.base, fixed
+    return out
+
+
+def complex_store(tr: Translator, c: CArray, node: ast.Subscript, value: V) -> None:
+    """`c[...] = value`: both parts of one element (a real value has imaginary part 0)."""
+    got = _complex_index(tr, c, node)
+    if isinstance(got, View):
+        tr.fail(node, "assigning to a slice of a complex array is not supported in kernels",
+                "assign one element at a time")  # fmt: skip
+    arr, idx = got
+    re, im = complex_parts(tr, value, node)
+    tr.store(arr, [*idx, tr.const(0, arr.array.index)], re, node)
+    tr.store(arr, [*idx, tr.const(1, arr.array.index)], im, node)
+
+
+def complex_parts(tr: Translator, value: V, node: ast.AST) -> tuple[V, V]:
+    """(real, imaginary) of a complex or real value."""
+    from ..complexnum import Complex
+
+    if isinstance(value, Obj) and value.cls is Complex:
+        return value.get("re"), value.get("im")
+    if isinstance(value, Known) and isinstance(value.value, complex):
+        return Known(value.value.real), Known(value.value.imag)
+    return value, Known(0.0)
+
+
+def complex_attribute(tr: Translator, c: CArray, attr: str, node: ast.AST) -> V:
+    """`.shape`, `.size`, `.ndim` of a complex array: without the parts axis."""
+    view = whole(tr, c.base) if isinstance(c.base, Value) else c.base
+    extents: list[V] = [d.extent for d in view.dims[:-1]]  # type: ignore[misc]
+    if attr == "shape":
+        return tr._sequence(extents, tuple)
+    if attr == "ndim":
+        return Known(len(extents))
+    if attr == "size":
+        acc = extents[0]
+        for e in extents[1:]:
+            acc = tr.binop("mul", acc, e, node)
+        return acc
+    tr.fail(node, f"complex arrays in kernels have .shape, .size and .ndim, not .{attr}")
 
 
 def attribute(tr: Translator, view: View, attr: str, node: ast.AST) -> V:

@@ -1,0 +1,70 @@
+"""Complex numbers in kernels: errors at the user's line, views of complex arrays, complex
+constants as arguments, and the `Complex` class in CPython."""
+
+from __future__ import annotations
+
+import cmath
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+import simt
+from simt.complexnum import Complex
+from simt.runtime import registry
+
+
+@pytest.fixture(autouse=True)
+def keep_backend(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(registry, "_current", registry._current)
+    yield
+
+
+@simt.kernel
+def real_power(a):
+    z = a[0]
+    a[1] = z**0.5
+
+
+@simt.kernel
+def scaled_tail(a, out, c):
+    i = simt.grid(1)
+    tail = a[1:]
+    if i < len(tail):
+        out[i] = tail[i] * c + tail.shape[0]
+
+
+def test_power_needs_a_known_integer() -> None:
+    with pytest.raises(simt.CompileError, match="integer exponent known") as e:
+        real_power[1, 1](np.ones(2, np.complex64))
+    assert e.value.line is not None and "z**0.5" in (e.value.source_line or "")
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_views_of_complex_arrays_and_complex_constants(backend: str) -> None:
+    simt.use(backend)
+    a = (np.arange(6) + 1j * np.arange(6)[::-1]).astype(np.complex64)
+    out = np.zeros(5, np.complex64)
+    scaled_tail[1, 8](a, out, 2 - 1j)
+    np.testing.assert_allclose(out, a[1:] * (2 - 1j) + 5, rtol=1e-6)
+    scaled_tail[1, 8](a, out, 1j)  # a new constant: a new specialisation
+    np.testing.assert_allclose(out, a[1:] * 1j + 5, rtol=1e-6)
+
+
+def test_the_class_runs_in_cpython() -> None:
+    z, w = Complex(1.0, 2.0), Complex(-0.5, 0.25)
+    for got, want in [
+        (z * w, (1 + 2j) * (-0.5 + 0.25j)),
+        (z / w, (1 + 2j) / (-0.5 + 0.25j)),
+        (2.0 - z, 2 - (1 + 2j)),
+        (z**3, (1 + 2j) ** 3),
+        (z**-2, (1 + 2j) ** -2),
+        (z.conjugate() + 1j, (1 - 2j) + 1j),
+    ]:
+        assert abs(complex(got.re, got.im) - want) < 1e-12
+    assert abs(abs(z) - abs(1 + 2j)) < 1e-12
+    from simt import complexnum
+
+    assert abs(complexnum.phase(w) - cmath.phase(-0.5 + 0.25j)) < 1e-12
+    s = complexnum.sqrt(Complex(-4.0, -0.0))
+    assert (s.re, s.im) == (0.0, -2.0)  # the branch cut, as cmath
