@@ -1,7 +1,7 @@
 """simt on Dask (`pip install 'simt[dask]'`): image functions, kernels and index expressions
 over chunked arrays, on one machine or a `distributed` cluster. See docs/dask.md.
 
-- `sobel(photo)` with `photo` a dask array: a lazy dask array (`map_overlap`, the halo from the
+- `sobel(photo)` with `photo` a dask array: a lazy dask array (a halo exchange, the halo from the
   function's own reads; `simt.dask.images`);
 - `simt.map_blocks(kernel, *args, block=..., halo=0)`: a kernel per chunk
   (`simt.dask.kernels`);
