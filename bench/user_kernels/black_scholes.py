@@ -25,7 +25,7 @@ import simt
 from simt import block_dim, block_idx, thread_idx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Job, Made, bench_functions, rng  # noqa: E402
+from _harness import Job, Made, as_bench_functions, rng  # noqa: E402
 
 RISKFREE = 0.02
 VOLATILITY = 0.30
@@ -149,4 +149,4 @@ def _peers(inp: dict[str, np.ndarray], p: dict[str, int]) -> dict[str, object]:
 
 # the polynomial CDF is within 7.5e-8 of the exact one (absolute): far inside 1e-4
 JOBS = [Job("black_scholes", SIZES, _make, _ref, _simt, _peers)]  # type: ignore[arg-type]
-globals().update(bench_functions(JOBS))
+globals().update(as_bench_functions(JOBS))

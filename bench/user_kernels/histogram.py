@@ -24,7 +24,7 @@ import simt
 from simt import block_dim, block_idx, grid_dim, thread_idx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Job, Made, bench_functions, rng  # noqa: E402
+from _harness import Job, Made, as_bench_functions, rng  # noqa: E402
 
 NUM_BINS = 256
 BLOCKS = 256
@@ -103,4 +103,4 @@ def _peers(inp: dict[str, np.ndarray], p: dict[str, int]) -> dict[str, object]:
 
 
 JOBS = [Job("histogram", SIZES, _make, _ref, _simt, _peers, tol=1e-12)]  # type: ignore[arg-type]
-globals().update(bench_functions(JOBS))
+globals().update(as_bench_functions(JOBS))

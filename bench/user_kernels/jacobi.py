@@ -20,7 +20,7 @@ import numpy as np
 import simt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Job, Made, bench_functions, rng, uniform  # noqa: E402
+from _harness import Job, Made, as_bench_functions, rng, uniform  # noqa: E402
 
 SWEEPS = 10
 BX, BY = 32, 8
@@ -81,4 +81,4 @@ def _peers(inp: dict[str, np.ndarray], p: dict[str, int]) -> dict[str, object]:
 
 
 JOBS = [Job("jacobi", SIZES, _make, _ref, _simt, _peers)]  # type: ignore[arg-type]
-globals().update(bench_functions(JOBS))
+globals().update(as_bench_functions(JOBS))

@@ -24,7 +24,7 @@ import numpy as np
 import simt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Job, Made, bench_functions, kit_peer, rng, uniform  # noqa: E402
+from _harness import Job, Made, as_bench_functions, kit_peer, rng, uniform  # noqa: E402
 
 TPB = 16
 
@@ -121,4 +121,4 @@ JOBS = [
     Job("matmul_tiled", SIZES, _make, _ref, _simt(fast_matmul), _peers),  # type: ignore[arg-type]
     Job("matmul_naive", SIZES, _make, _ref, _simt(matmul), _peers),  # type: ignore[arg-type]
 ]
-globals().update(bench_functions(JOBS))
+globals().update(as_bench_functions(JOBS))

@@ -22,7 +22,7 @@ import numpy as np
 import simt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Job, Made, bench_functions, rng  # noqa: E402
+from _harness import Job, Made, as_bench_functions, rng  # noqa: E402
 from reductions import device_sum, harris_reduce2  # noqa: E402
 
 LOWER, UPPER = 1.0, 2.0
@@ -97,4 +97,4 @@ def _peers(inp: dict[str, np.ndarray], p: dict[str, int]) -> dict[str, object]:
 
 
 JOBS = [Job("monte_carlo", SIZES, _make, _ref, _simt, _peers)]  # type: ignore[arg-type]
-globals().update(bench_functions(JOBS))
+globals().update(as_bench_functions(JOBS))

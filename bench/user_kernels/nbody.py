@@ -23,7 +23,7 @@ import simt
 from simt import block_dim, block_idx, thread_idx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Job, Made, bench_functions, rng  # noqa: E402
+from _harness import Job, Made, as_bench_functions, rng  # noqa: E402
 
 P = 256
 EPS2 = 0.01
@@ -128,4 +128,4 @@ def _peers(inp: dict[str, np.ndarray], p: dict[str, int]) -> dict[str, object]:
 
 
 JOBS = [Job("nbody", SIZES, _make, _ref, _simt, _peers)]  # type: ignore[arg-type]
-globals().update(bench_functions(JOBS))
+globals().update(as_bench_functions(JOBS))

@@ -33,7 +33,7 @@ import simt
 from simt import block_dim, block_idx, thread_idx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Job, Made, bench_functions, kit_peer, rng, uniform  # noqa: E402
+from _harness import Job, Made, as_bench_functions, kit_peer, rng, uniform  # noqa: E402
 
 THREADS = 256
 
@@ -249,4 +249,4 @@ JOBS = [
         ("harris_reduce4", harris_reduce4, 2),
     )
 ]
-globals().update(bench_functions(JOBS))
+globals().update(as_bench_functions(JOBS))

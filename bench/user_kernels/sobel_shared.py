@@ -25,7 +25,7 @@ import simt
 from simt import block_idx, thread_idx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Job, Made, bench_functions, kit_peer, rng, uniform  # noqa: E402
+from _harness import Job, Made, as_bench_functions, kit_peer, rng, uniform  # noqa: E402
 
 BX = 16
 BY = 16
@@ -123,4 +123,4 @@ def _peers(inp: dict[str, np.ndarray], p: dict[str, int]) -> dict[str, object]:
 
 
 JOBS = [Job("sobel_shared", SIZES, _make, _ref, _simt, _peers)]  # type: ignore[arg-type]
-globals().update(bench_functions(JOBS))
+globals().update(as_bench_functions(JOBS))

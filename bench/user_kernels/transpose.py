@@ -21,7 +21,7 @@ import simt
 from simt import block_idx, thread_idx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Job, Made, bench_functions, rng, uniform  # noqa: E402
+from _harness import Job, Made, as_bench_functions, rng, uniform  # noqa: E402
 
 TILE_DIM = 32
 BLOCK_ROWS = 8
@@ -79,4 +79,4 @@ def _peers(inp: dict[str, np.ndarray], p: dict[str, int]) -> dict[str, object]:
 
 
 JOBS = [Job("transpose", SIZES, _make, _ref, _simt, _peers)]  # type: ignore[arg-type]
-globals().update(bench_functions(JOBS))
+globals().update(as_bench_functions(JOBS))

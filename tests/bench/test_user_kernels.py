@@ -122,3 +122,20 @@ def test_scan_of_three_levels_on_cpu(keep_backend: None) -> None:
     made = job.simt(inp, p)
     made.run()
     assert np.array_equal(made.result(), job.reference(inp, p))
+
+
+def test_simt_bench_finds_one_benchmark_per_job() -> None:
+    """`simt bench bench/user_kernels` runs the `bench_*` functions of the folder's files:
+    exactly one per job (nothing else there may start with `bench_`)."""
+    import importlib.util
+
+    from simt.benchtool.suite_cli import bench_files
+
+    found = set()
+    for path in bench_files([str(FOLDER)]):
+        spec = importlib.util.spec_from_file_location(f"_probe_{Path(path).stem}", path)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        found |= {n for n in dir(mod) if n.startswith("bench_") and callable(getattr(mod, n))}
+    assert found == {f"bench_{j.name}" for j in JOBS}
