@@ -128,3 +128,14 @@ def test_every_corpus_file_has_cases() -> None:
     files = {m.name for m in pkgutil.iter_modules(corpus_path) if m.name.startswith("k_")}
     modules = {c.kernel.pyfunc.__module__.rsplit(".", 1)[-1] for c in CASES}
     assert files and files == modules
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_cost_model_predicts_every_case(case: Case) -> None:
+    """`kernel.cost()` evaluates every corpus kernel (every op the corpus reaches, on the
+    launch's real shapes and values) and gives a whole prediction."""
+    cost = case.kernel.cost(case.grid, case.block, *case.make_args())
+    grid, block = simt.Dim.of(case.grid, "grid"), simt.Dim.of(case.block, "block")
+    assert cost.threads == grid.size * block.size
+    assert cost.time > 0 and cost.bound
+    assert cost.bytes_read >= 0 and cost.bytes_written >= 0 and cost.flops >= 0

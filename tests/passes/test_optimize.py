@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -60,7 +61,32 @@ def test_a_known_loop_over_a_known_branch_folds_away() -> None:
     assert adds == ["add", "add"]  # x added on the even iterations; `acc * 1.0` is gone
 
 
-def test_rounds_are_bounded() -> None:
+def test_rounds_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`rounds` caps the rounds (one round runs each pass once; zero runs none), and the
+    default stops at a fixpoint well before its cap."""
+    from simt.passes import optimize as module
+
+    calls: list[str] = []
+
+    def counted(p: Any) -> Any:
+        def run(fn: Any) -> Any:
+            calls.append(p.__name__)
+            return p(fn)
+
+        run.__name__ = p.__name__
+        return run
+
+    monkeypatch.setattr(module, "PASSES", tuple(counted(p) for p in module.PASSES))
+    n = len(module.PASSES)
     fn = random_function(3)()
-    optimize(fn, rounds=1)  # one round is allowed to leave work undone
-    optimize(fn, rounds=0)
+    text = format_function(fn)
+    assert format_function(optimize(fn, rounds=0)) == text and calls == []
+    optimize(fn, rounds=1, check=True)  # one round is allowed to leave work undone
+    assert len(calls) == n
+    calls.clear()
+    fixed = optimize(random_function(3)(), check=True)
+    assert n <= len(calls) < module.MAX_ROUNDS * n and len(calls) % n == 0
+    calls.clear()
+    text = format_function(fixed)
+    assert format_function(optimize(fixed)) == text  # a fixpoint: one round, no change
+    assert len(calls) == n
