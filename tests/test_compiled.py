@@ -11,9 +11,7 @@ from simt import thread_idx
 
 @pytest.fixture(autouse=True)
 def _sim(monkeypatch: pytest.MonkeyPatch) -> None:
-    from simt.runtime import registry
 
-    monkeypatch.setattr(registry, "_current", registry._current)
     simt.use("sim")
 
 

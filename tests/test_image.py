@@ -35,7 +35,6 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     ok, why = registry.probe(request.param)
     if not ok:
         pytest.skip(f"backend {request.param!r} not present: {why}")
-    monkeypatch.setattr(registry, "_current", registry._current)
     simt.use(request.param)
     return str(request.param)
 

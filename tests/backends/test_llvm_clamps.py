@@ -48,9 +48,7 @@ def _text(fn: object) -> str:
 
 @pytest.fixture
 def cpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    from simt.runtime import registry
 
-    monkeypatch.setattr(registry, "_current", registry._current)
     simt.use("cpu")
 
 

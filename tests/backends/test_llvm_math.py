@@ -82,7 +82,6 @@ def _run(kernel: object, *args: np.ndarray) -> None:
 @pytest.fixture(autouse=True)
 def keep_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     """Restore the backend other tests see after `simt.use`."""
-    monkeypatch.setattr(registry, "_current", registry._current)
 
 
 @pytest.mark.parametrize("which", range(len(FNS)), ids=FNS)

@@ -49,7 +49,6 @@ def _answer(job: Any, backend: str) -> tuple[Any, Any]:
 @pytest.fixture
 def keep_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     """Restore the backend other tests see after `simt.use`."""
-    monkeypatch.setattr(registry, "_current", registry._current)
 
 
 def test_the_corpus_has_the_kernels_the_issue_names() -> None:

@@ -34,6 +34,3 @@ def _fresh_state(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
     monkeypatch.setattr(profile, "_loaded", {})
     monkeypatch.setattr(autotune, "_memory", {})
     monkeypatch.setattr(advise, "_warned", set())
-    from simt.runtime import registry
-
-    monkeypatch.setattr(registry, "_current", registry._current)

@@ -19,7 +19,6 @@ N = 1 << 22
 @pytest.fixture(autouse=True)
 def on_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     """Advise for the cpu backend; restore the backend other tests see afterwards."""
-    monkeypatch.setattr(registry, "_current", registry._current)
     simt.use("cpu")
 
 

@@ -65,7 +65,6 @@ def _check(case: Case, before: tuple[Any, ...], after: tuple[Any, ...]) -> list[
 @pytest.fixture
 def keep_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     """Restore the backend other tests see after `simt.use`."""
-    monkeypatch.setattr(registry, "_current", registry._current)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -31,7 +31,6 @@ EDGES = (0, 1, -1, 2, -2, 3, 7, -7, 31, 32, 33, -31, -32, 2**31 - 1, -(2**31), 6
 
 @pytest.fixture(autouse=True)
 def _on_sim(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_current", registry._current)
     simt.use("sim")
 
 

@@ -10,12 +10,10 @@ import pytest
 
 import simt
 from simt.errors import CompileError, KernelError
-from simt.runtime import registry
 
 
 @pytest.fixture(autouse=True)
 def keep_backend(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(registry, "_current", registry._current)
     yield
 
 

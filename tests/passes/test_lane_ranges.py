@@ -49,7 +49,6 @@ def _same_as_sim(kernel: Any, grid: Any, block: Any, *args: Any) -> list[np.ndar
 @pytest.fixture(autouse=True)
 def keep_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     """Restore the backend other tests see after `simt.use`."""
-    monkeypatch.setattr(registry, "_current", registry._current)
 
 
 @simt.kernel

@@ -52,7 +52,6 @@ def test_tile_phases_use_vector_loads_and_stores() -> None:
 
 
 def test_tiled_matmul_matches_sim_with_partial_tiles(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_current", registry._current)
     n = 37  # tiles that stick out of the matrices: the guards matter
     g = np.random.default_rng(3)
     a, b = g.random((n, n), dtype=np.float32), g.random((n, n), dtype=np.float32)

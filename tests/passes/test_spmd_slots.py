@@ -58,7 +58,6 @@ def test_no_thread_loop_copies_the_carried_sum() -> None:
 
 
 def test_carried_sum_matches_sim(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_current", registry._current)
     a = np.random.default_rng(5).random(1000, dtype=np.float32)
     outs = []
     for backend in ("sim", "cpu"):

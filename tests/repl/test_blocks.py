@@ -6,6 +6,7 @@ import io
 
 import pytest
 
+import simt
 from simt.repl import commands
 from simt.repl.console import PlainSink
 from simt.repl.session import Session
@@ -33,9 +34,8 @@ def _session(backend: str, threads: int) -> tuple[Session, io.StringIO]:
         if not ok:
             pytest.skip(f"{backend} not present: {why}")
     buf = io.StringIO()
-    prev = registry._current
-    s = Session(PlainSink(buf), threads=threads, backend=backend)
-    registry._current = prev
+    with simt.using(simt.backend()):  # the session's choice ends with this call
+        s = Session(PlainSink(buf), threads=threads, backend=backend)
     return s, buf
 
 
@@ -52,7 +52,6 @@ def _run(s: Session, buf: io.StringIO, text: str) -> str:
 
 @pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
 def test_figure3_average_on_a_million_threads(backend: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(registry, "_current", registry._current)
     s, buf = _session(backend, 1 << 20)
     outs = [_run(s, buf, t) for t in FIGURE3]
     assert "1048576 threads in 4096 blocks of 256" in outs[0]
@@ -64,7 +63,6 @@ def test_figure3_average_on_a_million_threads(backend: str, monkeypatch) -> None
 
 
 def test_block_indices_and_a_shared_array_inside_one_input(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(registry, "_current", registry._current)
     s, buf = _session("sim", 8)
     _run(s, buf, "%block 4")
     assert _run(s, buf, "(blockIdx, threadIdx, blockDim, tid)") == (
@@ -90,7 +88,6 @@ def test_block_indices_and_a_shared_array_inside_one_input(monkeypatch) -> None:
 
 
 def test_block_mode_errors(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(registry, "_current", registry._current)
     s, buf = _session("sim", 100)
     out = _run(s, buf, "syncthreads()")
     assert "`syncthreads` is for threads that cooperate in blocks" in out and "%block 256" in out

@@ -28,7 +28,6 @@ def _run(s: Session, buf: io.StringIO, text: str) -> str:
 
 @pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
 def test_one_file_per_thread_and_an_appended_log(tmp_path: Path, backend: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(registry, "_current", registry._current)
     s, buf = _session(8, backend)
     _run(s, buf, "x = tid * 1.5")
     out = _run(s, buf, f'f = open(f"{tmp_path}/{{tid}}.txt", "w")\nf.write(f"{{tid}} {{x}}\\n")')

@@ -24,6 +24,5 @@ def webgpu_runtime() -> Any:
 @pytest.fixture
 def on_webgpu(webgpu_runtime: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """Launches in the test run on webgpu; the backend other tests see is restored after."""
-    monkeypatch.setattr(registry, "_current", registry._current)
     simt.use("webgpu")
     yield webgpu_runtime

@@ -37,7 +37,7 @@ def _agree(backend: str, kernel: Any, grid: int, block: int, *args: Any) -> None
 
 @pytest.fixture(autouse=True)
 def _keep_backend(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_current", registry._current)
+    """The backend comes back after the test (tests/conftest.py)."""
 
 
 @simt.kernel

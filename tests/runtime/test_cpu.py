@@ -21,7 +21,6 @@ if not ok:
 @pytest.fixture
 def on(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """`on(name)` switches the backend; the one other tests see is restored after."""
-    monkeypatch.setattr(registry, "_current", registry._current)
     yield simt.use
 
 

@@ -25,7 +25,6 @@ from simt.runtime import cpu  # noqa: E402 - only once llvmlite is known to be t
 @pytest.fixture
 def cached(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Iterator[Any]:
     """The cpu backend with an empty disk cache of its own (the cache folder is returned)."""
-    monkeypatch.setattr(registry, "_current", registry._current)
     monkeypatch.setenv("SIMT_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("SIMT_CACHE", raising=False)
     simt.use("cpu")

@@ -34,7 +34,6 @@ def fails_late(a):
 
 
 def _cpu(monkeypatch: pytest.MonkeyPatch, threads: int, pool: Pool | None = None) -> CpuRuntime:
-    monkeypatch.setattr(registry, "_current", registry._current)
     simt.use("cpu")
     rt = registry.current()
     assert isinstance(rt, CpuRuntime)

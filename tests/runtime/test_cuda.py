@@ -212,7 +212,6 @@ def test_dlpack_capsule_is_made_and_freed() -> None:
 # ---------------------------------------------------------------- on a GPU
 @pytest.fixture
 def on_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_current", registry._current)
     simt.use("cuda")
 
 

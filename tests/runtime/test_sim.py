@@ -14,7 +14,6 @@ import pytest
 import simt
 from simt.errors import KernelError, LaunchError
 from simt.ir import Block, Builder, Field, Function, Loc, Param, Value, verify
-from simt.runtime import registry
 from simt.runtime.base import Dim3
 from simt.runtime.sim import SimRuntime
 from simt.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, ArrayType, Scalar
@@ -863,7 +862,6 @@ def test_launch_errors() -> None:
 
 @pytest.fixture
 def on_sim(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_current", registry._current)
     simt.use("sim")
 
 

@@ -12,12 +12,10 @@ import pytest
 import simt
 from simt import block_dim, block_idx, thread_idx
 from simt.errors import KernelError
-from simt.runtime import registry
 
 
 @pytest.fixture(autouse=True)
 def on_sim(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(registry, "_current", registry._current)
     simt.use("sim")
     yield
 

@@ -26,7 +26,6 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     ok, why = _probe(request.param)
     if not ok:
         pytest.skip(f"backend {request.param!r} not present: {why}")
-    monkeypatch.setattr(registry, "_current", registry._current)
     simt.use(request.param)
     yield request.param
 
@@ -34,6 +33,5 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
 @pytest.fixture
 def host_backend(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """`sim`, the reference backend, made current for the test."""
-    monkeypatch.setattr(registry, "_current", registry._current)
     simt.use("sim")
     yield "sim"

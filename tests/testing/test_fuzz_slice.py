@@ -11,7 +11,6 @@ import io
 
 import pytest
 
-from simt.runtime import registry
 from simt.testing import campaign
 
 CHUNKS = [(k * 50, 50) for k in range(6)]  # (first seed, kernels): 300 in all
@@ -20,7 +19,7 @@ MUTANT_CHUNKS = [(0, 75), (75, 75)]  # 150 mutants: every construct five times o
 
 @pytest.fixture(autouse=True)
 def _keep_backend(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_current", registry._current)
+    """The backend comes back after the test (tests/conftest.py)."""
 
 
 @pytest.mark.parametrize("seed, count", CHUNKS, ids=[f"seeds{s}-{s + n - 1}" for s, n in CHUNKS])
