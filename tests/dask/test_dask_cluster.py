@@ -172,6 +172,21 @@ def test_a_failing_chunk_is_a_kernel_error_with_its_index(client: Any) -> None:
     assert "test_dask_cluster.py" in str(info.value)  # the user's line
 
 
+def checked_pixel(im: Image, p: Position) -> Any:
+    v = im(p + (1, 0))
+    assert v >= 0.0, "negative pixel"
+    return v
+
+
+def test_a_failing_image_chunk_names_its_chunk(client: Any) -> None:
+    a = np.random.default_rng(7).random((40, 60), dtype=np.float32)
+    a[25, 37] = -1.0  # read by pixel (25, 36): chunk (1, 2) of 20 x 15 chunks
+    lazy = simt.compile(checked_pixel)(da.from_array(a, chunks=(20, 15)))
+    with pytest.raises(simt.KernelError, match=r"negative pixel.*chunk \(1, 2\)") as info:
+        client.compute(lazy).result(timeout=WAIT)
+    assert info.value.chunk == (1, 2)  # type: ignore[attr-defined]
+
+
 def test_a_worker_without_the_backend_says_so(tmp_path: Path) -> None:
     # a worker process whose environment has no llvmlite: simt's cpu backend cannot start
     # there, while this process (the client) uses it

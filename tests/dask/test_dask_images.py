@@ -109,7 +109,7 @@ def test_nothing_runs_until_compute(monkeypatch: pytest.MonkeyPatch) -> None:
 
     runs: list[int] = []
     real = ChunkImageFunction.run
-    monkeypatch.setattr(ChunkImageFunction, "run", lambda *a: runs.append(1) or real(*a))
+    monkeypatch.setattr(ChunkImageFunction, "run", lambda *a, **k: runs.append(1) or real(*a, **k))
     lazy = sobel(da.from_array(_image(30, 30), chunks=10))
     assert runs == []
     lazy.compute()
@@ -149,6 +149,20 @@ def test_wide_reach_and_two_images_with_their_own_halos(edge: str, chunks: tuple
     np.testing.assert_array_equal(
         g(Image(d, edge), Image(e, other)).compute(), g(Image(a, edge), Image(b, other))
     )
+
+
+def distinct_right(im: Image, p: Position) -> Any:
+    """Fails where a pixel would read itself as its right neighbour: only at the image's
+    right edge (where the clamp makes it so, and which it allows)."""
+    assert im(p + (1, 0)) != im(p) or p.x == im.width - 1, "read itself"
+    return im(p + (1, 0)) - im(p)
+
+
+def test_no_pixel_is_computed_from_reads_clamped_at_a_chunk_edge() -> None:
+    a = _image(40, 50, seed=8)  # all values distinct
+    f = simt.compile(distinct_right)
+    got = f(da.from_array(a, chunks=(13, 11))).compute()  # raises if a chunk edge clamped
+    np.testing.assert_array_equal(got, f(a))
 
 
 def test_colour_in_grey_out() -> None:

@@ -125,21 +125,26 @@ class ChunkImageFunction(ImageFunction):
         geometry = bound.get("_simt_geometry", (0, 0, 1, 1))
         return vals + [np.int32(g) for g in geometry]
 
+    def channels(self, values: dict[str, Any]) -> int:
+        """The result's channel count for these arguments (0: grey)."""
+        return self._result_channels(self._bind((), values), compile=True)
+
     def run(
         self, values: dict[str, Any], origin: tuple[int, int], size: tuple[int, int],
-        shape: tuple[int, int], starts: dict[str, tuple[int, int]],
+        shape: tuple[int, int], starts: dict[str, tuple[int, int]], out: Any = None,
     ) -> np.ndarray:  # fmt: skip
         """The rectangle of the result at `origin` (row, column in the whole image) of `shape`
         (rows, columns): `values` by parameter name (images as NumPy arrays or
         `simt.image.Image`s holding a part of the whole image), `starts[name]` the whole-image
         position (row, column) of each image array's first element, `size` the whole image's
-        (rows, columns)."""
+        (rows, columns). `out=`: a float32 array (or view) of the rectangle to write into."""
         bound = self._bind((), values)
         bound["_simt_geometry"] = (origin[1], origin[0], size[1], size[0])
         bound["_simt_starts"] = starts
         n = self._result_channels(bound, compile=True)
-        out = np.empty(shape if n == 0 else (*shape, n), np.float32)
+        if out is None:
+            out = np.empty(shape if n == 0 else (*shape, n), np.float32)
         block = registry.current().image_block
         grid = (-(-shape[1] // block[0]), -(-shape[0] // block[1]))
         self.kernel.config(grid, block)(*self._values(bound, out))
-        return out
+        return out  # type: ignore[no-any-return]

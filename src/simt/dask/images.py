@@ -10,8 +10,9 @@ difference that saves a copy of every chunk:
   edge mode reads there: clamp -> the edge pixels repeated (`boundary="nearest"`), wrap -> the
   opposite side's (`"periodic"`), zero -> zeros (`0`);
 - unlike it, the strips are not concatenated around the chunk (a copy of the whole chunk per
-  task): simt computes the chunk from the chunk itself, then recomputes the thin border whose
-  reads leave the chunk from small bands made of the chunk's edge and the strips.
+  task): simt computes the inside of the chunk (whose reads stay in it) from the chunk itself,
+  and the thin border within the halo of its edges from small bands made of the chunk's edge
+  and the strips, each written in place into the result.
 
 Each pixel is computed by the same float operations as in a whole-image call
 (`simt.dask.chunk`), so the result is equal bit for bit.
@@ -184,8 +185,9 @@ class _ImageChunks:
             hy = max(a.hy for a in around.values())
             hx = max(a.hx for a in around.values())
 
-            def rect(rows: tuple[int, int], cols: tuple[int, int]) -> np.ndarray:
-                """Result rows and columns (chunk coordinates) from the padded parts they read."""
+            def rect(rows: tuple[int, int], cols: tuple[int, int], out: Any = None) -> Any:
+                """Result rows and columns (chunk coordinates) from the padded parts they read
+                (into `out` when given)."""
                 values: dict[str, Any] = dict(self.scalars)
                 starts = {}
                 for n, a in around.items():
@@ -195,21 +197,25 @@ class _ImageChunks:
                     )
                     starts[n] = (r0 + rows[0] - a.hy, c0 + cols[0] - a.hx)
                 shape = (rows[1] - rows[0], cols[1] - cols[0])
-                return fn.run(values, (r0 + rows[0], c0 + cols[0]), self.size, shape, starts)
+                origin = (r0 + rows[0], c0 + cols[0])
+                return fn.run(values, origin, self.size, shape, starts, out=out)
 
             if h <= 2 * hy or w <= 2 * hx:  # a thin chunk: all of it from the padded chunk
-                return rect((0, h), (0, w))
-            # the chunk from itself; the pixels within the halo of its edge read outside it
-            # (clamped to the chunk there) and are computed again below from the strips
-            values: dict[str, Any] = dict(self.scalars)
-            values.update({n: Image(a.c, self.edges[n]) for n, a in around.items()})
-            out = fn.run(values, (r0, c0), self.size, (h, w), {n: (r0, c0) for n in around})
+                return rect((0, h), (0, w))  # type: ignore[no-any-return]
+            # the inside of the chunk from the chunk itself (its reads stay in it), written in
+            # place; then the border within the halo of its edges from bands of the strips
+            inner: dict[str, Any] = dict(self.scalars)
+            inner.update({n: Image(a.c, self.edges[n]) for n, a in around.items()})
+            nch = fn.channels(inner)
+            out = np.empty((h, w) if nch == 0 else (h, w, nch), np.float32)
+            fn.run(inner, (r0 + hy, c0 + hx), self.size, (h - 2 * hy, w - 2 * hx),
+                   {n: (r0, c0) for n in around}, out=out[hy : h - hy, hx : w - hx])  # fmt: skip
             if hy:
-                out[:hy] = rect((0, hy), (0, w))
-                out[h - hy :] = rect((h - hy, h), (0, w))
+                rect((0, hy), (0, w), out[:hy])
+                rect((h - hy, h), (0, w), out[h - hy :])
             if hx:
-                out[hy : h - hy, :hx] = rect((hy, h - hy), (0, hx))
-                out[hy : h - hy, w - hx :] = rect((hy, h - hy), (w - hx, w))
+                rect((hy, h - hy), (0, hx), out[hy : h - hy, :hx])
+                rect((hy, h - hy), (w - hx, w), out[hy : h - hy, w - hx :])
             return out
 
         return shipping.in_chunk(f"{self.fname}()", (i, j), run)  # type: ignore[no-any-return]
