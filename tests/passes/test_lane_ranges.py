@@ -166,3 +166,31 @@ def test_loops_with_atomics_or_in_debug_mode_are_left_alone() -> None:
     fn = lower(_ir(counts, np.zeros(10, np.float32), np.zeros(1, np.int32)))
     assert split_lane_ranges(fn) == 0
     assert any(o.opcode == "cmp" for lp in _x_loops(fn) for o in walk(lp.regions[0]))
+
+
+@simt.kernel
+def far_bounds(out, n, c):
+    t = thread_idx.x
+    x = -1
+    if t - c < n:  # n + c does not fit in int32: the range's bounds are computed in int64
+        x = t
+    out[t] = x
+
+
+def test_range_bounds_do_not_wrap() -> None:
+    big = np.int32(2_000_000_000)
+    out = _same_as_sim(far_bounds, 1, 64, np.zeros(64, np.int32), big, big)[0]
+    np.testing.assert_array_equal(out, np.arange(64))
+
+
+@simt.kernel
+def far_guard(out, n, c):
+    t = thread_idx.x
+    if t + c < n:  # a bounds guard of its own (the SPMD pass's lane range), n - c past int32
+        out[t] = t
+
+
+def test_guard_range_bounds_do_not_wrap() -> None:
+    big = np.int32(2_000_000_000)
+    out = _same_as_sim(far_guard, 1, 64, np.full(64, -1, np.int32), big, -big)[0]
+    np.testing.assert_array_equal(out, np.arange(64))

@@ -20,14 +20,17 @@ already narrowed (a bounds guard around everything, `_clip`) have no comparison 
 split; this pass finds the ones it could not turn into a range: guards that merge values,
 guards after other per-lane work, inside uniform loops and after barriers.
 
-Not for loops that print, assert or use atomics (the renderer numbers their sites as it
-renders them, once), nor in debug mode (bounds checks name their sites the same way).
+The range's bounds are computed in int64 (`n - c` cannot wrap); like the SPMD pass's own lane
+ranges, they take `tx + c` as the exact sum (a kernel whose `thread_idx + c` wraps around
+int32 is not split correctly). Not for loops that print, assert or use atomics (the renderer
+numbers their sites as it renders them, once), nor in debug mode (bounds checks name their
+sites the same way).
 """
 
 from __future__ import annotations
 
 from ..ir import Block, Function, Op, Value, walk, walk_blocks
-from ..types import INT32
+from ..types import INT32, INT64, Scalar
 
 # comparisons against `tx + c` whose true lanes form one range, and their mirror image
 _FLIP = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
@@ -106,19 +109,25 @@ def _split(loop: Op) -> list[Op] | None:
         return None
     pre: list[Op] = []
 
-    def emit(opcode: str, operands: list[Value], **attrs: object) -> Value:
-        r = Value(INT32)
+    def emit(opcode: str, operands: list[Value], t: Scalar = INT64, **attrs: object) -> Value:
+        r = Value(t)
         pre.append(Op(opcode, operands, [r], dict(attrs), [], loop.loc))
         return r
 
+    def wide(v: Value) -> Value:
+        return emit("cast", [v])
+
+    # the range's bounds in int64: `n - c` and `n - c + 1` cannot wrap there; clamped to the
+    # loop's own int32 range before they come back to int32
     one = emit("const", [], value=1)
     lo, hi = loop.operands[0], loop.operands[1]
-    mid_lo, mid_hi = lo, hi
+    lo64, hi64 = wide(lo), wide(hi)
+    mid_lo, mid_hi = lo64, hi64
     lower = upper = False
     for _, rel, bound, offs in cmps:
-        x = bound  # tx REL bound - offsets
+        x = wide(bound)  # tx REL bound - offsets
         for c, sign in offs:
-            x = emit("bin", [x, c], op="sub" if sign > 0 else "add")
+            x = emit("bin", [x, wide(c)], op="sub" if sign > 0 else "add")
         if rel in ("le", "gt"):
             x = emit("bin", [x, one], op="add")
         if rel in ("lt", "le"):
@@ -128,9 +137,11 @@ def _split(loop: Op) -> list[Op] | None:
             mid_lo = emit("bin", [mid_lo, x], op="max")
             lower = True
     if lower:
-        mid_lo = emit("bin", [mid_lo, hi], op="min")
+        mid_lo = emit("bin", [mid_lo, hi64], op="min")
     if upper:
         mid_hi = emit("bin", [mid_hi, mid_lo], op="max")
+    mid_lo = emit("cast", [mid_lo], INT32) if lower else lo
+    mid_hi = emit("cast", [mid_hi], INT32) if upper else hi
     known_off = len(cmps) == 1  # the edges' one comparison is False there
     out = list(pre)
     if lower:

@@ -51,7 +51,7 @@ from typing import Any
 
 from ..ir import Block, Builder, Function, Op, Value, walk, walk_blocks
 from ..ir.ops import MEMORY, PURE
-from ..types import BOOL, INT32, LOCAL, SHARED, ArrayType, Scalar, Type
+from ..types import BOOL, INT32, INT64, LOCAL, SHARED, ArrayType, Scalar, Type
 from .uniformity import check_barriers, varying
 
 MAX_THREADS = 1024
@@ -272,19 +272,28 @@ class _Lowering:
         if out is None:
             return True
         bld = Builder(out)
-        x = self.once[bound.id]
+        # thread_idx OP bound - offs, computed in int64 (`n - c` must not wrap) and clamped to
+        # [0, block_dim] before it comes back to int32
+        x = bld.cast(self.once[bound.id], INT64)
         for off in offs:
-            x = bld.bin("sub", x, off)  # thread_idx OP bound - offs
+            x = bld.bin("sub", x, bld.cast(off, INT64))
+        one = bld.const(1, INT64)
+
+        def in_block(v: Value) -> Value:
+            v = bld.bin("max", bld.bin("min", v, bld.cast(self.bdim[axis], INT64)),
+                        bld.const(0, INT64))  # fmt: skip
+            return bld.cast(v, INT32)
+
         if o == "eq":
-            lo[axis] = bld.bin("max", lo[axis], x)
-            hi[axis] = bld.bin("min", hi[axis], bld.bin("add", x, self.one))
+            lo[axis] = bld.bin("max", lo[axis], in_block(x))
+            hi[axis] = bld.bin("min", hi[axis], in_block(bld.bin("add", x, one)))
             return True
         if o in ("le", "gt"):
-            x = bld.bin("add", x, self.one)
+            x = bld.bin("add", x, one)
         if o in ("lt", "le"):
-            hi[axis] = bld.bin("min", hi[axis], x)
+            hi[axis] = bld.bin("min", hi[axis], in_block(x))
         else:
-            lo[axis] = bld.bin("max", lo[axis], x)
+            lo[axis] = bld.bin("max", lo[axis], in_block(x))
         return True
 
     def _close(self, seq: _Seq) -> None:
