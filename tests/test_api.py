@@ -119,3 +119,19 @@ def test_launch_shapes_over_the_limits(grid, block, message) -> None:
 
     with pytest.raises(simt.LaunchError, match=message):
         check_launch(simt.Dim.of(grid, "grid"), simt.Dim.of(block, "block"))
+
+
+def test_using_chooses_a_backend_for_a_block_and_restores_the_one_before() -> None:
+    simt.use("sim")
+    with simt.using("cpu") as name:
+        assert name == "cpu" and simt.backend() == "cpu"
+        with simt.using("sim"):  # nests
+            assert simt.backend() == "sim"
+        assert simt.backend() == "cpu"
+    assert simt.backend() == "sim"
+    with pytest.raises(ZeroDivisionError), simt.using("cpu"):
+        1 / 0  # noqa: B018 - the block raises: the backend before comes back all the same
+    assert simt.backend() == "sim"
+    with pytest.raises(simt.BackendUnavailable, match="metal"), simt.using("metal"):
+        pass
+    assert simt.backend() == "sim"
