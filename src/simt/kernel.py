@@ -186,6 +186,36 @@ class Kernel:
 
     # specialisation -------------------------------------------------------------------------
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        return self._host_arrays(self._bind_names(args, kwargs))
+
+    def _host_arrays(self, values: list[Any]) -> list[Any]:
+        """Arrays by protocol (`__array_interface__`, a CPU `__dlpack__` such as a PyTorch
+        tensor, a buffer such as a memoryview) as the NumPy arrays they share memory with,
+        never compile-time constants; big-endian arrays refused by name."""
+        out = values
+        for k, v in enumerate(values):
+            if type(v) is np.ndarray or isinstance(v, (int, float, DeviceArray)):
+                if type(v) is np.ndarray and not v.dtype.isnative:
+                    raise LaunchError(
+                        f"argument {self._names[k]!r} of {self.__name__}() is a "
+                        f"{'big' if v.dtype.byteorder == '>' else 'little'}-endian array "
+                        f"({v.dtype.str}): kernels read the machine's byte order; convert it: "
+                        f"{self._names[k]}.astype({self._names[k]}.dtype.newbyteorder('='))"
+                    )
+                continue
+            name = self._names[k] if k < len(self._names) else str(k)
+            if name in self.static or name in self.known:
+                continue
+            arr = _as_host_array(v, name, self.__name__)
+            if arr is not None:
+                if out is values:
+                    out = list(values)
+                out[k] = arr
+                if not arr.dtype.isnative:
+                    return self._host_arrays(out)  # refused above, by name
+        return out
+
+    def _bind_names(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         if not kwargs and not self.known and len(args) == len(self._names):
             return list(args)  # the common case, kept fast
         names = [n for n in self._names if n not in self.known]
@@ -497,6 +527,14 @@ class Kernel:
         rt = registry.current()
         values = self._bind(args, kwargs)
         spec = self.specialise(values, rt)
+        for name, position, scalar in spec.plan:
+            v = values[position]
+            if scalar is None and name in spec.written and isinstance(v, np.ndarray):
+                if not v.flags.writeable:
+                    raise LaunchError(
+                        f"argument {name!r} of {self.__name__}() is a read-only array, and "
+                        f"the kernel writes to it: pass a writable copy ({name}.copy())"
+                    )
         host = rt.host_memory
         dev_args: list[Any] = []
         copy_back: list[tuple[np.ndarray, DeviceArray]] = []
@@ -641,6 +679,26 @@ def kernel(
     if fn is None:
         return lambda f: Kernel(f, fp64=fp64, debug=debug, static=static)
     return Kernel(fn, fp64=fp64, debug=debug, static=static)
+
+
+def _as_host_array(v: Any, name: str, kernel: str) -> np.ndarray | None:
+    """`v` as a NumPy array sharing its memory when it is an array by protocol, else None."""
+    if hasattr(v, "__cuda_array_interface__") or isinstance(v, (np.generic, bool, str)):
+        return None
+    try:
+        if hasattr(v, "__array_interface__") or isinstance(v, memoryview):
+            return np.asarray(v)
+        if hasattr(v, "__dlpack__") and hasattr(v, "__dlpack_device__"):
+            if v.__dlpack_device__()[0] != 1:  # kDLCPU; a device tensor is not host memory
+                return None
+            return np.from_dlpack(v)
+    except (TypeError, ValueError, BufferError, RuntimeError) as e:
+        raise LaunchError(
+            f"argument {name!r} of {kernel}() is an array by protocol that NumPy cannot read "
+            f"({type(v).__name__}: {e}); pass a NumPy array (np.asarray(x)) or a simt device "
+            "array"
+        ) from None
+    return None
 
 
 def launch(k: Kernel, grid: Any, block: Any, *args: Any, **kwargs: Any) -> None:

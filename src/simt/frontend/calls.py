@@ -666,8 +666,19 @@ def fstring_parts(tr: Translator, node: ast.JoinedStr) -> list[str | tuple[Value
                 x = repr(x)
             elif piece.conversion == ord("s"):
                 x = str(x)
-            out.append(format(x, spec))
+            try:
+                out.append(format(x, spec))
+            except (ValueError, TypeError) as e:
+                tr.fail(piece, f"bad format spec {spec!r}: {e}")
         elif isinstance(v, Value) and isinstance(v.type, T.Scalar):
+            # the host formats it after the launch: a spec that cannot format this type is
+            # refused now, where it is written, not there
+            t = v.type
+            sample = False if t.is_bool else 0.0 if t.is_float else 0
+            try:
+                format(sample, spec)
+            except (ValueError, TypeError) as e:
+                tr.fail(piece, f"bad format spec {spec!r} for a {t.name} value: {e}")
             out.append((v, spec))
         elif isinstance(v, Tup) and not spec:
             out.extend(_print_value(tr, v, piece, top=False))

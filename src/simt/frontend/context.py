@@ -28,6 +28,8 @@ class Context:
     debug: bool = False
     inline_stack: list[Any] = field(default_factory=list)  # functions being inlined (recursion)
     max_unroll: int = 4096
+    # ids of values merged from a path where their variable was not assigned (merge.py)
+    partial: set[int] = field(default_factory=set)
 
 
 def fail(

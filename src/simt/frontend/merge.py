@@ -133,9 +133,14 @@ def merge_into(
     env_t: dict[str, V],
     env_e: dict[str, V],
     fp64: bool,
+    partial: set[int] | None = None,
 ) -> dict[str, V]:
     """Finish an `if` on `cond` whose branches were translated into the two blocks, leaving
-    environments `env_t` and `env_e`; append the op and return the merged environment."""
+    environments `env_t` and `env_e`; append the op and return the merged environment.
+
+    A variable assigned on one path only (and not after a `return`, `break` or `continue` on
+    the other) gets a merged value all the same, so that a return value or a loop can carry
+    it; the ids of its values are added to `partial`, and reading it is an error."""
     names = list(dict.fromkeys([*env_t, *env_e]))
     # A flag that is True on one path and False on the other is the condition itself.
     derived: dict[str, bool] = {}
@@ -166,6 +171,28 @@ def merge_into(
         if isinstance(v, Value) and not v.hint and not n.startswith("$"):
             v.hint = n
         merged[n] = v
+        if partial is not None and not n.startswith("$"):
+            one_path = [e for e in (env_t, env_e) if e.get(n, UNDEF) is UNDEF and not _left(e)]
+            if one_path and v is not UNDEF:
+                partial.update(id(x) for x in leaf_values(v))
     for n, positive in derived.items():
         merged[n] = cond if positive else b.un("not", cond)
     return merged
+
+
+def _left(env: dict[str, V]) -> bool:
+    """Whether this path surely left the block (return, break or continue ran)."""
+    return any(
+        isinstance(env.get(f), Known) and env[f].value is True  # type: ignore[union-attr]
+        for f in ("$ret", "$brk", "$cnt")
+    )
+
+
+def leaf_values(v: V) -> list[Value]:
+    if isinstance(v, Value):
+        return [v]
+    if isinstance(v, Tup):
+        return [x for item in v.items for x in leaf_values(item)]
+    if isinstance(v, Obj):
+        return [x for _, f in v.fields for x in leaf_values(f)]
+    return []

@@ -24,7 +24,7 @@ from ..errors import CompileError
 from ..ir import Block, Value
 from . import calls, known, loops, views
 from .context import Context, NeedsKnown, fail
-from .merge import merge_into
+from .merge import leaf_values, merge_into
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow
 from .source import Source, get_source
 from .values import UNDEF, Bound, CArray, Known, Obj, Tup, V, View, is_number, scalar_type
@@ -140,7 +140,9 @@ class Translator:
     def lookup(self, name: str, node: ast.AST) -> V:
         if name in self.env:
             v = self.env[name]
-            if v is UNDEF:
+            if v is UNDEF or (
+                self.ctx.partial and any(id(x) in self.ctx.partial for x in leaf_values(v))
+            ):
                 self.fail(
                     node,
                     f"`{name}` may be undefined here: it is not assigned on every path that "
@@ -399,7 +401,7 @@ class Translator:
         with self.b.at(eb):
             orelse()
         env_e = self.env
-        self.env = merge_into(self.b, cond, tb, eb, env_t, env_e, self.ctx.fp64)
+        self.env = merge_into(self.b, cond, tb, eb, env_t, env_e, self.ctx.fp64, self.ctx.partial)
 
     # loops -----------------------------------------------------------------
     def stmt_For(self, node: ast.For) -> None:

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
+import re
 import sys
 import time
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,13 +76,26 @@ def nvrtc_present() -> bool:
     return nvrtc.version() is not None
 
 
-def _same_failure(f: Finding, backends: tuple[str, ...], nvrtc: bool) -> callable:  # type: ignore[valid-type]
+def signature(f: Finding) -> tuple[str, str, str]:
+    """What makes two findings the same failure: backend, kind, and the message without its
+    location and numbers (for a mismatch: the output array)."""
+    first = f.detail.splitlines()[0] if f.detail else ""
+    if f.kind == "mismatch":
+        return f.backend, f.kind, first.split("[")[0].split(" ")[0]
+    first = re.sub(r"\S+\.py:\d+(:\d+)?: ", "", first)
+    return f.backend, f.kind, re.sub(r"-?\d+", "N", first)
+
+
+def same_failure(f: Finding, backends: tuple[str, ...], nvrtc: bool) -> Callable[[Program], bool]:
+    """A predicate for the shrinker: does a variant still fail as `f` did?"""
+    want = signature(f)
+
     def still(p: Program) -> bool:
         try:
             found = check(p, backends, nvrtc and f.backend == "cuda")
         except Exception:  # noqa: BLE001 - a variant that breaks the harness is not kept
             return False
-        return any(g.backend == f.backend and g.kind == f.kind for g in found)
+        return any(signature(g) == want for g in found)
 
     return still
 
@@ -131,7 +146,7 @@ def run(
             for f in found:
                 print(f"FAIL {f}", file=stream, flush=True)  # type: ignore[arg-type]
                 if do_shrink:
-                    small = shrink(program, _same_failure(f, backs, use_nvrtc))
+                    small = shrink(program, same_failure(f, backs, use_nvrtc))
                     print(f"shrunk to:\n{small.source}", file=stream)  # type: ignore[arg-type]
                     if save_to is not None:
                         print(f"saved {save(small, f, save_to)}", file=stream)  # type: ignore[arg-type]
