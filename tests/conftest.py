@@ -18,3 +18,35 @@ def restore_backend() -> Iterator[None]:
     (`simt.using`, the public way), so no test sees another's choice."""
     with simt.using(simt.backend()):
         yield
+
+
+def _backends() -> list[tuple[str, bool, str]]:
+    """Each backend (and NVRTC, which checks cuda without a GPU): present, and why."""
+    from simt.runtime import nvrtc, registry
+
+    out = [(name, *registry.probe(name)) for name in registry.RUNTIMES]
+    version = nvrtc.version()
+    out.append(("nvrtc", version is not None, f"NVRTC {version}" if version else "not installed"))
+    return out
+
+
+def pytest_report_header(config: object) -> list[str]:
+    """Say at the top of every run which backends the tests ran on (none skipped silently)."""
+    lines = []
+    for name, ok, why in _backends():
+        lines.append(f"simt backend {name}: {'runs' if ok else 'SKIPPED'} ({why})")
+    return lines
+
+
+def pytest_sessionstart(session: object) -> None:
+    """`SIMT_REQUIRE_BACKENDS=sim,cpu,webgpu,nvrtc` (CI) makes a missing one an error."""
+    required = [n for n in os.environ.get("SIMT_REQUIRE_BACKENDS", "").split(",") if n]
+    missing = [f"{n} ({why})" for n, ok, why in _backends() if n in required and not ok]
+    if missing:
+        raise pytest.UsageError(f"required simt backends are missing: {', '.join(missing)}")
+
+
+def pytest_terminal_summary(terminalreporter: object) -> None:
+    """The same at the end, where `-q` (the README's command) still shows it."""
+    parts = [f"{n} {'ran' if ok else 'SKIPPED: ' + why}" for n, ok, why in _backends()]
+    terminalreporter.write_line("simt backends: " + "; ".join(parts))  # type: ignore[attr-defined]

@@ -525,6 +525,7 @@ class Kernel:
         self, grid: Dim3, block: Dim3, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> None:
         rt = registry.current()
+        rt.check_limits(grid, block)
         values = self._bind(args, kwargs)
         spec = self.specialise(values, rt)
         for name, position, scalar in spec.plan:

@@ -139,6 +139,23 @@ class Runtime(ABC):
     def source(cls, fn: Function) -> str:
         """The source text this runtime compiles for `fn`, from its renderer (no device)."""
 
+    # the most threads one launch may have on this runtime, and why (checked before compiling)
+    max_threads: ClassVar[int] = 2**63
+    max_threads_why: ClassVar[str] = ""
+
+    def check_limits(self, grid: Dim3, block: Dim3) -> None:
+        """LaunchError, with the limit, for a launch this runtime cannot run."""
+        total = grid.size * block.size
+        if total > self.max_threads:
+            from ..errors import LaunchError
+
+            raise LaunchError(
+                f"a launch of {grid.size} blocks of {block.size} threads ({total} threads) is "
+                f"more than the {self.max_threads} threads a launch may have on {self.name}"
+                f"{': ' + self.max_threads_why if self.max_threads_why else ''}; launch fewer "
+                "threads and loop over the rest (a grid-stride loop)"
+            )
+
     def device_facts(self) -> DeviceFacts:
         """What this runtime knows of its device (a generic device unless overridden)."""
         return DeviceFacts(self.name, 32, 1, 1024)

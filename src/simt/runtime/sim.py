@@ -50,6 +50,11 @@ class SimRuntime(Runtime):
     """The NumPy simulator: the executable definition of the language's semantics."""
 
     name = "sim"
+    max_threads = 2**26
+    max_threads_why = (  # fmt: skip
+        "sim runs every thread of a launch at once in NumPy, with arrays of one value per "
+        "thread; use the cpu backend for bigger launches"
+    )
     host_memory = True
     nominal = Nominal(copy_bandwidth=3e9, peak_flops=1e9, launch_overhead=300e-6,
                       far_rate=50e6, size_scale=16, fma_iters=8)  # fmt: skip
