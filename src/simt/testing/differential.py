@@ -18,6 +18,7 @@ How results are compared (docs/testing.md says the same):
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
 import io
 import sys
@@ -60,9 +61,11 @@ def load(program: Program, folder: Path | None = None) -> Any:
         if _folder is None:
             _folder = Path(tempfile.mkdtemp(prefix="simt-fuzz-"))
         folder = _folder
-    path = folder / f"fuzz_{program.seed}.py"
+    # one file per loaded text: a rewritten file could be read stale through linecache
+    digest = hashlib.sha1(program.source.encode()).hexdigest()[:12]
+    path = folder / f"fuzz_{program.seed}_{digest}.py"
     path.write_text(program.source)
-    name = f"simt_fuzz_{program.seed}_{abs(hash(program.source))}"
+    name = f"simt_fuzz_{program.seed}_{digest}"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
