@@ -28,8 +28,9 @@ class Context:
     debug: bool = False
     inline_stack: list[Any] = field(default_factory=list)  # functions being inlined (recursion)
     max_unroll: int = 4096
-    # ids of values merged from a path where their variable was not assigned (merge.py)
-    partial: set[int] = field(default_factory=set)
+    # values merged from a path where their variable was not assigned (merge.py), by id; the
+    # values are kept so that no id is reused while the specialisation is translated
+    partial: dict[int, Any] = field(default_factory=dict)
 
 
 def fail(

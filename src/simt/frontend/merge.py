@@ -133,7 +133,7 @@ def merge_into(
     env_t: dict[str, V],
     env_e: dict[str, V],
     fp64: bool,
-    partial: set[int] | None = None,
+    partial: dict[int, Value] | None = None,
 ) -> dict[str, V]:
     """Finish an `if` on `cond` whose branches were translated into the two blocks, leaving
     environments `env_t` and `env_e`; append the op and return the merged environment.
@@ -174,7 +174,7 @@ def merge_into(
         if partial is not None and not n.startswith("$"):
             one_path = [e for e in (env_t, env_e) if e.get(n, UNDEF) is UNDEF and not _left(e)]
             if one_path and v is not UNDEF:
-                partial.update(id(x) for x in leaf_values(v))
+                partial.update((id(x), x) for x in leaf_values(v))
     for n, positive in derived.items():
         merged[n] = cond if positive else b.un("not", cond)
     return merged
