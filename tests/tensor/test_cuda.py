@@ -40,6 +40,8 @@ def _cases() -> list[tuple[str, object, tuple[object, ...]]]:
         i("ik*kj~ijk|i:2,k:2|ii'jkk'") >> i("+ijk~ij|i:2,k:2|ii'j!kk'0"),
         (F, F.T.copy()),
     ))  # fmt: skip
+    cases.append(("split reduction", i("+ij~."), (np.ones((300, 300), np.float32),)))
+    cases.append(("split reduction 3-d", i(">ijk~k"), (np.ones((300, 300, 2), np.float32),)))
     cases.append(("4-d", i("abcd*abcd~abcd"), (np.ones((2, 2, 2, 2), np.float32),) * 2))
     cases.append(("scalar", i(".+.~."), (2.0, 3)))
     cases.append(("float64", i("i*i~i"), (V.astype(np.float64), V)))
@@ -63,9 +65,11 @@ def test_compiles_to_cubin(name: str, comp: object, inputs: tuple[object, ...]) 
     inp = prepare_inputs(inputs, registry.get("sim"))
     prog, _ = compile_for(comp.graph, inp, "cuda")  # type: ignore[attr-defined]
     for step in prog.steps:
-        kern = cuda.build(step.kernel.fn)
-        for arch in ("sm_80", "sm_90"):
-            try:
-                nvrtc.compile_cubin(kern.source, arch, _options(kern))
-            except nvrtc.NvrtcError as e:
-                pytest.fail(f"{name}: {e}", pytrace=False)
+        fns = [step.kernel.fn] + ([step.finish.fn] if step.finish is not None else [])
+        for fn in fns:
+            kern = cuda.build(fn)
+            for arch in ("sm_80", "sm_90"):
+                try:
+                    nvrtc.compile_cubin(kern.source, arch, _options(kern))
+                except nvrtc.NvrtcError as e:
+                    pytest.fail(f"{name}: {e}", pytrace=False)

@@ -88,6 +88,26 @@ def test_full_reduction_is_cooperative(backend: str) -> None:
     np.testing.assert_allclose(i("+ij~.").exec(x), x.sum(dtype=np.float64), rtol=1e-5)
 
 
+@pytest.mark.parametrize("expr", ["+ij~.", ">ij~.", "+i~.", "+ijk~k", "&&ij~."])
+def test_large_reduction_to_few_outputs_is_split_over_blocks(expr: str, backend: str) -> None:
+    shape = (300, 300, 3) if "k" in expr else (400, 300) if "j" in expr else (120000,)
+    x = rand(shape, 5)
+    if expr.startswith("&&"):
+        x = (x > -3).astype(np.int32)
+    ((step, (grid, block)),) = kernels(i(expr), x)  # type: ignore[misc]
+    assert step.kp.form == "split" and step.finish is not None  # type: ignore[attr-defined]
+    assert grid[0] >= 2 * (3 if expr == "+ijk~k" else 1) and block == (256,)
+    want = {
+        "+ij~.": lambda: x.sum(dtype=np.float64),
+        ">ij~.": lambda: x.max(),
+        "+i~.": lambda: x.sum(dtype=np.float64),
+        "+ijk~k": lambda: x.sum((0, 1), dtype=np.float64),
+        "&&ij~.": lambda: np.int32(x.all()),
+    }[expr]()
+    np.testing.assert_allclose(i(expr).exec(x), want, rtol=2e-5)
+    assert "split reduction" in i(expr).source("sim", x)
+
+
 def test_few_long_rows_reduce_cooperatively_many_short_rows_per_thread(host_backend: str) -> None:
     ((step, _),) = kernels(i("+ij~i"), rand((4, 1000)))
     assert step.kp.form == "row"  # type: ignore[attr-defined]

@@ -217,7 +217,7 @@ class Lowerer:
 
     def block_stride(
         self, total: Value, tid: Value, init: list[Value],
-        body: Callable[[Value, list[Value]], list[Value]],
+        body: Callable[[Value, list[Value]], list[Value]], start: Value | None = None,
     ) -> list[Value]:  # fmt: skip
         """`for t in range(tid, total, threads)` written as a loop every thread of the block
         runs alike (`for base in range(0, total, threads)`, masked at the end), so the CPU
@@ -235,7 +235,7 @@ class Lowerer:
             op = b.op("if", [b.cmp("lt", t, total)], [v.type for v in carried], [tb, eb])
             return list(op.results)
 
-        return self.for_loop(zero, total, step, init, outer)
+        return self.for_loop(start or zero, total, step, init, outer)
 
     def if_then(self, cond: Value, then: Callable[[], None]) -> None:
         """An `if` with no results: `then()` runs where cond holds."""
@@ -332,13 +332,22 @@ class Lowerer:
         root = self.kp.root
         params: list[Param] = []
         refs: list[Ref] = [("node", root), *self.kp.reads]
+        if self.kp.form == "finish":
+            refs = [("node", root), ("part", root)]
         for i, ref in enumerate(refs):
-            v = Value(self._array_type(ref), "out" if i == 0 else param_name(ref))
+            at = self._array_type(ref)
+            if (i == 0 and self.kp.form == "split") or ref[0] == "part":
+                at = T.ArrayType(self.types[root], 2)  # the partial results: rows x chunks
+            v = Value(at, "out" if i == 0 else "part" if ref[0] == "part" else param_name(ref))
             self.arrays[ref] = v
-            params.append(Param("out" if i == 0 else param_name(ref), i, v))
+            params.append(Param(v.hint, i, v))
         body = Block()
         with self.b.at(body):
-            if self.kp.form == "row":
+            if self.kp.form == "split":
+                self._split_kernel()
+            elif self.kp.form == "finish":
+                self._finish_kernel()
+            elif self.kp.form == "row":
                 self._row_kernel()
             else:
                 self._thread_kernel()
@@ -431,6 +440,53 @@ class Lowerer:
 
         self.block_stride(total, tid, [], body)
 
+    def _split_kernel(self) -> None:
+        """First pass of a split reduction: block b reduces chunk b % chunks of row
+        b // chunks and writes the partial result to out[row, chunk]."""
+        b = self.b
+        root = self.kp.root
+        e = self.g.nodes[root].expr
+        c = b.const(self.kp.chunks, T.INT32)
+        bid = b.special("block_idx", 0)
+        row, chunk = b.bin("floordiv", bid, c), b.bin("mod", bid, c)
+        ext = {a: self.extent(root, a) for a in e.output}
+        env: Env = {a: (("o", a), v) for a, v in self.decode(row, list(e.output), ext).items()}
+        tid = b.special("thread_idx", 0)
+        r = self._cooperative(root, env, tid, chunk=chunk)
+        out = self.arrays[("node", root)]
+
+        def store() -> None:
+            b.op("store", [out, row, chunk, r], [])
+
+        self.if_then(b.cmp("eq", tid, b.const(0, T.INT32)), store)
+
+    def _finish_kernel(self) -> None:
+        """Second pass: a thread per output element combines its row's partial results."""
+        b = self.b
+        root = self.kp.root
+        e = self.g.nodes[root].expr
+        t = self.types[root]
+        part = self.arrays[("part", root)]
+        outref: Ref = ("node", root)
+        ext = {a: self.shape(outref, d) for d, a in enumerate(e.output)}
+        gid = b.bin("add", b.bin("mul", b.special("block_idx", 0), b.special("block_dim", 0)),
+                    b.special("thread_idx", 0))  # fmt: skip
+        rows = b.op("shape", [part], [T.INT32], dim=0).result
+        chunks = b.op("shape", [part], [T.INT32], dim=1).result
+
+        def then() -> None:
+            env: Env = {a: (("o", a), v) for a, v in self.decode(gid, list(e.output), ext).items()}
+
+            def step(k: Value, acc: list[Value]) -> list[Value]:
+                v = b.op("load", [part, gid, k], [t]).result
+                return [ops.combine(b, e.op, acc[0], v)]
+
+            zero, one = b.const(0, T.INT32), b.const(1, T.INT32)
+            r = self.for_loop(zero, chunks, one, [ops.identity(b, e.op, t)], step)[0]
+            self._store(env, r)
+
+        self.if_then(b.cmp("lt", gid, rows), then)
+
     def _staging(self, inner: list[str]) -> int | None:
         """A row value whose loop can keep its input in the output buffer for the root to read
         back instead of recomputing it (softmax: `exp(x - max)` is computed once, by the sum's
@@ -465,7 +521,9 @@ class Lowerer:
                     return n
         return None
 
-    def _cooperative(self, n: int, env: Env, tid: Value, stage: bool = False) -> Value:
+    def _cooperative(
+        self, n: int, env: Env, tid: Value, stage: bool = False, chunk: Value | None = None
+    ) -> Value:
         """Node n's reduction at this row, by all threads of the block; every thread gets it.
         With `stage`, each value reduced is also stored in the output (see `_staging`)."""
         b = self.b
@@ -489,7 +547,41 @@ class Lowerer:
                 self.staged_ready = True
             return [ops.accumulate(b, e.op, acc[0], v)]
 
-        part = self.block_stride(total, tid, [ops.identity(b, e.op, t)], body)[0]
+        init = [ops.identity(b, e.op, t)]
+        if len(e.reduced) > 1 and not stage:
+            # a loop over the first reduced axis that every thread runs alike, the threads
+            # striding over the others: no division per element to find the first index
+            first, rest = e.reduced[0], list(e.reduced[1:])
+            inner = b.const(1, T.INT32)
+            for a in rest:
+                inner = b.bin("mul", inner, ext[a])
+            lo, hi = b.const(0, T.INT32), ext[first]
+            if chunk is not None:  # a split reduction: this block takes a range of `first`
+                size = b.bin("floordiv", b.bin("add", hi, b.const(self.kp.chunks - 1, T.INT32)),
+                             b.const(self.kp.chunks, T.INT32))  # fmt: skip
+                lo = b.bin("mul", chunk, size)
+                hi = b.bin("min", hi, b.bin("add", lo, size))
+
+            def row(o: Value, acc: list[Value]) -> list[Value]:
+                def cell(iv: Value, acc2: list[Value]) -> list[Value]:
+                    full = dict(env)
+                    full[first] = (self.fresh(), o)
+                    for a, v in self.decode(iv, rest, ext).items():
+                        full[a] = (self.fresh(), v)
+                    return [ops.accumulate(b, e.op, acc2[0], self.ref_value(arg, pattern, full))]
+
+                return self.block_stride(inner, tid, acc, cell)
+
+            part = self.for_loop(lo, hi, b.const(1, T.INT32), init, row)[0]
+        else:
+            start = None
+            if chunk is not None:  # a split reduction: this block reduces one chunk
+                c = b.const(self.kp.chunks, T.INT32)
+                size = b.bin("floordiv", b.bin("add", total, b.const(self.kp.chunks - 1, T.INT32)),
+                             c)  # fmt: skip
+                start = b.bin("mul", chunk, size)
+                total = b.bin("min", total, b.bin("add", start, size))
+            part = self.block_stride(total, tid, init, body, start)[0]
         sh = b.op("alloc", [], [T.ArrayType(t, 1, T.SHARED, (self.kp.threads,))]).result
         b.op("store", [sh, tid, part], [])
         b.op("barrier")

@@ -43,6 +43,7 @@ class KernelPlan:
     # without one, neighbouring threads of a thread kernel read far apart (a gather)
     x_contiguous: bool = False
     threads: int = 256  # a row kernel's block size (chosen per shape, see run.row_threads)
+    chunks: int = 0  # a split reduction's blocks per output element
     notes: list[str] = field(default_factory=list)
 
 

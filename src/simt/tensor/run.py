@@ -41,6 +41,13 @@ COOPERATIVE_MIN_REDUCED = 256  # ... over at least this many elements each runs 
 # a reduction whose threads would read far apart (no input contiguous along the output's last
 # axis, e.g. a row sum of a C-ordered matrix) runs a block per output from this many elements
 COOPERATIVE_MIN_ROW = 64
+# a reduction to fewer outputs than this over at least this many elements each is split: a
+# block per chunk of SPLIT_CHUNK elements or more (at most SPLIT_MAX_CHUNKS), then a second
+# kernel combines each output's partial results (`+ij~.` of a large matrix fills every core)
+SPLIT_MAX_OUTPUTS = 64
+SPLIT_MIN_REDUCED = 65536
+SPLIT_CHUNK = 16384
+SPLIT_MAX_CHUNKS = 64
 
 
 @dataclass
@@ -170,6 +177,7 @@ class Step:
     kernel: TensorKernel
     layout: Layout | None
     note: str = ""
+    finish: TensorKernel | None = None  # a split reduction's second kernel
 
 
 @dataclass
@@ -207,6 +215,10 @@ def choices(g: Graph, p: Plan, extents: list[dict[str, int]]) -> tuple[Any, ...]
             reduced = math.prod(ext[a] for a in e.reduced)
             few = outputs < COOPERATIVE_MAX_OUTPUTS and reduced >= COOPERATIVE_MIN_REDUCED
             gather = not kp.x_contiguous and reduced >= COOPERATIVE_MIN_ROW
+            if outputs < SPLIT_MAX_OUTPUTS and reduced >= SPLIT_MIN_REDUCED:
+                chunks = min(SPLIT_MAX_CHUNKS, max(2, reduced // SPLIT_CHUNK))
+                out.append(("split", ROW_THREADS, chunks))
+                continue
             if few or gather:
                 out.append(("coop", row_threads(reduced)))
                 continue
@@ -238,7 +250,7 @@ def program(
     prog = _programs.get(key)
     if prog is not None:
         return prog
-    from ..pipeline import finish
+    from ..pipeline import finish as passes
 
     p = get_plan(g)
     ntypes = node_types(g, types)
@@ -247,6 +259,15 @@ def program(
         layout = choice if isinstance(choice, Layout) else None
         if layout is None:
             kp = replace(kp, threads=choice[1])
+        second = None
+        if layout is None and choice[0] == "split":
+            kp = replace(kp, form="split", chunks=choice[2])
+            kp.notes = [
+                f"split reduction: {choice[2]} blocks of {kp.threads} threads per output element, "
+                "then a kernel combining their partial results"
+            ]
+            fin = lower(g, replace(kp, form="finish"), ntypes, types, ranks, None, f"t{kp.root}_2")
+            second = TensorKernel(passes(fin), f"{g.nodes[kp.root].expr} (partial results)")
         if layout is None and choice[0] == "coop":
             e = g.nodes[kp.root].expr
             kp = replace(kp, form="row", row=tuple(e.output),
@@ -255,11 +276,11 @@ def program(
                 f"cooperative reduction: one block of {kp.threads} threads per output element"
             ]
         fn = lower(g, kp, ntypes, types, ranks, layout, f"t{kp.root}")
-        fn = finish(fn)
+        fn = passes(fn)
         e = g.nodes[kp.root].expr
         doc = f"{e} -> t{kp.root}"
         note = "; ".join([*kp.notes, p.notes.get(kp.root, "")]).strip("; ")
-        steps.append(Step(kp, TensorKernel(fn, doc), layout, note))
+        steps.append(Step(kp, TensorKernel(fn, doc), layout, note, second))
     prog = Program(g, p, steps, ntypes)
     if len(_programs) > 512:
         _programs.clear()
@@ -274,6 +295,9 @@ def launch_shape(
     e = g.nodes[step.kp.root].expr
     if any(ext[a] == 0 for a in e.output):
         return None
+    if step.kp.form == "split":
+        rows = math.prod(ext[a] for a in e.output)
+        return (rows * step.kp.chunks,), (step.kp.threads,)
     if step.kp.form == "row":
         rows = math.prod(ext[a] for a in step.kp.row)
         return (rows,), (step.kp.threads,)
@@ -317,6 +341,15 @@ def execute(g: Graph, values: Sequence[Any], into: Any = None) -> Any:
         if config is None:
             continue
         args = [buf, *(buffers[r] for r in step.kp.reads)]
+        if step.finish is not None:  # a split reduction: partial results, then combined
+            part_shape = (math.prod(alloc), step.kp.chunks)
+            if host:
+                part: Any = np.empty(part_shape, dtype)
+            else:
+                part = DeviceArray(rt, rt.empty(part_shape, dtype), part_shape, dtype)
+            step.kernel[config](part, *args[1:])
+            step.finish[(-(-part_shape[0] // 256),), (256,)](buf, part)
+            continue
         step.kernel[config](*args)
     outs = []
     for ref in g.outputs:
