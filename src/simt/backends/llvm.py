@@ -29,6 +29,7 @@ result is unspecified).
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -352,65 +353,65 @@ class _Renderer:
                 continue
             self._op(op)
 
-    def _op(self, op: Op) -> None:  # noqa: C901
-        k = op.opcode
-        if k == "const":
-            t = op.result.scalar
-            self.vals[op.result.id] = self.const(op.attrs["value"], t)
-        elif k == "bin" and id(op) in self.unclamped:
+    def _op(self, op: Op) -> None:
+        rule = _RULES.get(op.opcode)
+        if rule is None:
+            raise AssertionError(f"cpu renderer: unknown opcode {op.opcode}")
+        rule(self, op)
+
+    def _op_const(self, op: Op) -> None:
+        self.vals[op.result.id] = self.const(op.attrs["value"], op.result.scalar)
+
+    def _op_bin(self, op: Op) -> None:
+        if id(op) in self.unclamped:
             self.vals[op.result.id] = self.v(op.operands[self.unclamped[id(op)]])
-        elif k == "bin":
-            a, b = op.operands
-            self.vals[op.result.id] = self._bin(op.attrs["op"], a.scalar, self.v(a), self.v(b))
-        elif k == "cmp":
-            self.vals[op.result.id] = self._cmp(op)
-        elif k == "un":
-            self.vals[op.result.id] = self._un(op)
-        elif k == "cast":
-            self.vals[op.result.id] = self._cast(self.v(op.operands[0]), op.operands[0].scalar,
-                                                 op.result.scalar)  # fmt: skip
-        elif k == "select":
-            c, x, y = (self.v(v) for v in op.operands)
-            ty = llvm_type(op.result.scalar)
-            self.vals[op.result.id] = self.inst(f"select i1 {c}, {ty} {x}, {ty} {y}")
-        elif k == "math":
-            self.vals[op.result.id] = self._math(op)
-        elif k == "special":
-            reg, axis = op.attrs["reg"], op.attrs["axis"]
-            if reg == "block_idx":
-                self.vals[op.result.id] = self.bidx[axis]
-            elif reg == "block_dim":
-                self.vals[op.result.id] = self.block32[axis]
-            elif reg == "grid_dim":
-                self.vals[op.result.id] = self.grid32[axis]
-            else:
-                raise AssertionError("thread_idx left after SPMD lowering")
-        elif k == "shape":
-            arr = op.operands[0]
-            _, shape, _ = self.arrays[arr.id]
-            s = shape[op.attrs["dim"]]
-            it = llvm_type(op.result.scalar)
-            self.vals[op.result.id] = (
-                s if s.isdigit() or it == "i64" else self.inst(f"trunc i64 {s} to {it}")
-            )
-        elif k == "alloc":
-            pass  # made in the prologue
-        elif k in MEMORY:
-            self._memory(op)
-        elif k == "print":
-            self._print(op)
-        elif k == "assert":
-            self._assert(op)
-        elif k == "if":
-            self._if(op)
-        elif k == "for":
-            self._for(op)
-        elif k == "while":
-            self._while(op)
-        elif k == "barrier":
-            raise AssertionError("barrier left after SPMD lowering")
+            return
+        a, b = op.operands
+        self.vals[op.result.id] = self._bin(op.attrs["op"], a.scalar, self.v(a), self.v(b))
+
+    def _op_cmp(self, op: Op) -> None:
+        self.vals[op.result.id] = self._cmp(op)
+
+    def _op_un(self, op: Op) -> None:
+        self.vals[op.result.id] = self._un(op)
+
+    def _op_cast(self, op: Op) -> None:
+        self.vals[op.result.id] = self._cast(self.v(op.operands[0]), op.operands[0].scalar,
+                                             op.result.scalar)  # fmt: skip
+
+    def _op_select(self, op: Op) -> None:
+        c, x, y = (self.v(v) for v in op.operands)
+        ty = llvm_type(op.result.scalar)
+        self.vals[op.result.id] = self.inst(f"select i1 {c}, {ty} {x}, {ty} {y}")
+
+    def _op_math(self, op: Op) -> None:
+        self.vals[op.result.id] = self._math(op)
+
+    def _op_special(self, op: Op) -> None:
+        reg, axis = op.attrs["reg"], op.attrs["axis"]
+        if reg == "block_idx":
+            self.vals[op.result.id] = self.bidx[axis]
+        elif reg == "block_dim":
+            self.vals[op.result.id] = self.block32[axis]
+        elif reg == "grid_dim":
+            self.vals[op.result.id] = self.grid32[axis]
         else:
-            raise AssertionError(f"cpu renderer: unknown opcode {k}")
+            raise AssertionError("thread_idx left after SPMD lowering")
+
+    def _op_shape(self, op: Op) -> None:
+        arr = op.operands[0]
+        _, shape, _ = self.arrays[arr.id]
+        s = shape[op.attrs["dim"]]
+        it = llvm_type(op.result.scalar)
+        self.vals[op.result.id] = (
+            s if s.isdigit() or it == "i64" else self.inst(f"trunc i64 {s} to {it}")
+        )
+
+    def _op_alloc(self, op: Op) -> None:
+        pass  # made in the prologue
+
+    def _op_barrier(self, op: Op) -> None:
+        raise AssertionError("barrier left after SPMD lowering")
 
     # ---- arithmetic ----------------------------------------------------------------------
     def _bin(self, o: str, t: Scalar, a: str, b: str) -> str:  # noqa: C901
@@ -1082,6 +1083,17 @@ class _Renderer:
         self.start(done)
         for r, c in zip(op.results, carried):
             self.vals[r.id] = c
+
+
+# The renderer's rule for each opcode (`_Renderer._op`).
+_RULES: dict[str, Callable[[_Renderer, Op], None]] = {
+    "const": _Renderer._op_const, "bin": _Renderer._op_bin, "cmp": _Renderer._op_cmp,
+    "un": _Renderer._op_un, "cast": _Renderer._op_cast, "select": _Renderer._op_select,
+    "math": _Renderer._op_math, "special": _Renderer._op_special, "shape": _Renderer._op_shape,
+    "alloc": _Renderer._op_alloc, **dict.fromkeys(MEMORY, _Renderer._memory),
+    "print": _Renderer._print, "assert": _Renderer._assert, "if": _Renderer._if,
+    "for": _Renderer._for, "while": _Renderer._while, "barrier": _Renderer._op_barrier,
+}  # fmt: skip
 
 
 _HELPERS: dict[tuple[str, str], str] = {
