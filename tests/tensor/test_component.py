@@ -214,3 +214,12 @@ def test_edge_cases(backend: str) -> None:
     assert i("i>>.~i").exec(np.arange(6, dtype=np.int64), 3).tolist() == [0, 0, 0, 0, 1, 1]
     a, b = (I & I).exec(x)
     assert a is not b and np.array_equal(a, x) and np.array_equal(b, x)
+
+
+def test_text_is_the_python_that_builds_the_component() -> None:
+    mvp = i("ij*j~ij") >> i("+ij~i")
+    mlp = (I | (mvp >> i(">i~i"))) >> mvp
+    for comp in (mlp, ~(i("-i~i") | i("^i~i")), i("-i~i") << i("^i~i | | i")):
+        again = eval(comp.text(), {"i": i, "I": I})
+        assert again.graph.key() == comp.graph.key(), comp.text()
+    assert i("i-i~i")(None, np.ones(2)).text() == 'i("i-i~i")(None, ...)'

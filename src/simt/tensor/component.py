@@ -27,8 +27,11 @@ class Component:
         graph: G.Graph,
         bindings: tuple[Any, ...] | None = None,
         where: tuple[str, int] | None = None,
+        code: str | None = None,
     ) -> None:
         self.graph = graph
+        # how the component was written, in Python (for `text`): kept as combinators apply
+        self.code = code or ("I" if not graph.nodes else f'i("{graph.nodes[0].expr}")')
         self.bindings: tuple[Any, ...] = bindings or (None,) * graph.n_inputs
         self.where = where
         self.tuning: Any = None  # what `tune` chose, on a tuned component
@@ -67,7 +70,8 @@ class Component:
         free = o._free()
         paired = min(len(self.graph.outputs), len(free))
         rest = tuple(b for k, b in enumerate(o.bindings) if k not in free[:paired])
-        return Component(G.chain(self.graph, o.graph, free), self.bindings + rest, self.where)
+        g = G.chain(self.graph, o.graph, free)
+        return Component(g, self.bindings + rest, self.where, f"({self.code} >> {o.code})")
 
     def __rrshift__(self, other: Any) -> Component:
         return self._other(other, ">>") >> self
@@ -78,7 +82,8 @@ class Component:
         free = self._free()
         paired = min(len(free), len(o.graph.outputs))
         rest = tuple(b for k, b in enumerate(self.bindings) if k not in free[:paired])
-        return Component(G.compose(self.graph, o.graph, free), o.bindings + rest, self.where)
+        g = G.compose(self.graph, o.graph, free)
+        return Component(g, o.bindings + rest, self.where, f"({self.code} << {o.code})")
 
     def __and__(self, other: Any) -> Component:
         """Fan-out: both read the same (free) inputs; outputs side by side."""
@@ -86,8 +91,8 @@ class Component:
         mine, theirs = self._free(), o._free()
         paired = min(len(mine), len(theirs))
         rest = tuple(b for k, b in enumerate(o.bindings) if k not in theirs[:paired])
-        return Component(G.fanout(self.graph, o.graph, mine, theirs), self.bindings + rest,
-                         self.where)  # fmt: skip
+        g = G.fanout(self.graph, o.graph, mine, theirs)
+        return Component(g, self.bindings + rest, self.where, f"({self.code} & {o.code})")
 
     def __rand__(self, other: Any) -> Component:
         return self._other(other, "&") & self
@@ -95,14 +100,15 @@ class Component:
     def __or__(self, other: Any) -> Component:
         """Pair: side by side, inputs and outputs concatenated."""
         o = self._other(other, "|")
-        return Component(G.pair(self.graph, o.graph), self.bindings + o.bindings, self.where)
+        g = G.pair(self.graph, o.graph)
+        return Component(g, self.bindings + o.bindings, self.where, f"({self.code} | {o.code})")
 
     def __ror__(self, other: Any) -> Component:
         return self._other(other, "|") | self
 
     def __invert__(self) -> Component:
         """Swap: the first two outputs exchanged."""
-        return Component(G.swap(self.graph), self.bindings, self.where)
+        return Component(G.swap(self.graph), self.bindings, self.where, f"~{self.code}")
 
     def bind(self, *values: Any) -> Component:
         """This component with its free inputs given, left to right (None skips one)."""
@@ -116,7 +122,8 @@ class Component:
         for k, v in zip(free, values):
             if v is not None:
                 bindings[k] = v
-        return Component(self.graph, tuple(bindings), self.where)
+        shown = ", ".join("None" if v is None else "..." for v in values)
+        return Component(self.graph, tuple(bindings), self.where, f"{self.code}({shown})")
 
     def __call__(self, *args: Any, into: Any = None) -> Any:
         """`c()` runs; `c(x)` binds x to the first free input; `c(f)` composes with component
@@ -203,16 +210,11 @@ class Component:
 
     # ------------------------------------------------------------------ display
     def text(self) -> str:
-        """The component in Python syntax where it is a chain of expressions
-        (`i("...") >> i("...")`), else its expressions one after another."""
-        leaves = [Component(G.Graph.leaf(n.expr)) for n in self.graph.nodes]
-        if leaves:
-            chained = leaves[0]
-            for leaf in leaves[1:]:
-                chained = chained >> leaf
-            if chained.graph.key() == self.graph.key():
-                return " >> ".join(f'i("{n.expr}")' for n in self.graph.nodes)
-        return "; ".join(self.expressions()) or "I"
+        """The component in the Python that builds it (`i("...") >> i("...")`, with the
+        combinators as written; bound values show as `...`), with every expression's current
+        schedule: what `tune` prints, ready to paste back."""
+        code = self.code
+        return code[1:-1] if code.startswith("(") and code.endswith(")") else code
 
     def expressions(self) -> list[str]:
         """Every expression of the component (with schedules), in the order they run."""

@@ -190,7 +190,12 @@ def tune(comp: Any, inputs: tuple[Any, ...], budget: float, verbose: bool) -> An
         found = _search(comp, values, budget, verbose)
         _store(key, found)
     _memory[key] = found
-    tuned = Component(_with(comp.graph, found.schedules), comp.bindings, comp.where)
+    graph = _with(comp.graph, found.schedules)
+    code = comp.code
+    for n in sorted(found.schedules):  # each re-scheduled expression shown in its new form
+        old, new = comp.graph.nodes[n].expr, graph.nodes[n].expr
+        code = code.replace(f'i("{old}")', f'i("{new}")', 1)
+    tuned = Component(graph, comp.bindings, comp.where, code)
     tuned.tuning = found
     if verbose:
         print(f"tuned{' (cached)' if found.cached else ''}: {tuned.text()}")
