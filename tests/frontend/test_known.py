@@ -87,6 +87,7 @@ def folded(out, x, i):
     out[10] = math.trunc(simt.float32(x) * 1.5)
     out[11] = (-1) ** -3
     out[12] = simt.uint32(12) & -8
+    out[13] = math.trunc(simt.float32(2.5))  # a known float32 (found by the mutator)
 
 
 @pytest.mark.parametrize("backend", ["sim", "cpu"])
@@ -95,7 +96,7 @@ def test_known_values_follow_the_run_time_rules(backend: str) -> None:
     if not ok:
         pytest.skip(why)
     simt.use(backend)
-    out = np.zeros(13, np.int64)
+    out = np.zeros(14, np.int64)
     folded[1, 1](out, 8.0, 5)
-    want = [2**32 - 1, 3 * 10**9 - 2**32, 0, 0, -(2**31), 0, 1, 0, 8, 3, 12, -1, 8]
+    want = [2**32 - 1, 3 * 10**9 - 2**32, 0, 0, -(2**31), 0, 1, 0, 8, 3, 12, -1, 8, 2]
     assert out.tolist() == want

@@ -219,10 +219,12 @@ def _only_known(fallback: Callable[..., Any], name: str) -> Handler:
 
     def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         if _all_known([*args, *kwargs.values()]):
+            vals = [_kv(a) for a in args]
+            if getattr(fallback, "__module__", None) == "math":
+                # Python's math takes a NumPy float32 as a float (math.trunc would not)
+                vals = [float(x) if isinstance(x, np.floating) else x for x in vals]
             try:
-                return Known(
-                    fallback(*[_kv(a) for a in args], **{k: _kv(v) for k, v in kwargs.items()})
-                )
+                return Known(fallback(*vals, **{k: _kv(v) for k, v in kwargs.items()}))
             except Exception as e:  # noqa: BLE001
                 tr.fail(node, f"{name}() at compile time raised {type(e).__name__}: {e}")
         tr.fail(

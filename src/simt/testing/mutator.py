@@ -69,7 +69,8 @@ def mutate(seed: int) -> Mutant:
     program = generate(seed, fp64=False)
     names = [n for n, snippets in CONSTRUCTS.items() if snippets]
     construct = names[seed % len(names)]
-    snippet = r.choice(CONSTRUCTS[construct]).format(v="j0", f="x0")
+    # `i` (simt.grid(1)) is never reassigned by the generator: always a run-time value
+    snippet = r.choice(CONSTRUCTS[construct]).format(v="i", f="x0")
     lines = program.source.splitlines()
     start = next(k for k, ln in enumerate(lines) if ln.startswith("def kernel(")) + 1
     body = [
