@@ -1,4 +1,6 @@
-# found by `python -m simt fuzz --seed 77 --count 1`: internal on sim (OverflowError of simt.uint32(-2147483648) folded), then shrunk; the helper's tuple return and the loop's int32 bound restored by hand (the shrinker had dropped them)
+# found by `python -m simt fuzz --seed 77 --count 1`: internal on sim (OverflowError of
+# simt.uint32(-2147483648) folded), then shrunk; the helper's tuple return and the loop's
+# int32 bound restored by hand (the shrinker had dropped them)
 """simt fuzz kernel, seed 77."""
 import math
 import simt
