@@ -52,7 +52,7 @@ from typing import Any
 from ..ir import Block, Builder, Function, Op, Value, walk, walk_blocks
 from ..ir.ops import MEMORY, PURE
 from ..types import BOOL, INT32, INT64, LOCAL, SHARED, ArrayType, Scalar, Type
-from .uniformity import check_barriers, varying
+from .uniformity import varying
 
 MAX_THREADS = 1024
 # lanes a jammed loop (see `_jam`) advances together: 4 rows of 16 (two AVX vectors of float32)
@@ -1055,11 +1055,11 @@ def _wants_fission(op: Op, var: set[int], regions: list[Block] | None = None) ->
 def lower(fn: Function) -> Function:
     """The SPMD form of `fn` (which is consumed: its ops move into the result).
 
-    Raises `CompileError` for a barrier under thread-dependent control.
+    `fn` has passed the barrier check (`uniformity.check_barriers`), which `pipeline.finish`
+    runs once for every backend: a barrier under thread-dependent control is refused there.
     """
     from .lane_ranges import split_lane_ranges
 
-    check_barriers(fn)
     grid_stride_whiles(fn)
     out = _Lowering(fn).run()
     split_lane_ranges(out)
