@@ -301,3 +301,74 @@ def test_inspection_before_any_call_finds_the_result_channels() -> None:
     ir = simt.compile(swap_rb).ir(_image(4, 4, c=3))
     assert ir.count("store ") == 3  # a colour result: three channels stored, not none
     assert simt.compile(gray).ir(_image(4, 4, c=3)).count("store ") == 1
+
+
+# ------------------------------------------------- uint8 images, normalised (normalize=True)
+def _levels(v: np.ndarray) -> np.ndarray:
+    """The float64 reference of a normalised write: round(v * 255) (halves up), clamped."""
+    return np.floor(np.clip(v * 255.0, 0.0, 255.0) + 0.5)
+
+
+def _gain_offset(c: Float, im: Image, p: Position) -> Any:
+    return c * im(p) - 0.25
+
+
+@pytest.mark.parametrize("shape", [(9, 11), (9, 11, 3), (9, 11, 4)], ids=["gray", "rgb", "rgba"])
+def test_normalize_reads_uint8_as_unit_and_writes_levels(backend: str, shape: Any) -> None:
+    a = np.random.default_rng(7).integers(0, 256, shape, dtype=np.uint8)
+    f = simt.compile(_gain_offset, normalize=True)
+    if backend == "webgpu":  # WGSL has no 8-bit type: the existing refusal, by name
+        with pytest.raises(simt.CompileError, match="uint8 .* not supported on webgpu"):
+            f(1.5, a)
+        return
+    r = f(1.5, a)
+    assert r.dtype == np.uint8 and r.shape == shape
+    ref = _levels(1.5 * (a / 255.0) - 0.25)  # both clamps (below 0, above 255) are exercised
+    assert ref.min() == 0 and ref.max() == 255
+    assert np.abs(r.astype(np.float64) - ref).max() <= 1  # float32 vs float64 at a half
+    assert np.mean(r == ref) > 0.95
+    # the round trip: reading and writing back the same value gives the same image
+    same = simt.compile(ex.scalarMul, normalize=True)
+    np.testing.assert_array_equal(same(1.0, a), a)
+    # a float32 image is read as it is, even with the option, and gives a float32 result
+    unit = same(2.0, a.astype(np.float32) / 255)
+    assert unit.dtype == np.float32
+    np.testing.assert_allclose(unit, 2 * a.astype(np.float32) / 255, rtol=1e-6)
+    # out= must then be uint8
+    out = np.zeros(shape, np.uint8)
+    assert same(1.0, a, out=out) is out
+    np.testing.assert_array_equal(out, a)
+    with pytest.raises(simt.LaunchError, match="must be a uint8"):
+        same(1.0, a, out=np.zeros(shape, np.float32))
+
+
+def test_normalize_sees_values_in_unit_range(backend: str) -> None:
+    if backend == "webgpu":
+        pytest.skip("uint8 images are refused on webgpu (tested above)")
+    a = np.arange(256, dtype=np.uint8).reshape(16, 16)
+
+    def threshold(im: Image, p: Position) -> Any:
+        return 1.0 if im(p) > 0.5 else 0.0
+
+    mask = simt.compile(threshold, normalize=True)
+    np.testing.assert_array_equal(mask(a), np.where(a / 255.0 > 0.5, 255, 0))
+    # without the option nothing changes: uint8 levels read as 0..255, a float32 result
+    plain = simt.compile(ex.scalarMul)(1.0, a)
+    assert plain.dtype == np.float32
+    np.testing.assert_array_equal(plain, a)
+
+
+def test_normalize_is_an_image_function_option() -> None:
+    def k(a, out):  # type: ignore[no-untyped-def]
+        out[0] = a[0]
+
+    with pytest.raises(simt.CompileError, match="normalize= is an option of image functions"):
+        simt.compile(k, normalize=True)
+
+
+@pytest.mark.skipif(nvrtc.version() is None, reason="NVRTC is not installed")
+def test_normalised_uint8_image_functions_compile_for_cuda() -> None:
+    f = simt.compile(_gain_offset, normalize=True)
+    for a in (np.zeros((4, 4), np.uint8), np.zeros((4, 4, 4), np.uint8)):
+        assert "255" in f.source("cuda", 1.0, a)  # the scaling is in the kernel
+        assert f.resources(1.0, a, arch="sm_90")["registers"] > 0

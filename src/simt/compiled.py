@@ -49,6 +49,12 @@ def _compile(f: Callable[..., Any], known: dict[str, Any]) -> Any:
             f"simt.compile needs a Python function or a @simt.kernel, got {type(f).__name__}"
         )
     params = inspect.signature(fn).parameters
+    # an option of simt.compile, unless the function has a parameter of that name
+    normalize = (
+        bool(known.pop("normalize"))
+        if "normalize" in known and "normalize" not in params
+        else False
+    )
     for name in known:
         if name not in params:
             raise CompileError(
@@ -65,5 +71,11 @@ def _compile(f: Callable[..., Any], known: dict[str, Any]) -> Any:
                 "function computes a pixel of a result as large as its first image",
                 hint="add an `im: Image` parameter, or write a @simt.kernel over an array",
             )
-        return ImageFunction(fn, known, fp64=fp64, debug=debug)
+        return ImageFunction(fn, known, fp64=fp64, debug=debug, normalize=normalize)
+    if normalize:
+        raise CompileError(
+            f"simt.compile({fn.__name__}, normalize=True): normalize= is an option of image "
+            "functions (an Image and a Position parameter); a kernel reads its arrays as stored",
+            hint="divide by 255.0 in the kernel, or write an image function",
+        )
     return Kernel(fn, fp64=fp64, debug=debug, static=static, known=known, strict=True)

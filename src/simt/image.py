@@ -143,10 +143,11 @@ class Image:
     compile time in kernels; simt fills it in).
     """
 
-    def __init__(self, data: Any, edge: str = "clamp", nch: Any = None) -> None:
+    def __init__(self, data: Any, edge: str = "clamp", nch: Any = None, unit: Any = False) -> None:
         self.data = data
         self.edge = edge
         self.nch = nch
+        self.unit = unit  # read uint8 levels as values in [0, 1] (simt.compile(normalize=True))
 
     @property
     def width(self) -> Any:
@@ -167,6 +168,17 @@ class Image:
             return self.nch  # type: ignore[no-any-return]
         return self.data.shape[2]  # type: ignore[no-any-return]
 
+    def _at(self, y: Any, x: Any, k: Any = None) -> Any:
+        """One stored value (channel `k` of a colour image), as a number in [0, 1] when the
+        image is read normalised (uint8 levels / 255, in the kernel)."""
+        if k is None:
+            v = self.data[y, x]
+        else:
+            v = self.data[y, x, k]
+        if self.unit:
+            return v / 255.0
+        return v
+
     def __call__(self, p: Position) -> Any:
         w = self.data.shape[1]
         h = self.data.shape[0]
@@ -178,12 +190,12 @@ class Image:
             y = min(max(p.y, 0), h - 1)
         if self.data.ndim == 2:
             if self.edge == "zero":
-                return self.data[y, x] if 0 <= p.x < w and 0 <= p.y < h else 0.0
-            return self.data[y, x]
+                return self._at(y, x) if 0 <= p.x < w and 0 <= p.y < h else 0.0
+            return self._at(y, x)
         if self.edge == "zero":
             inside = 0 <= p.x < w and 0 <= p.y < h
-            return Color(*[self.data[y, x, k] if inside else 0.0 for k in range(self.channels)])
-        return Color(*[self.data[y, x, k] for k in range(self.channels)])
+            return Color(*[self._at(y, x, k) if inside else 0.0 for k in range(self.channels)])
+        return Color(*[self._at(y, x, k) for k in range(self.channels)])
 
     def __repr__(self) -> str:
         shape = getattr(self.data, "shape", "?")

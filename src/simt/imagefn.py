@@ -33,6 +33,7 @@ from .kernel import Kernel, bind_arguments
 from .runtime import registry
 
 F32 = np.dtype(np.float32)
+U8 = np.dtype(np.uint8)
 
 # What each parameter of an image function is.
 IMAGE, POSITION, FLOAT, KNOWN, OTHER = "image", "position", "float", "known", "other"
@@ -80,7 +81,15 @@ def _defaults(fn: Callable[..., Any]) -> dict[str, Any]:
     }
 
 
-def _store(out: Any, x: Any, y: Any, v: Any, note: Callable[[int], None]) -> None:
+def _level(v: Any, unit: Any) -> Any:
+    """A result value as stored: with `unit` (uint8 output of a normalised image function),
+    `v` in [0, 1] becomes the level round(v * 255) clamped to 0..255 (the store truncates)."""
+    if unit:
+        return min(max(v * 255.0, 0.0), 255.0) + 0.5
+    return v
+
+
+def _store(out: Any, x: Any, y: Any, v: Any, note: Callable[[int], None], unit: Any) -> None:
     """The wrapper's last step (inlined): write pixel `v` and report its channel count."""
     if isinstance(v, type(None)):  # (`is` needs known values; isinstance takes any)
         note(-1)  # the host says the function returned nothing
@@ -89,11 +98,11 @@ def _store(out: Any, x: Any, y: Any, v: Any, note: Callable[[int], None]) -> Non
         note(len(cs))
         if out.ndim == 3:
             for c, vc in enumerate(cs):
-                out[y, x, c] = vc
+                out[y, x, c] = _level(vc, unit)
     else:
         note(0)
         if out.ndim == 2:
-            out[y, x] = v
+            out[y, x] = _level(v, unit)
 
 
 _WRAPPER = """\
@@ -101,7 +110,7 @@ def {name}(_simt_out, {params}):
     _simt_x, _simt_y = _simt_grid(2)
     if _simt_y < _simt_out.shape[0] and _simt_x < _simt_out.shape[1]:
         _simt_v = _simt_f({call})
-        _simt_store(_simt_out, _simt_x, _simt_y, _simt_v, _simt_note)
+        _simt_store(_simt_out, _simt_x, _simt_y, _simt_v, _simt_note, _simt_unit)
 """
 
 
@@ -116,9 +125,10 @@ class ImageFunction:
 
     def __init__(
         self, fn: Callable[..., Any], known: dict[str, Any], fp64: bool = False,
-        debug: bool | None = None,
+        debug: bool | None = None, normalize: bool = False,
     ) -> None:  # fmt: skip
         self.fn = fn
+        self.normalize = bool(normalize)
         self.__name__ = getattr(fn, "__name__", "image_function")
         self.__doc__ = fn.__doc__
         self.defaults = _defaults(fn)
@@ -156,7 +166,8 @@ class ImageFunction:
 
     # the wrapper kernel --------------------------------------------------------------------
     def _statics(self) -> list[str]:
-        return [f"_simt_{n}_{what}" for n in self.images for what in ("edge", "nch")]
+        per_image = ("edge", "nch", "unit")
+        return [f"_simt_{n}_{what}" for n in self.images for what in per_image] + ["_simt_unit"]
 
     def _wrapper(self) -> Callable[..., Any]:
         params = [n for n in self.kinds if self.kinds[n] != POSITION]
@@ -165,7 +176,7 @@ class ImageFunction:
             if k == POSITION:
                 call.append("_simt_Position(_simt_x, _simt_y)")
             elif k == IMAGE:
-                call.append(f"_simt_Image({n}, _simt_{n}_edge, _simt_{n}_nch)")
+                call.append(f"_simt_Image({n}, _simt_{n}_edge, _simt_{n}_nch, _simt_{n}_unit)")
             else:
                 call.append(n)
         text = _WRAPPER.format(
@@ -219,7 +230,7 @@ class ImageFunction:
     def _convert(self, name: str, v: Any) -> Any:
         kind = self.kinds[name]
         if kind == IMAGE:
-            return _image_arg(self.__name__, name, v)
+            return _image_arg(self.__name__, name, v, self.normalize)
         if _is_number(v):
             return np.float32(v) if kind == FLOAT else v
         if kind == FLOAT:
@@ -235,23 +246,28 @@ class ImageFunction:
         """The wrapper kernel's arguments (known ones left out)."""
         vals = [out, *(bound[n] if self.kinds[n] != IMAGE else bound[n].data for n in self.args)]
         for n in self.images:
-            vals += [bound[n].edge, bound[n].nch]
-        return vals
+            vals += [bound[n].edge, bound[n].nch, bound[n].unit]
+        return vals + [self._out_dtype(bound) == np.uint8]
+
+    def _out_dtype(self, bound: dict[str, Any]) -> np.dtype[Any]:
+        """uint8 when normalised and the first image is uint8 (levels back), else float32."""
+        return U8 if bound[self.images[0]].unit else F32
 
     def _run(self, bound: dict[str, Any], out: Any = None) -> Any:
         first = bound[self.images[0]].data
         h, w = first.shape[:2]
         n = self._result_channels(bound, compile=True)
         shape = (h, w) if n == 0 else (h, w, n)
+        dtype = self._out_dtype(bound)
         if out is None:
-            out = _output(first, shape)
+            out = _output(first, shape, dtype)
         elif (
             tuple(getattr(out, "shape", ())) != shape
-            or getattr(out, "dtype", None) != np.float32
+            or getattr(out, "dtype", None) != dtype
             or isinstance(out, DeviceArray) != isinstance(first, DeviceArray)
         ):
             raise LaunchError(
-                f"out= of {self.__name__}() must be a float32 {type(first).__name__} of shape "
+                f"out= of {self.__name__}() must be a {dtype} {type(first).__name__} of shape "
                 f"{shape}, got {type(out).__name__} {getattr(out, 'shape', '')}"
             )
         block = registry.current().image_block
@@ -268,7 +284,7 @@ class ImageFunction:
         if n is not None:
             return n
         self._noted = None
-        args = self._values(bound, _probe(bound[self.images[0]].nch or 0))
+        args = self._values(bound, _probe(bound[self.images[0]].nch or 0, self._out_dtype(bound)))
         if compile:
             self.kernel.specialise(self.kernel._bind(tuple(args), {}), registry.current())
         else:
@@ -295,7 +311,9 @@ class ImageFunction:
     def _spec_values(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         bound = self._example(args, kwargs)
         n = self._result_channels(bound, compile=False)
-        return self._values(bound, _probe(n))  # known parameters are not passed
+        return self._values(
+            bound, _probe(n, self._out_dtype(bound))
+        )  # known parameters are not passed
 
     def ir(self, *args: Any, **kwargs: Any) -> str:
         """The optimised IR of the per-pixel kernel (for a grey image unless images are
@@ -340,8 +358,9 @@ def _dask_call(f: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) 
     return image_call(f, args, kwargs)
 
 
-def _image_arg(fname: str, name: str, v: Any) -> Image:
-    """An Image argument as an `Image` whose data is a float32 2-D or 3-D array."""
+def _image_arg(fname: str, name: str, v: Any, normalize: bool = False) -> Image:
+    """An Image argument as an `Image` whose data is a float32 2-D or 3-D array, or with
+    `normalize` a uint8 one left as it is (read as levels / 255 in the kernel)."""
     edge = "clamp"
     if isinstance(v, Image):
         edge, v = v.edge, v.data
@@ -349,14 +368,15 @@ def _image_arg(fname: str, name: str, v: Any) -> Image:
             raise LaunchError(
                 f"image {name!r} of {fname}() has edge={edge!r}; use one of {', '.join(EDGES)}"
             )
+    unit = normalize and getattr(v, "dtype", None) == np.uint8
     if isinstance(v, DeviceArray):
-        if v.dtype != np.float32:
+        if v.dtype != np.float32 and not unit:
             raise LaunchError(
                 f"image {name!r} of {fname}() is a {v.dtype} device array; images are float32"
             )
     elif isinstance(v, np.ndarray) or hasattr(v, "__array__"):
         v = np.asarray(v)
-        if v.dtype != np.float32:
+        if v.dtype != np.float32 and not unit:
             v = v.astype(np.float32)
     else:
         raise LaunchError(
@@ -368,24 +388,24 @@ def _image_arg(fname: str, name: str, v: Any) -> Image:
             f"image {name!r} of {fname}() has shape {v.shape}; an image is H x W (grey) or "
             "H x W x C (colour)"
         )
-    return Image(v, edge, v.shape[2] if v.ndim == 3 else None)
+    return Image(v, edge, v.shape[2] if v.ndim == 3 else None, unit)
 
 
 def _kind(v: Any) -> Any:
     """What about an argument decides the specialisation (and so the result's channels)."""
     if isinstance(v, Image):
-        return ("image", v.data.ndim, v.nch, v.edge, isinstance(v.data, DeviceArray))
+        return ("image", v.data.ndim, v.nch, v.edge, isinstance(v.data, DeviceArray), v.unit)
     return type(v)
 
 
-def _probe(channels: int) -> np.ndarray:
+def _probe(channels: int, dtype: np.dtype[Any] = F32) -> np.ndarray:
     """A stand-in output array of the right rank, to specialise before allocating."""
-    return np.empty((1, 1) if channels == 0 else (1, 1, channels), np.float32)
+    return np.empty((1, 1) if channels == 0 else (1, 1, channels), dtype)
 
 
-def _output(like: Any, shape: tuple[int, ...]) -> Any:
-    """A float32 result array of `shape` where `like` lives (NumPy or the same device)."""
+def _output(like: Any, shape: tuple[int, ...], dtype: np.dtype[Any] = F32) -> Any:
+    """A result array of `shape` and `dtype` where `like` lives (NumPy or the same device)."""
     if isinstance(like, DeviceArray):
         rt = like.runtime
-        return DeviceArray(rt, rt.empty(shape, F32), shape, F32)
-    return np.empty(shape, np.float32)
+        return DeviceArray(rt, rt.empty(shape, dtype), shape, dtype)
+    return np.empty(shape, dtype)

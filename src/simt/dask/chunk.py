@@ -76,7 +76,7 @@ def {name}(_simt_out, {params}):
     _simt_x, _simt_y = _simt_grid(2)
     if _simt_y < _simt_out.shape[0] and _simt_x < _simt_out.shape[1]:
         _simt_v = _simt_f({call})
-        _simt_store(_simt_out, _simt_x, _simt_y, _simt_v, _simt_note)
+        _simt_store(_simt_out, _simt_x, _simt_y, _simt_v, _simt_note, _simt_unit)
 """
 
 _GEOMETRY = ("_simt_px", "_simt_py", "_simt_w", "_simt_h")
