@@ -372,3 +372,10 @@ def test_normalised_uint8_image_functions_compile_for_cuda() -> None:
     for a in (np.zeros((4, 4), np.uint8), np.zeros((4, 4, 4), np.uint8)):
         assert "255" in f.source("cuda", 1.0, a)  # the scaling is in the kernel
         assert f.resources(1.0, a, arch="sm_90")["registers"] > 0
+
+
+def test_normalize_over_dask_arrays_is_refused_by_name() -> None:
+    da = pytest.importorskip("dask.array")
+    f = simt.compile(ex.scalarMul, normalize=True)
+    with pytest.raises(simt.LaunchError, match="normalize=True, which dask arrays do not take"):
+        f(1.0, da.zeros((8, 8), np.uint8, chunks=4))

@@ -119,7 +119,8 @@ class ImageFunction:
 
     The Position parameter is not passed; parameters given to `simt.compile` are not passed
     either. Images are NumPy arrays (converted to float32), simt device arrays (float32), or
-    `simt.image.Image(array, edge=...)` to choose the edge mode. The result is a float32
+    `simt.image.Image(array, edge=...)` to choose the edge mode. The result is a float32 (uint8
+    when compiled with `normalize=True` and the first image is uint8: docs/language.md)
     array (H x W, or H x W x C for colour results) of the same kind as the first image.
     """
 
@@ -206,6 +207,12 @@ class ImageFunction:
         the result's shape, and of the same kind as the first image), as NumPy ufuncs do."""
         try:
             if any(_is_dask(v) for v in (*args, *kwargs.values())):
+                if self.normalize:
+                    raise LaunchError(
+                        f"{self.__name__}() was compiled with normalize=True, which dask "
+                        "arrays do not take yet: compile it without normalize= and pass "
+                        "float32 chunks in [0, 1] (photo.astype(np.float32) / 255)"
+                    )
                 return _dask_call(self, args, {**kwargs, "out": out})
             return self._run(self._bind(args, kwargs), out)
         except SimtError as e:
