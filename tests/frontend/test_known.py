@@ -100,3 +100,15 @@ def test_known_values_follow_the_run_time_rules(backend: str) -> None:
     folded[1, 1](out, 8.0, 5)
     want = [2**32 - 1, 3 * 10**9 - 2**32, 0, 0, -(2**31), 0, 1, 0, 8, 3, 12, -1, 8, 2]
     assert out.tolist() == want
+
+
+@simt.kernel
+def huge_float(out):
+    out[0] = float(10**400)
+
+
+def test_a_known_int_too_large_for_a_float_is_a_located_compile_error() -> None:
+    # found by the 5,000-kernel campaign (seed 12085): an internal OverflowError before
+    with pytest.raises(simt.CompileError, match=r"float\(\) of a value known") as e:
+        huge_float[1, 1](np.zeros(1, np.float32))
+    assert e.value.line is not None

@@ -372,7 +372,10 @@ def _float(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) 
         tr.fail(node, "float() in a kernel takes one number")
     a = tr.scalar(args[0], node)
     if isinstance(a, Known):
-        return Known(float(a.value))
+        try:
+            return Known(float(a.value))
+        except OverflowError as e:  # a known int past 1.8e308: Python raises too
+            tr.fail(node, f"float() of a value known at compile time failed: {e}")
     assert isinstance(a, Value)
     return coerce(tr.b, a, a.scalar if a.scalar.is_float else T.float_type(tr.ctx.fp64))
 
