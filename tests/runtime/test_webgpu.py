@@ -432,6 +432,29 @@ def test_uint32_to_int64_zero_extends(on_webgpu: Any) -> None:
         np.testing.assert_array_equal(out, u.astype(np.int64) << 3)
 
 
+
+@simt.kernel
+def _widened_compares(out):
+    i = simt.grid(1)
+    w = simt.int64(i - 4)  # int32 -> int64: a sign extension, negative for the first four
+    out[0, i] = 6 + w * 3 + (6 if w > 0 else 0)
+    out[1, i] = 1 if w < -1 else 0
+    out[2, i] = 1 if w >= simt.int64(1 - i) else 0
+    out[3, i] = 1 if w <= 2 else 0
+
+
+def test_int64_compares_of_a_widened_int32_agree_with_sim(on_webgpu: Any) -> None:
+    # naga + lavapipe compared i64(i32) operands wrongly (`>` always true): the renderer
+    # writes the widening as shifts. Checked against sim, the reference.
+    if "shader-int64" not in on_webgpu.dev.features:
+        pytest.skip("the adapter has no shader-int64")
+    out = np.zeros((4, 8), np.int64)
+    _widened_compares[1, 8](out)
+    with simt.using("sim"):
+        ref = np.zeros((4, 8), np.int64)
+        _widened_compares[1, 8](ref)
+    np.testing.assert_array_equal(out, ref)
+
 @simt.kernel
 def _scalars(out, a, b, flag, c):
     i = simt.grid(1)

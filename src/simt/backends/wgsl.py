@@ -585,6 +585,11 @@ class _Renderer(CRenderer):
         elif s == UINT32 and t == INT64:
             # naga sign-extends u32 -> i64 (as if from i32): keep the low 32 bits only
             expr = f"i64({a}) & 0xffffffffli"
+        elif s == INT32 and t == INT64:
+            # Sign extension written as shifts, not a bare i64(x): with naga (wgpu-native) on
+            # Mesa 22.3 lavapipe, a signed i64 comparison whose operand is i64(an i32) comes
+            # out wrong (`>` always true, `<` always false). See docs/backends.md.
+            expr = f"(i64({a}) << 32u) >> 32u"
         else:
             expr = f"{wgsl_type(t)}({a})"
         self.define(op.result, expr)
