@@ -432,7 +432,6 @@ def test_uint32_to_int64_zero_extends(on_webgpu: Any) -> None:
         np.testing.assert_array_equal(out, u.astype(np.int64) << 3)
 
 
-
 @simt.kernel
 def _widened_compares(out):
     i = simt.grid(1)
@@ -454,6 +453,7 @@ def test_int64_compares_of_a_widened_int32_agree_with_sim(on_webgpu: Any) -> Non
         ref = np.zeros((4, 8), np.int64)
         _widened_compares[1, 8](ref)
     np.testing.assert_array_equal(out, ref)
+
 
 @simt.kernel
 def _scalars(out, a, b, flag, c):

@@ -128,14 +128,12 @@ def _error_finding(seed: int, backend: str, e: BaseException) -> Finding:
 
 
 def _refusal_ok(program: Program, backend: str, e: BaseException) -> bool:
-    """A webgpu refusal of a float64 kernel, naming float64, is the expected answer."""
-    return (
-        backend == "webgpu"
-        and program.fp64
-        and isinstance(e, CompileError)
-        and "internal" not in str(e)
-        and any(w in str(e) for w in ("float64", "f64", "fp64"))
-    )
+    """A webgpu refusal of a float64 (int64) kernel naming float64 (int64), on an adapter
+    without shader-f64 (shader-int64), is the expected answer."""
+    if backend != "webgpu" or not isinstance(e, CompileError) or "internal" in str(e):
+        return False
+    fp64 = program.fp64 and any(w in str(e) for w in ("float64", "f64", "fp64"))
+    return fp64 or ("int64" in program.features and "int64" in str(e))
 
 
 def nvrtc_findings(kernel: Any, program: Program, arch: str = "sm_80") -> list[Finding]:
