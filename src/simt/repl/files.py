@@ -94,9 +94,8 @@ class ByteStr:
         end = self.length if k == last else self._nth(w, k)
         return ByteStr(self.data, self.start + start, end - start, self.fid)
 
-    def to_int(self) -> Any:
-        """The integer the string spells (spaces around, a sign; 0 when there are no digits)."""
-        n = np.int64(0)
+    def _sign(self) -> Any:
+        """Where the digits start after leading spaces and a sign, and whether it was a minus."""
         neg = False
         i = 0
         while i < self.length and self.byte(i) == 32:
@@ -104,6 +103,12 @@ class ByteStr:
         if i < self.length and (self.byte(i) == 45 or self.byte(i) == 43):
             neg = self.byte(i) == 45
             i += 1
+        return i, neg
+
+    def to_int(self) -> Any:
+        """The integer the string spells (spaces around, a sign; 0 when there are no digits)."""
+        n = np.int64(0)
+        i, neg = self._sign()
         while i < self.length and 48 <= self.byte(i) <= 57:
             n = n * 10 + (self.byte(i) - 48)
             i += 1
@@ -112,13 +117,7 @@ class ByteStr:
     def to_float(self) -> Any:
         """The float the string spells: sign, digits, a fraction, an exponent (e.g. -1.5e3)."""
         x = np.float64(0.0)
-        neg = False
-        i = 0
-        while i < self.length and self.byte(i) == 32:
-            i += 1
-        if i < self.length and (self.byte(i) == 45 or self.byte(i) == 43):
-            neg = self.byte(i) == 45
-            i += 1
+        i, neg = self._sign()
         while i < self.length and 48 <= self.byte(i) <= 57:
             x = x * 10.0 + (self.byte(i) - 48)
             i += 1
