@@ -205,7 +205,7 @@ class CpuRuntime(Runtime):
         try:
             llvm = _binding()
         except ImportError:
-            return False, "llvmlite is not installed (pip install 'simt[cpu]')"
+            return False, "llvmlite is not installed (a core dependency: reinstall simt)"
         except Exception as e:  # noqa: BLE001 - a broken LLVM must not break `simt info`
             return False, f"llvmlite failed to start: {e}"
         info = _info(llvm)
