@@ -165,17 +165,12 @@ class Launch:
         index = np.unravel_index(flat, a.shape)[1:]  # the block's copy: leave out its index
         where = f"{name}[{', '.join(str(int(i)) for i in index)}]"
         other_thread = unflatten(other, self.geo.grid, self.geo.block)[1]
-        block, thread = unflatten(lane, self.geo.grid, self.geo.block)
-        loc = op.loc
-        return KernelError(
+        return self._error_at(
+            op,
+            lane,
             f"data race on shared {where}: this thread {what.format(other=other_thread)}, "
             "with no syncthreads() between; put simt.syncthreads() between the two accesses "
             "(or use an atomic)",
-            block=block,  # type: ignore[arg-type]
-            thread=thread,  # type: ignore[arg-type]
-            filename=loc.filename if loc else None,
-            line=loc.line if loc else None,
-            source_line=loc.source_line if loc else None,
         )
 
     def global_race(self, site: int, name: str, a: np.ndarray, flat: int, lane: int,
@@ -184,13 +179,21 @@ class Launch:
         op = self.sites[site - 1]
         index = ", ".join(str(int(i)) for i in np.unravel_index(flat, a.shape))
         ob, ot = unflatten(other, self.geo.grid, self.geo.block)
-        block, thread = unflatten(lane, self.geo.grid, self.geo.block)
-        loc = op.loc
-        return KernelError(
+        return self._error_at(
+            op,
+            lane,
             f"two blocks write {name}[{index}] in one launch, with different values: this "
             f"thread and thread {ot} of block {ob}; on a GPU blocks run in no fixed "
             "order, so which value stays is unpredictable (have one block write each element, "
             "or use simt.atomic)",
+        )
+
+    def _error_at(self, op: Any, lane: int, message: str) -> KernelError:
+        """A KernelError for thread `lane` at the user's line of IR op `op`."""
+        block, thread = unflatten(lane, self.geo.grid, self.geo.block)
+        loc = op.loc
+        return KernelError(
+            message,
             block=block,  # type: ignore[arg-type]
             thread=thread,  # type: ignore[arg-type]
             filename=loc.filename if loc else None,
