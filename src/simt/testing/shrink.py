@@ -1,15 +1,29 @@
 """Delta debugging: reduce a failing generated kernel to the few lines that still fail.
 
-`shrink(program, still_fails)` repeatedly tries smaller variants of the program's module —
-each statement of the kernel and its helpers removed (a block left empty gets `pass`), each
-binary operation, call or conditional expression replaced by one of its operands — and keeps
-a variant whenever `still_fails` says it fails the same way. It stops when no single removal
-or replacement is kept (a 1-minimal program in the sense of Zeller's ddmin, by single steps).
+`shrink(program, still_fails)` repeatedly tries smaller variants of the program's module and
+keeps a variant whenever `still_fails` says it fails the same way. The reductions:
+
+- each statement of the kernel and its helpers removed (a block left empty gets `pass`);
+- an `if` replaced by its body or by its `else` branch (`if True: x` becomes `x`);
+- a loop replaced by one pass of its body (`for k in range(a, b): x` becomes `k = a; x`);
+- each binary operation, `abs`/`min`/`max` call or conditional expression replaced by one
+  of its operands, except the generator's guards (index and magnitude caps, nonzero
+  divisors, range checks before conversions, loop steps, store indices): without them a
+  variant could read out of bounds, convert an out-of-range float or write one slot from
+  many threads, whose answers the semantics leave unspecified.
+
+It stops when no single step is kept (1-minimal in the sense of Zeller's ddmin, by single
+steps). A variant is only tried when it is still a kernel the generator could have written
+(`well_formed`): valid Python, every helper ending in a `return` on every path, every name
+read assigned on every path before it. Otherwise a kernel failing one way could shrink into a
+kernel that is rejected for a good reason (a helper left returning `None`, a variable read
+before it is assigned), which is a different failure, not a smaller copy of the bug.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 from collections.abc import Callable, Iterator
 
@@ -32,18 +46,47 @@ def _statement_slots(tree: ast.Module) -> list[tuple[list[ast.stmt], int]]:
     return out
 
 
-def _without_statement(source: str, n: int) -> str | None:
+def _loop_entry(loop: ast.For) -> ast.stmt | None:
+    """`k = start` for `for k in range(...)`: the loop variable's value in the first pass."""
+    it = loop.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+        return None
+    if not it.args or any(isinstance(a, ast.Starred) for a in it.args):
+        return None
+    start = ast.Constant(0) if len(it.args) == 1 else copy.deepcopy(it.args[0])
+    return ast.Assign(targets=[copy.deepcopy(loop.target)], value=start, lineno=0)
+
+
+def _reduced_statement(stmt: ast.stmt, mode: int) -> list[ast.stmt] | None:
+    """Mode 0: nothing (the statement removed); 1: an `if`'s body or a loop's body once;
+    2: an `if`'s `else` branch."""
+    if mode == 0:
+        return None if isinstance(stmt, ast.Pass) else []
+    if isinstance(stmt, ast.If):
+        return stmt.body if mode == 1 else (stmt.orelse if stmt.orelse else None)
+    if mode != 1:
+        return None
+    if isinstance(stmt, ast.While):
+        return stmt.body
+    if isinstance(stmt, ast.For):
+        entry = _loop_entry(stmt)
+        return None if entry is None else [entry, *stmt.body]
+    return None
+
+
+def _with_statement(source: str, n: int, mode: int) -> str | None:
     tree = ast.parse(source)
     slots = _statement_slots(tree)
     if n >= len(slots):
         return None
     body, k = slots[n]
-    if isinstance(body[k], ast.Pass):
+    new = _reduced_statement(body[k], mode)
+    if new is None:
         return None
-    del body[k]
+    body[k : k + 1] = new
     if not body:
         body.append(ast.Pass())
-    return ast.unparse(tree) + "\n"
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 
 _SIMPLER = (ast.BinOp, ast.IfExp, ast.Call, ast.BoolOp, ast.UnaryOp, ast.Compare)
@@ -65,12 +108,45 @@ def _operands(node: ast.expr) -> list[ast.expr]:
     return []
 
 
+# calls whose result has their argument's type: replacing one by an argument keeps the kernel
+# typed as it was (`int(x)` by `x` would not, nor a helper call, which gives a tuple)
+_SAME_TYPE_CALLS = {"abs", "min", "max", "math.fabs"}
+
+
+def _guards(fn: ast.FunctionDef) -> set[int]:
+    """ids of the nodes that keep a generated kernel well-defined, never replaced: index and
+    magnitude caps (`x % 64`, `v % 1000000.0`), nonzero divisors (`abs(a) + 0.5`), range
+    guards of conversions (`int(f) if abs(f) < 1e9 else 3`), loop steps, store indices."""
+    out: set[int] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.BinOp) and isinstance(node.right, ast.Constant):
+            if isinstance(node.op, ast.Mod) or (
+                isinstance(node.op, ast.Add)
+                and isinstance(node.left, ast.Call)
+                and ast.unparse(node.left.func) == "abs"
+            ):
+                out.add(id(node))
+        elif isinstance(node, ast.IfExp):
+            if any(isinstance(c, ast.Call) and ast.unparse(c.func) == "abs"
+                   for c in ast.walk(node.test)):  # fmt: skip
+                out.add(id(node))
+        elif isinstance(node, ast.Call):
+            if ast.unparse(node.func) == "range" and len(node.args) == 3:
+                out |= {id(x) for x in ast.walk(node.args[2])}
+            if ast.unparse(node.func) not in _SAME_TYPE_CALLS:
+                out.add(id(node))
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            out |= {id(x) for x in ast.walk(node.slice)}
+    return out
+
+
 class _Replace(ast.NodeTransformer):
-    def __init__(self, target: int, choice: int) -> None:
+    def __init__(self, target: int, choice: int, guards: set[int]) -> None:
         self.target, self.choice, self.seen, self.done = target, choice, -1, False
+        self.guards = guards
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
-        if isinstance(node, _SIMPLER) and not self.done:
+        if isinstance(node, _SIMPLER) and not self.done and id(node) not in self.guards:
             self.seen += 1
             if self.seen == self.target:
                 ops = _operands(node)  # type: ignore[arg-type]
@@ -83,7 +159,8 @@ class _Replace(ast.NodeTransformer):
 def _with_operand(source: str, n: int, choice: int) -> str | None:
     tree = ast.parse(source)
     fns = _functions(tree)
-    r = _Replace(n, choice)
+    guards = {g for fn in fns for g in _guards(fn)}
+    r = _Replace(n, choice, guards)
     for fn in fns:
         r.visit(fn)
     if not r.done:
@@ -91,13 +168,110 @@ def _with_operand(source: str, n: int, choice: int) -> str | None:
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 
+# ---------------------------------------------------------------------- well-formedness
+_ANY = None  # the names "defined" after a statement that never falls through
+
+
+def _reads(node: ast.AST) -> Iterator[str]:
+    for x in ast.walk(node):
+        if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load):
+            yield x.id
+
+
+def _targets(node: ast.expr) -> Iterator[str]:
+    for x in ast.walk(node):
+        if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
+            yield x.id
+
+
+class _Undefined(Exception):
+    pass
+
+
+def _flow(body: list[ast.stmt], defined: set[str] | None, known: set[str]) -> set[str] | None:
+    """The names assigned on every path through `body` (None: it never falls through);
+    raises `_Undefined` at a read of a name not assigned on every path before it."""
+
+    def need(node: ast.AST, have: set[str]) -> None:
+        for name in _reads(node):
+            if name not in have and name not in known:
+                raise _Undefined(name)
+
+    for stmt in body:
+        if defined is None:
+            return None  # unreachable code after return/break/continue: nothing to check
+        if isinstance(stmt, ast.Assign):
+            need(stmt.value, defined)
+            for t in stmt.targets:
+                need(t, defined)  # the index of a subscript target is a read
+                defined = defined | set(_targets(t))
+        elif isinstance(stmt, ast.AugAssign):
+            need(stmt.value, defined)
+            need(stmt.target, defined)
+            if isinstance(stmt.target, ast.Name) and stmt.target.id not in defined | known:
+                raise _Undefined(stmt.target.id)
+        elif isinstance(stmt, ast.If):
+            need(stmt.test, defined)
+            a = _flow(stmt.body, set(defined), known)
+            b = _flow(stmt.orelse, set(defined), known)
+            defined = b if a is None else a if b is None else a & b
+        elif isinstance(stmt, ast.For):
+            need(stmt.iter, defined)
+            _flow(stmt.body, defined | set(_targets(stmt.target)), known)
+        elif isinstance(stmt, ast.While):
+            need(stmt.test, defined)
+            _flow(stmt.body, set(defined), known)
+        elif isinstance(stmt, ast.Return):
+            if stmt.value is not None:
+                need(stmt.value, defined)
+            defined = None
+        elif isinstance(stmt, (ast.Break, ast.Continue)):
+            defined = None
+        else:
+            need(stmt, defined)
+    return defined
+
+
+def well_formed(source: str) -> bool:
+    """Whether `source` is still a kernel module the generator could have written: valid
+    Python, every helper returning a value on every path, no name read before it is assigned
+    on every path."""
+    try:
+        tree = ast.parse(source)
+        compile(tree, "<shrink>", "exec")  # `break` outside a loop and the like
+    except SyntaxError:
+        return False
+    known = set(dir(builtins))
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            known |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                known |= set(_targets(t))
+        elif isinstance(node, ast.FunctionDef):
+            known.add(node.name)
+    for fn in _functions(tree):
+        params = {a.arg for a in fn.args.args}
+        try:
+            after = _flow(fn.body, params, known)
+        except _Undefined:
+            return False
+        if fn.name != "kernel" and after is not None:
+            return False  # a helper that can fall off its end returns None
+    return True
+
+
 def _candidates(source: str) -> Iterator[str]:
     tree = ast.parse(source)
-    for n in range(len(_statement_slots(tree))):
-        cand = _without_statement(source, n)
-        if cand is not None:
-            yield cand
-    count = sum(isinstance(x, _SIMPLER) for fn in _functions(tree) for x in ast.walk(fn))
+    slots = len(_statement_slots(tree))
+    for mode in (0, 1, 2):
+        for n in range(slots):
+            cand = _with_statement(source, n, mode)
+            if cand is not None:
+                yield cand
+    fns = _functions(tree)
+    guards = {g for fn in fns for g in _guards(fn)}
+    count = sum(isinstance(x, _SIMPLER) and id(x) not in guards for fn in fns for x in ast.walk(fn))
     for n in range(count):
         for choice in range(3):
             cand = _with_operand(source, n, choice)
@@ -108,13 +282,17 @@ def _candidates(source: str) -> Iterator[str]:
 def shrink(
     program: Program, still_fails: Callable[[Program], bool], max_tries: int = 2000
 ) -> Program:
-    """The smallest variant of `program` found for which `still_fails` holds."""
+    """The smallest well-formed variant of `program` found for which `still_fails` holds."""
     best = program
     tries = 0
     progress = True
+    seen = {program.source}
     while progress and tries < max_tries:
         progress = False
         for cand in _candidates(best.source):
+            if cand in seen or not well_formed(cand):
+                continue
+            seen.add(cand)
             tries += 1
             if tries > max_tries:
                 break
