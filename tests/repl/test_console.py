@@ -251,3 +251,26 @@ def test_threads_write_files_and_a_later_input_reads_them(repl_factory, tmp_path
     assert r.run("print(s, len(s), s.startswith('2:'), int(s[3:]) + 1)\n") == "2: 4\n 5 True 5\n"
     assert "f.write" in r.run("%help\n")
     assert r.close() == 0
+
+
+@pytest.mark.parametrize("backend", ["cpu", "webgpu"])
+def test_store_past_a_bound_array_on_a_million_threads(repl_factory, backend: str) -> None:  # type: ignore[no-untyped-def]
+    """Was a segfault of the REPL on cpu (and nothing at all on webgpu): every store and load
+    is checked against the array's extent, as on sim."""
+    from simt.runtime import registry
+
+    ok, why = registry.probe(backend)
+    if not ok:
+        pytest.skip(f"{backend} not present: {why}")
+    r = repl_factory("--backend", backend)  # the default: 1,048,576 threads
+    assert "buf: 10 int32" in r.run("%bind buf 10 int32\n")
+    out = r.run("buf[tid] = 1\n")
+    assert out == (
+        "KernelError: <input 1>:1: index out of bounds in array write of `buf` in thread 10\n"
+        "    buf[tid] = 1\n"
+    )
+    out = r.run("x = buf[tid - 1]\n")
+    assert "index out of bounds in array read of `buf` in thread 0" in out
+    assert r.run("buf[tid % 10] = 7\n") == ""
+    assert r.run("buf[9]\n") == "7\n"
+    assert r.close() == 0

@@ -28,4 +28,5 @@ def describe_failure(op: Op) -> str:
             return str(msg)
         return f"assertion failed: {msg}" if msg else "assertion failed"
     what = {"load": "read", "store": "write", "atomic": "atomic", "cas": "atomic"}[op.opcode]
-    return f"index out of bounds in array {what}"
+    name = op.operands[0].hint if op.operands else ""
+    return f"index out of bounds in array {what}" + (f" of `{name}`" if name else "")

@@ -43,7 +43,10 @@ def get_source(fn: Any) -> Source:
     code = getattr(fn, "__code__", None)
     if code is None:
         raise CompileError(f"{fn!r} is not a Python function, so it cannot be compiled")
-    cached = _cache.get(code)
+    # Code objects compare equal across files (their filename is not compared): the same text
+    # in two files (the REPL's probe and kernel) must not share one Source and its filename.
+    key = (code, code.co_filename)
+    cached = _cache.get(key)
     if cached is not None:
         return cached
     try:
@@ -70,5 +73,5 @@ def get_source(fn: Any) -> Source:
     dedented = text.splitlines()
     indents = [len(r) - len(d) if d.strip() else 0 for r, d in zip(raw, dedented)]
     src = Source(tree, code.co_filename, first, raw, indents)
-    _cache[code] = src
+    _cache[key] = src
     return src

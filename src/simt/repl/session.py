@@ -19,6 +19,7 @@ import inspect
 import io
 import linecache
 import os
+import re
 import time
 import traceback
 from typing import Any
@@ -355,7 +356,9 @@ class Session:
             fn = self._define(name, gen.source, f"<kernel {self.count}>")
             import simt
 
-            k = simt.kernel(fn, fp64=True)
+            # bounds checks on every backend (as `sim` always does): a store past an array is a
+            # KernelError naming the thread, not a write into the process memory
+            k = simt.kernel(fn, fp64=True, debug=True)
             args = [state[x] for x in loads] + [outs[x] for x, _ in stores]
             args += [self._buffer(x) for x in bound]
             before = [a.copy() for a in args] if self.explain_tid is not None else None
@@ -717,7 +720,8 @@ def _kernel_error(
     e: KernelError, filename: str, block: int, where: dict[str, tuple[int, int]]
 ) -> str:
     """The error naming the thread index (`tid`) and the input's line."""
-    msg = e.message
+    # a shared array is the kernel's argument `_simt_sh_<name>`, one row per block
+    msg = re.sub(r"`_simt_sh_(\w+)`", r"`\1`", e.message)
     if e.block is not None and e.thread is not None:
         msg += f" in thread {e.block[0] * block + e.thread[0]}"
     if e.filename in where and e.line is not None:
