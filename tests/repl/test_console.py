@@ -274,3 +274,19 @@ def test_store_past_a_bound_array_on_a_million_threads(repl_factory, backend: st
     assert r.run("buf[tid % 10] = 7\n") == ""
     assert r.run("buf[9]\n") == "7\n"
     assert r.close() == 0
+
+
+def test_a_thread_reads_after_syncthreads_what_another_wrote(repl_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    r = repl_factory("--backend", "cpu", "--threads", "8")
+    r.run("%block 4\n")
+    msg = tmp_path / "msg.txt"
+    src = f'if tid == 0:\n    f = open("{msg}", "w")\n    f.write("hello")\n'
+    # the prompt takes the lines after a block as one input when they share the dedented line
+    out = r.run(src + f'syncthreads(); r = open("{msg}"); r.read()\n')
+    assert out == "b'hello'\n", out  # all 8 threads read what thread 0 wrote
+    assert (
+        r.run("r.read()[tid % 2 : tid % 2 + 2]\n")
+        == "----- 4x -----\nb'he'\n----- 4x -----\nb'el'\n"
+    )
+    assert "syncthreads() statement at the top level" in r.run("%help\n")
+    assert r.close() == 0

@@ -95,3 +95,70 @@ def test_byte_string_methods_and_print(tmp_path: Path) -> None:
     assert _run(s, buf, 'print(f"<{method}>", len(line))').split("\n")[1::2][:2] == [
         "<GET> 15", "<POST> 15",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
+def test_threads_read_after_syncthreads_what_their_block_wrote(
+    tmp_path: Path, backend: str
+) -> None:
+    s, buf = _session(8, backend)
+    s.set_block(4)
+    msg, log = tmp_path / "msg.txt", tmp_path / "log.txt"
+    src = (
+        f'if tid == 0:\n    m = open("{msg}", "w")\n    m.write(f"hello from {{tid}}")\n'
+        f'g = open("{log}", "a")\ng.write("ab")\nprint("before", tid)\n'
+        "syncthreads()\n"
+        f'r = open("{msg}")\nn = len(open("{log}").read())\nprint("after", r.read(10), n)\n'
+        "r.read(5)"
+    )
+    out = _run(s, buf, src)
+    # thread 0 wrote the message in block 0; every thread (of both blocks) reads
+    # the whole message and the 16-byte log, its own prints in order, then the echo
+    expected = "".join(
+        f"----- 1x -----\nbefore {t}\nafter hello from 16\nb'hello'\n" for t in range(8)
+    )
+    assert out == expected, out
+    assert msg.read_text() == "hello from 0" and log.read_text() == "ab" * 8
+    # the per-thread variables of both phases are kept, as after two inputs
+    assert _run(s, buf, "n + len(r.read())").endswith("28\n")
+
+
+def test_a_failing_phase_leaves_the_session_as_it_was(tmp_path: Path) -> None:
+    s, buf = _session(8)
+    s.set_block(4)
+    _run(s, buf, "x = 1")
+    out = _run(
+        s, buf, f'f = open(f"{tmp_path}/{{tid}}", "w")\nx = 2\nsyncthreads()\nassert tid < 3'
+    )
+    assert "KernelError" in out and "<input 2>:4" in out, out
+    assert _run(s, buf, "x") == "1\n"  # not 2: the input failed as a whole
+    assert (tmp_path / "5").exists()  # the files landed at the barrier stay written
+
+
+def test_a_barrier_in_a_loop_cannot_make_files_visible(tmp_path: Path) -> None:
+    s, buf = _session(8)
+    s.set_block(4)
+    src = (
+        f'for i in range(2):\n    h = open(f"{tmp_path}/{{tid}}", "w")\n    syncthreads()\n'
+        f'    r = open("{tmp_path}/2")'
+    )
+    out = _run(s, buf, src)
+    assert out.startswith("CompileError: <input 1>:3: files this input writes become visible"), out
+    assert not any(tmp_path.iterdir())
+
+
+def test_byte_strings_are_echoed_grouped_by_their_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "abab.txt"
+    path.write_bytes(b"abcabcxyz")
+    s, buf = _session(4)
+    _run(s, buf, f'f = open("{path}")')
+    _run(s, buf, "line = f.read()")
+    assert _run(s, buf, "line[0:3]") == "b'abc'\n"
+    # threads 0 and 1 read "abc" at different places: one answer, counted twice
+    out = _run(s, buf, "line[tid * 3 : tid * 3 + 3] if tid < 2 else line[6:]")
+    assert out == "----- 2x -----\nb'abc'\n----- 2x -----\nb'xyz'\n", out
+    out = _run(s, buf, "line[tid:tid + 1], len(line)")
+    assert (
+        out == "----- 2x -----\n(b'a', 9)\n----- 1x -----\n(b'b', 9)\n----- 1x -----\n(b'c', 9)\n"
+    )
+    assert _run(s, buf, 'b"lit"') == "b'lit'\n"

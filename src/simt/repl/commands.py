@@ -21,7 +21,10 @@ bytes; byte strings have len, slicing s[a:b], `in` (substring test), ==, startsw
 endswith, find, `a, b, c = s.split(" ")`, int(s), float(s), and print(s).
 Writing: f = open(f"out/{tid}.txt", "w"); f.write(f"{tid} {x}\n") writes real files when
 the input ends: one thread per file opened with "w" (two are an error naming both); with
-"a" every thread's writes are appended in thread order. Later inputs can read them.
+"a" every thread's writes are appended in thread order. Later inputs can read them; with
+%block, so can the threads after a syncthreads() statement at the top level of the input
+(the input then runs as one launch per part; a barrier inside for/if cannot be cut).
+A byte string as an input's last line is echoed (b'...'), grouped by its bytes.
   %bind NAME SHAPE DTYPE   a buffer every thread sees, e.g. %bind outbuf 512,512,3 uint32
   %save NAME FILE.png      write a bound buffer as an image (RGB when the last axis is 3)
   %threads N               run on N threads (per-thread variables are dropped)

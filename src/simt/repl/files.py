@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -239,10 +240,14 @@ def r_eq(a: Any, b: Any) -> Any:
     return a == b
 
 
+OPEN_END = 1 << 62  # the upper bound of `s[a:]`
+
+
 def r_slice(s: Any, lower: Any, upper: Any) -> Any:
-    """`s[lower:upper]` of a byte string (None for an open end; no negative indices)."""
-    lo = 0 if lower is None else min(max(lower, 0), s.length)
-    hi = s.length if upper is None else min(max(upper, lo), s.length)
+    """`s[lower:upper]` of a byte string (0 and OPEN_END for open ends; no negative indices).
+    The bounds are plain numbers, known or not: a run-time bound (`s[tid:tid + 2]`) works."""
+    lo = min(max(lower, 0), s.length)
+    hi = min(max(upper, lo), s.length)
     return ByteStr(s.data, s.start + lo, hi - lo, s.fid)
 
 
@@ -311,6 +316,24 @@ def resolve_bytes(text: str, files: list[tuple[np.ndarray, int]]) -> str:
         return raw.tobytes().decode("utf-8", "replace")
 
     return _BYTES.sub(one, text)
+
+
+def byte_codes(
+    start: np.ndarray, length: np.ndarray, words: np.ndarray, size: int
+) -> tuple[np.ndarray, list[bytes]]:
+    """For byte strings of one file given per thread by `start` and `length`: a code per
+    thread, equal exactly when the bytes are, and the bytes of each code."""
+    raw = words.view(np.uint8)[:size].tobytes()
+    spans, inv = np.unique(np.stack([start, length]), axis=1, return_inverse=True)
+    table: list[bytes] = []
+    index: dict[bytes, int] = {}
+    code_of_span = np.empty(spans.shape[1], np.int64)
+    for k, (s, n) in enumerate(spans.T.tolist()):
+        b = raw[s : s + n]
+        code_of_span[k] = index.setdefault(b, len(table))
+        if code_of_span[k] == len(table):
+            table.append(b)
+    return code_of_span[inv.reshape(-1)], table
 
 
 class WriteError(Exception):
@@ -387,8 +410,9 @@ class Rewriter(ast.NodeTransformer):
     """The rewrite described in the module docstring; `opened` collects the paths opened
     (the i-th is the parameter `_simt_file<i>`)."""
 
-    def __init__(self, opened: list[str]) -> None:
+    def __init__(self, opened: list[str], known: Callable[[ast.expr], Any] | None = None) -> None:
         self.opened = opened
+        self.known = known  # the value of an expression known on the host, else None
         self.writers: set[str] = set()  # names of files opened for writing in this input
         self.records = 0  # record prints written into the input
 
@@ -432,14 +456,12 @@ class Rewriter(ast.NodeTransformer):
             return node
         if write_mode(node) is not None:
             return node  # a file opened for writing but not assigned to a name: refused later
-        if (
-            isinstance(node.func, ast.Name)
-            and node.func.id == "open"
-            and len(node.args) >= 1
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            path = node.args[0].value
+        if isinstance(node.func, ast.Name) and node.func.id == "open" and len(node.args) >= 1:
+            path = self.known(node.args[0]) if self.known is not None else None
+            if isinstance(node.args[0], ast.Constant):
+                path = node.args[0].value
+            if not isinstance(path, str):
+                return node  # a path that differs by thread: refused where it is compiled
             if path not in self.opened:
                 self.opened.append(path)
             i = self.opened.index(path)
@@ -495,10 +517,9 @@ class Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.slice, ast.Slice) and isinstance(node.ctx, ast.Load):
             sl = node.slice
-            none = ast.Constant(None)
             return ast.Call(
                 ast.Name("_simt_slice", ast.Load()),
-                [node.value, sl.lower or none, sl.upper or none],
+                [node.value, sl.lower or ast.Constant(0), sl.upper or ast.Constant(OPEN_END)],
                 [],
             )
         return node

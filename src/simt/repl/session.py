@@ -30,7 +30,7 @@ from .. import lang
 from .. import types as T
 from ..errors import CompileError, KernelError, LaunchError, SimtError
 from ..runtime import printing, registry
-from . import analysis, codegen, files
+from . import analysis, codegen, files, phases
 from .output import Echo, Sink, group
 
 BLOCK = 256
@@ -52,6 +52,8 @@ class Session:
         self.bound: dict[str, np.ndarray] = {}
         self.explain_tid: int | None = None  # %explain: the thread whose path the next input shows
         self.block: int | None = None  # %block: threads per block (None: one flat launch)
+        self._deferred = False  # a phase before a file barrier: its prints wait for the next
+        self._carried: list[tuple[int, str]] = []  # what the threads printed in earlier phases
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -177,6 +179,58 @@ class Session:
                 else:
                     text = ast.unparse(kept)
                 tree = ast.parse(text, filename, "exec")
+            try:
+                at = phases.cuts(tree, filename, set(self.objects))
+            except phases.Refused as e:
+                self.out.error(f"CompileError: {e}")
+                return False
+            if at:
+                return self._phases(phases.pieces(text, tree, at), filename)
+        return self._one(text, filename, tree)
+
+    def _phases(self, texts: list[str], filename: str) -> bool:
+        """Run an input cut at its file barriers (see `phases`), phase after phase; when one
+        fails the session is put back as it was before the input (files already written by
+        an earlier phase stay written)."""
+        saved = self._save()
+        self._carried = []
+        ok = False
+        try:
+            for k, text in enumerate(texts):
+                self._deferred = k < len(texts) - 1
+                tree = ast.parse(text, filename, "exec")
+                if not self._one(text, filename, tree):
+                    return False
+            ok = True
+        finally:
+            self._deferred = False
+            if not ok:
+                self._restore(saved)
+            elif self._carried:  # the last phase ran on the host: show what threads printed
+                group(self.threads, self._carried, None, self.out)
+            self._carried = []
+        return True
+
+    def _save(self) -> tuple[Any, ...]:
+        """What an input may change, to put back when a later phase of it fails."""
+        return (
+            dict(self.state),
+            {k: v.copy() for k, v in self.bound.items()},
+            {k: v.copy() for k, v in self.shared.items()},
+            dict(self.objects),
+            dict(self.globals),
+            list(self.file_paths),
+            dict(self.file_data),
+        )
+
+    def _restore(self, saved: tuple[Any, ...]) -> None:
+        (self.state, self.bound, self.shared, self.objects, g, self.file_paths,
+         self.file_data) = saved  # fmt: skip
+        self.globals.clear()
+        self.globals.update(g)
+
+    def _one(self, text: str, filename: str, tree: ast.Module) -> bool:
+        """Run one input (or one phase of it) once its block-level statements are handled."""
         shape = analysis.shape(tree)
         if not analysis.depends_on_thread(shape, self.thread_names() | {"open"}):
             return self._host(tree, filename)
@@ -284,12 +338,15 @@ class Session:
     def _kernel(self, text: str, filename: str, shape: analysis.Shape) -> bool:
         echo = shape.echo and not analysis.is_print_call(shape.tree.body[-1])
         fast = analysis.fast_prints(shape.tree) if "print" not in self.globals else ()
+        if self._deferred or self._carried:  # phases: every print is a record, in order
+            echo = echo and not self._deferred
+            fast = ()
         tree, rewritten = shape.tree, files.needs_rewrite(shape.tree, set(self.objects))
         records = 0  # file-record prints in the input (writes to files)
         if rewritten:
             fast = ()  # a byte string prints through a record the host completes
             opened = list(self.file_paths)
-            rw = files.Rewriter(opened)
+            rw = files.Rewriter(opened, self._host_value)
             tree = rw.visit(copy.deepcopy(tree))
             records = rw.records
             if records:  # each thread counts its records, so that a dropped one is noticed
@@ -310,6 +367,7 @@ class Session:
         shown = [codegen.print_name(j) for j in range(len(fast))]
         if echo:
             shown.append(codegen.ECHO)
+        self._echo_bytes: list[tuple[BytesAt, int]] = []  # echoed byte strings, their files
         state = dict(self.state)
         for w in shape.writes:
             # A host number that this input reads and reassigns is each thread's own copy (as
@@ -424,11 +482,22 @@ class Session:
             self.state.pop(w, None)
             self.globals.pop(w, None)
         arrays = [outs[k] for k, _ in stores if k.startswith("_simt_")]
+        for at, fid in self._echo_bytes:  # byte strings are grouped by their bytes
+            words, size = self.file_data[self.file_paths[fid]]
+            start, length = arrays[at.at], arrays[at.at + 1]
+            arrays[at.at], at.table = files.byte_codes(start, length, words, size)
+            arrays[at.at + 1] = np.zeros_like(length)
         shown_out: Echo | str | None = None
         if arrays:
             shown_out = Echo(arrays, lambda row: _show(row, layout))
         elif layout:
             shown_out = _show([], layout)
+        if self._deferred:
+            self._carried += captured
+            return True
+        if self._carried:  # earlier phases' prints first, each thread's in order
+            captured = sorted(self._carried + captured, key=lambda p: p[0])
+            self._carried = []
         group(n, captured, shown_out, self.out)
         if before is not None:
             self._explain(
@@ -484,7 +553,7 @@ class Session:
         """The lines each thread shows after its prints: converted `print`s and the echo,
         each as (kind, is a tuple, items); an item is (known, value) or (False, array index).
         Adds a store into a fresh array for each run-time item."""
-        from ..frontend.values import Known, Tup
+        from ..frontend.values import Known, Obj, Tup
         from ..ir import Value
 
         layout: list[tuple[str, bool, list[tuple[bool, Any]]]] = []
@@ -503,11 +572,22 @@ class Session:
             parts = v.items if isinstance(v, Tup) else (v,)
             items: list[tuple[bool, Any]] = []
             for i, x in enumerate(parts):
+                expr = f"{w}[{i}]" if isinstance(v, Tup) else w
+                fid = self._file_of(env, x) if isinstance(x, Obj) else None
                 if isinstance(x, Known):
                     items.append((True, x.value))
+                elif fid is not None:  # a byte string: its start and length, shown as bytes
+                    for f in ("start", "length"):
+                        key = f"_simt_o{len(outs)}"
+                        stores.append((key, f"{expr}.{f}"))
+                        outs[key] = np.empty(self.threads, np.int64)
+                    at = BytesAt(count)
+                    self._echo_bytes.append((at, fid))
+                    items.append((False, at))
+                    count += 2
                 elif isinstance(x, Value) and isinstance(x.type, T.Scalar):
                     key = f"_simt_o{len(outs)}"
-                    stores.append((key, f"{w}[{i}]" if isinstance(v, Tup) else w))
+                    stores.append((key, expr))
                     outs[key] = np.empty(self.threads, _state_dtype(x.type))
                     items.append((False, count))
                     count += 1
@@ -520,6 +600,26 @@ class Session:
             if items:
                 layout.append((kind, isinstance(v, Tup), items))
         return layout
+
+    def _host_value(self, expr: ast.expr) -> Any:
+        """The value of `expr` when it reads only host globals (a file's path), else None."""
+        names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+        if names & self.thread_names() or not names <= set(self.globals) | set(dir(builtins)):
+            return None
+        try:
+            code = compile(ast.Expression(copy.deepcopy(expr)), "<path>", "eval")
+            return eval(code, self.globals)  # noqa: S307 - the user's own input, on the host
+        except Exception:  # noqa: BLE001 - not a path: the kernel's compiler says why
+            return None
+
+    def _file_of(self, env: dict[str, Any], v: Any) -> int | None:
+        """The session's number of the file a ByteStr or File object `v` reads, or None."""
+        if v.cls not in (files.ByteStr, files.File):
+            return None
+        data = v.get("data")
+        return next(
+            (i for i in range(len(self.file_paths)) if env.get(f"_simt_file{i}") is data), None
+        )
 
     def _land(self, written: dict[str, tuple[str, bytes]]) -> None:
         """Write what the threads wrote into the host's files (append for mode "a"); a file
@@ -605,11 +705,7 @@ class Session:
                 continue
             if isinstance(v, Obj) and v.cls in (files.ByteStr, files.File):
                 cls = v.cls.__name__
-                data = v.get("data")
-                idx = next(
-                    (i for i in range(len(self.file_paths)) if env.get(f"_simt_file{i}") is data),
-                    None,
-                )
+                idx = self._file_of(env, v)
                 if idx is not None:
                     objects[w] = (cls, idx)
                     for f in _FIELDS[cls]:
@@ -663,6 +759,19 @@ def _state_dtype(t: T.Scalar) -> np.dtype:
     return np.dtype(t.np)
 
 
+class BytesAt:
+    """A byte string in an echoed row: its code at index `at` (equal codes, equal bytes) and
+    `table`, the bytes of each code (filled in after the launch)."""
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+        self.table: list[bytes] = []
+
+    def bytes(self, row: Any) -> bytes:
+        """The bytes this row's thread echoed."""
+        return self.table[int(row[self.at])]
+
+
 def _plain(v: Any) -> Any:
     """NumPy scalars as the Python numbers they stand for."""
     return v.item() if isinstance(v, np.generic) else v
@@ -673,7 +782,10 @@ def _show(row: Any, layout: list[tuple[str, bool, list[tuple[bool, Any]]]]) -> s
     as Python's REPL (repr)."""
     lines = []
     for kind, is_tuple, items in layout:
-        vals = [_plain(x) if known else _plain(row[x]) for known, x in items]
+        vals = [
+            _plain(x) if known else x.bytes(row) if isinstance(x, BytesAt) else _plain(row[x])
+            for known, x in items
+        ]
         if kind == "print":
             lines.append(" ".join(printing.format_value(v, "") for v in vals))
         elif is_tuple:
