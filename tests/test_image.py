@@ -317,10 +317,6 @@ def _gain_offset(c: Float, im: Image, p: Position) -> Any:
 def test_normalize_reads_uint8_as_unit_and_writes_levels(backend: str, shape: Any) -> None:
     a = np.random.default_rng(7).integers(0, 256, shape, dtype=np.uint8)
     f = simt.compile(_gain_offset, normalize=True)
-    if backend == "webgpu":  # WGSL has no 8-bit type: the existing refusal, by name
-        with pytest.raises(simt.CompileError, match="uint8 .* not supported on webgpu"):
-            f(1.5, a)
-        return
     r = f(1.5, a)
     assert r.dtype == np.uint8 and r.shape == shape
     ref = _levels(1.5 * (a / 255.0) - 0.25)  # both clamps (below 0, above 255) are exercised
@@ -343,8 +339,6 @@ def test_normalize_reads_uint8_as_unit_and_writes_levels(backend: str, shape: An
 
 
 def test_normalize_sees_values_in_unit_range(backend: str) -> None:
-    if backend == "webgpu":
-        pytest.skip("uint8 images are refused on webgpu (tested above)")
     a = np.arange(256, dtype=np.uint8).reshape(16, 16)
 
     def threshold(im: Image, p: Position) -> Any:

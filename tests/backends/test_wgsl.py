@@ -277,3 +277,23 @@ def test_inexact_float32_builtins_are_replaced() -> None:
     src = render(make([arr(FLOAT32), FLOAT32], body))
     assert "simt_acosh_f32(" in src and "fn simt_log_f32" in src and "fn simt_logparts_f32" in src
     assert src.index("fn simt_logparts_f32") < src.index("fn simt_log_f32")
+
+
+def test_small_types_are_packed_into_words() -> None:
+    from simt.types import FLOAT16, INT8, UINT16
+
+    def body(b: Builder, a: Value, h: Value, out: Value) -> None:
+        i = b.const(0, INT32)
+        x = b.cast(b.op("load", [a, i], [INT8]).result, INT32)
+        y = b.cast(b.op("load", [h, i], [FLOAT16]).result, FLOAT32)
+        b.op("store", [out, i, b.cast(b.bin("add", x, b.cast(y, INT32)), UINT16)])
+        b.op("store", [h, i, b.cast(y, FLOAT16)])
+
+    src = render(make([arr(INT8), arr(FLOAT16), arr(UINT16)], body))
+    # read only: plain words; written: atomic words, a store is a compare-exchange loop
+    assert re.search(r"var<storage, read> p0_\d+: array<u32>;", src)
+    assert re.search(r"var<storage, read_write> p1_\d+: array<atomic<u32>>;", src)
+    assert re.search(r"var<storage, read_write> p2_\d+: array<atomic<u32>>;", src)
+    assert len(re.findall(r"atomicCompareExchangeWeak\(&p[12]_\d+\[", src)) == 2
+    assert "fn simt_f16_bits(" in src and "fn simt_f16_value(" in src
+    assert "<< (24u - (e1 & 3u) * 8u)) >> 24u" in src  # int8: sign-extended on load

@@ -49,8 +49,6 @@ EXPECTED_COMPILE_ERRORS: dict[tuple[str, str], str] = {
     ("webgpu", "atomic_float"): "WGSL atomics are integer only",
     ("webgpu", "int64"): "WGSL has no 64-bit integers",
     ("webgpu", "wgsl_math"): "WGSL has no such function",
-    ("webgpu", "small_int"): "WGSL has no 8/16-bit storage (packing into u32 words: not yet)",
-    ("webgpu", "fp16"): "f16 storage needs packing or shader-f16 (not yet)",
     ("webgpu", "uint64"): "WGSL has no u64",
 }
 

@@ -494,3 +494,42 @@ def test_underscore_loop_variable_is_a_legal_wgsl_name() -> None:
         assert (out == 6).all()
     finally:
         simt.use("sim")
+
+
+@simt.kernel
+def _bump(a, out: simt.Out):
+    i = simt.grid(1)
+    if i < len(a):
+        a[i] = a[i] + 1
+        out[i] = a[i] * 2
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint16, np.float16])
+def test_packed_arrays_of_odd_lengths_round_trip(on_webgpu: Any, dtype: Any) -> None:
+    # 8/16-bit elements are packed into u32 words: the last word of an odd length is part
+    # padding on the device; only the array's own bytes come back
+    for n in (1, 2, 3, 5, 7, 1001):
+        host = (np.arange(n) * 37 % 120).astype(dtype)
+        d = simt.to_device(host)
+        np.testing.assert_array_equal(d.numpy(), host)
+        out = np.full(n, 99, dtype)  # simt.Out: not copied to the device, written in full
+        _bump[1, 1024](d, out)
+        _bump[1, 1024](d, out)  # the device array keeps what the first launch stored
+        np.testing.assert_array_equal(d.numpy(), (host + 2).astype(dtype))
+        np.testing.assert_array_equal(out, ((host + 2) * 2).astype(dtype))
+
+
+@simt.kernel(debug=True)
+def _overrun_u8(a, out):
+    i = simt.grid(1)
+    out[i] = a[i] + 1  # the padding bytes of the last word are out of bounds too
+
+
+def test_debug_mode_bounds_checks_on_packed_arrays(on_webgpu: Any) -> None:
+    a = np.arange(5, dtype=np.uint8)
+    out = np.zeros(5, np.int16)
+    with pytest.raises(simt.KernelError) as info:
+        _overrun_u8[1, 8](a, out)
+    assert "out of bounds" in str(info.value) and info.value.thread == (5, 0, 0)
+    _overrun_u8[1, 5](a, out)
+    np.testing.assert_array_equal(out, a + 1)

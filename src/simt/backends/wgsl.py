@@ -5,7 +5,11 @@ The shader's interface (the runtime fills it in, see `WgslKernel`):
 - one storage buffer per array parameter (`read` when the kernel never writes it); bool
   arrays are stored as u32; an array used by an atomic is declared `array<atomic<i32>>`
   (`atomic<u32>` for uint32 and float32: float atomics are compare-exchange loops on the bit
-  pattern);
+  pattern); 8/16-bit int and float16 arrays are packed, four or two elements to a u32 word
+  (`array<u32>` when read only, else `array<atomic<u32>>`: a store replaces its byte or half
+  of the word with a compare-exchange loop, so threads storing neighbours never lose each
+  other's stores); their values compute as i32 / f32, float16 rounded to nearest even on the
+  bits (`simt_f16_bits`), as NumPy rounds;
 - one uniform struct `simt_P` with the scalar parameters, each array's shape and strides (in
   elements, the last stride is always 1), and the launch grid;
 - the block shape as pipeline-overridable constants `simt_bx/by/bz`, so one WGSL text serves
@@ -35,14 +39,36 @@ from ..builtins import MATH, WGSL_F32_ONLY
 from ..errors import CompileError
 from ..ir import Function, Op, Value, walk
 from ..ir.ops import ATOMICS, STORES
-from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, SHARED, UINT32, ArrayType, Scalar
+from ..types import (
+    BOOL,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    GLOBAL,
+    INT32,
+    INT64,
+    SHARED,
+    UINT32,
+    UINT64,
+    ArrayType,
+    Scalar,
+    compute_type,
+)
 from .clike import BIN_SYMBOLS, CMP_SYMBOLS, CRenderer, Lines, value_name
 from .common import error_sites, print_ops
 from .wgsl_helpers import HELPERS, helper
 from .wgsl_math import MATH_F32
 
 WGSL_TYPES = {"bool": "bool", "int32": "i32", "uint32": "u32", "int64": "i64",
-              "float32": "f32", "float64": "f64"}  # fmt: skip
+              "float32": "f32", "float64": "f64", "uint64": "u64",
+              # storage-only types are held in their compute type, normalised (an int8 value
+              # is an i32 in [-128, 127], a float16 one an f32 that float16 represents)
+              "int8": "i32", "uint8": "i32", "int16": "i32", "uint16": "i32",
+              "float16": "f32"}  # fmt: skip
+
+# Elements per 32-bit word of the element types WGSL has no storage for: global arrays of them
+# are packed into u32 words (`packed_access`).
+PACKED = {"int8": 4, "uint8": 4, "int16": 2, "uint16": 2, "float16": 2}
 
 # Math functions WGSL computes in float32 precision only, whatever the operand type
 # (Vulkan's GLSL.std.450 defines them for 16/32-bit floats; lavapipe returns float32 results
@@ -117,14 +143,19 @@ def wgsl_type(t: Scalar) -> str:
 
 
 def storage_type(t: Scalar) -> str:
-    """The element type an array of `t` has in WGSL memory (no bool in storage)."""
-    return "u32" if t.is_bool else wgsl_type(t)
+    """The element type an array of `t` has in WGSL memory (no bool in storage; 8/16-bit
+    elements of a global array are packed into u32 words)."""
+    return "u32" if t.is_bool or t.name in PACKED else wgsl_type(t)
 
 
 def literal(value: int | float | bool, t: Scalar) -> str:
     """A WGSL literal of type `t` (an expression for values that have no literal)."""
     if t.is_bool:
         return "true" if value else "false"
+    if t.is_storage:  # held in its compute type, normalised as a store would
+        with np.errstate(all="ignore"):
+            narrow = np.asarray(value).astype(t.np)[()]
+        return literal(narrow.item(), compute_type(t))
     if t == INT32:
         v = (
             int(np.int64(int(value)).astype(np.int32))
@@ -137,6 +168,8 @@ def literal(value: int | float | bool, t: Scalar) -> str:
     if t == INT64:
         v = int(value)
         return "i64(-9223372036854775807li - 1li)" if v == -(2**63) else f"{v}li"
+    if t == UINT64:
+        return f"{int(value) & 0xFFFFFFFFFFFFFFFF}lu"
     f = float(value)
     if t == FLOAT32:
         with np.errstate(over="ignore"):  # a float32 literal out of range is infinite
@@ -201,6 +234,9 @@ class _Renderer(CRenderer):
         self.written = {op.operands[0].id for op in walk(fn.body) if op.opcode in STORES}
         self.uniform: list[UniformField] = []
         self.uses_f64_print = False
+        self.packed_written: set[int] = set()  # packed arrays bound writable: atomic words
+        self.tmp = 0  # a counter for unique names of temporaries
+        self.half_bits: dict[int, str] = {}  # float16 value id -> the name of its bits (u32)
         # Float arithmetic feeding more float arithmetic is kept apart (see `simt_exact`):
         # drivers otherwise fuse `a * b + c` into an FMA and fold `(x * 0.1) * 10` into `x`,
         # and NumPy, the reference, does neither.
@@ -221,14 +257,11 @@ class _Renderer(CRenderer):
         return CompileError(message, loc.filename, loc.line, loc.col, loc.source_line, hint)
 
     def check_type(self, t: Scalar, op: Op | None) -> None:
-        if t.is_storage or t.name == "uint64":
+        if t == UINT64:
             raise self.fail(
                 op,
-                f"{t} arrays and values are not supported on webgpu yet (WGSL has no "
-                f"{t.bits}-bit {'unsigned ' if t.kind == 'u' else ''}"
-                f"{'float' if t.is_float else 'integer'} type; simt does not pack them into "
-                "32-bit words yet)",
-                "convert the array with a.astype(np.int32) or np.float32, or use another backend",
+                "uint64 arrays and values are not supported on webgpu yet",
+                "convert the array with a.astype(np.int64) or np.uint32, or use another backend",
             )
         if t == FLOAT64 and not self.caps.f64:
             raise self.fail(
@@ -354,7 +387,8 @@ class _Renderer(CRenderer):
             if op.opcode == "alloc" and op.result.array.space == SHARED:
                 a = op.result.array
                 n = int(np.prod(a.shape or (1,), dtype=np.int64))
-                total += n * (4 if a.dtype.is_bool else a.dtype.bits // 8)
+                # bool and the 8/16-bit types take a word per element in shared memory
+                total += n * max(a.dtype.bits // 8, 4)
         return total
 
     def bind_params(self) -> list[Binding]:
@@ -365,6 +399,8 @@ class _Renderer(CRenderer):
             if isinstance(v.type, ArrayType):
                 read_only = v.id not in self.written and i not in self.writable
                 bindings.append(Binding(len(bindings), "array", n, i, read_only))
+                if self.packed(v) and not read_only:
+                    self.packed_written.add(v.id)
                 idx = v.type.index
                 for d in range(v.type.ndim):
                     self.uniform.append(UniformField(f"{n}_shape{d}", idx, 0, ("shape", i, d)))
@@ -472,8 +508,19 @@ class _Renderer(CRenderer):
         text = out.text() + self.out.text() + "}\n"
         return text
 
+    def packed(self, arr: Value) -> int:
+        """Elements per u32 word of a packed (8/16-bit, global) array; 0 when not packed.
+        Shared and local arrays of those types hold one i32 / f32 per element instead (no
+        packing, so stores need no atomics; shared memory is small and per block)."""
+        a = arr.array
+        return PACKED.get(a.dtype.name, 0) if a.space == GLOBAL else 0
+
     def elem(self, v: Value) -> str:
         a = v.array
+        if self.packed(v):
+            return "atomic<u32>" if v.id in self.packed_written else "u32"
+        if a.dtype.is_storage:  # a shared or local array: one word per element
+            return wgsl_type(a.dtype)
         t = storage_type(a.dtype)
         if v.id in self.atomic_arrays and a.space != "local":
             return "atomic<u32>" if a.dtype == FLOAT32 else f"atomic<{t}>"
@@ -580,6 +627,31 @@ class _Renderer(CRenderer):
     def cast(self, op: Op) -> None:
         (a,) = self.args(op, op.operands)
         s, t = op.operands[0].scalar, op.result.scalar
+        s = compute_type(s)  # a storage-only type's value is held in its compute type
+        if not t.is_storage:
+            self.define(op.result, self.convert(a, s, t))
+            return
+        c = compute_type(t)
+        x = a if s == c else self.convert(a, s, c)
+        if t == FLOAT16:
+            # rounded to nearest even on the bits (WGSL leaves f32 -> f16 rounding and overflow
+            # to the driver); the bits are kept for a store of this value
+            self.tmp += 1
+            bits = f"h{self.tmp}"
+            self.out.add(f"let {bits}: u32 = {self.use_helper('simt_f16_bits')}({x});")
+            self.half_bits[op.result.id] = bits
+            self.define(op.result, f"{self.use_helper('simt_f16_value')}({bits})")
+            return
+        # wrapped to the width: the low bits, sign-extended for the signed types
+        lost = 32 - t.bits
+        if t.is_signed:
+            expr = f"bitcast<i32>(bitcast<u32>({x}) << {lost}u) >> {lost}u"
+        else:
+            expr = f"{x} & {(1 << t.bits) - 1}i"
+        self.define(op.result, expr)
+
+    def convert(self, a: str, s: Scalar, t: Scalar) -> str:
+        """The expression converting `a` of type `s` to type `t` (neither storage-only)."""
         if t.is_bool:
             expr = f"{a} != {_zero(s)}"
         elif s == UINT32 and t == INT64:
@@ -592,7 +664,7 @@ class _Renderer(CRenderer):
             expr = f"(i64({a}) << 32u) >> 32u"
         else:
             expr = f"{wgsl_type(t)}({a})"
-        self.define(op.result, expr)
+        return expr
 
     def math(self, op: Op) -> None:
         name = op.attrs["fn"]
@@ -726,6 +798,9 @@ class _Renderer(CRenderer):
             self.out.add(f"let in_bounds{site} = {ok};")
             ok = f"in_bounds{site}"
             self.out.add(f"if (!{ok}) {{ simt_fail({site}u); }}")
+        if self.packed(arr):
+            self.packed_access(op, self.address(op, arr, idx), rest, ok)
+            return
         if k == "load":
             raw = f"atomicLoad(&{ref})" if atomic else ref
             self.define(op.result, self.from_storage(raw, dt))
@@ -761,6 +836,56 @@ class _Renderer(CRenderer):
             self.out.add(f"{n} = {ATOMIC_FNS[op.attrs['op']]}(&{ref}, {rest[0]});")
         if ok is not None:
             self.out.close()
+
+    def packed_access(self, op: Op, addr: str, rest: list[str], ok: str | None) -> None:
+        """A load or store of one element of a packed array (8/16-bit elements in u32
+        words). A store replaces only its own bits of the word, with a compare-exchange loop:
+        a neighbour stored by another thread in the same launch is never lost, and two
+        threads storing one element leave one of their values (not a mix of both)."""
+        arr = op.operands[0]
+        dt = arr.array.dtype
+        per = self.packed(arr)
+        bits = 32 // per
+        buf = self.name(arr)
+        self.tmp += 1
+        n = self.tmp
+        self.out.add(f"let e{n} = u32({addr});")
+        word = f"{buf}[e{n} >> {per.bit_length() - 1}u]"
+        shift = f"(e{n} & {per - 1}u) * {bits}u"
+        mask = f"{(1 << bits) - 1}u"
+        if op.opcode == "load":
+            raw = f"atomicLoad(&{word})" if arr.id in self.packed_written else word
+            self.out.add(f"let w{n} = {raw};")
+            if dt == FLOAT16:
+                self.out.add(f"let h{n} = (w{n} >> ({shift})) & {mask};")
+                self.half_bits[op.result.id] = f"h{n}"
+                expr = f"{self.use_helper('simt_f16_value')}(h{n})"
+            elif dt.is_signed:  # the element's bits moved to the top, shifted back down
+                expr = f"bitcast<i32>(w{n} << ({32 - bits}u - {shift})) >> {32 - bits}u"
+            else:
+                expr = f"i32((w{n} >> ({shift})) & {mask})"
+            self.define(op.result, expr)
+            return
+        if op.opcode != "store":
+            raise self.fail(op, f"atomics on {dt} arrays are not available (they are packed)")
+        (val,) = rest
+        v = op.operands[-1]
+        if dt == FLOAT16:
+            new = self.half_bits.get(v.id) or f"{self.use_helper('simt_f16_bits')}({val})"
+        else:
+            new = f"bitcast<u32>({val}) & {mask}"
+        b = self.out
+        b.open(f"if ({ok}) {{" if ok is not None else "{")
+        b.add(f"let s{n} = {shift};")
+        b.add(f"let keep{n} = ~({mask} << s{n});")
+        b.add(f"let put{n} = ({new}) << s{n};")
+        b.add(f"var old{n} = atomicLoad(&{word});")
+        b.open("loop {")
+        b.add(f"let r = atomicCompareExchangeWeak(&{word}, old{n}, (old{n} & keep{n}) | put{n});")
+        b.add("if (r.exchanged) { break; }")
+        b.add(f"old{n} = r.old_value;")
+        b.close()
+        b.close()
 
     def from_storage(self, raw: str, dt: Scalar) -> str:
         if dt.is_bool:

@@ -166,7 +166,52 @@ fn simt_exact_{t}(x: {t}) -> {t} {{
     }
 
 
-HELPERS: dict[str, str] = {}
+# float16 <-> float32 on the bits. WGSL's f16 type needs the `shader-f16` feature, and even
+# with it the spec leaves an f32 -> f16 conversion's rounding (either neighbour) and overflow
+# (an indeterminate value) to the driver; these give NumPy's answer on every adapter. A
+# float16 value is held as the f32 of the same value (f16 is a subset of f32, subnormals
+# included), so only the conversion from f32 rounds.
+_HALF = {
+    "simt_f16_value": """\
+fn simt_f16_value(h: u32) -> f32 {
+    let sign = (h & 0x8000u) << 16u;
+    let e = (h >> 10u) & 0x1fu;
+    let m = h & 0x3ffu;
+    if (e == 0u) {  // zero or subnormal: m * 2**-24, exact in f32
+        return bitcast<f32>(sign | bitcast<u32>(f32(m) * 5.9604644775390625e-8f));
+    }
+    if (e == 31u) { return bitcast<f32>(sign | 0x7f800000u | (m << 13u)); }  // inf, nan
+    return bitcast<f32>(sign | ((e + 112u) << 23u) | (m << 13u));
+}""",
+    # NumPy's npy_floatbits_to_halfbits: round to nearest even, overflow to inf, small
+    # values to subnormals or signed zero, NaN stays NaN.
+    "simt_f16_bits": """\
+fn simt_f16_bits(x: f32) -> u32 {
+    let f = bitcast<u32>(x);
+    let sign = (f >> 16u) & 0x8000u;
+    let fe = f & 0x7f800000u;
+    let fm = f & 0x007fffffu;
+    if (fe >= 0x47800000u) {  // overflow, inf or nan
+        if (fe == 0x7f800000u && fm != 0u) { return sign | 0x7c00u | max(fm >> 13u, 1u); }
+        return sign | 0x7c00u;
+    }
+    if (fe <= 0x38000000u) {  // a subnormal half, or zero
+        if (fe < 0x33000000u) { return sign; }
+        let e = fe >> 23u;
+        var m = (0x00800000u | fm) >> (113u - e);
+        // halves round to even: the bits shifted out (up to 11) are in f's low bits
+        if ((m & 0x3fffu) != 0x1000u || (f & 0x7ffu) != 0u) { m = m + 0x1000u; }
+        return sign | (m >> 13u);
+    }
+    var m = fm;
+    if ((m & 0x3fffu) != 0x1000u) { m = m + 0x1000u; }
+    // a carry out of the significand moves into the exponent (to inf past 65504): right
+    return sign | (((fe - 0x38000000u) >> 13u) + (m >> 13u));
+}""",
+}
+
+
+HELPERS: dict[str, str] = {**_HALF}
 for _t, _s in _SIGNED.items():
     HELPERS.update(_signed(_t, _s))
 HELPERS.update(_unsigned())

@@ -2,7 +2,8 @@
 not NVIDIA's (Vulkan, Metal, D3D12, OpenGL), and on Mesa's software adapters in CI.
 
 One adapter and device per process (`webgpu_device`). Arrays are storage buffers that stay on
-the device between launches (bool arrays as one u32 per element). Shader modules are cached by
+the device between launches (bool arrays as one u32 per element, 8/16-bit elements packed
+in u32 words, the last word padded). Shader modules are cached by
 the hash of their WGSL and pipelines by (WGSL, block shape): the block shape is a pipeline
 constant, so one shader serves every block shape. Launches are queued and return at once;
 reading a buffer back waits (in wgpu 0.32 `queue.on_submitted_work_done_sync()` raises, so
@@ -199,7 +200,10 @@ class WebGPURuntime(Runtime):
         self._check_size(data.nbytes, f"an array of shape {host.shape} and dtype {host.dtype}")
         buf = self.dev.device.create_buffer(size=self._padded(data.nbytes), usage=self._usage())
         if data.nbytes:
-            self.dev.device.queue.write_buffer(buf, 0, data.reshape(-1).view(np.uint8))
+            raw = data.reshape(-1).view(np.uint8)
+            if data.nbytes % 4:  # 8/16-bit elements packed in words: copies are whole words
+                raw = np.concatenate([raw, np.zeros(-data.nbytes % 4, np.uint8)])
+            self.dev.device.queue.write_buffer(buf, 0, raw)
         return buf
 
     def download(self, buf: Any, out: np.ndarray) -> None:
@@ -207,7 +211,8 @@ class WebGPURuntime(Runtime):
         nbytes = out.size * stored.itemsize
         if nbytes == 0:
             return
-        raw = self.dev.device.queue.read_buffer(buf, 0, nbytes)
+        # whole words (8/16-bit elements are packed); only the array's own bytes are used
+        raw = self.dev.device.queue.read_buffer(buf, 0, (nbytes + 3) // 4 * 4)
         flat = np.frombuffer(raw, dtype=stored, count=out.size)
         out[...] = (
             (flat != 0).reshape(out.shape) if out.dtype == np.bool_ else flat.reshape(out.shape)
