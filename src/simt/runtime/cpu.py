@@ -40,7 +40,7 @@ from ..passes.spmd import can_coarsen, coarsen
 from ..passes.spmd import lower as spmd_lower
 from ..types import FLOAT16, ArrayType
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
-from .cpu_pool import Pool
+from .cpu_pool import Pool, slices
 from .printing import emit
 
 _NO_ERROR = np.iinfo(np.int64).max
@@ -351,8 +351,14 @@ class CpuRuntime(Runtime):
     def _run(self, variant: _Variant, args: np.ndarray, ctx: np.ndarray, nblocks: int,
              total: int) -> None:  # fmt: skip
         if self.threads <= 1 or nblocks <= 1 or total < SMALL_LAUNCH:
-            variant.entry(args.ctypes.data, ctx.ctypes.data, 0, nblocks)
-            return
+            # in slices of blocks, back in Python in between: there Ctrl-C raises
+            # KeyboardInterrupt (a ctypes call cannot be interrupted)
+            a, c, lo = args.ctypes.data, ctx.ctypes.data, 0
+            for n in slices(nblocks):
+                variant.entry(a, c, lo, min(lo + n, nblocks))
+                lo += n
+                if lo >= nblocks or ctx[0] != _NO_ERROR:
+                    return
         if self._pool is None:
             self._pool = Pool(self.threads, _jit)
         self._pool.run(variant.address, args, ctx, nblocks)

@@ -11,12 +11,20 @@ trip per chunk, ~40 us before the first and ~70 us to join).
 
 `work`, the launch's shared state, is four int64: the next block, the number of blocks, the
 blocks per chunk and the blocks done so far.
+
+Ctrl-C: the calling thread takes its blocks one call at a time (`simt_step`, a few blocks a
+call: `slices`), so between two calls it is back in Python, where a SIGINT raises
+KeyboardInterrupt. It then writes `STOPPED` into the launch's error word; every thread checks
+that word before each chunk (and the kernel after each block), so the pool threads finish the
+block they are in and return, and the KeyboardInterrupt goes on to the caller with no thread
+still writing into its arrays.
 """
 
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,15 +33,14 @@ if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
 DRIVER = """
-define void @simt_par(ptr %run, ptr %args, ptr %ctx, ptr %work) {
+define i32 @simt_step(ptr %run, ptr %args, ptr %ctx, ptr %work, i64 %per) {
 entry:
+  %err = load atomic i64, ptr %ctx monotonic, align 8
+  %clean = icmp eq i64 %err, 9223372036854775807
+  br i1 %clean, label %take, label %out
+take:
   %nbp = getelementptr i64, ptr %work, i64 1
   %nb = load i64, ptr %nbp, align 8
-  %perp = getelementptr i64, ptr %work, i64 2
-  %per = load i64, ptr %perp, align 8
-  %donep = getelementptr i64, ptr %work, i64 3
-  br label %next
-next:
   %lo = atomicrmw add ptr %work, i64 %per monotonic, align 8
   %more = icmp slt i64 %lo, %nb
   br i1 %more, label %go, label %out
@@ -42,9 +49,23 @@ go:
   %short = icmp slt i64 %end, %nb
   %hi = select i1 %short, i64 %end, i64 %nb
   call void %run(ptr %args, ptr %ctx, i64 %lo, i64 %hi)
+  %donep = getelementptr i64, ptr %work, i64 3
   %n = sub i64 %hi, %lo
   %old = atomicrmw add ptr %donep, i64 %n release, align 8
+  ret i32 1
+out:
+  ret i32 0
+}
+
+define void @simt_par(ptr %run, ptr %args, ptr %ctx, ptr %work) {
+entry:
+  %perp = getelementptr i64, ptr %work, i64 2
+  %per = load i64, ptr %perp, align 8
   br label %next
+next:
+  %more = call i32 @simt_step(ptr %run, ptr %args, ptr %ctx, ptr %work, i64 %per)
+  %again = icmp ne i32 %more, 0
+  br i1 %again, label %next, label %out
 out:
   ret void
 }
@@ -72,11 +93,32 @@ no:
 """
 
 _PAR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+_STEP = ctypes.CFUNCTYPE(
+    ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+    ctypes.c_int64,
+)  # fmt: skip
 _WAIT = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int64)
 # how long the calling thread spins for the last chunks (~0.3 ms) before it sleeps on the
 # pool threads' futures instead (one of them was descheduled, say)
 SPINS = 1 << 18
 CHUNKS_PER_THREAD = 32  # small chunks: the last one decides how long the others wait
+# The error word's value that stops a launch (Ctrl-C): below every error code, so the kernels'
+# `atomicrmw min` of an error never replaces it.
+STOPPED = -1
+SLICE_SECONDS = 0.05
+
+
+def slices(largest: int, seconds: float = SLICE_SECONDS) -> Iterator[int]:
+    """Block counts for the calling thread's calls (forever): one block first, then as many
+    as the last call's time per block says take about `seconds` (at most `largest`). Between
+    two calls Python runs, so Ctrl-C stops a launch within about `seconds` or one block; a
+    launch of fast blocks costs two calls."""
+    n = 1
+    while True:
+        t = time.perf_counter()
+        yield n
+        took = time.perf_counter() - t
+        n = largest if took <= 0 else max(1, min(largest, int(n * seconds / took)))
 
 
 class Pool:
@@ -91,6 +133,7 @@ class Pool:
         self.threads = threads
         self._lookup = jit(DRIVER)
         self._par = _PAR(self._lookup("simt_par"))
+        self._step = _STEP(self._lookup("simt_step"))
         self._wait = _WAIT(self._lookup("simt_wait"))
         self._pool: ThreadPoolExecutor = ThreadPoolExecutor(
             threads - 1, thread_name_prefix="simt-cpu"
@@ -108,7 +151,18 @@ class Pool:
             self._par(entry, a, c, w)
 
         futures = [self._pool.submit(job) for _ in range(self.threads - 1)]
-        self._par(entry, a, c, w)
-        if not self._wait(w, SPINS):
+        try:
+            for n in slices(per):  # one slice a call: Ctrl-C is seen in between
+                if not self._step(entry, a, c, w, n):
+                    break
+            if not self._wait(w, SPINS):
+                for f in futures:
+                    f.result()
+        except BaseException:  # KeyboardInterrupt: stop every thread before going on
+            ctx[0] = STOPPED
             for f in futures:
-                f.result()
+                f.cancel()
+            for f in futures:
+                if not f.cancelled():
+                    f.exception()  # waits; the threads return after their current block
+            raise
