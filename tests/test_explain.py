@@ -68,10 +68,10 @@ def test_other_branch_and_order_of_lines() -> None:
     rows = _explain(divergent, 2, 8, a, np.zeros(16, np.float32), thread=(0, 3))
     sources = [r[9:].split("  ")[0] for r in rows[2:]]
     assert sources == [
-        "i = block_idx.x * block_dim.x + thread_idx.x", "if i % 2 == 0:", "s = a[i] * 2.0",
-        "out[i] = s",
+        "i = block_idx.x * block_dim.x + thread_idx.x", "s = 0.0", "if i % 2 == 0:",
+        "s = a[i] * 2.0", "out[i] = s",
     ]  # fmt: skip
-    assert rows[4].endswith("read a[3] -> 3.0; s = 6.0")
+    assert rows[5].endswith("read a[3] -> 3.0; s = 6.0")
 
 
 def test_two_threads_mark_divergence() -> None:
@@ -134,3 +134,37 @@ def test_two_dimensional_launch() -> None:
     )
     assert "block (1, 0), thread (2, 3)" in text
     assert "out[3, 6] = 63" in text
+
+
+@simt.kernel
+def aliases(a, out, n):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    b = a
+    m = n
+    s = 0.0
+    if i % 2 == 0:
+        t = i
+        s = 1.5
+    else:
+        t = m
+    out[i] = s + t + b[i]
+
+
+def test_constants_and_aliases_are_shown_with_their_values() -> None:
+    """`s = 0.0`, `m = n` and `b = a` make no op of their own; the trace still shows them."""
+    a = np.arange(4, dtype=np.float32)
+    rows = _explain(aliases, 1, 4, a, np.zeros(4, np.float32), 7, threads=((0, 0), (0, 1)))
+
+    def row(source: str) -> tuple[str, str, str]:
+        r = next(r for r in rows if f"  {source}  " in r)
+        left, right = r.split(" | ")
+        return r[:4].strip(), left.split(f"  {source}  ", 1)[1].strip(), right.strip()
+
+    assert row("b = a") == ("", "b is the array a", "b is the array a")
+    assert row("m = n") == ("", "m = 7", "m = 7")
+    assert row("s = 0.0") == ("", "s = 0.0", "s = 0.0")
+    assert row("s = 1.5") == (">>", "s = 1.5", "(not run by this thread)")  # diverged
+    assert row("t = m") == (">>", "(not run by this thread)", "t = 7")
+    # the first test's kernel: `s = 0.0` is on the path of every thread
+    rows = _explain(divergent, 2, 8, a.repeat(4), np.zeros(16, np.float32), thread=(0, 3))
+    assert rows[3].split()[1:] == ["s", "=", "0.0", "s", "=", "0.0"]

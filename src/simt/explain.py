@@ -55,6 +55,8 @@ def _note(e: Event) -> str:
     idx = ", ".join(_value(i) for i in e.index)
     if e.kind == "val":
         return f"{e.name} = {_value(e.value)}"
+    if e.kind == "alias":
+        return f"{e.name} is the array {e.value}"
     if e.kind == "load":
         return f"read {e.name}[{idx}] -> {_value(e.value)}"
     if e.kind == "store":

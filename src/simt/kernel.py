@@ -360,11 +360,13 @@ class Kernel:
             self._cache[key] = spec
         return spec
 
-    def _ir(self, specs: dict[str, ArgSpec], optimise: bool = True) -> Function:
+    def _ir(
+        self, specs: dict[str, ArgSpec], optimise: bool = True, explain: bool = False
+    ) -> Function:
         from .pipeline import build
 
         try:
-            return build(self.pyfunc, specs, self.fp64, self.debug, optimise)
+            return build(self.pyfunc, specs, self.fp64, self.debug, optimise, explain)
         except SimtError:
             raise
         except RecursionError:
@@ -459,7 +461,8 @@ class Kernel:
             for v in self._bind(args, kwargs)
         ]  # fmt: skip
         specs, _ = self._specs(values)
-        fn = self._ir(specs, optimise=False)  # every branch as written, none if-converted away
+        # every branch as written, none if-converted away; constants and aliases noted
+        fn = self._ir(specs, optimise=False, explain=True)
         compiled = rt.compile(fn, trace=True)  # type: ignore[call-arg]
         dev = [
             parts_view(values[self._names.index(p.name)])

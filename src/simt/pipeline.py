@@ -14,11 +14,18 @@ from .runtime import registry
 
 
 def build(
-    pyfunc: Any, specs: dict[str, ArgSpec], fp64: bool, debug: bool, optimise: bool = True
+    pyfunc: Any,
+    specs: dict[str, ArgSpec],
+    fp64: bool,
+    debug: bool,
+    optimise: bool = True,
+    explain: bool = False,
 ) -> Function:
     """Front end, checks and optimisation passes: the IR every backend starts from. Without
-    `optimise` the IR is the front end's own, branch for branch (`kernel.explain` shows it)."""
-    return finish(translate(pyfunc, specs, fp64=fp64, debug=debug), optimise)
+    `optimise` the IR is the front end's own, branch for branch; `explain` adds `note` ops
+    for assignments that make no op (both for `kernel.explain`, on sim only)."""
+    fn = translate(pyfunc, specs, fp64=fp64, debug=debug, explain=explain)
+    return finish(fn, optimise)
 
 
 def finish(fn: Function, optimise: bool = True) -> Function:

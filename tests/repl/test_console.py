@@ -211,12 +211,13 @@ def test_explain_shows_one_threads_path_in_the_inputs_lines(repl_factory) -> Non
     assert path[2] == ["1", "for", "j", "in", "range(x):", "loop:", "15", "iterations"]
     assert path[3] == ["iteration", "1", "j", "=", "0"]
     assert path[4] == ["2", "s", "+=", "j", "s", "=", "0"]
-    assert path[5] == ["3", "if", "s", "%", "2", "==", "0:"]  # then: `y = s` (no new value)
-    assert path[6] == ["iteration", "2", "j", "=", "1"]
-    assert path[9] == ["6", "y", "=", "-s", "y", "=", "-1"]  # the else branch
-    assert path[14] == ["...", "11", "more", "iterations", "folded"]
-    assert path[15] == ["iteration", "15", "j", "=", "14"]
-    assert path[16][-3:] == ["s", "=", "105"]
+    assert path[5] == ["3", "if", "s", "%", "2", "==", "0:"]
+    assert path[6] == ["4", "y", "=", "s", "y", "=", "0"]  # an alias, shown with its value
+    assert path[7] == ["iteration", "2", "j", "=", "1"]
+    assert path[10] == ["6", "y", "=", "-s", "y", "=", "-1"]  # the else branch
+    assert path[15] == ["...", "11", "more", "iterations", "folded"]
+    assert path[16] == ["iteration", "15", "j", "=", "14"]
+    assert path[17][-3:] == ["s", "=", "105"]
     assert "thread tid" not in r.run("s\n")  # once: the input after is not explained
     assert "between 0 and 15" in r.run("%explain 16\n")
     assert r.close() == 0

@@ -388,6 +388,15 @@ class _Renderer:
         if op.opcode == "barrier":
             self.emit(depth, f"_c.t.barrier({k}, {mask})")
             return
+        if op.opcode == "note":  # `name = constant` or `name = other_name`
+            name = op.attrs["name"]
+            if op.operands and isinstance(op.operands[0].type, ArrayType):
+                other = self.display.get(op.operands[0].id, "an array")
+                self.emit(depth, f"_c.t.alias({k}, {name!r}, {other!r}, {mask})")
+                return
+            v = self.name(op.operands[0]) if op.operands else repr(op.attrs["value"])
+            self.emit(depth, f"_c.t.val({k}, {name!r}, {v}, {mask})")
+            return
         if op.opcode in MEMORY:
             t = op.operands[0].array
             arr = self.display.get(op.operands[0].id, "array")
@@ -411,6 +420,8 @@ class _Renderer:
         if k == "const":
             self.names[op.result.id] = typed_const(op.attrs["value"], op.result.scalar)
             return
+        if k == "note":
+            return  # only a traced program reports it (trace_op)
         if k == "barrier":
             # the lanes run in lockstep, so program order is the barrier; this only tells the
             # race watch that shared-memory accesses before it are ordered before those after

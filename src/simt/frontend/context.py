@@ -26,6 +26,7 @@ class Context:
     builder: Builder
     fp64: bool = False
     debug: bool = False
+    explain: bool = False  # `kernel.explain`: assignments that make no op get a `note` op
     inline_stack: list[Any] = field(default_factory=list)  # functions being inlined (recursion)
     max_unroll: int = 4096
     # values merged from a path where their variable was not assigned (merge.py), by id; the

@@ -34,13 +34,15 @@ def translate(
     fp64: bool = False,
     debug: bool = False,
     name: str | None = None,
+    explain: bool = False,
 ) -> Function:
     """Translate `pyfunc` for the given parameter specs into a verified-shape IR function.
 
     Parameters with a `Known` spec are folded in; the others become the function's params, in
-    signature order.
+    signature order. With `explain`, an assignment of a constant or of another variable's
+    value (which makes no op) gets a `note` op, so that `kernel.explain` shows it.
     """
-    return translate_with_names(pyfunc, specs, fp64, debug, name)[0]
+    return translate_with_names(pyfunc, specs, fp64, debug, name, explain)[0]
 
 
 def translate_with_names(
@@ -49,6 +51,7 @@ def translate_with_names(
     fp64: bool = False,
     debug: bool = False,
     name: str | None = None,
+    explain: bool = False,
 ) -> tuple[Function, dict[str, V]]:
     """`translate`, and the names the function's body leaves bound at its end (typed values,
     known values, tuples, objects): what the REPL keeps of an input between lines."""
@@ -56,7 +59,7 @@ def translate_with_names(
     sig = inspect.signature(pyfunc)
     body = Block()
     b = Builder(body)
-    ctx = Context(b, fp64=fp64, debug=debug)
+    ctx = Context(b, fp64=fp64, debug=debug, explain=explain)
     env: dict[str, V] = {}
     params: list[Param] = []
     for i, pname in enumerate(sig.parameters):

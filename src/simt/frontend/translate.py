@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import types as T
 from ..errors import CompileError
-from ..ir import Block, Value
+from ..ir import Block, Op, Value
 from . import calls, known, loops, views
 from .context import Context, NeedsKnown, fail
 from .merge import leaf_values, merge_into
@@ -234,9 +234,27 @@ class Translator:
         self.expr(node.value)
 
     def stmt_Assign(self, node: ast.Assign) -> None:
+        block, start = self.b.block, len(self.b.block.ops)
         value = self.expr(node.value)
+        if self.ctx.explain:
+            self.note_assignment(node.targets, value, block.ops[start:])
         for target in node.targets:
             self.assign(target, value, node.value)
+
+    def note_assignment(self, targets: list[ast.expr], value: V, made: list[Op]) -> None:
+        """For `kernel.explain`: a `note` op for each name assigned a constant (`s = 0.0`) or
+        a value made before this statement (`b = a`): no op of the statement shows it."""
+        fresh = {r.id for op in made for r in op.results}
+        for target in targets:
+            if not isinstance(target, ast.Name):
+                continue
+            if isinstance(value, Known) and isinstance(
+                value.value, (bool, int, float, complex, np.number, np.bool_)
+            ):
+                v = value.value.item() if isinstance(value.value, np.generic) else value.value
+                self.b.op("note", [], [], name=target.id, value=v)
+            elif isinstance(value, Value) and value.id not in fresh:
+                self.b.op("note", [value], [], name=target.id)  # a number, or an array's name
 
     def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is None:

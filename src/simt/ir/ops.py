@@ -29,6 +29,7 @@ Invariants the front end guarantees and `verify` checks:
 | barrier   |                           |                              |                          |
 | print     | values                    | parts, see below             |                          |
 | assert    | cond                      | msg (str or None)            |                          |
+| note      | value, or none            | name; value (when no operand)|                          |
 | if        | cond                      | regions: then, else          | merged values            |
 | for       | start, stop, step, *init  | sign (+1, -1, 0: unknown);   | final carried values     |
 |           |                           | region body(iv, *carried)    |                          |
@@ -36,6 +37,9 @@ Invariants the front end guarantees and `verify` checks:
 |           |                           | body(*carried)               |                          |
 | yield     | values                    |                              | (terminator)             |
 | condition | cond                      |                              | (terminator)             |
+
+`note` is made only for `kernel.explain` (the front end's `explain` option; sim renders it):
+`name = value` of an assignment that makes no op of its own (a constant, another variable).
 
 `print` attrs: `parts`, a tuple whose items are `str` (literal text) or `Field(arg, spec)`
 (operand number `arg` formatted with Python's `format(value, spec)`; spec "" prints as
@@ -58,7 +62,7 @@ SPECIAL_REGS = ("thread_idx", "block_idx", "block_dim", "grid_dim")
 # Op groups: what passes, renderers and analyses ask of an opcode, said once (tinygrad's
 # `GroupOp`). Ops with an effect beyond their results: never removed, never reordered across
 # each other.
-EFFECTS = frozenset({"store", "atomic", "cas", "barrier", "print", "assert"})
+EFFECTS = frozenset({"store", "atomic", "cas", "barrier", "print", "assert", "note"})
 # Ops whose result depends only on their operands and attributes: no memory, no effect.
 PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "special", "shape"})
 # Ops that address an array element: operands (array, *indices, ...).

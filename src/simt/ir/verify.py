@@ -188,6 +188,9 @@ def _check(op: Op) -> None:  # noqa: C901 - one branch an opcode reads best here
                 _fail(op, f"{k} result must have the array's dtype")
         if k == "atomic" and op.attrs.get("op") not in ATOMIC_OPS:
             _fail(op, "unknown atomic op")
+    elif k == "note":
+        if res or len(ops) > 1 or not isinstance(op.attrs.get("name"), str):
+            _fail(op, "note takes a name and at most one value, and has no result")
     elif k == "barrier":
         need(0, 0)
     elif k == "print":

@@ -19,6 +19,7 @@ Mask = Any
 @dataclass
 class Event:
     """One thing a thread did. `kind`: line (it ran a line), val (assigned `name` = `value`),
+    alias (`name` is another name for the array `value`),
     load/store/atomic/cas (on `name`[`index`], `value` read or written), barrier, begin/iter/end
     (of loop `loop`; an iteration's variable in `name`/`value`). `site` indexes
     `simt.backends.sim.trace_sites` (-1: none)."""
@@ -59,6 +60,10 @@ class Tracer:
     def val(self, site: int, name: str, v: Any, m: Mask) -> None:
         """The lanes of `m` assign `v` to the variable `name`."""
         self._add(m, lambda lane: Event("val", site, name, _at(v, lane)))
+
+    def alias(self, site: int, name: str, other: str, m: Mask) -> None:
+        """The lanes of `m` make `name` another name for the array `other`."""
+        self._add(m, lambda lane: Event("alias", site, name, other))
 
     def memory(
         self, site: int, kind: str, name: str, idx: tuple[Any, ...], v: Any, m: Mask

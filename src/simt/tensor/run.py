@@ -165,8 +165,8 @@ class TensorKernel(Kernel):
         super().__init__(stub)
         self.fn = fn
 
-    def _ir(self, specs: dict[str, Any], optimise: bool = True) -> Function:
-        return self.fn
+    def _ir(self, specs: dict[str, Any], optimise: bool = True, explain: bool = False) -> Function:
+        return self.fn  # built from index expressions: no assignments to note
 
 
 @dataclass
