@@ -68,3 +68,50 @@ def test_the_class_runs_in_cpython() -> None:
     assert abs(complexnum.phase(w) - cmath.phase(-0.5 + 0.25j)) < 1e-12
     s = complexnum.sqrt(Complex(-4.0, -0.0))
     assert (s.re, s.im) == (0.0, -2.0)  # the branch cut, as cmath
+
+
+@simt.kernel
+def mixed_paths(fa, s0, out, flags):
+    i = simt.grid(1)
+    x = fa[i]
+    z = complex(3.0, x) if s0 > i else (3 + 0.25j)  # a known complex on one path
+    w = 1j if s0 > i else z
+    if x > 1.0:
+        u = complex(x, 1.0)
+    else:
+        u = 2.0  # a real number on one path: its real part
+    y = -(0.5j) if x > 2.0 else complex(1.0, x)
+    out[i] = z + w + u + y
+    flags[i] = (z != (3 + 0.25j)) * 1 + (w == z) * 2 + (x == z) * 4 + (u != 2.0) * 8
+
+
+@simt.kernel
+def ordered(a, out):
+    out[0] = a[0] < a[1]
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_complex_merges_from_known_and_real_paths_and_compares(backend: str) -> None:
+    # found by the fuzzer: `==`/`!=` of complex numbers were "expected a number", a known
+    # complex on one path of an if was "may be undefined" after it, `-(0.5j)` was rejected
+    simt.use(backend)
+    fa = np.arange(4, dtype=np.float32)
+    out, flags = np.zeros(4, np.complex64), np.zeros(4, np.int32)
+    mixed_paths[1, 4](fa, 2, out, flags)
+    want, want_flags = [], []
+    for i in range(4):
+        x = float(fa[i])
+        z = complex(3.0, x) if 2 > i else (3 + 0.25j)
+        w = 1j if 2 > i else z
+        u = complex(x, 1.0) if x > 1.0 else 2.0
+        y = -(0.5j) if x > 2.0 else complex(1.0, x)
+        want.append(z + w + u + y)
+        want_flags.append((z != (3 + 0.25j)) * 1 + (w == z) * 2 + (x == z) * 4 + (u != 2.0) * 8)
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    assert flags.tolist() == want_flags
+
+
+def test_complex_numbers_have_no_order() -> None:
+    with pytest.raises(simt.CompileError, match="complex numbers have no order") as e:
+        ordered[1, 1](np.ones(2, np.complex64), np.zeros(1, np.int32))
+    assert "a[0] < a[1]" in (e.value.source_line or "")

@@ -31,3 +31,30 @@ def test_approximate_operations_only_reach_the_fx_output() -> None:
                 if not target.startswith("fx["):
                     assert "math.sqrt" not in text and "math.sin" not in text, text
                     assert not any(isinstance(n, ast.Div) for n in ast.walk(node.value)), text
+
+
+def test_optional_features_are_options() -> None:
+    from simt.testing.generator import Generator
+
+    off = Generator(7, dtypes=False, complexes=False, views=False).program()
+    assert not off.extras and not ({"complex", "views", "small_int"} & off.features)
+    on = Generator(7, dtypes=True, complexes=True, views=True).program()
+    assert {"complex", "views"} <= on.features and {"m2", "vo"} <= set(on.extras)
+    assert on.features & {"small_int", "f16", "u64"}
+    q = from_source(on.source)  # the extras travel in the source's LAUNCH
+    assert q.extras == on.extras and q.array_names == on.array_names
+    assert len([a for a in q.make_args() if hasattr(a, "dtype") and a.ndim]) == len(q.array_names)
+
+
+def test_a_kernel_without_the_options_is_the_old_text() -> None:
+    # the optional features draw from their own stream: a seed that draws none of them
+    # writes the kernel it wrote before they existed (pinned seeds keep their meaning)
+    from simt.testing.generator import Generator
+
+    for seed in range(30):
+        p = generate(seed)
+        if not p.extras and "complex" not in p.features:
+            assert (
+                p.source
+                == Generator(seed, dtypes=False, complexes=False, views=False).program().source
+            )

@@ -31,6 +31,7 @@ def test_shrinks_to_the_lines_that_matter() -> None:
     assert "simt.atomic" in kernel
     assert len(kernel.splitlines()) <= 4, kernel
     assert len(small.source) < len(program.source) / 2
+    assert "def helper" not in small.source  # helpers nothing calls are removed
 
 
 def test_a_shrunk_kernel_is_still_valid() -> None:

@@ -27,11 +27,36 @@ def _scalar_type(v: V, other: V, fp64: bool) -> T.Scalar | None:
     return None
 
 
+def _is_complex(v: V) -> bool:
+    from ..complexnum import Complex
+
+    return (isinstance(v, Known) and isinstance(v.value, complex)) or (
+        isinstance(v, Obj) and v.cls is Complex
+    )
+
+
+def _as_complex(v: V) -> V:
+    """`v` as a complex object (`Complex`) when it is a known complex or a real number (its
+    real part), so that one path's complex merges with the other's (`z = 1j` / `z =
+    complex(x, y)`; `z = 0.0` / `z = complex(x, y)`); anything else unchanged."""
+    from ..complexnum import Complex
+
+    if isinstance(v, Known) and isinstance(v.value, complex):
+        return Obj(Complex, (("re", Known(v.value.real)), ("im", Known(v.value.imag))))
+    if (isinstance(v, Known) and is_number(v.value) and not isinstance(v.value, bool)) or (
+        isinstance(v, Value) and isinstance(v.type, T.Scalar) and not v.type.is_bool
+    ):
+        return Obj(Complex, (("re", v), ("im", Known(0.0))))
+    return v
+
+
 def plan(a: V, b: V, fp64: bool) -> Any:
     """What the merged value of `a` and `b` is: a Scalar type (materialise both), a list of
     plans (tuples), the value itself (no merge needed), or UNDEF."""
     if same(a, b):
         return ("same", a)
+    if (_is_complex(a) or _is_complex(b)) and a is not UNDEF and b is not UNDEF:
+        a, b = _as_complex(a), _as_complex(b)
     if a is UNDEF or b is UNDEF:
         # defined on one path only (a helper's return value before its early `return`, say):
         # the other path carries zeros of the same shape, never read
@@ -94,6 +119,8 @@ def _materialise(b: Builder, v: V, p: Any, out: list[Value]) -> None:
         for x, q in zip(items, p):
             _materialise(b, x, q, out)
     elif isinstance(p, tuple) and p[0] == "obj":
+        if v is not UNDEF and not isinstance(v, Obj):
+            v = _as_complex(v)  # the known complex or real number of one path
         fields = [x for _, x in v.fields] if isinstance(v, Obj) else [UNDEF] * len(p[3])
         for x, q in zip(fields, p[3]):
             _materialise(b, x, q, out)

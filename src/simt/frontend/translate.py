@@ -774,6 +774,12 @@ class Translator:
             m = self.method_of(v, "__neg__")
             if m is not None:
                 return self.call_method(m, [], node)
+        if (
+            isinstance(v, Known)
+            and isinstance(v.value, complex)
+            and not isinstance(node.op, ast.Invert)
+        ):
+            return Known(-v.value if isinstance(node.op, ast.USub) else v.value)
         v = self.scalar(v, node.operand)
         if isinstance(v, Known):
             fn: dict[type, Callable[[Any], Any]] = {
@@ -965,6 +971,16 @@ class Translator:
         name = _CMP.get(type(op))
         if name is None:
             self.fail(node, f"`{type(op).__name__}` works only on values known at compile time")
+        if any(_is_complex(v) or (isinstance(v, Known) and isinstance(v.value, complex))
+               for v in (a, b)):  # fmt: skip
+            a, b = self._complex_known(a, b, node)
+            if name not in ("eq", "ne"):
+                self.fail(node, "complex numbers have no order: compare them with == or !=",
+                          "compare abs(z), or z.real and z.imag")  # fmt: skip
+            for x, y in ((a, b), (b, a)):  # z == w, and x == z with x a real number
+                m = self.method_of(x, f"__{name}__")
+                if m is not None:
+                    return self.call_method(m, [y], node)
         a, b = self.scalar(a, node), self.scalar(b, node)
         decided = _outside_range(op, a, b)
         if decided is not None:
@@ -982,9 +998,13 @@ class Translator:
             a, b = self.expr(node.body), self.expr(node.orelse)
             if isinstance(a, Known) and isinstance(b, Known) and a == b:
                 return a
-            a, b = self.scalar(a, node.body), self.scalar(b, node.orelse)
-            t = merge_scalar(a, b, fp=self.ctx.fp64)
-            return self.b.select(cond, coerce(self.b, a, t), coerce(self.b, b, t))
+            if not any(_is_complex(v) or isinstance(v, Tup) or (
+                       isinstance(v, Known) and isinstance(v.value, (complex, tuple)))
+                       for v in (a, b)):  # fmt: skip
+                a, b = self.scalar(a, node.body), self.scalar(b, node.orelse)
+                t = merge_scalar(a, b, fp=self.ctx.fp64)
+                return self.b.select(cond, coerce(self.b, a, t), coerce(self.b, b, t))
+            # complex numbers, tuples: merged as an `if` statement's variables are
         key = "$ifexp"
         self.branch(cond, lambda: self._set(key, node.body), lambda: self._set(key, node.orelse))
         return self.env.pop(key)

@@ -13,6 +13,7 @@ reduces each failing kernel and --save writes the reduced kernel to a regression
 from __future__ import annotations
 
 import argparse
+import ast
 import faulthandler
 import re
 import sys
@@ -24,10 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .differential import INTERNAL_WORDS, Finding, check
-from .generator import Program, generate
+from .generator import Program, from_source, generate
 from .mutator import mutate, verdict
 from .shrink import shrink
 
+FEATURES = "dtypes,complexes,views"  # the generator's optional features (gen_extra.py)
 HANG_SECONDS = 120  # one kernel on every backend; far above any generated kernel's need
 
 
@@ -38,6 +40,7 @@ class Summary:
     kernels: int = 0
     mutants: int = 0
     findings: list[Finding] = field(default_factory=list)
+    refused: list[Finding] = field(default_factory=list)  # expected refusals, not compared
     mutant_failures: list[str] = field(default_factory=list)
     features: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
@@ -48,6 +51,8 @@ class Summary:
         return [
             f"kernels: {self.kernels} ({feats})",
             f"kernel findings: {len(self.findings)} {dict(kinds) if kinds else ''}".rstrip(),
+            f"not compared (refused by name, a documented missing feature): "
+            f"{len(self.refused)} {dict(Counter(f.backend for f in self.refused)) or ''}".rstrip(),
             f"mutants: {self.mutants}, wrong verdicts: {len(self.mutant_failures)}",
             f"time: {self.seconds:.0f} s",
         ]
@@ -100,8 +105,27 @@ def same_failure(f: Finding, backends: tuple[str, ...], nvrtc: bool) -> Callable
     return still
 
 
+def without_unused_extras(program: Program) -> Program:
+    """`program` without the optional features' arrays its kernel no longer reads (a shrunk
+    kernel keeps every parameter; an unused int8 array would make webgpu refuse it)."""
+    tree = ast.parse(program.source)
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "kernel")
+    used = {n.id for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+    unused = {x for x in program.extras if x not in used}
+    if not unused:
+        return program
+    fn.args.args = [a for a in fn.args.args if a.arg not in unused]
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "LAUNCH":
+            launch = ast.literal_eval(node.value)
+            launch["extras"] = [x for x in launch.get("extras", []) if x not in unused]
+            node.value = ast.parse(repr(launch), mode="eval").body
+    return from_source(ast.unparse(tree) + "\n")
+
+
 def save(program: Program, finding: Finding, folder: Path) -> Path:
     """Write a (shrunk) failing kernel to the regression folder as `fuzz_<seed>.py`."""
+    program = without_unused_extras(program)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"fuzz_{program.seed}.py"
     head = (
@@ -121,8 +145,10 @@ def run(
     do_shrink: bool = False,
     save_to: Path | None = None,
     out: object = None,
+    options: dict[str, bool] | None = None,
 ) -> Summary:
-    """Run kernels `seed .. seed+count-1` and mutants `seed .. seed+mutants-1`."""
+    """Run kernels `seed .. seed+count-1` and mutants `seed .. seed+mutants-1`; `options`
+    force the generator's optional features on or off (`{"views": True}`; Generator)."""
     stream = out if out is not None else sys.stdout
     backs = backends_present(backends)
     use_nvrtc = nvrtc_present() if nvrtc is None else nvrtc
@@ -130,7 +156,8 @@ def run(
     start = time.perf_counter()
     print(
         f"simt fuzz: seeds {seed}..{seed + count - 1} on sim + {', '.join(backs) or 'nothing'}"
-        f"{' + NVRTC' if use_nvrtc else ''}; mutants {seed}..{seed + mutants - 1}",
+        f"{' + NVRTC' if use_nvrtc else ''}; mutants {seed}..{seed + mutants - 1}"
+        f"{'; options ' + repr(options) if options else ''}",
         file=stream,  # type: ignore[arg-type]
         flush=True,
     )
@@ -138,8 +165,12 @@ def run(
         warnings.simplefilter("ignore")  # NumPy overflow warnings of wrapping int32 code
         for k in range(seed, seed + count):
             faulthandler.dump_traceback_later(HANG_SECONDS, exit=True)
-            program = generate(k)
-            found = check(program, backs, use_nvrtc)
+            program = generate(k, **(options or {}))
+            refused: list[Finding] = []
+            found = check(program, backs, use_nvrtc, refused)
+            for f in refused:
+                print(f"REFUSED {f}", file=stream, flush=True)  # type: ignore[arg-type]
+            s.refused += refused
             faulthandler.cancel_dump_traceback_later()
             s.kernels += 1
             s.features.update(program.features)
@@ -178,7 +209,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-nvrtc", action="store_true", help="skip compiling with NVRTC")
     p.add_argument("--shrink", action="store_true", help="reduce each failing kernel")
     p.add_argument("--save", type=Path, default=None, help="folder for shrunk failures")
+    p.add_argument("--with", dest="with_", default="", help=f"features forced on: {FEATURES}")
+    p.add_argument("--without", default="", help="features left out (default: drawn per seed)")
     a = p.parse_args(argv)
+    options = {f: True for f in a.with_.split(",") if f} | {
+        f: False for f in a.without.split(",") if f
+    }
+    if set(options) - set(FEATURES.split(",")):
+        p.error(f"features are {FEATURES}")
     backs = tuple(b for b in a.backends.split(",") if b) or None
     s = run(
         a.seed,
@@ -188,5 +226,6 @@ def main(argv: list[str] | None = None) -> int:
         False if a.no_nvrtc else None,
         a.shrink or a.save is not None,
         a.save,
+        options=options,
     )
     return 1 if s.findings or s.mutant_failures else 0

@@ -11,8 +11,18 @@ How results are compared (docs/testing.md says the same):
   `abs`, `min`, `max`, `floor`) must be bit-identical, except that every NaN equals every NaN
   and -0.0 equals 0.0;
 - approximate float outputs (`fx`: `/`, `//` on floats, `sqrt`, `sin`, `exp`, ... of exact
-  values) must satisfy |got - ref| <= 2**-10 * max(1, |ref|), the loosest accuracy WGSL
-  allows for these functions on the generated argument ranges.
+  values, and of complex values `abs`, `/`, `cmath.*`) must satisfy
+  |got - ref| <= 2**-10 * max(1, |ref|), the loosest accuracy WGSL allows for these
+  functions on the generated argument ranges;
+- complex outputs compare their real and imaginary parts by the exact rule;
+- float16 outputs (a float32 rounded to the nearest half on store) are bit-identical too,
+  except that values below 2**-14 in magnitude (float16's subnormals, which a GPU may flush
+  to zero, docs/semantics.md) equal each other and 0.
+
+A `webgpu` refusal (`CompileError`) naming an element type the kernel uses that webgpu does
+not have yet (int8, uint8, int16, uint16, float16, uint64, complex128; docs/semantics.md) or
+float64 / int64 on an adapter without them is not a failure but a recorded non-comparison:
+`check` lists it in `refused`, and the campaign counts and prints each one.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import contextlib
 import hashlib
 import importlib.util
 import io
+import re
 import sys
 import tempfile
 import traceback
@@ -87,16 +98,27 @@ def _launch(kernel: Any, program: Program, backend: str) -> tuple[list[np.ndarra
 
 
 _NAMES = ("fa", "ia", "ua", "fo", "io", "uo", "fx", "hist", "da", "do")
+F16_TINY = 2.0**-14  # the smallest normal float16
 
 
 def compare(
-    seed: int, backend: str, want: list[np.ndarray], got: list[np.ndarray]
+    seed: int,
+    backend: str,
+    want: list[np.ndarray],
+    got: list[np.ndarray],
+    names: tuple[str, ...] = _NAMES,
 ) -> list[Finding]:
     """Differences between `sim`'s arrays and `backend`'s, by the rules above."""
     found = []
-    for name, w, g in zip(_NAMES, want, got):
+    for name, w, g in zip(names, want, got):
+        w, g = w.ravel(), g.ravel()
+        if w.dtype.kind == "c":  # parts, by the exact rule
+            w, g = w.view(w.real.dtype), g.view(g.real.dtype)
         if w.dtype.kind != "f":
             bad = np.flatnonzero(w != g)
+        elif w.dtype == np.float16:
+            tiny = (np.abs(w) < F16_TINY) & (np.abs(g) < F16_TINY)
+            bad = np.flatnonzero(~((w == g) | (np.isnan(w) & np.isnan(g)) | tiny))
         elif name == "fx":
             wd, gd = w.astype(np.float64), g.astype(np.float64)
             tol = APPROX_TOL * np.maximum(1.0, np.abs(wd))
@@ -129,11 +151,15 @@ def _error_finding(seed: int, backend: str, e: BaseException) -> Finding:
 
 def _refusal_ok(program: Program, backend: str, e: BaseException) -> bool:
     """A webgpu refusal of a float64 (int64) kernel naming float64 (int64), on an adapter
-    without shader-f64 (shader-int64), is the expected answer."""
+    without shader-f64 (shader-int64), is the expected answer; so is one naming an element
+    type the kernel uses that webgpu does not have yet (docs/semantics.md, "Types")."""
     if backend != "webgpu" or not isinstance(e, CompileError) or "internal" in str(e):
         return False
-    fp64 = program.fp64 and any(w in str(e) for w in ("float64", "f64", "fp64"))
-    return fp64 or ("int64" in program.features and "int64" in str(e))
+    text = str(e)
+    fp64 = program.fp64 and any(w in text for w in ("float64", "f64", "fp64"))
+    if fp64 or ("int64" in program.features and "int64" in text):
+        return True
+    return "webgpu" in text and any(re.search(rf"\b{t}\b", text) for t in program.refusable_types)
 
 
 def nvrtc_findings(kernel: Any, program: Program, arch: str = "sm_80") -> list[Finding]:
@@ -160,8 +186,14 @@ def nvrtc_findings(kernel: Any, program: Program, arch: str = "sm_80") -> list[F
     return []
 
 
-def check(program: Program, backends: tuple[str, ...], nvrtc: bool) -> list[Finding]:
-    """Run `program` on `sim` and each of `backends`; compile for CUDA when `nvrtc`."""
+def check(
+    program: Program,
+    backends: tuple[str, ...],
+    nvrtc: bool,
+    refused: list[Finding] | None = None,
+) -> list[Finding]:
+    """Run `program` on `sim` and each of `backends`; compile for CUDA when `nvrtc`. The
+    failures are returned; expected refusals (above) are appended to `refused`."""
     seed = program.seed
     try:
         kernel = load(program)
@@ -178,8 +210,10 @@ def check(program: Program, backends: tuple[str, ...], nvrtc: bool) -> list[Find
         except Exception as e:  # noqa: BLE001
             if not _refusal_ok(program, backend, e):
                 found.append(_error_finding(seed, backend, e))
+            elif refused is not None:
+                refused.append(Finding(seed, backend, "refused", str(e).splitlines()[0]))
             continue
-        found += compare(seed, backend, want, got)
+        found += compare(seed, backend, want, got, program.array_names)
         if text != want_text:
             why = f"printed {text[:300]!r}, sim printed {want_text[:300]!r}"
             found.append(Finding(seed, backend, "mismatch", why))

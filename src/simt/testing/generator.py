@@ -18,7 +18,9 @@ it: it avoids exactly what that page leaves unspecified ("What the fuzzer avoids
 
 The kernel's parameters are always `(fa, ia, ua, fo, io, uo, fx, hist, s0, s1)` (plus `da, do`
 for a float64 kernel): float32/int32/uint32 inputs, their per-thread output slots, the
-approximate outputs, an int32 histogram, a run-time int and a run-time uint32.
+approximate outputs, an int32 histogram, a run-time int and a run-time uint32; then the
+arrays of the optional features (gen_extra.py: small and uint64 element types, complex
+numbers, views), in the order of `EXTRA_ORDER`.
 """
 
 from __future__ import annotations
@@ -30,10 +32,16 @@ from typing import Any
 
 import numpy as np
 
+from . import gen_extra
+
 F32_CAP = 1e6  # float variables stay below this magnitude
 EXPR_CAP = 1e30  # no float expression is built past this (float32 overflows at 3.4e38)
 INPUTS = 64  # length of each input array
 HIST = 16  # histogram bins
+EXTRA_ORDER = ("b8", "ub8", "h16", "uh16", "hf", "q64", "cz", "cw", "m2", "vo")
+# the element types webgpu refuses by name until it has them (docs/semantics.md, "Types")
+REFUSABLE = {"b8": "int8", "ub8": "uint8", "h16": "int16", "uh16": "uint16", "hf": "float16",
+             "q64": "uint64", "cw": "complex128"}  # fmt: skip
 
 I32_LITS = (0, 1, 2, 3, 5, 7, 31, 32, 100, 12345, 65535, 2147483647, -1, -3, -8, -2147483648)
 U32_LITS = (0, 1, 2, 3, 7, 31, 255, 65536, 4294967295, 2147483648)
@@ -51,6 +59,20 @@ class Program:
     slots: dict[str, int]  # output array name -> slots per thread
     fp64: bool = False
     features: frozenset[str] = frozenset()
+    extras: tuple[str, ...] = ()  # the optional features' arrays, in EXTRA_ORDER
+
+    @property
+    def array_names(self) -> tuple[str, ...]:
+        """The names of the array arguments, in order."""
+        base = ("fa", "ia", "ua", "fo", "io", "uo", "fx", "hist")
+        return base + (("da", "do") if self.fp64 else ()) + self.extras
+
+    @property
+    def refusable_types(self) -> set[str]:
+        """The element types of this kernel that webgpu may refuse by name."""
+        out = {REFUSABLE[x] for x in self.extras if x in REFUSABLE}
+        out |= {t for t in REFUSABLE.values() if f"simt.{t}(" in self.source}
+        return out
 
     @property
     def threads(self) -> int:
@@ -81,6 +103,8 @@ class Program:
         if self.fp64:
             out.append((fa.astype(np.float64) / 3.0).astype(np.float64))
             out.append(np.zeros(t * self.slots["do"], np.float64))
+        for name in self.extras:
+            out.append(gen_extra.make_extra(name, self.seed, INPUTS, t, self.slots.get(name, 1)))
         return tuple(out)
 
 
@@ -89,7 +113,7 @@ class Var:
     """A variable of the kernel being written: its type and, for floats, its magnitude bound."""
 
     name: str
-    ty: str  # "i32", "u32", "f32", "f64", "bool"
+    ty: str  # "i32", "u32", "f32", "f64", "bool"; "u64", "c64", "c128" (gen_extra.py)
     bound: float = 0.0
 
 
@@ -101,7 +125,19 @@ class _Scope:
 class Generator:
     """Writes one kernel from a seed: `Generator(seed).program()`."""
 
-    def __init__(self, seed: int, *, fp64: bool | None = None, size: int = 14) -> None:
+    def __init__(
+        self,
+        seed: int,
+        *,
+        fp64: bool | None = None,
+        size: int = 14,
+        dtypes: bool | None = None,
+        complexes: bool | None = None,
+        views: bool | None = None,
+    ) -> None:
+        """Options: `fp64` (float64 kernel), and the sections of gen_extra.py: `dtypes`
+        (small and uint64 element types), `complexes`, `views`. None (the default) draws
+        each from the seed (about one kernel in four has each); False leaves it out."""
         self.seed = seed
         self.r = random.Random(seed)
         self.fp64 = self.r.random() < 0.15 if fp64 is None else fp64
@@ -121,6 +157,17 @@ class Generator:
         # int64 choices draw from their own stream, so adding them left every kernel the
         # main stream writes (and the seeds tests pin) as it was, bar the widened compares
         self.r64 = random.Random(seed ^ 0x64)
+        # the optional features draw from a stream of their own, for the same reason
+        self.rx = random.Random(seed ^ 0xE7A)
+        draw = [self.rx.random() < 0.25 for _ in range(3)]
+        self.dtypes_on = draw[0] if dtypes is None else dtypes
+        self.complexes_on = draw[1] if complexes is None else complexes
+        self.views_on = draw[2] if views is None else views
+        self.u64_on = False  # set while a section has made uint64 values
+        self.complex_on = False  # and complex ones
+        self.extras: set[str] = set()
+        self.inputs = INPUTS
+        self.cap = F32_CAP
 
     # ------------------------------------------------------------------ names and scopes
     def fresh(self, prefix: str = "v") -> str:
@@ -147,11 +194,29 @@ class Generator:
             return self.u32(d), 0.0
         if ty == "bool":
             return self.boolean(d), 0.0
+        if ty == "u64":
+            return gen_extra.u64(self, d), 0.0
+        if ty in ("c64", "c128"):
+            return gen_extra.cplx(self, ty, d)
         return self.flt(ty, d)
+
+    def u64(self, d: int) -> str:
+        """A uint64 expression (gen_extra.py)."""
+        return gen_extra.u64(self, d)
+
+    def extra_i32(self, d: int) -> str | None:
+        """Now and then, an int32 through a feature's conversion (small types, uint64)."""
+        if self.dtypes_on and self.r.random() < 0.06:
+            if self.u64_on and self.r.random() < 0.5:
+                return gen_extra.from_u64(self, "i32", d)
+            return gen_extra.small_conversion(self, d)
+        return None
 
     def i32(self, d: int) -> str:
         r = self.r
         vs = self.vars("i32")
+        if self.extras and d > 0 and (x := self.extra_i32(d - 1)) is not None:
+            return x
         if d <= 0 or r.random() < 0.25:
             k = r.random()
             if vs and k < 0.55:
@@ -228,6 +293,8 @@ class Generator:
     def flt(self, ty: str, d: int) -> tuple[str, float]:
         r = self.r
         vs = self.vars(ty)
+        if self.complex_on and d > 0 and r.random() < 0.1:
+            return gen_extra.complex_part(self, ty, d - 1)
         if d <= 0 or r.random() < 0.25:
             k = r.random()
             if vs and k < 0.5:
@@ -302,9 +369,12 @@ class Generator:
             if self.in_helper:
                 return r.choice(("True", "False", "(thread_idx.x < 7)"))
             return r.choice(("True", "False", "(i < 7)", "(t % 2 == 0)", "(s0 > 0)"))
+        if self.complex_on and r.random() < 0.1:
+            return gen_extra.complex_compare(self, d - 1)
         k = r.randrange(6)
         if k <= 2:
-            ty = r.choice(("i32", "i32", "u32", "f32") + (("f64",) if self.fp64 else ()))
+            ty = r.choice(("i32", "i32", "u32", "f32") + (("f64",) if self.fp64 else ())
+                          + (("u64",) if self.u64_on else ()))  # fmt: skip
             op = r.choice(("<", "<=", ">", ">=", "==", "!="))
             a, b = self.expr(ty, d - 1)[0], self.expr(ty, d - 1)[0]
             if ty == "i32" and self.r64.random() < 0.3:  # compare them as int64 instead
@@ -420,7 +490,10 @@ class Generator:
             self.assign_new()
 
     def assign_new(self) -> None:
-        ty = self.r.choice(("i32", "i32", "u32", "f32", "f32", "bool") + (("f64",) * self.fp64))
+        extra = (("u64",) * self.u64_on) + (("c64", "c64") * self.complex_on)
+        ty = self.r.choice(
+            ("i32", "i32", "u32", "f32", "f32", "bool") + (("f64",) * self.fp64) + extra
+        )
         text, bound = self.expr(ty, 2)
         name = self.fresh()
         if ty in ("f32", "f64"):
@@ -434,11 +507,15 @@ class Generator:
             return self.assign_new()
         v = self.r.choice(cands)
         text, bound = self.expr(v.ty, 2)
+        if v.ty in ("c64", "c128"):
+            if bound <= v.bound:
+                self.emit(f"{v.name} = {text}")
+            return None
         if v.ty in ("f32", "f64"):
             text = self.capped(text, bound) if bound <= v.bound else f"({text}) % {v.bound!r}"
             if v.bound == 0.0:
                 return None
-        elif v.ty in ("i32", "u32") and self.r.random() < 0.4:
+        elif v.ty in ("i32", "u32", "u64") and self.r.random() < 0.4:
             self.emit(f"{v.name} {self.r.choice(('+=', '-=', '*=', '^=', '|='))} {text}")
             return None
         self.emit(f"{v.name} = {text}")
@@ -567,6 +644,8 @@ class Generator:
                 f"(abs({a}) + 1.0) ** 1.5",
                 f"float({self.i32(1)}) / {m}",
             )))  # fmt: skip
+        if self.complex_on:
+            out += [gen_extra.complex_sink(self) for _ in range(self.r.randint(1, 2))]
         return out
 
     def program(self) -> Program:
@@ -586,24 +665,36 @@ class Generator:
             self.emit("d0 = da[i % 64]")
         while self.budget > 0:
             self.statement()
+        self.sections()
         outs = {"i32": "io", "bool": "io", "u32": "uo", "f32": "fo", "f64": "do"}
+        outs |= {"u64": "q64", "c64": "cz", "c128": "cw"}
         live = [v for v in self.scopes[0].vars]
         for v in live:
             arr = outs[v.ty]
+            if arr in ("q64", "cz", "cw"):
+                self.extras.add(arr)
+                self.emit(f"{arr}[{gen_extra.out_slot(self, arr)}] = {v.name}")
+                continue
             self.emit(f"{arr}[i * NSLOT_{arr} + {self.slots[arr]}] = {v.name}")
             self.slots[arr] += 1
         for s in self.sinks():
             self.emit(f"fx[i * NSLOT_fx + {self.slots['fx']}] = {s}")
             self.slots["fx"] += 1
+        extras = tuple(x for x in EXTRA_ORDER if x in self.extras)
         params = "fa, ia, ua, fo, io, uo, fx, hist, s0, s1" + (", da, do" if self.fp64 else "")
+        params += "".join(f", {x}" for x in extras)
         deco = "@simt.kernel(fp64=True)" if self.fp64 else "@simt.kernel"
         consts = "\n".join(f"NSLOT_{k} = {max(v, 1)}" for k, v in self.slots.items())
         slots = {k: max(v, 1) for k, v in self.slots.items()}
-        launch = {"seed": self.seed, "grid": grid, "block": self.block_size, "fp64": self.fp64}
+        launch: dict[str, Any] = {
+            "seed": self.seed, "grid": grid, "block": self.block_size, "fp64": self.fp64
+        }  # fmt: skip
+        if extras:
+            launch["extras"] = list(extras)
         src = "\n".join([
             f'"""simt fuzz kernel, seed {self.seed}."""',
             "",
-            "import math",
+            "import cmath\n" * self.complex_on + "import math",
             "",
             "import simt",
             "from simt import block_idx, thread_idx",
@@ -619,7 +710,22 @@ class Generator:
             "",
         ])  # fmt: skip
         feats = set(self.features) | ({"fp64"} if self.fp64 else set())
-        return Program(self.seed, src, grid, self.block_size, slots, self.fp64, frozenset(feats))
+        return Program(
+            self.seed, src, grid, self.block_size, slots, self.fp64, frozenset(feats), extras
+        )
+
+    def sections(self) -> None:
+        """The optional features' sections (gen_extra.py), each drawing from `rx`."""
+        todo = [(self.dtypes_on, gen_extra.dtypes_section),
+                (self.complexes_on, gen_extra.complex_section),
+                (self.views_on, gen_extra.views_section)]  # fmt: skip
+        for on, section in todo:
+            if not on:
+                continue
+            saved = self.r
+            self.r, self.budget = self.rx, 4
+            section(self)
+            self.r = saved
 
 
 def from_source(source: str) -> Program:
@@ -631,12 +737,14 @@ def from_source(source: str) -> Program:
             consts[node.targets[0].id] = ast.literal_eval(node.value)
     launch = consts["LAUNCH"]
     slots = {k[len("NSLOT_") :]: v for k, v in consts.items() if k.startswith("NSLOT_")}
+    extras = tuple(launch.get("extras", ()))
     feats = frozenset(
         ({"fp64"} if launch["fp64"] else set()) | ({"int64"} if "simt.int64(" in source else set())
     )
     return Program(
-        launch["seed"], source, launch["grid"], launch["block"], slots, launch["fp64"], feats
-    )
+        launch["seed"], source, launch["grid"], launch["block"], slots, launch["fp64"], feats,
+        extras,
+    )  # fmt: skip
 
 
 def generate(seed: int, **options: Any) -> Program:

@@ -11,6 +11,7 @@ Not mutated, because Python rejects them before simt sees the function: `await`,
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass
 
@@ -84,7 +85,7 @@ def mutate(seed: int) -> Mutant:
     new = ["    " + ln for ln in snippet.splitlines()]
     out = lines[:at] + new + lines[at:]
     source = "\n".join(out) + "\n"
-    prog = Program(program.seed, source, program.grid, program.block, program.slots)
+    prog = dataclasses.replace(program, source=source)  # the launch, extras included
     return Mutant(seed, construct, source, at + 1, at + len(new), prog)
 
 

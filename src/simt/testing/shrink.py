@@ -3,6 +3,7 @@
 `shrink(program, still_fails)` repeatedly tries smaller variants of the program's module and
 keeps a variant whenever `still_fails` says it fails the same way. The reductions:
 
+- helpers nothing calls any more removed;
 - each statement of the kernel and its helpers removed (a block left empty gets `pass`);
 - an `if` replaced by its body or by its `else` branch (`if True: x` becomes `x`);
 - a loop replaced by one pass of its body (`for k in range(a, b): x` becomes `k = a; x`);
@@ -261,8 +262,28 @@ def well_formed(source: str) -> bool:
     return True
 
 
+def _without_unused_helpers(source: str) -> str | None:
+    """The module without the helper functions nothing calls any more."""
+    tree = ast.parse(source)
+    called = {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    keep = [
+        n
+        for n in tree.body
+        if not (isinstance(n, ast.FunctionDef) and n.name != "kernel" and n.name not in called)
+    ]
+    if len(keep) == len(tree.body):
+        return None
+    tree.body = keep
+    return ast.unparse(tree) + "\n"
+
+
 def _candidates(source: str) -> Iterator[str]:
     tree = ast.parse(source)
+    cand = _without_unused_helpers(source)
+    if cand is not None:
+        yield cand
     slots = len(_statement_slots(tree))
     for mode in (0, 1, 2):
         for n in range(slots):
