@@ -297,3 +297,39 @@ def test_small_types_are_packed_into_words() -> None:
     assert len(re.findall(r"atomicCompareExchangeWeak\(&p[12]_\d+\[", src)) == 2
     assert "fn simt_f16_bits(" in src and "fn simt_f16_value(" in src
     assert "<< (24u - (e1 & 3u) * 8u)) >> 24u" in src  # int8: sign-extended on load
+
+
+def _conj(z, out):  # type: ignore[no-untyped-def]
+    i = simt.grid(1)
+    if i < len(z):
+        out[i] = z[i].conjugate()
+
+
+def test_complex128_without_float64_is_refused_by_name() -> None:
+    from simt.runtime import registry
+
+    k = simt.kernel(_conj)
+    for dtype, refused in ((np.complex128, True), (np.complex64, False)):
+        z = np.zeros(4, dtype)
+        fn = k.specialise(k._bind((z, z.copy()), {}), registry.get("sim")).fn
+        caps = WgslCaps(f64=False, adapter="llvmpipe (OpenGL, CPU adapter)")
+        if not refused:
+            assert "array<f32>" in render(fn, caps)
+            continue
+        with pytest.raises(simt.CompileError) as info:
+            render(fn, caps)
+        e = str(info.value)
+        assert "argument 'z' is a complex128 array" in e and "no shader-f64" in e
+        assert "z.astype(np.complex64)" in e and "if i < len(z):" in e  # its first use
+
+
+def test_uint64_needs_shader_int64() -> None:
+    from simt.types import UINT64
+
+    def body(b: Builder, a: Value, x: Value) -> None:
+        store_at_0(b, a, x)
+
+    fn = make([arr(UINT64), UINT64], body)
+    assert "array<u64>" in render(fn)
+    with pytest.raises(simt.CompileError, match="uint64 is not available on webgpu"):
+        render(fn, WgslCaps(i64=False))

@@ -49,7 +49,7 @@ EXPECTED_COMPILE_ERRORS: dict[tuple[str, str], str] = {
     ("webgpu", "atomic_float"): "WGSL atomics are integer only",
     ("webgpu", "int64"): "WGSL has no 64-bit integers",
     ("webgpu", "wgsl_math"): "WGSL has no such function",
-    ("webgpu", "uint64"): "WGSL has no u64",
+    ("webgpu", "uint64"): "u64 needs the adapter's shader-int64 feature",
 }
 
 FEATURE_WORDS: dict[str, tuple[str, ...]] = {

@@ -335,6 +335,26 @@ GL_SCRIPT = textwrap.dedent(
         saxpy[1, 128](2.0, x.astype(np.float64), y.astype(np.float64))
     except simt.CompileError as e:
         assert "float64 is not available" in str(e)
+
+    @simt.kernel
+    def inc(a, out):
+        i = simt.grid(1)
+        if i < len(a):
+            out[i] = a[i] + 1
+
+    # packed 8-bit words (atomic compare-exchange stores) work on the GL adapter too
+    a = np.arange(7, dtype=np.uint8) * 40; out = np.zeros(7, np.int8)
+    inc[1, 8](a, out)
+    assert np.array_equal(out, (a.astype(np.int32) + 1).astype(np.int8)), out
+    # without shader-f64 / shader-int64: complex128 and uint64 are refused by name
+    for arr, word in ((np.zeros(3, np.complex128), "complex128 array"),
+                      (np.zeros(3, np.uint64), "uint64 is not available")):
+        try:
+            inc[1, 8](arr, arr.copy())
+        except simt.CompileError as e:
+            assert word in str(e), e
+        else:
+            raise AssertionError(f"{arr.dtype} was not refused")
     print("GL OK")
     """
 )
@@ -533,3 +553,23 @@ def test_debug_mode_bounds_checks_on_packed_arrays(on_webgpu: Any) -> None:
     assert "out of bounds" in str(info.value) and info.value.thread == (5, 0, 0)
     _overrun_u8[1, 5](a, out)
     np.testing.assert_array_equal(out, a + 1)
+
+
+@simt.kernel
+def _u64_print(u, out):
+    i = simt.grid(1)
+    if i < len(u):
+        print(i, u[i], u[i] >> simt.uint64(60))
+        simt.atomic.add(out, i, 1)
+
+
+def test_uint64_prints_and_its_atomics_are_refused(
+    on_webgpu: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if "shader-int64" not in on_webgpu.dev.features:
+        pytest.skip("the adapter has no shader-int64")
+    u = np.array([2**64 - 1, 2**63 + 5], np.uint64)
+    with pytest.raises(simt.CompileError, match="atomics on uint64 arrays"):
+        _u64_print[1, 2](u, np.zeros(2, np.uint64))
+    _u64_print[1, 2](u, np.zeros(2, np.int32))
+    assert capsys.readouterr().out == f"0 {2**64 - 1} 15\n1 {2**63 + 5} 8\n"

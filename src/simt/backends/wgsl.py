@@ -187,7 +187,7 @@ def _zero(t: Scalar) -> str:
 
 def print_words(t: Scalar) -> int:
     """Words one printed value of type `t` takes in a print record."""
-    return 2 if t == INT64 else 1
+    return 2 if t in (INT64, UINT64) else 1
 
 
 def render_kernel(
@@ -257,12 +257,6 @@ class _Renderer(CRenderer):
         return CompileError(message, loc.filename, loc.line, loc.col, loc.source_line, hint)
 
     def check_type(self, t: Scalar, op: Op | None) -> None:
-        if t == UINT64:
-            raise self.fail(
-                op,
-                "uint64 arrays and values are not supported on webgpu yet",
-                "convert the array with a.astype(np.int64) or np.uint32, or use another backend",
-            )
         if t == FLOAT64 and not self.caps.f64:
             raise self.fail(
                 op,
@@ -270,12 +264,30 @@ class _Renderer(CRenderer):
                 "(it reports no shader-f64 feature)",
                 "use float32 arrays and values, or another backend",
             )
-        if t == INT64 and not self.caps.i64:
+        if t in (INT64, UINT64) and not self.caps.i64:
             raise self.fail(
                 op,
-                f"int64 is not available on webgpu with {self.caps.adapter} "
+                f"{t} is not available on webgpu with {self.caps.adapter} "
                 "(it reports no shader-int64 feature)",
-                "use int32 arrays and values, or another backend",
+                f"use {'int32' if t == INT64 else 'uint32'} arrays and values, or another backend",
+            )
+
+    def check_complex(self) -> None:
+        """A complex128 array argument without float64 on the adapter: refused naming
+        complex128 (the IR only sees its float64 parts), at the first line that uses it."""
+        if self.caps.f64:
+            return
+        kinds = self.fn.attrs.get("complex_params", {})
+        for p in self.fn.params:
+            if kinds.get(p.name) != "complex128":
+                continue
+            use = next((op for op in walk(self.fn.body) if p.value in op.operands), None)
+            raise self.fail(
+                use,
+                f"argument {p.name!r} is a complex128 array: complex128 on webgpu needs "
+                f"float64, which {self.caps.adapter} does not have (it reports no shader-f64 "
+                "feature)",
+                f"pass {p.name}.astype(np.complex64) (two float32 parts), or use another backend",
             )
 
     def check_value(self, v: Value, op: Op | None) -> None:
@@ -337,6 +349,7 @@ class _Renderer(CRenderer):
     # ---------------------------------------------------------------- top level
     def run(self) -> WgslKernel:
         fn = self.fn
+        self.check_complex()
         for p in fn.params:
             self.check_value(p.value, None)
         for op in walk(fn.body):
@@ -615,13 +628,13 @@ class _Renderer(CRenderer):
         t = op.result.scalar
         (a,) = self.args(op, op.operands)
         if name == "neg":
-            expr = f"0u - {a}" if t == UINT32 else f"-({a})"
+            expr = f"{_zero(t)} - {a}" if t.kind == "u" else f"-({a})"
         elif name == "not":
             expr = f"!{a}" if t.is_bool else f"{a} == {_zero(t)}"
         elif name == "invert":
             expr = f"!{a}" if t.is_bool else f"~{a}"
         else:  # abs
-            expr = a if (t == UINT32 or t.is_bool) else f"abs({a})"
+            expr = a if (t.kind == "u" or t.is_bool) else f"abs({a})"
         self.define(op.result, expr)
 
     def cast(self, op: Op) -> None:
@@ -654,9 +667,13 @@ class _Renderer(CRenderer):
         """The expression converting `a` of type `s` to type `t` (neither storage-only)."""
         if t.is_bool:
             expr = f"{a} != {_zero(s)}"
-        elif s == UINT32 and t == INT64:
+        elif s == UINT32 and t.bits == 64 and t.is_int:
             # naga sign-extends u32 -> i64 (as if from i32): keep the low 32 bits only
-            expr = f"i64({a}) & 0xffffffffli"
+            expr = f"{wgsl_type(t)}({a}) & {literal(0xFFFFFFFF, t)}"
+        elif s == INT32 and t == UINT64:  # sign-extended, then the bits (as C and NumPy)
+            expr = f"u64((i64({a}) << 32u) >> 32u)"
+        elif s.is_bool and t.bits == 64:
+            expr = f"select({_zero(t)}, {literal(1, t)}, {a})"
         elif s == INT32 and t == INT64:
             # Sign extension written as shifts, not a bare i64(x): with naga (wgpu-native) on
             # Mesa 22.3 lavapipe, a signed i64 comparison whose operand is i64(an i32) comes
@@ -958,9 +975,10 @@ class _Renderer(CRenderer):
         w = 3
         for t, v in zip(types, vals):
             slot = f"simt_prints.words[base + {w}u]"
-            if t == INT64:
-                b.add(f"{slot} = u32({v} & 0xffffffffli);")
-                b.add(f"simt_prints.words[base + {w + 1}u] = u32(({v} >> 32u) & 0xffffffffli);")
+            if t in (INT64, UINT64):
+                m = literal(0xFFFFFFFF, t)
+                b.add(f"{slot} = u32({v} & {m});")
+                b.add(f"simt_prints.words[base + {w + 1}u] = u32(({v} >> 32u) & {m});")
             elif t == FLOAT64:
                 self.uses_f64_print = True
                 j = f"j{w}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .wgsl_math import HELPERS as MATH_HELPERS
 
 # (WGSL type, literal suffix) of the integer types the helpers are written for.
-_SIGNED = {"i32": "i", "i64": "li"}
+_SIGNED = {"i32": "i", "i64": "li"}  # unsigned: u32 "u" and u64 "lu" (`_unsigned`)
 _FLOATS = {"f32": "f", "f64": "lf"}
 
 
@@ -55,31 +55,31 @@ fn simt_pow_{t}(a: {t}, b: {t}) -> {t} {{
     }
 
 
-def _unsigned() -> dict[str, str]:
+def _unsigned(t: str, s: str) -> dict[str, str]:
     return {
-        "simt_floordiv_u32": """\
-fn simt_floordiv_u32(a: u32, b: u32) -> u32 {
-    if (b == 0u) { return 0u; }
+        f"simt_floordiv_{t}": f"""\
+fn simt_floordiv_{t}(a: {t}, b: {t}) -> {t} {{
+    if (b == 0{s}) {{ return 0{s}; }}
     return a / b;
-}""",
-        "simt_mod_u32": """\
-fn simt_mod_u32(a: u32, b: u32) -> u32 {
-    if (b == 0u) { return 0u; }
+}}""",
+        f"simt_mod_{t}": f"""\
+fn simt_mod_{t}(a: {t}, b: {t}) -> {t} {{
+    if (b == 0{s}) {{ return 0{s}; }}
     return a % b;
-}""",
-        "simt_pow_u32": """\
-fn simt_pow_u32(a: u32, b: u32) -> u32 {
-    var r = 1u;
+}}""",
+        f"simt_pow_{t}": f"""\
+fn simt_pow_{t}(a: {t}, b: {t}) -> {t} {{
+    var r = 1{s};
     var x = a;
     var e = b;
-    loop {
-        if (e == 0u) { break; }
-        if ((e & 1u) != 0u) { r = r * x; }
+    loop {{
+        if (e == 0{s}) {{ break; }}
+        if ((e & 1{s}) != 0{s}) {{ r = r * x; }}
         x = x * x;
         e = e >> 1u;
-    }
+    }}
     return r;
-}""",
+}}""",
     }
 
 
@@ -214,7 +214,8 @@ fn simt_f16_bits(x: f32) -> u32 {
 HELPERS: dict[str, str] = {**_HALF}
 for _t, _s in _SIGNED.items():
     HELPERS.update(_signed(_t, _s))
-HELPERS.update(_unsigned())
+HELPERS.update(_unsigned("u32", "u"))
+HELPERS.update(_unsigned("u64", "lu"))
 for _t, _s in _FLOATS.items():
     HELPERS.update(_float(_t, _s))
     HELPERS.update(_exact(_t, _s))

@@ -82,4 +82,12 @@ def translate_with_names(
     tr = Translator(ctx, src, pyfunc, env)
     tr.stmts(src.tree.body)
     fn = Function(name or pyfunc.__name__, params, body, src.filename, fp64, debug)
+    # which parameters are complex arrays (the IR sees their float parts): for messages
+    complex_params = {
+        pname: "complex64" if spec.parts.dtype == T.FLOAT32 else "complex128"
+        for pname, spec in specs.items()
+        if isinstance(spec, ComplexArray)
+    }
+    if complex_params:
+        fn.attrs["complex_params"] = complex_params
     return fn, tr.env

@@ -26,7 +26,7 @@ import numpy as np
 from ..backends.wgsl import Binding, WgslCaps, WgslKernel, render_kernel
 from ..errors import BackendUnavailable, CompileError, KernelError, LaunchError
 from ..ir import Function
-from ..types import FLOAT64, INT64, Scalar
+from ..types import FLOAT64, INT64, UINT64, Scalar
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .printing import emit
 from .webgpu_device import Device, open_device
@@ -418,15 +418,15 @@ def decode_prints(
     while pos + 3 <= n:
         thread, seq, pid = int(words[pos]), int(words[pos + 1]), int(words[pos + 2])
         ts = types[pid]
-        width = 3 + sum(2 if t == INT64 else 1 for t in ts)
+        width = 3 + sum(2 if t in (INT64, UINT64) else 1 for t in ts)
         if pos + width > n:
             break
         values = []
         w = pos + 3
         for t in ts:
             word = words[w : w + 1]
-            if t == INT64:
-                values.append(words[w : w + 2].view(np.int64)[0])
+            if t in (INT64, UINT64):
+                values.append(words[w : w + 2].view(t.np)[0])
                 w += 2
                 continue
             if t == FLOAT64:
