@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import simt
+from simt.array import DeviceArray
 from simt.image import Color, Float, Image, Position, dot, length
 from simt.runtime import nvrtc, registry
 
@@ -350,6 +351,24 @@ def test_normalize_sees_values_in_unit_range(backend: str) -> None:
     plain = simt.compile(ex.scalarMul)(1.0, a)
     assert plain.dtype == np.float32
     np.testing.assert_array_equal(plain, a)
+
+
+@pytest.mark.parametrize("shape", [(9, 11), (9, 11, 3)], ids=["gray", "rgb"])
+def test_normalize_takes_uint8_device_arrays(backend: str, shape: Any) -> None:
+    """A uint8 photo moved to the device once (`simt.to_device`) gives a uint8 device result;
+    after a NumPy call of the same function too (one specialisation for both kinds)."""
+    a = np.random.default_rng(3).integers(0, 256, shape, dtype=np.uint8)
+    ref = _levels(1.5 * (a / 255.0) - 0.25)
+    for first_numpy in (False, True):
+        f = simt.compile(_gain_offset, normalize=True)
+        if first_numpy:
+            assert f(1.5, a).dtype == np.uint8
+        r = f(1.5, simt.to_device(a))
+        assert isinstance(r, DeviceArray) and r.dtype == np.uint8 and r.shape == shape
+        assert np.abs(r.numpy().astype(np.float64) - ref).max() <= 1
+        out = simt.empty(shape, np.uint8)
+        assert f(1.5, simt.to_device(a), out=out) is out
+        np.testing.assert_array_equal(out.numpy(), r.numpy())
 
 
 def test_normalize_is_an_image_function_option() -> None:

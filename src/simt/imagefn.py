@@ -399,9 +399,11 @@ def _image_arg(fname: str, name: str, v: Any, normalize: bool = False) -> Image:
 
 
 def _kind(v: Any) -> Any:
-    """What about an argument decides the specialisation (and so the result's channels)."""
+    """What about an argument decides the specialisation (and so the result's channels).
+    Not where an image lives: NumPy and device arrays share one specialisation, so a device
+    image after a NumPy one would find it compiled and `_note` never called."""
     if isinstance(v, Image):
-        return ("image", v.data.ndim, v.nch, v.edge, isinstance(v.data, DeviceArray), v.unit)
+        return ("image", v.data.ndim, v.nch, v.edge, v.unit)
     return type(v)
 
 
