@@ -130,6 +130,37 @@ def _ref_transpose(img, out, depth):
 
 
 @simt.kernel
+def packed_views(img, out, h, hout, lo):
+    # views of packed arrays: a row, an interior, a run-time strided slice, reversed
+    x, y = simt.grid(2)
+    inner = out[1:-1, 1:-1]
+    if y < inner.shape[0] and x < inner.shape[1]:
+        row = img[y + 1]
+        inner[y, x] = row[x] // 2 + row[x + 2] // 2  # neighbours in a word: other threads
+    if y == 0:
+        every3 = hout[lo::3]
+        back = h[::-1]
+        if x < len(every3):
+            every3[x] = back[x] * 2.0
+
+
+def _make_views():
+    g = rng(64)
+    h = (g.standard_normal(50) * 100).astype(np.float16)
+    return g.integers(0, 256, (H, W)).astype(np.uint8), np.zeros((H, W), np.uint8), h, -h, 1
+
+
+def _ref_views(img, out, h, hout, lo):
+    out = out.copy()
+    a = img.astype(np.int32)
+    out[1:-1, 1:-1] = (a[1:-1, :-2] // 2 + a[1:-1, 2:] // 2).astype(np.uint8)
+    rh = hout.copy()
+    every3 = rh[lo::3]
+    every3[:] = (h[::-1][: len(every3)].astype(np.float32) * 2).astype(np.float16)
+    return {1: out, 3: rh}
+
+
+@simt.kernel
 def half_edges(x, h, patterns, widened):
     i = simt.grid(1)
     if i < len(x):
@@ -214,6 +245,8 @@ CASES = [
     Case("packed_transpose_3d_shared", packed_transpose, _make_transpose,
          (blocks(W, T), blocks(H, T)), (T, T), _ref_transpose,
          features=frozenset({"small_int"})),
+    Case("packed_views", packed_views, _make_views, (blocks(W, 8), blocks(H, 8)), (8, 8),
+         _ref_views, features=frozenset({"small_int", "fp16"})),
     Case("float16_rounding_edges", half_edges, _make_half_edges, blocks(len(HALF_X), 256), 256,
          verify=_verify_half, features=frozenset({"fp16"})),
 ]  # fmt: skip
