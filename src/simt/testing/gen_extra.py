@@ -271,6 +271,13 @@ def view_expr(g: Generator) -> tuple[str, str, int]:
     """A view: (text, element type, rank)."""
     r = g.r
     row = f"({g.i32(1)}) % {M2}"
+    # views of the inputs of the other features' arrays (small types, complex)
+    others = [x for x in ("b8", "ub8", "h16", "uh16", "hf", "cz") if x in g.extras]
+    if others and r.random() < 0.3:
+        name = r.choice(others)
+        ty = "f32" if name == "hf" else "c64" if name == "cz" else "i32"
+        form = r.choice(("[::2]", "[1:-1]", "[::-1]", "[({lo}) % 16:][::3]"))
+        return f"{name}[:{g.inputs}]{form.format(lo=g.i32(1))}", ty, 1
     k = r.randrange(9)
     if k == 0:
         return f"m2[{row}]", "f32", 1
@@ -330,16 +337,16 @@ def views_section(g: Generator) -> None:
         g.emit(f"{v} = {text}")
         x = g.fresh()
         g.emit(f"{x} = {view_read(g, v, rank)}")
-        g.declare(x, ty, 100.0 if ty == "f32" else 0.0)
+        g.declare(x, ty, 100.0 if ty in ("f32", "c64") else 0.0)
         n = g.fresh()
         g.emit(f"{n} = {r.choice((f'len({v})', f'{v}.shape[0]', f'{v}.size', f'{v}.ndim'))}")
         g.declare(n, "i32")
         if r.random() < 0.5 and len(g.helpers) < 5:
             name = view_helper(g, ty, rank)
             a, b = g.fresh(), g.fresh()
-            init = {"f32": "0.0", "i32": "0", "u32": "simt.uint32(0)"}[ty]
+            init = {"f32": "0.0", "i32": "0", "u32": "simt.uint32(0)", "c64": "0j"}[ty]
             g.emit(f"{a}, {b} = {name}({v}, {init})")
-            g.declare(a, ty, 1e5 if ty == "f32" else 0.0)
+            g.declare(a, ty, 1e5 if ty in ("f32", "c64") else 0.0)
             g.declare(b, "i32")
     if r.random() < 0.4:
         g.emit(f"simt.atomic.{g.atomic_op}(hist[4:], ({g.i32(1)}) % 12, {g.i32(1)})")

@@ -1,0 +1,50 @@
+"""The differential runner's comparison rules for the optional features' arrays, and the
+webgpu refusals it records instead of failing (docs/testing.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simt.errors import CompileError
+from simt.testing.differential import _refusal_ok, compare
+from simt.testing.generator import Generator
+
+
+def test_complex_parts_compare_exactly() -> None:
+    w = np.array([1 + 2j, 3 - 1j], np.complex64)
+    assert compare(0, "cpu", [w], [w.copy()], ("cz",)) == []
+    g = w.copy()
+    g[1] = 3 - 1.0000001j
+    (f,) = compare(0, "cpu", [w], [g], ("cz",))
+    assert f.kind == "mismatch" and "cz[3]" in f.detail  # the imaginary part of element 1
+
+
+def test_float16_subnormals_may_flush_but_nothing_else_differs() -> None:
+    w = np.array([1.5, 2.0**-20, 0.0], np.float16)
+    g = np.array([1.5, 0.0, 2.0**-24], np.float16)
+    assert compare(0, "webgpu", [w], [g], ("hf",)) == []
+    g[0] = np.float16(1.5009765625)  # the next float16 after 1.5
+    assert compare(0, "webgpu", [w], [g], ("hf",))
+
+
+def test_two_dimensional_outputs_compare_element_by_element() -> None:
+    w = np.zeros((3, 2), np.int32)
+    g = w.copy()
+    g[2, 1] = 1
+    (f,) = compare(0, "cpu", [w], [g], ("vo",))
+    assert "vo[5]" in f.detail
+
+
+def test_only_a_refusal_naming_a_type_the_kernel_uses_is_recorded() -> None:
+    p = Generator(5, dtypes=True, complexes=False, views=False).program()
+    used = sorted(p.refusable_types)
+    assert used
+    named = CompileError(f"{used[0]} arrays and values are not supported on webgpu yet")
+    assert _refusal_ok(p, "webgpu", named)
+    assert not _refusal_ok(p, "cpu", named)
+    other = {"int8", "uint8", "int16", "uint16", "float16", "uint64", "complex128"} - set(used)
+    if other:
+        t = sorted(other)[0]
+        wrong = CompileError(f"{t} arrays and values are not supported on webgpu yet")
+        assert not _refusal_ok(p, "webgpu", wrong)
+    assert not _refusal_ok(p, "webgpu", CompileError("expected a number, got an array"))
