@@ -249,11 +249,23 @@ class CRenderer:
         """`while` as an unconditional loop that breaks when the condition region says so."""
         cond, body = op.regions
         targets = self.declare_results(op.results, [self.name(v) for v in op.operands])
-        self.out.open(self.LOOP)
+        self.open_loop(op)
         self.bind_args(cond.args, targets)
         (c,) = self.block(cond)
-        self.out.add(f"if (!{self.name(c)}) {{ break; }}")
+        self.out.add(f"if (!{self.name(c)}) {{ {self.loop_break()} }}")
         for a, src in zip(body.args, cond.args):
             self.names[a.id] = self.name(src)
         self.assign(targets, self.block(body))
+        self.close_loop()
+
+    def open_loop(self, op: Op) -> None:
+        """Open the unconditional loop of `op` (a `for` or `while`)."""
+        self.out.open(self.LOOP)
+
+    def loop_break(self) -> str:
+        """The statement that leaves the innermost loop when its condition fails."""
+        return "break;"
+
+    def close_loop(self) -> None:
+        """Close the loop `open_loop` opened."""
         self.out.close()

@@ -27,6 +27,13 @@ def describe_failure(op: Op) -> str:
         if op.attrs.get("view_check"):
             return str(msg)
         return f"assertion failed: {msg}" if msg else "assertion failed"
+    if op.opcode in ("for", "while"):
+        return (
+            "this loop was stopped by the webgpu adapter: Mesa's llvmpipe runs at most 65535 "
+            "loop iterations in a thread (all its loops together) and then leaves its loops, "
+            "which would give wrong results; run this kernel on the cpu backend or a GPU (and "
+            "if the loop never ends, check that its condition can become false)"
+        )
     what = {"load": "read", "store": "write", "atomic": "atomic", "cas": "atomic"}[op.opcode]
     name = op.operands[0].hint if op.operands else ""
     return f"index out of bounds in array {what}" + (f" of `{name}`" if name else "")

@@ -84,6 +84,8 @@ _FLOAT_ATOMIC = {"add": "o + v", "sub": "o - v", "min": "min(o, v)", "max": "max
 
 UNIFORM = "simt_P"  # the uniform struct's variable
 BLOCK_OVERRIDES = ("simt_bx", "simt_by", "simt_bz")
+# ops that do something besides giving a value (a `while` condition with one is not repeated)
+_EFFECTS = frozenset({"store", "atomic", "cas", "print", "barrier", "for", "while", "alloc"})
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ class WgslCaps:
     max_storage_buffers: int = 1 << 30
     max_workgroup_storage: int = 1 << 30
     adapter: str = "the WebGPU adapter"
+    loop_limit: int | None = None  # iterations after which the driver leaves any loop
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,9 @@ class _Renderer(CRenderer):
         self.print_index = {id(op): i for i, op in enumerate(self.prints)}
         self.errors = error_sites(fn, bounds=fn.debug)
         self.error_index = {id(op): i for i, op in enumerate(self.errors)}
+        self.open_loops: list[tuple[Op, str]] = []  # the loops open, with a `for`'s condition
+        self.loop_op: Op | None = None
+        self.loop_cond = ""
         self.atomic_arrays = {op.operands[0].id for op in walk(fn.body) if op.opcode in ATOMICS}
         self.written = {op.operands[0].id for op in walk(fn.body) if op.opcode in STORES}
         self.uniform: list[UniformField] = []
@@ -314,11 +320,49 @@ class _Renderer(CRenderer):
 
     def open_counted(self, counter: str, t: Scalar, start: str, cond: str, step: str) -> None:
         self.out.add(f"var {counter}: {wgsl_type(t)} = {start};")
-        self.out.open("loop {")
+        self.loop_cond = cond  # for `close_loop`
+        self.open_loop(self.loop_op)
         self.out.add(f"if (!({cond})) {{ break; }}")
 
     def close_counted(self, counter: str, step: str) -> None:
         self.out.add(f"{counter} = {counter} + {step};")
+        self.close_loop()
+
+    def for_(self, op: Op) -> None:
+        self.loop_op = op  # for `open_counted`
+        super().for_(op)
+
+    # Mesa's llvmpipe (lavapipe) gives each invocation a budget of 65535 loop iterations, all
+    # its loops together, and leaves a loop silently when it is spent: the kernel goes on with
+    # wrong values. On such an adapter (`WgslCaps.loop_limit`) every loop's condition is
+    # evaluated again after it, on the values it left: true means the driver cut the loop (or
+    # the loop never ends), and the kernel fails with a KernelError at the loop's line.
+    # A flag cleared at the loop's own exit does not work: the shader compiler knows that exit
+    # is the only one and drops the check. Loops cannot be made to run past the budget (it
+    # counts every loop of the invocation, nested ones too).
+    def open_loop(self, op: Op) -> None:
+        self.open_loops.append((op, self.loop_cond if op.opcode == "for" else ""))
+        self.out.open("loop {")
+
+    def close_loop(self) -> None:
+        self.out.close()
+        op, cond = self.open_loops.pop()
+        if self.caps.loop_limit is None:
+            return
+        if op.opcode == "while":
+            cond_region = op.regions[0]
+            if any(o.opcode in _EFFECTS for o in walk(cond_region)):
+                return  # evaluating it again would repeat what it does
+            self.out.open("{")
+            self.bind_args(cond_region.args, [self.name(r) for r in op.results])
+            (c,) = self.block(cond_region)
+            cond = self.name(c)
+        else:
+            self.out.open("{")
+        if id(op) not in self.error_index:
+            self.error_index[id(op)] = len(self.errors)
+            self.errors.append(op)
+        self.out.add(f"if ({cond}) {{ simt_fail({self.error_index[id(op)]}u); }}")
         self.out.close()
 
     def operands(self, op: Op, values: list[Value]) -> list[str]:

@@ -16,22 +16,27 @@ the size of the print buffer (default 16 MiB).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from ..backends.wgsl import Binding, WgslCaps, WgslKernel, render_kernel
-from ..errors import BackendUnavailable, CompileError, KernelError, LaunchError
+from ..errors import BackendUnavailable, CompileError, KernelError, LaunchError, SimtError
 from ..ir import Function
 from ..types import FLOAT64, INT64, UINT64, Scalar
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .printing import emit
-from .webgpu_device import Device, open_device
+from .webgpu_device import Device, is_lost, open_device, reopen
 
 _NO_ERROR = 0xFFFFFFFF
+# Mesa's llvmpipe leaves the loops of an invocation after this many iterations in all (gallivm's
+# LP_MAX_TGSI_LOOP_ITERATIONS): the renderer flags loops it cut (`WgslCaps.loop_limit`)
+LLVMPIPE_LOOP_LIMIT = 65535
 _MIB = 1 << 20
 
 
@@ -88,6 +93,7 @@ class WebGPURuntime(Runtime):
             max_storage_buffers=d.limits.get("max-storage-buffers-per-shader-stage", 8),
             max_workgroup_storage=d.limits.get("max-compute-workgroup-storage-size", 16384),
             adapter=d.describe(),
+            loop_limit=LLVMPIPE_LOOP_LIMIT if "llvmpipe" in d.name.lower() else None,
         )
 
     # ------------------------------------------------------------------ compile
@@ -130,7 +136,7 @@ class WebGPURuntime(Runtime):
         k: WgslKernel = compiled.meta["wgsl"]
         aliased = self._aliased(k, args)
         module, source_key = compiled.handle, compiled.meta["key"]
-        if aliased:
+        if aliased or source_key not in self._modules:  # (or a device opened again since)
             k, module, source_key = self._variant(compiled.fn, aliased)
         key = (source_key, (block.x, block.y, block.z))
         pipe = self._pipelines.get(key)
@@ -187,6 +193,10 @@ class WebGPURuntime(Runtime):
         return max((nbytes + 15) // 16 * 16, 16)
 
     def empty(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+        with self._lost_device("making an array"):
+            return self._empty(shape, dtype)
+
+    def _empty(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
         dt = np.dtype(dtype)
         n = int(np.prod(shape, dtype=np.int64))
         nbytes = n * (4 if dt == np.bool_ else dt.itemsize)
@@ -194,6 +204,10 @@ class WebGPURuntime(Runtime):
         return self.dev.device.create_buffer(size=self._padded(nbytes), usage=self._usage())
 
     def upload(self, host: np.ndarray) -> Any:
+        with self._lost_device("copying an array to the device"):
+            return self._upload(host)
+
+    def _upload(self, host: np.ndarray) -> Any:
         data = np.ascontiguousarray(host)
         if data.dtype == np.bool_:
             data = data.astype(np.uint32)
@@ -207,6 +221,11 @@ class WebGPURuntime(Runtime):
         return buf
 
     def download(self, buf: Any, out: np.ndarray) -> None:
+        self._check_buffer(buf, "this array")
+        with self._lost_device("reading an array back"):
+            self._download(buf, out)
+
+    def _download(self, buf: Any, out: np.ndarray) -> None:
         stored = np.dtype(np.uint32) if out.dtype == np.bool_ else out.dtype
         nbytes = out.size * stored.itemsize
         if nbytes == 0:
@@ -219,10 +238,50 @@ class WebGPURuntime(Runtime):
         )
 
     def synchronize(self) -> None:
+        with self._lost_device("waiting for the device"):
+            self._synchronize()
+
+    def _synchronize(self) -> None:
         # Reading a buffer back waits for every submission before it.
         if self._sync_buf is None:
             self._sync_buf = self.dev.device.create_buffer(size=16, usage=self._usage())
         self.dev.device.queue.read_buffer(self._sync_buf, 0, 4)
+
+    # ------------------------------------------------------------------ a lost device
+    @contextlib.contextmanager
+    def _lost_device(self, what: str) -> Iterator[None]:
+        """A lost device (the driver reset it after a kernel ran too long, or the GPU went
+        away) becomes a KernelError saying so; the device is opened again, so the next launch
+        runs, while arrays that lived on the lost one are gone."""
+        try:
+            yield
+        except Exception as e:
+            if isinstance(e, SimtError) or not is_lost(e):
+                raise
+            name = self.dev.name
+            said = next((ln.strip() for ln in reversed(str(e).splitlines()) if ln.strip()), "")
+            self._reopen()
+            raise KernelError(
+                f"the webgpu device ({name}) was lost while {what} (the driver said: "
+                f"{said!r}). A kernel that runs too long (a loop that never ends, say) makes "
+                "the driver reset the device. simt opened the device again: launches work, "
+                "but arrays kept on the device before (simt.to_device) are gone; make them again"
+            ) from None
+
+    def _reopen(self) -> None:
+        self.dev = reopen()
+        self._modules.clear()
+        self._pipelines.clear()
+        self._print_buf = self._print64_buf = self._sync_buf = None
+
+    def _check_buffer(self, buf: Any, what: str) -> None:
+        """LaunchError when `buf` belongs to a device lost since it was made."""
+        owner = getattr(buf, "_device", None)  # wgpu-py's GPUBuffer knows its device
+        if owner is not None and owner is not self.dev.device:
+            raise LaunchError(
+                f"{what} lived on a webgpu device that was lost (see the KernelError before); "
+                "make it again (simt.to_device) on the device simt opened since"
+            )
 
     # ------------------------------------------------------------------ launch
     def _dispatch(self, grid: Dim3, block: Dim3) -> tuple[int, int, int]:
@@ -276,16 +335,18 @@ class WebGPURuntime(Runtime):
             raw[f.offset : f.offset + dt.itemsize] = arr.tobytes()
         return bytes(raw)
 
-    def _check_args(self, k: WgslKernel, args: list[Any]) -> None:
+    def _check_args(self, k: WgslKernel, args: list[Any], names: list[str]) -> None:
         for b in k.bindings:
             if b.kind != "array":
                 continue
             a = args[b.param]
+            name = names[b.param]  # the parameter's name (`b.name` is the WGSL one)
             if getattr(a, "runtime", None) is not self:
-                raise LaunchError(f"argument {b.name} is not an array on the webgpu device")
+                raise LaunchError(f"argument {name!r} is not an array on the webgpu device")
+            self._check_buffer(a.buf, f"argument {name!r}")
             if a.ndim and a.strides[-1] != 1 and a.shape[-1] > 1:
                 raise LaunchError(
-                    f"argument {b.name} is not contiguous in its last dimension; pass a "
+                    f"argument {name!r} is not contiguous in its last dimension; pass a "
                     "C-contiguous array"
                 )
 
@@ -309,10 +370,14 @@ class WebGPURuntime(Runtime):
         return self._print_buf, self._print64_buf
 
     def launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
+        with self._lost_device(f"running {kernel.fn.name}"):
+            self._launch(kernel, grid, block, args)
+
+    def _launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
         import wgpu
 
         dims = self._dispatch(grid, block)
-        self._check_args(kernel.meta["wgsl"], args)
+        self._check_args(kernel.meta["wgsl"], args, [p.name for p in kernel.fn.params])
         pipe, bgl, k = self._pipeline(kernel, block, args)
         dev = self.dev.device
         queue = dev.queue

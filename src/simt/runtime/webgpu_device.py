@@ -138,3 +138,18 @@ def open_device() -> Device:
         limits=limits,
     )
     return _device
+
+
+def reopen() -> Device:
+    """A new device in place of a lost one (a driver reset after a kernel ran too long, a
+    GPU removed): the next `open_device` opens the adapter again."""
+    global _device, _failure
+    _device, _failure = None, None
+    return open_device()
+
+
+def is_lost(e: BaseException) -> bool:
+    """Whether a wgpu error says the device is lost (wgpu-native's text: "Parent device is
+    lost", "Device is lost", "DeviceLost")."""
+    text = str(e).lower()
+    return "lost" in text and "device" in text

@@ -1,0 +1,141 @@
+"""WebGPU kernels that do not end, and a lost device: KernelErrors, never a number.
+
+Mesa's llvmpipe (lavapipe, the CI adapter) runs at most 65535 loop iterations per invocation
+(all loops together) and then leaves the loops silently; a kernel whose loop never ends
+returned whatever its variables held. simt checks each loop's condition again after it on
+that adapter. A device the driver resets (a kernel that ran too long on a GPU) is a
+KernelError, and the device is opened again."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simt
+from simt.backends.wgsl import WgslCaps, render_kernel
+from simt.runtime import registry
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def _llvmpipe() -> None:
+    ok, why = registry.probe("webgpu")
+    if not ok:
+        pytest.skip(f"webgpu not present: {why}")
+    if registry.get("webgpu").caps.loop_limit is None:  # type: ignore[attr-defined]
+        pytest.skip("the webgpu adapter is not llvmpipe: loops have no budget")
+
+
+@simt.kernel
+def count(out, n):
+    i = simt.grid(1)
+    k = 0
+    for _ in range(n):
+        k += 1
+    out[i] = k
+
+
+@simt.kernel
+def two_loops(out, n):
+    i = simt.grid(1)
+    k = 0
+    for _ in range(n):
+        k += 1
+    m = 0
+    while m < n:
+        m += 1
+    out[i] = k + m
+
+
+@simt.kernel
+def forever(out, n):
+    i = simt.grid(1)
+    k = 0
+    while n > 0:
+        k = (k + 1) % 1000
+    out[i] = k
+
+
+def test_loops_up_to_the_budget_run_and_past_it_are_a_kernel_error() -> None:
+    _llvmpipe()
+    out = np.zeros(32, np.int32)
+    with simt.using("webgpu"):
+        count[1, 32](out, 65535)
+        assert (out == 65535).all()
+        with pytest.raises(simt.KernelError, match="stopped by the webgpu adapter") as e:
+            count[1, 32](out, 65536)  # was 65535, silently
+        assert e.value.line == count.pyfunc.__code__.co_firstlineno + 4  # the `for` line
+        with pytest.raises(simt.KernelError, match="65535 loop iterations") as e:
+            two_loops[1, 32](out, 40000)  # the second loop was cut at 25535
+        assert e.value.source_line is not None and "while m < n" in e.value.source_line
+        two_loops[1, 32](out, 30000)
+        assert (out == 60000).all()
+
+
+def test_a_loop_that_never_ends_is_a_kernel_error_not_a_number() -> None:
+    _llvmpipe()
+    out = np.zeros(32, np.int32)
+    with simt.using("webgpu"):
+        with pytest.raises(simt.KernelError, match="condition can become false"):
+            forever[1, 32](out, 1)  # returned 535
+        forever[1, 32](out, 0)  # the device goes on
+        assert (out == 0).all()
+
+
+def test_the_loop_checks_are_rendered_only_for_a_loop_budget() -> None:
+    specs, _ = forever._specs([np.zeros(4, np.int32), 1])
+    fn = forever._ir(specs)
+    plain = render_kernel(fn).source
+    checked = render_kernel(fn, WgslCaps(loop_limit=65535)).source
+    assert "simt_fail" not in plain
+    assert checked.count("simt_fail(0u)") == 1  # after the loop: its condition, again
+
+
+LOST = """
+import numpy as np
+import simt
+from simt.runtime import registry
+
+simt.use("webgpu")
+
+
+@simt.kernel
+def add1(a):
+    i = simt.grid(1)
+    a[i] += 1
+
+
+a = np.zeros(64, np.float32)
+kept = simt.to_device(np.zeros(64, np.float32))
+add1[1, 64](a)
+registry.get("webgpu").dev.device.destroy()  # as a driver reset would leave it
+try:
+    add1[1, 64](a)
+except simt.KernelError as e:
+    print("KernelError:", "was lost" in str(e) and "opened the device again" in str(e))
+add1[1, 64](a)
+print("next:", a[:2].tolist())
+try:
+    add1[1, 64](kept)
+except simt.LaunchError as e:
+    print("LaunchError:", str(e).startswith("argument 'a' lived on a webgpu device that was lost"))
+"""
+
+
+def test_a_lost_device_is_a_kernel_error_and_is_opened_again(tmp_path: Path) -> None:
+    ok, why = registry.probe("webgpu")
+    if not ok:
+        pytest.skip(f"webgpu not present: {why}")
+    script = tmp_path / "lost.py"  # its own process: the device of this one stays
+    script.write_text(LOST)
+    env = dict(os.environ, PYTHONPATH=SRC)
+    run = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["KernelError: True", "next: [2.0, 2.0]", "LaunchError: True"]
