@@ -82,6 +82,10 @@ def test_warns_once_per_kernel_and_shape() -> None:
 INTERLEAVED = {"image_classes"}  # H x W x 3 colour pixels: a thread's loads stride by 3
 INTERLEAVED |= {"views_rows_cols", "views_strided"}  # a row per thread; a stride-2 view
 INTERLEAVED |= {"complex64_ops"}  # a complex element is two interleaved floats
+# Numba-style views: a column per thread, a row of a 3-D array per thread, stride-2 views,
+# and a reversed tail at a run-time offset (descending, unaligned addresses)
+INTERLEAVED |= {"numba_column_views", "numba_last_axis_rows", "numba_strided_pairs"}
+INTERLEAVED |= {"numba_reversed_tail"}
 
 
 def _corpus_cases() -> list:  # type: ignore[type-arg]
