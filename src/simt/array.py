@@ -85,6 +85,18 @@ def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+def complex_parts(a: DeviceArray) -> DeviceArray:
+    """A complex64/complex128 device array as the float32/float64 array of its parts: the
+    same memory, one more axis of 2 (real, imaginary) last, as kernels take complex arrays."""
+    part = np.dtype(np.float32 if a.dtype.itemsize == 8 else np.float64)
+    shape = (*a.shape, 2)
+    strides = (*(s * 2 for s in a.strides), 1)
+    buf = a.buf
+    if isinstance(buf, np.ndarray):  # cpu, sim: the device memory is a host array
+        buf = buf[..., None].view(part)
+    return DeviceArray(a.runtime, buf, shape, part, strides)
+
+
 def host_view(runtime: Runtime, a: np.ndarray) -> DeviceArray:
     """Wrap a host array for a runtime whose device memory is host memory (cpu, sim)."""
     itemsize = a.dtype.itemsize

@@ -20,11 +20,11 @@ import numpy as np
 
 from . import lang
 from . import types as T
-from .array import DeviceArray, host_view
+from .array import DeviceArray, complex_parts, host_view
 from .errors import BackendUnavailable, CompileError, KernelError, LaunchError, SimtError
-from .frontend.specialise import ArgSpec, ComplexArray
+from .frontend.specialise import ArgSpec, ComplexArray, ComplexScalar
 from .frontend.values import Known
-from .ir import Function, Loc, format_function
+from .ir import Function, Loc, Param, format_function
 from .passes.view_checks import strip_view_checks
 from .passes.written import written_params
 from .runtime import registry
@@ -81,6 +81,25 @@ def _scalar_spec(v: Any, fp64: bool) -> T.Scalar | None:
     if isinstance(v, float):
         return T.FLOAT64 if fp64 else T.FLOAT32
     return None
+
+
+def _complex_part(v: Any, fp64: bool) -> T.Scalar:
+    """The type of a complex scalar argument's parts: float32 for complex64, float64 for
+    complex128; a Python complex follows the Python float rule (float64 with fp64=True)."""
+    if isinstance(v, np.complex64):
+        return T.FLOAT32
+    if isinstance(v, np.complexfloating):
+        return T.FLOAT64
+    return T.FLOAT64 if fp64 else T.FLOAT32
+
+
+def _scalar_arg(p: Param) -> Any:
+    """How a launch turns the argument of scalar parameter `p` into its value (a complex
+    argument's part for the two parameters of a complex scalar)."""
+    np_type = p.value.scalar.np.type
+    if not p.part:
+        return np_type
+    return lambda v: np_type(p.argument(v))
 
 
 def _known_key(v: Any) -> Any:
@@ -262,7 +281,7 @@ class Kernel:
                 foreign = not isinstance(v, (np.ndarray, DeviceArray))
                 cai = v.__cuda_array_interface__ if foreign else None
                 dtype = np.dtype(cai["typestr"] if cai is not None else v.dtype)
-                if dtype.kind == "c" and isinstance(v, np.ndarray) and len(v.shape):
+                if dtype.kind == "c" and isinstance(v, (np.ndarray, DeviceArray)) and len(v.shape):
                     part = T.FLOAT32 if dtype.itemsize == 8 else T.FLOAT64
                     specs[n] = ComplexArray(T.ArrayType(part, v.ndim + 1, index=index))
                     continue
@@ -288,7 +307,7 @@ class Kernel:
                 specs[n] = st
                 continue
             if isinstance(v, (complex, np.complexfloating)):
-                specs[n] = Known(complex(v))  # a compile-time constant (docs/language.md)
+                specs[n] = ComplexScalar(_complex_part(v, self.fp64))  # two run-time floats
                 continue
             if isinstance(v, (np.generic, str, bytes)) or v is None:
                 raise LaunchError(
@@ -323,7 +342,7 @@ class Kernel:
             elif type(v) is float:
                 key.append(float)
             elif isinstance(v, (complex, np.complexfloating)):
-                key.append(("complex", complex(v)))
+                key.append(("complex", _complex_part(v, self.fp64)))
             else:
                 key.append(
                     (
@@ -352,8 +371,8 @@ class Kernel:
                     raise
                 raise _wrap_internal(e, self.__name__) from None
             plan = [
-                (p.name, self._names.index(p.name),
-                 None if isinstance(p.value.type, T.ArrayType) else p.value.type.np.type)
+                (p.name, p.index,
+                 None if isinstance(p.value.type, T.ArrayType) else _scalar_arg(p))
                 for p in fn.params
             ]  # fmt: skip
             spec = Specialisation(fn, compiled, written_params(fn), plan)
@@ -465,9 +484,9 @@ class Kernel:
         fn = self._ir(specs, optimise=False, explain=True)
         compiled = rt.compile(fn, trace=True)  # type: ignore[call-arg]
         dev = [
-            parts_view(values[self._names.index(p.name)])
+            parts_view(values[p.index])
             if isinstance(p.value.type, T.ArrayType)
-            else p.value.type.np.type(values[self._names.index(p.name)])
+            else _scalar_arg(p)(values[p.index])
             for p in fn.params
         ]  # fmt: skip
         tracer = Tracer(lanes)
@@ -583,7 +602,7 @@ class Kernel:
                     f"{v.runtime.name!r} but this launch runs on {rt.name!r}; copy it with "
                     ".numpy() or make it on this backend"
                 )
-            return v
+            return complex_parts(v) if v.dtype.kind == "c" else v
         if isinstance(v, np.ndarray):
             v = parts_view(v)
             if host:

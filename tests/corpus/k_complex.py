@@ -41,6 +41,13 @@ def mandelbrot_complex(out, x0, y0, dx, dy, iters):
         out[py, px] = n
 
 
+@simt.kernel
+def complex_axpy(a, out, c, k):
+    i = simt.grid(1)
+    if i < len(a):
+        out[i] = a[i] * c + k * c.conjugate()  # c: a complex scalar argument, run-time
+
+
 N = 200
 H, W = 40, 56
 
@@ -95,11 +102,24 @@ def _near_mandel(before, after):  # type: ignore[no-untyped-def]
     return None if bad <= 3 else f"{bad} pixels differ from the float32 reference"
 
 
+def _make_axpy():  # type: ignore[no-untyped-def]
+    g = rng(52)
+    a = (g.standard_normal(N) + 1j * g.standard_normal(N)).astype(np.complex64)
+    return a, np.zeros(N, np.complex64), np.complex64(0.75 - 1.25j), 2.0
+
+
+def _ref_axpy(a, out, c, k):  # type: ignore[no-untyped-def]
+    c = complex(c)
+    return {1: (a.astype(np.complex128) * c + k * c.conjugate()).astype(np.complex64)}
+
+
 CASES = [
     Case("complex64_ops", complex_ops, _make_ops(np.complex64), 1, 256, _ref_ops,
          tol=close(2e-5, 2e-5)),
     Case("complex128_ops", complex_ops, _make_ops(np.complex128), 1, 256, _ref_ops,
          tol=close(1e-12, 1e-12), features=frozenset({"fp64"})),
+    Case("complex_scalar_arg", complex_axpy, _make_axpy, 1, 256, _ref_axpy,
+         tol=close(2e-6, 2e-6)),
     Case("mandelbrot_complex", mandelbrot_complex, _make_mandel, (4, 3), (16, 16),
          verify=_near_mandel),
 ]  # fmt: skip

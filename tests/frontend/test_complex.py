@@ -115,3 +115,51 @@ def test_complex_numbers_have_no_order() -> None:
     with pytest.raises(simt.CompileError, match="complex numbers have no order") as e:
         ordered[1, 1](np.ones(2, np.complex64), np.zeros(1, np.int32))
     assert "a[0] < a[1]" in (e.value.source_line or "")
+
+
+@simt.kernel
+def _axpy(a, out, c):
+    i = simt.grid(1)
+    if i < len(a):
+        out[i] = a[i] * c + c.conjugate()
+
+
+def _use(backend: str) -> None:
+    ok, why = registry.probe(backend)
+    if not ok:
+        pytest.skip(f"{backend} not present: {why}")
+    simt.use(backend)
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
+def test_complex_scalars_are_run_time_values(backend: str) -> None:
+    """A new complex value is a new argument, not a new kernel: one specialisation for
+    1+2j, 3-1j and np.complex64(0.5j) (parts float32, as a Python float's)."""
+    _use(backend)
+    _axpy._cache.clear()
+    a = (np.arange(8) + 1j).astype(np.complex64)
+    out = np.zeros_like(a)
+    for c in (1 + 2j, 3 - 1j, np.complex64(0.5j)):
+        _axpy[1, 32](a, out, c)
+        np.testing.assert_allclose(out, a * c + np.conj(c), rtol=1e-6)
+    assert len(_axpy._cache) == 1
+    assert "c__re" in _axpy.ir(a, out, 1j) and "c__im" in _axpy.ir(a, out, 1j)
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_device_arrays(backend: str, dtype: type) -> None:
+    """`simt.to_device` of a complex array, read and written in kernels, stays on the device."""
+    _use(backend)
+    a = (np.linspace(-2, 1, 50) + 1j * np.linspace(1, -1, 50)).astype(dtype)
+    d, out = simt.to_device(a), simt.empty(50, dtype)
+    try:
+        _axpy[2, 32](d, out, dtype(0.5 - 2j))
+    except simt.CompileError as e:  # webgpu without shader-f64: refused by name
+        assert backend == "webgpu" and dtype is np.complex128 and "complex128" in str(e)
+        return
+    got = out.numpy()
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, a * (0.5 - 2j) + (0.5 + 2j), rtol=1e-5)
+    _axpy[2, 32](d, d, dtype(1j))  # in place: written through the same device memory
+    np.testing.assert_allclose(d.numpy(), a * 1j - 1j, rtol=1e-5)

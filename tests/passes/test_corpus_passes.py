@@ -52,8 +52,8 @@ def _front_end(case: Any) -> tuple[Function, list[Any]]:
     values = k._bind(case.make_args(), {})
     specs, _ = k._specs(values, "ir")
     fn = translate(k.pyfunc, specs, fp64=k.fp64, debug=k.debug)
-    by_name = dict(zip(k._names, values))
-    return fn, [parts_view(by_name[p.name]) for p in fn.params]  # complex: its float parts
+    # a complex array: its float parts; a complex scalar: two parameters, its parts
+    return fn, [parts_view(p.argument(values[p.index])) for p in fn.params]
 
 
 def _run(fn: Function, args: list[Any], special: dict[str, int]) -> tuple[Any, list[Any]]:

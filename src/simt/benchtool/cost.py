@@ -691,8 +691,9 @@ def count(
     """The launch's counts (no time yet): `values` maps parameter names to the arguments."""
     arrays: dict[Value, _Arr] = {}
     scalars: dict[Value, Any] = {}
+    names = list(values)
     for p in fn.params:
-        v = values[p.name]
+        v = p.argument(values[names[p.index]]) if p.part else values[p.name]
         if isinstance(p.value.type, T.ArrayType):
             arrays[p.value] = _Arr(p.name, v)
         else:

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import types as T
+from ..complexnum import Complex
 from ..errors import CompileError
 from ..ir import Block, Builder, Function, Param, Value
 from .context import Context
 from .source import get_source
 from .translate import RET, Translator
-from .values import CArray, Known, V
+from .values import CArray, Known, Obj, V
 
 
 @dataclass(frozen=True)
@@ -23,9 +24,17 @@ class ComplexArray:
     parts: T.ArrayType
 
 
+@dataclass(frozen=True)
+class ComplexScalar:
+    """A complex scalar argument: the kernel receives its real and imaginary parts, two
+    run-time scalars of type `part` (float32 or float64)."""
+
+    part: T.Scalar
+
+
 # What the front end is told about each parameter: a known value, or the type of a run-time
-# argument (a scalar type, an array type, a complex array).
-ArgSpec = Known | T.Scalar | T.ArrayType | ComplexArray
+# argument (a scalar type, an array type, a complex array, a complex scalar).
+ArgSpec = Known | T.Scalar | T.ArrayType | ComplexArray | ComplexScalar
 
 
 def translate(
@@ -73,6 +82,12 @@ def translate_with_names(
             v = Value(spec.parts, pname)
             params.append(Param(pname, i, v))
             env[pname] = CArray(v)
+            continue
+        if isinstance(spec, ComplexScalar):
+            re, im = Value(spec.part, f"{pname}__re"), Value(spec.part, f"{pname}__im")
+            params.append(Param(f"{pname}__re", i, re, "real"))
+            params.append(Param(f"{pname}__im", i, im, "imag"))
+            env[pname] = Obj(Complex, (("re", re), ("im", im)))
             continue
         v = Value(spec, pname)
         params.append(Param(pname, i, v))

@@ -99,11 +99,18 @@ class Op:
 
 @dataclass(eq=False)
 class Param:
-    """A kernel parameter: the position in the Python signature, its name and its value."""
+    """A kernel parameter: the position in the Python signature, its name and its value.
+    A complex scalar argument is two parameters, its real and imaginary parts: `part` is
+    "real" or "imag" and `name` is the argument's name with `__re` / `__im` added."""
 
     name: str
     index: int
     value: Value
+    part: str = ""
+
+    def argument(self, value: Any) -> Any:
+        """What this parameter takes of the argument `value` (a complex's part, or itself)."""
+        return getattr(complex(value), self.part) if self.part else value
 
 
 @dataclass(eq=False)
