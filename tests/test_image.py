@@ -387,8 +387,25 @@ def test_normalised_uint8_image_functions_compile_for_cuda() -> None:
         assert f.resources(1.0, a, arch="sm_90")["registers"] > 0
 
 
-def test_normalize_over_dask_arrays_is_refused_by_name() -> None:
+@pytest.mark.parametrize("edge", ["clamp", "wrap", "zero"])
+@pytest.mark.parametrize("shape", [(37, 45), (37, 45, 3)], ids=["gray", "rgb"])
+def test_normalize_over_dask_arrays_equals_the_whole_image(
+    backend: str, edge: str, shape: Any
+) -> None:
+    """uint8 chunks stay uint8 (no float32 copy), are read as level / 255 like the whole
+    image, and the lazy uint8 result is equal to the whole-image call bit for bit."""
     da = pytest.importorskip("dask.array")
-    f = simt.compile(ex.scalarMul, normalize=True)
-    with pytest.raises(simt.LaunchError, match="normalize=True, which dask arrays do not take"):
-        f(1.0, da.zeros((8, 8), np.uint8, chunks=4))
+
+    def edges(im: Image, p: Position) -> Any:
+        gx = im(p + (1, 0)) - im(p - (1, 0))
+        gy = im(p + (0, 1)) - im(p - (0, 1))
+        return gx * gx + gy * gy + 0.5 * im(p)
+
+    f = simt.compile(edges, normalize=True)
+    a = np.random.default_rng(5).integers(0, 256, shape, dtype=np.uint8)
+    whole = f(Image(a, edge))
+    lazy = f(Image(da.from_array(a, chunks=(10, 12, *shape[2:])), edge))
+    assert whole.dtype == np.uint8 and lazy.dtype == np.uint8
+    got = lazy.compute()
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(got, whole)

@@ -207,12 +207,6 @@ class ImageFunction:
         the result's shape, and of the same kind as the first image), as NumPy ufuncs do."""
         try:
             if any(_is_dask(v) for v in (*args, *kwargs.values())):
-                if self.normalize:
-                    raise LaunchError(
-                        f"{self.__name__}() was compiled with normalize=True, which dask "
-                        "arrays do not take yet: compile it without normalize= and pass "
-                        "float32 chunks in [0, 1] (photo.astype(np.float32) / 255)"
-                    )
                 return _dask_call(self, args, {**kwargs, "out": out})
             return self._run(self._bind(args, kwargs), out)
         except SimtError as e:

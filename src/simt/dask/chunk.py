@@ -31,12 +31,15 @@ class ChunkImage:
     """An image as seen from one chunk: the halo-padded chunk, where it starts in the whole
     image (`x0`, `y0`, may be negative), and the whole image's size. Inlined by the front end
     like `simt.image.Image`; reads past the padded chunk are clamped to it (the halo is chosen
-    so that they never happen)."""
+    so that they never happen). `unit`: uint8 levels read as level / 255 (normalize=True),
+    the same operation as `simt.image.Image`'s, so chunks and whole images agree bit for bit."""
 
     def __init__(
-        self, chunk: Any, edge: Any, nch: Any, x0: Any, y0: Any, w: Any, h: Any
+        self, chunk: Any, edge: Any, nch: Any, x0: Any, y0: Any, w: Any, h: Any,
+        unit: Any = False,
     ) -> None:  # fmt: skip
         self._chunk = chunk
+        self.unit = unit
         self.edge = edge
         self.nch = nch
         self.x0 = x0
@@ -67,8 +70,13 @@ class ChunkImage:
         x = min(max(p.x - self.x0, 0), cw - 1)
         y = min(max(p.y - self.y0, 0), ch - 1)
         if self._chunk.ndim == 2:
-            return self._chunk[y, x]
-        return Color(*[self._chunk[y, x, k] for k in range(self.nch)])
+            return self._level(self._chunk[y, x])
+        return Color(*[self._level(self._chunk[y, x, k]) for k in range(self.nch)])
+
+    def _level(self, v: Any) -> Any:
+        if self.unit:
+            return v / 255.0
+        return v
 
 
 _WRAPPER = """\
@@ -96,7 +104,7 @@ class ChunkImageFunction(ImageFunction):
             elif k == IMAGE:
                 call.append(
                     f"_simt_ChunkImage({n}, _simt_{n}_edge, _simt_{n}_nch, _simt_{n}_x0, "
-                    f"_simt_{n}_y0, _simt_w, _simt_h)"
+                    f"_simt_{n}_y0, _simt_w, _simt_h, _simt_{n}_unit)"
                 )
             else:
                 call.append(n)
@@ -143,7 +151,7 @@ class ChunkImageFunction(ImageFunction):
         bound["_simt_starts"] = starts
         n = self._result_channels(bound, compile=True)
         if out is None:
-            out = np.empty(shape if n == 0 else (*shape, n), np.float32)
+            out = np.empty(shape if n == 0 else (*shape, n), self._out_dtype(bound))
         block = registry.current().image_block
         grid = (-(-shape[1] // block[0]), -(-shape[0] // block[1]))
         self.kernel.config(grid, block)(*self._values(bound, out))

@@ -36,6 +36,7 @@ from ..runtime import registry
 from . import shipping
 from .chunk import ChunkImageFunction
 
+_F32 = np.dtype(np.float32)
 BOUNDARY = {"clamp": "nearest", "wrap": "periodic", "zero": 0.0}  # (dask's names for them)
 # the eight neighbours of a chunk, in the order the task receives their strips
 AROUND = [(di, dj) for di in (-1, 0, 1) for dj in (-1, 0, 1) if (di, dj) != (0, 0)]
@@ -46,8 +47,10 @@ def is_dask(v: Any) -> bool:
     return _is_dask(v)
 
 
-def _build(fn_ref: shipping.FunctionRef, known: Any, fp64: bool, debug: Any) -> Any:
-    return ChunkImageFunction(fn_ref.load(), known, fp64=fp64, debug=debug)
+def _build(
+    fn_ref: shipping.FunctionRef, known: Any, fp64: bool, debug: Any, normalize: bool = False
+) -> Any:
+    return ChunkImageFunction(fn_ref.load(), known, fp64=fp64, debug=debug, normalize=normalize)
 
 
 _reaches: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
@@ -66,9 +69,10 @@ def _reach(imf: ImageFunction, examples: dict[str, Any]) -> dict[str, tuple[int,
 def _find_reach(imf: ImageFunction, examples: dict[str, Any]) -> dict[str, tuple[int, int] | None]:
     from .halo import image_reach
 
-    vals = imf._values(imf._bind((), examples), np.empty((1, 1), np.float32))
-    n = imf._result_channels(imf._bind((), examples), compile=False)
-    vals[0] = np.empty((1, 1) if n == 0 else (1, 1, n), np.float32)
+    bound = imf._bind((), examples)
+    vals = imf._values(bound, np.empty((1, 1), np.float32))
+    n = imf._result_channels(bound, compile=False)
+    vals[0] = np.empty((1, 1) if n == 0 else (1, 1, n), imf._out_dtype(bound))
     kern = imf.kernel
     specs, _ = kern._specs(kern._bind(tuple(vals), {}))
     return image_reach(kern._ir(specs), imf.images)
@@ -96,8 +100,9 @@ class _Around:
         self, center: np.ndarray, strips: list[Any], halo: tuple[int, int], edge: str,
         inside: dict[tuple[int, int], bool],
     ) -> None:  # fmt: skip
-        self.c = np.asarray(center, np.float32)
-        self.strips = {d: (None if s is None else np.asarray(s, np.float32))
+        # float32, or uint8 levels of a function compiled with normalize=True
+        self.c = np.asarray(center)
+        self.strips = {d: (None if s is None else np.asarray(s, self.c.dtype))
                        for d, s in zip(AROUND, strips)}  # fmt: skip
         self.hy, self.hx = halo
         self.edge = edge
@@ -114,7 +119,7 @@ class _Around:
         rows = self.h if di == 0 else self.hy
         cols = self.w if dj == 0 else self.hx
         if self.edge == "zero":
-            return np.zeros((rows, cols, *self.c.shape[2:]), np.float32)
+            return np.zeros((rows, cols, *self.c.shape[2:]), self.c.dtype)
         # clamp: the nearest pixels inside the image, repeated outwards
         si = di if self.inside[(di, 0)] else 0
         sj = dj if self.inside[(0, dj)] else 0
@@ -151,6 +156,7 @@ class _ImageChunks:
         self, recipe: shipping.Recipe, names: list[str], scalars: dict[str, Any],
         edges: dict[str, str], halos: dict[str, tuple[int, int]],
         chunks: tuple[tuple[int, ...], ...], backend: str, fname: str,
+        dtype: np.dtype[Any] = _F32,
     ) -> None:  # fmt: skip
         self.recipe = recipe
         self.names = names  # the image parameters, in the order of the blocks
@@ -162,6 +168,7 @@ class _ImageChunks:
         self.size = (sum(chunks[0]), sum(chunks[1]))
         self.backend = backend
         self.fname = fname
+        self.dtype = dtype  # of the result: float32, or uint8 (normalize=True on uint8)
         self.uid = uuid.uuid4().hex
 
     def __dask_tokenize__(self) -> str:
@@ -207,7 +214,7 @@ class _ImageChunks:
             inner: dict[str, Any] = dict(self.scalars)
             inner.update({n: Image(a.c, self.edges[n]) for n, a in around.items()})
             nch = fn.channels(inner)
-            out = np.empty((h, w) if nch == 0 else (h, w, nch), np.float32)
+            out = np.empty((h, w) if nch == 0 else (h, w, nch), self.dtype)
             fn.run(inner, (r0 + hy, c0 + hx), self.size, (h - 2 * hy, w - 2 * hx),
                    {n: (r0, c0) for n in around}, out=out[hy : h - hy, hx : w - hx])  # fmt: skip
             if hy:
@@ -272,8 +279,8 @@ def image_call(imf: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]
                 f"image {n!r} of {imf.__name__}() is {v.shape[:2]} but {first!r} is "
                 f"{lead.shape[:2]}: with dask arrays, every image has the first one's size"
             )
-        if v.dtype != np.float32:
-            v = v.astype(np.float32)
+        if v.dtype != np.float32 and not (imf.normalize and v.dtype == np.uint8):
+            v = v.astype(np.float32)  # uint8 stays uint8 under normalize=True (read as / 255)
         arrays[n], edges[n] = v, edge
     scalars: dict[str, Any] = {}
     for n in imf.args:
@@ -291,7 +298,7 @@ def image_call(imf: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]
     examples: dict[str, Any] = dict(scalars)
     for n, a in arrays.items():
         shape = (8, 8) if a.ndim == 2 else (8, 8, a.shape[2])
-        examples[n] = Image(np.zeros(shape, np.float32), edges[n])
+        examples[n] = Image(np.zeros(shape, a.dtype), edges[n])
     if halo is not None:
         given = _halo_arg(imf.__name__, halo)
         halos = {n: given for n in arrays}
@@ -312,6 +319,7 @@ def image_call(imf: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]
             )
         halos = {n: r for n, r in reach.items() if r is not None}
     channels = imf._result_channels(imf._bind((), examples), compile=False)
+    dtype = imf._out_dtype(imf._bind((), examples))
 
     # one chunking for all: at least as deep as the halo, channels whole
     deepest = (max(h[0] for h in halos.values()), max(h[1] for h in halos.values()))
@@ -329,11 +337,13 @@ def image_call(imf: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]
     recipe = shipping.recipe_for(
         imf, None,
         lambda: shipping.Recipe(
-            _build, shipping.ref(imf.fn), _known(imf), _fp64(imf), imf.kernel.debug
+            _build, shipping.ref(imf.fn), _known(imf), _fp64(imf), imf.kernel.debug,
+            imf.normalize,
         ),
     )  # fmt: skip
     task = _ImageChunks(
-        recipe, names, scalars, edges, halos, out_chunks, registry.current().name, imf.__name__
+        recipe, names, scalars, edges, halos, out_chunks, registry.current().name, imf.__name__,
+        dtype,
     )  # fmt: skip
     return _halo_graph(task, [arrays[n] for n in names], [halos[n] for n in names],
                        [edges[n] for n in names], out_chunks, imf.__name__)  # fmt: skip
@@ -383,7 +393,7 @@ def _halo_graph(
             out_key = (out_name, i, j) + ((0,) if len(out_chunks) == 3 else ())
             dsk[out_key] = (task, (i, j), images)
     graph = HighLevelGraph.from_collections(out_name, dsk, dependencies=arrays)
-    meta = np.empty((0,) * len(out_chunks), np.float32)
+    meta = np.empty((0,) * len(out_chunks), task.dtype)
     return da.Array(graph, out_name, out_chunks, meta=meta)
 
 
