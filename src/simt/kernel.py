@@ -566,7 +566,15 @@ class Kernel:
             if scalar is None:
                 dev_args.append(self._array_arg(rt, host, name, v, spec, copy_back))
             else:
-                dev_args.append(scalar(v))
+                try:
+                    dev_args.append(scalar(v))
+                except OverflowError:
+                    t = np.dtype(scalar).name
+                    raise LaunchError(
+                        f"argument {name!r} of {self.__name__}() is {v}, which does not fit "
+                        f"its type {t} (a Python int is an int32 or int64 in a kernel); pass "
+                        "a smaller number, np.uint64(...) up to 2**64 - 1, or a float"
+                    ) from None
         try:
             rt.launch(spec.compiled, grid, block, dev_args)
         except (SimtError, KeyboardInterrupt):

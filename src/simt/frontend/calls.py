@@ -24,7 +24,7 @@ from ..builtins import MATH, TO_INT, MathFn
 from ..ir import Field, Value
 from . import views
 from .scalars import coerce, const_value, known_type, merge_scalar, narrow
-from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, scalar_type
+from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
 from .views import array_dim
 
 if TYPE_CHECKING:
@@ -623,13 +623,14 @@ def _print_value(tr: Translator, v: V, node: ast.AST, top: bool) -> list[str | t
             out.extend(_print_value(tr, x, node, top=False))
         out.append(",)" if len(v.items) == 1 else ")")
         return out
-    assert isinstance(v, Value)
-    if isinstance(v.type, T.ArrayType):
+    if isinstance(v, View) or (isinstance(v, Value) and isinstance(v.type, T.ArrayType)):
         tr.fail(
             node,
             "print() of a whole array is not supported in kernels",
             "print its elements: print(a[i])",
         )
+    if not isinstance(v, Value):
+        tr.fail(node, f"print() cannot show {kind_of(v)} in a kernel", "print its fields")
     return [(v, "")]
 
 
@@ -705,13 +706,17 @@ def _isinstance(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.C
         return Known(issubclass(obj.cls, c))
     if isinstance(obj, Tup):
         return Known(issubclass(tuple, c) if isinstance(c, type) else tuple in c)
-    assert isinstance(obj, Value)
-    t = obj.type
-    py = (
-        (float if t.is_float else bool if t.is_bool else int)
-        if isinstance(t, T.Scalar)
-        else np.ndarray
-    )
+    if isinstance(obj, (View, CArray)):
+        py: type = np.ndarray
+    elif isinstance(obj, Value):
+        t = obj.type
+        py = (
+            (float if t.is_float else bool if t.is_bool else int)
+            if isinstance(t, T.Scalar)
+            else np.ndarray
+        )
+    else:
+        tr.fail(node, f"isinstance() cannot tell the class of {kind_of(obj)} in a kernel")
     return Known(issubclass(py, c) if isinstance(c, type) else any(issubclass(py, x) for x in c))
 
 

@@ -10,7 +10,7 @@ from .. import types as T
 from ..complexnum import Complex
 from ..errors import CompileError
 from ..ir import Block, Builder, Function, Param, Value
-from .context import Context
+from .context import Context, NeedsKnown
 from .source import get_source
 from .translate import RET, Translator
 from .values import CArray, Known, Obj, V
@@ -95,7 +95,10 @@ def translate_with_names(
     env[RET] = Known(False)
     ctx.inline_stack.append(None)  # the kernel itself: `return value` is an error here
     tr = Translator(ctx, src, pyfunc, env)
-    tr.stmts(src.tree.body)
+    try:
+        tr.stmts(src.tree.body)
+    except NeedsKnown as e:  # not caught by a loop that could unroll: the user's error
+        raise CompileError(e.message, e.filename, e.line, e.col, e.source_line, e.hint) from None
     fn = Function(name or pyfunc.__name__, params, body, src.filename, fp64, debug)
     # which parameters are complex arrays (the IR sees their float parts): for messages
     complex_params = {

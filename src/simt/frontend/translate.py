@@ -14,7 +14,9 @@ import ast
 import builtins
 import inspect
 import operator
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
@@ -27,9 +29,32 @@ from .context import Context, NeedsKnown, fail
 from .merge import leaf_values, merge_into
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow
 from .source import Source, get_source
-from .values import UNDEF, Bound, CArray, Known, Obj, Tup, V, View, is_number, scalar_type
+from .values import (
+    UNDEF,
+    Bound,
+    CArray,
+    Known,
+    Obj,
+    Tup,
+    V,
+    View,
+    is_number,
+    kind_of,
+    scalar_type,
+)  # fmt: skip
 
 RET, RETVAL, BRK, CNT = "$ret", "$retval", "$brk", "$cnt"
+_SIMT_DIR = str(Path(__file__).resolve().parents[1])
+
+
+def _in_simt(filename: str) -> bool:
+    """Whether `filename` is one of simt's own modules (not the user's code)."""
+    try:
+        return str(Path(filename).resolve()).startswith(_SIMT_DIR + os.sep)
+    except (OSError, ValueError):
+        return False
+
+
 FLAGS = (RET, BRK, CNT)
 
 _BIN = {
@@ -89,6 +114,7 @@ class Translator:
         self.ctx = ctx
         self.b = ctx.builder
         self.src = src
+        self.library = False  # simt's own code inlined into the user's (complexnum.py)
         self.pyfunc = pyfunc
         self.env = env
         self.globals: dict[str, Any] = getattr(pyfunc, "__globals__", {})
@@ -108,8 +134,10 @@ class Translator:
         fail(self.src, node, message, hint)
 
     def at(self, node: ast.AST) -> None:
-        """Stamp the location of `node` on the ops created next."""
-        self.b.loc = self.src.loc(node)
+        """Stamp the location of `node` on the ops created next (simt's own methods, such as
+        complex arithmetic, keep their caller's: the user's line)."""
+        if not self.library:
+            self.b.loc = self.src.loc(node)
 
     def const(self, v: Any, t: T.Scalar) -> Value:
         return self.b.const(const_value(v, t), t)
@@ -347,21 +375,22 @@ class Translator:
 
     def store(self, arr: Value, idx: list[Value], value: V, node: ast.AST) -> None:
         t = arr.array.dtype
-        if t.is_storage:  # converted in its compute type, then narrowed (ints wrap)
-            if isinstance(value, Known) and not is_number(value.value):
-                self.fail(node, f"cannot store a {type(value.value).__name__} into a {t} array")
-            if isinstance(value, Tup) or (
-                isinstance(value, Value) and not isinstance(value.type, T.Scalar)
-            ):
-                self.fail(node, f"can only store a number into a {t} array element")
-            self.b.op("store", [arr, *idx, narrow(self.b, value, t)])
-            return
         if isinstance(value, Known) and not is_number(value.value):
             self.fail(node, f"cannot store a {type(value.value).__name__} into a {t} array")
-        if isinstance(value, (Tup,)) or (
-            isinstance(value, Value) and not isinstance(value.type, T.Scalar)
+        if not isinstance(value, Known) and not (
+            isinstance(value, Value) and isinstance(value.type, T.Scalar)
         ):
-            self.fail(node, f"can only store a number into a {t} array element")
+            complex_ = isinstance(value, Obj) and value.cls.__name__ == "Complex"
+            self.fail(
+                node,
+                f"can only store a number into a {t} array element, not {kind_of(value)}",
+                "store z.real, z.imag or abs(z), or write into a complex array"
+                if complex_
+                else None,
+            )
+        if t.is_storage:  # converted in its compute type, then narrowed (ints wrap)
+            self.b.op("store", [arr, *idx, narrow(self.b, value, t)])
+            return
         self.b.op("store", [arr, *idx, coerce(self.b, value, t)])
 
     def stmt_Return(self, node: ast.Return) -> None:
@@ -1086,10 +1115,19 @@ class Translator:
         env[RET] = Known(False)
         env[RETVAL] = UNDEF
         sub = Translator(self.ctx, src, fn, env)
+        sub.library = self.library or (_in_simt(src.filename) and not _in_simt(self.src.filename))
         self.ctx.inline_stack.append(fn)
         saved_loc = self.b.loc
         try:
             sub.stmts(src.tree.body)
+        except CompileError as e:
+            if not sub.library or self.library:
+                raise
+            # an error inside simt's own method is the caller's: located at the call
+            loc = self.src.loc(node)
+            raise type(e)(
+                e.message, loc.filename, loc.line, loc.col, loc.source_line, e.hint
+            ) from None
         finally:
             self.ctx.inline_stack.pop()
             self.b.loc = saved_loc

@@ -146,3 +146,21 @@ def scalar_type(v: V) -> T.Scalar | None:
     if isinstance(v, Value) and isinstance(v.type, T.Scalar):
         return v.type
     return None
+
+
+def kind_of(v: Any) -> str:
+    """What `v` is, in the user's words ("a tuple", "an array view", "a complex number"),
+    for messages that say what a construct got instead of what it needs."""
+    if isinstance(v, Tup):
+        return "a tuple"
+    if isinstance(v, View):
+        return "an array view"
+    if isinstance(v, Obj):
+        name = v.cls.__name__
+        return "a complex number" if name == "Complex" else f"a {name} object"
+    if isinstance(v, Known):
+        return f"a {type(v.value).__name__}"
+    t = getattr(v, "type", None)
+    if t is not None and not isinstance(t, T.Scalar):
+        return "an array"
+    return "a value"

@@ -245,7 +245,10 @@ OPEN_END = 1 << 62  # the upper bound of `s[a:]`
 
 def r_slice(s: Any, lower: Any, upper: Any) -> Any:
     """`s[lower:upper]` of a byte string (0 and OPEN_END for open ends; no negative indices).
-    The bounds are plain numbers, known or not: a run-time bound (`s[tid:tid + 2]`) works."""
+    The bounds are plain numbers, known or not: a run-time bound (`s[tid:tid + 2]`) works.
+    Anything else (a tuple, an array) is sliced as written."""
+    if not isinstance(s, ByteStr):
+        return s[lower:] if upper == OPEN_END else s[lower:upper]
     lo = min(max(lower, 0), s.length)
     hi = min(max(upper, lo), s.length)
     return ByteStr(s.data, s.start + lo, hi - lo, s.fid)

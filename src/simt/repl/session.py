@@ -823,8 +823,12 @@ def _compile_error(
         if body.exact and 1 <= line <= len(body.lines):
             col = None if e.col is None else max(0, e.col - indent - body.shifts.get(line, 0))
             e = CompileError(e.message, filename, line, col, text.split("\n")[line - 1], e.hint)
-        else:
-            e = CompileError(e.message, filename, None, None, e.source_line, e.hint)
+        else:  # the input was rewritten (files, byte strings): its own text, not ours
+            lines = text.strip("\n").split("\n")
+            shown = lines[0] if len(lines) == 1 else e.source_line
+            if shown is not None and "_simt_" in shown:
+                shown = None
+            e = CompileError(e.message, filename, None, None, shown, e.hint)
     return f"CompileError: {e}"
 
 

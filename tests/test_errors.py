@@ -1,0 +1,220 @@
+"""Every message a user sees speaks the user's language: a sweep over the errors the corpus,
+the fuzzer's kernels and mutants, the fuzz regressions and the REPL provoke (issue #15,
+item 13).
+
+Each provoked error must be a `simt` error (CompileError, LaunchError, KernelError), never
+another exception, and its text must show none of simt's internal names: the front end's
+(`<probe N>`, `$retval`, `NeedsKnown`), the generated code's (`_simt_...`, `simt_P`), a
+Python traceback or object repr, or a path into simt's own modules.
+
+Bounded: a few hundred errors, about ten seconds. Arguments that change an array's shape
+are given to `sim` (which checks every access) and to debug-mode kernels only: outside debug
+mode the compiled backends do not check bounds (docs/backends.md), so a too-small array there
+is the user's out-of-bounds write, not a message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from tests.corpus import CASES
+
+import simt
+from simt.errors import SimtError
+from simt.runtime import registry
+from simt.testing import mutator
+from simt.testing.differential import load
+from simt.testing.generator import from_source, generate
+
+SIMT_DIR = Path(simt.__file__).resolve().parent
+# What no message may show: internal names, and the marks of an internal failure.
+LEAKS = re.compile(
+    "|".join(
+        [
+            r"<probe", r"<kernel \d", r"_simt_", r"\bsimt_P\b", r"NeedsKnown", r"\$retval",
+            r"\$ret\b", r"\$brk", r"\$cnt", r"Traceback", r'\.py", line \d', r"<simt\.",
+            r"object at 0x", r"internal error", r"a bug in simt",
+            re.escape(str(SIMT_DIR)), r"simt/(frontend|backends|passes|runtime|ir|repl)/",
+        ]
+    )
+)  # fmt: skip
+BACKENDS = [b for b in ("sim", "cpu", "webgpu") if b == "sim" or registry.probe(b)[0]]
+
+
+@pytest.fixture(autouse=True)
+def _keep_backend() -> Iterator[None]:
+    with simt.using(simt.backend()):
+        yield
+
+
+def _error(run: Callable[[], Any]) -> BaseException | None:
+    """The exception `run` raises (its prints swallowed), or None."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            run()
+            simt.synchronize()
+    except Exception as e:  # noqa: BLE001 - every exception is what is looked at
+        return e
+    return None
+
+
+def _problems(where: str, e: BaseException | None) -> list[str]:
+    if e is None:
+        return []
+    text = f"{type(e).__name__}: {e}"
+    if not isinstance(e, SimtError) or type(e).__module__ != "simt.errors":
+        return [f"{where}: {type(e).__module__}.{text}"]
+    m = LEAKS.search(text)
+    return [f"{where}: shows {m.group(0)!r}: {text}"] if m else []
+
+
+def test_the_leak_pattern_catches_what_it_names() -> None:
+    for text in ("at <probe 3>:2", "`_simt_sh_x`", "NeedsKnown: a", "object at 0x7f", "$retval"):
+        assert LEAKS.search(text), text
+    for text in ("index out of bounds in array write of `buf`", "fuzz_3.py:12: x", "simt_x"):
+        assert not LEAKS.search(text), text
+
+
+def test_mutants_and_corpus_refusals_speak_the_users_language() -> None:
+    problems: list[str] = []
+    for seed in range(3 * len([c for c in mutator.CONSTRUCTS.values() if c])):  # each 3x
+        m = mutator.mutate(seed)
+        try:
+            kernel = load(m.program)
+        except SyntaxError:
+            continue
+        e = _error(lambda: kernel.ir(*m.program.make_args()))  # noqa: B023
+        assert e is not None, f"mutant {seed} ({m.construct}) was accepted"
+        problems += _problems(f"mutant {seed} ({m.construct})", e)
+    for case in CASES:
+        for backend in BACKENDS:
+            if case.expected_error(backend):
+                simt.use(backend)
+                e = _error(lambda: case.kernel[case.grid, case.block](*case.make_args()))  # noqa: B023
+                problems += _problems(f"corpus {case.name} on {backend}", e)
+    assert not problems, "\n".join(problems)
+
+
+def _bad_values(a: Any, reshape: bool) -> Iterator[tuple[str, Any]]:
+    """Wrong arguments in place of `a`: other kinds, dtypes, byte orders, flags, shapes."""
+    if isinstance(a, np.ndarray):
+        yield "a list", a.tolist()
+        yield "float64", a.astype(np.float64)
+        yield "complex128", a.astype(np.complex128)
+        yield "big-endian", a.astype(a.dtype.newbyteorder(">"))
+        ro = a.copy()
+        ro.flags.writeable = False
+        yield "read-only", ro
+        yield "objects", np.array([object()] * a.size)
+        yield "None", None
+        yield "a string", "abc"
+        if reshape:
+            yield "2-D", a.reshape(1, -1)
+            yield "empty", a[:0]
+    else:
+        yield "a string", "abc"
+        yield "an array", np.zeros(3)
+        yield "2**70", 2**70
+        yield "None", None
+        yield "1j", 1j
+        yield "a float", 0.5
+
+
+LAUNCHES = [
+    (0, 1), (-1, 32), (2**41, 1024), ((1, 2, 3, 4), 1), (1.5, 32), ("a", 1), (1, 0), (1, 4096),
+    (None, 1), (1, (2, 0)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_wrong_arguments_and_launches_of_fuzz_kernels(backend: str) -> None:
+    problems: list[str] = []
+    simt.use(backend)
+    for seed in range(3):
+        prog = generate(seed, fp64=False)
+        kernel = load(prog)
+        names = list(kernel._names)
+        base = prog.make_args()
+        for pos, a in enumerate(base):
+            for what, bad in _bad_values(a, reshape=backend == "sim"):
+                args = list(prog.make_args())
+                args[pos] = bad
+                e = _error(lambda: kernel[prog.grid, prog.block](*args))  # noqa: B023
+                problems += _problems(f"seed {seed}: {names[pos]} = {what}", e)
+        for grid, block in LAUNCHES:
+            e = _error(lambda: kernel[grid, block](*prog.make_args()))  # noqa: B023
+            problems += _problems(f"seed {seed}: [{grid!r}, {block!r}]", e)
+        e = _error(lambda: kernel[prog.grid, prog.block](*base[:-1]))  # noqa: B023
+        problems += _problems(f"seed {seed}: an argument short", e)
+        e = _error(lambda: kernel[prog.grid, prog.block](*base, 1))  # noqa: B023
+        problems += _problems(f"seed {seed}: an argument too many", e)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_out_of_bounds_in_debug_mode_and_the_fuzz_regressions(backend: str) -> None:
+    problems: list[str] = []
+    simt.use(backend)
+    found = 0
+    for seed in range(6):
+        prog = generate(seed, fp64=False)
+        checked = simt.kernel(load(prog).pyfunc, debug=True)
+        args = [
+            a[: max(1, len(a) // 3)] if isinstance(a, np.ndarray) and a.ndim == 1 else a
+            for a in prog.make_args()
+        ]
+        e = _error(lambda: checked[prog.grid, prog.block](*args))  # noqa: B023
+        found += isinstance(e, simt.KernelError)
+        problems += _problems(f"seed {seed} in debug mode, arrays cut to a third", e)
+    assert found, "no out-of-bounds access was provoked"
+    for path in sorted((Path(__file__).parent / "corpus" / "fuzz").glob("fuzz_*.py")):
+        prog = from_source(path.read_text())
+        kernel = load(prog)
+        e = _error(lambda: kernel[prog.grid, prog.block](*prog.make_args()))  # noqa: B023
+        problems += _problems(path.name, e)
+    assert not problems, "\n".join(problems)
+
+
+REPL_INPUTS = [
+    "y = x + nope",
+    "buf[tid] = 1",
+    "z = buf[tid - 1]",
+    "x[0]",
+    "cache[threadIdx + 1] = 2.0",
+    "q = (1, 2)[tid:]",
+    "w = {1: x}[1]",
+    "print(buf)",
+    "buf[tid % 10] = 1j * x",
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_repl_errors(backend: str) -> None:
+    from simt.repl import commands
+    from simt.repl.console import PlainSink
+    from simt.repl.session import Session
+
+    out = io.StringIO()
+    s = Session(PlainSink(out), threads=64, backend=backend)
+    s.bind("buf", (10,), np.dtype(np.int32))
+    commands.run(s, "%block 16")
+    s.run("x = tid * 2")
+    s.run("cache = shared(16)")
+    problems = []
+    for text in REPL_INPUTS:
+        out.seek(0)
+        out.truncate()
+        s.run(text)
+        shown = out.getvalue()
+        assert shown.strip(), text  # each input is refused, with a message
+        m = LEAKS.search(shown)
+        if m:
+            problems.append(f"{text!r} shows {m.group(0)!r}: {shown}")
+    assert not problems, "\n".join(problems)
