@@ -333,3 +333,24 @@ def test_uint64_needs_shader_int64() -> None:
     assert "array<u64>" in render(fn)
     with pytest.raises(simt.CompileError, match="uint64 is not available on webgpu"):
         render(fn, WgslCaps(i64=False))
+
+
+def _shift(z, c, out):  # type: ignore[no-untyped-def]
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = (z[i] + c).real
+
+
+def test_complex128_number_without_float64_is_refused_by_name() -> None:
+    from simt.runtime import registry
+
+    k = simt.kernel(_shift)
+    z, out = np.zeros(4, np.complex64), np.zeros(4, np.float32)
+    caps = WgslCaps(f64=False, adapter="llvmpipe (OpenGL, CPU adapter)")
+    fn = k.specialise(k._bind((z, np.complex128(1 + 2j), out), {}), registry.get("sim")).fn
+    with pytest.raises(simt.CompileError) as info:
+        render(fn, caps)
+    e = str(info.value)
+    assert "argument 'c' is a complex128 number" in e and "np.complex64(c)" in e
+    fn = k.specialise(k._bind((z, np.complex64(1 + 2j), out), {}), registry.get("sim")).fn
+    assert "array<f32>" in render(fn, caps)

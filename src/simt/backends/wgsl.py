@@ -279,21 +279,26 @@ class _Renderer(CRenderer):
             )
 
     def check_complex(self) -> None:
-        """A complex128 array argument without float64 on the adapter: refused naming
-        complex128 (the IR only sees its float64 parts), at the first line that uses it."""
+        """A complex128 argument (array or number) without float64 on the adapter: refused
+        naming complex128 (the IR only sees its float64 parts), at the first line that uses
+        it."""
         if self.caps.f64:
             return
         kinds = self.fn.attrs.get("complex_params", {})
         for p in self.fn.params:
-            if kinds.get(p.name) != "complex128":
+            arg = p.name.removesuffix("__re").removesuffix("__im") if p.part else p.name
+            kind = kinds.get(arg, "")
+            if not kind.startswith("complex128"):
                 continue
             use = next((op for op in walk(self.fn.body) if p.value in op.operands), None)
+            fix = (
+                f"{arg}.astype(np.complex64)" if kind.endswith("array") else f"np.complex64({arg})"
+            )
             raise self.fail(
                 use,
-                f"argument {p.name!r} is a complex128 array: complex128 on webgpu needs "
-                f"float64, which {self.caps.adapter} does not have (it reports no shader-f64 "
-                "feature)",
-                f"pass {p.name}.astype(np.complex64) (two float32 parts), or use another backend",
+                f"argument {arg!r} is a {kind}: complex128 on webgpu needs float64, which "
+                f"{self.caps.adapter} does not have (it reports no shader-f64 feature)",
+                f"pass {fix} (two float32 parts), or use another backend",
             )
 
     def check_value(self, v: Value, op: Op | None) -> None:

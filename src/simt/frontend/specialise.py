@@ -100,12 +100,17 @@ def translate_with_names(
     except NeedsKnown as e:  # not caught by a loop that could unroll: the user's error
         raise CompileError(e.message, e.filename, e.line, e.col, e.source_line, e.hint) from None
     fn = Function(name or pyfunc.__name__, params, body, src.filename, fp64, debug)
-    # which parameters are complex arrays (the IR sees their float parts): for messages
-    complex_params = {
-        pname: "complex64" if spec.parts.dtype == T.FLOAT32 else "complex128"
-        for pname, spec in specs.items()
-        if isinstance(spec, ComplexArray)
-    }
+    # which parameters are complex (the IR sees their float parts), for messages: the
+    # argument's name -> "complex64 array", "complex128 number", ...
+    complex_params = {}
+    for pname, spec in specs.items():
+        if isinstance(spec, ComplexArray):
+            part, what = spec.parts.dtype, "array"
+        elif isinstance(spec, ComplexScalar):
+            part, what = spec.part, "number"
+        else:
+            continue
+        complex_params[pname] = f"complex{128 if part == T.FLOAT64 else 64} {what}"
     if complex_params:
         fn.attrs["complex_params"] = complex_params
     return fn, tr.env
