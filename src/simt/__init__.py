@@ -36,12 +36,16 @@ from .lang import (  # noqa: E402
     atomic,
     block_dim,
     block_idx,
+    blockDim,
+    blockIdx,
     bool_,
     float16,
     float32,
     float64,
     grid,
     grid_dim,
+    gridDim,
+    gridsize,
     int8,
     int16,
     int32,
@@ -50,6 +54,7 @@ from .lang import (  # noqa: E402
     shared,
     syncthreads,
     thread_idx,
+    threadIdx,
     uint8,
     uint16,
     uint32,
@@ -64,6 +69,7 @@ __all__ = [
     "map_blocks", "shared",
     "synchronize", "syncthreads", "thread_idx", "to_device", "uint32", "use", "using", "zeros",
     "float16", "int8", "int16", "uint8", "uint16", "uint64",
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "gridsize",
 ]  # fmt: skip
 
 

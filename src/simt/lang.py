@@ -45,6 +45,12 @@ thread_idx = _Dim3Register("thread_idx")
 block_idx = _Dim3Register("block_idx")
 block_dim = _Dim3Register("block_dim")
 grid_dim = _Dim3Register("grid_dim")
+# Numba-CUDA's (and CUDA C's) spellings of the same registers: `import simt as cuda` then
+# runs kernel bodies written for `from numba import cuda` (cuda.threadIdx.x, ...) unchanged.
+threadIdx = thread_idx
+blockIdx = block_idx
+blockDim = block_dim
+gridDim = grid_dim
 
 
 class _Intrinsic(OnlyInKernel):
@@ -64,6 +70,12 @@ class _Intrinsic(OnlyInKernel):
 grid = _Intrinsic(
     "grid",
     "grid(n): this thread's global index; an int for n=1, a tuple of n ints for n=2 or 3.",
+)
+gridsize = _Intrinsic(
+    "gridsize",
+    "gridsize(n): the number of threads in the grid along its first n axes (block_dim * "
+    "grid_dim); an int for n=1, a tuple for n=2 or 3 (Numba's cuda.gridsize, for grid-stride "
+    "loops).",
 )
 syncthreads = _Intrinsic("syncthreads", "Barrier: wait for every thread of the block.")
 

@@ -506,6 +506,17 @@ def _grid(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -
     return out[0] if n == 1 else Tup(tuple(out))
 
 
+def _gridsize(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    if len(args) != 1 or not isinstance(args[0], Known) or args[0].value not in (1, 2, 3):
+        tr.fail(node, "simt.gridsize(n) needs n = 1, 2 or 3, known at compile time")
+    n = int(args[0].value)  # type: ignore[union-attr]
+    b = tr.b
+    out: list[V] = [
+        b.bin("mul", b.special("block_dim", axis), b.special("grid_dim", axis)) for axis in range(n)
+    ]
+    return out[0] if n == 1 else Tup(tuple(out))
+
+
 def _syncthreads(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     if args or kwargs:
         tr.fail(node, "simt.syncthreads() takes no arguments")
@@ -776,6 +787,7 @@ def _handlers() -> dict[Any, Handler]:
         builtins.tuple: _seq_fn("tuple"),
         builtins.list: _seq_fn("list"),
         lang.grid: _grid,
+        lang.gridsize: _gridsize,
         lang.syncthreads: _syncthreads,
         lang.shared.array: _alloc("shared"),  # type: ignore[attr-defined]
         lang.local.array: _alloc("local"),  # type: ignore[attr-defined]
