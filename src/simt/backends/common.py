@@ -20,8 +20,9 @@ def error_sites(fn: Function, bounds: bool) -> list[Op]:
     return [op for op in walk(fn.body) if op.opcode in kinds]
 
 
-def describe_failure(op: Op) -> str:
-    """The message of a KernelError raised at `op`."""
+def describe_failure(op: Op, index: list[int] | None = None, shape: list[int] | None = None) -> str:
+    """The message of a KernelError raised at `op`; for an access, with the index it used
+    and the array's shape when the runtime recorded them."""
     if op.opcode == "assert":
         msg = op.attrs.get("msg")
         if op.attrs.get("view_check"):
@@ -36,4 +37,10 @@ def describe_failure(op: Op) -> str:
         )
     what = {"load": "read", "store": "write", "atomic": "atomic", "cas": "atomic"}[op.opcode]
     name = op.operands[0].hint if op.operands else ""
-    return f"index out of bounds in array {what}" + (f" of `{name}`" if name else "")
+    msg = f"index out of bounds in array {what}" + (f" of `{name}`" if name else "")
+    if index is not None and shape is not None and len(index) == len(shape):
+        if len(index) == 1:
+            msg += f" (index {index[0]}, length {shape[0]})"
+        else:
+            msg += f" (index {tuple(index)}, shape {tuple(shape)})"
+    return msg

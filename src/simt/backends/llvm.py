@@ -44,6 +44,11 @@ SITE_BITS = 20
 ENTRY = "simt_run"
 # the error word when the entry could not allocate its per-lane and per-block arrays
 NO_MEMORY = 2**63 - 2
+# Context words from here: a lock, the key (thread, site) of the failing access recorded,
+# its number of dimensions, then RECORD_DIMS index values and RECORD_DIMS extents.
+ERROR_RECORD = 4
+RECORD_DIMS = 4
+CONTEXT_WORDS = ERROR_RECORD + 3 + 2 * RECORD_DIMS
 # per-lane and per-block arrays up to this many bytes in all live on the stack (a pool
 # thread's is 8 MiB); the rest in one area from malloc
 STACK_BYTES = 1 << 19
@@ -162,6 +167,8 @@ class _Renderer:
         self.n = 0
         self.vals: dict[int, str] = {}
         self.arrays: dict[int, tuple[str, list[str], list[str]]] = {}  # ptr, shape, strides
+        self.lane_arrays: set[int] = set()  # per-lane arrays (`spmd`): the lane indexes first
+        self.last_index: tuple[list[str], list[str]] = ([], [])  # of the last access
         self.decls: set[str] = set()
         self.helpers: dict[str, str] = {}
         self.meta = Meta(layout=arg_layout(fn))
@@ -307,6 +314,8 @@ class _Renderer:
 
     def _place(self, op: Op, ptr: str) -> None:
         """Index `op`'s array (an alloc) at `ptr`, C order."""
+        if op.attrs.get("lane"):  # a per-lane array: its first index is the lane's
+            self.lane_arrays.add(op.result.id)
         t = op.result.array
         assert t.shape is not None
         strides, acc = [], 1
@@ -612,6 +621,7 @@ class _Renderer:
             term = x if st == "1" else self.inst(f"mul i64 {x}, {st}")
             off = term if off is None else self.inst(f"add i64 {off}, {term}")
         flag = None
+        self.last_index = (idx, shape)  # for the error record of a failing access (`_fail`)
         if self.bounds and not op.attrs.get("spill"):
             for x, n in zip(idx, shape):
                 c = self.inst(f"icmp ult i64 {x}, {n}")
@@ -649,7 +659,11 @@ class _Renderer:
             ok, bad, join = (self.new_label(x) for x in ("inb", "oob", "acc"))
             self.emit(f"br i1 {flag}, label %{ok}, label %{bad}")
             self.start(bad)
-            self._fail(op)
+            idx, shape = self.last_index
+            if op.operands[0].id in self.lane_arrays:  # the user's array has no lane index
+                idx, shape = idx[1:], shape[1:]
+            self._fail(op, (idx, shape))
+            bad = self.label  # the failure path's last block, for the phi below
             self.emit(f"br label %{join}")
             self.start(ok)
         align = dtype.bits // 8 if not dtype.is_bool else 1
@@ -746,7 +760,7 @@ class _Renderer:
         base = self.inst(f"mul i64 %b, {self.nthreads}")
         return self.inst(f"add i64 {base}, {lane}")
 
-    def _fail(self, op: Op) -> None:
+    def _fail(self, op: Op, index: tuple[list[str], list[str]] | None = None) -> None:
         site = self.site_ids.get(id(op))
         if site is None:
             self.meta.sites.append(op)
@@ -755,6 +769,36 @@ class _Renderer:
         key = self.inst(f"shl i64 {tid}, {SITE_BITS}")
         key = self.inst(f"or i64 {key}, {site}")
         self.inst(f"atomicrmw min ptr %ctx, i64 {key} monotonic")
+        if index is not None:
+            self._record_index(key, *index)
+
+    def _record_index(self, key: str, idx: list[str], shape: list[str]) -> None:
+        """Keep the index and shape of the failing access with the smallest key, under a
+        lock (context words `ERROR_RECORD`..): the host names them in the KernelError. Only
+        on the failure path of a debug-mode access."""
+        lockp = self.inst(f"getelementptr i64, ptr %ctx, i64 {ERROR_RECORD}")
+        spin, crit, rec, unlock = (self.new_label(x) for x in ("spin", "crit", "rec", "unlock"))
+        self.emit(f"br label %{spin}")
+        self.start(spin)
+        pair = self.inst(f"cmpxchg ptr {lockp}, i64 0, i64 1 acquire monotonic")
+        got = self.inst(f"extractvalue {{ i64, i1 }} {pair}, 1")
+        self.emit(f"br i1 {got}, label %{crit}, label %{spin}")
+        self.start(crit)
+        keyp = self.inst(f"getelementptr i64, ptr %ctx, i64 {ERROR_RECORD + 1}")
+        cur = self.inst(f"load i64, ptr {keyp}, align 8")
+        less = self.inst(f"icmp slt i64 {key}, {cur}")
+        self.emit(f"br i1 {less}, label %{rec}, label %{unlock}")
+        self.start(rec)
+        self.emit(f"store i64 {key}, ptr {keyp}, align 8")
+        words = [str(len(idx)), *idx[:RECORD_DIMS], *shape[:RECORD_DIMS]]
+        slots = [2] + [3 + k for k in range(len(idx[:RECORD_DIMS]))]
+        slots += [3 + RECORD_DIMS + k for k in range(len(shape[:RECORD_DIMS]))]
+        for w, slot in zip(words, slots):
+            p = self.inst(f"getelementptr i64, ptr %ctx, i64 {ERROR_RECORD + slot}")
+            self.emit(f"store i64 {w}, ptr {p}, align 8")
+        self.emit(f"br label %{unlock}")
+        self.start(unlock)
+        self.emit(f"store atomic i64 0, ptr {lockp} release, align 8")
 
     def _assert(self, op: Op) -> None:
         c = self.v(op.operands[0])
@@ -1231,7 +1275,10 @@ def render_lowered(
     return text, meta
 
 
-__all__ = ["ENTRY", "NO_MEMORY", "Field", "Meta", "arg_layout", "render_lowered"]
+__all__ = [
+    "CONTEXT_WORDS", "ENTRY", "ERROR_RECORD", "NO_MEMORY", "RECORD_DIMS", "Field", "Meta",
+    "arg_layout", "render_lowered",
+]  # fmt: skip
 
 
 # Math rows (`builtins.MATH`) that are neither an LLVM intrinsic nor one C library call:

@@ -84,6 +84,12 @@ _FLOAT_ATOMIC = {"add": "o + v", "sub": "o - v", "min": "min(o, v)", "max": "max
 
 UNIFORM = "simt_P"  # the uniform struct's variable
 BLOCK_OVERRIDES = ("simt_bx", "simt_by", "simt_bz")
+# The error buffer: one word per error site (the smallest failing thread), then a record of
+# one failing access: a lock, its thread and site, its number of dimensions, RECORD_DIMS
+# indices (two words each: low, high) and RECORD_DIMS extents.
+RECORD_DIMS = 4
+RECORD_ARGS = 1 + 3 * RECORD_DIMS  # dimensions, index words (low, high), extents
+RECORD_WORDS = 3 + RECORD_ARGS
 # ops that do something besides giving a value (a `while` condition with one is not repeated)
 _EFFECTS = frozenset({"store", "atomic", "cas", "print", "barrier", "for", "while", "alloc"})
 
@@ -138,6 +144,7 @@ class WgslKernel:
     print_types: list[list[Scalar]] = field(default_factory=list)
     error_ops: list[Op] = field(default_factory=list)
     entry: str = "main"
+    error_record: bool = False  # the error buffer ends with a failing access's record
 
 
 def wgsl_type(t: Scalar) -> str:
@@ -233,6 +240,7 @@ class _Renderer(CRenderer):
         self.print_index = {id(op): i for i, op in enumerate(self.prints)}
         self.errors = error_sites(fn, bounds=fn.debug)
         self.error_index = {id(op): i for i, op in enumerate(self.errors)}
+        self.record_index = False  # some access reports its index (`fail_at`)
         self.open_loops: list[tuple[Op, str]] = []  # the loops open, with a `for`'s condition
         self.loop_op: Op | None = None
         self.loop_cond = ""
@@ -441,6 +449,7 @@ class _Renderer(CRenderer):
             print_formats=[op.attrs["parts"] for op in self.prints],
             print_types=[[v.scalar for v in op.operands] for op in self.prints],
             error_ops=self.errors,
+            error_record=self.record_index,
         )
 
     def shared_bytes(self) -> int:
@@ -547,6 +556,33 @@ class _Renderer(CRenderer):
             out.add("atomicMin(&simt_errors[site], simt_tid);")
             out.close()
             out.close()
+            if self.record_index:
+                base = len(self.errors)  # after one word per site: the record (runtime)
+                out.add("")
+                out.open(f"fn simt_fail_at(site: u32, at: array<u32, {RECORD_ARGS}>) {{")
+                out.add("// keep the index of the failing access with the smallest (thread, site)")
+                out.add("// under a lock; the lock is taken and released in one iteration")
+                out.add("if (simt_failed) { return; }")
+                out.add("simt_fail(site);")
+                out.add("var done = false;")
+                out.open("loop {")
+                out.add("if (done) { break; }")
+                out.add(f"let r = atomicCompareExchangeWeak(&simt_errors[{base}u], 0u, 1u);")
+                out.open("if (r.exchanged) {")
+                out.add(f"let t = atomicLoad(&simt_errors[{base + 1}u]);")
+                out.add(f"let s = atomicLoad(&simt_errors[{base + 2}u]);")
+                out.open("if (simt_tid < t || (simt_tid == t && site < s)) {")
+                out.add(f"atomicStore(&simt_errors[{base + 1}u], simt_tid);")
+                out.add(f"atomicStore(&simt_errors[{base + 2}u], site);")
+                out.open(f"for (var k = 0u; k < {RECORD_ARGS}u; k++) {{")
+                out.add(f"atomicStore(&simt_errors[{base + 3}u + k], at[k]);")
+                out.close()
+                out.close()
+                out.add(f"atomicStore(&simt_errors[{base}u], 0u);")
+                out.add("done = true;")
+                out.close()
+                out.close()
+                out.close()
         for name in self.helpers:
             out.add("")
             for line in helper(name).splitlines():
@@ -848,6 +884,31 @@ class _Renderer(CRenderer):
                 conds.append(f"{self.name(i)} < {limit}")
         return " && ".join(f"({c})" for c in conds) if conds else "true"
 
+    def fail_at(self, op: Op, arr: Value, idx: list[Value], site: int | None) -> str:
+        """The call that reports a failing access: `simt_fail_at` keeps the index (two words
+        a dimension, low then high) and the extents, up to RECORD_DIMS dimensions."""
+        a = arr.array
+        if len(idx) > RECORD_DIMS:
+            return f"simt_fail({site}u);"
+        self.record_index = True
+        vals = []
+        for i in idx:
+            x, t = self.name(i), i.scalar
+            if t.bits == 64:
+                m = "0xffffffffli" if t.is_signed else "0xfffffffflu"
+                vals += [f"u32({x} & {m})", f"u32(({x} >> 32u) & {m})"]
+            elif t.is_signed:
+                vals += [f"bitcast<u32>({x})", f"select(0u, 0xffffffffu, {x} < 0i)"]
+            else:
+                vals += [f"u32({x})", "0u"]
+        ext = [
+            f"{a.shape[d]}u" if a.shape is not None else f"u32({UNIFORM}.{self.name(arr)}_shape{d})"
+            for d in range(len(idx))
+        ]
+        pad = RECORD_DIMS - len(idx)
+        words = ", ".join([f"{len(idx)}u", *vals, *["0u"] * (2 * pad), *ext, *["0u"] * pad])
+        return f"simt_fail_at({site}u, array<u32, {RECORD_ARGS}>({words}));"
+
     def memory(self, op: Op) -> None:
         k = op.opcode
         arr = op.operands[0]
@@ -863,7 +924,7 @@ class _Renderer(CRenderer):
         if ok is not None:
             self.out.add(f"let in_bounds{site} = {ok};")
             ok = f"in_bounds{site}"
-            self.out.add(f"if (!{ok}) {{ simt_fail({site}u); }}")
+            self.out.add(f"if (!{ok}) {{ {self.fail_at(op, arr, idx, site)} }}")
         if self.packed(arr):
             self.packed_access(op, self.address(op, arr, idx), rest, ok)
             return

@@ -33,7 +33,17 @@ import numpy as np
 from .. import cache
 from ..array import DeviceArray
 from ..backends.common import describe_failure
-from ..backends.llvm import ENTRY, NO_MEMORY, SITE_BITS, Meta, arg_layout, render_lowered
+from ..backends.llvm import (
+    CONTEXT_WORDS,
+    ENTRY,
+    ERROR_RECORD,
+    NO_MEMORY,
+    RECORD_DIMS,
+    SITE_BITS,
+    Meta,
+    arg_layout,
+    render_lowered,
+)  # fmt: skip
 from ..errors import CompileError, KernelError
 from ..ir import Block, Function, Op, walk
 from ..passes.spmd import can_coarsen, coarsen
@@ -326,7 +336,9 @@ class CpuRuntime(Runtime):
         cap = min(_PRINT_CAPACITY, max(1024, 4 * total)) if n_prints else 0
         slots_per = meta.record_slots if meta is not None else 0
         pbuf = np.zeros(cap * slots_per, np.int64) if n_prints else None
-        ctx = np.array([_NO_ERROR, 0, cap, pbuf.ctypes.data if pbuf is not None else 0], np.int64)
+        ctx = np.zeros(CONTEXT_WORDS, np.int64)
+        ctx[:4] = [_NO_ERROR, 0, cap, pbuf.ctypes.data if pbuf is not None else 0]
+        ctx[ERROR_RECORD + 1] = _NO_ERROR  # no failing access recorded yet
         self._run(variant, slots, ctx, grid.size, total)
         del keep
         if pbuf is not None and meta is not None:
@@ -342,8 +354,14 @@ class CpuRuntime(Runtime):
             op = variant.meta.sites[site - 1]
             bidx, tidx = unflatten(thread, grid, block)
             loc = op.loc
+            index = shape = None
+            r = ERROR_RECORD
+            if int(ctx[r + 1]) == code and 0 < int(ctx[r + 2]) <= RECORD_DIMS:
+                nd = int(ctx[r + 2])
+                index = [int(x) for x in ctx[r + 3 : r + 3 + nd]]
+                shape = [int(x) for x in ctx[r + 3 + RECORD_DIMS : r + 3 + RECORD_DIMS + nd]]
             raise KernelError(
-                describe_failure(op), bidx, tidx,  # type: ignore[arg-type]
+                describe_failure(op, index, shape), bidx, tidx,  # type: ignore[arg-type]
                 loc.filename if loc else None, loc.line if loc else None,
                 loc.source_line if loc else None,
             )  # fmt: skip

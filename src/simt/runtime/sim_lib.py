@@ -205,13 +205,21 @@ class Launch:
         """A local array: one per thread, indexed with the lane first."""
         return np.zeros((self.T, *shape), dtype)
 
-    def error(self, site: int, lane: int) -> KernelError:
-        """The KernelError of error site `site` (1-based, as `error_sites`) in lane `lane`."""
+    def error(self, site: int, lane: int, at: Any = None) -> KernelError:
+        """The KernelError of error site `site` (1-based, as `error_sites`) in lane `lane`;
+        `at` = (shape, index) of a failing access, the index's parts scalars or per lane."""
         op = self.sites[site - 1]
         block, thread = unflatten(lane, self.geo.grid, self.geo.block)
         loc = op.loc
+        index = shape = None
+        if at is not None:
+            shape = [int(n) for n in at[0]]
+            index = [int(i[lane]) if isinstance(i, np.ndarray) else int(i) for i in at[1]]
+            ndim = op.operands[0].array.ndim
+            if len(shape) == ndim + 1:  # a local array: one per lane, the lane first
+                shape, index = shape[1:], index[1:]
         return KernelError(
-            describe_failure(op),
+            describe_failure(op, index, shape),
             block=block,  # type: ignore[arg-type]
             thread=thread,  # type: ignore[arg-type]
             filename=loc.filename if loc else None,
@@ -219,8 +227,9 @@ class Launch:
             source_line=loc.source_line if loc else None,
         )
 
-    def fail(self, site: int, bad: Any, m: Mask) -> None:
-        """Raise the error of `site` for the first active lane in `bad` (True: every lane)."""
+    def fail(self, site: int, bad: Any, m: Mask, at: Any = None) -> None:
+        """Raise the error of `site` for the first active lane in `bad` (True: every lane);
+        `at`: the access's (shape, index), as `error` takes it."""
         if m is not None:
             bad = m if bad is True else bad & m
         if bad is True:
@@ -229,7 +238,7 @@ class Launch:
             if not bad.any():
                 return
             lane = int(np.argmax(bad))
-        raise self.error(site, lane)
+        raise self.error(site, lane, at)
 
     def print(self, print_id: int, m: Mask, values: tuple[Any, ...]) -> None:
         """Record print `print_id` with `values` for every active lane."""
@@ -480,7 +489,9 @@ def _safe(idx: Index, m: Mask) -> Index:
     return tuple(i * m if isinstance(i, np.ndarray) else i for i in idx)
 
 
-def _check(c: Launch, shape: tuple[int, ...], idx: Index, m: Mask, site: int) -> None:
+def _check(
+    c: Launch, shape: tuple[int, ...], idx: Index, m: Mask, site: int, at: Any = None
+) -> None:
     """Raise the first active lane's KernelError if some index is out of bounds. `idx` has been
     through `_safe` (inactive lanes index 0), so only an empty dimension flags inactive lanes, and
     `fail` masks those off again."""
@@ -494,7 +505,7 @@ def _check(c: Launch, shape: tuple[int, ...], idx: Index, m: Mask, site: int) ->
         elif int(i) < 0 or int(i) >= n:
             bad = True
     if bad is not None:
-        c.fail(site, bad, m)
+        c.fail(site, bad, m, at or (shape, idx))
 
 
 def _lane_run(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> int | None:
@@ -503,10 +514,11 @@ def _lane_run(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> int |
     other index. Lane k of such an access touches element k: slices instead of gathers."""
     if not idx or idx[0] is not c.lane or any(isinstance(i, np.ndarray) for i in idx[1:]):
         return None
-    _check(c, a.shape[1:], idx[1:], m, site)  # a bad uniform index fails every active lane
+    # a bad uniform index fails every active lane
+    _check(c, a.shape[1:], idx[1:], m, site, (a.shape, idx))
     n = a.shape[0]
     if c.T > n and (m is None or m[n:].any()):
-        c.fail(site, c.lane >= n, m)
+        c.fail(site, c.lane >= n, m, (a.shape, idx))
     return min(c.T, n)
 
 

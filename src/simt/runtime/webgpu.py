@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backends.wgsl import Binding, WgslCaps, WgslKernel, render_kernel
+from ..backends.wgsl import RECORD_DIMS, RECORD_WORDS, Binding, WgslCaps, WgslKernel, render_kernel
 from ..errors import BackendUnavailable, CompileError, KernelError, LaunchError, SimtError
 from ..ir import Function
 from ..types import FLOAT64, INT64, UINT64, Scalar
@@ -414,8 +414,15 @@ class WebGPURuntime(Runtime):
             return ubuf
         if b.kind == "errors":
             n = len(k.error_ops)
-            buf = self.dev.device.create_buffer(size=self._padded(4 * n), usage=self._usage())
-            queue.write_buffer(buf, 0, np.full(n, _NO_ERROR, np.uint32).tobytes())
+            init = np.full(n, _NO_ERROR, np.uint32)
+            if k.error_record:  # unlocked, no thread, no site, then the access's words
+                record = np.zeros(RECORD_WORDS, np.uint32)
+                record[1:3] = _NO_ERROR
+                init = np.concatenate([init, record])
+            buf = self.dev.device.create_buffer(
+                size=self._padded(4 * len(init)), usage=self._usage()
+            )
+            queue.write_buffer(buf, 0, init.tobytes())
             return buf
         words, f64s = self._print_buffers()
         buf = words if b.kind == "prints" else f64s
@@ -451,8 +458,9 @@ class WebGPURuntime(Runtime):
     def _check_errors(
         self, compiled: Compiled, k: WgslKernel, buf: Any, grid: Dim3, block: Dim3
     ) -> None:
-        n = len(k.error_ops)
-        firsts = np.frombuffer(self.dev.device.queue.read_buffer(buf, 0, 4 * n), np.uint32)
+        n = len(k.error_ops) + (RECORD_WORDS if k.error_record else 0)
+        words = np.frombuffer(self.dev.device.queue.read_buffer(buf, 0, 4 * n), np.uint32)
+        firsts = words[: len(k.error_ops)]
         if not np.any(firsts != _NO_ERROR):
             return
         site = int(np.argmin(firsts))
@@ -460,10 +468,16 @@ class WebGPURuntime(Runtime):
         op = k.error_ops[site]
         from ..backends.common import describe_failure
 
+        index = shape = None
+        rec = words[len(k.error_ops) :]
+        if k.error_record and int(rec[1]) == thread and int(rec[2]) == site:
+            nd = int(rec[3])
+            index = [int(x) for x in rec[4 : 4 + 2 * nd].copy().view(np.int64)]
+            shape = [int(x) for x in rec[4 + 2 * RECORD_DIMS : 4 + 2 * RECORD_DIMS + nd]]
         bidx, tidx = unflatten(thread, grid, block)
         loc = op.loc
         raise KernelError(
-            describe_failure(op),
+            describe_failure(op, index, shape),
             block=bidx,  # type: ignore[arg-type]
             thread=tidx,  # type: ignore[arg-type]
             filename=loc.filename if loc else compiled.fn.filename,
