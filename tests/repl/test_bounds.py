@@ -41,7 +41,8 @@ def test_store_and_load_past_a_bound_array(backend: str) -> None:
     s.bind("buf", (10,), np.dtype(np.int32))
     out = _run(s, buf, "buf[tid] = 1")
     assert out == (
-        "KernelError: <input 1>:1: index out of bounds in array write of `buf` (index 10, length 10) in thread 10\n"
+        "KernelError: <input 1>:1: index out of bounds in array write of `buf` "
+        "(index 10, length 10) in thread 10\n"
         "    buf[tid] = 1\n"
     )
     out = _run(s, buf, "x = buf[tid + 5]")
@@ -63,7 +64,8 @@ def test_negative_index_and_shared_arrays_are_checked(backend: str) -> None:
     _run(s, buf, "cache = shared(16)")
     out = _run(s, buf, "cache[threadIdx + 1] = 2.0")
     assert out.startswith(
-        "KernelError: <input 3>:1: index out of bounds in array write of `cache` (index (0, 16), shape (4, 16)) in thread 15"
+        "KernelError: <input 3>:1: index out of bounds in array write of `cache` "
+        "(index (0, 16), shape (4, 16)) in thread 15"
     ), out
 
 
