@@ -162,3 +162,13 @@ def test_byte_strings_are_echoed_grouped_by_their_bytes(tmp_path: Path) -> None:
         out == "----- 2x -----\n(b'a', 9)\n----- 1x -----\n(b'b', 9)\n----- 1x -----\n(b'c', 9)\n"
     )
     assert _run(s, buf, 'b"lit"') == "b'lit'\n"
+
+
+def test_a_per_thread_path_to_read_is_refused_by_line(tmp_path: Path) -> None:
+    s, buf = _session(4)
+    _run(s, buf, f'D = "{tmp_path}"')
+    (tmp_path / "a.txt").write_text("abc")
+    assert _run(s, buf, 'g = open(D + "/a.txt")\ng.read()') == "b'abc'\n"  # host values
+    out = _run(s, buf, 'x = tid\ng = open(f"{D}/{tid}.txt")')
+    assert out.startswith("CompileError: <input 3>:2: open(f'{D}/{tid}.txt') reads a file"), out
+    assert "f.seek" in out

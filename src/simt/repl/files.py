@@ -416,6 +416,7 @@ class Rewriter(ast.NodeTransformer):
     def __init__(self, opened: list[str], known: Callable[[ast.expr], Any] | None = None) -> None:
         self.opened = opened
         self.known = known  # the value of an expression known on the host, else None
+        self.varying: list[ast.Call] = []  # `open(path)` for reading with a per-thread path
         self.writers: set[str] = set()  # names of files opened for writing in this input
         self.records = 0  # record prints written into the input
 
@@ -464,7 +465,8 @@ class Rewriter(ast.NodeTransformer):
             if isinstance(node.args[0], ast.Constant):
                 path = node.args[0].value
             if not isinstance(path, str):
-                return node  # a path that differs by thread: refused where it is compiled
+                self.varying.append(node)  # a path that differs by thread: the session refuses
+                return node
             if path not in self.opened:
                 self.opened.append(path)
             i = self.opened.index(path)

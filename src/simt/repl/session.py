@@ -349,6 +349,15 @@ class Session:
             rw = files.Rewriter(opened, self._host_value)
             tree = rw.visit(copy.deepcopy(tree))
             records = rw.records
+            if rw.varying:
+                call = rw.varying[0]
+                self.out.error(
+                    f"CompileError: {filename}:{call.lineno}: open({ast.unparse(call.args[0])}) "
+                    "reads a file whose path is not the same for every thread; a path to read "
+                    "is a literal or made of host values: read one file and give each thread "
+                    'its part with f.seek(...), or open per-thread paths for writing ("w")'
+                )
+                return False
             if records:  # each thread counts its records, so that a dropped one is noticed
                 zero = ast.Assign([ast.Name(files.COUNT, ast.Store())], ast.Constant(0))
                 tree.body.insert(0, ast.copy_location(zero, tree.body[0]))
