@@ -292,3 +292,26 @@ def test_a_thread_reads_after_syncthreads_what_another_wrote(repl_factory, tmp_p
     )
     assert "syncthreads() statement at the top level" in r.run("%help\n")
     assert r.close() == 0
+
+
+def test_ctrl_c_stops_a_long_cpu_input_and_the_session_goes_on(repl_factory) -> None:  # type: ignore[no-untyped-def]
+    from simt.runtime import registry
+
+    ok, why = registry.probe("cpu")
+    if not ok:
+        pytest.skip(f"cpu not present: {why}")
+    r = repl_factory("--backend", "cpu")  # 1,048,576 threads
+    r.run("n = tid * 0 + 1\n")  # a run-time value: the loop below compiles once
+    r.run("s = 0\n")
+    r.run("for j in range(n):\n    s = (s * 31 + j + tid) % 1000003\n\n")
+    r.run("n = tid * 0 + (1 << 17)\n")  # minutes in all; a block of 256 threads, ~0.1 s
+    r.send("for j in range(n):\n    s = (s * 31 + j + tid) % 1000003\n\n")
+    r.expect(r"\.\.\. \n")  # the input is complete: it runs
+    time.sleep(1.0)
+    sent = time.monotonic()
+    r.send("\x03")
+    r.expect("KeyboardInterrupt")
+    assert time.monotonic() - sent < 2.0
+    r.expect(r"(?m)^>>> ")
+    assert r.run("tid % 2\n") == "----- 524288x -----\n0\n----- 524288x -----\n1\n"
+    assert r.close() == 0
