@@ -334,6 +334,7 @@ class _Renderer(CRenderer):
     def open_counted(self, counter: str, t: Scalar, start: str, cond: str, step: str) -> None:
         self.out.add(f"var {counter}: {wgsl_type(t)} = {start};")
         self.loop_cond = cond  # for `close_loop`
+        assert self.loop_op is not None  # set by `for_`, the only caller
         self.open_loop(self.loop_op)
         self.out.add(f"if (!({cond})) {{ break; }}")
 

@@ -354,14 +354,15 @@ class CpuRuntime(Runtime):
             op = variant.meta.sites[site - 1]
             bidx, tidx = unflatten(thread, grid, block)
             loc = op.loc
-            index = shape = None
+            index: list[int] | None = None
+            extent: list[int] | None = None
             r = ERROR_RECORD
             if int(ctx[r + 1]) == code and 0 < int(ctx[r + 2]) <= RECORD_DIMS:
                 nd = int(ctx[r + 2])
                 index = [int(x) for x in ctx[r + 3 : r + 3 + nd]]
-                shape = [int(x) for x in ctx[r + 3 + RECORD_DIMS : r + 3 + RECORD_DIMS + nd]]
+                extent = [int(x) for x in ctx[r + 3 + RECORD_DIMS : r + 3 + RECORD_DIMS + nd]]
             raise KernelError(
-                describe_failure(op, index, shape), bidx, tidx,  # type: ignore[arg-type]
+                describe_failure(op, index, extent), bidx, tidx,  # type: ignore[arg-type]
                 loc.filename if loc else None, loc.line if loc else None,
                 loc.source_line if loc else None,
             )  # fmt: skip
