@@ -218,3 +218,25 @@ def test_repl_errors(backend: str) -> None:
         if m:
             problems.append(f"{text!r} shows {m.group(0)!r}: {shown}")
     assert not problems, "\n".join(problems)
+
+
+@simt.kernel
+def _fill(a, n):
+    i = simt.grid(1)
+    if i < a.size:
+        a[i] = n
+
+
+def test_api_misuse_is_named() -> None:
+    """Misuses found by the sweep beside the fuzzer: each a simt error naming what was
+    wrong (were: a wrong argument count for an unknown keyword, a ValueError from inspect,
+    an NVRTC option error called a bug in simt)."""
+    from simt.runtime import nvrtc
+
+    with pytest.raises(simt.LaunchError, match="no parameter named 'm'; its parameters are"):
+        _fill[1, 4](np.zeros(4), m=1)
+    with pytest.raises(simt.CompileError, match="is not a Python function"):
+        simt.kernel(int)
+    if nvrtc.version() is not None:
+        with pytest.raises(simt.LaunchError, match="arch='sm_1' is not a GPU architecture"):
+            _fill.resources(np.zeros(4), 1, arch="sm_1")

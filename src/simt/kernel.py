@@ -115,7 +115,13 @@ def bind_arguments(
 ) -> dict[str, Any]:
     """Positional and keyword arguments of a call of `fname` by parameter name (some may be
     missing); LaunchError for too many, unknown or repeated ones."""
-    if len(args) > len(names) or any(k not in names for k in kwargs):
+    unknown = [k for k in kwargs if k not in names]
+    if unknown:
+        raise LaunchError(
+            f"{fname}() has no parameter named {unknown[0]!r}; its parameters are "
+            f"({', '.join(names)})"
+        )
+    if len(args) > len(names):
         raise LaunchError(
             f"{fname}() takes {len(names)} argument(s) ({', '.join(names)}), "
             f"got {len(args) + len(kwargs)}"
@@ -159,6 +165,11 @@ class Kernel:
         # made by simt.compile: an argument that is neither array nor number must be given
         # there (strict), instead of becoming a compile-time constant at the launch
         self.strict = strict
+        if not inspect.isfunction(pyfunc):
+            raise CompileError(
+                f"{pyfunc!r:.60} is not a Python function, so simt cannot compile it",
+                hint="write the kernel as a def function and decorate it with @simt.kernel",
+            )
         self.signature = inspect.signature(pyfunc)
         self._names = list(self.signature.parameters)
         for s in self.static | set(self.known):

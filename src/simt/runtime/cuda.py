@@ -506,6 +506,13 @@ def resources(fn: Function, arch: str = "sm_90") -> dict[str, int]:
     """What ptxas reports for `fn` on `arch`: registers, spill_stores, spill_loads,
     stack_frame, shared (static shared memory per block, bytes), constant, barriers.
     Needs NVRTC only, no GPU."""
+    known = nvrtc.supported_archs()
+    wanted = arch if arch.startswith(("sm_", "compute_")) else f"sm_{arch}"
+    if known and wanted.replace("compute_", "sm_") not in known:
+        raise LaunchError(
+            f"arch={arch!r} is not a GPU architecture this NVRTC compiles for; choose one "
+            f"of {', '.join(known)}"
+        )
     kern = renderer.build(fn)
     _, log = cached_cubin(kern.source, arch, _options(kern))
     return nvrtc.parse_resources(log).get(kern.name, {})
