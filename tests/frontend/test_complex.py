@@ -163,3 +163,30 @@ def test_complex_device_arrays(backend: str, dtype: type) -> None:
     np.testing.assert_allclose(got, a * (0.5 - 2j) + (0.5 + 2j), rtol=1e-5)
     _axpy[2, 32](d, d, dtype(1j))  # in place: written through the same device memory
     np.testing.assert_allclose(d.numpy(), a * 1j - 1j, rtol=1e-5)
+
+
+def _early(p0, p1):
+    if p0.real > p1.imag:
+        return p1 + 1j, p0.imag  # a known complex when p1 is known
+    return -p1, p1.real
+
+
+@simt.kernel
+def early_complex(cz, out, fo):
+    i = simt.grid(1)
+    z, x = _early(cz[i], 1j)
+    out[i] = z
+    fo[i] = x
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_a_helper_returns_a_known_complex_early(backend: str) -> None:
+    # found by the fuzzer (seed 4000): the early return's known complex did not merge with
+    # the final return ("`z` may be undefined")
+    simt.use(backend)
+    cz = np.array([1 + 2j, -1 + 0j, 0.5j, 3 + 3j], np.complex64)
+    out, fo = np.zeros(4, np.complex64), np.zeros(4, np.float32)
+    early_complex[1, 4](cz, out, fo)
+    want = [_early(complex(c), 1j) for c in cz]
+    np.testing.assert_array_equal(out, [w[0] for w in want])
+    np.testing.assert_array_equal(fo, [w[1] for w in want])

@@ -105,3 +105,17 @@ def test_a_variant_must_fail_the_same_way(monkeypatch: pytest.MonkeyPatch) -> No
     still = campaign.same_failure(bug, ("webgpu",), False)
     verdicts = {k: still(Program(1, k, 1, 32, {})) for k in answers}
     assert verdicts == {k: k == "same" for k in answers}
+
+
+def test_shared_and_local_arrays_stay_initialised() -> None:
+    src = HEAD + (
+        "    sh = simt.shared.array(32, simt.int32)\n    sh[thread_idx.x] = i\n"
+        "    simt.syncthreads()\n    la = simt.local.array(8, simt.int32)\n"
+        "    for q in range(8):\n        la[q] = q\n"
+        "    io[i] = sh[(thread_idx.x + 1) % 32] + la[i % 8]\n"
+    )
+    small = shrink(
+        from_source(src), lambda p: "io[i] = sh[(thread_idx.x + 1) % 32] + la[" in p.source
+    )
+    for line in ("sh[thread_idx.x] = i", "simt.syncthreads()", "for q in range(8):"):
+        assert line in small.source, small.source

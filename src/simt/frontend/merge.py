@@ -61,6 +61,8 @@ def plan(a: V, b: V, fp64: bool) -> Any:
         # defined on one path only (a helper's return value before its early `return`, say):
         # the other path carries zeros of the same shape, never read
         other = b if a is UNDEF else a
+        if isinstance(other, Known) and isinstance(other.value, complex):
+            other = _as_complex(other)  # carried as its two parts
         items = _items(other)
         if items is not None:
             return [plan(UNDEF, x, fp64) for x in items]

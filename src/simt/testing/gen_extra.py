@@ -262,8 +262,33 @@ def complex_section(g: Generator) -> None:
         g.declare(z, "c64", 40.0)
         g.declare(c, "c64", 1.0)
         g.extras.add("cz")
+    if r.random() < 0.5 and len(g.helpers) < 5:
+        complex_helper_call(g)
     for _ in range(r.randint(1, 2)):
         g.statement()
+
+
+def complex_helper_call(g: Generator) -> None:
+    """A helper taking complex numbers and returning a complex and a float, with an early
+    return on a run-time condition; called with the section's values."""
+    name = f"chelper{g.names}"
+    g.names += 1
+    a, ba = cplx(g, "c64", 1)
+    b, bb = cplx(g, "c64", 1)
+    ops = g.r.choice(("p0 * p1 + p0.conjugate()", "p0 - p1 * 2.0", "(p0 + p1) ** 2", "-p1"))
+    g.helpers.append(
+        "\n".join([
+            f"def {name}(p0, p1):",
+            "    if p0.real > p1.imag:",
+            "        return p1 + 1j, p0.imag",
+            f"    return {ops}, p1.real",
+        ])
+    )  # fmt: skip
+    z, x = g.fresh("z"), g.fresh()
+    g.emit(f"{z}, {x} = {name}({a}, {b})")
+    bound = 2 * max(ba, bb, 1.0) ** 2 + 4 * max(ba, bb, 1.0) + 1
+    g.declare(z, "c64", bound)
+    g.declare(x, "f32", max(ba, bb))
 
 
 # ---------------------------------------------------------------------- views

@@ -4,7 +4,9 @@
 keeps a variant whenever `still_fails` says it fails the same way. The reductions:
 
 - helpers nothing calls any more removed;
-- each statement of the kernel and its helpers removed (a block left empty gets `pass`);
+- each statement of the kernel and its helpers removed (a block left empty gets `pass`),
+  except the writes of shared and local arrays and the barriers (a read of uninitialised
+  memory has no defined value);
 - an `if` replaced by its body or by its `else` branch (`if True: x` becomes `x`);
 - a loop replaced by one pass of its body (`for k in range(a, b): x` becomes `k = a; x`);
 - each binary operation, `abs`/`min`/`max` call or conditional expression replaced by one
@@ -75,12 +77,43 @@ def _reduced_statement(stmt: ast.stmt, mode: int) -> list[ast.stmt] | None:
     return None
 
 
+def _scratch_arrays(tree: ast.Module) -> set[str]:
+    """Names of the shared and local arrays (`x = simt.shared.array(...)`) still read."""
+    out, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            if ast.unparse(node.value.func) in ("simt.shared.array", "simt.local.array"):
+                out |= set(_targets(node.targets[0]))
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            if isinstance(node.value, ast.Name):
+                read.add(node.value.id)
+    return out & read
+
+
+def _initialises(stmt: ast.stmt, scratch: set[str]) -> bool:
+    """Whether `stmt` writes a shared or local array or waits at a barrier: removing it would
+    leave a read of uninitialised memory (or a race), whose value the semantics leave open."""
+    for node in ast.walk(stmt):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Store)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in scratch
+        ):
+            return True
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "simt.syncthreads":
+            return True
+    return False
+
+
 def _with_statement(source: str, n: int, mode: int) -> str | None:
     tree = ast.parse(source)
     slots = _statement_slots(tree)
     if n >= len(slots):
         return None
     body, k = slots[n]
+    if _initialises(body[k], _scratch_arrays(tree)):
+        return None
     new = _reduced_statement(body[k], mode)
     if new is None:
         return None
