@@ -112,3 +112,19 @@ def test_a_known_int_too_large_for_a_float_is_a_located_compile_error() -> None:
     with pytest.raises(simt.CompileError, match=r"float\(\) of a value known") as e:
         huge_float[1, 1](np.zeros(1, np.float32))
     assert e.value.line is not None
+
+
+@simt.kernel
+def _small_casts_of_big_known_ints(out):
+    out[0] = simt.uint16(31 << 100)
+    out[1] = simt.int8((1 << 70) + 200)
+    out[2] = simt.uint8(-1 - (1 << 80))
+    out[3] = simt.int16(-40000.7)
+
+
+def test_small_type_casts_wrap_known_ints_of_any_size() -> None:
+    # found by the fuzzer (seed 20439): simt.uint16(31 << 100) was an internal OverflowError
+    simt.use("sim")
+    out = np.zeros(4, np.int32)
+    _small_casts_of_big_known_ints[1, 1](out)
+    assert out.tolist() == [0, ((1 << 70) + 200) % 256 - 256, (-1 - (1 << 80)) % 256, 25536]

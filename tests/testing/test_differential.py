@@ -48,3 +48,10 @@ def test_only_a_refusal_naming_a_type_the_kernel_uses_is_recorded() -> None:
         wrong = CompileError(f"{t} arrays and values are not supported on webgpu yet")
         assert not _refusal_ok(p, "webgpu", wrong)
     assert not _refusal_ok(p, "webgpu", CompileError("expected a number, got an array"))
+
+
+def test_printed_zeros_compare_without_their_sign() -> None:
+    from simt.testing.differential import _unsigned_zeros
+
+    assert _unsigned_zeros("p -0.0 (-0.0, 3)") == _unsigned_zeros("p 0.0 (0.0, 3)")
+    assert _unsigned_zeros("p -0.05 -1.0 -0.001") == "p -0.05 -1.0 -0.001"

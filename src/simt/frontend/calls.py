@@ -23,7 +23,7 @@ from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..ir import Field, Value
 from . import views
-from .scalars import coerce, const_value, known_type, merge_scalar, narrow
+from .scalars import coerce, const_value, known_type, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
 from .views import array_dim
 
@@ -346,6 +346,8 @@ def _cast(t: T.Scalar) -> Handler:
         if t.is_storage:  # simt.uint8(x): wrapped to 8 bits, a value of the compute type
             c = T.compute_type(t)
             if isinstance(a, Known):
+                if t.is_int:  # Python ints of any size wrap (simt.uint16(31 << 100) is 0)
+                    return Known(c.np.type(wrap_int(a.value, t)))
                 with np.errstate(all="ignore"):
                     return Known(c.np.type(np.asarray(a.value).astype(t.np)[()]))
             return coerce(tr.b, narrow(tr.b, a, t), c)
