@@ -719,8 +719,18 @@ class _Renderer(CRenderer):
             expr = f"!{a}" if t.is_bool else f"{a} == {_zero(t)}"
         elif name == "invert":
             expr = f"!{a}" if t.is_bool else f"~{a}"
-        else:  # abs
-            expr = a if (t.kind == "u" or t.is_bool) else f"abs({a})"
+        elif t.kind == "u" or t.is_bool:  # abs
+            expr = a
+        elif t.is_int:
+            # not WGSL's abs: naga emits SAbs, which lavapipe's LLVM lowers with INT_MIN
+            # poison, so abs(-2**31) >> t then % 64 gave garbage (fuzzer seed 21623); the
+            # negation in unsigned arithmetic wraps as WGSL's abs is defined to
+            u, z = ("u32", "0u") if t.bits == 32 else ("u64", "0lu")
+            ty = "i32" if t.bits == 32 else "i64"
+            neg = f"{z} - bitcast<{u}>({a})"
+            expr = f"bitcast<{ty}>(select(bitcast<{u}>({a}), {neg}, {a} < {_zero(t)}))"
+        else:
+            expr = f"abs({a})"
         self.define(op.result, expr)
 
     def cast(self, op: Op) -> None:
