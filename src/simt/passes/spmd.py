@@ -74,6 +74,7 @@ class _Group:
     pre: Block | None = None  # the thread loop body outside the mask `if` (None: no mask)
     order: int = 0  # thread loops opened before this one
     mask: tuple[tuple[Value, bool], ...] = ()  # the mask it runs under
+    seq_out: Block | None = None  # the block-level sequence it was opened in
 
 
 @dataclass(eq=False)
@@ -181,7 +182,7 @@ class _Lowering:
                                   self.bdim[0]), tx)  # fmt: skip
         lane.hint = "lane"
         g = _Group(loops[0], b.block, lane, (tx, ty, tz), [r.regions[0] for r in loops[::-1]],
-                   order=self.clock, mask=seq.mask)  # fmt: skip
+                   order=self.clock, mask=seq.mask, seq_out=seq.out)  # fmt: skip
         self.clock += 1
         g.env.update((v.id, v) for v in (lane, tx, ty, tz))
         seq.group = g
@@ -461,8 +462,11 @@ class _Lowering:
             kept = []
             for v, arr in pairs:
                 home = self.home.get(v.id)
+                # (only a thread loop of this same sequence: one before it, say before the
+                # `while` whose body this is, would store `v` over the slot's initial value
+                # before the loop ran; fuzzer seed 24980)
                 if (home is not None and home is not seq.group and v.id not in self.spilled
-                        and home.mask == seq.mask
+                        and home.seq_out is seq.out and home.mask == seq.mask
                         and self.last_read.get(arr.id, -1) <= home.order
                         and self.last_write.get(arr.id, -1) < home.order):  # fmt: skip
                     # (`v` itself is not read back from `arr`: another branch or a later
