@@ -409,3 +409,44 @@ def test_normalize_over_dask_arrays_equals_the_whole_image(
     got = lazy.compute()
     assert got.dtype == np.uint8
     np.testing.assert_array_equal(got, whole)
+
+
+def test_first_calls_on_threads_learn_the_result_once() -> None:
+    """dask runs a function's chunks on threads: their first calls race to learn the
+    result's channels, and each must succeed. (One thread's front end cleared what another's
+    had set, and that call said 'returns nothing'; the sleep widens the window the race
+    needs so the test does not depend on luck.)"""
+    import threading
+    import time
+
+    def lift(im: Image, p: Position) -> Any:
+        return im(p) * 2.0 + 1.0
+
+    a = np.arange(48, dtype=np.float32).reshape(6, 8)
+    f = simt.compile(lift)
+    compile_once = f.kernel.specialise
+
+    def slow_specialise(*args: Any) -> Any:
+        spec = compile_once(*args)
+        time.sleep(0.05)  # between the front end noting the channels and their check
+        return spec
+
+    f.kernel.specialise = slow_specialise  # type: ignore[method-assign]
+    got: list[Any] = []
+
+    def call() -> None:
+        try:
+            with simt.using("sim"):
+                got.append(f(a))
+        except Exception as e:  # noqa: BLE001 - collected and asserted below
+            got.append(e)
+
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 4
+    for g in got:
+        assert not isinstance(g, Exception), g
+        np.testing.assert_array_equal(g, a * 2.0 + 1.0)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import linecache
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -161,6 +162,9 @@ class ImageFunction:
         )  # fmt: skip
         self._channels: dict[Any, int] = {}  # input kinds -> channels of the result (0: grey)
         self._noted: int | None = None
+        # `_noted` is set by the front end while it translates: dask runs chunks on several
+        # threads, so learning the channel count is one thread at a time.
+        self._learning = threading.Lock()
 
     def __repr__(self) -> str:
         return f"<simt image function {self.__name__}({', '.join(self.args)})>"
@@ -283,6 +287,14 @@ class ImageFunction:
         sig = tuple(_kind(bound[n]) for n in self.args)
         n = self._channels.get(sig)
         if n is not None:
+            return n
+        with self._learning:
+            return self._learn_channels(sig, bound, compile)
+
+    def _learn_channels(self, sig: tuple[Any, ...], bound: dict[str, Any], compile: bool) -> int:
+        """`_result_channels`' miss path, under `_learning`."""
+        n = self._channels.get(sig)
+        if n is not None:  # another thread learnt it while this one waited
             return n
         self._noted = None
         args = self._values(bound, _probe(bound[self.images[0]].nch or 0, self._out_dtype(bound)))
