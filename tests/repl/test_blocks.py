@@ -6,11 +6,11 @@ import io
 
 import pytest
 
-import simt
 from simt.repl import commands
-from simt.repl.console import PlainSink
 from simt.repl.session import Session
 from simt.runtime import registry
+
+from .sessions import new_session
 
 # gpusnek's Figure 3: the average of an array, by the threads of a block through a shared cache
 FIGURE3 = [
@@ -28,17 +28,6 @@ FIGURE3 = [
 ]
 
 
-def _session(backend: str, threads: int) -> tuple[Session, io.StringIO]:
-    if backend != "sim":
-        ok, why = registry.probe(backend)
-        if not ok:
-            pytest.skip(f"{backend} not present: {why}")
-    buf = io.StringIO()
-    with simt.using(simt.backend()):  # the session's choice ends with this call
-        s = Session(PlainSink(buf), threads=threads, backend=backend)
-    return s, buf
-
-
 def _run(s: Session, buf: io.StringIO, text: str) -> str:
     buf.seek(0)
     buf.truncate()
@@ -52,7 +41,7 @@ def _run(s: Session, buf: io.StringIO, text: str) -> str:
 
 @pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
 def test_figure3_average_on_a_million_threads(backend: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    s, buf = _session(backend, 1 << 20)
+    s, buf = new_session(backend, 1 << 20)
     outs = [_run(s, buf, t) for t in FIGURE3]
     assert "1048576 threads in 4096 blocks of 256" in outs[0]
     assert "cache: shared 256 float64, zeros, one per block" in outs[5]
@@ -63,7 +52,7 @@ def test_figure3_average_on_a_million_threads(backend: str, monkeypatch) -> None
 
 
 def test_block_indices_and_a_shared_array_inside_one_input(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    s, buf = _session("sim", 8)
+    s, buf = new_session("sim", 8)
     _run(s, buf, "%block 4")
     assert _run(s, buf, "(blockIdx, threadIdx, blockDim, tid)") == (
         "----- 1x -----\n(0, 0, 4, 0)\n----- 1x -----\n(0, 1, 4, 1)\n----- 1x -----\n"
@@ -88,7 +77,7 @@ def test_block_indices_and_a_shared_array_inside_one_input(monkeypatch) -> None:
 
 
 def test_block_mode_errors(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    s, buf = _session("sim", 100)
+    s, buf = new_session("sim", 100)
     out = _run(s, buf, "syncthreads()")
     assert "`syncthreads` is for threads that cooperate in blocks" in out and "%block 256" in out
     assert "do not make whole blocks of 64" in _run(s, buf, "%block 64")

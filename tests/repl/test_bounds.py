@@ -11,20 +11,10 @@ import pytest
 
 import simt
 from simt.repl import commands
-from simt.repl.console import PlainSink
 from simt.repl.session import Session
-from simt.runtime import nvrtc, registry
+from simt.runtime import nvrtc
 
-
-def _session(backend: str, threads: int) -> tuple[Session, io.StringIO]:
-    if backend != "sim":
-        ok, why = registry.probe(backend)
-        if not ok:
-            pytest.skip(f"{backend} not present: {why}")
-    buf = io.StringIO()
-    with simt.using(simt.backend()):  # the session's choice ends with this call
-        s = Session(PlainSink(buf), threads=threads, backend=backend)
-    return s, buf
+from .sessions import new_session
 
 
 def _run(s: Session, buf: io.StringIO, text: str) -> str:
@@ -37,7 +27,7 @@ def _run(s: Session, buf: io.StringIO, text: str) -> str:
 
 @pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
 def test_store_and_load_past_a_bound_array(backend: str) -> None:
-    s, buf = _session(backend, 64)
+    s, buf = new_session(backend, 64)
     s.bind("buf", (10,), np.dtype(np.int32))
     out = _run(s, buf, "buf[tid] = 1")
     assert out == (
@@ -55,7 +45,7 @@ def test_store_and_load_past_a_bound_array(backend: str) -> None:
 
 @pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
 def test_negative_index_and_shared_arrays_are_checked(backend: str) -> None:
-    s, buf = _session(backend, 64)
+    s, buf = new_session(backend, 64)
     s.bind("buf", (8, 8), np.dtype(np.float64))
     out = _run(s, buf, "buf[tid // 8 - 1, tid % 8] = 1.0")
     assert "array write of `buf` (index (-1, 0), shape (8, 8)) in thread 0" in out
@@ -81,7 +71,7 @@ def test_repl_kernels_are_built_with_bounds_checks_for_cuda(monkeypatch: Any) ->
         return k
 
     monkeypatch.setattr(simt, "kernel", record)
-    s, buf = _session("sim", 64)
+    s, buf = new_session("sim", 64)
     s.bind("buf", (10,), np.dtype(np.int32))
     _run(s, buf, "buf[tid] = 1")
     (k,) = made
