@@ -106,7 +106,7 @@ def _bad_values(a: Any, reshape: bool) -> Iterator[tuple[str, Any]]:
     """Wrong arguments in place of `a`: other kinds, dtypes, byte orders, flags, shapes."""
     if isinstance(a, np.ndarray):
         yield "a list", a.tolist()
-        yield "float64", a.astype(np.float64)
+        yield "float64", (a.real if np.iscomplexobj(a) else a).astype(np.float64)
         yield "complex128", a.astype(np.complex128)
         yield "big-endian", a.astype(a.dtype.newbyteorder(">"))
         ro = a.copy()
