@@ -19,6 +19,9 @@ jobs, load average about 2.5, 2026-11-25 08:50 UTC):
     Sobel 2048x2048 RGB, uint8 vs float32     21.26       27.11    0.78
     Mandelbrot 1024x1024, complex vs real      4.13        4.12    1.00
 
+(bench/RESULTS.md has later measurements, with the Mandelbrot pair taken from
+examples/complex_mandelbrot.py.)
+
 The uint8 Sobel reads a quarter of the bytes of the float32 one (pixels widen in registers);
 the complex Mandelbrot is the real one's float arithmetic once `simt.complexnum` is inlined.
 """
@@ -26,14 +29,31 @@ the complex Mandelbrot is the real one's float arithmetic once `simt.complexnum`
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import statistics
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import simt
 from simt.benchtool.timing import sample
+
+
+def _example(name: str) -> Any:
+    """The module examples/`name`.py: the benchmark times the example's own kernels."""
+    path = Path(__file__).resolve().parent.parent / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"simt_example_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_mandelbrot = _example("complex_mandelbrot")
+mandel_complex = _mandelbrot.mandelbrot  # z = z * z + c
+mandel_real = _mandelbrot.mandelbrot_real  # the same with the parts split by hand
 
 
 @simt.kernel
@@ -54,36 +74,6 @@ def sobel_rgb(img, out):
                     gx += wx * v
                     gy += wy * v
         out[y, x] = min((gx * gx + gy * gy) ** 0.5 * 0.25, 255.0)
-
-
-@simt.kernel
-def mandel_complex(out, x0, y0, dx, dy, iters):
-    px, py = simt.grid(2)
-    h, w = out.shape
-    if py < h and px < w:
-        c = complex(x0 + px * dx, y0 + py * dy)
-        z = 0j
-        n = 0
-        while n < iters and abs(z) < 2.0:
-            z = z * z + c
-            n += 1
-        out[py, px] = n
-
-
-@simt.kernel
-def mandel_real(out, x0, y0, dx, dy, iters):
-    px, py = simt.grid(2)
-    h, w = out.shape
-    if py < h and px < w:
-        cr = x0 + px * dx
-        ci = y0 + py * dy
-        zr = 0.0
-        zi = 0.0
-        n = 0
-        while n < iters and (zr * zr + zi * zi) ** 0.5 < 2.0:
-            zr, zi = zr * zr - zi * zi + cr, zr * zi + zi * zr + ci
-            n += 1
-        out[py, px] = n
 
 
 def sobel_reference(img: np.ndarray) -> np.ndarray:
