@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# GPU truth: the whole prepared pass on a machine with an NVIDIA GPU, in one command (issue 29).
+#
+#   bash bench/gpu_pass.sh            # on the GPU machine, from the repository root
+#   bash bench/gpu_pass.sh --dry      # here, without a GPU: every step up to where it needs one
+#   bash bench/gpu_pass.sh --only tests,fuzz     # a subset of the steps (names below)
+#
+# Steps, each with its own time limit (together ~8 minutes on an H100):
+#   device   versions, the GPU (name, driver, memory, compute capability), `simt info`
+#   tests    the whole test suite with the CUDA runtime required (SIMT_REQUIRE_BACKENDS has
+#            cuda), so the CUDA runtime tests that skip in CI run: corpus, bounds checks and
+#            their read-back, 8/16-bit and complex arrays, views, tensor, CuPy/PyTorch arrays
+#   fuzz     the differential fuzzer EXECUTING kernels on the GPU against sim (dtypes,
+#            complex numbers and views on)
+#   suite    bench/cuda/run.py: W1 against nvcc-built CUDA C, W1-W6 against CuPy and PyTorch,
+#            the launch-overhead table, the compile-time table
+#   matmul   bench/cuda/matmul.py: W6 naive, the tiled kernel and the index-expression matmul
+#            (default and tuned) against cuBLAS
+#   users    bench/user_kernels/table.py on cuda (the teaching-kernel corpus)
+#   bounds   bench/bounds.py on cuda (bounds checks on/off), when the file exists
+#   webgpu   the corpus and W1-W6 through WGSL on the same card, where the machine has NVIDIA's
+#            Vulkan driver (wgpu picks it); says so when it does not
+#
+# Output under $OUT (default /tmp/gpu-pass), at most 8 files (the device tool returns no more):
+#   pass.log (every step's output), summary.txt, results.json (every step's JSON merged),
+#   tests.xml (JUnit of the test run), webgpu.xml (JUnit of the webgpu corpus run).
+#
+# Python packages the GPU image lacks (wgpu, dask, distributed, prompt_toolkit) travel as
+# wheels in .whl/ (bench/gpu_prepare.sh fetches both here); Vulkan/EGL loaders as .deb files in
+# .gl/ (see the device tool's README). Both are installed at the start when present.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+DRY=0
+ONLY=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dry) DRY=1 ;;
+    --only) shift; ONLY=",${1:-},"; ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    *) echo "gpu_pass.sh: unknown argument $1 (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+OUT=${OUT:-/tmp/gpu-pass}
+mkdir -p "$OUT"
+WORK=$(mktemp -d)            # per-step JSON, merged into $OUT/results.json at the end
+PY=${PYTHON:-python3}           # the GPU image's python3 holds CuPy and PyTorch
+if [ -z "${PYTHON:-}" ] && [ -x .venv/bin/python ]; then PY=.venv/bin/python; fi  # the README's venv
+export PYTHONUNBUFFERED=1
+export SIMT_CACHE_DIR=${SIMT_CACHE_DIR:-$(mktemp -d)}
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+LOG="$OUT/pass.log"
+SUMMARY="$OUT/summary.txt"
+: >"$LOG"
+: >"$SUMMARY"
+
+if [ $DRY = 0 ] && [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
+  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl >>"$LOG" 2>&1 && export PYTHONPATH=/tmp/site
+fi
+export PYTHONPATH="$ROOT/src${PYTHONPATH:+:$PYTHONPATH}"
+if [ $DRY = 0 ] && [ -d .gl ] && ls .gl/*.deb >/dev/null 2>&1; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+  if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  fi
+fi
+
+wanted() { [ -z "$ONLY" ] || [[ "$ONLY" == *",$1,"* ]]; }
+
+# step NAME LIMIT_S COMMAND...: run one step (in dry mode, the dry command the caller gives),
+# its output into pass.log, a line "NAME rc=.. Ns" into summary.txt
+step() {
+  local name=$1 limit=$2
+  shift 2
+  wanted "$name" || return 0
+  local t0 rc
+  t0=$(date +%s)
+  {
+    echo
+    echo "=== $name ($(date -u +%H:%M:%S), limit ${limit}s$([ $DRY = 1 ] && echo ', dry'))"
+  } >>"$LOG"
+  timeout "$limit" "$@" >>"$LOG" 2>&1
+  rc=$?
+  local what="rc=$rc"
+  [ $rc = 124 ] && what="TIMED OUT after ${limit}s"
+  echo "$name $what $(($(date +%s) - t0))s$([ $DRY = 1 ] && echo ' (dry)')" | tee -a "$SUMMARY"
+}
+
+vulkan_gpu() {  # does wgpu see a real (non-CPU) adapter?
+  $PY - <<'EOF'
+import sys
+try:
+    import wgpu
+    a = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+    info = a.info
+    print("webgpu adapter:", info.get("device"), info.get("adapter_type"), info.get("backend_type"))
+    sys.exit(0 if str(info.get("adapter_type", "")).lower() not in ("cpu", "") else 1)
+except Exception as e:  # no wgpu, no Vulkan loader, no adapter
+    print("webgpu: no adapter:", e)
+    sys.exit(1)
+EOF
+}
+
+REQUIRE=sim,cpu,cuda,nvrtc
+XDIST=""
+if $PY -c "import xdist" 2>/dev/null; then XDIST="-n 8 --dist loadfile"; fi
+
+if [ $DRY = 1 ]; then
+  step device 30 bash -c "echo 'dry: nvidia-smi not queried'; $PY -m simt info"
+  step tests 120 $PY -m pytest -q -p no:cacheprovider --collect-only
+  step fuzz 60 $PY -m simt fuzz --seed 40000 --count 3 --backends sim --no-nvrtc \
+    --with dtypes,complexes,views
+  step suite 30 $PY bench/cuda/run.py --help
+  step matmul 60 $PY bench/cuda/matmul.py --backend cpu --n 48 --json "$WORK/matmul.json"
+  step users 120 $PY bench/user_kernels/table.py --backend cpu --size test --rounds 1 \
+    --calls 2 --jobs matmul_tiled --json "$WORK/users.json"
+  if [ -f bench/bounds.py ]; then step bounds 30 $PY bench/bounds.py --help; fi
+  step webgpu 60 bash -c "$(declare -f vulkan_gpu); PY=$PY; vulkan_gpu; echo 'dry: webgpu corpus not run'"
+else
+  step device 60 bash -c "nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap \
+    --format=csv; $PY -c 'import sys, numpy; print(sys.version); print(\"numpy\", numpy.__version__)'; \
+    $PY -m pip list 2>/dev/null | grep -iE 'cuda|cupy|torch|llvmlite|wgpu|dask|numba'; \
+    nvcc --version | tail -2; $PY -m simt info"
+  if vulkan_gpu >>"$LOG" 2>&1; then REQUIRE=$REQUIRE,webgpu; fi
+  step tests 200 env SIMT_REQUIRE_BACKENDS=$REQUIRE $PY -m pytest -q -p no:cacheprovider \
+    $XDIST --junitxml "$OUT/tests.xml"
+  step fuzz 100 $PY -m simt fuzz --seed 40000 --count 200 --backends sim,cuda \
+    --with dtypes,complexes,views --shrink
+  step suite 100 $PY bench/cuda/run.py --json "$WORK/suite.json"
+  step matmul 80 $PY bench/cuda/matmul.py --n 2048 --json "$WORK/matmul.json"
+  step users 60 $PY bench/user_kernels/table.py --backend cuda --rounds 3 --json "$WORK/users.json"
+  if [ -f bench/bounds.py ]; then
+    step bounds 60 $PY bench/bounds.py --backend cuda --json "$WORK/bounds.json"
+  fi
+  if vulkan_gpu >>"$LOG" 2>&1; then
+    step webgpu 90 bash -c "SIMT_BACKEND=webgpu $PY -m pytest -q -p no:cacheprovider \
+      tests/corpus -k webgpu --junitxml $OUT/webgpu.xml; \
+      $PY bench/suite.py --backend webgpu --reps 5 --json $WORK/webgpu_suite.json"
+  else
+    echo "webgpu skipped: no Vulkan GPU adapter on this machine (wgpu found none; see pass.log)" \
+      | tee -a "$SUMMARY"
+  fi
+fi
+
+# every step's JSON in one file, keyed by step
+$PY - "$WORK" "$OUT/results.json" <<'EOF'
+import json, pathlib, sys
+work, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+merged = {}
+for f in sorted(work.glob("*.json")):
+    try:
+        merged[f.stem] = json.loads(f.read_text())
+    except ValueError as e:
+        merged[f.stem] = {"error": f"unreadable: {e}"}
+out.write_text(json.dumps(merged, indent=2, default=str))
+print(f"results.json: {', '.join(merged) or 'no step wrote JSON'}")
+EOF
+echo
+echo "summary ($OUT/summary.txt):"
+cat "$SUMMARY"
+# the tail of the test run says which backends ran and what failed
+grep -E "passed|failed|simt backends" "$LOG" | tail -4
+! grep -qE "rc=[1-9]|TIMED OUT" "$SUMMARY"
