@@ -64,6 +64,21 @@ def test_penup_moves_without_drawing_and_colours_apply() -> None:
     assert tuple(img[20, 15]) == (255, 0, 0)
 
 
+def test_the_standard_aliases_work() -> None:
+    t = Turtle(size=60)
+    t.up()
+    assert not t.isdown()
+    t.setpos(-20, 10)
+    t.down()
+    t.color("blue")
+    t.width(3)
+    t.fd(10)
+    t.seth(270)
+    t.bk(5)
+    assert tuple(decode(t._repr_png_())[20, 15]) == (0, 0, 255)
+    assert np.allclose(t.pos(), [[-10, 15]])
+
+
 def test_one_turtle_per_thread_follows_its_own_kernel_results() -> None:
     @simt.kernel
     def turns(out):

@@ -144,9 +144,9 @@ class Turtle:
         self.x = np.zeros(self.n)
         self.y = np.zeros(self.n)
         self.angle = np.zeros(self.n)  # degrees, 0 = east, counter-clockwise
-        self.down = True
+        self.drawing = True
         self.width_ = 1.0
-        self.color = np.array(rgb("black"), np.uint8)
+        self.pen_rgb = np.array(rgb("black"), np.uint8)
 
     # ---- the arguments: one number, or one per turtle ------------------------------------
     def _each(self, v: Any, what: str) -> np.ndarray:
@@ -204,16 +204,19 @@ class Turtle:
         self.left(-w / 2.0)
 
     def _move_to(self, x: np.ndarray, y: np.ndarray) -> None:
-        if self.down:
-            self.canvas.segments(self.x, self.y, x, y, self.width_, self.color)
+        if self.drawing:
+            self.canvas.segments(self.x, self.y, x, y, self.width_, self.pen_rgb)
         self.x, self.y = x, y
 
     # ---- the pen ----------------------------------------------------------------------------
     def penup(self) -> None:
-        self.down = False
+        self.drawing = False
 
     def pendown(self) -> None:
-        self.down = True
+        self.drawing = True
+
+    def isdown(self) -> bool:
+        return self.drawing
 
     def pensize(self, width: float) -> None:
         if width <= 0:
@@ -231,14 +234,14 @@ class Turtle:
                     f"pencolor got {len(color)} colours for {self.n} turtles: give one colour, "
                     f"or one per turtle"
                 )
-            self.color = np.array([rgb(tuple(c) if not isinstance(c, str) else c)
+            self.pen_rgb = np.array([rgb(tuple(c) if not isinstance(c, str) else c)
                                    for c in color], np.uint8)  # fmt: skip
         else:
-            self.color = np.array(rgb(color), np.uint8)
+            self.pen_rgb = np.array(rgb(color), np.uint8)
 
     def dot(self, size: float | None = None, color: Any = None) -> None:
         d = size if size is not None else max(self.width_ + 4, 2 * self.width_)
-        c = self.color if color is None else np.array(rgb(color), np.uint8)
+        c = self.pen_rgb if color is None else np.array(rgb(color), np.uint8)
         self.canvas._stamp(self.x, self.y, d / 2, c)
 
     # ---- state, output ------------------------------------------------------------------------
