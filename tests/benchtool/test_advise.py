@@ -86,6 +86,8 @@ INTERLEAVED |= {"complex64_ops"}  # a complex element is two interleaved floats
 # and a reversed tail at a run-time offset (descending, unaligned addresses)
 INTERLEAVED |= {"numba_column_views", "numba_last_axis_rows", "numba_strided_pairs"}
 INTERLEAVED |= {"numba_reversed_tail"}
+# slice assignment: each thread writes a run of 3 or 4 elements (an RGB triple, a row)
+INTERLEAVED |= {"slice_assign_rgb", "slice_assign_rows", "slice_assign_local"}
 
 
 def _corpus_cases() -> list:  # type: ignore[type-arg]

@@ -48,7 +48,7 @@ def test_dict_is_rejected_with_location():
         ("s = 'text'\n        a[0] = s[thread_idx.x]", "run-time value"),
         ("xs = []\n        xs.append(thread_idx.x)", None),
         ("def g():\n            return 1", "nested function"),
-        ("a[0:2] = 1.0", "assigning to a slice"),
+        ("a[0:2] = 1.0", "to a slice or a whole row is not supported"),
         ("y = undefined_name + 1", "not defined"),
         ("return 5", "returns nothing"),
         ("a[0.5] = 1.0", "integers"),

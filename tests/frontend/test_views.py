@@ -83,7 +83,8 @@ def test_views_are_not_copies() -> None:
 @pytest.mark.parametrize(
     "body, message",
     [
-        ("a[1:3] = 0.0", "assigning to a slice"),
+        ("a[1:3] = 0.0", "assigning a .* to a slice or a whole row is not supported"),
+        ("a[1:3] = a[4:6]", "assigning an array view to a slice"),
         ("a[::n] [0] = 1.0", "step of a slice must be a non-zero integer known"),
         ("a[::0][0] = 1.0", "step of a slice"),
         ("a[1:][0, 0] = 1.0", "has 1 dimension"),
@@ -103,3 +104,22 @@ def test_errors_name_the_construct(tmp_path, body: str, message: str) -> None:  
     with pytest.raises(CompileError, match=message) as e:
         mod.k[1, 1](np.zeros(8, np.float32), 2)
     assert e.value.line == 5
+
+
+@simt.kernel
+def fill_three(a, lo, hi):
+    a[lo:hi] = [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
+def test_slice_assignment_checks_the_length(backend: str) -> None:
+    from simt.runtime import registry
+
+    if not registry.probe(backend)[0]:
+        pytest.skip(f"{backend} is not available here")
+    simt.use(backend)
+    a = np.zeros(8, np.float32)
+    fill_three[1, 1](a, 2, 5)
+    assert a.tolist() == [0, 0, 1, 2, 3, 0, 0, 0]
+    with pytest.raises(KernelError, match="the slice of `a` assigned to does not have 3 elem"):
+        fill_three[1, 1](np.zeros(8, np.float32), 2, 6)  # four elements for three values

@@ -335,8 +335,7 @@ class Translator:
                     f"cannot assign into a {type(arr.value).__name__} known at compile time",
                     "write into an array argument or a simt.local.array",
                 )
-            arr, idx = views.target(self, arr, target)
-            self.store(arr, idx, value, node)
+            views.assign(self, arr, target, value, node)
         elif isinstance(target, ast.Attribute):
             base = self.expr(target.value)
             if isinstance(target.value, ast.Name) and isinstance(base, Obj):

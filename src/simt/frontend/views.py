@@ -22,7 +22,7 @@ import numpy as np
 from .. import types as T
 from ..ir import Value
 from .scalars import coerce
-from .values import Axis, CArray, Known, Obj, Tup, V, View
+from .values import Axis, CArray, Known, Obj, Tup, V, View, kind_of
 
 if TYPE_CHECKING:
     from .translate import Translator
@@ -300,6 +300,55 @@ def length(view: View) -> Value:
     return extent
 
 
+def assign(tr: Translator, base: V, node: ast.Subscript, value: V, stmt: ast.AST) -> None:
+    """`base[...] = value`: one element, or a slice or row given a sequence of known length
+    (`out[3 * t : 3 * t + 3] = [r, g, b]`, `grid[i] = (x, y, z)`)."""
+    if not (is_array(base) or isinstance(base, View)):
+        tr.fail(node.value, "only arrays can be indexed and assigned to")
+    got = subscript(tr, base, node)  # type: ignore[arg-type]
+    if isinstance(got, View):
+        _store_sequence(tr, got, value, node)
+        return
+    tr.store(got[0], got[1], value, stmt)
+
+
+def _store_sequence(tr: Translator, view: View, value: V, node: ast.Subscript) -> None:
+    """Store the items of a sequence of known length into `view`, along its first axis; the
+    view's length must equal the sequence's (checked at run time unless known: an array slice
+    cannot grow or shrink as a list slice does)."""
+    if isinstance(value, Tup):
+        items: list[V] = list(value.items)
+    elif isinstance(value, Known) and isinstance(value.value, (tuple, list, np.ndarray)):
+        items = [Known(x) for x in value.value]
+    else:
+        tr.fail(
+            node,
+            f"assigning {kind_of(value)} to a slice or a whole row is not supported in kernels",
+            "assign a tuple or list of known length (a[i:i + 3] = [r, g, b]), or one element "
+            "at a time: for j in range(len(row)): row[j] = ...",
+        )
+    b = tr.b
+    it = _index_type(view)
+    first = view.dims[0]
+    assert first.extent is not None and first.step is not None
+    tr.at(node)
+    ok = b.cmp("eq", first.extent, tr.const(len(items), it))
+    name = f"`{view.name}`" if view.name else "an array"
+    b.op(
+        "assert", [ok],
+        msg=f"the slice of {name} assigned to does not have {len(items)} elements "
+        f"(as many as the values given)",
+    )  # fmt: skip
+    for k, item in enumerate(items):
+        index = b.bin("add", first.start, b.bin("mul", tr.const(k, it), first.step))
+        axes = tuple(Axis(index, None, None) if a is first else a for a in view.axes)
+        sub = View(view.base, axes, view.name)
+        if sub.ndim == 0:
+            tr.store(sub.base, [a.start for a in axes], item, node)
+        else:
+            _store_sequence(tr, sub, item, node)
+
+
 def target(tr: Translator, base: V, node: ast.Subscript) -> tuple[Value, list[Value]]:
     """The (array, indices) an assignment `base[...] = v` writes (one element)."""
     if not (is_array(base) or isinstance(base, View)):
@@ -314,4 +363,6 @@ def target(tr: Translator, base: V, node: ast.Subscript) -> tuple[Value, list[Va
     return got
 
 
-__all__ = ["Axis", "View", "attribute", "is_array", "length", "subscript", "target", "whole"]
+__all__ = [
+    "Axis", "View", "assign", "attribute", "is_array", "length", "subscript", "target", "whole",
+]  # fmt: skip

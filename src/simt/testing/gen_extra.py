@@ -12,7 +12,8 @@
 - `views`: rows, columns and slices of arrays (`m2[r]`, `m2[r, :]`, `m2[:, c]`,
   `m2[1:-1, 1:-1]`, `ia[::2]`, `ia[lo:hi]` with run-time bounds, `ia[lo:][::3]`, `ua[::-1]`),
   `len`/`.shape`/`.size` of them, views passed to helpers that read and write them, writes
-  through a row view of the 2-D output `vo`, atomics on a view of the histogram.
+  through a row view of the 2-D output `vo` (one element, or a slice given a tuple), atomics
+  on a view of the histogram.
 
 Each feature writes a section of statements after the kernel's main body, drawing its
 choices from a random stream of its own (`Generator.rx`), so a kernel without the feature is
@@ -379,5 +380,10 @@ def views_section(g: Generator) -> None:
     for _ in range(r.randint(1, 2)):
         g.statement()
     for _ in range(r.randint(1, 3)):
-        g.emit(f"{row}[{g.slots.setdefault('vo', 0)}] = {g.i32(2)}")
+        at = g.slots.setdefault("vo", 0)
+        if r.random() < 0.3:  # slice assignment of a tuple of known length
+            g.emit(f"{row}[{at}:{at + 2}] = ({g.i32(2)}, {g.i32(2)})")
+            g.slots["vo"] += 2
+            continue
+        g.emit(f"{row}[{at}] = {g.i32(2)}")
         g.slots["vo"] += 1
