@@ -24,7 +24,7 @@ import numpy as np
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Block, Op, Value
-from . import calls, known, loops, views
+from . import calls, iteration, known, loops, views
 from .context import Context, NeedsKnown, fail
 from .merge import leaf_values, merge_into
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow
@@ -359,6 +359,8 @@ class Translator:
                 items = [Known(x) for x in value.value]
             except TypeError:
                 self.fail(node, f"cannot unpack a {type(value.value).__name__}")
+        elif iteration.is_sequence(value):
+            items = iteration.unpack(self, value, n, node)
         else:
             self.fail(node, "cannot unpack a single value; expected a tuple")
         if len(items) != n:
@@ -476,7 +478,12 @@ class Translator:
                 return
             self.runtime_range(node, bounds)
             return
+        if iteration.sequence_call(self, node):
+            return
         iterable = self.expr(it)
+        if iteration.is_sequence(iterable):
+            iteration.over(self, node, iterable)
+            return
         if isinstance(iterable, Tup):
             self.unrolled(node, list(iterable.items))
             return
@@ -495,8 +502,8 @@ class Translator:
             return
         self.fail(
             it,
-            "a kernel can loop over range(...) or over values known at compile time",
-            "to walk an array write `for i in range(len(a))`",
+            f"a kernel cannot loop over {kind_of(iterable)}: it loops over range(...), arrays "
+            "and their rows, zip/enumerate/reversed of those, or values known at compile time",
         )
 
     def _is_builtin(self, node: ast.Name, name: str) -> bool:

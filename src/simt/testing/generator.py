@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from . import gen_extra
+from . import gen_extra, gen_lang
 
 F32_CAP = 1e6  # float variables stay below this magnitude
 EXPR_CAP = 1e30  # no float expression is built past this (float32 overflows at 3.4e38)
@@ -134,10 +134,12 @@ class Generator:
         dtypes: bool | None = None,
         complexes: bool | None = None,
         views: bool | None = None,
+        lang: bool | None = None,
     ) -> None:
         """Options: `fp64` (float64 kernel), and the sections of gen_extra.py: `dtypes`
-        (small and uint64 element types), `complexes`, `views`. None (the default) draws
-        each from the seed (about one kernel in four has each); False leaves it out."""
+        (small and uint64 element types), `complexes`, `views`, and gen_lang.py's `lang`
+        (loops over arrays, early returns before barriers). None (the default) draws each
+        from the seed (about one kernel in four has each); False leaves it out."""
         self.seed = seed
         self.r = random.Random(seed)
         self.fp64 = self.r.random() < 0.15 if fp64 is None else fp64
@@ -163,6 +165,8 @@ class Generator:
         self.dtypes_on = draw[0] if dtypes is None else dtypes
         self.complexes_on = draw[1] if complexes is None else complexes
         self.views_on = draw[2] if views is None else views
+        # (a stream of its own too: the kernels without it stay the text they were)
+        self.lang_on = random.Random(seed ^ 0x1A46).random() < 0.25 if lang is None else lang
         self.u64_on = False  # set while a section has made uint64 values
         self.complex_on = False  # and complex ones
         self.extras: set[str] = set()
@@ -718,7 +722,8 @@ class Generator:
         """The optional features' sections (gen_extra.py), each drawing from `rx`."""
         todo = [(self.dtypes_on, gen_extra.dtypes_section),
                 (self.complexes_on, gen_extra.complex_section),
-                (self.views_on, gen_extra.views_section)]  # fmt: skip
+                (self.views_on, gen_extra.views_section),
+                (self.lang_on, gen_lang.lang_section)]  # fmt: skip
         for on, section in todo:
             if not on:
                 continue
