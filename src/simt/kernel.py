@@ -25,6 +25,7 @@ from .errors import BackendUnavailable, CompileError, KernelError, LaunchError, 
 from .frontend.specialise import ArgSpec, ComplexArray, ComplexScalar
 from .frontend.values import Known
 from .ir import Function, Loc, Param, format_function
+from .passes.barriers import lift as lift_barriers
 from .passes.view_checks import strip_view_checks
 from .passes.written import written_params
 from .runtime import registry
@@ -374,6 +375,8 @@ class Kernel:
             if rt.name != "sim" and not fn.debug:
                 fn = strip_view_checks(fn)  # sim checks views always, the others in debug mode
             try:
+                if not getattr(rt, "lockstep", False):  # (stand-ins that only keep the IR)
+                    fn = lift_barriers(fn)  # every thread of a block at every barrier
                 compiled = rt.compile(fn)
             except SimtError:
                 raise

@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from .frontend.specialise import ArgSpec, translate
-from .ir import Function, format_function, verify
+from .ir import Function, format_function, verify, walk
+from .passes.barriers import lift as lift_barriers
+from .passes.barriers import strip_exits
 from .passes.optimize import optimize
 from .passes.uniformity import check_barriers
 from .passes.view_checks import strip_view_checks
@@ -31,12 +33,15 @@ def build(
 def finish(fn: Function, optimise: bool = True) -> Function:
     """Checks and optimisation passes for IR from any front end (Python functions, index
     expressions): the IR every backend starts from. The barrier check runs here, once, for
-    every backend: a `syncthreads()` some threads of a block may miss is a `CompileError`."""
+    every backend (a barrier in a `while` condition is a `CompileError`); `exit` markers stay
+    only in kernels with barriers."""
     verify(fn)
     if optimise:
         fn = optimize(fn)
         verify(fn)
     check_barriers(fn)
+    if not any(op.opcode == "barrier" for op in walk(fn.body)):
+        fn = strip_exits(fn)  # only barriers care which threads returned
     return fn
 
 
@@ -48,4 +53,6 @@ def render(backend: str, fn: Function) -> str:
     rt = registry.runtime_class(backend)  # BackendUnavailable names the backends there are
     if backend != "sim" and not fn.debug:
         fn = strip_view_checks(fn)  # as a launch on that backend compiles it
+    if not rt.lockstep:
+        fn = lift_barriers(fn)
     return rt.source(fn)

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from simt.errors import CompileError
 from simt.ir import Block, Function, Op, Value, verify, walk
 from simt.passes.spmd import lower
 from simt.types import FLOAT32, INT32, SHARED, ArrayType
@@ -104,12 +103,15 @@ def test_barrier_splits_thread_loops_and_orders_memory() -> None:
     np.testing.assert_array_equal(out, (np.arange(8) + 1) % 8 * 10)
 
 
-def test_barrier_under_thread_condition_is_rejected() -> None:
-    """Refused once, by the pipeline every backend's IR goes through, before any lowering."""
+def test_barrier_under_thread_condition_is_lifted_before_lowering() -> None:
+    """The pipeline accepts it; `passes.barriers.lift` puts the barrier where every thread
+    of the block meets it, and the lowering then runs as for any barrier."""
+    from simt.passes.barriers import lift
     from simt.pipeline import finish
 
-    with pytest.raises(CompileError, match="syncthreads"):
-        finish(_barrier_kernel(True))
+    low = lower(lift(finish(_barrier_kernel(True))))
+    verify(low)
+    assert not any(op.opcode == "barrier" for op in walk(low.body))
 
 
 def test_varying_loop_stays_inside_the_thread_loop() -> None:

@@ -425,7 +425,12 @@ class _Renderer:
         if k == "barrier":
             # the lanes run in lockstep, so program order is the barrier; this only tells the
             # race watch that shared-memory accesses before it are ordered before those after
-            self.emit(depth, f"_c.barrier({mask})")
+            loc = op.loc
+            where = (loc.filename, loc.line, loc.source_line) if loc is not None else None
+            self.emit(depth, f"_c.barrier({mask}, {where!r})")
+            return
+        if k == "exit":
+            self.emit(depth, f"_c.exit({mask})")
             return
         expr = self.expr(op, mask)
         if op.results and (self.trace or any(self.uses.get(r.id, 0) for r in op.results)):

@@ -941,6 +941,8 @@ class _Renderer(CRenderer):
             return
         if k == "load":
             raw = f"atomicLoad(&{ref})" if atomic else ref
+            if op.attrs.get("uniform") and not atomic and a.space == SHARED:
+                raw = f"workgroupUniformLoad(&{ref})"  # (passes.barriers: a uniform flag)
             self.define(op.result, self.from_storage(raw, dt))
             return
         if k == "store":

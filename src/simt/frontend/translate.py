@@ -401,6 +401,10 @@ class Translator:
             self.env[RETVAL] = self.expr(node.value)
         elif self.ctx.inline_stack and self.ctx.inline_stack[-1] is not None:
             self.env[RETVAL] = Known(None)
+        if not self.ctx.inline_stack or self.ctx.inline_stack[-1] is None:
+            # the thread leaves the kernel: it no longer counts at the block's barriers (sim
+            # keeps count; `pipeline.finish` drops the op from kernels without barriers)
+            self.b.op("exit", [])
         self.env[RET] = Known(True)
 
     def stmt_Break(self, node: ast.Break) -> None:

@@ -27,6 +27,7 @@ Invariants the front end guarantees and `verify` checks:
 | atomic    | array, *indices, value    | op in ATOMIC_OPS             | 1 (the old value)        |
 | cas       | array, *indices, cmp, val |                              | 1 (the old value)        |
 | barrier   |                           |                              |                          |
+| exit      |                           |                              |                          |
 | print     | values                    | parts, see below             |                          |
 | assert    | cond                      | msg (str or None)            |                          |
 | note      | value, or none            | name; value (when no operand)|                          |
@@ -37,6 +38,10 @@ Invariants the front end guarantees and `verify` checks:
 |           |                           | body(*carried)               |                          |
 | yield     | values                    |                              | (terminator)             |
 | condition | cond                      |                              | (terminator)             |
+
+`exit` marks where a thread returns from the kernel itself (the front end's flags make the
+rest of the kernel skip it): `sim` counts such threads out of the block's later barriers, as
+NVIDIA hardware does; `passes.barriers.lift` removes it for the other backends.
 
 `note` is made only for `kernel.explain` (the front end's `explain` option; sim renders it):
 `name = value` of an assignment that makes no op of its own (a constant, another variable).
@@ -62,7 +67,7 @@ SPECIAL_REGS = ("thread_idx", "block_idx", "block_dim", "grid_dim")
 # Op groups: what passes, renderers and analyses ask of an opcode, said once (tinygrad's
 # `GroupOp`). Ops with an effect beyond their results: never removed, never reordered across
 # each other.
-EFFECTS = frozenset({"store", "atomic", "cas", "barrier", "print", "assert", "note"})
+EFFECTS = frozenset({"store", "atomic", "cas", "barrier", "exit", "print", "assert", "note"})
 # Ops whose result depends only on their operands and attributes: no memory, no effect.
 PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "special", "shape"})
 # Ops that address an array element: operands (array, *indices, ...).

@@ -3,15 +3,16 @@
 A value is *uniform* when every thread of a block that computes it gets the same result, and
 *varying* otherwise. `thread_idx` is varying; `block_idx`, `block_dim`, `grid_dim`, constants,
 scalar parameters and array shapes are uniform; an op is varying when an operand is; loads are
-varying when an index is (a load from a thread's own `local` array always is); atomics return
+varying when an index is (a load from a thread's own `local` array always is; a load marked
+`uniform`, made by `passes.barriers`, never is); atomics return
 varying values. An `if`/`for`/`while` whose condition or bounds are varying is *divergent*:
 its results are varying, and so is every value defined inside its regions (threads reach them
 on different iterations, or not at all).
 
-`check_barriers` uses the analysis to reject a `syncthreads()` under divergent control, which
-would deadlock a GPU. The CPU backend's SPMD lowering uses `varying(fn, loads=False,
-divergence=False)`: there a value is "uniform" only if it can be recomputed once per block from
-uniform inputs without touching memory, wherever it sits.
+`passes.barriers.lift` uses the analysis to move barriers out of divergent control for the
+backends that need every thread of a block at each barrier. The CPU backend's SPMD lowering
+uses `varying(fn, loads=False, divergence=False)`: there a value is "uniform" only if it can
+be recomputed once per block from uniform inputs without touching memory, wherever it sits.
 """
 
 from __future__ import annotations
@@ -21,10 +22,7 @@ from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import ATOMICS
 from ..types import LOCAL, ArrayType
 
-BARRIER_HINT = (
-    "move syncthreads() out of the thread-dependent if/loop; every thread of the block must "
-    "reach it"
-)
+BARRIER_HINT = "call syncthreads() in the loop's body instead (before or after the test)"
 
 
 def varying(fn: Function, *, loads: bool = True, divergence: bool = True) -> set[int]:
@@ -68,7 +66,9 @@ def _op(op: Op, out: set[int], divergent: bool, loads: bool, div: bool) -> None:
             _mark(op, out)  # each thread has its own
     elif k == "load":
         arr = op.operands[0]
-        if any_varying or not loads:
+        if op.attrs.get("uniform") and not any_varying:
+            pass  # read after a barrier by every thread alike (`passes.barriers`' flags)
+        elif any_varying or not loads:
             _mark(op, out)
         elif isinstance(arr.type, ArrayType) and arr.type.space == LOCAL:
             _mark(op, out)
@@ -151,13 +151,19 @@ def divergent_ops(fn: Function) -> list[Op]:
 
 
 def check_barriers(fn: Function) -> None:
-    """Raise `CompileError` at the first `barrier` some threads of a block may not reach."""
-    for op in divergent_ops(fn):
-        for inner in (o for r in op.regions for o in walk(r)):
+    """Raise `CompileError` at a barrier no backend can place: one in the condition of a
+    `while` (`while f(x):` where `f` waits at a barrier). Barriers under thread-dependent
+    conditions and loops are allowed: threads that returned leave the block's count, and a
+    barrier that every thread of the block reaches is well defined (`sim` checks that they
+    do; `passes.barriers.lift` places them for the other backends)."""
+    for op in walk(fn.body):
+        if op.opcode != "while":
+            continue
+        for inner in walk(op.regions[0]):
             if inner.opcode == "barrier":
                 loc = inner.loc
                 raise CompileError(
-                    "syncthreads() under a condition or loop that depends on the thread",
+                    "syncthreads() in the condition of a while loop",
                     filename=loc.filename if loc else None,
                     line=loc.line if loc else None,
                     col=loc.col if loc else None,

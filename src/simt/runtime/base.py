@@ -132,6 +132,10 @@ class Runtime(ABC):
     # the block shape whole-image launches (image functions) use: 256 threads, WebGPU's limit
     image_block: tuple[int, int] = (16, 16)
     host_memory: ClassVar[bool] = False  # device buffers are host NumPy arrays
+    # runs a block's threads in lockstep under masks, so a barrier under thread-dependent
+    # control runs as written (sim); the others get `passes.barriers.lift`'s form, in which
+    # every thread of a block reaches every barrier
+    lockstep: ClassVar[bool] = False
     nominal: ClassVar[Nominal]
 
     @classmethod

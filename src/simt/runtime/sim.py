@@ -56,6 +56,7 @@ class SimRuntime(Runtime):
         "thread; use the cpu backend for bigger launches"
     )
     host_memory = True
+    lockstep = True
     nominal = Nominal(copy_bandwidth=3e9, peak_flops=1e9, launch_overhead=300e-6,
                       far_rate=50e6, size_scale=16, fma_iters=8)  # fmt: skip
 

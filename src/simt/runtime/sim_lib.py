@@ -126,6 +126,7 @@ class Launch:
         # debug mode: id of a global array -> (its name, the lane that last wrote each element)
         self.writers: dict[int, tuple[str, np.ndarray]] = {}
         self.t: Any = None  # a sim_trace.Tracer when the program is traced (kernel.explain)
+        self.exited: np.ndarray | None = None  # lanes that returned from the kernel
 
     def watch_global(self, a: np.ndarray, name: str) -> None:
         """Watch global array `a` (parameter `name`) for elements written by two blocks in this
@@ -144,9 +145,22 @@ class Launch:
         self.shadows[id(a)] = Shadow(a.shape)
         return a
 
-    def barrier(self, m: Mask) -> None:
+    def exit(self, m: Mask) -> None:
+        """The active lanes return from the kernel: they no longer count at barriers."""
+        if self.exited is None:
+            self.exited = np.zeros(self.T, bool)
+        if m is None:
+            self.exited[:] = True
+        elif m is not False:
+            self.exited |= np.broadcast_to(m, (self.T,))
+
+    def barrier(self, m: Mask, where: tuple[str, int, str] | None = None) -> None:
         """`syncthreads()` in the blocks of the active lanes: their threads' shared-memory
-        accesses before it no longer race with those after it."""
+        accesses before it no longer race with those after it. With `where` (the barrier's
+        file, line and source), a thread of such a block that is neither here nor returned
+        from the kernel is a KernelError: the block's threads reach different barriers."""
+        if where is not None and isinstance(m, np.ndarray):
+            self._same_barrier(m, where)
         if not self.shadows:
             return
         bl = self.geo.block_linear
@@ -155,6 +169,32 @@ class Launch:
         )
         for sh in self.shadows.values():
             sh.reset(blocks)
+
+    def _same_barrier(self, m: np.ndarray, where: tuple[str, int, str]) -> None:
+        active = np.broadcast_to(m, (self.T,))
+        if active.all() or not active.any():
+            return
+        waiting = ~active if self.exited is None else ~(active | self.exited)
+        if not waiting.any():
+            return
+        bl = np.broadcast_to(self.geo.block_linear, (self.T,))
+        missing = waiting & np.isin(bl, np.unique(bl[active]))
+        if not missing.any():
+            return
+        lane = int(np.argmax(missing))
+        block, thread = unflatten(lane, self.geo.grid, self.geo.block)
+        filename, line, source_line = where
+        raise KernelError(
+            f"threads of one block reach different barriers: this thread is not at the "
+            f"syncthreads() of line {line}, which other threads of its block reached, and has "
+            "not returned from the kernel (on a GPU the block hangs or its results are "
+            "undefined); every thread of a block must reach the same syncthreads() or return",
+            block=block,  # type: ignore[arg-type]
+            thread=thread,  # type: ignore[arg-type]
+            filename=filename,
+            line=line,
+            source_line=source_line,
+        )
 
     def race(self, site: int, a: np.ndarray, flat: int, lane: int, other: int,
              what: str) -> KernelError:  # fmt: skip

@@ -69,8 +69,49 @@ def iterate(g: Generator) -> None:
         g.declare(acc, "i32")
 
 
+def early_return(g: Generator) -> None:
+    """A shared-memory phase some threads leave with `return` before (or between) the
+    barriers: the others go on synchronising without them. Returned threads write none of
+    their outputs (they stay zero); every slot is written before any thread leaves, read only
+    after the barrier that follows its write, and written again only after the barrier that
+    follows the read."""
+    r = g.r
+    bs = g.block_size
+    g.features.add("early_return")
+    sh = g.fresh("sh")
+    g.emit(f"{sh} = simt.shared.array({bs}, simt.int32)")
+    if r.random() < 0.5:
+        g.emit(f"{sh}[t] = {g.i32(2)}")
+        cond = r.choice(("t % 7 == 3", f"i >= s0 + {r.randint(10, 90)}", f"t >= {bs - 5}",
+                         f"({g.i32(1)}) % 4 == 1"))  # fmt: skip
+        g.emit(f"if {cond}:")
+        g.emit("    return")
+        g.emit("simt.syncthreads()")
+        v = g.fresh()
+        g.emit(f"{v} = {sh}[(t + {r.randint(1, bs - 1)}) % {bs}]")
+        g.declare(v, "i32")
+        return
+    acc, k = g.fresh("ra"), g.fresh("q")
+    g.emit(f"{acc} = {g.i32(1)}")
+    g.declare(acc, "i32")
+    # every slot written before any thread leaves (shared memory starts undefined)
+    g.emit(f"{sh}[t] = {acc}")
+    g.emit("simt.syncthreads()")
+    g.emit(f"for {k} in range({r.randint(2, 4)}):")
+    g.depth += 1
+    g.emit(f"if (t * {r.choice((3, 5, 7))} + {k}) % {r.choice((5, 9, 13))} == 0:")
+    g.emit("    return")
+    g.emit(f"{sh}[t] = {acc} * {r.choice((3, 5, -1))} + {k}")
+    g.emit("simt.syncthreads()")
+    g.emit(f"{acc} = {acc} ^ {sh}[(t + {r.randint(1, bs - 1)}) % {bs}]")
+    g.emit("simt.syncthreads()")
+    g.depth -= 1
+
+
 def lang_section(g: Generator) -> None:
     """Loops over arrays, then (sometimes) a shared-memory phase that threads leave early."""
     g.features.add("iterate")
     for _ in range(g.r.randint(1, 3)):
         iterate(g)
+    if g.r.random() < 0.5:
+        early_return(g)
