@@ -88,6 +88,10 @@ INTERLEAVED |= {"numba_column_views", "numba_last_axis_rows", "numba_strided_pai
 INTERLEAVED |= {"numba_reversed_tail"}
 # slice assignment: each thread writes a run of 3 or 4 elements (an RGB triple, a row)
 INTERLEAVED |= {"slice_assign_rgb", "slice_assign_rows", "slice_assign_local"}
+# loops over rows: each thread walks its own row (of 5, of 2, of 3 indices); the tiled
+# matrix product in Numba's docs' layout (x = grid(2)[0] picks the row: thread_idx.x strides)
+INTERLEAVED |= {"iterate_row_view", "iterate_unpack_rows", "iterate_zip_strides"}
+INTERLEAVED |= {"barrier_tiled_matmul_return"}
 
 
 def _corpus_cases() -> list:  # type: ignore[type-arg]
