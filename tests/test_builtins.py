@@ -9,6 +9,7 @@ each row on every backend and compiles it with NVRTC.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import math
 import re
 
@@ -17,7 +18,7 @@ import pytest
 
 import simt
 from corpus import k_math_rows
-from simt.backends import cuda_helpers, llvm, wgsl
+from simt.backends import cuda_helpers, llvm, llvm_math, wgsl
 from simt.builtins import LIBM_NAMES, MATH, SIM_NAMES, WGSL_F32_ONLY, sim_name
 from simt.frontend import calls
 from simt.passes.fold import fold_math
@@ -85,12 +86,22 @@ def test_sim_namespace_has_the_reference(name: str) -> None:
 @pytest.mark.parametrize("name", [n for n in ROWS if not MATH[n].parts])
 def test_cpu_backend_spells_the_row(name: str) -> None:
     row = MATH[name]
-    special = name in ("isnan", "isinf", "isfinite", "degrees", "radians")
-    assert special or name in llvm._MATH_HELPERS or row.llvm or row.libm, name
-    if row.libm and name not in llvm._MATH_HELPERS and row.llvm is None:
+    assert row.llvm or row.libm, name
+    if row.llvm_f32 is not None:
+        assert row.llvm_f32 in llvm_math.KERNELS and llvm_math.helpers(row.llvm_f32)
+    if row.llvm is not None and row.llvm.startswith("simt.math."):
+        assert row.llvm in llvm.MATH_HELPERS, row.llvm
+    if row.libm and row.llvm is None:
         libc = ctypes.CDLL(None)
         for sym in (row.libm, row.libm + "f"):
             assert sym in LIBM_NAMES and hasattr(libc, sym), sym
+
+
+def test_every_cpu_helper_and_kernel_is_a_rows() -> None:
+    """No spelling lives outside the table: each helper or kernel is some row's."""
+    spelled = {r.llvm for r in MATH.values()} | {r.llvm_f32 for r in MATH.values()}
+    assert set(llvm.MATH_HELPERS) <= spelled
+    assert llvm_math.KERNELS <= spelled
 
 
 @pytest.mark.parametrize("name", [n for n in ROWS if not MATH[n].parts])
@@ -113,6 +124,35 @@ def test_wgsl_spelling_or_refusal(name: str) -> None:
 def test_wgsl_float32_only_list_is_the_tables() -> None:
     assert WGSL_F32_ONLY == {n for n, r in MATH.items() if r.wgsl_f32_only}
     assert {"sin", "pow", "atan2"} <= WGSL_F32_ONLY and "sqrt" not in WGSL_F32_ONLY
+
+
+def test_every_float32_row_has_a_wgsl_spelling() -> None:
+    """Issue 23/24: no float32 math row is refused on webgpu."""
+    assert [n for n, r in MATH.items() if r.wgsl is None and not r.parts] == []
+
+
+@simt.kernel
+def _calls_erf(x, out):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = math.erf(x[i])
+
+
+def test_renderers_read_their_spelling_from_the_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each renderer takes its spelling from the row: a changed row changes the text."""
+    args = (np.ones(4, np.float32), np.zeros(4, np.float32))
+    wgsl_text, cpu_text = (_calls_erf.source(b, *args) for b in ("webgpu", "cpu"))
+    assert "simt_erf_f32(" in wgsl_text and "@simt.vm.erf.f32(" in cpu_text
+    changed = dataclasses.replace(
+        MATH["erf"], wgsl="simt_atan_f32({0})", llvm_f32=None, libm="erfc", c="erfc{f}({0})"
+    )
+    monkeypatch.setitem(MATH, "erf", changed)
+    wgsl_text, cpu_text, cuda_text = (
+        _calls_erf.source(b, *args) for b in ("webgpu", "cpu", "cuda")
+    )
+    assert "simt_atan_f32(" in wgsl_text and "simt_erf_f32(" not in wgsl_text
+    assert "@erfcf(" in cpu_text and "@simt.vm.erf.f32" not in cpu_text
+    assert "erfcf(" in cuda_text
 
 
 def test_tuple_rows_are_made_of_rows() -> None:

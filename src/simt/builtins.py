@@ -10,16 +10,23 @@ the CPU backend links. Adding a builtin is one row here plus its corpus case
 (`tests/corpus/k_math_rows.py`); a backend with no spelling for it refuses it with a
 `CompileError` (or defines a helper of that name in its own helper table).
 
-Spellings are templates over the operands (`{0}`, `{1}`, ...):
+Spellings are templates over the operands (`{0}`, `{1}`, ...); the row carries every
+backend's, and each renderer reads only its own (no backend keeps a list of its own):
 
 - `c` is CUDA C++: `{f}` is `f` for float32 and empty otherwise (`sqrt{f}({0})` is `sqrtf(x)`
   or `sqrt(x)`), `{t}` the C type of the first operand. A `simt_*` name in it is a helper of
-  `backends/cuda_helpers.py`, emitted when used.
+  `backends/cuda_helpers.py`, emitted when used. `c_fast` is CUDA's fast intrinsic for float32
+  operands (`__expf({0})`), used only when a kernel asks for fast math.
 - `wgsl` is WGSL, None where WGSL has no spelling (a `CompileError` there); `{s}` is the WGSL
-  type of the first operand (`i32`, `f32`, ...), for helpers of `backends/wgsl_helpers.py`.
-- `llvm` names an LLVM intrinsic (`llvm.sqrt`, suffixed `.f32`/`.f64` by the renderer); when
-  None, the CPU backend calls the C math library's `libm` function (`{libm}f` for float32),
-  or, where `libm` is None too, its own helper of that row's name (`backends/llvm.py`).
+  type of the first operand (`i32`, `f32`, ...). A `simt_*` name in it is a helper of
+  `backends/wgsl_helpers.py` / `backends/wgsl_math.py` (the float32 functions WGSL lacks or
+  computes too inexactly), emitted with the helpers it calls.
+- `llvm` is the CPU's: `llvm.NAME` an LLVM intrinsic (suffixed `.f32`/`.f64` by the renderer);
+  `simt.math.NAME` a helper function of `backends/llvm.py`; anything else one LLVM instruction
+  (`{t}` the operand's LLVM type, `{k[v]}` the float constant v in that type). When None, the
+  CPU backend calls the C math library's `libm` function (`{libm}f` for float32). `llvm_f32`
+  names the straight-line float32 kernel of `backends/llvm_math.py` that LLVM vectorises with
+  the thread loop, used for float32 operands instead of `llvm`/`libm`.
 """
 
 from __future__ import annotations
@@ -45,8 +52,10 @@ class MathFn:
     args: tuple[str, ...] = ("float",)
     result: str = "float"  # "float" (the float operands' type), "int" (the int operands'), "bool"
     c: str = ""
+    c_fast: str = ""  # CUDA's fast intrinsic for float32 operands under fast math ("" none)
     wgsl: str | None = ""
     llvm: str | None = None
+    llvm_f32: str | None = None  # the CPU's vectorisable float32 kernel (backends/llvm_math)
     libm: str | None = None  # C math library function (float64 name) the CPU backend calls
     wgsl_f32_only: bool = False  # WGSL computes it in float32 only: refused on float64
     weight: int = TRANSCENDENTAL_WEIGHT
@@ -154,28 +163,42 @@ def _f(
 _ROWS: list[MathFn] = [
     _f("sqrt", np.sqrt, "square root", llvm="llvm.sqrt", weight=1),
     _f("cbrt", np.cbrt, "cube root", wgsl="simt_cbrt_f32({0})", wgsl_f32_only=True),
-    _f("exp", np.exp, "e to the x", llvm="llvm.exp", wgsl_f32_only=True),
-    _f("exp2", np.exp2, "2 to the x", llvm="llvm.exp2", wgsl_f32_only=True),
-    _f("expm1", np.expm1, "exp(x) - 1, accurate near 0", wgsl=None),
-    _f("log", np.log, "natural logarithm", llvm="llvm.log", wgsl_f32_only=True),
-    _f("log2", np.log2, "base-2 logarithm", llvm="llvm.log2", wgsl_f32_only=True),
-    _f("log10", np.log10, "base-10 logarithm", llvm="llvm.log10",
-       wgsl="(log({0}) * 0.43429448190325176)", wgsl_f32_only=True),
-    _f("log1p", np.log1p, "log(1 + x), accurate near 0", wgsl=None),
-    _f("sin", np.sin, "sine", llvm="llvm.sin", wgsl_f32_only=True),
-    _f("cos", np.cos, "cosine", llvm="llvm.cos", wgsl_f32_only=True),
-    _f("tan", np.tan, "tangent", wgsl_f32_only=True),
-    _f("asin", np.arcsin, "arc sine", wgsl_f32_only=True),
-    _f("acos", np.arccos, "arc cosine", wgsl_f32_only=True),
-    _f("atan", np.arctan, "arc tangent", wgsl_f32_only=True),
-    _f("atan2", np.arctan2, "arc tangent of y/x, by quadrant", nargs=2, wgsl_f32_only=True),
-    _f("sinh", np.sinh, "hyperbolic sine", wgsl_f32_only=True),
+    _f("exp", np.exp, "e to the x", llvm="llvm.exp", llvm_f32="simt.vm.exp.f32",
+       c_fast="__expf({0})", wgsl_f32_only=True),
+    _f("exp2", np.exp2, "2 to the x", llvm="llvm.exp2", c_fast="exp2f({0})",
+       wgsl_f32_only=True),
+    _f("expm1", np.expm1, "exp(x) - 1, accurate near 0", wgsl="simt_expm1_f32({0})",
+       wgsl_f32_only=True),
+    _f("log", np.log, "natural logarithm", llvm="llvm.log", llvm_f32="simt.vm.log.f32",
+       c_fast="__logf({0})", wgsl="simt_log_f32({0})", wgsl_f32_only=True),
+    _f("log2", np.log2, "base-2 logarithm", llvm="llvm.log2", c_fast="__log2f({0})",
+       wgsl="simt_log2_f32({0})", wgsl_f32_only=True),
+    _f("log10", np.log10, "base-10 logarithm", llvm="llvm.log10", c_fast="__log10f({0})",
+       wgsl="simt_log10_f32({0})", wgsl_f32_only=True),
+    _f("log1p", np.log1p, "log(1 + x), accurate near 0", wgsl="simt_log1p_f32({0})",
+       wgsl_f32_only=True),
+    _f("sin", np.sin, "sine", llvm="llvm.sin", llvm_f32="simt.vm.sin.f32", c_fast="__sinf({0})",
+       wgsl_f32_only=True),
+    _f("cos", np.cos, "cosine", llvm="llvm.cos", llvm_f32="simt.vm.cos.f32",
+       c_fast="__cosf({0})", wgsl_f32_only=True),
+    _f("tan", np.tan, "tangent", c_fast="__tanf({0})", wgsl_f32_only=True),
+    _f("asin", np.arcsin, "arc sine", wgsl="simt_asin_f32({0})", wgsl_f32_only=True),
+    _f("acos", np.arccos, "arc cosine", wgsl="simt_acos_f32({0})", wgsl_f32_only=True),
+    _f("atan", np.arctan, "arc tangent", wgsl="simt_atan_f32({0})", wgsl_f32_only=True),
+    _f("atan2", np.arctan2, "arc tangent of y/x, by quadrant", nargs=2,
+       wgsl="simt_atan2_f32({0}, {1})", wgsl_f32_only=True),
+    _f("sinh", np.sinh, "hyperbolic sine", wgsl="simt_sinh_f32({0})", wgsl_f32_only=True),
     _f("cosh", np.cosh, "hyperbolic cosine", wgsl_f32_only=True),
-    _f("tanh", np.tanh, "hyperbolic tangent", wgsl_f32_only=True),
-    _f("asinh", np.arcsinh, "inverse hyperbolic sine", wgsl_f32_only=True),
-    _f("acosh", np.arccosh, "inverse hyperbolic cosine", wgsl_f32_only=True),
-    _f("atanh", np.arctanh, "inverse hyperbolic tangent", wgsl_f32_only=True),
-    _f("pow", np.power, "x to the y", nargs=2, llvm="llvm.pow", wgsl_f32_only=True),
+    _f("tanh", np.tanh, "hyperbolic tangent", llvm_f32="simt.vm.tanh.f32",
+       wgsl="simt_tanh_f32({0})", wgsl_f32_only=True),
+    _f("asinh", np.arcsinh, "inverse hyperbolic sine", wgsl="simt_asinh_f32({0})",
+       wgsl_f32_only=True),
+    _f("acosh", np.arccosh, "inverse hyperbolic cosine", wgsl="simt_acosh_f32({0})",
+       wgsl_f32_only=True),
+    _f("atanh", np.arctanh, "inverse hyperbolic tangent", wgsl="simt_atanh_f32({0})",
+       wgsl_f32_only=True),
+    _f("pow", np.power, "x to the y", nargs=2, llvm="llvm.pow", llvm_f32="simt.vm.pow.f32",
+       c_fast="__powf({0}, {1})", wgsl="simt_pow_f32({0}, {1})", wgsl_f32_only=True),
     _f("hypot", np.hypot, "sqrt(x*x + y*y) without overflow", nargs=2,
        wgsl="length(vec2({0}, {1}))"),
     _f("fabs", np.abs, "absolute value", llvm="llvm.fabs", wgsl="abs({0})", numpy=False,
@@ -192,53 +215,58 @@ _ROWS: list[MathFn] = [
        wgsl="({0} - {1} * trunc({0} / {1}))"),
     _f("remainder", elementwise(math.remainder),
        "IEEE 754 remainder of x / y (quotient rounded to nearest, ties to even)", nargs=2,
-       wgsl=None),
-    _f("erf", elementwise(math.erf), "error function", wgsl=None),
-    _f("erfc", elementwise(math.erfc), "1 - erf(x), accurate for large x", wgsl=None),
+       wgsl="simt_remainder_f32({0}, {1})", wgsl_f32_only=True),
+    _f("erf", elementwise(math.erf), "error function", llvm_f32="simt.vm.erf.f32",
+       wgsl="simt_erf_f32({0})", wgsl_f32_only=True),
+    _f("erfc", elementwise(math.erfc), "1 - erf(x), accurate for large x",
+       wgsl="simt_erfc_f32({0})", wgsl_f32_only=True),
     _f("gamma", elementwise(math.gamma), "the gamma function", c="tgamma{f}({0})",
-       libm="tgamma", wgsl=None),
-    _f("lgamma", elementwise(math.lgamma), "natural logarithm of |gamma(x)|", wgsl=None),
+       libm="tgamma", wgsl="simt_gamma_f32({0})", wgsl_f32_only=True),
+    _f("lgamma", elementwise(math.lgamma), "natural logarithm of |gamma(x)|",
+       wgsl="simt_lgamma_f32({0})", wgsl_f32_only=True),
     _f("degrees", np.degrees, "radians to degrees", c="({0} * ({t})57.29577951308232)",
-       libm=None, weight=1),
+       llvm="fmul {t} {0}, {k[57.29577951308232]}", libm=None, weight=1),
     _f("radians", np.radians, "degrees to radians", c="({0} * ({t})0.017453292519943295)",
-       libm=None, weight=1),
+       llvm="fmul {t} {0}, {k[0.017453292519943295]}", libm=None, weight=1),
     MathFn("ldexp", np.ldexp, "x * 2**i", args=("float", "int32"), c="ldexp{f}({0}, {1})",
            libm="ldexp",
            wgsl="ldexp({0}, {1})", numpy=np.ldexp, weight=1),
     MathFn("frexp", np.frexp, "(m, e) with x == m * 2**e and 0.5 <= |m| < 1 (or m == 0)",
            parts=("frexp_mantissa", "frexp_exponent"), numpy=np.frexp),
     MathFn("frexp_mantissa", _frexp_mantissa, "the m of frexp(x)", public=False,
-           c="simt_frexp_mantissa({0})", libm="frexp", wgsl="frexp({0}).fract", weight=1),
+           c="simt_frexp_mantissa({0})", libm="frexp", llvm="simt.math.frexp_mantissa",
+           wgsl="frexp({0}).fract", weight=1),
     MathFn("frexp_exponent", _frexp_exponent, "the e of frexp(x) (int32)", public=False,
-           result="int", c="simt_frexp_exponent({0})", libm="frexp", wgsl="frexp({0}).exp",
-           weight=1),
+           result="int", c="simt_frexp_exponent({0})", libm="frexp",
+           llvm="simt.math.frexp_exponent", wgsl="frexp({0}).exp", weight=1),
     MathFn("modf", np.modf, "(fractional part, integer part) of x, both floats with x's sign",
            parts=("modf_fraction", "modf_integer"), numpy=np.modf),
     MathFn("modf_fraction", _modf_fraction, "the fractional part of modf(x)", public=False,
            c="copysign{f}(isinf({0}) ? ({t})0 : {0} - trunc{f}({0}), {0})",
-           wgsl="modf({0}).fract", weight=1),
+           llvm="simt.math.modf_fraction", wgsl="modf({0}).fract", weight=1),
     MathFn("modf_integer", _modf_integer, "the integer part of modf(x)", public=False,
            c="trunc{f}({0})", wgsl="modf({0}).whole", llvm="llvm.trunc", weight=1),
     MathFn("isqrt", _isqrt, "largest integer whose square is at most n (-1 for n < 0)",
-           args=("int",), result="int", c="simt_isqrt({0})", wgsl="simt_isqrt_{s}({0})",
-           weight=4),
+           args=("int",), result="int", c="simt_isqrt({0})", llvm="simt.math.isqrt",
+           wgsl="simt_isqrt_{s}({0})", weight=4),
     MathFn("gcd", np.gcd, "greatest common divisor (0 when both are 0), never negative",
-           args=("int", "int"), result="int", c="simt_gcd({0}, {1})",
+           args=("int", "int"), result="int", c="simt_gcd({0}, {1})", llvm="simt.math.gcd",
            wgsl="simt_gcd_{s}({0}, {1})", numpy=np.gcd),
     MathFn("isclose", _isclose,
            "a == b, or both finite and |a-b| <= max(rel_tol * max(|a|, |b|), abs_tol)",
            args=("float", "float"), keywords=(("rel_tol", 1e-09), ("abs_tol", 0.0)),
-           result="bool", weight=4,
+           result="bool", weight=4, llvm="simt.math.isclose",
            c="({0} == {1} || (!isinf({0}) && !isinf({1}) && fabs{f}({0} - {1}) <= "
            "fmax{f}({2} * fmax{f}(fabs{f}({0}), fabs{f}({1})), {3})))",
            wgsl="(({0} == {1}) || (simt_finite_{s}({0}) && simt_finite_{s}({1}) && "
            "abs({0} - {1}) <= max({2} * max(abs({0}), abs({1})), {3})))"),
     MathFn("isnan", np.isnan, "x is not a number", result="bool", c="isnan({0})",
-           wgsl="({0} != {0})", numpy=np.isnan, weight=1),
+           llvm="fcmp uno {t} {0}, {0}", wgsl="({0} != {0})", numpy=np.isnan, weight=1),
     MathFn("isinf", np.isinf, "x is plus or minus infinity", result="bool", c="isinf({0})",
-           wgsl=None, numpy=np.isinf, weight=1),
+           llvm="simt.math.isinf", wgsl="simt_isinf_{s}({0})", numpy=np.isinf, weight=1),
     MathFn("isfinite", np.isfinite, "x is neither infinite nor NaN", result="bool",
-           c="isfinite({0})", wgsl=None, numpy=np.isfinite, weight=1),
+           c="isfinite({0})", llvm="simt.math.isfinite", wgsl="simt_finite_{s}({0})",
+           numpy=np.isfinite, weight=1),
 ]  # fmt: skip
 
 MATH: dict[str, MathFn] = {fn.name: fn for fn in _ROWS}

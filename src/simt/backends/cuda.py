@@ -65,13 +65,6 @@ CTYPE: dict[Scalar, str] = {
 _WRAP = {INT32: "unsigned int", INT64: "unsigned long long"}
 _SUFFIX = {INT32: "i32", INT64: "i64", UINT32: "u32", UINT64: "u64", FLOAT32: "f32",
            FLOAT64: "f64"}  # fmt: skip
-# float32 spellings of CUDA's fast intrinsics, used only when fast math is asked for.
-_FAST = {
-    "exp": "__expf({0})", "log": "__logf({0})", "sin": "__sinf({0})", "cos": "__cosf({0})",
-    "tan": "__tanf({0})", "pow": "__powf({0}, {1})", "log2": "__log2f({0})",
-    "log10": "__log10f({0})", "exp2": "exp2f({0})",
-}  # fmt: skip
-
 PRINT_BUF = "simt_pbuf"
 PRINT_CAP = "simt_pcap"
 ERR_BUF = "simt_err"
@@ -406,8 +399,8 @@ class _Renderer(clike.CRenderer):
         args = [self.name(v) for v in op.operands]
         ft = op.operands[0].scalar if op.operands else op.result.scalar
         template = spec.c
-        if self.fast_math and ft == FLOAT32 and fn in _FAST:
-            template = _FAST[fn]
+        if self.fast_math and ft == FLOAT32 and spec.c_fast:
+            template = spec.c_fast
         expr = template.format(*args, f="f" if ft == FLOAT32 else "", t=CTYPE[ft])
         self.used.update(n for n in re.findall(r"\bsimt_\w+", template) if n in HELPERS)
         self.define(op.result, expr)

@@ -140,6 +140,16 @@ def _float_const(v: float, t: Scalar) -> str:
     return "0x" + struct.pack(">d", float(v)).hex().upper()
 
 
+class _FloatConsts:
+    """`{k[57.29]}` in a math row's LLVM instruction: that constant in the operands' type."""
+
+    def __init__(self, t: Scalar) -> None:
+        self.t = t
+
+    def __getitem__(self, value: str) -> str:
+        return _float_const(float(value), self.t)
+
+
 @dataclass
 class Meta:
     """What the runtime needs besides the module: prints, error sites, the argument layout."""
@@ -532,33 +542,26 @@ class _Renderer:
         return self.inst(f"{'sext' if src.is_signed else 'zext'} {st} {x} to {dt}")
 
     def _math(self, op: Op) -> str:
-        name = op.attrs["fn"]
-        m = MATH[name]
+        """The row's CPU spelling (builtins.MathFn: `llvm_f32`, `llvm`, `libm`)."""
+        m = MATH[op.attrs["fn"]]
         args = [self.v(a) for a in op.operands]
         t = op.operands[0].scalar
         ty = llvm_type(t)
-        if name == "isnan":
-            return self.inst(f"fcmp uno {ty} {args[0]}, {args[0]}")
-        if name in ("isinf", "isfinite"):
-            a = self._intrinsic("llvm.fabs", t, [args[0]])
-            inf = _float_const(float("inf"), t)
-            return self.inst(f"fcmp {'oeq' if name == 'isinf' else 'one'} {ty} {a}, {inf}")
-        if name in ("degrees", "radians"):
-            k = 57.29577951308232 if name == "degrees" else 0.017453292519943295
-            return self.inst(f"fmul {ty} {args[0]}, {_float_const(k, t)}")
-        if name in _MATH_HELPERS:
-            return self._math_helper(op, args)
-        if name in llvm_math.NAMES and t == FLOAT32:
+        if m.llvm_f32 is not None and t == FLOAT32:
             # straight-line float64 kernels that LLVM vectorises (backends/llvm_math.py)
-            for key, text in llvm_math.helpers(name).items():
+            for key, text in llvm_math.helpers(m.llvm_f32).items():
                 self.helpers.setdefault(key, text)
             self.decls.update(llvm_math.INTRINSICS)
             argtext = ", ".join(f"float {x}" for x in args)
-            return self.inst(f"call float @simt.vm.{name}.f32({argtext})")
-        if m.llvm is not None:
+            return self.inst(f"call float @{m.llvm_f32}({argtext})")
+        if m.llvm is not None and m.llvm.startswith("llvm."):
             return self._intrinsic(m.llvm, t, args)
-        # every row has one of the three (the table's test checks each on this backend)
-        assert m.libm is not None, f"math row {name} has no cpu spelling"
+        if m.llvm is not None and m.llvm.startswith("simt.math."):
+            return self._math_helper(op, m.llvm, args)
+        if m.llvm is not None:  # one instruction
+            return self.inst(m.llvm.format(*args, t=ty, k=_FloatConsts(t)))
+        # every row has one of them (the table's test checks each on this backend)
+        assert m.libm is not None, f"math row {m.name} has no cpu spelling"
         cname = m.libm + ("f" if t == FLOAT32 else "")
         rt = llvm_type(op.result.scalar)
         tys = [llvm_type(a.scalar) for a in op.operands]
@@ -566,8 +569,9 @@ class _Renderer:
         argtext = ", ".join(f"{ty} {x}" for ty, x in zip(tys, args))
         return self.inst(f"call {rt} @{cname}({argtext})")
 
-    def _math_helper(self, op: Op, args: list[str]) -> str:
-        """A call of the module's helper for math row `op.attrs["fn"]` (defined once)."""
+    def _math_helper(self, op: Op, helper: str, args: list[str]) -> str:
+        """A call of `helper` (a `simt.math.*` of MATH_HELPERS, for the operands' type;
+        defined once)."""
         t = op.operands[0].scalar
         ty = llvm_type(t)
         fill = {
@@ -577,8 +581,8 @@ class _Renderer:
             "inf": "0x7FF0000000000000",  # +infinity, as LLVM writes float and double constants
             **(_UNSIGNED if t.kind == "u" else _SIGNED),
         }
-        name = f"simt.math.{op.attrs['fn']}.{ty}"
-        text, decls = _MATH_HELPERS[op.attrs["fn"]]
+        name = f"{helper}.{ty}"
+        text, decls = MATH_HELPERS[helper]
         if name not in self.helpers:
             self.helpers[name] = text.format(name=name, **fill)
             self.decls.update(d.format(**fill) for d in decls)
@@ -1282,27 +1286,27 @@ __all__ = [
 
 
 # Math rows (`builtins.MATH`) that are neither an LLVM intrinsic nor one C library call:
-# row name -> (function text, the declarations it needs). `{t}` is the operand type, `{sfx}`
-# its intrinsic suffix, `{fs}` the C float32 suffix, `{inf}` infinity; the integer ones
-# read the instruction names of `_SIGNED` / `_UNSIGNED`.
+# helper name (a row's `llvm` spelling) -> (function text, the declarations it needs). `{t}`
+# is the operand type, `{sfx}` its intrinsic suffix, `{fs}` the C float32 suffix, `{inf}`
+# infinity; the integer ones read the instruction names of `_SIGNED` / `_UNSIGNED`.
 _SIGNED = {"itofp": "sitofp", "fptoi": "fptosi", "div": "sdiv", "rem": "srem", "gt": "sgt",
            "le": "sle", "lt": "slt"}  # fmt: skip
 _UNSIGNED = {"itofp": "uitofp", "fptoi": "fptoui", "div": "udiv", "rem": "urem", "gt": "ugt",
              "le": "ule", "lt": "ult"}  # fmt: skip
-_MATH_HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "frexp_mantissa": ("""define internal {t} @{name}({t} %x) alwaysinline {{
+MATH_HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "simt.math.frexp_mantissa": ("""define internal {t} @{name}({t} %x) alwaysinline {{
   %e = alloca i32
   %m = call {t} @frexp{fs}({t} %x, ptr %e)
   ret {t} %m
 }}""", ("declare {t} @frexp{fs}({t}, ptr)",)),
-    "frexp_exponent": ("""define internal i32 @{name}({t} %x) alwaysinline {{
+    "simt.math.frexp_exponent": ("""define internal i32 @{name}({t} %x) alwaysinline {{
   %e = alloca i32
   %m = call {t} @frexp{fs}({t} %x, ptr %e)
   %r = load i32, ptr %e
   ret i32 %r
 }}""", ("declare {t} @frexp{fs}({t}, ptr)",)),
     # x - trunc(x) with x's sign; 0 for infinities (as math.modf)
-    "modf_fraction": ("""define internal {t} @{name}({t} %x) alwaysinline {{
+    "simt.math.modf_fraction": ("""define internal {t} @{name}({t} %x) alwaysinline {{
   %tr = call {t} @llvm.trunc.{sfx}({t} %x)
   %d = fsub {t} %x, %tr
   %ax = call {t} @llvm.fabs.{sfx}({t} %x)
@@ -1314,7 +1318,7 @@ _MATH_HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
           "declare {t} @llvm.copysign.{sfx}({t}, {t})")),
     # floor(sqrt(n)) from the float64 square root, corrected by one either way (enough for
     # 64-bit n: the estimate is within 1); -1 for n < 0
-    "isqrt": ("""define internal {t} @{name}({t} %n) alwaysinline {{
+    "simt.math.isqrt": ("""define internal {t} @{name}({t} %n) alwaysinline {{
   %neg = icmp {lt} {t} %n, 0
   %d0 = {itofp} {t} %n to double
   %d = select i1 %neg, double 0.0, double %d0
@@ -1335,7 +1339,7 @@ _MATH_HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
   ret {t} %res
 }}""", ("declare double @llvm.sqrt.f64(double)",)),
     # Euclid on magnitudes: never negative, gcd(0, 0) == 0
-    "gcd": ("""define internal {t} @{name}({t} %a0, {t} %b0) alwaysinline {{
+    "simt.math.gcd": ("""define internal {t} @{name}({t} %a0, {t} %b0) alwaysinline {{
 entry:
   %na = sub {t} 0, %a0
   %an = icmp {lt} {t} %a0, 0
@@ -1356,7 +1360,8 @@ exit:
   ret {t} %x
 }}""", ()),
     # a == b, or both finite and |a - b| <= max(rel_tol * max(|a|, |b|), abs_tol)
-    "isclose": ("""define internal i1 @{name}({t} %a, {t} %b, {t} %rt, {t} %at) alwaysinline {{
+    "simt.math.isclose": ("""\
+define internal i1 @{name}({t} %a, {t} %b, {t} %rt, {t} %at) alwaysinline {{
   %eq = fcmp oeq {t} %a, %b
   %fa = call {t} @llvm.fabs.{sfx}({t} %a)
   %fb = call {t} @llvm.fabs.{sfx}({t} %b)
@@ -1373,4 +1378,15 @@ exit:
   %r = or i1 %eq, %near
   ret i1 %r
 }}""", ("declare {t} @llvm.fabs.{sfx}({t})", "declare {t} @llvm.maxnum.{sfx}({t}, {t})")),
+    # |x| == inf, and |x| != inf and not NaN
+    "simt.math.isinf": ("""define internal i1 @{name}({t} %x) alwaysinline {{
+  %a = call {t} @llvm.fabs.{sfx}({t} %x)
+  %r = fcmp oeq {t} %a, {inf}
+  ret i1 %r
+}}""", ("declare {t} @llvm.fabs.{sfx}({t})",)),
+    "simt.math.isfinite": ("""define internal i1 @{name}({t} %x) alwaysinline {{
+  %a = call {t} @llvm.fabs.{sfx}({t} %x)
+  %r = fcmp one {t} %a, {inf}
+  ret i1 %r
+}}""", ("declare {t} @llvm.fabs.{sfx}({t})",)),
 }  # fmt: skip

@@ -39,7 +39,9 @@ import struct
 from decimal import Decimal, getcontext
 from functools import cache
 
-NAMES = frozenset({"exp", "log", "sin", "cos", "tanh", "erf", "pow"})
+_KERNELS = ("exp", "log", "sin", "cos", "tanh", "erf", "pow")
+# the float32 kernels this module defines, by the name a math row's `llvm_f32` gives
+KERNELS = frozenset(f"simt.vm.{k}.f32" for k in _KERNELS)
 TABLE = 105  # 2^s mod 2 pi for s = 0 .. 104 (float32 arguments up to 2^128 = M * 2^104)
 
 
@@ -417,9 +419,13 @@ def _tables() -> list[str]:
 
 
 @cache
-def helpers(name: str) -> dict[str, str]:
-    """The module-level text `name` (one of NAMES) needs besides the declarations of
-    INTRINSICS, keyed so that each piece is emitted once: tables and functions."""
+def helpers(kernel: str) -> dict[str, str]:
+    """The module-level text the float32 kernel `kernel` (one of KERNELS, the `llvm_f32` of
+    a math row) needs besides the declarations of INTRINSICS, keyed so that each piece is
+    emitted once: tables and functions."""
+    if kernel not in KERNELS:
+        raise KeyError(f"no float32 kernel {kernel!r} in backends/llvm_math.py")
+    name = kernel.split(".")[2]
     out: dict[str, str] = {}
     if name in ("exp", "tanh", "pow"):
         out["simt.vm.expd"] = _expd()
@@ -429,8 +435,8 @@ def helpers(name: str) -> dict[str, str]:
         for i, t in enumerate(_tables()):
             out[f"simt.vm.t2pi.{i}"] = t
     make = {"exp": _exp, "log": _log, "tanh": _tanh, "erf": _erf, "pow": _pow}
-    out[f"simt.vm.{name}.f32"] = make[name]() if name in make else _trig(name)
+    out[kernel] = make[name]() if name in make else _trig(name)
     return out
 
 
-__all__ = ["NAMES", "constants", "helpers", "table"]
+__all__ = ["KERNELS", "constants", "helpers", "table"]

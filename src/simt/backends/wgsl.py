@@ -57,7 +57,6 @@ from ..types import (
 from .clike import BIN_SYMBOLS, CMP_SYMBOLS, CRenderer, Lines, value_name
 from .common import error_sites, print_ops
 from .wgsl_helpers import HELPERS, helper
-from .wgsl_math import MATH_F32
 
 WGSL_TYPES = {"bool": "bool", "int32": "i32", "uint32": "u32", "int64": "i64",
               "float32": "f32", "float64": "f64", "uint64": "u64",
@@ -797,13 +796,6 @@ class _Renderer(CRenderer):
                 "compute it in float32 (simt.float32(x)), or use another backend",
             )
         args = self.args(op, op.operands)
-        accurate = MATH_F32.get(name)
-        if accurate is not None and types == {FLOAT32}:
-            helper_name, needs = accurate
-            for h in needs:
-                self.use_helper(h)
-            self.define(op.result, f"{self.use_helper(helper_name)}({', '.join(args)})")
-            return
         text = fn.wgsl.format(*args, s=wgsl_type(op.operands[0].scalar))
         for name in re.findall(r"\bsimt_\w+", text):
             if name in HELPERS:

@@ -3,8 +3,9 @@
 WGSL has Python's semantics for none of `//`, `%` and `**`, and its integer division by zero
 returns the dividend (Vulkan) or 0 (OpenGL) depending on the driver, so each lives here as a
 small function: Python floor division and remainder (`x // 0 == x % 0 == 0`, as NumPy), integer
-powers by repeated squaring, and float powers that accept a negative base with an integral
-exponent. `helper(name)` returns a helper's text; names are `simt_<op>_<type>`.
+powers by repeated squaring, and float powers with Python's and C's special cases (a negative
+base with an integral exponent, zeros, infinities). `helper(name)` returns a helper's text;
+names are `simt_<op>_<type>`.
 """
 
 from __future__ import annotations
@@ -136,17 +137,59 @@ fn simt_fmod_{t}(a: {t}, b: {t}) -> {t} {{
     return select(r, -r, a < 0.0{s});
 }}"""
     if t == "f32":
-        # WGSL's pow is undefined for a negative base; Python's is defined for integral
-        # exponents. (float64 pow is refused: WGSL computes it in float32 precision.)
+        # Python's (and C's) pow: WGSL's is undefined for a negative base and for a zero base
+        # with a non-positive exponent, and gives NaN for pow(1, inf) on drivers that compute
+        # it as exp2(y * log2(x)). A negative base with an integral exponent is |x|**y with
+        # the sign of an odd exponent; with any other finite exponent, NaN (Python raises).
+        # NaN and infinity are tested on the bits (see simt_fmod).
         out["simt_pow_f32"] = """\
 fn simt_pow_f32(a: f32, b: f32) -> f32 {
     if (b == 0.0f || a == 1.0f) { return 1.0f; }
-    if (a == 0.0f) { return select(0.0f, bitcast<f32>(0x7f800000u), b < 0.0f); }
-    if (a > 0.0f || a != a) { return pow(a, b); }
-    if (trunc(b) != b) { return bitcast<f32>(0x7fc00000u); }
-    let r = pow(-a, b);
-    if (trunc(b * 0.5f) != b * 0.5f) { return -r; }
-    return r;
+    let ua = bitcast<u32>(a) & 0x7fffffffu;
+    let ub = bitcast<u32>(b) & 0x7fffffffu;
+    if (ua > 0x7f800000u || ub > 0x7f800000u) { return bitcast<f32>(0x7fc00000u); }
+    let neg = (bitcast<u32>(a) & 0x80000000u) != 0u;
+    let integral = trunc(b) == b;  // infinities too
+    let odd = integral && ub < 0x4b800000u && trunc(b * 0.5f) != b * 0.5f;  // |b| < 2**24
+    var r: f32;
+    if (ua == 0u) {
+        r = select(0.0f, bitcast<f32>(0x7f800000u), b < 0.0f);
+    } else if (ua == 0x7f800000u) {
+        r = select(0.0f, bitcast<f32>(0x7f800000u), b > 0.0f);
+    } else if (neg && !integral) {
+        return bitcast<f32>(0x7fc00000u);
+    } else if (ub == 0x7f800000u) {
+        if (ua == 0x3f800000u) { return 1.0f; }  // pow(-1, +-inf)
+        r = select(0.0f, bitcast<f32>(0x7f800000u), (ua > 0x3f800000u) == (b > 0.0f));
+    } else if (integral && ub < 0x42800000u) {
+        // |b| < 64: repeated squaring, a few roundings (WGSL's pow is exp2(b * log2(a)) on
+        // drivers, off by up to |b log2(a)| ulp: pow(1e30, 1) was 15 ulp off on lavapipe)
+        var n = u32(abs(b));
+        var x = abs(a);
+        var p = 1.0f;
+        if ((n & 1u) != 0u) { p = p * x; }
+        x = x * x;
+        n = n >> 1u;
+        if ((n & 1u) != 0u) { p = p * x; }
+        x = x * x;
+        n = n >> 1u;
+        if ((n & 1u) != 0u) { p = p * x; }
+        x = x * x;
+        n = n >> 1u;
+        if ((n & 1u) != 0u) { p = p * x; }
+        x = x * x;
+        n = n >> 1u;
+        if ((n & 1u) != 0u) { p = p * x; }
+        x = x * x;
+        n = n >> 1u;
+        if ((n & 1u) != 0u) { p = p * x; }
+        r = select(p, 1.0f / p, b < 0.0f);
+    } else if (ua < 0x00800000u) {  // a subnormal base: lavapipe's log2 of one is wrong
+        r = pow(abs(a) * 16777216.0f, b) * pow(5.9604644775390625e-8f, b);
+    } else {
+        r = pow(abs(a), b);
+    }
+    return select(r, -r, neg && odd);
 }"""
     return out
 

@@ -20,7 +20,7 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from ..backends import llvm_math
+from ..builtins import MATH
 from ..ir import Function, Op, Value, walk
 from ..passes.lane_ranges import affine_offsets
 from ..types import FLOAT64, SHARED
@@ -104,7 +104,7 @@ def hints(lowered: Function, lines: dict[int, int] | None = None) -> list[tuple[
                     "Accumulate per block in a simt.shared.array (atomics there are plain "
                     "memory operations on the CPU) and add each block's result to the global "
                     "array once, after a syncthreads()."))  # fmt: skip
-            elif (op.opcode == "math" and op.attrs["fn"] in llvm_math.NAMES
+            elif (op.opcode == "math" and MATH[op.attrs["fn"]].llvm_f32 is not None
                   and op.operands[0].type == FLOAT64):  # fmt: skip
                 line = _line(op)
                 out.setdefault(("scalar-math", line), (
