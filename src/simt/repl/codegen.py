@@ -5,7 +5,7 @@ into the input itself; around them, the kernel loads the per-thread variables th
 from their state arrays and stores the ones it assigns into fresh arrays:
 
     def _simt_in3(_i_x, _o_x, _o__simt_echo, outbuf):
-        tid = _simt_int64(_simt_grid(1))
+        tid = _simt_int(_simt_grid(1))   # int64, or int32 where the device has no int64
         if tid < 1000:                      # only when the launch has spare threads
             threadIdx = tid
             x = _i_x[tid]
@@ -130,7 +130,7 @@ def kernel_source(
     buffers are parameters under their own names; `guard` is the thread count when the
     launch has spare threads."""
     params = [f"_i_{n}" for n in loads] + [f"_o_{n}" for n, _ in stores] + bound
-    head = [f"def {name}({', '.join(params)}):", "    tid = _simt_int64(_simt_grid(1))"]
+    head = [f"def {name}({', '.join(params)}):", "    tid = _simt_int(_simt_grid(1))"]
     ind = "    "
     if guard is not None:
         head.append(f"    if tid < {guard}:")

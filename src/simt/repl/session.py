@@ -48,6 +48,9 @@ class Session:
         if backend is not None:
             registry.use(backend)
         self.backend = registry.current().name
+        self._noted: set[str] = set()  # backends whose narrower numbers were announced
+        self._note: str | None = None
+        self._adopt_widest()
         self.threads = threads
         self.bound: dict[str, np.ndarray] = {}
         self.explain_tid: int | None = None  # %explain: the thread whose path the next input shows
@@ -110,6 +113,32 @@ class Session:
         """Run later inputs on backend `name`."""
         registry.use(name)
         self.backend = registry.current().name
+        self._adopt_widest()
+
+    def _adopt_widest(self) -> None:
+        """Numbers are Python's (int64, float64), or the widest the backend's device has (a
+        WebGPU adapter without shader-int64 / shader-f64): int32 and float32 there, said once
+        per backend (before the next input's output). Variables kept from a backend with
+        wider numbers are converted."""
+        rt = registry.current()
+        i64, f64 = rt.has_int64(), rt.has_float64()
+        self.int_dtype = np.dtype(np.int64 if i64 else np.int32)
+        self.float_dtype = np.dtype(np.float64 if f64 else np.float32)
+        self.fp64 = f64
+        for k, a in getattr(self, "state", {}).items():
+            if a.dtype.kind in "iu" and a.dtype.itemsize > self.int_dtype.itemsize:
+                self.state[k] = a.astype(self.int_dtype)
+            elif a.dtype.kind == "f" and a.dtype.itemsize > self.float_dtype.itemsize:
+                self.state[k] = a.astype(self.float_dtype)
+        missing = [t for t, ok in (("int64", i64), ("float64", f64)) if not ok]
+        if missing and self.backend not in self._noted:
+            self._noted.add(self.backend)
+            device = rt.info().get("adapter", self.backend)
+            self._note = (
+                f"note: {self.backend}'s device ({device}) has no {' and no '.join(missing)}: "
+                f"numbers here are {self.int_dtype} and {self.float_dtype} (integers wrap at "
+                f"2**{8 * self.int_dtype.itemsize - 1})"
+            )
 
     def bind(self, name: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
         """A shared buffer of zeros, visible to every thread under `name`."""
@@ -131,6 +160,9 @@ class Session:
         """Execute one input; False when it failed (the session is kept either way)."""
         if not text.strip():
             return True
+        if self._note is not None:
+            self.out.warning(self._note)
+            self._note = None
         self.count += 1
         filename = f"<input {self.count}>"
         start = time.perf_counter()
@@ -383,8 +415,8 @@ class Session:
             # in a REPL per thread): loaded from an array, so that a loop may change it.
             v = self.globals.get(w)
             if w in shape.reads and isinstance(v, (bool, int, float)) and w not in state:
-                dt = np.bool_ if isinstance(v, bool) else np.int64 if isinstance(v, int) else None
-                state[w] = np.full(self.threads, v, dt or np.float64)
+                dt = self.int_dtype if isinstance(v, int) else self.float_dtype
+                state[w] = np.full(self.threads, v, np.bool_ if isinstance(v, bool) else dt)
         loads = [n for n in state if n in shape.reads]
         extra: list[str] = []
         for obj, (cls, idx) in self.objects.items():
@@ -399,9 +431,9 @@ class Session:
                 )
         if self.block is not None:
             extra = [
-                "blockIdx = _simt_int64(_simt_block_idx.x)",
+                "blockIdx = _simt_int(_simt_block_idx.x)",
                 f"blockDim = {self.block}",
-                "threadIdx = _simt_int64(_simt_thread_idx.x)",
+                "threadIdx = _simt_int(_simt_thread_idx.x)",
                 *(f"{w} = _simt_sh_{w}[blockIdx]" for w in self.shared if w in shape.reads),
                 *extra,
             ]
@@ -425,7 +457,7 @@ class Session:
 
             # bounds checks on every backend (as `sim` always does): a store past an array is a
             # KernelError naming the thread, not a write into the process memory
-            k = simt.kernel(fn, fp64=True, debug=True)
+            k = simt.kernel(fn, fp64=self.fp64, debug=True)
             args = [state[x] for x in loads] + [outs[x] for x, _ in stores]
             args += [self._buffer(x) for x in bound]
             before = [a.copy() for a in args] if self.explain_tid is not None else None
@@ -597,7 +629,7 @@ class Session:
                 elif isinstance(x, Value) and isinstance(x.type, T.Scalar):
                     key = f"_simt_o{len(outs)}"
                     stores.append((key, expr))
-                    outs[key] = np.empty(self.threads, _state_dtype(x.type))
+                    outs[key] = np.empty(self.threads, _state_dtype(x.type, self.int_dtype))
                     items.append((False, count))
                     count += 1
                 else:
@@ -651,7 +683,7 @@ class Session:
         """The generated function, compiled from `source` registered under `filename`."""
         _register(filename, source)
         ns = dict(self.globals)
-        ns.update(_simt_int64=np.int64, _simt_grid=lang.grid, int=np.int64)
+        ns.update(_simt_int=self.int_dtype.type, _simt_grid=lang.grid, int=self.int_dtype.type)
         if self.block is not None:
             ns.update(
                 _simt_block_idx=lang.block_idx,
@@ -686,7 +718,7 @@ class Session:
             st = T.scalar_of_dtype(arr.dtype)
             assert st is not None  # state and buffers only have the kernel language's dtypes
             specs[p] = T.ArrayType(st, arr.ndim, index=T.INT32)
-        return translate_with_names(fn, specs, fp64=True)[1]
+        return translate_with_names(fn, specs, fp64=self.fp64)[1]
 
     def _classify(
         self, env: dict[str, Any], writes: list[str]
@@ -725,7 +757,7 @@ class Session:
                 known[w] = _plain(v.value)
             elif isinstance(v, Value) and isinstance(v.type, T.Scalar):
                 stores.append((w, w))
-                outs[w] = np.empty(self.threads, _state_dtype(v.type))
+                outs[w] = np.empty(self.threads, _state_dtype(v.type, self.int_dtype))
             elif isinstance(v, Value):
                 pass  # an array: another name for a buffer, nothing to keep
             else:
@@ -759,12 +791,13 @@ def _shared_spec(shape: Any, dtype: Any = np.float64) -> tuple[tuple[int, ...], 
     return tuple(int(d) for d in dims), dt
 
 
-def _state_dtype(t: T.Scalar) -> np.dtype:
-    """Per-thread variables are Python's numbers: int64, float64 (float32 kept), bool."""
+def _state_dtype(t: T.Scalar, int_dtype: np.dtype) -> np.dtype:
+    """Per-thread variables are Python's numbers: int64 (`int_dtype`: int32 where the device
+    has no int64), float64 (float32 kept), bool."""
     if t == T.BOOL:
         return np.dtype(np.bool_)
     if t.np.kind in "iu":
-        return np.dtype(np.int64)
+        return int_dtype
     return np.dtype(t.np)
 
 

@@ -164,6 +164,14 @@ class Runtime(ABC):
         """What this runtime knows of its device (a generic device unless overridden)."""
         return DeviceFacts(self.name, 32, 1, 1024)
 
+    def has_int64(self) -> bool:
+        """Whether kernels may compute in int64 (and uint64) on this device."""
+        return True
+
+    def has_float64(self) -> bool:
+        """Whether kernels may compute in float64 on this device."""
+        return True
+
     @classmethod
     @abstractmethod
     def probe(cls) -> tuple[bool, str]:

@@ -68,7 +68,10 @@ class WebGPURuntime(Runtime):
             return False, f"{type(e).__name__}: {e}"
         import wgpu
 
-        return True, f"{dev.describe()} through wgpu {wgpu.__version__}"
+        why = f"{dev.describe()} through wgpu {wgpu.__version__}"
+        if dev.backend == "OpenGL":  # only ever by SIMT_WEBGPU_ADAPTER (webgpu_device.choose)
+            why += " — OpenGL, as SIMT_WEBGPU_ADAPTER asks: known wrong results (docs/backends.md)"
+        return True, why
 
     def info(self) -> dict[str, str]:
         d = self.dev
@@ -105,6 +108,12 @@ class WebGPURuntime(Runtime):
     def render(self, fn: Function) -> str:
         """The WGSL text of `fn` for this adapter."""
         return render_kernel(fn, self.caps).source
+
+    def has_int64(self) -> bool:
+        return "shader-int64" in self.dev.features
+
+    def has_float64(self) -> bool:
+        return "shader-f64" in self.dev.features
 
     def device_facts(self) -> DeviceFacts:
         return DeviceFacts(self.info().get("adapter", "webgpu"), 32, 8, 256)

@@ -6,7 +6,12 @@ about a second, so the process opens one device, on first use, and keeps it.
 `SIMT_WEBGPU_ADAPTER` picks the adapter: a backend name (`vulkan`, `metal`, `d3d12`, `gl` or
 `opengl`), or any other text, matched against the adapter's name (`llvmpipe`, `nvidia`).
 Without it the best adapter wins: a discrete GPU, then an integrated one, then anything else,
-software (CPU) adapters last; on ties, Vulkan, Metal and D3D12 before OpenGL.
+software (CPU) adapters last. An OpenGL adapter is never chosen by default: wgpu falls back to
+one on Linux machines without a Vulkan driver (Mesa's llvmpipe GL, or a real GPU's GL driver),
+and there simt's tests found wrong uint32 arithmetic and atomics, blocks of 32 threads
+refused by validation, and no int64 or float64. With only such an adapter present, webgpu is
+unavailable and says how to get a Vulkan driver (`OPENGL_REFUSED`);
+`SIMT_WEBGPU_ADAPTER=gl` chooses it anyway.
 """
 
 from __future__ import annotations
@@ -70,28 +75,39 @@ def _info(adapter: Any) -> dict[str, Any]:
     return dict(adapter.info)
 
 
-def _choose(adapters: list[Any]) -> Any:
-    want = os.environ.get(ENV, "").strip()
+OPENGL_REFUSED = (
+    "only an OpenGL adapter was found ({found}); simt does not use WebGPU through OpenGL by "
+    "default (wgpu's OpenGL backend gave wrong uint32 arithmetic and atomics and rejected "
+    "valid shaders in simt's tests, and has no int64 or float64). Install a Vulkan driver: "
+    "on Linux Mesa's, `sudo apt-get install mesa-vulkan-drivers` (or your GPU vendor's "
+    "driver); or set {env}=gl to use the OpenGL adapter anyway (docs/backends.md)"
+)
+
+
+def _name(info: dict[str, Any]) -> str:
+    return f"{info.get('device') or info.get('description') or '?'} ({info.get('backend_type')})"
+
+
+def choose(infos: list[dict[str, Any]], want: str = "") -> int:
+    """The index of the adapter to use among adapters described by `infos` (wgpu's
+    `adapter.info`), by `want` (`SIMT_WEBGPU_ADAPTER`) or else by rank; never an OpenGL
+    adapter unless `want` asks for it. BackendUnavailable, saying why, when none fits."""
+    want = want.strip()
     if want:
         backend = _BACKEND_ALIASES.get(want.lower())
-        for a in adapters:
-            info = _info(a)
+        for k, info in enumerate(infos):
             if backend is not None and info.get("backend_type") == backend:
-                return a
+                return k
             text = f"{info.get('device', '')} {info.get('vendor', '')}".lower()
             if backend is None and want.lower() in text:
-                return a
-        found = ", ".join(
-            f"{_info(a).get('device')} ({_info(a).get('backend_type')})" for a in adapters
-        )
+                return k
+        found = ", ".join(_name(i) for i in infos)
         raise BackendUnavailable(f"{ENV}={want!r} matches no WebGPU adapter; found: {found}")
-
-    def rank(a: Any) -> tuple[int, int]:
-        info = _info(a)
-        t = _TYPE_RANK.get(str(info.get("adapter_type")), 3)
-        return (t, 1 if info.get("backend_type") == "OpenGL" else 0)
-
-    return min(adapters, key=rank)
+    usable = [k for k, info in enumerate(infos) if info.get("backend_type") != "OpenGL"]
+    if not usable:
+        found = ", ".join(_name(i) for i in infos)
+        raise BackendUnavailable(OPENGL_REFUSED.format(found=found, env=ENV))
+    return min(usable, key=lambda k: _TYPE_RANK.get(str(infos[k].get("adapter_type")), 3))
 
 
 def open_device() -> Device:
@@ -118,7 +134,11 @@ def open_device() -> Device:
     if not adapters:
         _failure = "wgpu found no adapter (install a GPU driver, or mesa-vulkan-drivers)"
         raise BackendUnavailable(_failure)
-    adapter = _choose(adapters)
+    try:
+        adapter = adapters[choose([_info(a) for a in adapters], os.environ.get(ENV, ""))]
+    except BackendUnavailable as e:
+        _failure = str(e)
+        raise
     info = _info(adapter)
     features = frozenset(f for f in FEATURES if f in adapter.features)
     limits = {k: int(adapter.limits[k]) for k in LIMITS if k in adapter.limits}
