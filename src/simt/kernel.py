@@ -26,7 +26,6 @@ from .frontend.specialise import ArgSpec, ComplexArray, ComplexScalar
 from .frontend.values import Known
 from .ir import Function, Loc, Param, format_function
 from .passes.barriers import lift as lift_barriers
-from .passes.view_checks import strip_view_checks
 from .passes.written import written_params
 from .runtime import registry
 from .runtime.base import Compiled, Dim3, Runtime
@@ -372,8 +371,9 @@ class Kernel:
         if spec is None:
             specs, _ = self._specs(values)
             fn = self._ir(specs)
-            if rt.name != "sim" and not fn.debug:
-                fn = strip_view_checks(fn)  # sim checks views always, the others in debug mode
+            from .pipeline import prepare
+
+            fn = prepare(fn, rt.name)  # view checks dropped, accesses proven in bounds
             try:
                 if not getattr(rt, "lockstep", False):  # (stand-ins that only keep the IR)
                     fn = lift_barriers(fn)  # every thread of a block at every barrier
@@ -392,6 +392,12 @@ class Kernel:
             spec = Specialisation(fn, compiled, written_params(fn), plan)
             self._cache[key] = spec
         return spec
+
+    def specialisations(self, backend: str | None = None) -> list[Specialisation]:
+        """The specialisations compiled so far (for `backend` only, when given), oldest first:
+        each holds the IR that backend compiled (`.fn`; `.fn.attrs["bounds"]` says which
+        accesses were proven in bounds) and the compiled artefact."""
+        return [s for k, s in self._cache.items() if backend is None or k[0] == backend]
 
     def _ir(
         self, specs: dict[str, ArgSpec], optimise: bool = True, explain: bool = False

@@ -1,5 +1,6 @@
 """The pipeline from a Python function to a backend's source text, one stage after another:
-front end (typed IR), checks and passes (optimised IR), the runtime's renderer (source text)."""
+front end (typed IR), checks and passes (optimised IR), what one backend compiles of it
+(`prepare`), the runtime's renderer (source text)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from .frontend.specialise import ArgSpec, translate
 from .ir import Function, format_function, verify, walk
 from .passes.barriers import lift as lift_barriers
 from .passes.barriers import strip_exits
+from .passes.bounds import prove_bounds
 from .passes.optimize import optimize
 from .passes.uniformity import check_barriers
 from .passes.view_checks import strip_view_checks
@@ -51,8 +53,21 @@ def render(backend: str, fn: Function) -> str:
     if backend == "ir":
         return format_function(fn)
     rt = registry.runtime_class(backend)  # BackendUnavailable names the backends there are
-    if backend != "sim" and not fn.debug:
-        fn = strip_view_checks(fn)  # as a launch on that backend compiles it
+    fn = prepare(fn, backend)  # as a launch on that backend compiles it
     if not rt.lockstep:
         fn = lift_barriers(fn)
     return rt.source(fn)
+
+
+def prepare(fn: Function, backend: str) -> Function:
+    """The IR `backend` compiles of `fn` (changed in place, and returned): `sim` checks every
+    access and view itself and takes `fn` as it is; the others drop the views' checks (kept in
+    debug mode) and get their accesses proven in bounds (`passes.bounds`: marked unchecked, or
+    checked once per block), before any lowering of their own (the CPU's SPMD pass), so that
+    CUDA, WGSL and LLVM compile the same proofs."""
+    if backend == "sim" or fn.debug:
+        return fn
+    fn = strip_view_checks(fn)
+    if getattr(fn, "boundscheck", True):
+        prove_bounds(fn)
+    return fn

@@ -25,7 +25,11 @@ class EvalAssert(Exception):
 
 
 class EvalBounds(Exception):
-    """A load or store was out of bounds."""
+    """A load or store was out of bounds (`op` is the access)."""
+
+    def __init__(self, msg: str, op: Op | None = None) -> None:
+        super().__init__(msg)
+        self.op = op
 
 
 def evaluate(fn: Function, args: list[Any], special: dict[str, int] | None = None) -> list[str]:
@@ -121,7 +125,7 @@ def _op(op: Op, env: dict[int, Any], out: list[str], special: dict[str, int]) ->
         nd = arr.ndim
         idx = tuple(int(i) for i in a[1 : 1 + nd])
         if any(not 0 <= i < n for i, n in zip(idx, arr.shape)):
-            raise EvalBounds(f"{k} {idx} out of bounds {arr.shape}")
+            raise EvalBounds(f"{k} {idx} out of bounds {arr.shape}", op)
         old = arr[idx]
         if k == "store":
             arr[idx] = a[-1]

@@ -1,0 +1,526 @@
+"""Bounds-check elimination (passes/bounds.py): each rule proves the accesses it should, and
+each near miss (an off-by-one `<=`, a guard on the wrong array, a negative offset, a wrapping
+index) stays checked.
+
+Soundness is checked by running the pass's output in the IR interpreter thread by thread
+(`_audit`): an access marked `inbounds` must never be out of bounds there, and the
+out-of-bounds kernels must reach an access that is still checked."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+
+import simt
+from simt import block_dim, block_idx, thread_idx
+from simt.ir import Function, verify, walk
+from simt.ir.ops import MEMORY
+from simt.passes.bounds import MAX_COPY_OPS, Report, prove_bounds
+from simt.pipeline import build, prepare
+from simt.runtime import registry
+
+from .ir_eval import EvalBounds, evaluate
+
+
+def _fn(kernel: Any, *args: Any) -> Function:
+    specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
+    return build(kernel.pyfunc, specs, False, False)  # type: ignore[no-any-return]
+
+
+def _proved(kernel: Any, *args: Any) -> tuple[Function, Report]:
+    fn = prepare(_fn(kernel, *args), "cpu")
+    verify(fn)
+    rep = fn.attrs["bounds"]
+    assert isinstance(rep, Report)
+    return fn, rep
+
+
+def _audit(fn: Function, grid: tuple[int, ...], block: tuple[int, ...], *args: Any) -> int:
+    """Run every thread of the launch in the IR interpreter; fail on an out-of-bounds access
+    the pass marked in bounds. Returns how many threads a checked access stopped."""
+    grid3 = (*grid, 1, 1)[:3]
+    block3 = (*block, 1, 1)[:3]
+    caught = 0
+    arrays = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    for b in itertools.product(*(range(n) for n in grid3)):
+        for t in itertools.product(*(range(n) for n in block3)):
+            special = {}
+            for ax, name in enumerate("xyz"):
+                special[f"thread_idx.{name}"] = t[ax]
+                special[f"block_idx.{name}"] = b[ax]
+                special[f"block_dim.{name}"] = block3[ax]
+                special[f"grid_dim.{name}"] = grid3[ax]
+            try:
+                evaluate(fn, arrays, special)
+            except EvalBounds as e:
+                assert e.op is not None
+                assert not e.op.attrs.get("inbounds"), f"unsound: {e} marked in bounds"
+                caught += 1
+    return caught
+
+
+def _marks(fn: Function) -> list[bool]:
+    return [bool(op.attrs.get("inbounds")) for op in walk(fn.body) if op.opcode in MEMORY]
+
+
+def _f32(n: int) -> np.ndarray:
+    return np.arange(n, dtype=np.float32)
+
+
+# --------------------------------------------------------------------------- proven rules
+@simt.kernel
+def guarded(a, out):
+    i = simt.grid(1)
+    if i < len(a) and i < len(out):
+        out[i] = a[i] * 2.0
+
+
+@simt.kernel
+def early_return(a, out):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    if i >= len(out):
+        return
+    if i >= len(a):
+        return
+    out[i] = a[i]
+
+
+@simt.kernel
+def clamped(a, out):
+    i = simt.grid(1)
+    n = len(a)
+    if i < n and i < len(out):
+        out[i] = a[max(i - 1, 0)] + a[i] + a[min(i + 1, n - 1)]
+
+
+@simt.kernel
+def modulo(a, out):
+    i = simt.grid(1)
+    if i < len(out) and i < len(a):
+        out[i] = a[(i + 3) % len(a)]
+
+
+@simt.kernel
+def ranges(a, out):
+    i = simt.grid(1)
+    if i < len(out):
+        s = 0.0
+        for k in range(len(a)):
+            s += a[k]
+        for k in range(1, len(a) - 1):
+            s += a[k - 1] - a[k + 1]
+        out[i] = s
+
+
+@simt.kernel
+def rows(a, out):
+    row = simt.grid(1)
+    if row < a.shape[0] and row < len(out):
+        s = 0.0
+        for k in range(a.shape[1]):
+            s += a[row, k]
+        out[row] = s
+
+
+@simt.kernel
+def while_guard(a, out):
+    i = simt.grid(1)
+    if i < len(out):
+        k = 0
+        while k < len(a):
+            out[i] += a[k]
+            k += 1
+
+
+def test_each_rule_proves_its_accesses() -> None:
+    n = 100
+    cases = [
+        (guarded, (_f32(n), _f32(n)), 2),
+        (early_return, (_f32(n), _f32(n)), 2),
+        (clamped, (_f32(n), _f32(n)), 4),
+        (modulo, (_f32(n), _f32(n)), 2),
+        (ranges, (_f32(n), _f32(n)), 4),
+        (rows, (np.ones((n, 7), np.float32), _f32(n)), 2),
+    ]
+    for kernel, args, count in cases:
+        fn, rep = _proved(kernel, *args)
+        assert (rep.proven, rep.hoisted, rep.checked) == (count, 0, 0), (kernel, rep)
+        assert not rep.versioned and all(_marks(fn)), kernel
+        assert _audit(fn, (2,), (64,), *args) == 0
+
+
+def test_while_condition_bounds_its_body_from_above_only() -> None:
+    # `k < len(a)` bounds k from above; k's lower bound is a loop-carried value the pass does
+    # not follow, so a[k] stays checked (the test is sound, not complete)
+    fn, rep = _proved(while_guard, _f32(10), _f32(10))
+    assert rep.checked >= 1
+    assert _audit(fn, (1,), (16,), _f32(10), _f32(10)) == 0
+
+
+# ------------------------------------------------------------------------- hoisted checks
+@simt.kernel
+def other_guard(a, b, c):
+    i = simt.grid(1)
+    if i < len(c):
+        c[i] = a[i] + b[i]
+
+
+@simt.kernel
+def tile(a, out):
+    sh = simt.shared.array(64, np.float32)
+    i = simt.grid(1)
+    if i < len(a):
+        sh[thread_idx.x] = a[i]
+    simt.syncthreads()
+    if i < len(out):
+        out[i] = sh[block_dim.x - 1 - thread_idx.x]
+
+
+@simt.kernel
+def matmul(a, b, c):
+    row = block_idx.y * block_dim.y + thread_idx.y
+    col = block_idx.x * block_dim.x + thread_idx.x
+    if row < c.shape[0] and col < c.shape[1]:
+        acc = 0.0
+        for k in range(a.shape[1]):
+            acc += a[row, k] * b[k, col]
+        c[row, col] = acc
+
+
+def test_guard_on_another_array_is_one_test_per_block() -> None:
+    n = 50
+    fn, rep = _proved(other_guard, _f32(n), _f32(n), _f32(n))
+    assert (rep.proven, rep.hoisted, rep.checked) == (1, 2, 0)
+    assert rep.versioned and rep.tests == ["-len(a) + len(c) <= 0", "-len(b) + len(c) <= 0"]
+    top = fn.body.ops[-1]
+    assert top.opcode == "if"
+    fast, slow = (_marks_block(r) for r in top.regions)
+    assert all(fast) and slow == [False, False, True]
+    # equal lengths: the unchecked copy runs, in bounds
+    assert _audit(fn, (1,), (64,), _f32(n), _f32(n), _f32(n)) == 0
+    # a too short: the checked copy runs and stops the threads past its end
+    assert _audit(fn, (1,), (64,), _f32(n - 5), _f32(n), _f32(n)) == 5
+
+
+def _marks_block(block: Any) -> list[bool]:
+    return [bool(op.attrs.get("inbounds")) for op in walk(block) if op.opcode in MEMORY]
+
+
+def test_shared_tile_indexed_by_thread_is_checked_against_the_block_size() -> None:
+    fn, rep = _proved(tile, _f32(64), _f32(64))
+    assert rep.hoisted == 2 and rep.checked == 0
+    assert "block_dim.x - 64 <= 0" in rep.tests
+    assert _audit(fn, (2,), (64,), _f32(128), _f32(128)) == 0
+    # a block of 128 threads for a tile of 64: the checked copy catches threads 64 on at the
+    # store and threads 0-63 at the mirrored load (127 - thread_idx.x)
+    assert _audit(fn, (1,), (128,), _f32(128), _f32(128)) == 128
+
+
+def test_matmul_checks_the_shapes_once() -> None:
+    a, b, c = (np.ones((8, 8), np.float32) for _ in range(3))
+    fn, rep = _proved(matmul, a, b, c)
+    assert (rep.proven, rep.hoisted, rep.checked) == (1, 2, 0)
+    assert sorted(rep.tests) == sorted([
+        "-a.shape[0] + c.shape[0] <= 0",
+        "a.shape[1] - b.shape[0] <= 0",
+        "-b.shape[1] + c.shape[1] <= 0",
+    ])  # fmt: skip
+    assert _audit(fn, (2, 2), (4, 4), a, b, c) == 0
+    short = np.ones((6, 8), np.float32)  # a has fewer rows than c
+    assert _audit(fn, (2, 2), (4, 4), short, b, c) == 2 * 8
+
+
+# ----------------------------------------------------------------- must stay checked
+@simt.kernel
+def off_by_one(a, out):
+    i = simt.grid(1)
+    if i <= len(a) and i < len(out):
+        out[i] = a[i]
+
+
+@simt.kernel
+def negative_offset(a, out):
+    i = simt.grid(1)
+    if i < len(a) and i < len(out):
+        out[i] = a[i - 1]
+
+
+@simt.kernel
+def loop_too_far(a, out):
+    i = simt.grid(1)
+    if i < len(out):
+        s = 0.0
+        for k in range(len(a) + 1):
+            s += a[k]
+        out[i] = s
+
+
+@simt.kernel
+def wrong_dim(a, out):
+    row = simt.grid(1)
+    if row < a.shape[0] and row < len(out):
+        s = 0.0
+        for k in range(a.shape[0]):
+            s += a[row, k]
+        out[row] = s
+
+
+@simt.kernel
+def wrapping(a, out):
+    i = simt.grid(1) * 3  # wraps around int32 for a large enough grid
+    if i < len(a) and i < len(out):
+        out[i] = a[i]
+
+
+@simt.kernel
+def no_guard(a, out):
+    i = simt.grid(1)
+    out[i] = a[i]
+
+
+def test_near_misses_stay_checked_and_are_caught() -> None:
+    n = 40
+    cases = [
+        (off_by_one, (_f32(n), _f32(n + 10)), (64,), 1),  # i == len(a)
+        (negative_offset, (_f32(n), _f32(n)), (64,), 1),  # i == 0
+        (loop_too_far, (_f32(n), _f32(n)), (64,), n),  # every thread's last k
+        (wrong_dim, (np.ones((4, 6), np.float32), _f32(4)), (8,), 0),  # wide: in bounds
+        (wrong_dim, (np.ones((6, 4), np.float32), _f32(6)), (8,), 6),  # tall: k past the row
+        (no_guard, (_f32(n), _f32(n)), (64,), 64 - n),
+    ]
+    for kernel, args, block, expect in cases:
+        fn, rep = _proved(kernel, *args)
+        assert rep.proven + rep.hoisted + rep.checked == len(_marks(fn)) - (
+            len(_marks(fn)) // 2 if rep.versioned else 0
+        )
+        assert _audit(fn, (1,), block, *args) == expect, kernel
+
+
+def test_off_by_one_guard_is_not_a_proof() -> None:
+    fn, rep = _proved(off_by_one, _f32(10), _f32(20))
+    # out[i] is proven by `i < len(out)`; a[i] under `i <= len(a)` is at best a block test
+    # that fails wherever the block reaches len(a)
+    assert rep.proven == 1
+    load = next(op for op in walk(fn.body) if op.opcode == "load" and
+                not op.attrs.get("inbounds"))  # fmt: skip
+    assert load.operands[0].hint == "a"
+
+
+def test_negative_offset_is_not_proven() -> None:
+    fn, rep = _proved(negative_offset, _f32(10), _f32(10))
+    # a[i - 1] is in bounds from the second block on: a block-level test, never a proof
+    assert rep.proven == 1 and rep.hoisted == 1
+    assert "-(block_idx.x * block_dim.x) + 1 <= 0" in rep.tests
+    assert _audit(fn, (3,), (4,), _f32(10), _f32(10)) == 1
+
+
+def test_a_wrapping_index_is_not_proven_by_its_guard() -> None:
+    # `i < len(a)` holds of the wrapped value; i >= 0 would be wrong: for a grid of 2**30
+    # threads simt.grid(1) * 3 wraps to negative values. The index's exact integer must fit.
+    fn, rep = _proved(wrapping, _f32(10), _f32(10))
+    # its block-level test (3 * (block_idx.x * block_dim.x + block_dim.x - 1) within int32
+    # and below the lengths) does not fit 32-bit arithmetic either: both stay checked
+    assert (rep.proven, rep.hoisted, rep.checked) == (0, 0, 2)
+    assert _audit(fn, (2,), (8,), _f32(10), _f32(10)) == 0  # the guard keeps them in
+
+
+def test_pass_is_skipped_on_sim_in_debug_mode_and_without_checks() -> None:
+    fn = _fn(guarded, _f32(4), _f32(4))
+    assert "bounds" not in prepare(fn, "sim").attrs
+    dbg = simt.kernel(debug=True)(guarded.pyfunc)
+    specs, _ = dbg._specs(dbg._bind((_f32(4), _f32(4)), {}), "cpu")
+    fd = build(dbg.pyfunc, specs, False, True)
+    assert "bounds" not in prepare(fd, "cpu").attrs
+    fn = _fn(guarded, _f32(4), _f32(4))
+    fn.boundscheck = False  # type: ignore[attr-defined]
+    assert "bounds" not in prepare(fn, "cpu").attrs
+
+
+def test_large_bodies_are_not_copied() -> None:
+    fn = _fn(other_guard, _f32(4), _f32(4), _f32(4))
+    import simt.passes.bounds as B
+
+    old = B.MAX_COPY_OPS
+    try:
+        B.MAX_COPY_OPS = 3
+        rep = prove_bounds(fn)
+    finally:
+        B.MAX_COPY_OPS = old
+    assert not rep.versioned and rep.checked == 2 and rep.proven == 1
+    assert "not copied" in rep.kept[0][2]
+    assert MAX_COPY_OPS == old
+
+
+# ------------------------------------------------------------- the backends still agree
+@simt.kernel
+def flagged(a, flags, out, n):
+    # `i < n` bounds a[i] only when n <= len(a): a block-level test; when it fails the
+    # checked copy runs, and the flags keep it in bounds
+    i = simt.grid(1)
+    if i < n and i < len(out) and i < len(flags):
+        if flags[i] != 0:
+            out[i] = a[i] * 3.0
+
+
+@pytest.mark.parametrize("backend", ["cpu", "webgpu"])
+def test_both_copies_agree_with_sim(backend: str) -> None:
+    ok, why = registry.probe(backend)
+    if not ok:
+        pytest.skip(why)
+    n = 300
+    a = _f32(n)
+    for length, flags in ((n, np.ones(n, np.int32)),
+                          (n + 50, (np.arange(n + 50) < n).astype(np.int32))):  # fmt: skip
+        outs = []
+        for be in ("sim", backend):
+            out = np.zeros(length, np.float32)
+            with simt.using(be):
+                flagged[(length + 127) // 128, 128](a, flags, out, length)
+            outs.append(out)
+        np.testing.assert_array_equal(outs[1], outs[0])
+        np.testing.assert_array_equal(outs[0][:n], a * 3.0)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "webgpu"])
+def test_workload_kernels_agree_after_versioning(backend: str) -> None:
+    ok, why = registry.probe(backend)
+    if not ok:
+        pytest.skip(why)
+    a = np.random.default_rng(1).random((37, 45), dtype=np.float32)
+    b = np.random.default_rng(2).random((45, 29), dtype=np.float32)
+    want = a.astype(np.float64) @ b
+    with simt.using(backend):
+        c = np.zeros((37, 29), np.float32)
+        matmul[(2, 3), (16, 16)](a, b, c)
+    np.testing.assert_allclose(c, want, rtol=1e-5)
+    x = _f32(1000)
+    with simt.using(backend):
+        out = np.zeros(1000, np.float32)
+        tile[(1000 + 63) // 64, 64](x, out)
+    want_t = x.reshape(-1, 64)[:, ::-1].ravel() if 1000 % 64 == 0 else None
+    got = out[: 1000 // 64 * 64].reshape(-1, 64)
+    np.testing.assert_array_equal(got, x[: 1000 // 64 * 64].reshape(-1, 64)[:, ::-1])
+    del want_t
+
+
+# ------------------------------------------------------------------ random soundness
+def _random_kernel(seed: int) -> Function:
+    """A kernel `k(a, out, n)` that loads `a[e]` under random guards, `e` a random index
+    expression of the thread's global index, a loop variable, `len(a)`, `n` and constants
+    (sums, differences, multiples, min, max, %), the guards random comparisons of such
+    expressions with lengths and `n` (off by one or on the wrong value as often as not)."""
+    import random
+
+    from simt.types import FLOAT32, INT32, ArrayType
+
+    from .ir_eval import for_, function, if_
+
+    r = random.Random(seed)
+    fn, b, (a, out, n) = function(ArrayType(FLOAT32, 1), ArrayType(FLOAT32, 1), INT32)
+    tx = b.special("thread_idx", 0)
+    gi = b.bin("add", b.bin("mul", b.special("block_idx", 0), b.special("block_dim", 0)), tx)
+    la = b.op("shape", [a], [INT32], dim=0).result
+    lo = b.op("shape", [out], [INT32], dim=0).result
+    pool = [gi, tx, la, n, lo]
+
+    def expr(depth: int) -> Any:
+        if depth == 0 or r.random() < 0.3:
+            return r.choice(pool) if r.random() < 0.8 else b.const(r.randint(-2, 12), INT32)
+        o = r.choice(["add", "sub", "mul", "min", "max", "mod"])
+        x = expr(depth - 1)
+        if o == "mul":
+            return b.bin(o, x, b.const(r.choice([-2, -1, 0, 2, 3, 16, 1 << 20]), INT32))
+        if o == "mod":
+            return b.bin(o, x, r.choice([la, lo, b.const(r.randint(1, 5), INT32)]))
+        y = expr(depth - 1) if r.random() < 0.6 else b.const(r.randint(-2, 2), INT32)
+        return b.bin(o, x, y)
+
+    def guard() -> Any:
+        c = b.cmp(r.choice(["lt", "le", "gt", "ge", "eq", "ne"]), expr(2), expr(1))
+        if r.random() < 0.4:
+            c = b.bin("and", c, b.cmp(r.choice(["lt", "le", "ge"]), expr(2), expr(1)))
+        return b.un("not", c) if r.random() < 0.2 else c
+
+    def access() -> list[Any]:
+        b.op("load", [a, expr(3)], [FLOAT32])
+        return []
+
+    def nest(depth: int) -> list[Any]:
+        k = r.random()
+        if depth == 0 or k < 0.3:
+            return access()
+        if k < 0.7:
+            if_(b, guard(), lambda: nest(depth - 1), lambda: access() if r.random() < .3 else [],
+                [])  # fmt: skip
+            return []
+        stop = r.choice([la, n, lo, b.bin("sub", la, b.const(1, INT32))])
+        start = b.const(r.randint(-1, 2), INT32)
+
+        def body(iv: Any) -> list[Any]:
+            pool.append(iv)
+            nest(depth - 1)
+            pool.pop()
+            return []
+
+        loop = for_(b, start, stop, b.const(1, INT32), [], body)
+        del loop
+        b.block.ops[-1].attrs["sign"] = 1
+        return []
+
+    nest(3)
+    nest(2)
+    verify(fn)
+    return fn
+
+
+def test_random_guarded_accesses_are_never_wrongly_proven() -> None:
+    import random
+
+    proven = caught = 0
+    for seed in range(150):
+        fn = _random_kernel(seed)
+        rep = prove_bounds(fn)
+        verify(fn)
+        proven += rep.proven + rep.hoisted
+        for la, nn, lo in ((5, 7, 3), (9, 9, 9), (0, 3, 1), (12, -1, 2)):
+            caught += _audit(fn, (2,), (6,), _f32(la), _f32(lo), nn)
+        # single threads of huge launches (grid_dim.x * block_dim.x < 2**31, as launches
+        # are), where products of the global index wrap
+        g = random.Random(seed)
+        for _ in range(6):
+            bd = g.choice([1, 32, 256, 1024])
+            gd = g.randint(1, (2**31 - 1) // bd)
+            special = {"thread_idx.x": g.randrange(bd), "block_idx.x": g.randrange(gd),
+                       "block_dim.x": bd, "grid_dim.x": gd}  # fmt: skip
+            try:
+                evaluate(fn, [_f32(9), _f32(9), g.choice([5, 40])], special)
+            except EvalBounds as e:
+                assert e.op is not None and not e.op.attrs.get("inbounds"), seed
+    # the generator makes both kinds: accesses the pass proves and accesses it must check
+    assert proven > 50 and caught > 50
+
+
+@simt.kernel
+def tiled_index(a, out):
+    x = block_idx.x * 16 + thread_idx.x  # a constant block size: may wrap for huge grids
+    if x < len(a) and x < len(out):
+        out[x] = a[x]
+
+
+def test_constant_block_multiple_is_tested_by_division() -> None:
+    fn, rep = _proved(tiled_index, _f32(40), _f32(40))
+    # `16 * block_idx.x + block_dim.x - 1` must not wrap: tested as
+    # block_idx.x <= (2**31 - block_dim.x) // 16, without computing the product
+    assert rep.hoisted == 2 and rep.checked == 0
+    assert "block_dim.x + 16*block_idx.x - 2147483648 <= 0" in rep.tests
+    assert _audit(fn, (3,), (16,), _f32(40), _f32(40)) == 0
+    # block 2**27 + 1 of 16 threads: x wraps to -2**31 + 16 + t, which passes `x < len(a)`;
+    # the test fails there, so the checked copy runs and stops the access
+    special = {"thread_idx.x": 0, "block_idx.x": 2**27 + 1, "block_dim.x": 16,
+               "grid_dim.x": 2**27 + 2}  # fmt: skip
+    with pytest.raises(EvalBounds) as e:
+        evaluate(fn, [_f32(40), _f32(40)], special)
+    assert e.value.op is not None and not e.value.op.attrs.get("inbounds")
