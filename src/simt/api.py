@@ -9,10 +9,11 @@ from typing import Any
 import numpy as np
 
 from .array import DeviceArray
-from .errors import BackendUnavailable
+from .errors import BackendUnavailable, user_facing
 from .runtime import registry
 
 
+@user_facing
 def use(name: str) -> None:
     """Run later launches on backend `name`: "cuda", "webgpu", "cpu" or "sim"."""
     try:
@@ -38,6 +39,7 @@ def backend() -> str:
     return registry.current().name
 
 
+@user_facing
 def to_device(a: Any) -> DeviceArray:
     """A copy of the array `a` on the current backend's device."""
     host = np.asarray(a)
@@ -48,6 +50,7 @@ def to_device(a: Any) -> DeviceArray:
     return DeviceArray(rt, rt.upload(np.ascontiguousarray(host)), host.shape, host.dtype)
 
 
+@user_facing
 def empty(shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
     """An uninitialised device array."""
     shp = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -56,17 +59,20 @@ def empty(shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
     return DeviceArray(rt, rt.empty(shp, dt), shp, dt)
 
 
+@user_facing
 def zeros(shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
     """A device array of zeros."""
     shp = (shape,) if isinstance(shape, int) else tuple(shape)
     return to_device(np.zeros(shp, dtype))
 
 
+@user_facing
 def synchronize() -> None:
     """Wait until every launch so far has finished on the current backend."""
     registry.current().synchronize()
 
 
+@user_facing
 def map_blocks(kernel: Any, *args: Any, block: Any, halo: Any = 0, boundary: Any = "none",
                out: Any = None) -> Any:  # fmt: skip
     """Launch `kernel` once per chunk of the dask arrays in `args` (needs `simt[dask]`):

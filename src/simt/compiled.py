@@ -19,10 +19,11 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .errors import CompileError, SimtError
+from .errors import CompileError, SimtError, user_facing
 from .kernel import Kernel
 
 
+@user_facing
 def compile(f: Callable[..., Any], **known: Any) -> Any:  # noqa: A001 - the contract's name
     """Specialise `f` (a plain function or a `@simt.kernel`) on the `known` parameter values.
 

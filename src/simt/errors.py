@@ -2,15 +2,26 @@
 
 Every message names the user's own file and line where there is one, shows the source line
 with a caret under the construct, and says what to write instead. Nothing from inside simt's
-own code is shown: `__suppress_context__` hides the chain and the traceback is cut to the
-user's frame by `simt.kernel` before it is raised.
+own code is shown: every public entry point is wrapped by `user_facing` (below),
+which cuts simt's frames out of the traceback (docs/language.md, "Which error for what").
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import sys
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, TypeVar
+
 
 class SimtError(Exception):
     """Base class of simt's errors."""
+
+    #: a bug in simt rather than a problem in the user's code (`mark_internal`): its
+    #: traceback keeps simt's frames
+    internal: bool = False
 
 
 class CompileError(SimtError):
@@ -91,3 +102,79 @@ class KernelError(SimtError):
 
 class BackendUnavailable(SimtError):
     """The backend asked for is not installed or has no device here; the message says why."""
+
+
+# Tracebacks that end at the user's line ----------------------------------------------------
+#
+# An error simt raises about the user's code (`CompileError`, `LaunchError`, `KernelError`,
+# `BackendUnavailable`) says in its message where the problem is; the frames of simt's own code
+# that it passed through on the way out say nothing to the user. `user_facing` wraps each
+# public entry point (a launch, `simt.compile`, `simt.zeros`, an image function's call, ...):
+# when such an error leaves it, the frames from simt's files are cut out of its traceback and
+# it is re-raised with a bare `raise`, which adds no frame, so the traceback the user sees ends
+# at the user's own line — the line that launched, compiled or called.
+#
+# Internal errors (a bug in simt, marked with `mark_internal`) keep every frame, and
+# `SIMT_INTERNAL_ERRORS=1` keeps them for every error (for debugging simt itself).
+# This follows JAX's "traceback filtering" of its internal frames, written for simt.
+
+#: the folder of simt's own source files: frames from files under it are simt's
+SIMT_ROOT = os.path.normcase(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def simt_frames_shown() -> bool:
+    """Whether the user asked to see simt's own frames (`SIMT_INTERNAL_ERRORS=1`)."""
+    return os.environ.get("SIMT_INTERNAL_ERRORS") == "1"
+
+
+def mark_internal(e: SimtError) -> SimtError:
+    """Mark `e` as a bug in simt: its traceback keeps simt's frames."""
+    e.internal = True
+    return e
+
+
+def is_internal(e: BaseException) -> bool:
+    """Whether `e` reports a bug in simt rather than a problem in the user's code."""
+    return bool(getattr(e, "internal", False))
+
+
+def is_simt_frame(filename: str) -> bool:
+    """Whether a frame of `filename` is simt's own code (a source file or generated code)."""
+    if filename.startswith("<simt"):
+        return True
+    return os.path.normcase(os.path.abspath(filename)).startswith(SIMT_ROOT)
+
+
+def without_simt_frames(tb: TracebackType | None) -> TracebackType | None:
+    """The traceback `tb` with the entries of simt's frames left out (a new chain)."""
+    kept = []
+    while tb is not None:
+        if not is_simt_frame(tb.tb_frame.f_code.co_filename):
+            kept.append(tb)
+        tb = tb.tb_next
+    out: TracebackType | None = None
+    for t in reversed(kept):
+        out = TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out
+
+
+def user_facing(fn: F) -> F:
+    """Decorate a public entry point: user errors leaving it carry only the user's frames."""
+
+    @functools.wraps(fn)
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except SimtError as e:
+            if is_internal(e) or simt_frames_shown():
+                raise
+            e.__suppress_context__ = True  # simt's own exceptions that led to it
+            tb = without_simt_frames(e.__traceback__)
+            if sys.version_info < (3, 11):  # a bare raise reuses the caught traceback there
+                raise e.with_traceback(tb) from None
+            e.__traceback__ = tb
+            raise  # a bare raise adds no frame of its own
+
+    return entry  # type: ignore[return-value]

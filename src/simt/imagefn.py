@@ -28,7 +28,7 @@ import numpy as np
 
 from . import lang
 from .array import DeviceArray
-from .errors import CompileError, LaunchError, SimtError
+from .errors import CompileError, LaunchError, SimtError, user_facing
 from .image import EDGES, Color, Image, Position, channels
 from .kernel import Kernel, bind_arguments
 from .runtime import registry
@@ -125,6 +125,7 @@ class ImageFunction:
     array (H x W, or H x W x C for colour results) of the same kind as the first image.
     """
 
+    @user_facing
     def __init__(
         self, fn: Callable[..., Any], known: dict[str, Any], fp64: bool = False,
         debug: bool | None = None, normalize: bool = False,
@@ -206,6 +207,7 @@ class ImageFunction:
         self._noted = channels
 
     # calls ---------------------------------------------------------------------------------
+    @user_facing
     def __call__(self, *args: Any, out: Any = None, **kwargs: Any) -> Any:
         """The result image; `out=` writes it into an existing float32 array instead (of
         the result's shape, and of the same kind as the first image), as NumPy ufuncs do."""
@@ -328,6 +330,7 @@ class ImageFunction:
             bound, _probe(n, self._out_dtype(bound))
         )  # known parameters are not passed
 
+    @user_facing
     def ir(self, *args: Any, **kwargs: Any) -> str:
         """The optimised IR of the per-pixel kernel (for a grey image unless images are
         given): the known values folded in, loops over known lists unrolled."""
@@ -336,6 +339,7 @@ class ImageFunction:
         except SimtError as e:
             raise e.with_traceback(None) from None
 
+    @user_facing
     def resources(self, *args: Any, arch: str = "sm_90", **kwargs: Any) -> dict[str, int]:
         """What the CUDA build of the per-pixel kernel uses (see `Kernel.resources`); needs
         NVRTC, not a GPU."""
@@ -344,6 +348,7 @@ class ImageFunction:
         except SimtError as e:
             raise e.with_traceback(None) from None
 
+    @user_facing
     def source(self, backend: str, *args: Any, **kwargs: Any) -> str:
         """The per-pixel kernel's source text for `backend` (see `Kernel.source`)."""
         try:

@@ -21,7 +21,15 @@ import numpy as np
 from . import lang
 from . import types as T
 from .array import DeviceArray, complex_parts, host_view
-from .errors import BackendUnavailable, CompileError, KernelError, LaunchError, SimtError
+from .errors import (
+    BackendUnavailable,
+    CompileError,
+    KernelError,
+    LaunchError,
+    SimtError,
+    mark_internal,
+    user_facing,
+)
 from .frontend.specialise import ArgSpec, ComplexArray, ComplexScalar
 from .frontend.values import Known
 from .ir import Function, Loc, Param, format_function
@@ -136,15 +144,16 @@ def bind_arguments(
 
 def _wrap_internal(e: Exception, name: str) -> SimtError:
     """An unexpected exception inside simt, as a CompileError that says it is simt's fault."""
-    return CompileError(
+    return mark_internal(CompileError(
         f"internal error in simt while compiling {name}(): {type(e).__name__}: {e} "
         "(this is a bug in simt; set SIMT_INTERNAL_ERRORS=1 to see the full traceback)"
-    )
+    ))
 
 
 class Kernel:
     """A Python function compiled for GPU threads; launch it as `kernel[grid, block](args)`."""
 
+    @user_facing
     def __init__(
         self,
         pyfunc: Callable[..., Any],
@@ -187,6 +196,7 @@ class Kernel:
         return f"<simt.kernel {self.__name__}>"
 
     # launch forms ---------------------------------------------------------------------------
+    @user_facing
     def __getitem__(self, config: Any) -> Launcher:
         if not isinstance(config, tuple) or len(config) != 2:
             raise LaunchError(
@@ -194,6 +204,7 @@ class Kernel:
             )
         return self.config(*config)
 
+    @user_facing
     def config(self, grid: Any, block: Any) -> Launcher:
         """A launcher for `grid` blocks of `block` threads: `k.config(4096, 256)(a, b, c)`."""
         try:
@@ -208,6 +219,7 @@ class Kernel:
             pass
         return launcher
 
+    @user_facing
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise LaunchError(
             f"{self.__name__} is a kernel: launch it with {self.__name__}[blocks, threads]"
@@ -416,6 +428,7 @@ class Kernel:
             raise _wrap_internal(e, self.__name__) from None
 
     # inspection ----------------------------------------------------------------------------
+    @user_facing
     def ir(self, *args: Any, **kwargs: Any) -> str:
         """The optimised IR of the specialisation for these arguments, as text."""
         try:
@@ -424,6 +437,7 @@ class Kernel:
         except SimtError as e:
             raise e.with_traceback(None) from None
 
+    @user_facing
     def source(self, backend: str, *args: Any, **kwargs: Any) -> str:
         """The source text `backend` compiles for these arguments (CUDA C++, WGSL, LLVM IR,
         or the sim backend's NumPy program). Needs no device."""
@@ -435,6 +449,7 @@ class Kernel:
         except SimtError as e:
             raise e.with_traceback(None) from None
 
+    @user_facing
     def resources(self, *args: Any, arch: str = "sm_90", **kwargs: Any) -> dict[str, int]:
         """What the CUDA build of this specialisation uses per thread and block on `arch`
         (registers, spill stores and loads, stack frame, shared memory bytes), from NVRTC's
@@ -449,6 +464,7 @@ class Kernel:
         except SimtError as e:
             raise e.with_traceback(None) from None
 
+    @user_facing
     def explain(
         self,
         grid: Any,
@@ -539,21 +555,25 @@ class Kernel:
         return text + stopped
 
     # measure, predict, advise (simt.benchtool, registered in `TOOLS`) -----------------------
+    @user_facing
     def cost(self, grid: Any, block: Any, *args: Any, **kwargs: Any) -> Any:
         """The cost model's prediction for this launch on the current backend (bytes, flops,
         time, bound): a `simt.benchtool.cost.Cost`. Runs nothing."""
         return TOOLS["cost"](self, grid, block, args, kwargs)
 
+    @user_facing
     def advise(self, grid: Any, block: Any, *args: Any, **kwargs: Any) -> Any:
         """The launch advisor's findings for this launch (a list of `Advice`); warns with
         `simt.SimtPerformanceWarning` once per launch shape."""
         return TOOLS["advise"](self, grid, block, args, kwargs)
 
+    @user_facing
     def autolaunch(self, n: Any) -> Any:
         """A launcher covering `n` threads (an int or a tuple) with the block shape
         `simt.autotune` chose for these arguments (tuning on first use)."""
         return TOOLS["autolaunch"](self, n)
 
+    @user_facing
     def launch(
         self, grid: Dim3, block: Dim3, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> None:
@@ -602,10 +622,11 @@ class Kernel:
         except Exception as e:  # noqa: BLE001 - a runtime bug must still not look like the user's
             if os.environ.get("SIMT_INTERNAL_ERRORS") == "1":
                 raise
-            raise KernelError(
+            raise mark_internal(KernelError(
                 f"internal error in simt while running {self.__name__}(): "
-                f"{type(e).__name__}: {e} (this is a bug in simt)"
-            ) from None
+                f"{type(e).__name__}: {e} (this is a bug in simt; set SIMT_INTERNAL_ERRORS=1 "
+                "to see the full traceback)"
+            )) from None
         for host_arr, dev in copy_back:
             if host_arr.flags.c_contiguous:
                 rt.download(dev.buf, host_arr)
@@ -707,6 +728,7 @@ class Launcher:
         self.grid = grid
         self.block = block
 
+    @user_facing
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         self.kernel.launch(self.grid, self.block, args, kwargs)
 
@@ -714,6 +736,7 @@ class Launcher:
         return f"<{self.kernel.__name__}[{tuple(self.grid)}, {tuple(self.block)}]>"
 
 
+@user_facing
 def kernel(
     fn: Callable[..., Any] | None = None,
     *,
@@ -752,6 +775,7 @@ def _as_host_array(v: Any, name: str, kernel: str) -> np.ndarray | None:
     return None
 
 
+@user_facing
 def launch(k: Kernel, grid: Any, block: Any, *args: Any, **kwargs: Any) -> None:
     """Function form of a launch: `simt.launch(kernel, blocks, threads, *args)`."""
     if not isinstance(k, Kernel):

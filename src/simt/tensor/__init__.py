@@ -11,6 +11,7 @@ simt's runtimes (`run`). See docs/tensor.md for the language.
 
 from __future__ import annotations
 
+from ..errors import user_facing
 from .component import Component, _caller
 from .graph import Graph
 from .ops import OPS
@@ -18,6 +19,7 @@ from .ops import OPS
 I = Component(Graph.identity())  # noqa: E741 - the language's name for the identity
 
 
+@user_facing
 def i(expr: str) -> Component:
     """The component of one index expression, e.g. `i("ik*kj~ijk | i:16,k:16 | ii'jkk'")`."""
     return Component.parse(expr, _caller())

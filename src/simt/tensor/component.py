@@ -6,15 +6,15 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..errors import CompileError, LaunchError, SimtError
+from ..errors import CompileError, LaunchError, SimtError, is_simt_frame, user_facing
 from . import graph as G
 from .parse import parse
 
 
 def _caller() -> tuple[str, int] | None:
-    """The user's file and line that made a component (frames inside simt.tensor skipped)."""
+    """The user's file and line that made a component (frames inside simt skipped)."""
     f = sys._getframe(1)
-    while f is not None and f.f_globals.get("__name__", "").startswith("simt.tensor"):
+    while f is not None and is_simt_frame(f.f_code.co_filename):
         f = f.f_back  # type: ignore[assignment]
     return (f.f_code.co_filename, f.f_lineno) if f is not None else None
 
@@ -38,6 +38,7 @@ class Component:
 
     # ------------------------------------------------------------------ construction
     @classmethod
+    @user_facing
     def parse(cls, expr: str, where: tuple[str, int] | None = None) -> Component:
         """The component of one index expression (with its schedule)."""
         try:
@@ -110,6 +111,7 @@ class Component:
         """Swap: the first two outputs exchanged."""
         return Component(G.swap(self.graph), self.bindings, self.where, f"~{self.code}")
 
+    @user_facing
     def bind(self, *values: Any) -> Component:
         """This component with its free inputs given, left to right (None skips one)."""
         free = self._free()
@@ -125,6 +127,7 @@ class Component:
         shown = ", ".join("None" if v is None else "..." for v in values)
         return Component(self.graph, tuple(bindings), self.where, f"{self.code}({shown})")
 
+    @user_facing
     def __call__(self, *args: Any, into: Any = None) -> Any:
         """`c()` runs; `c(x)` binds x to the first free input; `c(f)` composes with component
         f (f's outputs feed c's inputs); `None` leaves an input free."""
@@ -160,6 +163,7 @@ class Component:
             merged[k] = v
         return merged
 
+    @user_facing
     def exec(self, *inputs: Any, into: Any = None) -> Any:
         """Run on the current backend: NumPy in, NumPy out (device arrays stay on the
         device); several outputs come back as a tuple. `into=` writes the result(s) there."""
@@ -173,6 +177,7 @@ class Component:
         except SimtError as e:
             raise _located(e, self.where) from None
 
+    @user_facing
     def source(self, backend: str, *inputs: Any) -> str:
         """The source text of every kernel for `backend` ("cuda", "webgpu", "cpu", "sim" or
         "ir"), each headed by what it computes. Needs no device."""
@@ -183,10 +188,12 @@ class Component:
         except SimtError as e:
             raise _located(e, self.where) from None
 
+    @user_facing
     def ir(self, *inputs: Any) -> str:
         """The optimised simt IR of every kernel, as text."""
         return self.source("ir", *inputs)
 
+    @user_facing
     def bench(self, *inputs: Any, warmups: int = 10, runs: int = 100) -> Any:
         """Time `exec` on these inputs: a `BenchResult` that prints as "1.92±0.05 ms,
         warmups = 10, runs = 100"."""
@@ -197,6 +204,7 @@ class Component:
         except SimtError as e:
             raise _located(e, self.where) from None
 
+    @user_facing
     def tune(self, *inputs: Any, budget: float = 8.0, verbose: bool = False) -> Component:
         """Search schedules for these inputs (ranked by the cost model, the best few measured)
         and return the component with the winner; `.text()` shows it in expression syntax.
