@@ -1,5 +1,7 @@
 """The user API of the contract: launch forms, device arrays, backend choice."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -135,3 +137,43 @@ def test_using_chooses_a_backend_for_a_block_and_restores_the_one_before() -> No
     with pytest.raises(simt.BackendUnavailable, match="metal"), simt.using("metal"):
         pass
     assert simt.backend() == "sim"
+
+
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (lambda: simt.zeros(-1), r"simt.zeros: shape -1 has a negative size"),
+        (lambda: simt.empty((2, -3)), r"simt.empty: shape \(2, -3\) has a negative size"),
+        (lambda: simt.zeros("a"), r"shape 'a' is not an int or a tuple of ints"),
+        (lambda: simt.zeros(4, object), r"simt.zeros: dtype object is not one kernels take"),
+        (lambda: simt.empty(4, str), r"simt.empty: dtype str is not one kernels take"),
+        (lambda: simt.to_device(np.array([object()])), r"simt.to_device: dtype object"),
+    ],
+)
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_device_array_makers_refuse_bad_shapes_and_dtypes(make: Any, message: str,
+                                                          backend: str) -> None:
+    """Issue 26: `simt.zeros(-1)` was NumPy's ValueError, `simt.zeros(4, object)` accepted."""
+    simt.use(backend)
+    with pytest.raises(simt.LaunchError, match=message):
+        make()
+
+
+def test_device_arrays_of_every_kernel_dtype_and_big_endian_data() -> None:
+    simt.use("sim")
+    for dt in ("bool", "int8", "uint16", "float16", "float64", "complex64"):
+        assert simt.zeros((2, 3), dt).numpy().dtype == np.dtype(dt)
+    a = simt.to_device(np.arange(3, dtype=">f4"))
+    assert a.numpy().tolist() == [0.0, 1.0, 2.0] and a.dtype.isnative
+
+
+def test_a_bad_backend_name_is_said_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 26: `SIMT_BACKEND=nosuch` nested its message inside itself."""
+    with pytest.raises(simt.BackendUnavailable) as e:
+        simt.use("nosuch")
+    assert str(e.value) == "unknown backend 'nosuch': choose one of cuda, webgpu, cpu, sim"
+    monkeypatch.setenv("SIMT_BACKEND", "nosuch")
+    with pytest.raises(simt.BackendUnavailable) as e:
+        registry.default_name()
+    assert str(e.value).startswith("SIMT_BACKEND='nosuch' names no backend: set it to one of")
+    assert str(e.value).count("nosuch") == 1

@@ -7,6 +7,7 @@ import pytest
 
 import simt
 from simt import thread_idx
+from simt.image import Image, Position
 
 
 @pytest.fixture(autouse=True)
@@ -64,3 +65,38 @@ def test_bad_compile_calls() -> None:
         simt.compile(weighted, wieghts=[1])
     with pytest.raises(simt.CompileError, match="needs a Python function"):
         simt.compile(np.sum)
+
+
+def test_lambdas_are_refused_at_their_own_line() -> None:
+    """Issue 26: a lambda given to simt.compile was a SyntaxError out of generated code, and
+    a module-level lambda called in a kernel an error without file or line."""
+    with pytest.raises(simt.CompileError) as e:
+        simt.compile(lambda im=Image, p=Position: im(p) * 2)
+    assert e.value.filename == __file__ and "is a lambda" in e.value.message
+    assert e.value.line is not None and "lambda im=Image" in (e.value.source_line or "")
+    with pytest.raises(simt.CompileError, match="the kernel is a lambda"):
+        simt.kernel(lambda a: None)
+    a = np.zeros(4, np.float32)
+    with pytest.raises(simt.CompileError) as e:
+        calls_a_lambda[1, 4](a)
+    assert e.value.filename == __file__ and e.value.source_line is not None
+    assert "square(a[i])" in e.value.source_line
+    assert "square() (defined at" in e.value.message and "it is a lambda" in e.value.message
+
+
+square = lambda x: x * x  # noqa: E731 - the user's mistake under test
+
+
+@simt.kernel
+def calls_a_lambda(a):
+    i = simt.grid(1)
+    a[i] = square(a[i])
+
+
+def test_an_image_without_a_position_is_refused_when_compiling() -> None:
+    """Issue 26: it silently became a plain kernel and failed later with another message."""
+    def no_position(im: Image):
+        return 1.0
+
+    with pytest.raises(simt.CompileError, match="has an Image parameter but no Position"):
+        simt.compile(no_position)

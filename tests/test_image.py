@@ -450,3 +450,22 @@ def test_first_calls_on_threads_learn_the_result_once() -> None:
     for g in got:
         assert not isinstance(g, Exception), g
         np.testing.assert_array_equal(g, a * 2.0 + 1.0)
+
+
+def test_bad_images_and_outputs_say_what_is_wrong() -> None:
+    """Issue 26: out= of the wrong dtype did not say the dtype was wrong; a complex image was
+    made real with a ComplexWarning."""
+    simt.use("sim")
+
+    def twice(im: Image, p: Position):
+        return im(p) * 2
+
+    f = simt.compile(twice)
+    with pytest.raises(simt.LaunchError, match=r"it has dtype float64, not float32$"):
+        f(np.ones((4, 4)), out=np.zeros((4, 4)))
+    with pytest.raises(simt.LaunchError, match=r"it has shape \(3, 4\), not \(4, 4\)$"):
+        f(np.ones((4, 4)), out=np.zeros((3, 4), np.float32))
+    with pytest.raises(simt.LaunchError, match="is complex; images hold real numbers: pass"):
+        f(np.ones((4, 4), np.complex64))
+    with pytest.raises(simt.LaunchError, match="is of dtype <U1; images hold real numbers"):
+        f(np.full((4, 4), "a"))

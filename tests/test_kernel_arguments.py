@@ -78,3 +78,27 @@ def test_arrays_by_protocol_are_arrays_never_constants(backend: str, wrap: Any) 
         inc[1, 4](wrap(src), wrap(out))
         simt.synchronize()
         assert out.tolist() == (src + 1).tolist()
+
+
+@simt.kernel
+def _fill_from(a, s):
+    a[simt.grid(1)] = s
+
+
+@simt.kernel
+def _fill_from_first(a, s):
+    a[simt.grid(1)] = s[0]
+
+
+def test_a_zero_d_array_gets_advice_that_works() -> None:
+    """Issue 26: "pass a scalar or a 1-element array", and the 1-element array was then
+    refused where the kernel uses the value as a number."""
+    simt.use("sim")
+    a, s = np.zeros(4, np.float32), np.array(2.5, np.float32)
+    for k, fix in ((_fill_from, s.item()), (_fill_from_first, s.reshape(1))):
+        with pytest.raises(simt.LaunchError, match=r"pass s.item\(\) if the kernel uses s as "
+                           r"a number, or s.reshape\(1\) if it reads s\[0\]"):
+            k[1, 4](a, s)
+        a[:] = 0
+        k[1, 4](a, fix)  # the advice, followed, works
+        assert a.tolist() == [2.5] * 4

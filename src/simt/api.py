@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
+from . import types as T
 from .array import DeviceArray
-from .errors import BackendUnavailable, user_facing
+from .errors import BackendUnavailable, LaunchError, user_facing
 from .runtime import registry
 
 
@@ -39,10 +41,41 @@ def backend() -> str:
     return registry.current().name
 
 
+def _array_dtype(dtype: Any, what: str) -> np.dtype[Any]:
+    """`dtype` as a NumPy dtype kernels take (numbers, bool, complex), or a LaunchError."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt is None or (T.scalar_of_dtype(dt) is None and dt.kind != "c"):
+        raise LaunchError(
+            f"{what}: dtype {getattr(dt, 'name', None) or repr(dtype)} is not one kernels take; "
+            "use bool, int8/16/32/64, uint8/16/32/64, float16/32/64 or complex64/128"
+        )
+    return dt
+
+
+def _array_shape(shape: Any, what: str) -> tuple[int, ...]:
+    """`shape` (an int or a tuple of ints, none negative) as a tuple, or a LaunchError."""
+    shp = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    try:
+        dims = tuple(operator.index(n) for n in shp)
+    except TypeError:
+        raise LaunchError(
+            f"{what}: shape {shape!r} is not an int or a tuple of ints"
+        ) from None
+    if any(n < 0 for n in dims):
+        raise LaunchError(f"{what}: shape {shape!r} has a negative size; sizes are 0 or more")
+    return dims
+
+
 @user_facing
 def to_device(a: Any) -> DeviceArray:
     """A copy of the array `a` on the current backend's device."""
     host = np.asarray(a)
+    _array_dtype(host.dtype, "simt.to_device")
+    if not host.dtype.isnative:  # big-endian data: the device holds native numbers
+        host = host.astype(host.dtype.newbyteorder("="))
     rt = registry.current()
     if rt.host_memory:
         host = np.array(host, copy=True, order="C")
@@ -53,8 +86,8 @@ def to_device(a: Any) -> DeviceArray:
 @user_facing
 def empty(shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
     """An uninitialised device array."""
-    shp = (shape,) if isinstance(shape, int) else tuple(shape)
-    dt = np.dtype(dtype)
+    shp = _array_shape(shape, "simt.empty")
+    dt = _array_dtype(dtype, "simt.empty")
     rt = registry.current()
     return DeviceArray(rt, rt.empty(shp, dt), shp, dt)
 
@@ -62,8 +95,8 @@ def empty(shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
 @user_facing
 def zeros(shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
     """A device array of zeros."""
-    shp = (shape,) if isinstance(shape, int) else tuple(shape)
-    return to_device(np.zeros(shp, dtype))
+    shp = _array_shape(shape, "simt.zeros")
+    return to_device(np.zeros(shp, _array_dtype(dtype, "simt.zeros")))
 
 
 @user_facing

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import CompileError, SimtError, user_facing
-from .kernel import Kernel
+from .kernel import Kernel, check_not_lambda
 
 
 @user_facing
@@ -44,6 +44,7 @@ def _compile(f: Callable[..., Any], known: dict[str, Any]) -> Any:
         known = {**f.known, **known}
         fn = f.pyfunc
     elif inspect.isfunction(f):
+        check_not_lambda(f, "the function given to simt.compile")
         fn = f
     else:
         raise CompileError(
@@ -65,6 +66,13 @@ def _compile(f: Callable[..., Any], known: dict[str, Any]) -> Any:
     from .imagefn import IMAGE, POSITION, ImageFunction, param_kinds
 
     kinds = param_kinds(fn, {}).values()  # what the parameters are, given or not
+    if IMAGE in kinds and POSITION not in kinds:
+        raise CompileError(
+            f"{fn.__name__}() has an Image parameter but no Position parameter: an image "
+            "function computes the pixel at a Position of its result",
+            hint="add a `p: Position` parameter and read the image as `im(p)`; for a kernel "
+            "over arrays, drop the Image annotation and launch it with [blocks, threads]",
+        )
     if POSITION in kinds:
         if IMAGE not in kinds:
             raise CompileError(

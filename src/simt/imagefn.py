@@ -268,15 +268,19 @@ class ImageFunction:
         dtype = self._out_dtype(bound)
         if out is None:
             out = _output(first, shape, dtype)
-        elif (
-            tuple(getattr(out, "shape", ())) != shape
-            or getattr(out, "dtype", None) != dtype
-            or isinstance(out, DeviceArray) != isinstance(first, DeviceArray)
-        ):
-            raise LaunchError(
-                f"out= of {self.__name__}() must be a {dtype} {type(first).__name__} of shape "
-                f"{shape}, got {type(out).__name__} {getattr(out, 'shape', '')}"
-            )
+        else:
+            wrong = []
+            if isinstance(out, DeviceArray) != isinstance(first, DeviceArray):
+                wrong.append(f"a {type(out).__name__}, not a {type(first).__name__}")
+            if tuple(getattr(out, "shape", ())) != shape:
+                wrong.append(f"shape {getattr(out, 'shape', None)}, not {shape}")
+            if getattr(out, "dtype", None) != dtype:
+                wrong.append(f"dtype {getattr(out, 'dtype', None)}, not {dtype}")
+            if wrong:
+                raise LaunchError(
+                    f"out= of {self.__name__}() must be a {dtype} {type(first).__name__} of "
+                    f"shape {shape} (like the first image); it has {'; '.join(wrong)}"
+                )
         block = registry.current().image_block
         grid = (-(-w // block[0]), -(-h // block[1]))
         self.kernel.config(grid, block)(*self._values(bound, out))
@@ -386,6 +390,17 @@ def _image_arg(fname: str, name: str, v: Any, normalize: bool = False) -> Image:
             raise LaunchError(
                 f"image {name!r} of {fname}() has edge={edge!r}; use one of {', '.join(EDGES)}"
             )
+    kind = getattr(getattr(v, "dtype", None), "kind", "f")
+    if kind not in "biuf":
+        what = "complex" if kind == "c" else f"of dtype {v.dtype}"
+        raise LaunchError(
+            f"image {name!r} of {fname}() is {what}; images hold real numbers"
+            + (
+                ": pass abs(z), z.real or z.imag, or np.stack([z.real, z.imag], axis=-1) "
+                "for a two-channel image"
+                if kind == "c" else " (give a float32 or uint8 array)"
+            )
+        )
     unit = normalize and getattr(v, "dtype", None) == np.uint8
     if isinstance(v, DeviceArray):
         if v.dtype != np.float32 and not unit:

@@ -9,6 +9,7 @@ arguments they came from; on `cpu` and `sim` NumPy arrays are used in place.
 from __future__ import annotations
 
 import inspect
+import linecache
 import math
 import os
 import sys
@@ -150,6 +151,24 @@ def _wrap_internal(e: Exception, name: str) -> SimtError:
     ))
 
 
+def check_not_lambda(fn: Any, what: str) -> None:
+    """A CompileError at the lambda's own line when `fn` (the kernel, or the function given to
+    `simt.compile`) is a lambda: simt compiles a function from its `def` source."""
+    code = getattr(fn, "__code__", None)
+    if code is None or getattr(fn, "__name__", "") != "<lambda>":
+        return
+    line = code.co_firstlineno
+    raise CompileError(
+        f"{what} is a lambda: simt compiles functions written with `def` (it reads their "
+        "source, and a lambda's cannot be told apart from the line around it)",
+        code.co_filename,
+        line,
+        None,
+        linecache.getline(code.co_filename, line) or None,
+        hint="write it as `def name(params): return ...` and pass that function instead",
+    )
+
+
 class Kernel:
     """A Python function compiled for GPU threads; launch it as `kernel[grid, block](args)`."""
 
@@ -179,6 +198,7 @@ class Kernel:
                 f"{pyfunc!r:.60} is not a Python function, so simt cannot compile it",
                 hint="write the kernel as a def function and decorate it with @simt.kernel",
             )
+        check_not_lambda(pyfunc, "the kernel")
         self.signature = inspect.signature(pyfunc)
         self._names = list(self.signature.parameters)
         for s in self.static | set(self.known):
@@ -319,8 +339,9 @@ class Kernel:
                 ndim = len(v.shape)
                 if ndim == 0:
                     raise LaunchError(
-                        f"argument {n!r} of {self.__name__}() is a 0-d array; pass a scalar "
-                        "or a 1-element array"
+                        f"argument {n!r} of {self.__name__}() is a 0-d array, which is neither "
+                        f"a number nor an array a kernel can index: pass {n}.item() if the "
+                        f"kernel uses {n} as a number, or {n}.reshape(1) if it reads {n}[0]"
                     )
                 spec: ArgSpec = T.ArrayType(t, ndim, index=index)
                 specs[n] = spec

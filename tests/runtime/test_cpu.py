@@ -350,3 +350,17 @@ def test_per_thread_arrays_that_cannot_be_had_are_a_kernel_error(on: Any) -> Non
     with pytest.raises(KernelError, match="could not allocate .* blocks of 1024 x 1 x 1") as e:
         huge_local[4, 1024](np.zeros(4096, np.float32), 1)
     assert e.value.filename == __file__ and "simt.local.array" in (e.value.source_line or "")
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "abc", "1.5"])
+def test_a_bad_thread_count_is_an_error_not_ignored(value: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 26: SIMT_NUM_THREADS=0 or abc was silently ignored."""
+    from simt.runtime.cpu import CpuRuntime, num_threads
+
+    monkeypatch.setenv("SIMT_NUM_THREADS", value)
+    with pytest.raises(simt.LaunchError, match=f"SIMT_NUM_THREADS='{value}' is not a number "
+                       "of threads: set it to a whole number of 1 or more"):
+        num_threads()
+    ok, why = CpuRuntime.probe()  # `simt info` says it, and the backend is still found
+    assert ok and "bad setting" in why

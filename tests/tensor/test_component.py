@@ -223,3 +223,15 @@ def test_text_is_the_python_that_builds_the_component() -> None:
         again = eval(comp.text(), {"i": i, "I": I})
         assert again.graph.key() == comp.graph.key(), comp.text()
     assert i("i-i~i")(None, np.ones(2)).text() == 'i("i-i~i")(None, ...)'
+
+
+def test_into_an_array_of_another_kind_is_a_launch_error() -> None:
+    """Issue 26: a float result into an int32 array was NumPy's TypeError from a cast."""
+    simt.use("sim")
+    x = np.ones((2, 2), np.float32)
+    with pytest.raises(simt.LaunchError, match="into= output 0 is int32, but the result is "
+                       r"float32 \(a cast would lose its kind\); give a float32 array"):
+        i("ij+ij~ij").exec(x, x, into=np.zeros((2, 2), np.int32))
+    out = np.zeros((2, 2), np.float64)  # the same kind, wider: fine
+    i("ij+ij~ij").exec(x, x, into=out)
+    assert out.tolist() == [[2.0, 2.0], [2.0, 2.0]]

@@ -67,8 +67,14 @@ def get_source(fn: Any) -> Source:
     tree = next((n for n in module.body if isinstance(n, ast.FunctionDef)), None)
     if tree is None:
         raise CompileError(
-            f"{fn.__name__} is not defined with `def`, so simt cannot compile it",
-            hint="write the kernel as a def function (lambdas are not supported)",
+            ("it is a lambda" if fn.__name__ == "<lambda>" else
+             f"{fn.__name__} is not defined with `def`")
+            + ": simt compiles functions written with `def`",
+            code.co_filename,
+            first,
+            None,
+            raw[0] if raw else None,
+            hint="write it as `def name(params): return ...`",
         )
     dedented = text.splitlines()
     indents = [len(r) - len(d) if d.strip() else 0 for r, d in zip(raw, dedented)]

@@ -1104,7 +1104,12 @@ class Translator:
                 f"{fn.__name__}() calls itself: recursion is not supported in kernels",
                 "rewrite it as a loop",
             )
-        src = get_source(fn)
+        try:
+            src = get_source(fn)
+        except CompileError as e:  # a lambda, a function without source: said at the call
+            where = f" (defined at {e.filename}:{e.line})" if e.line is not None else ""
+            name = ast.unparse(node.func) if isinstance(node, ast.Call) else fn.__name__
+            self.fail(node, f"{name}(){where} cannot be compiled: {e.message}", e.hint)
         sig = inspect.signature(fn)
         try:
             bound = sig.bind(*args, **kwargs)

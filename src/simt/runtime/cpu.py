@@ -44,7 +44,7 @@ from ..backends.llvm import (
     arg_layout,
     render_lowered,
 )  # fmt: skip
-from ..errors import CompileError, KernelError
+from ..errors import CompileError, KernelError, LaunchError
 from ..ir import Block, Function, Op, walk
 from ..passes.spmd import can_coarsen, coarsen
 from ..passes.spmd import lower as spmd_lower
@@ -158,11 +158,17 @@ def _vector_bits(features: str) -> int:
 def num_threads() -> int:
     """`SIMT_NUM_THREADS`, else the number of cores this process may use."""
     env = os.environ.get("SIMT_NUM_THREADS")
-    if env:
+    if env is not None and env.strip():
         try:
-            return max(1, int(env))
+            n = int(env)
         except ValueError:
-            pass
+            n = 0
+        if n < 1:
+            raise LaunchError(
+                f"SIMT_NUM_THREADS={env!r} is not a number of threads: set it to a whole "
+                "number of 1 or more (the cpu backend's threads), or unset it to use every core"
+            )
+        return n
     try:
         return len(os.sched_getaffinity(0))  # type: ignore[attr-defined,unused-ignore]
     except AttributeError:
@@ -588,5 +594,14 @@ def _info(llvm: Any) -> dict[str, str]:
         "llvm": ".".join(map(str, llvm.llvm_version_info)),
         "target cpu": llvm.get_host_cpu_name(),
         "vector width": f"{_vector_bits(features)}-bit SIMD",
-        "threads": str(num_threads()),
+        "threads": _threads_text(),
     }
+
+
+def _threads_text() -> str:
+    """`num_threads()` as text for `simt info`; a bad SIMT_NUM_THREADS is said, not raised
+    (the backend is there: the first launch raises the error)."""
+    try:
+        return str(num_threads())
+    except LaunchError as e:
+        return f"(bad setting: {e})"

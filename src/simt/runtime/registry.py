@@ -36,6 +36,8 @@ def probe(name: str) -> tuple[bool, str]:
     """(available, why) for backend `name`; never raises."""
     try:
         return runtime_class(name).probe()
+    except BackendUnavailable as e:  # its message says why already
+        return False, str(e)
     except Exception as e:  # noqa: BLE001 - a probe must never break `simt info`
         return False, f"{type(e).__name__}: {e}"
 
@@ -44,6 +46,7 @@ def get(name: str) -> Runtime:
     """The runtime instance for `name`, created on first use."""
     rt = _instances.get(name)
     if rt is None:
+        runtime_class(name)  # an unknown name: said as it is, not as "not available"
         ok, why = probe(name)
         if not ok:
             raise BackendUnavailable(f"backend {name!r} is not available here: {why}")
@@ -57,6 +60,11 @@ def default_name() -> str:
     (not a software adapter), then cpu, then sim."""
     env = os.environ.get("SIMT_BACKEND")
     if env:
+        if env not in RUNTIMES:
+            raise BackendUnavailable(
+                f"SIMT_BACKEND={env!r} names no backend: set it to one of "
+                f"{', '.join(RUNTIMES)}, or unset it to use the best one present"
+            )
         return env
     for name in ("cuda", "webgpu", "cpu"):
         ok, why = probe(name)

@@ -391,6 +391,13 @@ def _into(outs: list[Any], into: Any) -> list[Any]:
             raise LaunchError(f"into= output {k} is a {type(t).__name__}; give NumPy arrays")
         if t.shape != src.shape:
             raise LaunchError(f"into= output {k} has shape {t.shape}, the result has {src.shape}")
+        if not np.can_cast(src.dtype, t.dtype, "same_kind"):
+            raise LaunchError(
+                f"into= output {k} is {t.dtype}, but the result is {src.dtype} (a cast would "
+                f"lose its kind); give a {src.dtype} array"
+            )
+        if not t.flags.writeable:
+            raise LaunchError(f"into= output {k} is a read-only array; give a writable one")
         np.copyto(t, src, casting="same_kind")
         done.append(t)
     return done
