@@ -6,13 +6,14 @@ import argparse
 import importlib.util
 import platform
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from . import __version__
 from . import types as T
-from .errors import SimtError
+from .errors import CompileError, SimtError
 
 _SHORT = {
     "f32": "float32",
@@ -78,36 +79,80 @@ def parse_type(text: str) -> Any:
     return ast.literal_eval(text)
 
 
+class UsageError(Exception):
+    """A command line that cannot be carried out as written: exit status 2."""
+
+
 def _show(args: argparse.Namespace) -> int:
     path, _, name = args.target.rpartition(":")
     if not path or not name:
-        print("simt show: give FILE.py:KERNEL", file=sys.stderr)
-        return 2
+        raise UsageError(f"give FILE.py:KERNEL, got {args.target!r}")
+    if not Path(path).is_file():
+        raise UsageError(f"no such file: {path}")
+    values = None
+    if args.args:
+        values = [_parse_arg(a) for a in _split(args.args)]
     spec = importlib.util.spec_from_file_location("_simt_show", path)
     if spec is None or spec.loader is None:
-        print(f"simt show: cannot load {path}", file=sys.stderr)
-        return 2
+        raise UsageError(f"cannot load {path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except SimtError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the user's file failed: said in one line
+        raise CommandFailed(f"running {path} failed: {_one_line(e)}") from None
     k = getattr(module, name, None)
     if k is None:
-        print(f"simt show: {path} has no {name}", file=sys.stderr)
-        return 2
+        raise CommandFailed(f"{path} has no {name}")
+    from .compiled import compile as simt_compile
+    from .imagefn import ImageFunction
     from .kernel import Kernel
 
-    if not isinstance(k, Kernel):
-        k = Kernel(k)
-    if args.args:
-        values = [parse_type(a) for a in _split(args.args)]
-    else:  # every parameter a float32 vector, the commonest case
-        values = [np.zeros(1, np.float32) for _ in k.signature.parameters]
-    try:
+    if not isinstance(k, (Kernel, ImageFunction)):
+        k = simt_compile(k)  # a plain function: a kernel, or an image function
+    if isinstance(k, ImageFunction):  # shown for an 8 x 8 grey image unless --args says
+        images = values or []
+        try:
+            text = k.ir(*images) if args.backend == "ir" else k.source(args.backend, *images)
+        except SimtError as e:
+            raise CommandFailed(
+                f"{error_line(e)} (an image function whose parameters must be known is shown "
+                f"from Python: simt.compile({name}, param=value).source({args.backend!r}))"
+            ) from None
+    else:
+        if values is None:  # every parameter a float32 vector, the commonest case
+            values = [np.zeros(1, np.float32) for _ in k.signature.parameters]
         text = k.ir(*values) if args.backend == "ir" else k.source(args.backend, *values)
-    except SimtError as e:
-        print(e, file=sys.stderr)
-        return 1
     print(text, end="" if text.endswith("\n") else "\n")
     return 0
+
+
+def _parse_arg(text: str) -> Any:
+    try:
+        return parse_type(text)
+    except (ValueError, SyntaxError, TypeError):
+        raise UsageError(
+            f"--args: cannot read {text.strip()!r} as a parameter type; write f32[:], "
+            "i32[:,:], f64, i32 or a Python literal (a known value, e.g. 16)"
+        ) from None
+
+
+class CommandFailed(Exception):
+    """A command that could not do its work: exit status 1."""
+
+
+def error_line(e: BaseException) -> str:
+    """A simt error in one line: where, what, and what to do (no source line or caret)."""
+    if isinstance(e, CompileError):
+        where = f"{e.filename}:{e.line}: " if e.filename and e.line else ""
+        return where + e.message + (f" ({e.hint})" if e.hint else "")
+    return " ".join(str(e).split("\n")[0].split())
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
 def _split(text: str) -> list[str]:
@@ -129,44 +174,77 @@ def _delegate(module: str, argv: list[str]) -> int:
     try:
         mod = importlib.import_module(module)
     except ImportError as e:
-        print(f"simt: this command is not available: {e}", file=sys.stderr)
-        return 2
+        raise CommandFailed(f"this command is not available: {e}") from None
     return int(mod.main(argv) or 0)
 
 
-import importlib  # noqa: E402
+# name -> (module whose main() runs it, one line for `simt --help`); info and show are here
+DELEGATED = {
+    "repl": ("simt.repl", "the mega-REPL: each line you type runs on a million threads"),
+    "bench": ("simt.benchtool", "time the W1-W6 suite and your benchmark files"),
+    "calibrate": ("simt.benchtool", "measure this device for the cost model; store its profile"),
+    "fuzz": ("simt.testing.campaign", "random kernels on every backend against sim"),
+}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `simt` command."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("repl", "bench", "calibrate", "fuzz"):
-        target = {
-            "repl": "simt.repl",
-            "bench": "simt.benchtool",
-            "calibrate": "simt.benchtool",
-            "fuzz": "simt.testing.campaign",
-        }
-        return _delegate(target[argv[0]], argv if argv[0] == "calibrate" else argv[1:])
-    p = argparse.ArgumentParser(prog="simt", description="Python kernels on every GPU thread.")
-    sub = p.add_subparsers(dest="cmd")
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="simt",
+        description="Python kernels on every GPU thread.",
+        epilog="Run `simt COMMAND --help` for a command's options.",
+    )
+    p.add_argument("--version", action="version", version=f"simt {__version__}")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", title="commands")
     pi = sub.add_parser("info", help="which backends are present, and why the others are not")
     pi.add_argument("-v", "--verbose", action="store_true", help="details of each backend")
-    ps = sub.add_parser("show", help="print a kernel's IR or generated source")
-    ps.add_argument("target", help="FILE.py:KERNEL")
+    ps = sub.add_parser(
+        "show",
+        help="print a kernel's IR or generated source",
+        description="Print the IR or the source a backend compiles for a kernel or an image "
+        "function of FILE.py (an image function is shown for an 8 x 8 grey image).",
+    )
+    ps.add_argument("target", metavar="FILE.py:KERNEL", help="the file and the kernel's name")
     ps.add_argument(
         "--args",
         default="",
+        metavar="TYPES",
         help="parameter types, e.g. 'f32[:],f32[:],i32' (default: float32 vectors)",
     )
-    ps.add_argument("--backend", default="ir", help="ir (default), sim, cpu, cuda or webgpu")
-    sub.add_parser("repl", help="the mega-REPL: each line on a million threads")
-    sub.add_parser("bench", help="the W1-W6 benchmark suite")
-    sub.add_parser("fuzz", help="random kernels on every backend against sim (simt's own tests)")
-    args = p.parse_args(argv)
-    if args.cmd == "info":
-        return _info(args)
-    if args.cmd == "show":
+    ps.add_argument(
+        "--backend",
+        default="ir",
+        choices=["ir", "sim", "cpu", "cuda", "webgpu"],
+        help="ir (the default), sim, cpu, cuda or webgpu",
+    )
+    for name, (_, text) in DELEGATED.items():
+        sub.add_parser(name, help=text, add_help=False)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `simt` command: 0 on success, 1 when a command fails, 2 for a
+    command line that cannot be carried out (as pip, pytest and ruff)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cmd = argv[0] if argv else None
+    try:
+        if cmd in DELEGATED:
+            module = DELEGATED[cmd][0]
+            return _delegate(module, argv if cmd == "calibrate" else argv[1:])
+        p = _parser()
+        if not argv:
+            p.print_usage(sys.stderr)
+            print("simt: error: give a command (simt --help lists them)", file=sys.stderr)
+            return 2
+        args = p.parse_args(argv)
+        if args.cmd == "info":
+            return _info(args)
         return _show(args)
-    p.print_help()
-    return 0
+    except UsageError as e:
+        print(f"simt {cmd}: error: {e}", file=sys.stderr)
+        return 2
+    except (CommandFailed, SimtError) as e:
+        print(f"simt {cmd}: error: {error_line(e)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"simt {cmd}: interrupted", file=sys.stderr)
+        return 130

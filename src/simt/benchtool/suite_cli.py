@@ -268,8 +268,9 @@ def run(argv: list[str]) -> int:
     ap.add_argument(
         "--workloads",
         default=None,
-        help="comma-separated W1-W6 ids; 'none' for only the user files (the default when "
-        "files are given; else all of W1-W6)",
+        help="comma-separated workloads, by id (W1-W6) or name (colsum, vecadd, mandel, "
+        "sobel, reduce, matmul); 'none' for only the files given (the default when files are "
+        "given; else all six)",
     )
     ap.add_argument("--reps", type=int, default=10, help="timed runs per cell (default 10)")
     ap.add_argument(
@@ -285,7 +286,9 @@ def run(argv: list[str]) -> int:
         "--kit",
         type=Path,
         default=None,
-        help="the peer kit with the C references (default: ../shared/peers if found)",
+        metavar="FOLDER",
+        help="a folder of C reference programs to time beside simt (its cbuild.py builds "
+        "them); without one, simt is timed against NumPy only",
     )
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     args = ap.parse_args(argv)  # fmt: skip
@@ -297,11 +300,20 @@ def run(argv: list[str]) -> int:
         backends += [b.strip() for b in item.split(",") if b.strip()]
     if args.workloads is None:
         args.workloads = "none" if args.files else ",".join(W.LABELS)
-    wls = [] if args.workloads == "none" else [w.strip() for w in args.workloads.split(",")]
+    by_id = {label.split()[0].lower(): name for name, label in W.LABELS.items()}
+    wls = [] if args.workloads == "none" else [
+        by_id.get(w.strip().lower(), w.strip().lower()) for w in args.workloads.split(",")
+    ]  # fmt: skip
+    missing = [f for f in args.files if not Path(f).exists()]
+    if missing:
+        ap.error(f"no such file or folder: {missing[0]}")
     args.files = bench_files(args.files)
     unknown = [w for w in wls if w not in W.LABELS]
     if unknown:
-        ap.error(f"unknown workloads {unknown}; choose from {', '.join(W.LABELS)}")
+        ap.error(
+            f"unknown workload {unknown[0]!r}; choose from W1-W6 or "
+            f"{', '.join(W.LABELS)}"
+        )
     size = "quick" if args.quick else "full"
     kit = None
     if not args.no_baselines and any(b in ("cpu", "sim") for b in backends):

@@ -209,9 +209,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-nvrtc", action="store_true", help="skip compiling with NVRTC")
     p.add_argument("--shrink", action="store_true", help="reduce each failing kernel")
     p.add_argument("--save", type=Path, default=None, help="folder for shrunk failures")
-    p.add_argument("--with", dest="with_", default="", help=f"features forced on: {FEATURES}")
-    p.add_argument("--without", default="", help="features left out (default: drawn per seed)")
+    p.add_argument("--with", dest="with_", default="", metavar="FEATURES",
+                   help=f"comma-separated features forced on: {FEATURES}")
+    p.add_argument("--without", default="", metavar="FEATURES",
+                   help="features left out (default: drawn per seed)")
     a = p.parse_args(argv)
+    if a.count < 0 or a.mutants < 0:
+        p.error("--count and --mutants are 0 or more")
+    from ..runtime import registry
+
+    known = list(registry.RUNTIMES)
+    bad = [b for b in a.backends.split(",") if b and b not in known]
+    if bad:
+        p.error(f"unknown backend {bad[0]!r}; choose from {', '.join(known)}")
     options = {f: True for f in a.with_.split(",") if f} | {
         f: False for f in a.without.split(",") if f
     }
