@@ -107,14 +107,18 @@ def synchronize() -> None:
 
 @user_facing
 def map_blocks(kernel: Any, *args: Any, block: Any, halo: Any = 0, boundary: Any = "none",
-               out: Any = None) -> Any:  # fmt: skip
+               out: Any = None, dtype: Any = None, shape: Any = None,
+               chunks: Any = None) -> Any:  # fmt: skip
     """Launch `kernel` once per chunk of the dask arrays in `args` (needs `simt[dask]`):
     each chunk is the kernel's whole array, `block` threads a block, blocks covering the
     chunk; the lazy dask array of the argument the kernel writes (`out=` names it if several).
-    `halo=` adds that many neighbouring elements around each chunk (`map_overlap`).
+    `halo=` adds that many neighbouring elements around each chunk (`map_overlap`). An array
+    the kernel writes that is not passed is allocated (zeros; `dtype=`, `shape=`, `chunks=`,
+    by default those of the first dask argument) and returned.
     See docs/dask.md and `simt.dask.kernels`."""
     try:
         from .dask import map_blocks as dask_map_blocks
     except ImportError as e:
         raise BackendUnavailable(str(e)) from None
-    return dask_map_blocks(kernel, *args, block=block, halo=halo, boundary=boundary, out=out)
+    return dask_map_blocks(kernel, *args, block=block, halo=halo, boundary=boundary, out=out,
+                           dtype=dtype, shape=shape, chunks=chunks)

@@ -138,3 +138,38 @@ def _reads_only(x):  # type: ignore[no-untyped-def]
     i = simt.grid(1)
     if i < len(x):
         assert x[i] >= 0.0
+
+
+@simt.kernel
+def saxpy_into(a, x, y, out):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = a * x[i] + y[i]
+
+
+def test_a_written_parameter_left_out_is_allocated() -> None:
+    """Issue 26: `simt.map_blocks(saxpy, 2.0, x, y, block=256)` for `saxpy(a, x, y, out)` was
+    "missing out"; like dask.array.map_blocks (and CuPy's ElementwiseKernel) it makes the
+    output: the first dask argument's shape, chunks and dtype, or dtype=/shape=/chunks=."""
+    import dask.array as da
+
+    x = da.arange(1000, chunks=300).astype(np.float32)
+    y = da.ones(1000, chunks=300, dtype=np.float32)
+    r = simt.map_blocks(saxpy_into, 2.0, x, y, block=256)
+    assert r.dtype == np.float32 and r.chunks == x.chunks
+    np.testing.assert_array_equal(r.compute(), 2 * np.arange(1000, dtype=np.float32) + 1)
+    r = simt.map_blocks(saxpy_into, 2.0, x, y, block=256, dtype=np.float64)
+    assert r.compute().dtype == np.float64
+    ramp = simt.map_blocks(_ramp, chunk_offset(0), shape=10, chunks=4, dtype="int64", block=64)
+    assert ramp.compute().tolist() == list(range(10))
+    with pytest.raises(simt.LaunchError, match=r"is missing y \(a parameter the kernel reads"):
+        simt.map_blocks(saxpy_into, 2.0, x, block=256)
+    with pytest.raises(simt.LaunchError, match="pass shape= "):
+        simt.map_blocks(_ramp, 0, block=64)
+
+
+@simt.kernel
+def _ramp(start, out):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = start + i

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import LaunchError, SimtError
+from ..errors import LaunchError, SimtError, user_facing
 from ..kernel import Kernel, bind_arguments
 from ..passes.written import written_params
 from ..runtime import registry
@@ -158,19 +158,79 @@ def _halo_arg(halo: Any, ndim: int, fname: str) -> tuple[int, ...]:
     )
 
 
+@user_facing
 def map_blocks(
-    kernel: Any, *args: Any, block: Any, halo: Any = 0, boundary: Any = "none", out: Any = None
-) -> Any:
+    kernel: Any, *args: Any, block: Any, halo: Any = 0, boundary: Any = "none", out: Any = None,
+    dtype: Any = None, shape: Any = None, chunks: Any = None,
+) -> Any:  # fmt: skip
     """Launch `kernel` on every chunk of the dask arrays in `args`; the lazy dask array of the
-    argument it writes (see the module's notes)."""
+    argument it writes (see the module's notes). Written array parameters left out of `args`
+    are allocated (zeros of `dtype`, `shape` and `chunks`; by default those of the first dask
+    argument), as `dask.array.map_blocks` and CuPy's ElementwiseKernel make their outputs."""
+    return _map_blocks(kernel, args, block, halo, boundary, out, dtype, shape, chunks)
+
+
+def _allocate(kernel: Kernel, names: list[str], values: dict[str, Any], dtype: Any,
+              shape: Any, chunks: Any) -> list[str]:  # fmt: skip
+    """Fill in `values` the written array parameters not passed, as new dask arrays of
+    zeros; the names allocated. Parameters not passed that the kernel does not write as
+    arrays are a LaunchError naming them."""
+    import dask.array as da
+
+    fname = kernel.__name__
+    missing = [n for n in names if n not in values]
+    lead = next((v for v in values.values() if is_dask(v)), None)
+    if shape is not None:
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        if lead is not None and tuple(lead.shape) != shape:
+            raise LaunchError(
+                f"shape={shape} of simt.map_blocks({fname}, ...) differs from the dask "
+                f"arguments' {tuple(lead.shape)}: the arrays of one map_blocks have one shape"
+            )
+    if not missing:
+        if dtype is not None or shape is not None or chunks is not None:
+            raise LaunchError(
+                f"simt.map_blocks({fname}, ...): dtype=, shape= and chunks= describe an "
+                "output it allocates, and every parameter was passed"
+            )
+        return []
+    if lead is None and shape is None:
+        raise LaunchError(
+            f"simt.map_blocks({fname}, ...) is missing {', '.join(missing)} and got no dask "
+            "array to take a shape from: pass shape= (and chunks=) for the output"
+        )
     try:
-        return _map_blocks(kernel, args, block, halo, boundary, out)
-    except SimtError as e:
-        raise e.with_traceback(None) from None
+        dt = np.dtype(dtype if dtype is not None else lead.dtype if lead is not None
+                      else np.float32)  # fmt: skip
+    except TypeError:
+        raise LaunchError(f"dtype={dtype!r} of simt.map_blocks({fname}, ...) is no dtype") from None
+    shp = shape if shape is not None else tuple(lead.shape)  # type: ignore[union-attr]
+    # which of the missing ones the kernel writes as arrays: its IR for stand-ins
+    stand = {n: (0 if isinstance(v, ChunkOffset) else
+                 np.zeros((1,) * len(shp), v.dtype) if is_dask(v) else v)
+             for n, v in values.items()}  # fmt: skip
+    for n in missing:
+        stand[n] = np.zeros((1,) * len(shp), dt)
+    try:
+        specs, _ = kernel._specs(kernel._bind(tuple(stand[n] for n in names), {}))
+        written = written_params(kernel._ir(specs))
+    except SimtError:
+        written = set()
+    inputs = [n for n in missing if n not in written]
+    if inputs:
+        raise LaunchError(
+            f"simt.map_blocks({fname}, ...) is missing {', '.join(inputs)}"
+            + (" (a parameter the kernel reads, not an output it writes)" if written else "")
+        )
+    for n in missing:
+        c = chunks if chunks is not None else lead.chunks if lead is not None else "auto"
+        values[n] = da.zeros(shp, dtype=dt, chunks=c)
+    return missing
 
 
 def _map_blocks(kernel: Any, args: tuple[Any, ...], block: Any, halo: Any, boundary: Any,
-                out: Any) -> Any:  # fmt: skip
+                out: Any, dtype: Any = None, shape: Any = None,
+                chunks: Any = None) -> Any:  # fmt: skip
     import dask.array as da
 
     if not isinstance(kernel, Kernel):
@@ -180,9 +240,7 @@ def _map_blocks(kernel: Any, args: tuple[Any, ...], block: Any, halo: Any, bound
     fname = kernel.__name__
     names = [n for n in kernel._names if n not in kernel.known]
     values = bind_arguments(fname, names, args, {})
-    missing = [n for n in names if n not in values]
-    if missing:
-        raise LaunchError(f"simt.map_blocks({fname}, ...) is missing {', '.join(missing)}")
+    _allocate(kernel, names, values, dtype, shape, chunks)
     arrays = [n for n in names if is_dask(values[n])]
     if not arrays:
         raise LaunchError(
