@@ -213,3 +213,16 @@ def test_byte_string_equality(tmp_path: Any) -> None:
         "----- 2x -----\n(True, True, True)\n----- 1x -----\n(False, False, True)\n"
         "----- 1x -----\n(False, True, True)\n"
     )
+
+
+def test_a_run_time_loop_variable_is_said_to_be_one() -> None:
+    """Issue 26: a name every thread assigns in a run-time loop was "assigned only in some
+    threads"; the reason is the loop, and a value before the loop keeps it."""
+    s, buf = make(8)
+    assert s.run("for i in range(tid % 3 + 1):\n    half = 8 >> (i + 1)\n")
+    out = buf.getvalue()
+    assert "`half` is assigned in a run-time loop" in out and "only in some threads" not in out
+    assert "`i` is the variable of a run-time `for` loop" in out
+    assert s.run("half = 0\nfor i in range(tid % 3 + 1):\n    half = 8 >> (i + 1)\n")
+    assert s.run("print(half)")
+    assert buf.getvalue().rstrip().endswith(("1", "2", "4"))

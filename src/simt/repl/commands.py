@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import ast
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -19,7 +19,7 @@ Outputs are grouped: each distinct text once, after a banner with its count.
 Files: f = open(PATH); f.seek(tid * 1024); chunk = f.read(1024) gives each thread its own
 bytes; byte strings have len, slicing s[a:b], `in` (substring test), ==, startswith,
 endswith, find, `a, b, c = s.split(" ")`, int(s), float(s), and print(s).
-Writing: f = open(f"out/{tid}.txt", "w"); f.write(f"{tid} {x}\n") writes real files when
+Writing: f = open(f"out/{tid}.txt", "w"); f.write(f"{tid} {x}\\n") writes real files when
 the input ends: one thread per file opened with "w" (two are an error naming both); with
 "a" every thread's writes are appended in thread order. Later inputs can read them; with
 %block, so can the threads after a syncthreads() statement at the top level of the input
@@ -42,7 +42,10 @@ A byte string as an input's last line is echoed (b'...'), grouped by its bytes.
   %help                    this text
 Ctrl-C abandons the current input; Ctrl-D (or exit()) leaves."""
 
-_DTYPES = {"bool", "int32", "int64", "uint32", "float32", "float64"}
+_DTYPES = {
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+}  # fmt: skip
 
 
 def run(session: Session, line: str) -> bool:
@@ -65,18 +68,21 @@ def _bind(s: Session, args: str) -> None:
     if len(parts) < 2:
         raise ValueError("usage: %bind NAME SHAPE [DTYPE], e.g. %bind outbuf 512,512,3 uint32")
     name, dtype = parts[0], "float64"
-    if parts[-1] in _DTYPES or parts[-1].startswith("np."):
-        dtype = parts.pop().removeprefix("np.")
-    shape_text = "".join(parts[1:])
-    try:
-        shape = ast.literal_eval(shape_text)
-    except (ValueError, SyntaxError):
-        raise ValueError(f"the shape must be numbers like 512,512,3, not {shape_text!r}") from None
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    if dtype not in _DTYPES:
-        raise ValueError(f"dtype must be one of {', '.join(sorted(_DTYPES))}")
-    if not all(isinstance(d, int) and d > 0 for d in shape):
-        raise ValueError(f"the shape must be positive integers, not {shape_text!r}")
+    last = parts[-1].removeprefix("np.")
+    if len(parts) > 2 and not re.fullmatch(r"[\d,()\[\]]+", last):
+        if last not in _DTYPES:
+            raise ValueError(f"the dtype must be one of {', '.join(sorted(_DTYPES))}, not {last!r}")
+        dtype = last
+        parts.pop()
+    shape_text = " ".join(parts[1:])
+    # 512,512,3 or 512 512 3 or (512, 512, 3): every number an axis
+    words = [w for w in re.split(r"[\s,()\[\]]+", shape_text) if w]
+    if not words or not all(w.isdigit() and int(w) > 0 for w in words):
+        raise ValueError(
+            f"the shape must be positive whole numbers like 512,512,3 (or 512 512 3), not "
+            f"{shape_text!r}"
+        )
+    shape = tuple(int(w) for w in words)
     s.bind(name, shape, np.dtype(dtype))
     s.out.warning(f"{name}: {' x '.join(map(str, shape))} {dtype}, zeros, shared by every thread")
 

@@ -87,6 +87,18 @@ class Session:
                 f"{n} threads do not make whole blocks of {self.block}; choose a multiple of "
                 f"{self.block} (or %block off first)"
             )
+        limit = registry.get(self.backend).max_threads
+        if n > limit:
+            raise ValueError(
+                f"{n} threads are more than one launch runs on {self.backend} ({limit}); "
+                f"choose at most {limit} (or another backend with %backend)"
+            )
+        need = n * 8 * 4  # an int64 variable, its next value, and room for the outputs
+        if need > _free_memory():
+            raise ValueError(
+                f"{n} threads need {need / 2**30:.1f} GiB for each per-thread variable, more "
+                f"than the {_free_memory() / 2**30:.1f} GiB of memory free; choose fewer"
+            )
         self.threads = n
         self.state = {}
         self.objects = {}
@@ -171,6 +183,12 @@ class Session:
             ok = self._run(text, filename)
         except KeyboardInterrupt:
             self.out.error("KeyboardInterrupt (the input was abandoned; variables are unchanged)")
+        except MemoryError:
+            self.out.error(
+                f"out of memory: this input's per-thread values for {self.threads} threads do "
+                "not fit (variables are unchanged); use fewer threads (%threads N), or drop "
+                "variables with %reset"
+            )
         except Exception as e:  # noqa: BLE001 - a bug of the REPL must not end the session
             if os.environ.get("SIMT_INTERNAL_ERRORS") == "1":
                 raise
@@ -449,7 +467,7 @@ class Session:
         try:
             probe = self._probe(name, body, loads, bound, state)
             writes = [w for w in shape.writes if w not in THREAD_NAMES]
-            stores, outs, known, notes, objects = self._classify(probe, writes)
+            stores, outs, known, notes, objects = self._classify(probe, writes, tree)
             layout = self._layout(probe, shown, stores, outs, notes)
             gen = codegen.kernel_source(name, body, loads, stores, bound, guard, self._extra)
             fn = self._define(name, gen.source, f"<kernel {self.count}>")
@@ -708,20 +726,24 @@ class Session:
     ) -> dict[str, Any]:
         """Translate the input without stores; the names it leaves behind, as the front end
         sees them (typed values, known values, tuples)."""
-        from ..frontend.specialise import ArgSpec, translate_with_names
+        from ..frontend.specialise import ArgSpec, ComplexArray, translate_with_names
 
         gen = codegen.kernel_source(name, body, loads, [], bound, None, self._extra)
         fn = self._define(name, gen.source, f"<probe {self.count}>")
         specs: dict[str, ArgSpec] = {}
         for p in inspect.signature(fn).parameters:
             arr = state[p[3:]] if p.startswith("_i_") else self._buffer(p)
+            if arr.dtype.kind == "c":  # a complex buffer: its float parts, as kernels take it
+                part = T.FLOAT32 if arr.dtype.itemsize == 8 else T.FLOAT64
+                specs[p] = ComplexArray(T.ArrayType(part, arr.ndim + 1, index=T.INT32))
+                continue
             st = T.scalar_of_dtype(arr.dtype)
             assert st is not None  # state and buffers only have the kernel language's dtypes
             specs[p] = T.ArrayType(st, arr.ndim, index=T.INT32)
         return translate_with_names(fn, specs, fp64=self.fp64)[1]
 
     def _classify(
-        self, env: dict[str, Any], writes: list[str]
+        self, env: dict[str, Any], writes: list[str], tree: ast.Module | None = None
     ) -> tuple[
         list[tuple[str, str]],
         dict[str, np.ndarray],
@@ -760,6 +782,17 @@ class Session:
                 outs[w] = np.empty(self.threads, _state_dtype(v.type, self.int_dtype))
             elif isinstance(v, Value):
                 pass  # an array: another name for a buffer, nothing to keep
+            elif type(v).__name__ == "_Undef" and w in _loop_targets(tree):
+                notes.append(
+                    f"`{w}` is the variable of a run-time `for` loop, which is not defined after "
+                    "the loop; it is not kept after this input"
+                )
+            elif type(v).__name__ == "_Undef" and w in _loop_names(tree):
+                notes.append(
+                    f"`{w}` is assigned in a run-time loop, and a run-time loop's variables "
+                    f"are not defined after it (it might run no times); it is not kept after "
+                    f"this input: give it a value before the loop (`{w} = 0`) to keep it"
+                )
             else:
                 what = (
                     "assigned only in some threads"
@@ -768,6 +801,34 @@ class Session:
                 )
                 notes.append(f"`{w}` is {what}; it is not kept after this input")
         return stores, outs, known, notes, objects
+
+
+def _loop_targets(tree: ast.Module | None) -> set[str]:
+    """The names a top-level `for` of the input binds as its loop variable."""
+    if tree is None:
+        return set()
+    return {
+        n.id
+        for stmt in tree.body
+        if isinstance(stmt, ast.For)
+        for n in ast.walk(stmt.target)
+        if isinstance(n, ast.Name)
+    }
+
+
+def _loop_names(tree: ast.Module | None) -> set[str]:
+    """The names a top-level `for` or `while` of the input assigns (its target included)
+    that no other top-level statement assigns."""
+    if tree is None:
+        return set()
+    inside: set[str] = set()
+    outside: set[str] = set()
+    for stmt in tree.body:
+        names = {
+            n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        (inside if isinstance(stmt, (ast.For, ast.While)) else outside).update(names)
+    return inside - outside
 
 
 def gen_header(
@@ -889,3 +950,12 @@ def _kernel_error(
     if e.source_line:
         msg += "\n    " + e.source_line.strip()
     return f"KernelError: {msg}"
+
+
+def _free_memory() -> int:
+    """Bytes of memory free for a session's per-thread arrays (a large figure when the
+    system does not say)."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 2**62
