@@ -168,3 +168,15 @@ def test_constants_and_aliases_are_shown_with_their_values() -> None:
     # the first test's kernel: `s = 0.0` is on the path of every thread
     rows = _explain(divergent, 2, 8, a.repeat(4), np.zeros(16, np.float32), thread=(0, 3))
     assert rows[3].split()[1:] == ["s", "=", "0.0", "s", "=", "0.0"]
+
+
+@simt.kernel
+def _count_unused(a):
+    simt.atomic.add(a, 0, 1.0)  # the old value is not used
+
+
+def test_an_unused_atomic_result_still_shows_its_old_value() -> None:
+    """Issue 26: `explain` printed `old value None` for an atomic whose result is unused."""
+    buf = io.StringIO()
+    _count_unused.explain(1, 4, np.zeros(1, np.float32), thread=(0, 2), file=buf)
+    assert "atomic on a[0] (old value 2.0)" in buf.getvalue(), buf.getvalue()

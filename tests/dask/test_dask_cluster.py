@@ -166,7 +166,9 @@ def test_a_failing_chunk_is_a_kernel_error_with_its_index(client: Any) -> None:
     x[3 * 100 + 17] = -1.0
     lazy = simt.map_blocks(checked_sqrt, da.from_array(x, chunks=100), da.zeros(1000, chunks=100),
                            block=64)  # fmt: skip
-    with pytest.raises(simt.KernelError, match=r"negative input.*chunk \(3,\)") as info:
+    # as docs/dask.md says: the failure, then the chunk, then the block and thread
+    with pytest.raises(simt.KernelError,
+                       match=r"negative input in chunk \(3,\) of checked_sqrt\(\) \(block") as info:
         client.compute(lazy).result(timeout=WAIT)
     assert info.value.chunk == (3,)  # type: ignore[attr-defined]
     assert "test_dask_cluster.py" in str(info.value)  # the user's line

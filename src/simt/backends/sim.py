@@ -529,7 +529,8 @@ class _Renderer:
                 ufunc = _UFUNC[fused.attrs["op"]]
                 return f"_st_op(_c, {a[0]}, {index}, {ufunc}, {x}, {y}, {mask}, {site})"
             return f"_st(_c, {a[0]}, {index}, {rest[0]}, {mask}, {site})"
-        used = self.uses.get(op.result.id, 0) > 0
+        # traced, the old value is shown even when the kernel does not use it
+        used = self.trace or self.uses.get(op.result.id, 0) > 0
         if op.opcode == "atomic":
             return (
                 f"_atomic(_c, {op.attrs['op']!r}, {a[0]}, {index}, {rest[0]}, {mask}, "

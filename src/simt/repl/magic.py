@@ -47,7 +47,7 @@ def run_cell(key: int, line: str, cell: str) -> None:
                 s.set_backend(opts.backend)
             if opts.threads is not None and opts.threads != s.threads:
                 s.set_threads(opts.threads)
-    except SimtError as e:
+    except (SimtError, ValueError) as e:
         print(f"%%simt: {e}")
         return
     chunk: list[str] = []
