@@ -172,3 +172,26 @@ def test_a_per_thread_path_to_read_is_refused_by_line(tmp_path: Path) -> None:
     out = _run(s, buf, 'x = tid\ng = open(f"{D}/{tid}.txt")')
     assert out.startswith("CompileError: <input 3>:2: open(f'{D}/{tid}.txt') reads a file"), out
     assert "f.seek" in out
+
+
+def test_a_file_stays_open_across_inputs_until_closed(tmp_path: Path) -> None:
+    """Issue 26: `f = open(..., "w")` in one input and `f.write(...)` in the next said "name
+    `f` is not defined": as in Python, the file stays open until `f.close()`."""
+    s, buf = _session(4)
+    s.run(f"D = {str(tmp_path)!r}")
+    assert s.run('f = open(f"{D}/{tid}.txt", "w")'), buf.getvalue()
+    assert s.run('f.write(f"{tid} hello\\n")'), buf.getvalue()
+    assert s.run('if tid % 2 == 0:\n    f.write("more\\n")\n'), buf.getvalue()
+    assert (tmp_path / "2.txt").read_text() == "2 hello\nmore\n"
+    assert (tmp_path / "3.txt").read_text() == "3 hello\n"
+    assert s.run("if tid == 1:\n    f.close()\n"), buf.getvalue()
+    assert s.run('if tid != 1:\n    f.write("end")\n'), buf.getvalue()
+    assert (tmp_path / "0.txt").read_text() == "0 hello\nmore\nend"
+    out = _run(s, buf, 'f.write("after close")')  # thread 1 closed its file
+    assert "thread 1 writes to 'f', which is not open for writing" in out, out
+    assert (tmp_path / "0.txt").read_text() == "0 hello\nmore\nend"  # nothing written
+    assert s.run('g = open(D + "/all.txt", "a")') and s.run('g.write(f"{tid};")')
+    assert s.run('g.write("|")')
+    assert (tmp_path / "all.txt").read_text() == "0;1;2;3;||||"
+    s.reset()
+    assert not s.run('g.write("x")')  # %reset closes every file

@@ -350,21 +350,43 @@ def split_records(
     shown: list[tuple[int, str]] = []
     records: list[tuple[int, str]] = []
     for t, text in prints:
-        (records if text.startswith(MARK) and text[1:2] in ("o", "w") else shown).append((t, text))
+        kind = text[1:2]
+        (records if text.startswith(MARK) and kind in ("o", "w", "c") else shown).append((t, text))
     return shown, records
 
 
+Handles = dict[str, dict[int, str]]  # variable -> thread -> path of a file open for writing
+
+
 def land(records: list[tuple[int, str]]) -> dict[str, tuple[str, bytes]]:
-    """The files the records write: path -> (mode, bytes). One thread per "w" path; "a" paths
-    take every thread's writes in thread order. WriteError names two threads that clash, a
-    write to a file that is not open, or a size limit passed."""
+    """The files the records write: path -> (mode, bytes) (see `land_open`)."""
+    return land_open(records)[0]
+
+
+def land_open(
+    records: list[tuple[int, str]], carried: Handles | None = None
+) -> tuple[dict[str, tuple[str, bytes]], Handles]:
+    """The files the records write: path -> (mode, bytes), and the handles still open after
+    them. One thread per "w" path; "a" paths take every thread's writes in thread order.
+    `carried` are the handles earlier inputs left open (as Python keeps a file open until
+    `close()`): their writes are appended to what already landed. WriteError names two
+    threads that clash, a write to a file that is not open, or a size limit passed."""
     current: dict[tuple[int, str], str] = {}  # (thread, variable) -> path
     owner: dict[str, tuple[str, int]] = {}  # path -> (mode, first thread)
     data: dict[str, list[str]] = {}
+    for name, paths in (carried or {}).items():
+        for t, path in paths.items():
+            current[(t, name)] = path
+            if path not in owner:  # it landed already: what is written now is appended
+                owner[path] = ("a", t)
+                data[path] = []
     total = 0
     for t, text in records:
         kind, body = text[1], text[2:-1]
         name, _, rest = body.partition(SEP)
+        if kind == "c":
+            current.pop((t, name), None)
+            continue
         if kind == "o":
             mode, _, path = rest.partition(SEP)
             if path not in owner:
@@ -380,21 +402,31 @@ def land(records: list[tuple[int, str]]) -> dict[str, tuple[str, bytes]]:
                         f"{first_mode!r} and {mode!r}: one thread per file, or open it with "
                         '"a" in every thread (their writes are then joined in thread order)'
                     )
-                if first == t and mode == "w":
+                if mode == "w":
                     data[path] = []  # reopened for writing: truncated, as in Python
+                    owner[path] = ("w", t)
             current[(t, name)] = path
             continue
         path_w = current.get((t, name))
-        if path_w is None:  # opened in an earlier input: files land when their input ends
+        if path_w is None:
             raise WriteError(
-                f"thread {t} writes to {name!r}, which is not open in this input; open and "
-                "write a file in the same input"
+                f"thread {t} writes to {name!r}, which is not open for writing in that thread "
+                f'(never opened, or closed): open it first, {name} = open(path, "w") or "a"'
             )
         total += len(rest.encode())
         if total > MAX_BYTES:
             raise WriteError(f"one input may write at most {MAX_BYTES} bytes to files")
         data[path_w].append(rest)
-    return {p: (owner[p][0], "".join(parts).encode()) for p, parts in data.items()}
+    still: Handles = {}
+    for (t, name), path in current.items():
+        still.setdefault(name, {})[t] = path
+    written = {p: (owner[p][0], "".join(parts).encode()) for p, parts in data.items()
+               if parts or owner[p][0] == "w" or p not in _paths(carried)}  # fmt: skip
+    return written, still
+
+
+def _paths(handles: Handles | None) -> set[str]:
+    return {p for paths in (handles or {}).values() for p in paths.values()}
 
 
 def needs_rewrite(tree: ast.Module, objects: set[str]) -> bool:
@@ -413,11 +445,17 @@ class Rewriter(ast.NodeTransformer):
     """The rewrite described in the module docstring; `opened` collects the paths opened
     (the i-th is the parameter `_simt_file<i>`)."""
 
-    def __init__(self, opened: list[str], known: Callable[[ast.expr], Any] | None = None) -> None:
+    def __init__(
+        self,
+        opened: list[str],
+        known: Callable[[ast.expr], Any] | None = None,
+        writers: set[str] | None = None,
+    ) -> None:
         self.opened = opened
         self.known = known  # the value of an expression known on the host, else None
         self.varying: list[ast.Call] = []  # `open(path)` for reading with a per-thread path
-        self.writers: set[str] = set()  # names of files opened for writing in this input
+        # names of files open for writing: opened in this input, or left open by earlier ones
+        self.writers: set[str] = set(writers or ())
         self.records = 0  # record prints written into the input
 
     def visit_Assign(self, node: ast.Assign) -> Any:
@@ -492,7 +530,7 @@ class Rewriter(ast.NodeTransformer):
         ):
             name, attr = v.func.value.id, v.func.attr
             if attr == "close" and not v.args:
-                return ast.copy_location(ast.Pass(), node)
+                return self._record(node, f"{MARK}c{name}{SEP}", ast.Constant(""))
             if attr == "write" and len(v.args) == 1 and not v.keywords:
                 return self._record(node, f"{MARK}w{name}{SEP}", self.visit(v.args[0]))
         self.generic_visit(node)

@@ -68,6 +68,9 @@ class Session:
         self.bound = {}
         self.objects: dict[str, tuple[str, int]] = {}  # files and byte strings: (class, file)
         self.shared: dict[str, np.ndarray] = {}  # %block: `name = shared(n)`, one row a block
+        # files open for writing, left open by earlier inputs until `f.close()`: name ->
+        # thread -> path (what they write lands when each input ends, appended)
+        self.open_writes: files.Handles = {}
         self.file_paths: list[str] = []
         self.file_data: dict[str, tuple[np.ndarray, int]] = {}
         self._extra: tuple[str, ...] = ()
@@ -103,6 +106,7 @@ class Session:
         self.state = {}
         self.objects = {}
         self.shared = {}
+        self.open_writes = {}
         self.globals["nthreads"] = self.globals["numThreads"] = n
 
     def set_block(self, size: int | None) -> None:
@@ -163,6 +167,7 @@ class Session:
     def thread_names(self) -> set[str]:
         """The names whose values depend on the thread."""
         names = set(THREAD_NAMES) | set(self.state) | set(self.bound) | set(self.objects)
+        names |= set(self.open_writes)
         if self.block is not None:
             names |= {"blockIdx", "syncthreads", "shared"} | set(self.shared)
         return names
@@ -230,7 +235,7 @@ class Session:
                     text = ast.unparse(kept)
                 tree = ast.parse(text, filename, "exec")
             try:
-                at = phases.cuts(tree, filename, set(self.objects))
+                at = phases.cuts(tree, filename, set(self.objects) | set(self.open_writes))
             except phases.Refused as e:
                 self.out.error(f"CompileError: {e}")
                 return False
@@ -271,11 +276,12 @@ class Session:
             dict(self.globals),
             list(self.file_paths),
             dict(self.file_data),
+            {k: dict(v) for k, v in self.open_writes.items()},
         )
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
         (self.state, self.bound, self.shared, self.objects, g, self.file_paths,
-         self.file_data) = saved  # fmt: skip
+         self.file_data, self.open_writes) = saved  # fmt: skip
         self.globals.clear()
         self.globals.update(g)
 
@@ -391,12 +397,13 @@ class Session:
         if self._deferred or self._carried:  # phases: every print is a record, in order
             echo = echo and not self._deferred
             fast = ()
-        tree, rewritten = shape.tree, files.needs_rewrite(shape.tree, set(self.objects))
+        tree = shape.tree
+        rewritten = files.needs_rewrite(tree, set(self.objects) | set(self.open_writes))
         records = 0  # file-record prints in the input (writes to files)
         if rewritten:
             fast = ()  # a byte string prints through a record the host completes
             opened = list(self.file_paths)
-            rw = files.Rewriter(opened, self._host_value)
+            rw = files.Rewriter(opened, self._host_value, set(self.open_writes))
             tree = rw.visit(copy.deepcopy(tree))
             records = rw.records
             if rw.varying:
@@ -513,7 +520,9 @@ class Session:
                 )
                 return False
             try:
-                self._land(files.land(recs))
+                written, still_open = files.land_open(recs, self.open_writes)
+                self._land(written)
+                self.open_writes = still_open
             except files.WriteError as e:
                 self.out.error(f"{filename}: {e}; no file was written")
                 return False
