@@ -31,7 +31,7 @@ from .errors import (
     mark_internal,
     user_facing,
 )
-from .frontend.specialise import ArgSpec, ComplexArray, ComplexScalar
+from .frontend.specialise import ArgSpec, ComplexArray, ComplexScalar, WeakScalar
 from .frontend.values import Known
 from .ir import Function, Loc, Param, format_function
 from .passes.barriers import lift as lift_barriers
@@ -181,8 +181,15 @@ class Kernel:
         static: Sequence[str] = (),
         known: dict[str, Any] | None = None,
         strict: bool = False,
+        numba: bool = False,
+        dynamic_shared: int | None = None,
     ) -> None:
         self.pyfunc = pyfunc
+        # Numba's typing (simt.cuda.jit): floats made from integers and float literals alone
+        # are float64 (fp64), and a Python float argument is float64 unless all the kernel's
+        # float data is float32; `dynamic_shared`: bytes of `shared.array(0, dtype)`
+        self.numba = numba
+        self.dynamic_shared = dynamic_shared
         self.__name__ = getattr(pyfunc, "__name__", "kernel")
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
@@ -315,6 +322,7 @@ class Kernel:
             and hasattr(v, "__cuda_array_interface__")
         )
         index = T.INT64 if large else T.INT32
+        f64_floats = self._python_floats_f64(values)
         for n, v in zip(self._names, values):
             if n in self.static or n in self.known:
                 specs[n] = Known(v)
@@ -346,6 +354,11 @@ class Kernel:
                 spec: ArgSpec = T.ArrayType(t, ndim, index=index)
                 specs[n] = spec
                 continue
+            if type(v) is float:
+                # weak (NEP 50): float64 where the kernel's floats are, next to float32 data
+                # it takes float32 (docs/semantics.md)
+                specs[n] = WeakScalar(T.FLOAT64 if f64_floats else T.FLOAT32)
+                continue
             st = _scalar_spec(v, self.fp64)
             if st is not None:
                 specs[n] = st
@@ -367,6 +380,25 @@ class Kernel:
             # Any other object is a compile-time constant (docs/language.md).
             specs[n] = Known(v)
         return specs, self._key(values, rt_name)
+
+    def _python_floats_f64(self, values: list[Any]) -> bool:
+        """Whether a Python float argument is float64: under `fp64=True` (simt's rules), when
+        the kernel takes float64 data (a float64 or complex128 array, a NumPy float64), and
+        under Numba's typing unless every float it takes is float32 (Numba's float arguments
+        are float64; float32 kernels keep float32 so that they run where float64 is not)."""
+        if self.fp64 and not self.numba:
+            return True
+        f32 = f64 = False
+        for n, v in zip(self._names, values):
+            if n in self.static or n in self.known:
+                continue
+            dt = getattr(v, "dtype", None)
+            if dt is None or not isinstance(dt, np.dtype) or dt.kind not in "fc":
+                continue
+            wide = dt.itemsize == 8 if dt.kind == "f" else dt.itemsize == 16
+            f64 = f64 or wide
+            f32 = f32 or not wide
+        return f64 or (self.numba and not f32)
 
     def _key(self, values: list[Any], rt_name: str) -> tuple[Any, ...]:
         """The cache key of a launch: cheap, since every launch computes it. It tells apart
@@ -438,7 +470,9 @@ class Kernel:
         from .pipeline import build
 
         try:
-            return build(self.pyfunc, specs, self.fp64, self.debug, optimise, explain)
+            return build(
+                self.pyfunc, specs, self.fp64, self.debug, optimise, explain, self.dynamic_shared
+            )
         except SimtError:
             raise
         except RecursionError:

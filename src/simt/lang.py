@@ -7,6 +7,7 @@ convert, `grid` is meaningless) or say that they only work inside a kernel.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -80,12 +81,38 @@ gridsize = _Intrinsic(
 syncthreads = _Intrinsic("syncthreads", "Barrier: wait for every thread of the block.")
 
 
+class Inlined(_Intrinsic):
+    """An intrinsic written in the kernel language itself: the front end inlines `impl`, a
+    plain Python function of this module, at each call (`simt.syncthreads_count`, the atomics
+    built from `cas`, ...)."""
+
+    def __init__(self, name: str, doc: str, impl: Any) -> None:
+        super().__init__(name, doc)
+        self.impl = impl
+
+
+class KernelValue(OnlyInKernel):
+    """A name that is a value in kernels, not a function (Numba's `cuda.laneid`): the front end
+    inlines `impl()` where it is read."""
+
+    def __init__(self, name: str, doc: str, impl: Any) -> None:
+        self.name = name
+        self.__doc__ = doc
+        self.impl = impl
+
+    def __repr__(self) -> str:
+        return f"simt.{self.name}"
+
+
 class _Namespace:
     """A group of intrinsics (`simt.shared`, `simt.local`, `simt.atomic`)."""
 
     def __init__(self, prefix: str, **members: str) -> None:
         for name, doc in members.items():
             setattr(self, name, _Intrinsic(f"{prefix}.{name}", doc))
+
+    def __getattr__(self, name: str) -> Any:  # the members set above (for the type checker)
+        raise AttributeError(name)
 
 
 shared = _Namespace("shared", array="array(shape, dtype): an array shared by the block.")
@@ -98,6 +125,9 @@ atomic = _Namespace(
     max="max(arr, idx, v): arr[idx] = max(arr[idx], v) atomically; returns the old value.",
     exch="exch(arr, idx, v): arr[idx] = v atomically; returns the old value.",
     cas="cas(arr, idx, cmp, v): if arr[idx] == cmp then arr[idx] = v; returns the old value.",
+    and_="and_(arr, idx, v): arr[idx] &= v atomically; returns the old value.",
+    or_="or_(arr, idx, v): arr[idx] |= v atomically; returns the old value.",
+    xor="xor(arr, idx, v): arr[idx] ^= v atomically; returns the old value.",
 )
 
 
@@ -161,3 +191,240 @@ class _Direction:
 
 In = _Direction("In")  # read only: never copied back
 Out = _Direction("Out")  # write only: not copied to the device before the launch
+
+
+# --------------------------------------------------------------------------------------------
+# Intrinsics written in the kernel language (inlined by the front end at each call). Each call
+# of a block-wide one makes its own shared slot, so calls in sequence never share state.
+
+
+def _block_thread() -> Any:
+    """This thread's linear index in its block (x fastest, as CUDA numbers lanes)."""
+    return thread_idx.x + block_dim.x * (thread_idx.y + block_dim.y * thread_idx.z)
+
+
+def _syncthreads_count(predicate: Any) -> Any:
+    slot = shared.array(1, int32)
+    if thread_idx.x == 0 and thread_idx.y == 0 and thread_idx.z == 0:
+        slot[0] = 0
+    syncthreads()
+    if predicate:
+        atomic.add(slot, 0, 1)
+    syncthreads()
+    n = slot[0]
+    syncthreads()  # every thread has read the count before the slot is used again
+    return n
+
+
+def _syncthreads_and(predicate: Any) -> Any:
+    n = _syncthreads_count(predicate)
+    return int32(1) if n == block_dim.x * block_dim.y * block_dim.z else int32(0)
+
+
+def _syncthreads_or(predicate: Any) -> Any:
+    n = _syncthreads_count(predicate)
+    return int32(1) if n != 0 else int32(0)
+
+
+def _threadfence() -> None:
+    return None
+
+
+def _laneid() -> Any:
+    return _block_thread() % 32
+
+
+def _atomic_inc(ary: Any, idx: Any, val: Any) -> Any:
+    old = ary[idx]
+    done = False
+    while not done:
+        new = 0 if old >= val else old + 1
+        prev = atomic.cas(ary, idx, old, new)
+        done = prev == old
+        old = prev
+    return old
+
+
+def _atomic_dec(ary: Any, idx: Any, val: Any) -> Any:
+    old = ary[idx]
+    done = False
+    while not done:
+        new = val if old == 0 or old > val else old - 1
+        prev = atomic.cas(ary, idx, old, new)
+        done = prev == old
+        old = prev
+    return old
+
+
+def _atomic_nanmax(ary: Any, idx: Any, val: Any) -> Any:
+    # a NaN value is missing: max with -inf leaves the element as it is
+    return atomic.max(ary, idx, val if val == val else -math.inf)
+
+
+def _atomic_nanmin(ary: Any, idx: Any, val: Any) -> Any:
+    return atomic.min(ary, idx, val if val == val else math.inf)
+
+
+def _selp(predicate: Any, a: Any, b: Any) -> Any:
+    return a if predicate else b
+
+
+def _fma(a: Any, b: Any, c: Any) -> Any:
+    return a * b + c
+
+
+syncthreads_count = Inlined(
+    "syncthreads_count",
+    "syncthreads_count(p): a barrier that returns how many threads of the block had p true.",
+    _syncthreads_count,
+)
+syncthreads_and = Inlined(
+    "syncthreads_and",
+    "syncthreads_and(p): a barrier that returns 1 if p was true in every thread, else 0.",
+    _syncthreads_and,
+)
+syncthreads_or = Inlined(
+    "syncthreads_or",
+    "syncthreads_or(p): a barrier that returns 1 if p was true in any thread, else 0.",
+    _syncthreads_or,
+)
+threadfence = Inlined(
+    "threadfence", "threadfence(): accepted; simt's atomics and barriers order memory.",
+    _threadfence,
+)
+laneid = KernelValue(
+    "laneid", "laneid: this thread's lane in its warp of 32 (linear index in block % 32).",
+    _laneid,
+)
+selp = Inlined("selp", "selp(p, a, b): a if p else b.", _selp)
+fma = Inlined("fma", "fma(a, b, c): a * b + c.", _fma)
+setattr(atomic, "inc", Inlined(  # noqa: B010
+    "atomic.inc",
+    "inc(arr, idx, v): arr[idx] = 0 if arr[idx] >= v else arr[idx] + 1 atomically; returns "
+    "the old value.",
+    _atomic_inc,
+))
+setattr(atomic, "dec", Inlined(  # noqa: B010
+    "atomic.dec",
+    "dec(arr, idx, v): arr[idx] = v if arr[idx] == 0 or arr[idx] > v else arr[idx] - 1 "
+    "atomically; returns the old value.",
+    _atomic_dec,
+))
+setattr(atomic, "nanmax", Inlined(  # noqa: B010
+    "atomic.nanmax",
+    "nanmax(arr, idx, v): atomic max where NaN is a missing value; returns the old value.",
+    _atomic_nanmax,
+))
+setattr(atomic, "nanmin", Inlined(  # noqa: B010
+    "atomic.nanmin",
+    "nanmin(arr, idx, v): atomic min where NaN is a missing value; returns the old value.",
+    _atomic_nanmin,
+))
+
+
+# Bit functions (Numba's cuda.popc, clz, ffs, brev), branch-free on 32- and 64-bit words; the
+# front end picks the width from the argument's type.
+
+
+def _popc32(x: Any) -> Any:
+    v = uint32(x)
+    v = v - ((v >> 1) & 0x55555555)
+    v = (v & 0x33333333) + ((v >> 2) & 0x33333333)
+    v = (v + (v >> 4)) & 0x0F0F0F0F
+    return (v * 0x01010101) >> 24
+
+
+def _popc64(x: Any) -> Any:
+    v = uint64(x)
+    v = v - ((v >> 1) & 0x5555555555555555)
+    v = (v & 0x3333333333333333) + ((v >> 2) & 0x3333333333333333)
+    v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (v * 0x0101010101010101) >> 56
+
+
+def _clz32(x: Any) -> Any:
+    v = uint32(x)
+    v = v | (v >> 1)
+    v = v | (v >> 2)
+    v = v | (v >> 4)
+    v = v | (v >> 8)
+    v = v | (v >> 16)
+    return 32 - _popc32(v)
+
+
+def _clz64(x: Any) -> Any:
+    v = uint64(x)
+    v = v | (v >> 1)
+    v = v | (v >> 2)
+    v = v | (v >> 4)
+    v = v | (v >> 8)
+    v = v | (v >> 16)
+    v = v | (v >> 32)
+    return 64 - _popc64(v)
+
+
+def _ffs32(x: Any) -> Any:
+    v = uint32(x)
+    r = _popc32(~v & (v - 1)) + 1
+    return r if v != 0 else r - r
+
+
+def _ffs64(x: Any) -> Any:
+    v = uint64(x)
+    r = _popc64(~v & (v - 1)) + 1
+    return r if v != 0 else r - r
+
+
+def _brev32(x: Any) -> Any:
+    v = uint32(x)
+    v = ((v >> 1) & 0x55555555) | ((v & 0x55555555) << 1)
+    v = ((v >> 2) & 0x33333333) | ((v & 0x33333333) << 2)
+    v = ((v >> 4) & 0x0F0F0F0F) | ((v & 0x0F0F0F0F) << 4)
+    v = ((v >> 8) & 0x00FF00FF) | ((v & 0x00FF00FF) << 8)
+    return (v >> 16) | (v << 16)
+
+
+def _brev64(x: Any) -> Any:
+    v = uint64(x)
+    v = ((v >> 1) & 0x5555555555555555) | ((v & 0x5555555555555555) << 1)
+    v = ((v >> 2) & 0x3333333333333333) | ((v & 0x3333333333333333) << 2)
+    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0F) | ((v & 0x0F0F0F0F0F0F0F0F) << 4)
+    v = ((v >> 8) & 0x00FF00FF00FF00FF) | ((v & 0x00FF00FF00FF00FF) << 8)
+    v = ((v >> 16) & 0x0000FFFF0000FFFF) | ((v & 0x0000FFFF0000FFFF) << 16)
+    return (v >> 32) | (v << 32)
+
+
+class BitFunction(_Intrinsic):
+    """`popc`, `clz`, `ffs`, `brev`: `impls` are the 32- and 64-bit versions; `result` is
+    "arg" (the argument's type), or the name of an unsigned type of that width."""
+
+    def __init__(self, name: str, doc: str, impls: tuple[Any, Any], result: str) -> None:
+        super().__init__(name, doc)
+        self.impls = impls
+        self.result = result
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs and isinstance(args[0], (int, np.integer)):
+            return self.host(args[0])  # on the host, as Numba's simulator does
+        self._outside()
+
+    def host(self, x: Any) -> Any:
+        bits = 64 if isinstance(x, (np.int64, np.uint64)) else 32
+        v = int(x) & ((1 << bits) - 1)
+        if self.name == "popc":
+            return bin(v).count("1")
+        if self.name == "clz":
+            return bits - v.bit_length()
+        if self.name == "ffs":
+            return (v & -v).bit_length()
+        return int(format(v, f"0{bits}b")[::-1], 2)
+
+
+popc = BitFunction("popc", "popc(x): the number of bits set in x.", (_popc32, _popc64), "arg")
+clz = BitFunction("clz", "clz(x): the number of leading zero bits of x.", (_clz32, _clz64),
+                  "arg")
+ffs = BitFunction(
+    "ffs", "ffs(x): the position (from 1) of x's lowest set bit; 0 for 0.", (_ffs32, _ffs64),
+    "uint32",
+)
+brev = BitFunction("brev", "brev(x): x with its bits reversed.", (_brev32, _brev64), "unsigned")

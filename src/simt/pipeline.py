@@ -24,11 +24,14 @@ def build(
     debug: bool,
     optimise: bool = True,
     explain: bool = False,
+    dynamic_shared: int | None = None,
 ) -> Function:
     """Front end, checks and optimisation passes: the IR every backend starts from. Without
     `optimise` the IR is the front end's own, branch for branch; `explain` adds `note` ops
     for assignments that make no op (both for `kernel.explain`, on sim only)."""
-    fn = translate(pyfunc, specs, fp64=fp64, debug=debug, explain=explain)
+    fn = translate(
+        pyfunc, specs, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared
+    )
     return finish(fn, optimise)
 
 

@@ -62,9 +62,14 @@ def attribute(tr: Translator, base: V, attr: str, node: ast.Attribute) -> V:
                 tr.fail(node, f"{obj.name} has .x, .y and .z, not .{attr}")
             return tr.b.special(obj.name, "xyz".index(attr))
         try:
-            return Known(getattr(obj, attr))
+            value = getattr(obj, attr)
         except AttributeError:
             tr.fail(node, f"{type(obj).__name__} has no attribute `{attr}`")
+        except NotImplementedError as e:  # a name simt.cuda knows but does not have
+            tr.fail(node, str(e))
+        if isinstance(value, lang.KernelValue):  # `cuda.laneid`: a value, computed here
+            return tr.inline(value.impl, [], {}, node)
+        return Known(value)
     if isinstance(base, View):
         return views.attribute(tr, base, attr, node)
     if isinstance(base, CArray):
@@ -120,6 +125,10 @@ def call(tr: Translator, node: ast.Call) -> V:
     handler = _handler(f)
     if handler is not None:
         return handler(tr, args, kwargs, node)
+    if isinstance(f, lang.BitFunction):
+        return _bit_function(tr, f, args, node)
+    if isinstance(f, lang.Inlined):  # an intrinsic written in the kernel language
+        return tr.inline(f.impl, args, kwargs, node)
     if all(isinstance(a, Known) for a in [*args, *kwargs.values()]):
         try:
             return Known(f(*[_kv(a) for a in args], **{k: _kv(v) for k, v in kwargs.items()}))
@@ -537,17 +546,37 @@ def _alloc(space: str) -> Handler:
                 "use a constant, a global or a static argument",
             )
         dims = shape.value if isinstance(shape.value, tuple) else (shape.value,)
+        t = dtype_arg(dtype) if dtype is not None else None
+        if space == "shared" and dims in ((0,), ()) and t is not None:
+            dims = (_dynamic_shared_length(tr, t, node),)
         if not all(isinstance(d, (int, np.integer)) and d > 0 for d in dims):
             tr.fail(
                 node, f"simt.{space}.array shape must be positive integers, got {shape.value!r}"
             )
-        t = dtype_arg(dtype) if dtype is not None else None
         if t is None:
             tr.fail(node, f"simt.{space}.array needs a dtype such as simt.float32 or np.int32")
         at = T.ArrayType(t, len(dims), space, tuple(int(d) for d in dims))  # type: ignore[arg-type]
         return tr.b.op("alloc", [], [at]).result
 
     return h
+
+
+def _dynamic_shared_length(tr: Translator, t: T.Scalar, node: ast.Call) -> int:
+    """The length of a dynamic shared array (`shared.array(0, dtype)`): the launch's bytes of
+    dynamic shared memory (Numba's fourth launch argument) over the element size."""
+    nbytes = tr.ctx.dynamic_shared
+    if not nbytes:
+        tr.fail(
+            node,
+            "shared.array(0, dtype) is dynamic shared memory, and this launch gives it no "
+            "size",
+            "launch with the size in bytes as the fourth launch argument: "
+            "kernel[blocks, threads, 0, nbytes](...) (simt.cuda.jit kernels)",
+        )
+    n = nbytes // np.dtype(t.np).itemsize
+    if n < 1:
+        tr.fail(node, f"{nbytes} bytes of dynamic shared memory hold no {t} element")
+    return n
 
 
 def _atomic(op: str) -> Handler:
@@ -570,6 +599,8 @@ def _atomic(op: str) -> Handler:
             assert isinstance(arr, Value)
             idx = tr.index_values(arr, [args[1]], node)
         dt = arr.array.dtype
+        if op in ("and", "or", "xor") and not dt.is_int:
+            tr.fail(node, f"atomic bitwise operations need an integer array, not {dt}")
         if dt.is_storage:
             tr.fail(node, f"atomics on {dt} arrays are not supported: use 32- or 64-bit elements")
         vals = [coerce(tr.b, tr.scalar(v, node), dt) for v in args[2:]]
@@ -580,6 +611,26 @@ def _atomic(op: str) -> Handler:
         return tr.b.op("atomic", [arr, *idx, *vals], [dt], op=op).result
 
     return h
+
+
+def _bit_function(tr: Translator, f: lang.BitFunction, args: list[V], node: ast.Call) -> V:
+    """`popc/clz/ffs/brev(x)` on an integer: the 32- or 64-bit version by x's type."""
+    if len(args) != 1:
+        tr.fail(node, f"{f.name}() takes one integer argument")
+    (x,) = args
+    if isinstance(x, Known):
+        return Known(f.host(x.value))
+    v = tr.scalar(x, node)
+    assert isinstance(v, Value)
+    t = T.compute_type(v.scalar)
+    if not t.is_int:
+        tr.fail(node, f"{f.name}() needs an integer, not {t}")
+    wide = t.bits == 64
+    r = tr.scalar(tr.inline(f.impls[wide], [v], {}, node), node)
+    result = {
+        "arg": t, "uint32": T.UINT32, "unsigned": T.UINT64 if wide else T.UINT32
+    }[f.result]
+    return coerce(tr.b, r, result)
 
 
 def print_call(tr: Translator, node: ast.Call) -> V:
@@ -803,8 +854,10 @@ def _handlers() -> dict[Any, Handler]:
         cmath.sqrt: _cmath("sqrt", cmath.sqrt),
         cmath.phase: _cmath("phase", cmath.phase),
     }
-    for op in ("add", "sub", "min", "max", "exch", "cas"):
+    for op in ("add", "sub", "min", "max", "exch", "cas", "xor"):
         h[getattr(lang.atomic, op)] = _atomic(op)
+    h[lang.atomic.and_] = _atomic("and")  # type: ignore[attr-defined]  # Numba's spellings
+    h[lang.atomic.or_] = _atomic("or")  # type: ignore[attr-defined]
     for fn in MATH.values():
         if not fn.public:
             continue

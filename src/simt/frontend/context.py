@@ -29,6 +29,12 @@ class Context:
     explain: bool = False  # `kernel.explain`: assignments that make no op get a `note` op
     inline_stack: list[Any] = field(default_factory=list)  # functions being inlined (recursion)
     max_unroll: int = 4096
+    # bytes of dynamic shared memory the launch gives (`shared.array(0, dtype)`, Numba's
+    # fourth launch argument); None: the kernel has none
+    dynamic_shared: int | None = None
+    # scalar parameters that are weak (NEP 50: a Python float argument), by value id: next to
+    # a typed float they take its type instead of promoting it
+    weak: set[int] = field(default_factory=set)
     # values merged from a path where their variable was not assigned (merge.py), by id; the
     # values are kept so that no id is reused while the specialisation is translated
     partial: dict[int, Any] = field(default_factory=dict)

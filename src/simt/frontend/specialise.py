@@ -32,9 +32,17 @@ class ComplexScalar:
     part: T.Scalar
 
 
+@dataclass(frozen=True)
+class WeakScalar:
+    """A Python float argument (NEP 50's weak scalar): a run-time scalar of type `scalar`
+    that, next to a typed float of another type, takes that type."""
+
+    scalar: T.Scalar
+
+
 # What the front end is told about each parameter: a known value, or the type of a run-time
-# argument (a scalar type, an array type, a complex array, a complex scalar).
-ArgSpec = Known | T.Scalar | T.ArrayType | ComplexArray | ComplexScalar
+# argument (a scalar type, a weak scalar, an array type, a complex array, a complex scalar).
+ArgSpec = Known | T.Scalar | WeakScalar | T.ArrayType | ComplexArray | ComplexScalar
 
 
 def translate(
@@ -44,6 +52,7 @@ def translate(
     debug: bool = False,
     name: str | None = None,
     explain: bool = False,
+    dynamic_shared: int | None = None,
 ) -> Function:
     """Translate `pyfunc` for the given parameter specs into a verified-shape IR function.
 
@@ -51,7 +60,9 @@ def translate(
     signature order. With `explain`, an assignment of a constant or of another variable's
     value (which makes no op) gets a `note` op, so that `kernel.explain` shows it.
     """
-    return translate_with_names(pyfunc, specs, fp64, debug, name, explain)[0]
+    return translate_with_names(
+        pyfunc, specs, fp64, debug, name, explain, dynamic_shared
+    )[0]
 
 
 def translate_with_names(
@@ -61,14 +72,16 @@ def translate_with_names(
     debug: bool = False,
     name: str | None = None,
     explain: bool = False,
+    dynamic_shared: int | None = None,
 ) -> tuple[Function, dict[str, V]]:
     """`translate`, and the names the function's body leaves bound at its end (typed values,
-    known values, tuples, objects): what the REPL keeps of an input between lines."""
+    known values, tuples, objects): what the REPL keeps of an input between lines.
+    `dynamic_shared`: the launch's bytes of dynamic shared memory."""
     src = get_source(pyfunc)
     sig = inspect.signature(pyfunc)
     body = Block()
     b = Builder(body)
-    ctx = Context(b, fp64=fp64, debug=debug, explain=explain)
+    ctx = Context(b, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared)
     env: dict[str, V] = {}
     params: list[Param] = []
     for i, pname in enumerate(sig.parameters):
@@ -89,7 +102,11 @@ def translate_with_names(
             params.append(Param(f"{pname}__im", i, im, "imag"))
             env[pname] = Obj(Complex, (("re", re), ("im", im)))
             continue
-        v = Value(spec, pname)
+        if isinstance(spec, WeakScalar):
+            v = Value(spec.scalar, pname)
+            ctx.weak.add(v.id)
+        else:
+            v = Value(spec, pname)
         params.append(Param(pname, i, v))
         env[pname] = v
     env[RET] = Known(False)

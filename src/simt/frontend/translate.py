@@ -886,7 +886,7 @@ class Translator:
             if isinstance(a, Tup) or isinstance(b, Tup):
                 return self._tuple_op(op, a, b, node)
         a, b = self.scalar(a, node), self.scalar(b, node)
-        ta, tb = _operand_types(a, b, self.ctx.fp64)
+        ta, tb = self.weak_types(a, b, *_operand_types(a, b, self.ctx.fp64))
         if op in ("and", "or", "xor") and ta.is_bool and tb.is_bool:
             t = T.BOOL
         else:
@@ -898,6 +898,23 @@ class Translator:
         if op == "pow":
             return self.power(a, b, t, node)
         return self.b.bin(op, coerce(self.b, a, t), coerce(self.b, b, t))
+
+    def weak_types(
+        self, a: V, b: V, ta: T.Scalar, tb: T.Scalar
+    ) -> tuple[T.Scalar, T.Scalar]:
+        """A weak float (a Python float argument, NEP 50) next to a typed float of another
+        type takes that type: float32 data stays float32, float64 data keeps the argument's
+        float64 value."""
+        weak = self.ctx.weak
+        if not weak:
+            return ta, tb
+        wa = isinstance(a, Value) and a.id in weak
+        wb = isinstance(b, Value) and b.id in weak
+        if wa and not wb and ta.is_float and tb.is_float:
+            return tb, tb
+        if wb and not wa and ta.is_float and tb.is_float:
+            return ta, ta
+        return ta, tb
 
     def _complex_known(self, a: V, b: V, node: ast.AST) -> tuple[V, V]:
         """A known complex number next to a run-time value, as a `Complex` (1j * x)."""
@@ -1024,7 +1041,7 @@ class Translator:
         decided = _outside_range(op, a, b)
         if decided is not None:
             return decided
-        ta, tb = _operand_types(a, b, self.ctx.fp64)
+        ta, tb = self.weak_types(a, b, *_operand_types(a, b, self.ctx.fp64))
         t = ta if ta == tb else T.promote(ta, tb)
         return self.b.cmp(name, coerce(self.b, a, t), coerce(self.b, b, t))
 
