@@ -52,9 +52,24 @@ class DeviceArray:
         self.runtime.download(self.buf, out)
         return out
 
-    def copy_to_host(self) -> np.ndarray:
-        """Numba's name for `numpy()`."""
-        return self.numpy()
+    def copy_to_host(self, ary: np.ndarray | None = None, stream: Any = 0) -> np.ndarray:
+        """Numba's name for `numpy()`; with `ary`, the data is copied into it."""
+        if ary is None:
+            return self.numpy()
+        if tuple(ary.shape) != self.shape:
+            raise ValueError(f"copy_to_host: ary has shape {ary.shape}, the array {self.shape}")
+        ary[...] = self.numpy()
+        return ary
+
+    def copy_to_device(self, ary: Any, stream: Any = 0) -> None:
+        """Copy the host array `ary` (of this shape) into this array (Numba's name)."""
+        host = np.ascontiguousarray(ary, dtype=self.dtype)
+        if host.shape != self.shape:
+            raise ValueError(f"copy_to_device: ary has shape {host.shape}, the array {self.shape}")
+        if isinstance(self.buf, np.ndarray):  # cpu, sim: the device memory is host memory
+            self.buf[...] = host
+        else:
+            self.buf = self.runtime.upload(host)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         a = self.numpy()

@@ -1,0 +1,269 @@
+"""`cuda.jit`: Numba's decorator over `simt.Kernel`, with Numba's launch forms
+(`k[grid, block, stream, sharedmem]`, `k.configure(...)`, `k.forall(n)`) and signatures."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import CompileError, LaunchError
+from ..kernel import Kernel
+
+# Numba's type names in signature strings, as NumPy dtypes
+_TYPES = {
+    "boolean": np.bool_, "b1": np.bool_, "bool_": np.bool_,
+    "int8": np.int8, "i1": np.int8, "int16": np.int16, "i2": np.int16,
+    "int32": np.int32, "i4": np.int32, "int64": np.int64, "i8": np.int64,
+    "intp": np.intp, "intc": np.intc,
+    "uint8": np.uint8, "u1": np.uint8, "uint16": np.uint16, "u2": np.uint16,
+    "uint32": np.uint32, "u4": np.uint32, "uint64": np.uint64, "u8": np.uint64,
+    "float16": np.float16, "f2": np.float16, "float32": np.float32, "f4": np.float32,
+    "float64": np.float64, "f8": np.float64, "double": np.float64, "float_": np.float32,
+    "complex64": np.complex64, "c8": np.complex64, "complex128": np.complex128,
+    "c16": np.complex128,
+}  # fmt: skip
+
+# options of numba.cuda.jit that do not change what simt computes, and why
+NO_OP_OPTIONS = {
+    "inline": "simt inlines every device function",
+    "fastmath": "simt keeps IEEE results on every backend",
+    "cache": "simt always caches compiled kernels on disk (SIMT_CACHE_DIR)",
+    "lineinfo": "simt's errors always name the source line",
+    "opt": "simt always optimises",
+    "max_registers": "register use is the CUDA compiler's choice",
+    "extensions": "not used by simt",
+    "forceinline": "simt inlines every device function",
+}
+
+
+def parse_signature(sig: str) -> tuple[str, list[tuple[np.dtype, int]]]:
+    """A Numba signature string, "void(float32[:], int32)", as its return type's name and,
+    per parameter, its dtype and number of dimensions (0 for a scalar)."""
+    m = re.fullmatch(r"\s*(\w+)\s*\((.*)\)\s*", sig)
+    if m is None:
+        raise CompileError(
+            f"cannot read the signature {sig!r}",
+            hint='write it as Numba does: "void(float32[:], float32[:, :], int32)"',
+        )
+    params: list[tuple[np.dtype, int]] = []
+    body = m.group(2).strip()
+    parts = re.findall(r"\w+\s*(?:\[[^\]]*\])?", body) if body else []
+    for p in parts:
+        pm = re.fullmatch(r"(\w+)\s*(?:\[([^\]]*)\])?", p.strip())
+        assert pm is not None
+        name, dims = pm.group(1), pm.group(2)
+        if name not in _TYPES:
+            raise CompileError(
+                f"signature {sig!r}: unknown type {name!r}",
+                hint=f"use one of {', '.join(sorted(_TYPES))}",
+            )
+        ndim = 0 if dims is None else dims.count(",") + 1
+        params.append((np.dtype(_TYPES[name]), ndim))
+    return m.group(1), params
+
+
+class CUDAKernel:
+    """A kernel made by `cuda.jit`: launch it as Numba does, `k[grid, block](args)`,
+    `k[grid, block, stream, sharedmem](args)`, `k.configure(grid, block)(args)` or
+    `k.forall(n)(args)`. Each size of dynamic shared memory compiles its own specialisation."""
+
+    def __init__(
+        self,
+        pyfunc: Callable[..., Any],
+        signatures: list[str],
+        debug: bool | None,
+        options: dict[str, Any],
+    ) -> None:
+        self.py_func = pyfunc
+        self.__name__ = getattr(pyfunc, "__name__", "kernel")
+        self.__doc__ = pyfunc.__doc__
+        self.__wrapped__ = pyfunc
+        self.debug = debug
+        self.options = options
+        self._kernels: dict[int, Kernel] = {}
+        self.signatures = [parse_signature(s) for s in signatures]
+        nparams = len(inspect.signature(pyfunc).parameters)
+        for text, (ret, params) in zip(signatures, self.signatures):
+            if ret != "void":
+                raise CompileError(
+                    f"the signature {text!r} of kernel {self.__name__}() returns {ret}; "
+                    "kernels return nothing",
+                    hint="write void(...), or add device=True for a device function",
+                )
+            if len(params) != nparams:
+                raise CompileError(
+                    f"the signature {text!r} has {len(params)} parameter(s), "
+                    f"{self.__name__}() has {nparams}"
+                )
+        self.kernel(0)  # checks the function now, as Numba's decorator does
+
+    def __repr__(self) -> str:
+        return f"<simt.cuda kernel {self.__name__}>"
+
+    def kernel(self, sharedmem: int = 0) -> Kernel:
+        """The simt kernel that runs launches with `sharedmem` bytes of dynamic shared memory."""
+        k = self._kernels.get(sharedmem)
+        if k is None:
+            k = Kernel(
+                self.py_func, fp64=True, debug=self.debug, numba=True,
+                dynamic_shared=sharedmem or None,
+            )  # fmt: skip
+            self._kernels[sharedmem] = k
+        return k
+
+    # launch forms ------------------------------------------------------------------------
+    def __getitem__(self, config: Any) -> Launch:
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise LaunchError(
+                f"launch {self.__name__} as {self.__name__}[griddim, blockdim] (or with a "
+                f"stream and a dynamic shared memory size after them), got [{config!r}]"
+            )
+        return self.configure(*config)
+
+    def configure(self, griddim: Any, blockdim: Any, stream: Any = 0, sharedmem: int = 0) -> Launch:
+        """A launcher for `griddim` blocks of `blockdim` threads (Numba's `configure`)."""
+        if not isinstance(sharedmem, (int, np.integer)) or sharedmem < 0:
+            raise LaunchError(
+                f"the dynamic shared memory size of a launch of {self.__name__} is a number "
+                f"of bytes, got {sharedmem!r}"
+            )
+        return Launch(self, griddim, blockdim, stream, int(sharedmem))
+
+    def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Launch:
+        """A launcher covering `ntasks` threads in one dimension (blocks of `tpb` threads, 256
+        when 0): Numba's `kernel.forall(n)(args)`."""
+        if not isinstance(ntasks, (int, np.integer)) or ntasks < 0:
+            raise LaunchError(f"forall needs a number of tasks, got {ntasks!r}")
+        threads = int(tpb) or 256
+        blocks = max(1, -(-int(ntasks) // threads))
+        return self.configure(blocks, threads, stream, sharedmem)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise LaunchError(
+            f"{self.__name__} is a kernel: launch it with {self.__name__}[blocks, threads]"
+            "(...), or make it a device function with @cuda.jit(device=True)"
+        )
+
+    def convert(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """With signatures: scalars as the signature's type, arrays checked against it."""
+        if not self.signatures:
+            return args
+        problems = []
+        for _, params in self.signatures:
+            out, why = _match(self.__name__, params, args)
+            if why is None:
+                return out
+            problems.append(why)
+        raise LaunchError(
+            f"no signature of {self.__name__}() matches the arguments: " + "; ".join(problems)
+        )
+
+    # Numba's inspection names
+    def inspect_types(self, *args: Any, **kwargs: Any) -> None:
+        print(self.kernel(0).ir(*args, **kwargs))
+
+    def source(self, backend: str, *args: Any, **kwargs: Any) -> str:
+        """The text `backend` compiles for these arguments (as `simt.Kernel.source`)."""
+        return self.kernel(0).source(backend, *args, **kwargs)
+
+    def ir(self, *args: Any, **kwargs: Any) -> str:
+        return self.kernel(0).ir(*args, **kwargs)
+
+
+def _match(
+    name: str, params: list[tuple[np.dtype, int]], args: tuple[Any, ...]
+) -> tuple[tuple[Any, ...], str | None]:
+    if len(args) != len(params):
+        return args, f"{len(params)} arguments expected, {len(args)} given"
+    out = []
+    for k, ((dt, ndim), a) in enumerate(zip(params, args)):
+        if ndim == 0:
+            if len(getattr(a, "shape", ())) > 0:
+                return args, f"argument {k} is an array where the signature has a {dt} scalar"
+            out.append(dt.type(a))
+            continue
+        adt = getattr(a, "dtype", None)
+        shape = getattr(a, "shape", None)
+        if adt is None or shape is None:
+            return args, f"argument {k} is a {type(a).__name__} where the signature has an array"
+        if np.dtype(adt) != dt or len(shape) != ndim:
+            return args, (
+                f"argument {k} is a {len(shape)}-d {np.dtype(adt)} array where the signature "
+                f"has {dt}[{', '.join([':'] * ndim)}]"
+            )
+        out.append(a)
+    return tuple(out), None
+
+
+class Launch:
+    """A `CUDAKernel` with its launch shape: call it with the kernel's arguments."""
+
+    def __init__(
+        self, kernel: CUDAKernel, griddim: Any, blockdim: Any, stream: Any, sharedmem: int
+    ) -> None:
+        self.cuda_kernel = kernel
+        self.stream = stream
+        self.sharedmem = sharedmem
+        self.launcher = kernel.kernel(sharedmem).config(griddim, blockdim)
+
+    def __call__(self, *args: Any) -> None:
+        self.launcher(*self.cuda_kernel.convert(args))
+
+    def __repr__(self) -> str:
+        return repr(self.launcher)
+
+
+def jit(
+    func_or_sig: Any = None,
+    device: bool = False,
+    inline: Any = False,
+    link: Any = (),
+    debug: bool | None = None,
+    opt: bool = True,
+    lineinfo: bool = False,
+    cache: bool = False,
+    fastmath: bool = False,
+    boundscheck: bool | None = None,
+    **options: Any,
+) -> Any:
+    """Numba's `cuda.jit`: `@cuda.jit`, `@cuda.jit("void(float32[:])")`,
+    `@cuda.jit(device=True)`. A kernel follows Numba's typing; a device function is a plain
+    Python function, inlined into each kernel that calls it (and callable on the host).
+    `debug`/`boundscheck` turn on bounds checks on every backend; `inline`, `fastmath`,
+    `cache`, `lineinfo`, `opt`, `max_registers` are accepted and change nothing
+    (`NO_OP_OPTIONS` says why)."""
+    if link:
+        raise CompileError(
+            "cuda.jit(link=...) links CUDA C or PTX files, which simt cannot run on other "
+            "backends; write the linked functions in Python as device functions"
+        )
+    unknown = [k for k in options if k not in NO_OP_OPTIONS]
+    if unknown:
+        raise CompileError(f"cuda.jit has no option {unknown[0]!r} in simt")
+    dbg = True if (debug or boundscheck) else None
+
+    def decorate(fn: Callable[..., Any], sigs: list[str]) -> Any:
+        if device:
+            for s in sigs:
+                parse_signature(s)  # read, so that a typo is an error; types follow the call
+            return fn
+        return CUDAKernel(fn, sigs, dbg, dict(options))
+
+    if func_or_sig is None:
+        return lambda fn: decorate(fn, [])
+    if isinstance(func_or_sig, str):
+        sigs = [func_or_sig]
+        return lambda fn: decorate(fn, sigs)
+    if isinstance(func_or_sig, (list, tuple)) and all(isinstance(s, str) for s in func_or_sig):
+        sigs = list(func_or_sig)
+        return lambda fn: decorate(fn, sigs)
+    if callable(func_or_sig):
+        return decorate(func_or_sig, [])
+    raise CompileError(
+        f"cuda.jit takes a function or a signature string, got {func_or_sig!r:.60}",
+        hint='write @cuda.jit or @cuda.jit("void(float32[:])")',
+    )

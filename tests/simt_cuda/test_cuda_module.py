@@ -1,0 +1,266 @@
+"""`simt.cuda`: numba.cuda's names, decorator, launch forms, host API and typing."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+
+import numpy as np
+import pytest
+
+import simt
+from simt import cuda
+
+BACKENDS = ("sim", "cpu")
+
+
+@cuda.jit(device=True)
+def _square(x):
+    return x * x
+
+
+@cuda.jit("void(float32[:], float32[:], float32)")
+def _scale(a, out, s):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = _square(a[i]) * s
+
+
+@cuda.jit
+def _brighten(img, out):
+    i = cuda.grid(1)
+    if i < img.size:
+        out[i] = img[i] * 0.7 + 0.5  # Numba: float64 arithmetic, truncated to uint8
+
+
+@simt.kernel
+def _brighten_simt(img, out):
+    i = simt.grid(1)
+    if i < img.size:
+        out[i] = img[i] * 0.7 + 0.5
+
+
+@cuda.jit
+def _axpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+@simt.kernel
+def _axpy_simt(a, x, y, out):
+    i = simt.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+@cuda.jit
+def _reverse_dynamic(a, out):
+    buf = cuda.shared.array(0, dtype=np.float32)
+    t = cuda.threadIdx.x
+    buf[t] = a[t]
+    cuda.syncthreads()
+    out[t] = buf[cuda.blockDim.x - 1 - t]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_device_function_and_signature(backend: str) -> None:
+    simt.use(backend)
+    a = np.arange(10, dtype=np.float32)
+    out = np.zeros_like(a)
+    _scale[1, 16](a, out, 2.5)
+    np.testing.assert_array_equal(out, a * a * np.float32(2.5))
+    assert _square(3) == 9  # a device function is a plain function on the host
+
+
+def test_signature_mismatch_is_a_launch_error() -> None:
+    with pytest.raises(simt.LaunchError, match="float32"):
+        _scale[1, 16](np.zeros(4, np.float64), np.zeros(4, np.float32), 1.0)
+
+
+def test_bad_signatures_and_options() -> None:
+    def f(a):
+        pass
+
+    with pytest.raises(simt.CompileError, match="returns"):
+        cuda.jit("int32(float32[:])")(f)
+    with pytest.raises(simt.CompileError, match="1 parameter|2 parameter"):
+        cuda.jit("void(float32[:], int32)")(f)
+    with pytest.raises(simt.CompileError, match="unknown type"):
+        cuda.jit("void(floot32[:])")(f)
+    with pytest.raises(simt.CompileError, match="link"):
+        cuda.jit(link=["kernels.cu"])(f)
+    with pytest.raises(simt.CompileError, match="no option"):
+        cuda.jit(warp_magic=True)(f)
+    k = cuda.jit(inline=True, fastmath=True, cache=True, lineinfo=True, opt=False, debug=False)(f)
+    assert isinstance(k, cuda.CUDAKernel)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numba_typing_of_float_literals(backend: str) -> None:
+    """A float literal times uint8 is float64 under cuda.jit (Numba) and float32 under
+    simt.kernel (GPU practice): the truncating uint8 store sees the difference."""
+    simt.use(backend)
+    img = np.arange(256, dtype=np.uint8)
+    out = np.zeros_like(img)
+    _brighten[2, 128](img, out)
+    np.testing.assert_array_equal(out, (img * 0.7 + 0.5).astype(np.uint8))
+    out32 = np.zeros_like(img)
+    _brighten_simt[2, 128](img, out32)
+    ref32 = (img.astype(np.float32) * np.float32(0.7) + np.float32(0.5)).astype(np.uint8)
+    np.testing.assert_array_equal(out32, ref32)
+    assert not np.array_equal(out, out32)  # the two typings differ here, as documented
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kernel", [_axpy, _axpy_simt], ids=["cuda.jit", "simt.kernel"])
+def test_python_float_argument_is_weak(backend: str, kernel: object) -> None:
+    """NEP 50: a Python float next to float64 data keeps its float64 value; next to float32
+    data it is float32 (the kernel stays float32)."""
+    simt.use(backend)
+    a = 1.0 + 2.0**-40
+    x = np.full(8, 3.0)
+    y = np.zeros(8)
+    out = np.zeros(8)
+    kernel[1, 8](a, x, y, out)  # type: ignore[index]
+    np.testing.assert_array_equal(out, a * x)
+    x32 = np.full(8, 3.0, np.float32)
+    out32 = np.zeros(8, np.float32)
+    kernel[1, 8](a, x32, np.zeros(8, np.float32), out32)  # type: ignore[index]
+    np.testing.assert_array_equal(out32, np.float32(a) * x32)
+    ir = kernel.ir(a, x32, np.zeros(8, np.float32), out32)  # type: ignore[attr-defined]
+    assert "float64" not in ir
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dynamic_shared_memory_and_launch_forms(backend: str) -> None:
+    simt.use(backend)
+    a = np.arange(32, dtype=np.float32)
+    for launch in (
+        _reverse_dynamic[1, 32, 0, 128],
+        _reverse_dynamic[1, 32, cuda.stream(), 32 * 4],
+        _reverse_dynamic.configure(1, 32, 0, 256),
+        _reverse_dynamic.forall(32, 32, 0, 128),
+    ):
+        out = np.zeros_like(a)
+        launch(a, out)
+        np.testing.assert_array_equal(out, a[::-1])
+    with pytest.raises(simt.CompileError, match="fourth launch argument"):
+        _reverse_dynamic[1, 32](a, np.zeros_like(a))
+    with pytest.raises(simt.LaunchError, match="launch it with"):
+        _reverse_dynamic(a, a)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_host_arrays_streams_events(backend: str, capsys: pytest.CaptureFixture[str]) -> None:
+    simt.use(backend)
+    a = np.arange(32, dtype=np.float32)
+    d_a = cuda.to_device(a)
+    d_out = cuda.device_array_like(a)
+    assert cuda.is_cuda_array(d_a) and not cuda.is_cuda_array(a)
+    s = cuda.stream()
+    start, end = cuda.event(), cuda.event()
+    with s.auto_synchronize():
+        start.record(s)
+        _reverse_dynamic[1, 32, s, 128](d_a, d_out)
+        end.record(s)
+    end.synchronize()
+    assert cuda.event_elapsed_time(start, end) >= 0 and start.elapsed_time(end) >= 0
+    host = cuda.pinned_array(32, dtype=np.float32)
+    assert d_out.copy_to_host(host) is host
+    np.testing.assert_array_equal(host, a[::-1])
+    d_out.copy_to_device(a)
+    np.testing.assert_array_equal(d_out.copy_to_host(), a)
+    cuda.to_device(a[::-1], to=d_out)
+    np.testing.assert_array_equal(d_out.copy_to_host(), a[::-1])
+    assert cuda.device_array(4).dtype == np.float64  # Numba's default
+    m = cuda.mapped_array(32, dtype=np.float32)
+    _reverse_dynamic[1, 32, 0, 128](a, m)
+    cuda.synchronize()
+    np.testing.assert_array_equal(m, a[::-1])
+    assert cuda.is_available()
+    assert len(cuda.gpus) == 1 and cuda.select_device(0).id == 0
+    assert cuda.get_current_device().WARP_SIZE == 32 == cuda.warpsize
+    with cuda.gpus[0]:
+        pass
+    with pytest.raises(simt.LaunchError, match="simt.use"):
+        cuda.select_device(1)
+    assert cuda.detect()
+    assert backend in capsys.readouterr().out
+
+
+def test_missing_names_say_what_they_are() -> None:
+    with pytest.raises(NotImplementedError, match="cuda.reduce"):
+        cuda.reduce  # noqa: B018
+    with pytest.raises(NotImplementedError, match="warp functions"):
+        cuda.shfl_down_sync  # noqa: B018
+    with pytest.raises(AttributeError):
+        cuda.not_a_numba_name  # noqa: B018
+
+
+@cuda.jit
+def _uses_cg(a):
+    g = cuda.cg.this_grid()
+    a[0] = g
+
+
+def test_missing_name_in_a_kernel_is_a_compile_error() -> None:
+    with pytest.raises(simt.CompileError, match="cooperative groups"):
+        _uses_cg[1, 1](np.zeros(1, np.float32))
+
+
+def test_bit_functions_on_the_host() -> None:
+    assert cuda.popc(0b1011) == 3 and cuda.clz(1) == 31 and cuda.ffs(8) == 4
+    assert cuda.ffs(0) == 0 and cuda.brev(1) == 2**31 and cuda.clz(np.int64(1)) == 63
+    assert cuda.cbrt(27.0) == pytest.approx(3.0) and math.isclose(cuda.fp16.hadd(1.0, 2.0), 3)
+
+
+_HAS_NUMBA = importlib.util.find_spec("numba") is not None
+
+
+@pytest.mark.skipif(not _HAS_NUMBA, reason="numba is not installed (pip install numba)")
+@pytest.mark.parametrize("n,seed,sub", [(1, 0, 0), (7, 42, 0), (300, 2**40 + 3, 2)])
+def test_random_states_are_numbas(n: int, seed: int, sub: int) -> None:
+    from numba.cuda.random import init_xoroshiro128p_states_cpu, xoroshiro128p_dtype
+
+    from simt.cuda.random import init_states
+
+    ref = np.empty(n, xoroshiro128p_dtype)
+    init_xoroshiro128p_states_cpu(ref, seed, sub)
+    mine = init_states(n, seed, sub)
+    np.testing.assert_array_equal(mine[:, 0], ref["s0"])
+    np.testing.assert_array_equal(mine[:, 1], ref["s1"])
+
+
+@cuda.jit
+def _draw(states, out32, out64):
+    i = cuda.grid(1)
+    if i < out32.shape[0]:
+        for k in range(out32.shape[1]):
+            out32[i, k] = cuda.random.xoroshiro128p_uniform_float32(states, i)
+            out64[i, k] = cuda.random.xoroshiro128p_uniform_float64(states, i)
+
+
+@pytest.mark.skipif(not _HAS_NUMBA, reason="numba is not installed (pip install numba)")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_random_stream_is_numbas(backend: str) -> None:
+    """The same seed gives Numba's numbers: each generator's stream, drawn on the host by
+    Numba's own (CPU-compiled) functions, equals what simt's kernel drew."""
+    from numba.cuda import random as nr
+
+    simt.use(backend)
+    n, draws = 16, 5
+    states = cuda.random.create_xoroshiro128p_states(n, seed=1234)
+    out32 = np.zeros((n, draws), np.float32)
+    out64 = np.zeros((n, draws), np.float64)
+    _draw[1, n](states, out32, out64)
+    ref = np.empty(n, nr.xoroshiro128p_dtype)
+    nr.init_xoroshiro128p_states_cpu(ref, 1234, 0)
+    exp32 = np.zeros_like(out32)
+    exp64 = np.zeros_like(out64)
+    for i in range(n):
+        for k in range(draws):
+            exp32[i, k] = nr.xoroshiro128p_uniform_float32(ref, i)
+            exp64[i, k] = nr.xoroshiro128p_uniform_float64(ref, i)
+    np.testing.assert_array_equal(out32, exp32)
+    np.testing.assert_array_equal(out64, exp64)
