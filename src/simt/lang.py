@@ -265,6 +265,14 @@ def _atomic_nanmin(ary: Any, idx: Any, val: Any) -> Any:
     return atomic.min(ary, idx, val if val == val else math.inf)
 
 
+def _atomic_compare_and_swap(ary: Any, old: Any, val: Any) -> Any:
+    return atomic.cas(ary, 0, old, val)
+
+
+def _nanosleep(ns: Any) -> None:
+    return None
+
+
 def _selp(predicate: Any, a: Any, b: Any) -> Any:
     return a if predicate else b
 
@@ -296,6 +304,15 @@ laneid = KernelValue(
     "laneid", "laneid: this thread's lane in its warp of 32 (linear index in block % 32).",
     _laneid,
 )
+nanosleep = Inlined(
+    "nanosleep", "nanosleep(ns): accepted; simt's threads do not sleep (a no-op).", _nanosleep
+)
+setattr(atomic, "compare_and_swap", Inlined(  # noqa: B010
+    "atomic.compare_and_swap",
+    "compare_and_swap(arr, old, v): cas on arr[0] (Numba's older spelling); returns the old "
+    "value.",
+    _atomic_compare_and_swap,
+))
 selp = Inlined("selp", "selp(p, a, b): a if p else b.", _selp)
 fma = Inlined("fma", "fma(a, b, c): a * b + c.", _fma)
 setattr(atomic, "inc", Inlined(  # noqa: B010

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 
 from .. import lang
+from ..errors import BackendUnavailable as CudaSupportError
+from ..errors import KernelError as KernelRuntimeError
 from ..lang import (
     atomic,
     blockDim,
@@ -43,6 +45,7 @@ from ..lang import (
     int64,
     laneid,
     local,
+    nanosleep,
     popc,
     selp,
     shared,
@@ -65,6 +68,9 @@ from .dispatch import CUDAKernel, jit
 from .host import (
     Device,
     Event,
+    In,
+    InOut,
+    Out,
     Stream,
     close,
     default_stream,
@@ -78,15 +84,19 @@ from .host import (
     gpus,
     is_available,
     is_cuda_array,
+    is_supported_version,
     legacy_default_stream,
     list_devices,
     mapped,
     mapped_array,
+    mapped_array_like,
     per_thread_default_stream,
     pinned,
     pinned_array,
+    pinned_array_like,
     profile_start,
     profile_stop,
+    profiling,
     select_device,
     stream,
     synchronize,
@@ -144,7 +154,21 @@ MISSING: dict[str, str] = {
     "element-wise kernel",
     "fp8": "cuda.fp8 is not in simt",
     "bf16": "bfloat16 is not in simt",
+    "runtime": "the CUDA runtime API object is not in simt",
+    "driver": "the CUDA driver API is not in simt",
+    "set_memory_manager": "external memory managers are not in simt",
+    "HostOnlyCUDAMemoryManager": "external memory managers are not in simt",
+    "GetIpcHandleMixin": "external memory managers are not in simt",
+    "BaseCUDAMemoryManager": "external memory managers are not in simt",
+    "device_array_ptr": "raw device pointers are not in simt",
 }
+for _vec in ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+             "uint32", "uint64", "float16"):
+    for _n in (2, 3, 4):
+        MISSING[f"{_vec}x{_n}"] = (
+            f"CUDA's vector types ({_vec}x{_n}) are not in simt; use a tuple or a row of an "
+            "array"
+        )
 for _warp in (
     "shfl_up_sync",
     "shfl_down_sync",
@@ -169,15 +193,17 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "CUDAKernel", "Device", "Event", "Stream", "atomic", "blockDim", "blockIdx", "boolean",
-    "brev", "cbrt", "close", "clz", "const", "default_stream", "detect", "device_array",
-    "device_array_like", "event", "event_elapsed_time", "external_stream", "ffs", "float16",
-    "float32", "float64", "fma", "fp16", "get_current_device", "gpus", "grid", "gridDim",
-    "gridsize", "int8", "int16", "int32", "int64", "is_available", "is_cuda_array", "jit",
-    "laneid", "legacy_default_stream", "list_devices", "local", "mapped", "mapped_array",
-    "per_thread_default_stream", "pinned", "pinned_array", "popc", "profile_start",
-    "profile_stop", "random", "select_device", "selp", "shared", "stream", "synchronize",
-    "syncthreads", "syncthreads_and", "syncthreads_count", "syncthreads_or", "threadIdx",
-    "threadfence", "threadfence_block", "threadfence_system", "to_device", "uint8", "uint16",
-    "uint32", "uint64", "warpsize",
+    "CUDAKernel", "CudaSupportError", "Device", "Event", "In", "InOut", "KernelRuntimeError",
+    "Out", "Stream", "atomic", "blockDim", "blockIdx", "boolean", "brev", "cbrt", "close",
+    "clz", "const", "default_stream", "detect", "device_array", "device_array_like", "event",
+    "event_elapsed_time", "external_stream", "ffs", "float16", "float32", "float64", "fma",
+    "fp16", "get_current_device", "gpus", "grid", "gridDim", "gridsize", "int16", "int32",
+    "int64", "int8", "is_available", "is_cuda_array", "is_supported_version", "jit", "laneid",
+    "legacy_default_stream", "list_devices", "local", "mapped", "mapped_array",
+    "mapped_array_like", "nanosleep", "per_thread_default_stream", "pinned", "pinned_array",
+    "pinned_array_like", "popc", "profile_start", "profile_stop", "profiling", "random",
+    "select_device", "selp", "shared", "stream", "synchronize", "syncthreads",
+    "syncthreads_and", "syncthreads_count", "syncthreads_or", "threadIdx", "threadfence",
+    "threadfence_block", "threadfence_system", "to_device", "uint16", "uint32", "uint64",
+    "uint8", "warpsize",
 ]  # fmt: skip

@@ -171,7 +171,13 @@ class CUDAKernel:
         return self.kernel(0).source(backend, *args, **kwargs)
 
     def ir(self, *args: Any, **kwargs: Any) -> str:
+        """simt's optimised IR for these arguments (as `simt.Kernel.ir`)."""
         return self.kernel(0).ir(*args, **kwargs)
+
+    def explain(self, grid: Any, block: Any, *args: Any, sharedmem: int = 0, **kwargs: Any) -> None:
+        """Run the launch on `sim` and print one thread's path (as `simt.Kernel.explain`:
+        `thread=(block, thread)`)."""
+        self.kernel(sharedmem).explain(grid, block, *self.convert(args), **kwargs)
 
 
 def _match(

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ..lang import float16
 
 
@@ -72,3 +74,59 @@ def hlt(a: Any, b: Any) -> Any:
 
 def hle(a: Any, b: Any) -> Any:
     return a <= b
+
+
+def hsin(a: Any) -> Any:
+    return float16(math.sin(a))
+
+
+def hcos(a: Any) -> Any:
+    return float16(math.cos(a))
+
+
+def hlog(a: Any) -> Any:
+    return float16(math.log(a))
+
+
+def hlog2(a: Any) -> Any:
+    return float16(math.log2(a))
+
+
+def hlog10(a: Any) -> Any:
+    return float16(math.log10(a))
+
+
+def hexp(a: Any) -> Any:
+    return float16(math.exp(a))
+
+
+def hexp2(a: Any) -> Any:
+    return float16(np.exp2(a))
+
+
+def hexp10(a: Any) -> Any:
+    return float16(math.pow(10.0, a))
+
+
+def hfloor(a: Any) -> Any:
+    return float16(math.floor(a))
+
+
+def hceil(a: Any) -> Any:
+    return float16(math.ceil(a))
+
+
+def htrunc(a: Any) -> Any:
+    return float16(math.trunc(a))
+
+
+def hrint(a: Any) -> Any:
+    return float16(np.rint(a))
+
+
+def hrsqrt(a: Any) -> Any:
+    return float16(1.0 / math.sqrt(a))
+
+
+def hrcp(a: Any) -> Any:
+    return float16(1.0 / a)

@@ -83,6 +83,37 @@ def mapped_array(
     return np.empty(_shape(shape), dtype)
 
 
+def pinned_array_like(ary: Any) -> Any:
+    return np.empty(_shape(ary.shape), ary.dtype)
+
+
+def mapped_array_like(ary: Any, stream: Any = 0, portable: bool = False, wc: bool = False) -> Any:
+    return np.empty(_shape(ary.shape), ary.dtype)
+
+
+def In(ary: Any) -> Any:  # noqa: N802 - Numba's names
+    """Numba's copy-direction wrapper: simt finds which arrays a kernel writes by itself."""
+    return ary
+
+
+def Out(ary: Any) -> Any:  # noqa: N802
+    return ary
+
+
+def InOut(ary: Any) -> Any:  # noqa: N802
+    return ary
+
+
+def is_supported_version() -> bool:
+    return True
+
+
+@contextlib.contextmanager
+def profiling() -> Iterator[None]:
+    """Accepted: simt has no profiler hook (use simt.bench)."""
+    yield
+
+
 @contextlib.contextmanager
 def pinned(*arylist: Any) -> Iterator[None]:
     """Numba's `with cuda.pinned(a, b):` — nothing to do in simt."""
