@@ -56,3 +56,28 @@ def test_a_kernel_without_the_options_is_the_old_text() -> None:
         if not p.extras and not {"complex", "iterate", "early_return"} & p.features:
             off = Generator(seed, dtypes=False, complexes=False, views=False, lang=False)
             assert p.source == off.program().source
+
+
+def test_numba_spelling_mode() -> None:
+    """`numba=True` writes the same kernel as a Numba-CUDA program: `from simt import cuda`,
+    `@cuda.jit`, device functions, cuda.* names and NumPy casts; from_source reads it back."""
+    for seed in (1, 5, 9):
+        plain = generate(seed)
+        p = generate(seed, numba=True)
+        assert p.numba and "numba" in p.features and not plain.numba
+        assert "@cuda.jit\ndef kernel(" in p.source and "from simt import cuda" in p.source
+        assert "simt.grid(" not in p.source and "thread_idx." not in p.source
+        assert "@simt.kernel" not in p.source
+        if "\ndef helper" in plain.source:
+            assert "@cuda.jit(device=True)\ndef helper" in p.source
+        back = from_source(p.source)
+        assert back.numba and back.slots == p.slots and back.grid == p.grid
+        ast.parse(p.source)
+
+
+def test_numba_spelled_kernels_agree_on_every_backend() -> None:
+    from simt.testing.differential import check
+
+    for seed in (0, 6):
+        findings = check(generate(seed, numba=True), ("cpu",), nvrtc=False)
+        assert findings == [], [str(f) for f in findings]

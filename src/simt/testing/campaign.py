@@ -29,7 +29,8 @@ from .generator import Program, from_source, generate
 from .mutator import mutate, verdict
 from .shrink import shrink
 
-FEATURES = "dtypes,complexes,views"  # the generator's optional features (gen_extra.py)
+# the generator's optional features (gen_extra.py), and its Numba spelling (never drawn)
+FEATURES = "dtypes,complexes,views,numba"
 HANG_SECONDS = 120  # one kernel on every backend; far above any generated kernel's need
 
 

@@ -83,7 +83,9 @@ def load(program: Program, folder: Path | None = None) -> Any:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    return module.kernel
+    k = module.kernel
+    # a Numba-spelled program's `cuda.jit` kernel: the simt Kernel it launches with
+    return k.kernel(0) if hasattr(k, "py_func") else k
 
 
 def _launch(kernel: Any, program: Program, backend: str) -> tuple[list[np.ndarray], str]:
@@ -157,7 +159,9 @@ def _refusal_ok(program: Program, backend: str, e: BaseException) -> bool:
     if backend != "webgpu" or not isinstance(e, CompileError) or "internal" in str(e):
         return False
     text = str(e)
-    fp64 = program.fp64 and any(w in text for w in ("float64", "f64", "fp64"))
+    # Numba's typing makes floats from integers float64 in any Numba-spelled kernel
+    wide = program.fp64 or program.numba
+    fp64 = wide and any(w in text for w in ("float64", "f64", "fp64"))
     if fp64 or ("int64" in program.features and "int64" in text):
         return True
     return "webgpu" in text and any(re.search(rf"\b{t}\b", text) for t in program.refusable_types)

@@ -60,6 +60,7 @@ class Program:
     fp64: bool = False
     features: frozenset[str] = frozenset()
     extras: tuple[str, ...] = ()  # the optional features' arrays, in EXTRA_ORDER
+    numba: bool = False  # spelled for Numba-CUDA (`from simt import cuda`, `@cuda.jit`)
 
     @property
     def array_names(self) -> tuple[str, ...]:
@@ -135,11 +136,15 @@ class Generator:
         complexes: bool | None = None,
         views: bool | None = None,
         lang: bool | None = None,
+        numba: bool | None = None,
     ) -> None:
         """Options: `fp64` (float64 kernel), and the sections of gen_extra.py: `dtypes`
         (small and uint64 element types), `complexes`, `views`, and gen_lang.py's `lang`
         (loops over arrays, early returns before barriers). None (the default) draws each
-        from the seed (about one kernel in four has each); False leaves it out."""
+        from the seed (about one kernel in four has each); False leaves it out.
+        `numba`: the same kernel spelled as a Numba-CUDA program (`numba_spelling`), compiled
+        by `simt.cuda.jit` with Numba's typing (never drawn: only when asked)."""
+        self.numba = bool(numba)
         self.seed = seed
         self.r = random.Random(seed)
         self.fp64 = self.r.random() < 0.15 if fp64 is None else fp64
@@ -714,8 +719,12 @@ class Generator:
             "",
         ])  # fmt: skip
         feats = set(self.features) | ({"fp64"} if self.fp64 else set())
+        if self.numba:
+            src = numba_spelling(src)
+            feats.add("numba")
         return Program(
-            self.seed, src, grid, self.block_size, slots, self.fp64, frozenset(feats), extras
+            self.seed, src, grid, self.block_size, slots, self.fp64, frozenset(feats), extras,
+            self.numba,
         )
 
     def sections(self) -> None:
@@ -733,6 +742,33 @@ class Generator:
             self.r = saved
 
 
+# simt's spelling -> Numba-CUDA's, for `numba_spelling` (each a regular expression)
+NUMBA_SPELLING = (
+    (r"^@simt\.kernel(\(fp64=True\))?$", "@cuda.jit"),
+    (r"\bsimt\.grid\(", "cuda.grid("),
+    (r"\bthread_idx\.", "cuda.threadIdx."),
+    (r"\bblock_idx\.", "cuda.blockIdx."),
+    (r"\bsimt\.syncthreads\(", "cuda.syncthreads("),
+    (r"\bsimt\.(shared|local|atomic)\.", r"cuda.\1."),
+    (r"\bsimt\.(u?int(8|16|32|64)|float(16|32|64))\b", r"np.\1"),
+    (r"^from simt import block_idx, thread_idx$", "import numpy as np\n\nfrom simt import cuda"),
+    (r"^def (?!kernel\()", "@cuda.jit(device=True)\ndef "),
+)
+
+
+def numba_spelling(source: str) -> str:
+    """A generated module spelled as a Numba-CUDA program: `@cuda.jit` kernel, device
+    functions, `cuda.grid`, `cuda.threadIdx`, `cuda.shared/local/atomic`, NumPy casts. The
+    module still says `import simt` only where a name has no Numba spelling."""
+    import re
+
+    for pattern, repl in NUMBA_SPELLING:
+        source = re.sub(pattern, repl, source, flags=re.M)
+    if not re.search(r"\bsimt\.", source.replace("simt fuzz kernel", "")):
+        source = re.sub(r"^import simt\n", "", source, flags=re.M)
+    return source
+
+
 def from_source(source: str) -> Program:
     """The program a generated (or shrunk, or saved) module's text describes."""
     tree = ast.parse(source)
@@ -743,12 +779,15 @@ def from_source(source: str) -> Program:
     launch = consts["LAUNCH"]
     slots = {k[len("NSLOT_") :]: v for k, v in consts.items() if k.startswith("NSLOT_")}
     extras = tuple(launch.get("extras", ()))
+    numba = "@cuda.jit" in source
     feats = frozenset(
-        ({"fp64"} if launch["fp64"] else set()) | ({"int64"} if "simt.int64(" in source else set())
+        ({"fp64"} if launch["fp64"] else set())
+        | ({"int64"} if "simt.int64(" in source or "np.int64(" in source else set())
+        | ({"numba"} if numba else set())
     )
     return Program(
         launch["seed"], source, launch["grid"], launch["block"], slots, launch["fp64"], feats,
-        extras,
+        extras, numba,
     )  # fmt: skip
 
 
