@@ -264,3 +264,28 @@ def test_random_stream_is_numbas(backend: str) -> None:
             exp64[i, k] = nr.xoroshiro128p_uniform_float64(ref, i)
     np.testing.assert_array_equal(out32, exp32)
     np.testing.assert_array_equal(out64, exp64)
+
+
+@cuda.jit
+def _double_first(a):
+    a[0] = a[0] * 2
+
+
+@cuda.jit
+def _calls_a_kernel(a):
+    if cuda.grid(1) == 0:
+        _double_first(a)
+
+
+def test_a_kernel_called_from_a_kernel_is_a_device_function() -> None:
+    a = np.array([3, 5], np.int32)
+    _calls_a_kernel[1, 4](a)
+    assert a.tolist() == [6, 5]
+
+
+def test_explain_and_inspect_types(capsys: pytest.CaptureFixture[str]) -> None:
+    a = np.arange(10, dtype=np.float32)
+    _scale.explain(1, 16, a, np.zeros_like(a), 2.0, thread=(0, 3))
+    _scale.inspect_types(a, np.zeros_like(a), np.float32(2.0))
+    out = capsys.readouterr().out
+    assert "block 0, thread 3" in out and "kernel _scale" in out

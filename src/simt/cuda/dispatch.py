@@ -79,6 +79,7 @@ class CUDAKernel:
         options: dict[str, Any],
     ) -> None:
         self.py_func = pyfunc
+        self.pyfunc = pyfunc  # called from another kernel: inlined, as a device function
         self.__name__ = getattr(pyfunc, "__name__", "kernel")
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
