@@ -89,6 +89,7 @@ class Inlined(_Intrinsic):
     def __init__(self, name: str, doc: str, impl: Any) -> None:
         super().__init__(name, doc)
         self.impl = impl
+        impl.__name__ = impl.__qualname__ = name  # what errors about a call of it say
 
 
 class KernelValue(OnlyInKernel):
