@@ -15,6 +15,14 @@ copies a Numba program makes. Ratios are Numba-simulator time / simt time and Nu
 simt time (above 1: simt is faster). The corpus's sizes are small (the simulator runs one
 Python thread per GPU thread), so simt's times are mostly launch overhead: the ratios are
 what a course exercise feels like, not peak throughput.
+
+Measured under load (cpu backend, `--rounds 3`, a 2-core machine shared with seven other
+engineers' builds and tests, load average about 12, 2026-11-26 04:46 UTC; re-measure on an
+idle machine): over the 53 cases Numba's simulator runs, simt was 1422x faster than the
+simulator (geometric mean; 14x for a 2 x 2 puzzle to 78,578x for a shared-memory tree
+reduction) and 0.18x the NumPy references (simt's launch costs about 40 microseconds, NumPy's
+whole-array calls a few at these sizes; above 1 where the reference loops: Mandelbrot 178x,
+bit functions 5.7x, n-body 3.5x).
 """
 
 from __future__ import annotations
