@@ -162,12 +162,22 @@ MISSING: dict[str, str] = {
     "BaseCUDAMemoryManager": "external memory managers are not in simt",
     "device_array_ptr": "raw device pointers are not in simt",
 }
-for _vec in ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
-             "uint32", "uint64", "float16"):
+for _vec in (
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+):
     for _n in (2, 3, 4):
         MISSING[f"{_vec}x{_n}"] = (
-            f"CUDA's vector types ({_vec}x{_n}) are not in simt; use a tuple or a row of an "
-            "array"
+            f"CUDA's vector types ({_vec}x{_n}) are not in simt; use a tuple or a row of an array"
         )
 for _warp in (
     "shfl_up_sync",

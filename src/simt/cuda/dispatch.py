@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CompileError, LaunchError
+from ..errors import CompileError, LaunchError, user_facing
 from ..kernel import Kernel
 
 # Numba's type names in signature strings, as NumPy dtypes
@@ -117,6 +117,7 @@ class CUDAKernel:
         return k
 
     # launch forms ------------------------------------------------------------------------
+    @user_facing
     def __getitem__(self, config: Any) -> Launch:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise LaunchError(
@@ -125,6 +126,7 @@ class CUDAKernel:
             )
         return self.configure(*config)
 
+    @user_facing
     def configure(self, griddim: Any, blockdim: Any, stream: Any = 0, sharedmem: int = 0) -> Launch:
         """A launcher for `griddim` blocks of `blockdim` threads (Numba's `configure`)."""
         if not isinstance(sharedmem, (int, np.integer)) or sharedmem < 0:
@@ -134,6 +136,7 @@ class CUDAKernel:
             )
         return Launch(self, griddim, blockdim, stream, int(sharedmem))
 
+    @user_facing
     def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Launch:
         """A launcher covering `ntasks` threads in one dimension (blocks of `tpb` threads, 256
         when 0): Numba's `kernel.forall(n)(args)`."""
@@ -143,6 +146,7 @@ class CUDAKernel:
         blocks = max(1, -(-int(ntasks) // threads))
         return self.configure(blocks, threads, stream, sharedmem)
 
+    @user_facing
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise LaunchError(
             f"{self.__name__} is a kernel: launch it with {self.__name__}[blocks, threads]"
@@ -164,17 +168,21 @@ class CUDAKernel:
         )
 
     # Numba's inspection names
+    @user_facing
     def inspect_types(self, *args: Any, **kwargs: Any) -> None:
         print(self.kernel(0).ir(*args, **kwargs))
 
+    @user_facing
     def source(self, backend: str, *args: Any, **kwargs: Any) -> str:
         """The text `backend` compiles for these arguments (as `simt.Kernel.source`)."""
         return self.kernel(0).source(backend, *args, **kwargs)
 
+    @user_facing
     def ir(self, *args: Any, **kwargs: Any) -> str:
         """simt's optimised IR for these arguments (as `simt.Kernel.ir`)."""
         return self.kernel(0).ir(*args, **kwargs)
 
+    @user_facing
     def explain(self, grid: Any, block: Any, *args: Any, sharedmem: int = 0, **kwargs: Any) -> None:
         """Run the launch on `sim` and print one thread's path (as `simt.Kernel.explain`:
         `thread=(block, thread)`)."""
@@ -217,6 +225,7 @@ class Launch:
         self.sharedmem = sharedmem
         self.launcher = kernel.kernel(sharedmem).config(griddim, blockdim)
 
+    @user_facing
     def __call__(self, *args: Any) -> None:
         self.launcher(*self.cuda_kernel.convert(args))
 
@@ -224,6 +233,7 @@ class Launch:
         return repr(self.launcher)
 
 
+@user_facing
 def jit(
     func_or_sig: Any = None,
     device: bool = False,

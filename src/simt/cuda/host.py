@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import api
 from ..array import DeviceArray
-from ..errors import LaunchError
+from ..errors import LaunchError, user_facing
 from ..runtime import registry
 
 
@@ -33,6 +33,7 @@ def _c_order(order: str, what: str) -> None:
         )
 
 
+@user_facing
 def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceArray | None = None) -> Any:
     """A device copy of the array `obj` (or, with `to=`, `obj` copied into that array)."""
     if to is not None:
@@ -41,6 +42,7 @@ def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceArray | No
     return api.to_device(np.ascontiguousarray(obj))
 
 
+@user_facing
 def copy_to_device(dev: DeviceArray, ary: Any) -> None:
     """Copy the host array `ary` into the device array `dev` (same shape)."""
     try:
@@ -49,6 +51,7 @@ def copy_to_device(dev: DeviceArray, ary: Any) -> None:
         raise LaunchError(str(e)) from None
 
 
+@user_facing
 def device_array(
     shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C", stream: Any = 0
 ) -> DeviceArray:
@@ -57,17 +60,20 @@ def device_array(
     return api.empty(_shape(shape), dtype)
 
 
+@user_facing
 def device_array_like(ary: Any, stream: Any = 0) -> DeviceArray:
     """An uninitialised device array of `ary`'s shape and dtype."""
     return api.empty(_shape(ary.shape), ary.dtype)
 
 
+@user_facing
 def pinned_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C") -> Any:
     """A host array (page-locked memory is the host's business in simt: a NumPy array)."""
     _c_order(order, "pinned_array")
     return np.empty(_shape(shape), dtype)
 
 
+@user_facing
 def mapped_array(
     shape: Any,
     dtype: Any = np.float64,
@@ -197,6 +203,7 @@ def event(timing: bool = True) -> Event:
     return Event(timing)
 
 
+@user_facing
 def event_elapsed_time(start: Event, end: Event) -> float:
     """Milliseconds between two recorded events."""
     if start.time is None or end.time is None:
@@ -290,6 +297,7 @@ def get_current_device() -> Device:
     return Device(0)
 
 
+@user_facing
 def select_device(device_id: int) -> Device:
     """Select device 0, the current backend's (choose backends with `simt.use`)."""
     if device_id != 0:

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import api
 from ..array import DeviceArray
+from ..errors import user_facing
 from ..lang import float32, float64, uint64
 
 _MASK = (1 << 64) - 1
@@ -178,6 +179,7 @@ def init_states(n: int, seed: int, subsequence_start: int = 0) -> np.ndarray:
     return states
 
 
+@user_facing
 def create_xoroshiro128p_states(
     n: int, seed: int, subsequence_start: int = 0, stream: Any = 0
 ) -> DeviceArray:
@@ -186,6 +188,7 @@ def create_xoroshiro128p_states(
     return api.to_device(init_states(int(n), seed, subsequence_start))
 
 
+@user_facing
 def init_xoroshiro128p_states(
     states: DeviceArray, seed: int, subsequence_start: int = 0, stream: Any = 0
 ) -> None:
