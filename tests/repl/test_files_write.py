@@ -169,9 +169,28 @@ def test_a_per_thread_path_to_read_is_refused_by_line(tmp_path: Path) -> None:
     _run(s, buf, f'D = "{tmp_path}"')
     (tmp_path / "a.txt").write_text("abc")
     assert _run(s, buf, 'g = open(D + "/a.txt")\ng.read()') == "b'abc'\n"  # host values
-    out = _run(s, buf, 'x = tid\ng = open(f"{D}/{tid}.txt")')
-    assert out.startswith("CompileError: <input 3>:2: open(f'{D}/{tid}.txt') reads a file"), out
-    assert "f.seek" in out
+    out = _run(s, buf, 'x = tid * 2\ng = open(f"{D}/{x}.txt")')  # a per-thread variable
+    assert out.startswith("CompileError: <input 3>:2: open(f'{D}/{x}.txt') reads a file"), out
+    assert "f.seek" in out and "tid" in out
+
+
+def test_each_thread_reads_its_own_file(tmp_path: Path) -> None:
+    """Issue 26: gpusnek's file-per-thread pattern: a path made of the thread's index and host
+    values opens each thread's own file for reading (the host reads them all)."""
+    for t in range(4):
+        (tmp_path / f"{t}.txt").write_text(f"file {t}: " + "x" * t + "\n")
+    s, buf = _session(4)
+    _run(s, buf, f"D = {str(tmp_path)!r}")
+    out = _run(s, buf, 'r = open(f"{D}/{tid}.txt")\nr.read()')
+    assert out.split("\n")[1::2][:4] == ["b'file 0: \\n'", "b'file 1: x\\n'",
+                                          "b'file 2: xx\\n'", "b'file 3: xxx\\n'"], out
+    assert _run(s, buf, "r = r.seek(5)\nr.read(2)").count("b'") == 4  # seek in its own file
+    out = _run(s, buf, "len(r.read())")  # the rest of its file, kept from the input before
+    assert [ln for ln in out.splitlines() if not ln.startswith("-")] == ["4", "5", "6", "7"]
+    out = _run(s, buf, 'q = open(f"{D}/{tid % 2}.txt")\nq.read(6)')
+    assert out == "----- 2x -----\nb'file 0'\n----- 2x -----\nb'file 1'\n", out
+    out = _run(s, buf, 'z = open(f"{D}/none{tid}.txt")')
+    assert "FileNotFoundError: thread 0 opens" in out and "none0.txt" in out
 
 
 def test_a_file_stays_open_across_inputs_until_closed(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ thread counts its records, so that records a GPU's print buffer dropped are noti
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections.abc import Callable
 from typing import Any
@@ -153,17 +154,21 @@ class ByteStr:
 
 
 class File:
-    """A read-only file of `size` bytes with a position; `seek` returns the moved file."""
+    """A read-only file: the bytes `base` to `size` of `data`, at position `pos` (`base` is
+    0 for a file every thread reads; a thread's own file, opened by a per-thread path, is its
+    part of the files' words laid end to end). `seek` returns the moved file."""
 
-    def __init__(self, data: Any, size: Any, pos: Any, fid: Any = 0) -> None:
+    def __init__(self, data: Any, size: Any, pos: Any, fid: Any = 0, base: Any = 0) -> None:
         self.data = data
         self.size = size
         self.pos = pos
         self.fid = fid
+        self.base = base
 
     def seek(self, n: Any) -> File:
         """The file positioned at byte `n` (clamped to the file)."""
-        return File(self.data, self.size, min(max(n, 0), self.size), self.fid)
+        pos = min(max(self.base + n, self.base), self.size)
+        return File(self.data, self.size, pos, self.fid, self.base)
 
     def read(self, k: Any = -1) -> ByteStr:
         """The next `k` bytes (fewer at the end of the file; all the rest for -1)."""
@@ -450,9 +455,12 @@ class Rewriter(ast.NodeTransformer):
         opened: list[str],
         known: Callable[[ast.expr], Any] | None = None,
         writers: set[str] | None = None,
+        per_thread: Callable[[ast.expr], str | None] | None = None,
     ) -> None:
         self.opened = opened
         self.known = known  # the value of an expression known on the host, else None
+        # a path that differs by thread: the key of its files laid end to end, else None
+        self.per_thread = per_thread
         self.varying: list[ast.Call] = []  # `open(path)` for reading with a per-thread path
         # names of files open for writing: opened in this input, or left open by earlier ones
         self.writers: set[str] = set(writers or ())
@@ -503,8 +511,23 @@ class Rewriter(ast.NodeTransformer):
             if isinstance(node.args[0], ast.Constant):
                 path = node.args[0].value
             if not isinstance(path, str):
-                self.varying.append(node)  # a path that differs by thread: the session refuses
-                return node
+                key = self.per_thread(node.args[0]) if self.per_thread is not None else None
+                if key is None:
+                    self.varying.append(node)  # a path the host cannot compute: refused
+                    return node
+                if key not in self.opened:
+                    self.opened.append(key)
+                i = self.opened.index(key)
+                base = ast.Subscript(ast.Name(f"_simt_fbase{i}", ast.Load()),
+                                     ast.Name("tid", ast.Load()), ast.Load())  # fmt: skip
+                end = ast.Subscript(ast.Name(f"_simt_fend{i}", ast.Load()),
+                                    ast.Name("tid", ast.Load()), ast.Load())  # fmt: skip
+                return ast.Call(
+                    ast.Name("_simt_File", ast.Load()),
+                    [ast.Name(f"_simt_file{i}", ast.Load()), end, copy.deepcopy(base),
+                     ast.Constant(i), base],
+                    [],
+                )  # fmt: skip
             if path not in self.opened:
                 self.opened.append(path)
             i = self.opened.index(path)

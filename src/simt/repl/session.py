@@ -34,7 +34,8 @@ from . import analysis, codegen, files, phases
 from .output import Echo, Sink, group
 
 BLOCK = 256
-_FIELDS = {"ByteStr": ("start", "length"), "File": ("pos",)}
+_FIELDS = {"ByteStr": ("start", "length"), "File": ("pos", "size", "base")}
+PER_THREAD_PATHS = 1 << 22  # threads whose read paths the host computes one by one
 THREAD_NAMES = ("tid", "threadIdx")
 
 
@@ -71,6 +72,9 @@ class Session:
         # files open for writing, left open by earlier inputs until `f.close()`: name ->
         # thread -> path (what they write lands when each input ends, appended)
         self.open_writes: files.Handles = {}
+        # per-thread files (`open(f"in/{tid}.txt")`) laid end to end: key in `file_data` ->
+        # each thread's first byte and end byte in them
+        self.file_index: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.file_paths: list[str] = []
         self.file_data: dict[str, tuple[np.ndarray, int]] = {}
         self._extra: tuple[str, ...] = ()
@@ -403,16 +407,23 @@ class Session:
         if rewritten:
             fast = ()  # a byte string prints through a record the host completes
             opened = list(self.file_paths)
-            rw = files.Rewriter(opened, self._host_value, set(self.open_writes))
-            tree = rw.visit(copy.deepcopy(tree))
+            rw = files.Rewriter(
+                opened, self._host_value, set(self.open_writes), self._per_thread_file
+            )
+            try:
+                tree = rw.visit(copy.deepcopy(tree))
+            except OSError as e:  # a per-thread path whose file cannot be read
+                self.out.error(f"{type(e).__name__}: {e.strerror or e}")
+                return False
             records = rw.records
             if rw.varying:
                 call = rw.varying[0]
                 self.out.error(
                     f"CompileError: {filename}:{call.lineno}: open({ast.unparse(call.args[0])}) "
-                    "reads a file whose path is not the same for every thread; a path to read "
-                    "is a literal or made of host values: read one file and give each thread "
-                    'its part with f.seek(...), or open per-thread paths for writing ("w")'
+                    "reads a file whose path depends on the thread's variables; a path to read "
+                    "is a literal, made of host values, or of the thread's index and host "
+                    'values (open(f"in/{tid}.txt")): read one file and give each thread its '
+                    'part with f.seek(...), or open per-thread paths for writing ("w")'
                 )
                 return False
             if records:  # each thread counts its records, so that a dropped one is noticed
@@ -420,6 +431,9 @@ class Session:
                 tree.body.insert(0, ast.copy_location(zero, tree.body[0]))
             tree = ast.fix_missing_locations(tree)
             for path in opened[len(self.file_paths) :]:
+                if path in self.file_index:  # per-thread files, laid end to end already
+                    self.file_paths.append(path)
+                    continue
                 try:
                     self.file_data[path] = files.load(path)
                 except OSError as e:
@@ -448,12 +462,12 @@ class Session:
             if obj in shape.reads:
                 fields = _FIELDS[cls]
                 loads += [f"{obj}__{f}" for f in fields]
-                extra.append(
-                    f"{obj} = _simt_{cls}(_simt_file{idx}, "
-                    + ("" if cls == "ByteStr" else f"_simt_size{idx}, ")
-                    + ", ".join(f"{obj}__{f}" for f in fields)
-                    + f", {idx})"
-                )
+                if cls == "ByteStr":
+                    extra.append(f"{obj} = _simt_ByteStr(_simt_file{idx}, {obj}__start, "
+                                 f"{obj}__length, {idx})")  # fmt: skip
+                else:
+                    extra.append(f"{obj} = _simt_File(_simt_file{idx}, {obj}__size, "
+                                 f"{obj}__pos, {idx}, {obj}__base)")  # fmt: skip
         if self.block is not None:
             extra = [
                 "blockIdx = _simt_int(_simt_block_idx.x)",
@@ -465,6 +479,8 @@ class Session:
         self._extra = tuple(extra)
         self._rewritten = rewritten
         bound = list(self.bound) + [f"_simt_file{i}" for i in range(len(self.file_paths))]
+        bound += [f"_simt_f{part}{i}" for i, p in enumerate(self.file_paths)
+                  if p in self.file_index for part in ("base", "end")]  # fmt: skip
         bound += [f"_simt_sh_{w}" for w in self.shared if w in shape.reads]
         n = self.threads
         block = min(BLOCK, n) if self.block is None else self.block
@@ -680,6 +696,51 @@ class Session:
         except Exception:  # noqa: BLE001 - not a path: the kernel's compiler says why
             return None
 
+    def _per_thread_file(self, expr: ast.expr) -> str | None:
+        """For `open(expr)` with a path each thread computes from its index and host values
+        (`open(f"in/{tid}.txt")`): every thread's file read on the host and laid end to end
+        (a key for them in `file_data`, with each thread's first and end byte in
+        `file_index`), else None (a path the host cannot compute: refused). A missing file is
+        an OSError naming it and the first thread that opens it."""
+        names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+        index_names = {"tid", "threadIdx", "blockIdx"}
+        host = set(self.globals) | set(dir(builtins))
+        if not names & index_names or not names <= host | index_names:
+            return None
+        if names & (self.thread_names() - index_names - {"syncthreads", "shared"}):
+            return None
+        if self.threads > PER_THREAD_PATHS:
+            return None
+        code = compile(ast.Expression(copy.deepcopy(expr)), "<path>", "eval")
+        paths: list[str] = []
+        blk = self.block or self.threads
+        scope = dict(self.globals)
+        try:
+            for t in range(self.threads):
+                scope["tid"] = t
+                scope["threadIdx"] = t % blk if self.block else t
+                scope["blockIdx"] = t // blk
+                paths.append(str(eval(code, scope)))  # noqa: S307 - the user's own input
+        except Exception:  # noqa: BLE001 - not a path the host computes: refused as before
+            return None
+        loaded: dict[str, tuple[int, np.ndarray, int]] = {}  # path -> (base, words, size)
+        offset = 0
+        for t, p in enumerate(paths):
+            if p not in loaded:
+                try:
+                    words, size = files.load(p)
+                except OSError as e:
+                    raise OSError(e.errno, f"thread {t} opens {p!r}: {e.strerror}", p) from None
+                loaded[p] = (offset, words, size)
+                offset += 4 * len(words)
+        data = np.concatenate([w for _, w, _ in loaded.values()])
+        base = np.array([loaded[p][0] for p in paths], np.int64)
+        end = base + np.array([loaded[p][2] for p in paths], np.int64)
+        key = f"<files {ast.unparse(expr)} of input {self.count}>"
+        self.file_data[key] = (data, offset)
+        self.file_index[key] = (base, end)
+        return key
+
     def _file_of(self, env: dict[str, Any], v: Any) -> int | None:
         """The session's number of the file a ByteStr or File object `v` reads, or None."""
         if v.cls not in (files.ByteStr, files.File):
@@ -702,6 +763,9 @@ class Session:
         """A bound buffer, a shared array or an open file's words, by parameter name."""
         if name.startswith("_simt_sh_"):
             return self.shared[name[len("_simt_sh_") :]]
+        if name.startswith(("_simt_fbase", "_simt_fend")):
+            first, last = self.file_index[self.file_paths[int(re.sub(r"\D", "", name))]]
+            return first if name.startswith("_simt_fbase") else last
         if name.startswith("_simt_file"):
             return self.file_data[self.file_paths[int(name[len("_simt_file") :])]][0]
         return self.bound[name]
