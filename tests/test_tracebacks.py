@@ -136,3 +136,13 @@ def test_internal_error_keeps_simts_frames(tmp_path: Path) -> None:
     stderr, _ = _run(body, tmp_path)
     assert "this is a bug in simt" in stderr, stderr
     assert any(f.startswith(SRC) for f, _ in _frames(stderr)), stderr
+
+
+def test_renderer_bugs_are_internal() -> None:
+    """NVRTC or the WebGPU driver refusing simt's own generated code is a bug in simt: those
+    errors keep simt's frames."""
+    from simt.errors import SimtError, is_internal, mark_internal
+    from simt.runtime.nvrtc import NvrtcError
+
+    assert is_internal(NvrtcError("NVRTC rejected it; this is a bug in simt", "src", "log"))
+    assert is_internal(mark_internal(SimtError("x"))) and not is_internal(SimtError("x"))

@@ -18,7 +18,9 @@ BASE_OPTIONS = ("-Xptxas=-v", "-std=c++17", "-default-device")
 
 class NvrtcError(CompileError):
     """NVRTC rejected generated source: a bug in simt's CUDA renderer. Carries the source and
-    NVRTC's log, both in the message."""
+    NVRTC's log, both in the message; its traceback keeps simt's frames (an internal error)."""
+
+    internal = True
 
     def __init__(self, message: str, source: str, log: str) -> None:
         self.source = source

@@ -26,7 +26,14 @@ from typing import Any
 import numpy as np
 
 from ..backends.wgsl import RECORD_DIMS, RECORD_WORDS, Binding, WgslCaps, WgslKernel, render_kernel
-from ..errors import BackendUnavailable, CompileError, KernelError, LaunchError, SimtError
+from ..errors import (
+    BackendUnavailable,
+    CompileError,
+    KernelError,
+    LaunchError,
+    SimtError,
+    mark_internal,
+)
 from ..ir import Function
 from ..types import FLOAT64, INT64, UINT64, Scalar
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
@@ -132,10 +139,10 @@ class WebGPURuntime(Runtime):
             try:
                 module = self.dev.device.create_shader_module(code=k.source)
             except Exception as e:  # noqa: BLE001 - naga refused our WGSL: a simt bug, said so
-                raise CompileError(
+                raise mark_internal(CompileError(
                     f"internal error: the WebGPU driver rejected the WGSL simt made for "
                     f"{fn.name} (this is a bug in simt): {e}"
-                ) from None
+                )) from None
             self._modules[key] = module
         return k, module, key
 
