@@ -93,3 +93,16 @@ def test_bench_takes_the_workload_ids_its_help_names(capsys: pytest.CaptureFixtu
                          "--no-baselines", "-q", "--reps", "1"], capsys)
     assert rc == 0, err
     assert "vecadd" in out
+
+
+def test_a_benchmark_file_that_fails_is_one_line(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text('import numpy as np\nraise RuntimeError("oops")\n')
+    rc, out, err = _run(["bench", str(broken), "--backend", "sim", "-q", "--no-baselines"], capsys)
+    assert rc == 1 and "Traceback" not in err
+    assert err.strip() == f"simt bench: error: {broken}:2: RuntimeError: oops"
+    bad = tmp_path / "bad.py"
+    bad.write_text("def bench_x(:\n")
+    rc, out, err = _run(["bench", str(bad), "--backend", "sim", "-q", "--no-baselines"], capsys)
+    assert rc == 1 and err.strip() == f"simt bench: error: {bad}:1: SyntaxError: invalid syntax"

@@ -10,6 +10,7 @@ import platform
 import statistics
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -245,6 +246,20 @@ def bench_files(paths: list[str]) -> list[str]:
     return out
 
 
+def file_error(path: str, e: BaseException) -> str:
+    """An exception raised by the user's file `path` while it was loaded, in one line with
+    the file's line where it happened."""
+    line = getattr(e, "lineno", None) if isinstance(e, SyntaxError) else None
+    if line is None:
+        here = str(Path(path).resolve())
+        for fr in traceback.extract_tb(e.__traceback__):
+            if str(Path(fr.filename).resolve()) == here:
+                line = fr.lineno
+    where = f"{path}:{line}" if line else path
+    text = (e.msg if isinstance(e, SyntaxError) else str(e)).strip().splitlines()
+    return f"{where}: {type(e).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
 def run(argv: list[str]) -> int:
     """`simt bench [FILES] [--backend B] [--quick] [--json F] [--plot F.png]`; 0 on success,
     1 when no backend asked for is present, 2 on a wrong answer."""
@@ -345,7 +360,15 @@ def run(argv: list[str]) -> int:
                 bench_list.clear()  # free the inputs before the next workload
                 bar.done()
             for f in args.files:
-                for ub in user_benchmarks(f):
+                try:
+                    user = user_benchmarks(f)
+                except (SimtError, WrongAnswer):
+                    raise
+                except Exception as e:  # noqa: BLE001 - the user's file failed: one line
+                    bar.stop()
+                    print(f"simt bench: error: {file_error(f, e)}", file=sys.stderr)
+                    return 1
+                for ub in user:
                     bar.step(f"{backend}: {ub.label}")
                     rows.append(measure_one(ub, backend, args.reps, args.budget, prof))
                     bar.done()
