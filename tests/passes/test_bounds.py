@@ -152,11 +152,11 @@ def test_each_rule_proves_its_accesses() -> None:
         assert _audit(fn, (2,), (64,), *args) == 0
 
 
-def test_while_condition_bounds_its_body_from_above_only() -> None:
-    # `k < len(a)` bounds k from above; k's lower bound is a loop-carried value the pass does
-    # not follow, so a[k] stays checked (the test is sound, not complete)
+def test_while_condition_and_counter_bound_its_body() -> None:
+    # `k < len(a)` bounds k from above in the body; k counts up from 0 (its carried range,
+    # [0, max], is a fixpoint), so a[k] needs no check at all
     fn, rep = _proved(while_guard, _f32(10), _f32(10))
-    assert rep.checked >= 1
+    assert rep.checked == 0 and rep.proven == 3
     assert _audit(fn, (1,), (16,), _f32(10), _f32(10)) == 0
 
 
@@ -524,3 +524,46 @@ def test_constant_block_multiple_is_tested_by_division() -> None:
     with pytest.raises(EvalBounds) as e:
         evaluate(fn, [_f32(40), _f32(40)], special)
     assert e.value.op is not None and not e.value.op.attrs.get("inbounds")
+
+
+@simt.kernel
+def tree(a, partial):
+    sh = simt.shared.array(64, np.float32)
+    tid = thread_idx.x
+    i = simt.grid(1)
+    sh[tid] = a[i] if i < len(a) else 0.0
+    simt.syncthreads()
+    s = block_dim.x // 2
+    while s > 0:
+        if tid < s:
+            sh[tid] += sh[tid + s]  # tid + s < 2 * s <= block_dim.x <= 64
+        simt.syncthreads()
+        s //= 2
+    if tid == 0:
+        partial[block_idx.x] = sh[0]
+
+
+@simt.kernel
+def double_buffer(a, out):
+    temp = simt.shared.array(128, np.float32)
+    t = thread_idx.x
+    pout = 0
+    temp[t] = a[t] if t < len(a) else 0.0
+    simt.syncthreads()
+    for _ in range(4):
+        pout = 1 - pout  # 0 or 1: a loop-carried range
+        temp[pout * 64 + t] = temp[(1 - pout) * 64 + t] * 2.0
+        simt.syncthreads()
+    if t < len(out):
+        out[t] = temp[pout * 64 + t]
+
+
+def test_reduction_tree_and_double_buffer_need_only_block_tests() -> None:
+    fn, rep = _proved(tree, _f32(256), _f32(4))
+    # s never grows from block_dim.x // 2, so tid + s <= block_dim.x - 1: one test
+    assert rep.checked == 0 and "block_dim.x - 64 <= 0" in rep.tests
+    assert _audit(fn, (4,), (64,), _f32(256), _f32(4)) == 0
+    assert _audit(fn, (1,), (128,), _f32(256), _f32(4)) > 0  # a block too big for the tile
+    fn, rep = _proved(double_buffer, _f32(64), _f32(64))
+    assert rep.checked == 0 and "block_dim.x - 64 <= 0" in rep.tests
+    assert _audit(fn, (1,), (64,), _f32(64), _f32(64)) == 0

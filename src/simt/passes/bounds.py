@@ -54,8 +54,10 @@ checked there).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import MEMORY, PURE
@@ -75,12 +77,21 @@ MAX_EXTENT = 2**48
 Key = tuple[object, ...]
 
 
+def _norm(x: Fraction | int) -> Fraction | int:
+    """A whole Fraction as an int (so that equal forms compare and hash equal)."""
+    return int(x) if isinstance(x, Fraction) and x.denominator == 1 else x
+
+
+Q = Fraction | int  # coefficients: `x // 2` is bounded by `x / 2`
+
+
 @dataclass(frozen=True)
 class Lin:
-    """A linear form `sum(coef * leaf) + const` over integer leaves (values, array extents)."""
+    """A linear form `sum(coef * leaf) + const` over integer leaves (values, array extents),
+    with rational coefficients."""
 
-    terms: tuple[tuple[Key, int], ...] = ()
-    const: int = 0
+    terms: tuple[tuple[Key, Q], ...] = ()
+    const: Q = 0
 
     @staticmethod
     def leaf(k: Key) -> Lin:
@@ -90,15 +101,24 @@ class Lin:
         d = dict(self.terms)
         for k, c in other.terms:
             d[k] = d.get(k, 0) + c
-        return Lin(tuple(sorted((k, c) for k, c in d.items() if c)), self.const + other.const)
+        return Lin(tuple(sorted((k, _norm(c)) for k, c in d.items() if c)),
+                   _norm(self.const + other.const))  # fmt: skip
 
-    def scale(self, c: int) -> Lin:
+    def scale(self, c: Q) -> Lin:
         if c == 0:
             return Lin((), 0)
-        return Lin(tuple((k, v * c) for k, v in self.terms), self.const * c)
+        return Lin(tuple((k, _norm(v * c)) for k, v in self.terms), _norm(self.const * c))
 
-    def plus(self, c: int) -> Lin:
-        return Lin(self.terms, self.const + c)
+    def plus(self, c: Q) -> Lin:
+        return Lin(self.terms, _norm(self.const + c))
+
+    def integral(self) -> Lin:
+        """`self` times the least positive integer that makes every coefficient whole (the
+        same test `<= 0`)."""
+        m = 1
+        for c in (self.const, *(c for _, c in self.terms)):
+            m = math.lcm(m, Fraction(c).denominator)
+        return self.scale(m) if m != 1 else self
 
     def __neg__(self) -> Lin:
         return self.scale(-1)
@@ -185,6 +205,21 @@ class _Analysis:
                     self.defs[a.id] = op if first else Op("arg")
         self._rng: dict[int, tuple[int, int, bool]] = {}
         self._hoist: dict[int, bool] = {}
+        self.contexts: dict[tuple[object, ...], _Ctx] = {}
+        # loop-carried values: block argument -> (initial value, next value, body argument)
+        self.carried: dict[int, tuple[Value, Value, Value]] = {}
+        for op in walk(fn.body):
+            if op.opcode in ("for", "while"):
+                body = op.regions[0] if op.opcode == "for" else op.regions[1]
+                term = body.terminator
+                if term is None or term.opcode != "yield":
+                    continue
+                k = 3 if op.opcode == "for" else 0
+                args = body.args[1:] if op.opcode == "for" else body.args
+                for i, (init, nxt) in enumerate(zip(op.operands[k:], term.operands)):
+                    for blk in op.regions:
+                        blk_args = blk.args[1:] if op.opcode == "for" else blk.args
+                        self.carried[blk_args[i].id] = (init, nxt, args[i])
         for op in walk(fn.body):  # outer loops first: their carried values feed inner ones
             if op.opcode in ("for", "while"):
                 self._carried(op)
@@ -207,12 +242,36 @@ class _Analysis:
         ]
         cur = {i: self.rng(v)[:2] for i, v in enumerate(inits)
                if isinstance(v.type, Scalar) and (v.type.is_int or v.type.is_bool)}  # fmt: skip
+        # a while's body runs only where its condition holds: `offset < 1024` caps it there
+        cap: dict[int, tuple[int | None, int | None]] = {}
+        cond = loop.regions[0].terminator if loop.opcode == "while" else None
+        if cond is not None and cond.opcode == "condition":
+            where: dict[Key, int] = {("v", a.id): i for i, a in enumerate(loop.regions[0].args)}
+            for f in _facts_of(self, cond.operands[0], True):
+                for side, other, lower in ((f.a, f.b, False), (f.b, f.a, True)):
+                    # `arg < other`: arg <= max(other) - 1; `other < arg`: arg >= min + 1
+                    i = where.get(side)
+                    if i is None or other in where:
+                        continue
+                    olo, ohi = self.leaf_range(other)
+                    lo, hi = cap.get(i, (None, None))
+                    step = 0 if f.rel in ("le", "eq") else 1
+                    if lower or f.rel == "eq":
+                        lo = olo + (step if lower else 0)
+                    if not lower or f.rel == "eq":
+                        hi = ohi - (0 if lower else step)
+                    cap[i] = (lo, hi)
+
         def assume(ranges: dict[int, tuple[int, int]]) -> None:
             for vid in inner:
                 self._rng.pop(vid, None)
             for i, (lo, hi) in ranges.items():
-                for args in (firsts, *also):
-                    self._rng[args[i].id] = (lo, hi, True)
+                for a in also:
+                    self._rng[a[i].id] = (lo, hi, True)
+                clo, chi = cap.get(i, (None, None))
+                blo = lo if clo is None else max(lo, clo)
+                bhi = hi if chi is None else min(hi, chi)
+                self._rng[firsts[i].id] = (blo, max(blo, bhi), True)
 
         for rnd in range(6):
             assume(cur)
@@ -389,6 +448,24 @@ class _Analysis:
                 self._special(x) for x in d.operands} == {("block_idx", 0), ("block_dim", 0)}
         return False
 
+    def _shrinks(self, nxt: Value, arg: Value) -> bool:
+        """Whether `nxt`, the next value of loop-carried `arg`, is never above `arg`: `arg`
+        itself, `arg // c`, `arg >> k` (arg >= 0), `arg - x` (x >= 0, no wrap), `min(arg, x)`."""
+        if nxt is arg:
+            return True
+        op = self.defs.get(nxt.id)
+        if op is None or op.opcode != "bin" or arg not in op.operands:
+            return False
+        o, (a, b) = op.attrs["op"], op.operands
+        if o == "min":
+            return True
+        if a is not arg:
+            return False
+        blo, bhi, _ = self.rng(b)
+        if o in ("floordiv", "shr"):
+            return self.rng(arg)[0] >= 0 and blo >= (1 if o == "floordiv" else 0)
+        return o == "sub" and blo >= 0 and self.rng(nxt)[2] and self.rng(nxt)[0] > -(2**31)
+
     def step_up(self, loop: Op) -> bool:
         return loop.attrs.get("sign") == 1 or self.rng(loop.operands[2])[0] >= 1
 
@@ -430,7 +507,15 @@ class _Analysis:
     # ---- symbolic bounds --------------------------------------------------------------------
     def bounds(self, v: Value, upper: bool, depth: int, ctx: _Ctx) -> list[Bound]:
         """Candidate bounds (upper or lower) of `v`'s value as computed, each a linear form
-        over the keys `ctx` allows."""
+        over leaves (those `ctx` allows first)."""
+        key = ("b", v.id, upper, depth)
+        got = ctx.memo.get(key)
+        if got is None:
+            ctx.memo[key] = []  # a cycle through guards meets no bound
+            got = ctx.memo[key] = self._bounds(v, upper, depth, ctx)
+        return got
+
+    def _bounds(self, v: Value, upper: bool, depth: int, ctx: _Ctx) -> list[Bound]:
         v = self.canon(v)
         lo, hi, exact = self.rng(v)
         if lo == hi:
@@ -442,7 +527,7 @@ class _Analysis:
             if nw is not None:  # the exact integer is the value (when tests `nw` pass)
                 out += [Bound(b.lin, b.conds + nw) for b in self._compose(v, upper, depth - 1,
                                                                            ctx)]  # fmt: skip
-        return self._prune(out, upper)
+        return self._prune(out, upper, ctx)
 
     def _no_wrap(self, v: Value, depth: int, ctx: _Ctx) -> tuple[Lin, ...] | None:
         """Block-level tests under which the sums and products of ring op `v` do not wrap
@@ -456,18 +541,19 @@ class _Analysis:
             return None
         return tuple(c for b in (up, down) for c in (b.lin, *b.conds) if c.terms or c.const > 0)
 
-    def _prune(self, bs: list[Bound], upper: bool) -> list[Bound]:
+    def _prune(self, bs: list[Bound], upper: bool, ctx: _Ctx) -> list[Bound]:
         """`_prune`, without a constant bound that a symbolic one matches everywhere (the
         symbolic one is as good in a static proof and better in a block-level test)."""
-        sym = [b for b in bs if b.lin.terms and not b.conds]
+        sym = [b for b in bs if b.lin.terms and not b.conds
+               and all(ctx.good(k) for k, _ in b.lin.terms)]  # fmt: skip
         if sym:
             ext = [self._extreme(b.lin, upper) for b in sym]
             best = min(ext) if upper else max(ext)
             bs = [b for b in bs if b.lin.terms or b.conds
                   or (b.lin.const < best if upper else b.lin.const > best)]  # fmt: skip
-        return _prune(bs)
+        return _prune(bs, ctx.good)
 
-    def _extreme(self, e: Lin, upper: bool) -> int:
+    def _extreme(self, e: Lin, upper: bool) -> Q:
         """The largest (upper) or smallest value of `e` over its leaves' ranges."""
         x = e.const
         for k, c in e.terms:
@@ -478,6 +564,14 @@ class _Analysis:
     def math_bounds(self, v: Value, upper: bool, depth: int, ctx: _Ctx) -> list[Bound]:
         """Bounds of the exact integer that `v`'s sums, differences and products make (equal
         to `v` modulo 2**bits), with the operands bounded as they are computed."""
+        key = ("m", v.id, upper, depth)
+        got = ctx.memo.get(key)
+        if got is None:
+            ctx.memo[key] = []
+            got = ctx.memo[key] = self._math_bounds(v, upper, depth, ctx)
+        return got
+
+    def _math_bounds(self, v: Value, upper: bool, depth: int, ctx: _Ctx) -> list[Bound]:
         v = self.canon(v)
         op = self.defs.get(v.id)
         if not _is_ring(op):
@@ -487,12 +581,12 @@ class _Analysis:
         if nw is not None:  # the value is the exact integer (when tests `nw` pass)
             out += [Bound(b.lin, b.conds + nw)
                     for b in self._base(self.key(v), v, upper, depth, ctx)]  # fmt: skip
-        return self._prune(out, upper)
+        return self._prune(out, upper, ctx)
 
     def key_bounds(self, k: Key, upper: bool, depth: int, ctx: _Ctx) -> list[Bound]:
         if k[0] == "v":
             return self.bounds(self.values[k[1]], upper, depth, ctx)  # type: ignore[index]
-        return self._prune(self._base(k, None, upper, depth, ctx), upper)
+        return self._prune(self._base(k, None, upper, depth, ctx), upper, ctx)
 
     def _compose(self, v: Value, upper: bool, d: int, ctx: _Ctx) -> list[Bound]:
         op = self.defs[v.id]
@@ -519,8 +613,10 @@ class _Analysis:
         defining op (min, max, %, thread and loop ranges) and the guards in `ctx`."""
         lo, hi = self.leaf_range(k) if v is None else self.rng(v)[:2]
         out = [Bound(Lin((), hi if upper else lo))]
-        if ctx.good(k):
-            out.append(Bound(Lin.leaf(k)))
+        # itself: a block-level value, the extent it is compared with, or any other value (a
+        # bound through it is used only where it cancels: `thid - offset` under
+        # `thid >= offset`)
+        out.append(Bound(Lin.leaf(k)))
         if depth <= 0:
             return out
         d = depth - 1
@@ -551,6 +647,18 @@ class _Analysis:
                             for x in self.bounds(n, True, d, ctx)]  # fmt: skip
                 else:
                     out.append(Bound(Lin((), 0), cond))
+        elif op is not None and o in ("floordiv", "shr") and _known(self.rng(op.operands[1])) \
+                and (o == "floordiv" or self.rng(op.operands[0])[0] >= 0):  # fmt: skip
+            # x // c lies in [(x - c + 1) / c, x / c] for c >= 1 (x >> k: c = 2**k, x >= 0)
+            a, n = op.operands
+            c = self.rng(n)[0] if o == "floordiv" else 2 ** self.rng(n)[0]
+            if 1 <= c <= 2**31:
+                out += [Bound(x.lin.plus(0 if upper else 1 - c).scale(Fraction(1, c)), x.conds)
+                        for x in self.bounds(a, upper, d, ctx)]  # fmt: skip
+        elif v is not None and v.id in self.carried and upper:
+            init, nxt, arg = self.carried[v.id]
+            if self._shrinks(nxt, arg):  # never above its initial value
+                out += self.bounds(init, True, d, ctx)
         elif op is not None and op.opcode == "special" and upper:
             reg, axis = op.attrs["reg"], op.attrs["axis"]
             if reg in _SIZE and ctx.good(("r", _SIZE[reg], axis)):
@@ -595,8 +703,16 @@ class _Analysis:
         return None
 
     def never(self, e: Lin) -> bool:
-        """Whether `e <= 0` holds for no value its leaves may take."""
-        return self._extreme(e, False) > 0
+        """Whether `e <= 0` holds for no value its leaves may take, or only for blocks of
+        fewer than 8 threads along x or y (a test no launch worth versioning for passes:
+        it would send every block to the checked copy)."""
+        low = e.const
+        for k, c in e.terms:
+            lo, hi = self.leaf_range(k)
+            if k[0] == "r" and k[1] == "block_dim" and k[2] in (0, 1):
+                lo = 8
+            low += c * (lo if c > 0 else hi)
+        return low > 0
 
     def name(self, k: Key) -> str:
         """A leaf as the kernel's source would say it."""
@@ -668,9 +784,10 @@ class _Analysis:
         the term with the largest coefficient, computed in int32 (or uint32 where `-rest` and
         `x` are never negative and `c > 0`), so that `16 * block_idx.x + ...` is tested
         without computing the product."""
+        e = e.integral()
         if not e.terms or not all(self.key_hoistable(k) for k, _ in e.terms):
             return None
-        k, c = max(e.terms, key=lambda t: abs(t[1]))
+        k, c = max(((k, int(c)) for k, c in e.terms), key=lambda t: abs(t[1]))
         if abs(c) < 2:
             return None
         r = -Lin(tuple(t for t in e.terms if t[0] != k), e.const)
@@ -686,6 +803,7 @@ class _Analysis:
         """The 32-bit type a block-level test of `e <= 0` is computed in exactly (int32 when
         both sides' ranges fit it, else uint32 when they fit that), or None: every backend
         has 32-bit integers, not every adapter has 64-bit ones."""
+        e = e.integral()
         if not all(self.key_hoistable(k) for k, _ in e.terms):
             return None
         ranges = [(self._extreme(x, False), self._extreme(x, True)) for x in self.sides(e)]
@@ -702,11 +820,18 @@ class _Analysis:
 
 @dataclass(frozen=True)
 class _Ctx:
-    """Where an index is bounded: the guards that hold there, and which leaves a bound may
-    use (block-level ones and the extent it is compared with)."""
+    """Where an index is bounded: the guards that hold there, which leaves a block-level test
+    may use (block-level ones and the extent it is compared with), and the bounds found so
+    far there."""
 
     facts: tuple[Fact, ...]
     good: Callable[[Key], bool]
+    memo: dict[tuple[object, ...], list[Bound]] = field(default_factory=dict, compare=False)
+
+
+def _known(r: tuple[int, int, bool]) -> bool:
+    """Whether a range is one value."""
+    return r[0] == r[1]
 
 
 def _is_ring(op: Op | None) -> bool:
@@ -725,13 +850,17 @@ def _combine(xs: list[Bound], ys: list[Bound], sign: int) -> list[Bound]:
     return [Bound(x.lin + y.lin.scale(sign), x.conds + y.conds) for x in xs for y in ys]
 
 
-def _prune(bs: Iterable[Bound]) -> list[Bound]:
-    """Distinct bounds, fewest leaves and conditions first, at most MAX_CANDIDATES."""
+def _prune(bs: Iterable[Bound], good: Callable[[Key], bool]) -> list[Bound]:
+    """Distinct bounds, those a block-level test can use first (then fewest conditions and
+    leaves), at most MAX_CANDIDATES."""
     seen: dict[tuple[Lin, tuple[Lin, ...]], Bound] = {}
     for b in bs:
         seen.setdefault((b.lin, b.conds), b)
-    ordered = sorted(seen.values(), key=lambda b: (len(b.conds), len(b.lin.terms)))
-    return ordered[:MAX_CANDIDATES]
+
+    def rank(b: Bound) -> tuple[int, int, int]:
+        return sum(1 for k, _ in b.lin.terms if not good(k)), len(b.conds), len(b.lin.terms)
+
+    return sorted(seen.values(), key=rank)[:MAX_CANDIDATES]
 
 
 def _facts_of(an: _Analysis, cond: Value, truth: bool, depth: int = 4) -> list[Fact]:
@@ -779,7 +908,10 @@ def _judge(an: _Analysis, op: Op, facts: tuple[Fact, ...]) -> _Site:
         def good(k: Key, ext_keys: set[Key] = ext_keys) -> bool:
             return k in ext_keys or an.key_hoistable(k)
 
-        ctx = _Ctx(facts, good)
+        ck = (facts, frozenset(ext_keys))
+        ctx = an.contexts.get(ck)
+        if ctx is None:
+            ctx = an.contexts[ck] = _Ctx(facts, good)
         for upper in (True, False):
             got = _side(an, idx, upper, ext, ctx, MAX_DEPTH)
             if got is None:
@@ -921,7 +1053,7 @@ def _no_copy(fn: Function) -> str:
 
 def _strictest(conds: Iterable[Lin]) -> list[Lin]:
     """The tests `conds` without those another implies (`x - 16 <= 0` implies `x - 8 <= 0`)."""
-    best: dict[tuple[tuple[Key, int], ...], int] = {}
+    best: dict[tuple[tuple[Key, Q], ...], Q] = {}
     for c in conds:
         best[c.terms] = max(best.get(c.terms, c.const), c.const)
     return [Lin(t, k) for t, k in best.items()]
@@ -985,9 +1117,9 @@ def _version(an: _Analysis, fn: Function, hoisted: set[int], conds: list[Lin]) -
         """`e` in 32-bit arithmetic: exact wherever its value fits `t` (sums and products
         wrap modulo 2**32, so the parts of `e` need not fit, only the result)."""
 
-        def const(x: int) -> Value:
+        def const(x: Q) -> Value:
             lo, hi = _type_range(t)
-            x %= 2**32
+            x = int(x) % 2**32
             return emit("const", [], t, value=x - 2**32 if x > hi else x)
 
         acc: Value | None = None
@@ -1003,6 +1135,7 @@ def _version(an: _Analysis, fn: Function, hoisted: set[int], conds: list[Lin]) -
 
     ok: Value | None = None
     for c in conds:
+        c = c.integral()
         t = an.test_type(c)
         if t is not None:
             lhs, rhs = an.sides(c)
@@ -1011,7 +1144,7 @@ def _version(an: _Analysis, fn: Function, hoisted: set[int], conds: list[Lin]) -
             plan = an.div_plan(c)
             assert plan is not None
             k, coef, r, t = plan
-            q = emit("bin", [side(r, t), emit("const", [], t, value=abs(coef))], t,
+            q = emit("bin", [side(r, t), emit("const", [], t, value=abs(int(coef)))], t,
                      op="floordiv")  # fmt: skip
             x = leaf(k, t)
             if coef > 0:  # x <= (-rest) // c
