@@ -460,3 +460,8 @@ def random_function(seed: int, n_ops: int = 25, depth: int = 2) -> Callable[[], 
         return fn
 
     return build
+
+
+def run_ops(ops: list[Op], env: dict[int, Any], special: dict[str, int] | None = None) -> None:
+    """Run `ops` (a function's leading ops, say) with the values in `env`, adding theirs."""
+    _run(Block([], list(ops)), env, [], special or {})

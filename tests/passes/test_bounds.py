@@ -321,10 +321,19 @@ def test_a_wrapping_index_is_not_proven_by_its_guard() -> None:
     # `i < len(a)` holds of the wrapped value; i >= 0 would be wrong: for a grid of 2**30
     # threads simt.grid(1) * 3 wraps to negative values. The index's exact integer must fit.
     fn, rep = _proved(wrapping, _f32(10), _f32(10))
-    # its block-level test (3 * (block_idx.x * block_dim.x + block_dim.x - 1) within int32
-    # and below the lengths) does not fit 32-bit arithmetic either: both stay checked
-    assert (rep.proven, rep.hoisted, rep.checked) == (0, 0, 2)
+    # the block's largest exact index, 3 * (block_idx.x * block_dim.x + block_dim.x - 1),
+    # must fit int32 and the lengths: a block-level test (by division), never a proof
+    assert (rep.proven, rep.hoisted, rep.checked) == (0, 2, 0)
+    assert "3*(block_dim.x * block_idx.x) + 3*block_dim.x - 2147483650 <= 0" in rep.tests
     assert _audit(fn, (2,), (8,), _f32(10), _f32(10)) == 0  # the guard keeps them in
+    # a block whose 3 * i wraps (2**29 blocks of 2 threads): the test fails there
+    special = {"thread_idx.x": 0, "block_idx.x": 2**29, "block_dim.x": 2,
+               "grid_dim.x": 2**29 + 1}  # fmt: skip
+    from .ir_eval import run_ops
+
+    env: dict[int, Any] = {p.value.id: x for p, x in zip(fn.params, [_f32(10), _f32(10)])}
+    run_ops(fn.body.ops[:-1], env, special)
+    assert not env[fn.body.ops[-1].operands[0].id]
 
 
 def test_pass_is_skipped_on_sim_in_debug_mode_and_without_checks() -> None:
@@ -567,3 +576,37 @@ def test_reduction_tree_and_double_buffer_need_only_block_tests() -> None:
     fn, rep = _proved(double_buffer, _f32(64), _f32(64))
     assert rep.checked == 0 and "block_dim.x - 64 <= 0" in rep.tests
     assert _audit(fn, (1,), (64,), _f32(64), _f32(64)) == 0
+
+
+@simt.kernel
+def two_per_thread(a, out):
+    i = block_idx.x * (block_dim.x * 2) + thread_idx.x  # a product of two block-level values
+    s = 0.0
+    if i < len(a):
+        s = a[i]
+    if i + block_dim.x < len(a):
+        s += a[i + block_dim.x]
+    if block_idx.x < len(out) and thread_idx.x == 0:
+        out[block_idx.x] = s
+
+
+def test_product_of_block_values_is_tested_by_division() -> None:
+    fn, rep = _proved(two_per_thread, _f32(100), _f32(4))
+    assert rep.checked == 0 and rep.hoisted == 2
+    assert any("block_dim.x * 2" in t and "block_idx.x" in t for t in rep.tests), rep.tests
+    assert _audit(fn, (4,), (16,), _f32(100), _f32(4)) == 0
+    # block 2**26 of 32 threads: i = 2**32 wraps to 0..31 and passes `i < len(a)` with a
+    # value that is not the exact index; the test fails there and the checked copy runs
+    special = {"thread_idx.x": 5, "block_idx.x": 2**26, "block_dim.x": 32,
+               "grid_dim.x": 2**26 + 1}  # fmt: skip
+    evaluate(fn, [_f32(100), _f32(4)], special)  # in bounds (wrapped) but checked:
+    top = fn.body.ops[-1]
+    assert top.opcode == "if"
+    from .ir_eval import run_ops  # the test itself, evaluated for that block
+
+    env: dict[int, Any] = {p.value.id: x for p, x in zip(fn.params, [_f32(100), _f32(4)])}
+    run_ops(fn.body.ops[:-1], env, special)
+    assert not env[top.operands[0].id]
+    special["block_idx.x"] = 1  # and passes for an ordinary block
+    run_ops(fn.body.ops[:-1], env, special)
+    assert env[top.operands[0].id]

@@ -58,6 +58,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import cast
 
 from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import MEMORY, PURE
@@ -322,6 +323,10 @@ class _Analysis:
         return Lin.leaf(("s", arr.id, dim))
 
     def leaf_range(self, k: Key) -> tuple[int, int]:
+        if k[0] == "p":  # the exact product of two leaves
+            (alo, ahi), (blo, bhi) = self.leaf_range(k[1]), self.leaf_range(k[2])  # type: ignore[arg-type]
+            ps = (alo * blo, alo * bhi, ahi * blo, ahi * bhi)
+            return min(ps), max(ps)
         if k[0] == "s":
             t = self.arrays[k[1]].array  # type: ignore[index]
             return 0, (MAX_EXTENT if t.index.bits == 64 else 2**31 - 1)
@@ -331,6 +336,8 @@ class _Analysis:
         return lo, hi
 
     def key_hoistable(self, k: Key) -> bool:
+        if k[0] == "p":
+            return self.key_hoistable(k[1]) and self.key_hoistable(k[2])  # type: ignore[arg-type]
         if k[0] == "s":
             return k[1] in self.params
         if k[0] == "r":
@@ -605,6 +612,12 @@ class _Analysis:
                     return [Bound(Lin((), 0))]
                 got = self.math_bounds(x, upper if lo > 0 else not upper, d, ctx)
                 return [Bound(g.lin.scale(lo), g.conds) for g in got]
+        # a product of two block-level values that do not wrap themselves: its exact value
+        # is a leaf (`block_idx.x * (2 * block_dim.x)`; tested by division, `div_plan`)
+        if self.hoistable(a) and self.hoistable(b) and self.rng(a)[2] and self.rng(b)[2]:
+            ka, kb = self.key(a), self.key(b)
+            if self.key_hoistable(ka) and self.key_hoistable(kb):
+                return [Bound(Lin.leaf(("p", *sorted((ka, kb)))))]
         return []
 
     def _base(self, k: Key, v: Value | None, upper: bool, depth: int, ctx: _Ctx
@@ -717,6 +730,8 @@ class _Analysis:
     def name(self, k: Key) -> str:
         """A leaf as the kernel's source would say it."""
         axis = "xyz"
+        if k[0] == "p":
+            return f"({self.name(k[1])} * {self.name(k[2])})"  # type: ignore[arg-type]
         if k[0] == "s":
             arr = self.arrays[k[1]]  # type: ignore[index]
             nm = arr.hint or f"%{arr.id}"
@@ -779,7 +794,7 @@ class _Analysis:
         """Whether a block-level test of `e <= 0` can be made in 32-bit integers."""
         return self.test_type(e) is not None or self.div_plan(e) is not None
 
-    def div_plan(self, e: Lin) -> tuple[Key, int, Lin, Scalar] | None:
+    def div_plan(self, e: Lin) -> tuple[Key, int, Lin, Scalar, Key | None] | None:
         """`c * x + rest <= 0` as `x <= (-rest) // c` (c > 0) or `-x <= (-rest) // -c`, for
         the term with the largest coefficient, computed in int32 (or uint32 where `-rest` and
         `x` are never negative and `c > 0`), so that `16 * block_idx.x + ...` is tested
@@ -787,16 +802,30 @@ class _Analysis:
         e = e.integral()
         if not e.terms or not all(self.key_hoistable(k) for k, _ in e.terms):
             return None
-        k, c = max(((k, int(c)) for k, c in e.terms), key=lambda t: abs(t[1]))
-        if abs(c) < 2:
-            return None
-        r = -Lin(tuple(t for t in e.terms if t[0] != k), e.const)
+        prods = [(k, int(c)) for k, c in e.terms if k[0] == "p"]
+        div: Key | None = None
+        if prods:  # c * (x * y) + rest <= 0 as x <= ((-rest) // c) // y, for y >= 1
+            if len(prods) > 1 or prods[0][1] < 1:
+                return None
+            (pk, c), = prods
+            x, y = pk[1], pk[2]
+            if self.leaf_range(y)[0] < 1:  # type: ignore[arg-type]
+                x, y = y, x
+            if self.leaf_range(y)[0] < 1 or not (self.leaf_range(y)[1] < 2**31):  # type: ignore[arg-type]
+                return None
+            k, div = cast(Key, x), cast(Key, y)
+        else:
+            k, c = max(((k, int(c)) for k, c in e.terms), key=lambda t: abs(t[1]))
+            if abs(c) < 2:
+                return None
+            pk = k
+        r = -Lin(tuple(t for t in e.terms if t[0] != pk), e.const)
         lo, hi = self.leaf_range(k)
         rlo, rhi = self._extreme(r, False), self._extreme(r, True)
         if -(2**31) < lo and hi < 2**31 and -(2**31) <= rlo and rhi < 2**31:
-            return k, c, r, INT32
+            return k, c, r, INT32, div
         if c > 0 and 0 <= lo and hi < 2**32 and 0 <= rlo and rhi < 2**32:
-            return k, c, r, UINT32
+            return k, c, r, UINT32, div
         return None
 
     def test_type(self, e: Lin) -> Scalar | None:
@@ -1104,6 +1133,8 @@ def _version(an: _Analysis, fn: Function, hoisted: set[int], conds: list[Lin]) -
         return got
 
     def leaf(k: Key, t: Scalar) -> Value:
+        if k[0] == "p":  # a product: exact wherever the test's value fits `t` (ring arithmetic)
+            return emit("bin", [leaf(k[1], t), leaf(k[2], t)], t, op="mul")  # type: ignore[arg-type]
         if k[0] == "s":
             arr = an.arrays[k[1]]  # type: ignore[index]
             x = emit("shape", [arr], arr.array.index, dim=k[2])
@@ -1143,9 +1174,11 @@ def _version(an: _Analysis, fn: Function, hoisted: set[int], conds: list[Lin]) -
         else:
             plan = an.div_plan(c)
             assert plan is not None
-            k, coef, r, t = plan
+            k, coef, r, t, div = plan
             q = emit("bin", [side(r, t), emit("const", [], t, value=abs(int(coef)))], t,
                      op="floordiv")  # fmt: skip
+            if div is not None:  # (x * y) <= q as x <= q // y, y >= 1
+                q = emit("bin", [q, leaf(div, t)], t, op="floordiv")
             x = leaf(k, t)
             if coef > 0:  # x <= (-rest) // c
                 test = emit("cmp", [x, q], BOOL, op="le")
