@@ -102,3 +102,38 @@ def test_random_programs_match_the_ir_interpreter(seed: int) -> None:
                     np.testing.assert_allclose(y, x, rtol=2e-6, equal_nan=True)
                 else:
                     np.testing.assert_array_equal(y, x)
+
+
+def test_loops_that_can_run_long_poll_for_ctrl_c_and_no_other() -> None:
+    """A `while` and a `for` with a run-time trip count call `simt_poll` on a cold path of
+    their back-edge (Ctrl-C, `runtime.cpu_interrupt`); a thread loop and a short constant loop
+    do not, and a kernel without such loops has no jump buffer at all."""
+    import simt
+
+    @simt.kernel
+    def spins(out, n):
+        i = simt.grid(1)
+        y = i
+        while y >= 0:
+            y = (y + 1) % 1000
+        s = 0
+        for j in range(n):
+            s += j
+        out[i] = y + s
+
+    @simt.kernel
+    def short(out):
+        i = simt.grid(1)
+        s = 0
+        for j in range(8):
+            s += j * i
+        out[i] = s
+
+    out = np.zeros(4, np.int32)
+    text = spins.source("cpu", out, 3)
+    assert text.count("call void @simt_poll(ptr %ctx, ptr %jb)") == 2
+    assert "call i32 @_setjmp(ptr %jb) returns_twice" in text
+    llvm.parse_assembly(text).verify()
+    plain = short.source("cpu", out)
+    assert "simt_poll" not in plain and "_setjmp" not in plain
+    assert "simt_poll" not in lower_and_render(_vecadd())[0]

@@ -314,3 +314,26 @@ def test_ctrl_c_stops_a_long_cpu_input_and_the_session_goes_on(repl_factory) -> 
     r.expect(r"(?m)^>>> ")
     assert r.run("tid % 2\n") == "----- 524288x -----\n0\n----- 524288x -----\n1\n"
     assert r.close() == 0
+
+
+def test_ctrl_c_stops_one_block_looping_for_ever(repl_factory) -> None:  # type: ignore[no-untyped-def]
+    """Ctrl-C inside a loop that never ends (issue 23): the kernels' loops poll for it; the
+    input is abandoned, and its message is true: the kernel's results never replaced `y`."""
+    from simt.runtime import registry
+
+    ok, why = registry.probe("cpu")
+    assert ok, f"cpu is a core backend (llvmlite is a dependency): {why}"
+    r = repl_factory("--backend", "cpu", "--threads", "256")  # one block
+    r.run("y = tid\n")
+    for _ in range(2):
+        r.send("while y >= 0:\n    y = (y + 1) % 1000\n\n")
+        r.expect(r"\.\.\. \n")  # the input is complete: it runs
+        time.sleep(1.5)
+        sent = time.monotonic()
+        r.send("\x03")
+        said = r.expect(r"KeyboardInterrupt.*\n")
+        assert time.monotonic() - sent < 1.0
+        r.expect(r"(?m)^>>> ")
+        assert "(the input was abandoned; variables are unchanged)" in said, said
+    assert r.run("y % 3\n").startswith("----- 86x -----\n0\n")  # y is still tid
+    assert r.close() == 0

@@ -226,3 +226,41 @@ def test_a_run_time_loop_variable_is_said_to_be_one() -> None:
     assert s.run("half = 0\nfor i in range(tid % 3 + 1):\n    half = 8 >> (i + 1)\n")
     assert s.run("print(half)")
     assert buf.getvalue().rstrip().endswith(("1", "2", "4"))
+
+
+def test_ctrl_c_in_host_code_says_which_names_it_had_changed() -> None:
+    """An input interrupted while it ran on the host has changed what it bound before: the
+    message names those (issue 23: "variables are unchanged" was said whatever happened)."""
+    from tests.repl.sessions import new_session
+
+    s, buf = new_session("sim", 4)
+    assert s.run("a = 1\nb = 2\n")
+    s.run("a = 10\nc = 3\nraise KeyboardInterrupt\n")  # as Ctrl-C in the middle would
+    assert (
+        "KeyboardInterrupt (the input was abandoned; the part that ran on the host had "
+        "already changed a, c)"
+    ) in buf.getvalue()
+    s.run("b = b\nraise KeyboardInterrupt\n")
+    assert "bound no name, but what it changed in place stays changed" in buf.getvalue()
+
+
+def test_ctrl_c_in_a_kernel_names_the_buffers_it_was_writing() -> None:
+    """A kernel stopped by Ctrl-C (on cpu, inside a loop that never ends) leaves a `%bind`
+    buffer it wrote into partly written, and the message says so; the next input runs."""
+    import os
+    import signal
+    import threading
+
+    from tests.repl.sessions import new_session
+
+    s, buf = new_session("cpu", 256)
+    s.bind("h", (256,), np.dtype(np.int64))
+    assert s.run("y = tid\n")
+    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        s.run("h[tid] = 1\nwhile y >= 0:\n    y = (y + 1) % 1000\n")
+    finally:
+        timer.cancel()
+    assert "KeyboardInterrupt (the input was abandoned; h may be partly written)" in buf.getvalue()
+    assert s.run("y + 1\n")

@@ -10,15 +10,21 @@ which runs the blocks with linear ids `begin <= b < end`. `args` is an array of 
 (see `arg_layout`): grid x, y, z, block x, y, z, then per parameter either one scalar slot or
 an array's data pointer, its shape and its strides (in elements). `ctx` holds the error word
 (the smallest `thread << 20 | site` that failed, INT64_MAX when none: an atomic `min`), the
-print record counter, the print buffer's capacity in records and its address.
+print record counter, the print buffer's capacity in records and its address, the failing
+access's record (`ERROR_RECORD`) and, last, the process's count of Ctrl-C at the launch's start
+(`INTERRUPT_WORD`).
 
-Thread loops (`for` with `lanes="x"`) carry `llvm.loop.parallel_accesses` metadata: the
-iterations of a thread loop are threads between two barriers, so they are independent, and
-LLVM's loop vectoriser turns them into SIMD without run-time alias checks. Also for speed:
-stores to per-lane arrays under a branch in a thread loop become one blended store after it
-(no masked stores); a thread loop with clamped indices (`min(x + 1, w - 1)`) runs the lanes
-that reach no clamp in a copy without the clamps; `render_lowered(..., block=...)`
-specialises the code on a block shape; uniform loops around thread loops are unrolled by 4.
+Ctrl-C inside a block: every loop that could run long (a `while`, a `for` whose trip count is
+not a small constant or whose body has a loop; never a thread loop, which a block's size bounds)
+counts its back-edges in one counter and, every `POLL_EVERY`, calls `simt_poll(ctx, jb)`
+(`runtime.cpu_interrupt`). That compares the count of SIGINTs the runtime's native handler has
+seen with the launch's; when they differ it stores `STOPPED` into the error word and `longjmp`s
+to `jb`, a `setjmp` in the entry, which then frees the block's heap area (if any) and returns;
+the runtime turns the word into KeyboardInterrupt. So the poll adds no exit to any loop (LLVM
+unrolls and vectorises exactly as without it): the kernel's own code is a wrapper, `simt_run`,
+around the body, `simt_blocks`, which gets `jb` as a fifth argument. The poll is declared to
+touch only its arguments and memory the kernel cannot see, on a cold path: an iteration pays
+one add, one test and one predictable branch.
 
 Semantics are docs/semantics.md's: Python's floor `//` and `%` (helpers below), integer division
 by zero gives 0, int32 wraps, shift amounts are taken modulo the width, float-to-int conversion
@@ -42,13 +48,26 @@ from .common import describe_failure  # noqa: F401 - re-exported for the runtime
 
 SITE_BITS = 20
 ENTRY = "simt_run"
+BODY = "simt_blocks"  # the body of an entry that polls for Ctrl-C (see the module's doc)
 # the error word when the entry could not allocate its per-lane and per-block arrays
 NO_MEMORY = 2**63 - 2
 # Context words from here: a lock, the key (thread, site) of the failing access recorded,
 # its number of dimensions, then RECORD_DIMS index values and RECORD_DIMS extents.
 ERROR_RECORD = 4
 RECORD_DIMS = 4
-CONTEXT_WORDS = ERROR_RECORD + 3 + 2 * RECORD_DIMS
+# the count of Ctrl-C (`simt_interrupts()`) when the launch started: a different count stops it
+INTERRUPT_WORD = ERROR_RECORD + 3 + 2 * RECORD_DIMS
+CONTEXT_WORDS = INTERRUPT_WORD + 1
+# the error word of a launch stopped by Ctrl-C: below every error code (an atomic `min`)
+STOPPED = -1
+# loops poll for Ctrl-C every this many back-edges (a power of two), and a `for` with a constant
+# trip count up to `POLL_FREE_TRIPS` and no loop inside is not polled at all
+POLL_EVERY = 4096
+POLL_FREE_TRIPS = 256
+POLL_FUNCTION = "simt_poll"
+# the entry's jump buffer (`setjmp`) has this many 8-byte words (more than any system's
+# jmp_buf), then one word for the address of the block's heap area (freed after a `longjmp`)
+JMP_WORDS = 80
 # per-lane and per-block arrays up to this many bytes in all live on the stack (a pool
 # thread's is 8 MiB); the rest in one area from malloc
 STACK_BYTES = 1 << 19
@@ -167,9 +186,10 @@ class Meta:
 class _Renderer:
     def __init__(
         self, fn: Function, unit_stride: frozenset[str], bounds: bool,
-        block: tuple[int, int, int] | None = None,
+        block: tuple[int, int, int] | None = None, poll: bool = True,
     ) -> None:  # fmt: skip
         self.fn = fn
+        self.poll = poll  # loops poll for Ctrl-C (see the module's doc)
         self.block = block
         self.unit = unit_stride
         self.bounds = bounds
@@ -188,10 +208,13 @@ class _Renderer:
         self.site_ids: dict[int, int] = {}
         self.unclamped: dict[int, int] = {}  # id of a clamp op -> operand that replaces it
         self.heap: str | None = None  # the malloc'ed area of the large arrays, if any
+        self.heap_at = 0  # the line after its malloc
         self.defs_in_loop: dict[int, Op] = {}
         # stores to per-lane arrays deferred to the end of the enclosing `if` (see `_if`)
         self.pending: list[dict[tuple[int, int], str]] = []
         self.print_ids: dict[int, int] = {}
+        self.polled = False  # some loop polls (then the module declares the poll function)
+        self.unlikely = ""  # the branch-weights node of the polls' cold branches
 
     # ---- text helpers --------------------------------------------------------------------
     def tmp(self) -> str:
@@ -233,6 +256,9 @@ class _Renderer:
         self.lines.append(f"define void @{ENTRY}(ptr noalias %args, ptr noalias %ctx, "
                           "i64 %begin, i64 %end) {")  # fmt: skip
         self.start("entry")
+        if self.poll:  # the back-edge counter (in the entry block: promoted to registers)
+            self.emit("%polls = alloca i32, align 4")
+            self.emit("store i32 0, ptr %polls, align 4")
         self._prologue()
         pre = self.label
         head = self.new_label("blocks")
@@ -257,6 +283,22 @@ class _Renderer:
             self.emit(f"call void @free(ptr {self.heap})")
         self.emit("ret void")
         self.lines.append("}")
+        if self.polled:  # the body gets the jump buffer; the entry is the wrapper with it
+            if self.heap is not None:  # freed by the entry if Ctrl-C jumps out of the body
+                self.lines[self.heap_at:self.heap_at] = [
+                    f"  %heapslot = getelementptr i64, ptr %jb, i64 {JMP_WORDS}",
+                    f"  store volatile ptr {self.heap}, ptr %heapslot, align 8",
+                ]
+            self.lines[0] = (f"define internal void @{BODY}(ptr noalias %args, ptr noalias %ctx, "
+                             "i64 %begin, i64 %end, ptr noalias %jb) noinline {")  # fmt: skip
+            self.lines.append(_ENTRY_WITH_JUMP.format(entry=ENTRY, body=BODY, words=JMP_WORDS,
+                                                     slots=JMP_WORDS + 1))
+            self.decls.add(
+                f"declare void @{POLL_FUNCTION}(ptr, ptr) nounwind "
+                "memory(argmem: readwrite, inaccessiblemem: readwrite)"
+            )
+            self.decls.add("declare i32 @_setjmp(ptr) returns_twice")
+            self.decls.add("declare void @free(ptr)")
         out = [
             "; simt kernel " + self.fn.name,
             *sorted(self.decls),
@@ -347,6 +389,7 @@ class _Renderer:
         self.decls.add("declare noalias ptr @malloc(i64)")
         self.decls.add("declare void @free(ptr)")
         self.heap = self.inst(f"call ptr @malloc(i64 {total})")
+        self.heap_at = len(self.lines)  # where `render` tells the entry this address
         failed = self.inst(f"icmp eq ptr {self.heap}, null")
         oom, ok = self.new_label("nomemory"), self.new_label("memory")
         self.emit(f"br i1 {failed}, label %{oom}, label %{ok}")
@@ -1065,7 +1108,7 @@ class _Renderer:
         ys = self._region(body)
         if lanes:
             self.lane_stack.pop()
-        self.emit(f"br label %{latch}")
+        self._back_edge(latch, not lanes and not self._bounded(op, start, stop, step))
         self.start(latch)
         self.emit(f"{next_iv} = add {ty} {iv}, {step}")
         self.lines[phi_at:phi_at] = [
@@ -1101,6 +1144,42 @@ class _Renderer:
         for r, c in zip(op.results, carried):
             self.vals[r.id] = c
 
+    @staticmethod
+    def _bounded(op: Op, start: str, stop: str, step: str) -> bool:
+        """Whether a `for` runs at most `POLL_FREE_TRIPS` times (or once a lane of the block:
+        `lane_count`) and has no loop inside: it needs no poll for Ctrl-C (a loop around it
+        polls)."""
+        if op.attrs.get("lane_count"):
+            return not any(o.opcode in ("for", "while") for o in walk(op.regions[0]))
+        try:
+            a, b, c = int(start), int(stop), int(step)
+        except ValueError:
+            return False
+        trips = len(range(a, b, c)) if c else POLL_FREE_TRIPS + 1
+        return trips <= POLL_FREE_TRIPS and not any(
+            o.opcode in ("for", "while") for o in walk(op.regions[0])
+        )
+
+    def _back_edge(self, latch: str, poll: bool) -> None:
+        """End a loop's body: on to `latch`, polling for Ctrl-C every `POLL_EVERY` times
+        round (when `poll` and the kernel polls at all; see the module's doc)."""
+        if not (poll and self.poll):
+            self.emit(f"br label %{latch}")
+            return
+        if not self.polled:
+            self.polled = True
+            self.unlikely = self.mdnode('!{!"branch_weights", i32 1, i32 100000}')
+        c = self.inst("load i32, ptr %polls, align 4")
+        c = self.inst(f"add i32 {c}, 1")
+        self.emit(f"store i32 {c}, ptr %polls, align 4")
+        due = self.inst(f"and i32 {c}, {POLL_EVERY - 1}")
+        due = self.inst(f"icmp eq i32 {due}, 0")
+        check = self.new_label("poll")
+        self.emit(f"br i1 {due}, label %{check}, label %{latch}, !prof {self.unlikely}")
+        self.start(check)
+        self.emit(f"call void @{POLL_FUNCTION}(ptr %ctx, ptr %jb)")
+        self.emit(f"br label %{latch}")
+
     def _while(self, op: Op) -> None:
         cond_blk, body = op.regions
         inits = [self.v(x) for x in op.operands]
@@ -1121,7 +1200,7 @@ class _Renderer:
         for a, c in zip(body.args, carried):
             self.vals[a.id] = c
         ys = self._region(body)
-        self.emit(f"br label %{latch}")
+        self._back_edge(latch, True)
         self.start(latch)
         self.lines[phi_at:phi_at] = [
             f"  {c} = phi {llvm_type(r.scalar)} [{x}, %{pre}], [{y}, %{latch}]"
@@ -1131,6 +1210,27 @@ class _Renderer:
         self.start(done)
         for r, c in zip(op.results, carried):
             self.vals[r.id] = c
+
+
+# The entry of a kernel that polls for Ctrl-C: a jump buffer for `simt_poll`, then the body;
+# after a jump, the body's heap area (its address in the word after the buffer) is freed.
+_ENTRY_WITH_JUMP = """define void @{entry}(ptr noalias %args, ptr noalias %ctx, i64 %begin,
+                                      i64 %end) {{
+entry:
+  %jb = alloca i64, i64 {slots}, align 16
+  %heapp = getelementptr i64, ptr %jb, i64 {words}
+  store volatile ptr null, ptr %heapp, align 8
+  %r = call i32 @_setjmp(ptr %jb) returns_twice
+  %first = icmp eq i32 %r, 0
+  br i1 %first, label %run, label %stopped
+run:
+  call void @{body}(ptr %args, ptr %ctx, i64 %begin, i64 %end, ptr %jb)
+  ret void
+stopped:
+  %heap = load volatile ptr, ptr %heapp, align 8
+  call void @free(ptr %heap)
+  ret void
+}}"""
 
 
 # The renderer's rule for each opcode (`_Renderer._op`).
@@ -1268,20 +1368,22 @@ def render_lowered(
     unit_stride: frozenset[str] = frozenset(),
     bounds: bool | None = None,
     block: tuple[int, int, int] | None = None,
+    poll: bool = True,
 ) -> tuple[str, Meta]:
     """LLVM IR text of an SPMD-lowered function, and what its runtime needs to know.
 
     `unit_stride` names the array parameters whose last dimension is contiguous; `block`, when
-    given, is the block shape the code is specialised for (the launch must use it)."""
-    r = _Renderer(fn, unit_stride, fn.debug if bounds is None else bounds, block)
+    given, is the block shape the code is specialised for (the launch must use it); `poll`
+    (default) makes long loops poll for Ctrl-C."""
+    r = _Renderer(fn, unit_stride, fn.debug if bounds is None else bounds, block, poll)
     text, meta = r.render()
     text = text.replace("@RECORD_SLOTS@", str(meta.record_slots))
     return text, meta
 
 
 __all__ = [
-    "CONTEXT_WORDS", "ENTRY", "ERROR_RECORD", "NO_MEMORY", "RECORD_DIMS", "Field", "Meta",
-    "arg_layout", "render_lowered",
+    "CONTEXT_WORDS", "ENTRY", "ERROR_RECORD", "INTERRUPT_WORD", "NO_MEMORY", "POLL_FUNCTION",
+    "RECORD_DIMS", "STOPPED", "Field", "Meta", "arg_layout", "render_lowered",
 ]  # fmt: skip
 
 

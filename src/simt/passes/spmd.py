@@ -790,8 +790,9 @@ class _Lowering:
         with b.at(red):
             x = b.op("load", [act, red.args[0]], [INT32], spill=True).result
             b.op("yield", [b.bin("or", red.args[1], x)])
+        # `lane_count`: it runs once a lane, at most a block's threads (no Ctrl-C poll)
         anyv = b.op("for", [self.zero, self.nthreads, self.one, self.zero], [INT32],
-                    regions=[red], sign=1).result  # fmt: skip
+                    regions=[red], sign=1, lane_count=True).result  # fmt: skip
         b.op("condition", [b.cmp("ne", anyv, self.zero)])
         # body: one iteration of every active lane
         flag = Value(INT32, "active")

@@ -40,7 +40,8 @@ A byte string as an input's last line is echoed (b'...'), grouped by its bytes.
   %reset                   forget every variable and buffer
   %vars                    list the variables
   %help                    this text
-Ctrl-C abandons the current input; Ctrl-D (or exit()) leaves."""
+Ctrl-C abandons the current input (also a kernel in a loop that never ends; the message says
+what it had already changed); Ctrl-D (or exit()) leaves."""
 
 _DTYPES = {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

@@ -45,6 +45,8 @@ class Session:
     def __init__(self, out: Sink, threads: int = 1 << 20, backend: str | None = None) -> None:
         self.out = out
         self.count = 0
+        self._host_ran = False  # this input ran code on the host (see `_interrupted`)
+        self._in_place: list[str] = []  # buffers the running kernel writes in place
         self.timing = False
         if backend is not None:
             registry.use(backend)
@@ -188,10 +190,13 @@ class Session:
         filename = f"<input {self.count}>"
         start = time.perf_counter()
         ok = False
+        before = dict(self.globals)
+        self._host_ran = False
+        self._in_place = []
         try:
             ok = self._run(text, filename)
         except KeyboardInterrupt:
-            self.out.error("KeyboardInterrupt (the input was abandoned; variables are unchanged)")
+            self.out.error(self._interrupted(before))
         except MemoryError:
             self.out.error(
                 f"out of memory: this input's per-thread values for {self.threads} threads do "
@@ -208,6 +213,29 @@ class Session:
         if self.timing:
             self.out.warning(f"({time.perf_counter() - start:.3f} s)")
         return ok
+
+    def _interrupted(self, before: dict[str, Any]) -> str:
+        """What Ctrl-C's message says changed: the host names an abandoned input had already
+        bound (what ran on the host stays done) and the buffers a kernel was writing in place.
+        A kernel's own results replace variables only when it finishes, so those never
+        change."""
+        gone = object()
+        changed = sorted(
+            n for n in set(before) | set(self.globals)
+            if not n.startswith("__") and n != "_"
+            and before.get(n, gone) is not self.globals.get(n, gone)
+        )  # fmt: skip
+        said = []
+        if changed:
+            said.append(f"the part that ran on the host had already changed {', '.join(changed)}")
+        elif self._host_ran:
+            said.append("the part that ran on the host bound no name, but what it changed "
+                        "in place stays changed")  # fmt: skip
+        if self._in_place:
+            said.append(f"{', '.join(self._in_place)} may be partly written")
+        if not said:
+            return "KeyboardInterrupt (the input was abandoned; variables are unchanged)"
+        return "KeyboardInterrupt (the input was abandoned; " + "; ".join(said) + ")"
 
     def _run(self, text: str, filename: str) -> bool:
         try:
@@ -265,6 +293,7 @@ class Session:
             self._deferred = False
             if not ok:
                 self._restore(saved)
+                self._in_place = []  # the buffers are put back too
             elif self._carried:  # the last phase ran on the host: show what threads printed
                 group(self.threads, self._carried, None, self.out)
             self._carried = []
@@ -361,6 +390,7 @@ class Session:
 
     def _host(self, tree: ast.Module, filename: str, echo: bool = True) -> bool:
         """Run `tree` once in CPython; a last bare expression is echoed as Python's REPL does."""
+        self._host_ran = True
         body = list(tree.body)
         last = body[-1] if echo and body and isinstance(body[-1], ast.Expr) else None
         if last is not None:
@@ -502,11 +532,15 @@ class Session:
             args = [state[x] for x in loads] + [outs[x] for x, _ in stores]
             args += [self._buffer(x) for x in bound]
             before = [a.copy() for a in args] if self.explain_tid is not None else None
+            # buffers written in place: Ctrl-C during the launch leaves them partly written
+            self._in_place = [w for w in (*self.bound, *self.shared)
+                              if w in shape.reads and w in _stored_into(tree)]  # fmt: skip
             with printing.capture() as prints:
                 try:
                     k[grid, block](*args)
                 finally:
                     captured = list(prints)
+            self._in_place = []
         except CompileError as e:
             where = {
                 f"<probe {self.count}>": gen_header(body, loads, None, len(self._extra)),
@@ -1032,3 +1066,16 @@ def _free_memory() -> int:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return 2**62
+
+
+def _stored_into(tree: ast.Module) -> set[str]:
+    """Names an input may write into in place: `name[...] = ...` (also `+=`) or passed to a
+    call (`atomic.add(name, ...)`)."""
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store):
+            if isinstance(n.value, ast.Name):
+                out.add(n.value.id)
+        elif isinstance(n, ast.Call):
+            out |= {a.id for a in n.args if isinstance(a, ast.Name)}
+    return out

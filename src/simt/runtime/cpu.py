@@ -37,9 +37,12 @@ from ..backends.llvm import (
     CONTEXT_WORDS,
     ENTRY,
     ERROR_RECORD,
+    INTERRUPT_WORD,
     NO_MEMORY,
+    POLL_FUNCTION,
     RECORD_DIMS,
     SITE_BITS,
+    STOPPED,
     Meta,
     arg_layout,
     render_lowered,
@@ -49,6 +52,7 @@ from ..ir import Block, Function, Op, walk
 from ..passes.spmd import can_coarsen, coarsen
 from ..passes.spmd import lower as spmd_lower
 from ..types import FLOAT16, ArrayType
+from . import cpu_interrupt
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .cpu_pool import Pool, slices
 from .printing import emit
@@ -82,6 +86,8 @@ def _binding() -> Any:
             llvm.initialize_native_asmprinter()
             llvm.initialize_native_asmparser()
             _register_libm(llvm)
+            # kernels' loops ask it whether Ctrl-C was pressed (`cpu_interrupt`)
+            llvm.add_symbol(POLL_FUNCTION, cpu_interrupt.address(lambda t: _engine(llvm, t)))
             _llvm = llvm
             _target = _target_machine()
     return _llvm
@@ -122,7 +128,9 @@ def _register_libm(llvm: Any) -> None:
     """Make the C math library's functions known to the JIT linker by address."""
     from ..builtins import LIBM_NAMES
 
-    names = {"fmod", "fmodf", "memset", "memcpy", "memmove", "malloc", "free", *LIBM_NAMES}
+    # _setjmp / _longjmp: Ctrl-C's way out of a kernel's loops (`backends.llvm`)
+    names = {"fmod", "fmodf", "memset", "memcpy", "memmove", "malloc", "free", "_setjmp",
+             "_longjmp", *LIBM_NAMES}  # fmt: skip
     # the process's own symbols first (CPython links the C math library): no library search
     libs = [ctypes.CDLL(None)] if os.name == "posix" else []
     if not libs or not all(hasattr(libs[0], n) for n in ("sinf", "fmodf")):
@@ -141,7 +149,10 @@ def _register_libm(llvm: Any) -> None:
 def _jit(text: str) -> Callable[[str], int]:
     """Compile LLVM IR text for the host: the address of each of its functions by name (the
     function returned keeps the code alive)."""
-    llvm = _binding()
+    return _engine(_binding(), text)
+
+
+def _engine(llvm: Any, text: str) -> Callable[[str], int]:
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(text), _target_machine())
     engine.finalize_object()
     return engine.get_function_address  # type: ignore[no-any-return]
@@ -345,8 +356,11 @@ class CpuRuntime(Runtime):
         ctx = np.zeros(CONTEXT_WORDS, np.int64)
         ctx[:4] = [_NO_ERROR, 0, cap, pbuf.ctypes.data if pbuf is not None else 0]
         ctx[ERROR_RECORD + 1] = _NO_ERROR  # no failing access recorded yet
+        ctx[INTERRUPT_WORD] = cpu_interrupt.armed()  # a later Ctrl-C stops the kernel's loops
         self._run(variant, slots, ctx, grid.size, total)
         del keep
+        if int(ctx[0]) == STOPPED:  # Ctrl-C, where Python's own handler did not raise
+            raise KeyboardInterrupt
         if pbuf is not None and meta is not None:
             count = int(ctx[1])
             self._emit_prints(meta, pbuf, min(count, cap))
@@ -542,7 +556,14 @@ def lower_and_render(
     """The one CPU lowering, `lower` then the LLVM renderer: what `kernel.source("cpu")`
     shows (no block shape, `units` every array) and what a launch compiles (its block shape,
     the arrays contiguous in their last dimension, `wide` blocks a block)."""
-    return render_lowered(lower(fn, wide), units, block=block)
+    return render_lowered(lower(fn, wide), units, block=block, poll=_poll())
+
+
+def _poll() -> bool:
+    """Whether kernels' loops poll for Ctrl-C: always, unless `SIMT_CPU_POLL=0` (for measuring
+    what the polls cost: `bench/interrupt_poll.py`; Ctrl-C then stops a launch between slices
+    of blocks only)."""
+    return os.environ.get("SIMT_CPU_POLL", "1") != "0"
 
 
 def _cache_bytes() -> int:

@@ -12,12 +12,13 @@ trip per chunk, ~40 us before the first and ~70 us to join).
 `work`, the launch's shared state, is four int64: the next block, the number of blocks, the
 blocks per chunk and the blocks done so far.
 
-Ctrl-C: the calling thread takes its blocks one call at a time (`simt_step`, a few blocks a
-call: `slices`), so between two calls it is back in Python, where a SIGINT raises
-KeyboardInterrupt. It then writes `STOPPED` into the launch's error word; every thread checks
-that word before each chunk (and the kernel after each block), so the pool threads finish the
-block they are in and return, and the KeyboardInterrupt goes on to the caller with no thread
-still writing into its arrays.
+Ctrl-C: kernels' long loops poll for it (`cpu_interrupt`, `backends.llvm`) and the block
+they are in returns with `STOPPED` in the launch's error word. Besides, the calling thread takes
+its blocks one call at a time (`simt_step`, a few blocks a call: `slices`), so between two calls
+it is back in Python, where a SIGINT raises KeyboardInterrupt; it then writes `STOPPED` into the
+error word too. Every thread checks that word before each chunk (and the kernel after each
+block), so the pool threads return, and the KeyboardInterrupt goes on to the caller with no
+thread still writing into its arrays.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+# The error word's value that stops a launch (Ctrl-C): below every error code, so the kernels'
+# `atomicrmw min` of an error never replaces it.
+from ..backends.llvm import STOPPED
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -102,9 +107,6 @@ _WAIT = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int64)
 # pool threads' futures instead (one of them was descheduled, say)
 SPINS = 1 << 18
 CHUNKS_PER_THREAD = 32  # small chunks: the last one decides how long the others wait
-# The error word's value that stops a launch (Ctrl-C): below every error code, so the kernels'
-# `atomicrmw min` of an error never replaces it.
-STOPPED = -1
 SLICE_SECONDS = 0.05
 
 

@@ -11,7 +11,10 @@ reading a buffer back waits (in wgpu 0.32 `queue.on_submitted_work_done_sync()` 
 debug-mode bounds checks) reads its print and error buffers back before it returns.
 
 `SIMT_WEBGPU_ADAPTER` chooses the adapter (see `webgpu_device`); `SIMT_WEBGPU_PRINT_MB` sets
-the size of the print buffer (default 16 MiB).
+the size of the print buffer (default 16 MiB); `SIMT_WEBGPU_TIMEOUT` is the time budget of
+launches, in seconds (default 60; 0 waits for ever): waiting longer for queued launches to
+finish (a read-back, `synchronize`) is a KernelError saying so, not a wait for ever (a device
+cannot stop a running shader: simt stops waiting and opens the device again).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import threading
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -45,6 +49,25 @@ _NO_ERROR = 0xFFFFFFFF
 # LP_MAX_TGSI_LOOP_ITERATIONS): the renderer flags loops it cut (`WgslCaps.loop_limit`)
 LLVMPIPE_LOOP_LIMIT = 65535
 _MIB = 1 << 20
+TIMEOUT_ENV = "SIMT_WEBGPU_TIMEOUT"
+DEFAULT_TIMEOUT = 60.0
+# devices left behind by a launch past its time budget: kept, since dropping one waits for
+# its queue to finish
+_abandoned: list[Any] = []
+
+
+def time_budget() -> float | None:
+    """How long to wait for queued launches, in seconds (`SIMT_WEBGPU_TIMEOUT`, default 60);
+    None: for ever (the variable is 0)."""
+    text = os.environ.get(TIMEOUT_ENV, "").strip()
+    try:
+        seconds = float(text) if text else DEFAULT_TIMEOUT
+    except ValueError:
+        raise LaunchError(
+            f"{TIMEOUT_ENV}={text!r} is not a number of seconds; set it to e.g. 120, or 0 to "
+            "wait for launches for ever"
+        ) from None
+    return seconds if seconds > 0 else None
 
 
 class WebGPURuntime(Runtime):
@@ -63,6 +86,10 @@ class WebGPURuntime(Runtime):
         self._print_buf: Any = None
         self._print64_buf: Any = None
         self._sync_buf: Any = None
+        self._running: list[str] = []  # kernels launched and not yet waited for
+        # the wait for launches past their time budget, while the device still runs them
+        self._waiter: threading.Thread | None = None
+        self._waiting_for: list[str] = []
 
     # ------------------------------------------------------------------ discovery
     @classmethod
@@ -224,6 +251,8 @@ class WebGPURuntime(Runtime):
             return self._upload(host)
 
     def _upload(self, host: np.ndarray) -> Any:
+        if self._waiter is not None:  # still running a launch past its time budget
+            self._wait_launches()
         data = np.ascontiguousarray(host)
         if data.dtype == np.bool_:
             data = data.astype(np.uint32)
@@ -242,6 +271,7 @@ class WebGPURuntime(Runtime):
             self._download(buf, out)
 
     def _download(self, buf: Any, out: np.ndarray) -> None:
+        self._wait_launches()
         stored = np.dtype(np.uint32) if out.dtype == np.bool_ else out.dtype
         nbytes = out.size * stored.itemsize
         if nbytes == 0:
@@ -259,6 +289,7 @@ class WebGPURuntime(Runtime):
 
     def _synchronize(self) -> None:
         # Reading a buffer back waits for every submission before it.
+        self._wait_launches()
         if self._sync_buf is None:
             self._sync_buf = self.dev.device.create_buffer(size=16, usage=self._usage())
         self.dev.device.queue.read_buffer(self._sync_buf, 0, 4)
@@ -289,6 +320,42 @@ class WebGPURuntime(Runtime):
         self._modules.clear()
         self._pipelines.clear()
         self._print_buf = self._print64_buf = self._sync_buf = None
+
+    def _wait_launches(self) -> None:
+        """Wait for the launches queued so far, at most `time_budget()` seconds: past it, a
+        KernelError says which kernels and how to raise the budget. No device can stop a
+        running shader, so the device goes on with it: until it is done, each later use of
+        the device waits for it again, at most the budget (`_waiter`)."""
+        budget = time_budget()
+        if self._waiter is None:
+            if not self._running:
+                return
+            names, self._running = self._running, []
+            if budget is None:
+                return  # the read that follows waits
+            if self._sync_buf is None:
+                self._sync_buf = self.dev.device.create_buffer(size=16, usage=self._usage())
+            # reading a buffer back waits for every launch before it (wgpu 0.32's
+            # `on_submitted_work_done_async` fails); on a daemon thread, so that one that
+            # never returns keeps neither this call nor the process's exit waiting
+            queue, buf = self.dev.device.queue, self._sync_buf
+            self._waiter = threading.Thread(target=queue.read_buffer, args=(buf, 0, 4),
+                                            daemon=True, name="simt-webgpu-wait")  # fmt: skip
+            self._waiting_for = names
+            self._waiter.start()
+        self._waiter.join(budget)
+        if not self._waiter.is_alive():
+            self._waiter = None
+            return
+        which = ", ".join(f"{n}()" for n in dict.fromkeys(self._waiting_for))
+        raise KernelError(
+            f"the webgpu launch of {which} ran longer than its time budget of {budget:g} s on "
+            f"{self.dev.name}, and simt stopped waiting for it (a loop that never ends?). If "
+            f"it is meant to run that long, raise the budget: {TIMEOUT_ENV}=<seconds> in the "
+            "environment (0 waits for ever). No device can stop a running shader: until it "
+            "is done, each use of the webgpu device waits for it again (at most the budget); "
+            "the other backends work meanwhile (simt.use(\"cpu\"))"
+        )
 
     def _check_buffer(self, buf: Any, what: str) -> None:
         """LaunchError when `buf` belongs to a device lost since it was made."""
@@ -392,6 +459,8 @@ class WebGPURuntime(Runtime):
     def _launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
         import wgpu
 
+        if self._waiter is not None:  # still running a launch past its time budget
+            self._wait_launches()
         dims = self._dispatch(grid, block)
         self._check_args(kernel.meta["wgsl"], args, [p.name for p in kernel.fn.params])
         pipe, bgl, k = self._pipeline(kernel, block, args)
@@ -417,6 +486,7 @@ class WebGPURuntime(Runtime):
         cpass.dispatch_workgroups(*dims)
         cpass.end()
         queue.submit([enc.finish()])
+        self._running = [*self._running[-2:], kernel.fn.name]
         if k.print_types:
             self._emit_prints(k)
         if err_buf is not None:
@@ -446,6 +516,7 @@ class WebGPURuntime(Runtime):
         return buf
 
     def _emit_prints(self, k: WgslKernel) -> None:
+        self._wait_launches()
         words_buf, f64_buf = self._print_buffers()
         queue = self.dev.device.queue
         head = int(np.frombuffer(queue.read_buffer(words_buf, 0, 4), np.uint32)[0])
@@ -474,6 +545,7 @@ class WebGPURuntime(Runtime):
     def _check_errors(
         self, compiled: Compiled, k: WgslKernel, buf: Any, grid: Dim3, block: Dim3
     ) -> None:
+        self._wait_launches()
         n = len(k.error_ops) + (RECORD_WORDS if k.error_record else 0)
         words = np.frombuffer(self.dev.device.queue.read_buffer(buf, 0, 4 * n), np.uint32)
         firsts = words[: len(k.error_ops)]
