@@ -31,6 +31,15 @@ def test_generated_kernels_agree_with_sim(seed: int, count: int) -> None:
     assert not s.findings, out.getvalue()
 
 
+def test_kernels_with_big_constants_agree_with_sim() -> None:
+    """The `bigconst` option forced on (it is also drawn for about one kernel in four):
+    constants int32 cannot hold keep Python's value on every backend (issue 23)."""
+    out = io.StringIO()
+    s = campaign.run(1000, 24, out=out, options={"bigconst": True})
+    assert s.kernels == 24 and s.features["int64"] >= 20, out.getvalue()
+    assert not s.findings, out.getvalue()
+
+
 @pytest.mark.parametrize(
     "seed, count", MUTANT_CHUNKS, ids=[f"mutants{s}-{s + n - 1}" for s, n in MUTANT_CHUNKS]
 )

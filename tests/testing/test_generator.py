@@ -52,10 +52,14 @@ def test_a_kernel_without_the_options_is_the_old_text() -> None:
     from simt.testing.generator import Generator
 
     for seed in range(30):
-        p = generate(seed)
+        p = Generator(seed, bigconst=False).program()
         if not p.extras and not {"complex", "iterate", "early_return"} & p.features:
-            off = Generator(seed, dtypes=False, complexes=False, views=False, lang=False)
+            off = Generator(
+                seed, dtypes=False, complexes=False, views=False, lang=False, bigconst=False
+            )
             assert p.source == off.program().source
+        if not Generator(seed).big_on:  # big constants drawn from a stream of their own too
+            assert generate(seed).source == p.source
 
 
 def test_numba_spelling_mode() -> None:
@@ -81,3 +85,15 @@ def test_numba_spelled_kernels_agree_on_every_backend() -> None:
     for seed in (0, 6):
         findings = check(generate(seed, numba=True), ("cpu",), nvrtc=False)
         assert findings == [], [str(f) for f in findings]
+
+
+def test_big_constants_make_int64_operations() -> None:
+    """`bigconst`: int32 expressions with constants int32 cannot hold (issue 23), wrapped back
+    to int32; the LAUNCH says int64 so that a shrunk kernel keeps the feature."""
+    from simt.testing.generator import BIG_LITS, Generator
+
+    p = Generator(3, bigconst=True).program()
+    assert "int64" in p.features and "'int64': True" in p.source
+    assert any(c in p.source for c in BIG_LITS)
+    assert "int64" in from_source(p.source).features
+    assert not any(c in Generator(3, bigconst=False).program().source for c in BIG_LITS)

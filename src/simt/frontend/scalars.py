@@ -25,9 +25,22 @@ def known_type(value: Any, other: T.Scalar | None, fp64: bool) -> T.Scalar:
     if isinstance(value, (int, np.integer)):
         if other.is_bool:
             return T.literal_type(value, fp64)
+        if other.is_int and not holds(other, int(value)):
+            # Python's value is kept: a constant int32 cannot hold makes the operation int64,
+            # as the same value passed as an argument does (docs/semantics.md)
+            return T.promote(other, T.INT64 if -(2**63) <= int(value) < 2**63 else T.UINT64)
         return other
     # a Python float
     return other if other.is_float else T.float_type(fp64)
+
+
+def holds(t: T.Scalar, value: int) -> bool:
+    """Whether a known integer keeps its value as a constant of integer type `t` (an unsigned
+    type also takes the negative numbers int32 holds, wrapping them as C does: `x & -2`)."""
+    t = T.compute_type(t)
+    if t.kind == "i":
+        return -(1 << (t.bits - 1)) <= value < 1 << (t.bits - 1)
+    return -(1 << 31) <= value < 1 << t.bits
 
 
 def wrap_int(value: Any, t: T.Scalar) -> int:

@@ -46,6 +46,11 @@ REFUSABLE = {"b8": "int8", "ub8": "uint8", "h16": "int16", "uh16": "uint16", "hf
 I32_LITS = (0, 1, 2, 3, 5, 7, 31, 32, 100, 12345, 65535, 2147483647, -1, -3, -8, -2147483648)
 U32_LITS = (0, 1, 2, 3, 7, 31, 255, 65536, 4294967295, 2147483648)
 F_LITS = (0.0, 0.5, 1.0, 1.5, -2.25, 3.0, 0.1, 100.0, 0.001, -7.75, 1024.0)
+# integer constants int32 cannot hold: they make their operation int64 (docs/semantics.md);
+# those that may multiply an int32 keep the product inside int64 (|x| <= 2**31)
+BIG_LITS = ("1_099_511_627_776", "4_294_967_296", "3_000_000_000", "-5_000_000_000",
+            "2_147_483_648", "8_589_934_593")  # fmt: skip
+BIG_FACTORS = ("4_294_967_296", "3_000_000_000", "-3_000_000_000", "2_147_483_648")
 
 
 @dataclass
@@ -137,13 +142,15 @@ class Generator:
         views: bool | None = None,
         lang: bool | None = None,
         numba: bool | None = None,
+        bigconst: bool | None = None,
     ) -> None:
-        """Options: `fp64` (float64 kernel), and the sections of gen_extra.py: `dtypes`
-        (small and uint64 element types), `complexes`, `views`, and gen_lang.py's `lang`
-        (loops over arrays, early returns before barriers). None (the default) draws each
-        from the seed (about one kernel in four has each); False leaves it out.
-        `numba`: the same kernel spelled as a Numba-CUDA program (`numba_spelling`), compiled
-        by `simt.cuda.jit` with Numba's typing (never drawn: only when asked)."""
+        """Options: `fp64` (float64 kernel), the sections of gen_extra.py: `dtypes` (small and
+        uint64 element types), `complexes`, `views`, gen_lang.py's `lang` (loops over arrays,
+        early returns before barriers), and `bigconst`: int32 expressions with integer
+        constants int32 cannot hold (int64 operations, wrapped back to int32). None (the
+        default) draws each from the seed (about one kernel in four has each); False leaves
+        it out. `numba`: the same kernel spelled as a Numba-CUDA program (`numba_spelling`),
+        compiled by `simt.cuda.jit` with Numba's typing (never drawn: only when asked)."""
         self.numba = bool(numba)
         self.seed = seed
         self.r = random.Random(seed)
@@ -172,6 +179,9 @@ class Generator:
         self.views_on = draw[2] if views is None else views
         # (a stream of its own too: the kernels without it stay the text they were)
         self.lang_on = random.Random(seed ^ 0x1A46).random() < 0.25 if lang is None else lang
+        # big constants draw from a stream of their own too
+        self.rbig = random.Random(seed ^ 0xB16)
+        self.big_on = self.rbig.random() < 0.25 if bigconst is None else bigconst
         self.u64_on = False  # set while a section has made uint64 values
         self.complex_on = False  # and complex ones
         self.extras: set[str] = set()
@@ -226,6 +236,8 @@ class Generator:
         vs = self.vars("i32")
         if self.extras and d > 0 and (x := self.extra_i32(d - 1)) is not None:
             return x
+        if self.big_on and d > 0 and self.rbig.random() < 0.08:
+            return self.big_i32(d - 1)
         if d <= 0 or r.random() < 0.25:
             k = r.random()
             if vs and k < 0.55:
@@ -268,6 +280,29 @@ class Generator:
         if self.in_helper:
             return f"({self.i32(d - 1)} + {self.i32(d - 1)})"
         return f"ia[{self.index(d - 1)}]"
+
+    def big_i32(self, d: int) -> str:
+        """An int32 made from an int64 operation with a constant int32 cannot hold: the
+        constant makes the operation int64 and keeps Python's value; the result is wrapped back
+        to int32 by `simt.int32` (no int64 overflow: products stay below 2**63)."""
+        r = self.rbig
+        self.features.add("int64")
+        x = self.i32(d)
+        form = r.randrange(6)
+        if form == 0:
+            e = f"({x} {r.choice(('+', '-', '&', '|', '^'))} {r.choice(BIG_LITS)})"
+        elif form == 1:
+            e = f"({x} * {r.choice(BIG_FACTORS)})"
+        elif form == 2:
+            e = f"({x} {r.choice(('//', '%'))} {r.choice(BIG_LITS)})"
+        elif form == 3:
+            e = f"({r.choice(BIG_LITS)} {r.choice(('//', '%', '-'))} {x})"
+        elif form == 4:
+            e = f"{r.choice(('min', 'max'))}({x}, {r.choice(BIG_LITS)})"
+        else:  # a compare: as Python's numbers
+            c = r.choice(BIG_LITS)
+            return f"(1 if {x} + {c} {r.choice(('<', '>=', '=='))} {c} else 0)"
+        return f"simt.int32({e})"
 
     def index(self, d: int) -> str:
         return f"({self.i32(d)}) % {INPUTS}"
@@ -700,6 +735,8 @@ class Generator:
         }  # fmt: skip
         if extras:
             launch["extras"] = list(extras)
+        if "int64" in self.features:
+            launch["int64"] = True  # also where only big constants make int64 operations
         src = "\n".join([
             f'"""simt fuzz kernel, seed {self.seed}."""',
             "",
@@ -782,7 +819,11 @@ def from_source(source: str) -> Program:
     numba = "@cuda.jit" in source
     feats = frozenset(
         ({"fp64"} if launch["fp64"] else set())
-        | ({"int64"} if "simt.int64(" in source or "np.int64(" in source else set())
+        | (
+            {"int64"}
+            if "simt.int64(" in source or "np.int64(" in source or launch.get("int64")
+            else set()
+        )
         | ({"numba"} if numba else set())
     )
     return Program(
