@@ -12,7 +12,7 @@ debug-mode bounds checks) reads its print and error buffers back before it retur
 
 `SIMT_WEBGPU_ADAPTER` chooses the adapter (see `webgpu_device`); `SIMT_WEBGPU_PRINT_MB` sets
 the size of the print buffer (default 16 MiB); `SIMT_WEBGPU_TIMEOUT` is the time budget of
-launches, in seconds (default 60; 0 waits for ever): waiting longer for queued launches to
+launches, in seconds (default 300; 0 waits for ever): waiting longer for queued launches to
 finish (a read-back, `synchronize`) is a KernelError saying so, not a wait for ever (a device
 cannot stop a running shader: simt stops waiting and opens the device again).
 """
@@ -50,15 +50,16 @@ _NO_ERROR = 0xFFFFFFFF
 LLVMPIPE_LOOP_LIMIT = 65535
 _MIB = 1 << 20
 TIMEOUT_ENV = "SIMT_WEBGPU_TIMEOUT"
-DEFAULT_TIMEOUT = 60.0
+DEFAULT_TIMEOUT = 300.0
 # devices left behind by a launch past its time budget: kept, since dropping one waits for
 # its queue to finish
 _abandoned: list[Any] = []
 
 
 def time_budget() -> float | None:
-    """How long to wait for queued launches, in seconds (`SIMT_WEBGPU_TIMEOUT`, default 60);
-    None: for ever (the variable is 0)."""
+    """How long to wait for queued launches, in seconds (`SIMT_WEBGPU_TIMEOUT`, default
+    300: lavapipe compiles a large debug-mode shader at its first launch, which took ~30 s
+    on a busy 2-core machine); None: for ever (the variable is 0)."""
     text = os.environ.get(TIMEOUT_ENV, "").strip()
     try:
         seconds = float(text) if text else DEFAULT_TIMEOUT
