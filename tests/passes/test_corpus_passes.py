@@ -51,7 +51,7 @@ def _front_end(case: Any) -> tuple[Function, list[Any]]:
     k = case.kernel
     values = k._bind(case.make_args(), {})
     specs, _ = k._specs(values, "ir")
-    fn = translate(k.pyfunc, specs, fp64=k.fp64, debug=k.debug)
+    fn = translate(k.pyfunc, specs, fp64=k.fp64, debug=k.debug, dynamic_shared=k.dynamic_shared)
     # a complex array: its float parts; a complex scalar: two parameters, its parts
     return fn, [parts_view(p.argument(values[p.index])) for p in fn.params]
 
