@@ -92,6 +92,8 @@ INTERLEAVED |= {"slice_assign_rgb", "slice_assign_rows", "slice_assign_local"}
 # matrix product in Numba's docs' layout (x = grid(2)[0] picks the row: thread_idx.x strides)
 INTERLEAVED |= {"iterate_row_view", "iterate_unpack_rows", "iterate_zip_strides"}
 INTERLEAVED |= {"barrier_tiled_matmul_return"}
+# Numba's intrinsics: each thread writes its row of 5 results (votes, bit counts, lane id)
+INTERLEAVED |= {"numba_votes_bits_lanes"}
 
 
 def _corpus_cases() -> list:  # type: ignore[type-arg]
