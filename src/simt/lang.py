@@ -227,10 +227,6 @@ def _syncthreads_or(predicate: Any) -> Any:
     return int32(1) if n != 0 else int32(0)
 
 
-def _threadfence() -> None:
-    return None
-
-
 def _laneid() -> Any:
     return _block_thread() % 32
 
@@ -297,9 +293,14 @@ syncthreads_or = Inlined(
     "syncthreads_or(p): a barrier that returns 1 if p was true in any thread, else 0.",
     _syncthreads_or,
 )
-threadfence = Inlined(
-    "threadfence", "threadfence(): accepted; simt's atomics and barriers order memory.",
-    _threadfence,
+threadfence = _Intrinsic(
+    "threadfence", "threadfence(): order this thread's memory accesses for the whole device."
+)
+threadfence_block = _Intrinsic(
+    "threadfence_block", "threadfence_block(): order this thread's memory accesses for its block."
+)
+threadfence_system = _Intrinsic(
+    "threadfence_system", "threadfence_system(): order memory accesses for the device and host."
 )
 laneid = KernelValue(
     "laneid", "laneid: this thread's lane in its warp of 32 (linear index in block % 32).",

@@ -50,6 +50,32 @@ def numba_dynamic_shared(a, out):
     out[cuda.grid(1)] = buf[cuda.blockDim.x - 1 - t]
 
 
+@cuda.jit
+def numba_last_block_sum(x, partial, count, out):
+    """Each block sums its part; the block that takes the last ticket adds the partials (the
+    classic pattern `threadfence()` exists for: the partial is visible before the ticket)."""
+    sh = cuda.shared.array(64, np.int32)
+    t = cuda.threadIdx.x
+    sh[t] = x[cuda.grid(1)]
+    cuda.syncthreads()
+    s = 32
+    while s > 0:
+        if t < s:
+            sh[t] += sh[t + s]
+        cuda.syncthreads()
+        s //= 2
+    if t == 0:
+        partial[cuda.blockIdx.x] = sh[0]
+        cuda.threadfence()
+        ticket = cuda.atomic.add(count, 0, 1)
+        if ticket == cuda.gridDim.x - 1:
+            cuda.threadfence_block()
+            acc = 0
+            for b in range(cuda.gridDim.x):
+                acc += partial[b]
+            out[0] = acc
+
+
 N = 500
 
 
@@ -99,10 +125,22 @@ def _ref_dyn(a, out):
     return {1: a.reshape(3, 64)[:, ::-1].ravel().copy()}
 
 
+def _make_last():
+    x = rng(93).integers(-100, 100, 64 * 6).astype(np.int32)
+    return x, np.zeros(6, np.int32), np.zeros(1, np.int32), np.zeros(1, np.int32)
+
+
+def _ref_last(x, partial, count, out):
+    return {1: x.reshape(6, 64).sum(1).astype(np.int32), 2: np.array([6], np.int32),
+            3: np.array([x.sum()], np.int32)}  # fmt: skip
+
+
 CASES = [
     Case("numba_atomics_bitwise_inc_nan", numba_atomics.kernel(), _make_atomics, 2, 256,
          _ref_atomics, tol=EXACT, features=frozenset({"atomic_float"})),
     Case("numba_votes_bits_lanes", numba_votes_bits.kernel(), _make_votes, 4, 64, _ref_votes),
     Case("numba_dynamic_shared", numba_dynamic_shared.kernel(64 * 4), _make_dyn, 3, 64,
          _ref_dyn),
+    Case("numba_last_block_threadfence", numba_last_block_sum.kernel(), _make_last, 6, 64,
+         _ref_last, ir_check=lambda text: None if "fence" in text else "no fence op"),
 ]  # fmt: skip

@@ -146,7 +146,7 @@ def _op(op: Op, env: dict[int, Any], out: list[str], special: dict[str, int]) ->
         if not a[0]:
             raise EvalAssert(op.attrs.get("msg"))
         return []
-    if k in ("barrier", "exit"):
+    if k in ("barrier", "exit", "fence"):
         return []  # (one thread at a time: a barrier waits for no one)
     if k == "if":
         return _run(op.regions[0 if a[0] else 1], env, out, special)

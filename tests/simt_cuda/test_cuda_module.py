@@ -289,3 +289,28 @@ def test_explain_and_inspect_types(capsys: pytest.CaptureFixture[str]) -> None:
     _scale.inspect_types(a, np.zeros_like(a), np.float32(2.0))
     out = capsys.readouterr().out
     assert "block 0, thread 3" in out and "kernel _scale" in out
+
+
+@cuda.jit
+def _fences(a):
+    a[0] = 1
+    cuda.threadfence_block()
+    a[1] = 2
+    cuda.threadfence()
+    a[2] = 3
+    cuda.threadfence_system()
+
+
+def test_fences_reach_the_renderers() -> None:
+    """threadfence* are IR `fence` ops: CUDA's three fences, an LLVM fence on cpu (blocks run
+    on several threads there), nothing on sim and WGSL (no equivalent outside barriers)."""
+    a = np.zeros(3, np.int32)
+    src = _fences.source("cuda", a)
+    for f in ("__threadfence_block();", "__threadfence();", "__threadfence_system();"):
+        assert f in src
+    assert _fences.source("cpu", a).count("fence seq_cst") >= 3  # (bodies may be versioned)
+    assert _fences.ir(a).count("scope=") == 3
+    for backend in BACKENDS:
+        simt.use(backend)
+        _fences[1, 1](a)
+        assert a.tolist() == [1, 2, 3]

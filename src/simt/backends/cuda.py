@@ -176,7 +176,8 @@ class _Renderer(clike.CRenderer):
         "cast": "_op_cast", "select": "_op_select", "math": "_op_math",
         "special": "_op_special", "shape": "_op_shape", "alloc": "_op_alloc",
         "load": "_op_load", "store": "_op_store", "atomic": "_op_atomic", "cas": "_op_cas",
-        "barrier": "_op_barrier", "print": "_op_print", "assert": "_op_assert",
+        "barrier": "_op_barrier", "fence": "_op_fence", "print": "_op_print",
+        "assert": "_op_assert",
     }  # fmt: skip
 
     def __init__(self, fn: Function, fast_math: bool) -> None:
@@ -578,6 +579,10 @@ class _Renderer(clike.CRenderer):
     # ------------------------------------------------------------------ effects
     def _op_barrier(self, op: Op) -> None:
         self.out.add("__syncthreads();")
+
+    def _op_fence(self, op: Op) -> None:
+        scope = {"block": "_block", "device": "", "system": "_system"}[op.attrs["scope"]]
+        self.out.add(f"__threadfence{scope}();")
 
     def _op_print(self, op: Op) -> None:
         pid = self.print_id[id(op)]

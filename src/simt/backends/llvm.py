@@ -475,6 +475,10 @@ class _Renderer:
     def _op_barrier(self, op: Op) -> None:
         raise AssertionError("barrier left after SPMD lowering")
 
+    def _op_fence(self, op: Op) -> None:
+        # blocks run on several CPU threads: order this thread's memory accesses around it
+        self.emit("fence seq_cst")
+
     # ---- arithmetic ----------------------------------------------------------------------
     def _bin(self, o: str, t: Scalar, a: str, b: str) -> str:  # noqa: C901
         ty = llvm_type(t)
@@ -1241,6 +1245,7 @@ _RULES: dict[str, Callable[[_Renderer, Op], None]] = {
     "alloc": _Renderer._op_alloc, **dict.fromkeys(MEMORY, _Renderer._memory),
     "print": _Renderer._print, "assert": _Renderer._assert, "if": _Renderer._if,
     "for": _Renderer._for, "while": _Renderer._while, "barrier": _Renderer._op_barrier,
+    "fence": _Renderer._op_fence,
 }  # fmt: skip
 
 

@@ -432,6 +432,8 @@ class _Renderer:
         if k == "exit":
             self.emit(depth, f"_c.exit({mask})")
             return
+        if k == "fence":
+            return  # one process, stores made in program order: nothing to order
         expr = self.expr(op, mask)
         if op.results and (self.trace or any(self.uses.get(r.id, 0) for r in op.results)):
             self.emit(depth, f"{self.names_of(op.results)} = {expr}")

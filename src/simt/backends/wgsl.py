@@ -223,7 +223,8 @@ class _Renderer(CRenderer):
         "const": "const", "bin": "bin", "cmp": "cmp", "un": "un", "cast": "cast",
         "select": "select", "math": "math", "special": "special_op", "shape": "shape",
         "alloc": "alloc", "load": "memory", "store": "memory", "atomic": "memory",
-        "cas": "memory", "barrier": "barrier", "print": "print", "assert": "assert_",
+        "cas": "memory", "barrier": "barrier", "fence": "fence", "print": "print",
+        "assert": "assert_",
     }  # fmt: skip
     LOOP = "loop {"
 
@@ -657,6 +658,11 @@ class _Renderer(CRenderer):
         # CUDA's __syncthreads orders global memory too, and so do simt's barriers.
         self.out.add("storageBarrier();")
         self.out.add("workgroupBarrier();")
+
+    def fence(self, op: Op) -> None:
+        # WGSL has no memory fence outside its barriers (which would need every invocation
+        # of the workgroup to reach them): a fence orders nothing more here (docs/numba.md)
+        self.out.add("// threadfence: no WGSL equivalent")
 
     def assert_(self, op: Op) -> None:
         (c,) = self.args(op, op.operands)

@@ -406,6 +406,9 @@ class _Eval:
     def op_barrier(self, op: Op, mask: np.ndarray) -> None:
         self.st.barriers += self.scale
 
+    def op_fence(self, op: Op, mask: np.ndarray) -> None:
+        pass  # orders memory; the model counts no time for it
+
     # control flow ---------------------------------------------------------------------------
     def op_if(self, op: Op, mask: np.ndarray) -> None:
         c = self.val(op.operands[0])
@@ -561,6 +564,7 @@ _RULES: dict[str, Callable[[_Eval, Op, np.ndarray], None]] = {
     "const": _Eval.op_const, "special": _Eval.op_special, "shape": _Eval.op_shape,
     "alloc": _Eval.op_alloc, "load": _Eval.op_load, "store": _Eval.op_store,
     "atomic": _Eval.op_atomic, "cas": _Eval.op_cas, "barrier": _Eval.op_barrier,
+    "fence": _Eval.op_fence,
     "if": _Eval.op_if, "for": _Eval.op_for, "while": _Eval.op_while,
     **dict.fromkeys(("bin", "cmp", "un", "cast", "select", "math"), _Eval.arith),
 }  # fmt: skip

@@ -54,6 +54,8 @@ from ..lang import (
     syncthreads_count,
     syncthreads_or,
     threadfence,
+    threadfence_block,
+    threadfence_system,
     threadIdx,
     uint8,
     uint16,
@@ -104,8 +106,6 @@ from .host import (
 )
 
 grid = lang.grid
-threadfence_block = threadfence
-threadfence_system = threadfence
 warpsize = 32  # simt's warps are 32 lanes on every backend, as NVIDIA's
 cbrt = np.cbrt  # the math table's cube root
 

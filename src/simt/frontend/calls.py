@@ -535,6 +535,16 @@ def _syncthreads(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.
     return Known(None)
 
 
+def _fence(scope: str) -> Handler:
+    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+        if args or kwargs:
+            tr.fail(node, "a memory fence takes no arguments")
+        tr.b.op("fence", scope=scope)
+        return Known(None)
+
+    return h
+
+
 def _alloc(space: str) -> Handler:
     def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         shape = args[0] if args else kwargs.get("shape")
@@ -842,6 +852,9 @@ def _handlers() -> dict[Any, Handler]:
         lang.grid: _grid,
         lang.gridsize: _gridsize,
         lang.syncthreads: _syncthreads,
+        lang.threadfence: _fence("device"),
+        lang.threadfence_block: _fence("block"),
+        lang.threadfence_system: _fence("system"),
         lang.shared.array: _alloc("shared"),  # type: ignore[attr-defined]
         lang.local.array: _alloc("local"),  # type: ignore[attr-defined]
         np.abs: _np_abs,

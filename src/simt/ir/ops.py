@@ -27,6 +27,7 @@ Invariants the front end guarantees and `verify` checks:
 | atomic    | array, *indices, value    | op in ATOMIC_OPS             | 1 (the old value)        |
 | cas       | array, *indices, cmp, val |                              | 1 (the old value)        |
 | barrier   |                           |                              |                          |
+| fence     |                           | scope: block, device, system | (memory order only)      |
 | exit      |                           |                              |                          |
 | print     | values                    | parts, see below             |                          |
 | assert    | cond                      | msg (str or None)            |                          |
@@ -67,7 +68,9 @@ SPECIAL_REGS = ("thread_idx", "block_idx", "block_dim", "grid_dim")
 # Op groups: what passes, renderers and analyses ask of an opcode, said once (tinygrad's
 # `GroupOp`). Ops with an effect beyond their results: never removed, never reordered across
 # each other.
-EFFECTS = frozenset({"store", "atomic", "cas", "barrier", "exit", "print", "assert", "note"})
+EFFECTS = frozenset(
+    {"store", "atomic", "cas", "barrier", "exit", "fence", "print", "assert", "note"}
+)
 # Ops whose result depends only on their operands and attributes: no memory, no effect.
 PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "special", "shape"})
 # Ops that address an array element: operands (array, *indices, ...).

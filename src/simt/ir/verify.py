@@ -191,7 +191,7 @@ def _check(op: Op) -> None:  # noqa: C901 - one branch an opcode reads best here
     elif k == "note":
         if res or len(ops) > 1 or not isinstance(op.attrs.get("name"), str):
             _fail(op, "note takes a name and at most one value, and has no result")
-    elif k in ("barrier", "exit"):
+    elif k in ("barrier", "exit", "fence"):
         need(0, 0)
     elif k == "print":
         need(None, 0)
