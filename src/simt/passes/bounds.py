@@ -664,8 +664,8 @@ class _Analysis:
                 and (o == "floordiv" or self.rng(op.operands[0])[0] >= 0):  # fmt: skip
             # x // c lies in [(x - c + 1) / c, x / c] for c >= 1 (x >> k: c = 2**k, x >= 0)
             a, n = op.operands
-            k = self.rng(n)[0]  # a shift by `bits` or more is masked: no bound from it
-            c = k if o == "floordiv" else 2**k if 0 <= k < 31 else 0
+            m = self.rng(n)[0]  # a shift by `bits` or more is masked: no bound from it
+            c = m if o == "floordiv" else 2**m if 0 <= m < 31 else 0
             if 1 <= c <= 2**31:
                 out += [Bound(x.lin.plus(0 if upper else 1 - c).scale(Fraction(1, c)), x.conds)
                         for x in self.bounds(a, upper, d, ctx)]  # fmt: skip
