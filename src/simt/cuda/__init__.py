@@ -143,9 +143,6 @@ MISSING: dict[str, str] = {
     "current_context": "CUDA contexts are not in simt (one device per backend)",
     "require_context": "CUDA contexts are not in simt",
     "defer_cleanup": "not in simt: device memory is freed with its array",
-    "shfl_sync": "the warp functions (shfl_sync, shfl_up_sync, shfl_down_sync, "
-    "shfl_xor_sync, ballot_sync, all_sync, any_sync, activemask, syncwarp) are not in simt "
-    "yet",
     "gpus_context": "not in simt",
     "cudadrv": "the CUDA driver API is not in simt",
     "simulator": "Numba's simulator is not part of simt: simt.use('sim') runs the explaining "
@@ -179,20 +176,6 @@ for _vec in (
         MISSING[f"{_vec}x{_n}"] = (
             f"CUDA's vector types ({_vec}x{_n}) are not in simt; use a tuple or a row of an array"
         )
-for _warp in (
-    "shfl_up_sync",
-    "shfl_down_sync",
-    "shfl_xor_sync",
-    "ballot_sync",
-    "all_sync",
-    "any_sync",
-    "activemask",
-    "syncwarp",
-    "match_any_sync",
-    "match_all_sync",
-    "lanemask_lt",
-):
-    MISSING[_warp] = MISSING["shfl_sync"]
 
 
 def __getattr__(name: str) -> Any:
@@ -217,3 +200,21 @@ __all__ = [
     "threadfence_block", "threadfence_system", "to_device", "uint16", "uint32", "uint64",
     "uint8", "warpsize",
 ]  # fmt: skip
+
+
+# Numba's warp functions: simt.lang's, under the same names, where simt has them (issue 25's
+# warp functions land there); each one missing is a named refusal
+WARP_FUNCTIONS = (
+    "syncwarp", "activemask", "lanemask_lt", "ballot_sync", "all_sync", "any_sync", "eq_sync",
+    "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "match_any_sync",
+    "match_all_sync",
+)  # fmt: skip
+for _warp in WARP_FUNCTIONS:
+    if hasattr(lang, _warp):
+        globals()[_warp] = getattr(lang, _warp)
+        __all__.append(_warp)
+    else:
+        MISSING[_warp] = (
+            f"{_warp} (a warp function) is not in simt yet; a reduction can go through "
+            "shared memory and syncthreads() instead"
+        )
