@@ -39,8 +39,10 @@ def _compile(f: Callable[..., Any], known: dict[str, Any]) -> Any:
     fp64: bool = False
     debug: bool | None = None
     static: tuple[str, ...] = ()
+    boundscheck = True
     if isinstance(f, Kernel):
         fp64, debug, static = f.fp64, f.debug, tuple(f.static)
+        boundscheck = f.boundscheck
         known = {**f.known, **known}
         fn = f.pyfunc
     elif inspect.isfunction(f):
@@ -57,6 +59,9 @@ def _compile(f: Callable[..., Any], known: dict[str, Any]) -> Any:
         if "normalize" in known and "normalize" not in params
         else False
     )
+    # boundscheck=False (unsafe: accesses unchecked), the same way
+    if "boundscheck" in known and "boundscheck" not in params:
+        boundscheck = bool(known.pop("boundscheck"))
     for name in known:
         if name not in params:
             raise CompileError(
@@ -80,11 +85,15 @@ def _compile(f: Callable[..., Any], known: dict[str, Any]) -> Any:
                 "function computes a pixel of a result as large as its first image",
                 hint="add an `im: Image` parameter, or write a @simt.kernel over an array",
             )
-        return ImageFunction(fn, known, fp64=fp64, debug=debug, normalize=normalize)
+        return ImageFunction(
+            fn, known, fp64=fp64, debug=debug, normalize=normalize, boundscheck=boundscheck
+        )
     if normalize:
         raise CompileError(
             f"simt.compile({fn.__name__}, normalize=True): normalize= is an option of image "
             "functions (an Image and a Position parameter); a kernel reads its arrays as stored",
             hint="divide by 255.0 in the kernel, or write an image function",
         )
-    return Kernel(fn, fp64=fp64, debug=debug, static=static, known=known, strict=True)
+    return Kernel(
+        fn, fp64=fp64, debug=debug, static=static, known=known, strict=True, boundscheck=boundscheck
+    )

@@ -128,7 +128,7 @@ class ImageFunction:
     @user_facing
     def __init__(
         self, fn: Callable[..., Any], known: dict[str, Any], fp64: bool = False,
-        debug: bool | None = None, normalize: bool = False,
+        debug: bool | None = None, normalize: bool = False, boundscheck: bool = True,
     ) -> None:  # fmt: skip
         self.fn = fn
         self.normalize = bool(normalize)
@@ -160,6 +160,7 @@ class ImageFunction:
         self.args = [n for n, k in self.kinds.items() if k not in (KNOWN, POSITION)]
         self.kernel = Kernel(
             self._wrapper(), fp64=fp64, debug=debug, static=self._statics(), known=known,
+            boundscheck=boundscheck,
         )  # fmt: skip
         self._channels: dict[Any, int] = {}  # input kinds -> channels of the result (0: grey)
         self._noted: int | None = None

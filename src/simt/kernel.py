@@ -183,6 +183,7 @@ class Kernel:
         strict: bool = False,
         numba: bool = False,
         dynamic_shared: int | None = None,
+        boundscheck: bool = True,
     ) -> None:
         self.pyfunc = pyfunc
         # Numba's typing (simt.cuda.jit): floats made from integers and float literals alone
@@ -195,6 +196,8 @@ class Kernel:
         self.__wrapped__ = pyfunc
         self.fp64 = fp64
         self.debug = debug if debug is not None else os.environ.get("SIMT_DEBUG") == "1"
+        # False: accesses compiled without bounds checks (unsafe; `debug` checks them anyway)
+        self.boundscheck = bool(boundscheck)
         self.static = frozenset(static)
         self.known = dict(known or {})
         # made by simt.compile: an argument that is neither array nor number must be given
@@ -471,7 +474,8 @@ class Kernel:
 
         try:
             return build(
-                self.pyfunc, specs, self.fp64, self.debug, optimise, explain, self.dynamic_shared
+                self.pyfunc, specs, self.fp64, self.debug, optimise, explain, self.dynamic_shared,
+                self.boundscheck,
             )
         except SimtError:
             raise
@@ -798,16 +802,21 @@ def kernel(
     fp64: bool = False,
     debug: bool | None = None,
     static: Sequence[str] = (),
+    boundscheck: bool = True,
 ) -> Any:
     """Decorator: `@simt.kernel` or `@simt.kernel(fp64=True, debug=True, static=("n",))`.
 
-    `fp64`: floats made from integers are float64 (default float32). `debug`: bounds checks on
-    every backend (default: `SIMT_DEBUG=1`). `static`: parameters whose values are compile-time
-    constants (each new value compiles a new specialisation).
+    `fp64`: floats made from integers are float64 (default float32). `debug`: the simulator's
+    extra checks (races, uninitialised reads) where a backend has them (default:
+    `SIMT_DEBUG=1`). `static`: parameters whose values are compile-time constants (each new
+    value compiles a new specialisation). `boundscheck=False` (Numba's spelling) compiles array
+    accesses without bounds checks: unsafe, an index outside an array is then undefined
+    behaviour; by default every access not proven in bounds is checked and a bad index is a
+    `KernelError`.
     """
     if fn is None:
-        return lambda f: Kernel(f, fp64=fp64, debug=debug, static=static)
-    return Kernel(fn, fp64=fp64, debug=debug, static=static)
+        return lambda f: Kernel(f, fp64=fp64, debug=debug, static=static, boundscheck=boundscheck)
+    return Kernel(fn, fp64=fp64, debug=debug, static=static, boundscheck=boundscheck)
 
 
 def _as_host_array(v: Any, name: str, kernel: str) -> np.ndarray | None:

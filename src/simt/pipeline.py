@@ -25,13 +25,16 @@ def build(
     optimise: bool = True,
     explain: bool = False,
     dynamic_shared: int | None = None,
+    boundscheck: bool = True,
 ) -> Function:
     """Front end, checks and optimisation passes: the IR every backend starts from. Without
     `optimise` the IR is the front end's own, branch for branch; `explain` adds `note` ops
-    for assignments that make no op (both for `kernel.explain`, on sim only)."""
+    for assignments that make no op (both for `kernel.explain`, on sim only). `boundscheck`
+    False compiles the accesses unchecked (`Function.boundscheck`)."""
     fn = translate(
         pyfunc, specs, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared
     )
+    fn.boundscheck = boundscheck
     return finish(fn, optimise)
 
 

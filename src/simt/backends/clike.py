@@ -2,9 +2,10 @@
 
 What both languages do alike lives here: naming SSA values as identifiers, the operators
 spelled the same in both, operator precedence and parenthesisation, indented line collection,
-and `CRenderer`: SSA locals, merged results, `if` / `for` / `while` emission and the
-{opcode: method} dispatch, written once. Each language's renderer is a subclass holding its
-own tables (types, literals, operators, atomics, helpers).
+and `CRenderer`: SSA locals, merged results, `if` / `for` / `while` emission, the
+{opcode: method} dispatch and the bounds check of an array access, written once. Each
+language's renderer is a subclass holding its own tables (types, literals, operators,
+atomics, helpers).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import ClassVar
 from ..ir import Block, Function, Op, Value
 from ..ir.ops import TERMINATORS
 from ..types import Scalar
+from .common import checked
 
 # Operators spelled the same in C/C++ and WGSL, by IR op name.
 BIN_SYMBOLS: dict[str, str] = {
@@ -118,7 +120,15 @@ class CRenderer:
     {opcode: method name} that each subclass completes with its own methods.
 
     A subclass gives the language: `type_name`, `literal`, the declaration forms `let` and
-    `var`, the loop forms (`LOOP`, `open_counted`, `close_counted`) and its op methods.
+    `var`, the loop forms (`LOOP`, `open_counted`, `close_counted`), `index_below` (one
+    dimension's bounds test) and its op methods.
+
+    Bounds checks (`in_bounds`, `guarded`, `checked_value`): every load, store, atomic and cas
+    of a kernel compiled with `boundscheck` (or `debug`) is checked unless analysis proved it
+    in bounds (`op.attrs["inbounds"]`). A failing access runs the language's failure statement
+    (which records the thread, the site and the index for the KernelError raised after the
+    launch) instead of the access: a failing store or atomic writes nothing, a failing load
+    reads nothing and gives 0.
     """
 
     RULES: ClassVar[dict[str, str]] = {"if": "if_", "for": "for_", "while": "while_"}
@@ -160,6 +170,49 @@ class CRenderer:
     def fail(self, op: Op, why: str) -> Exception:
         """The error to raise for `op` (a `CompileError` at the user's line)."""
         raise NotImplementedError
+
+    def index_below(self, index: Value, extent: str) -> str:
+        """The test `0 <= index < extent` of one dimension of an access (`extent` is the text
+        of the array's extent there)."""
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- bounds checks
+    def in_bounds(self, op: Op, index: list[Value], extents: list[str]) -> str | None:
+        """The in-bounds condition of access `op` at `index` of an array with these extents,
+        or None when the access is not checked (proven in bounds, or `boundscheck=False`)."""
+        if not checked(op, self.fn.checks_bounds):
+            return None
+        conds = [self.index_below(v, e) for v, e in zip(index, extents)]
+        if len(conds) > 1:
+            conds = [f"({c})" for c in conds]
+        return " && ".join(conds) if conds else "true"
+
+    def guarded(self, ok: str | None, lines: list[str], fail: str | None = None) -> None:
+        """`lines` run only where `ok` holds (always when `ok` is None); else `fail`."""
+        if ok is None:
+            for line in lines:
+                self.out.add(line)
+            return
+        self.out.open(f"if ({ok}) {{")
+        for line in lines:
+            self.out.add(line)
+        if fail is not None:
+            self.out.close("} else {")
+            self.out.depth += 1
+            self.out.add(fail)
+        self.out.close()
+
+    def checked_value(self, result: Value, ok: str | None, expr: str,
+                      fail: str | None = None) -> None:  # fmt: skip
+        """Bind `result` to `expr` (a load or an atomic), evaluated only where `ok` holds; 0
+        where it does not (and `fail` runs)."""
+        if ok is None:
+            self.define(result, expr)
+            return
+        name = value_name(result)
+        self.names[result.id] = name
+        self.out.add(self.var(name, result.scalar, self.literal(0, result.scalar)))
+        self.guarded(ok, [f"{name} = {expr};"], fail)
 
     # ---------------------------------------------------------------- values
     def name(self, v: Value) -> str:

@@ -12,12 +12,31 @@ def print_ops(fn: Function) -> list[Op]:
     return [op for op in walk(fn.body) if op.opcode == "print"]
 
 
-def error_sites(fn: Function, bounds: bool) -> list[Op]:
+def checked(op: Op, bounds: bool) -> bool:
+    """Whether access `op` gets a bounds check: a load, store, atomic or cas of a kernel whose
+    accesses are checked (`bounds`: `Function.checks_bounds`), unless analysis proved it in
+    bounds (`op.attrs["inbounds"]`, set by the proving pass) or it is the CPU lowering's own
+    access to a per-lane array (`spill`)."""
+    return (
+        bounds
+        and op.opcode in MEMORY
+        and not op.attrs.get("inbounds")
+        and not op.attrs.get("spill")
+    )
+
+
+def error_sites(fn: Function, bounds: bool, proven_too: bool = False) -> list[Op]:
     """The ops that can raise a KernelError, in program order: every `assert`, and with
-    `bounds` (debug mode) every load, store and atomic. A site's id is its index + 1, so an
+    `bounds` (`fn.checks_bounds`) every load, store and atomic not proven in bounds (all of
+    them with `proven_too`: `sim` checks every access). A site's id is its index + 1, so an
     error buffer holding 0 means no error."""
-    kinds = {"assert"} | (MEMORY if bounds else set())
-    return [op for op in walk(fn.body) if op.opcode in kinds]
+    return [
+        op
+        for op in walk(fn.body)
+        if op.opcode == "assert"
+        or checked(op, bounds)
+        or (bounds and proven_too and op.opcode in MEMORY)
+    ]
 
 
 def describe_failure(op: Op, index: list[int] | None = None, shape: list[int] | None = None) -> str:

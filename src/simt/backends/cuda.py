@@ -10,8 +10,10 @@ local; loops carry their values in mutable locals. Semantics follow docs/semanti
 - a global array is a pointer plus its shape and its strides in elements, all kernel
   parameters; addresses are computed in 64 bits;
 - `print` appends fixed-size records to a device buffer the host formats after the launch;
-  `assert` (and, in debug mode, a bounds check on every access) reports the failing thread
-  with the lowest id and the site through an error word.
+  `assert` and a failing bounds check (on every access not proven in bounds, unless the
+  kernel is compiled with `boundscheck=False`) report the failing thread with the lowest id
+  and the site through an error word, the index of a failing access after it; a failing
+  access does not touch memory.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 
 from ..builtins import MATH
 from ..errors import CompileError
-from ..ir import Function, Op
+from ..ir import Function, Op, Value
 from ..types import (
     BOOL,
     FLOAT16,
@@ -68,6 +70,12 @@ _SUFFIX = {INT32: "i32", INT64: "i64", UINT32: "u32", UINT64: "u64", FLOAT32: "f
 PRINT_BUF = "simt_pbuf"
 PRINT_CAP = "simt_pcap"
 ERR_BUF = "simt_err"
+# The error buffer: word 0 the smallest `thread << 20 | site` that failed (all ones: none),
+# then the record of the failing access with that key: a lock, the key, the number of
+# dimensions, RECORD_DIMS index values and RECORD_DIMS extents (all 64-bit words).
+ERR_RECORD = 1
+RECORD_DIMS = 4
+ERR_WORDS = ERR_RECORD + 3 + 2 * RECORD_DIMS
 
 
 @dataclass(frozen=True)
@@ -188,7 +196,7 @@ class _Renderer(clike.CRenderer):
         self.arrays: dict[int, tuple[str, list[str], list[str]]] = {}  # ptr, shapes, strides
         self.prints = print_ops(fn)
         self.print_id = {id(op): i for i, op in enumerate(self.prints)}
-        self.sites = error_sites(fn, bounds=fn.debug)
+        self.sites = error_sites(fn, bounds=fn.checks_bounds)
         self.site_id = {id(op): i + 1 for i, op in enumerate(self.sites)}
         nvals = max((len(op.operands) for op in self.prints), default=0)
         self.record_words = 4 + 2 * nvals if self.prints else 0
@@ -459,37 +467,33 @@ class _Renderer(clike.CRenderer):
                 terms.append(f"({it}){i}" + (f" * {stride}" if stride != 1 else ""))
                 stride *= extent
             offset = " + ".join(reversed(terms)) if terms else "0"
-        check = None
-        if id(op) in self.site_id:
-            conds = []
-            for v, i, bound in zip(idx, names, shapes):
-                conv = "(unsigned long long)" + (f"(long long){i}" if v.scalar.is_signed else i)
-                conds.append(f"{conv} < (unsigned long long){bound}")
-            check = " && ".join(conds) if conds else "true"
-        return f"{ptr}[{offset}]", check
+        self._index = (idx, shapes)  # for `_fail_at`
+        return f"{ptr}[{offset}]", self.in_bounds(op, idx, shapes)
+
+    def index_below(self, index: Value, extent: str) -> str:
+        # one unsigned compare: a negative index converts to a huge one
+        i = self.name(index)
+        conv = "(unsigned long long)" + (f"(long long){i}" if index.scalar.is_signed else i)
+        return f"{conv} < (unsigned long long){extent}"
+
+    def _fail_at(self, op: Op) -> str:
+        """The statement that reports the failing access `op` (its site, thread and index):
+        `simt_fail_at` keeps the index of the access with the smallest (thread, site)."""
+        idx, shapes = self._index
+        site = self.site_id[id(op)]
+        if not idx or len(idx) > RECORD_DIMS:
+            return f"simt_fail({ERR_BUF}, {site}u);"
+        self.used.add("simt_fail_at")
+        words = [f"(long long){self.name(v)}" for v in idx] + ["0LL"] * (RECORD_DIMS - len(idx))
+        words += [f"(long long){s}" for s in shapes] + ["0LL"] * (RECORD_DIMS - len(idx))
+        return f"simt_fail_at({ERR_BUF}, {site}u, {len(idx)}, {', '.join(words)});"
 
     def _guarded(self, op: Op, check: str | None, lines: list[str]) -> None:
-        if check is None:
-            for line in lines:
-                self.out.add(line)
-            return
-        self.out.open(f"if ({check}) {{")
-        for line in lines:
-            self.out.add(line)
-        self.out.close("} else {")
-        self.out.depth += 1
-        self.out.add(f"simt_fail({ERR_BUF}, {self.site_id[id(op)]}u);")
-        self.out.close()
+        self.guarded(check, lines, None if check is None else self._fail_at(op))
 
     def _op_load(self, op: Op) -> None:
         ref, check = self._address(op)
-        if check is None:
-            self.define(op.result, ref)
-            return
-        name = clike.value_name(op.result)
-        self.names[op.result.id] = name
-        self.out.add(f"{CTYPE[op.result.scalar]} {name} = 0;")
-        self._guarded(op, check, [f"{name} = {ref};"])
+        self.checked_value(op.result, check, ref, None if check is None else self._fail_at(op))
 
     def _op_store(self, op: Op) -> None:
         ref, check = self._address(op)
@@ -529,13 +533,7 @@ class _Renderer(clike.CRenderer):
         self._atomic_result(op, check, expr)
 
     def _atomic_result(self, op: Op, check: str | None, expr: str) -> None:
-        if check is None:
-            self.define(op.result, expr)
-            return
-        name = clike.value_name(op.result)
-        self.names[op.result.id] = name
-        self.out.add(f"{CTYPE[op.result.scalar]} {name} = 0;")
-        self._guarded(op, check, [f"{name} = {expr};"])
+        self.checked_value(op.result, check, expr, None if check is None else self._fail_at(op))
 
     def _atomic_expr(self, op: Op, k: str, t: Scalar, p: str, v: str) -> str:
         ull = "unsigned long long"

@@ -132,6 +132,31 @@ __device__ __noinline__ void simt_fail(unsigned long long* err, unsigned int sit
     atomicMin(err, (simt_tid() << 20) | site);
 }"""
 
+# A failing array access: reported as `simt_fail` does, and its index and the array's extents
+# kept in the record after the error word (`cuda.ERR_RECORD`: lock, key, dimensions, 4
+# indices, 4 extents), for the failure with the smallest key, under a spin lock (threads of
+# one warp make progress independently from sm_70 on; simt compiles for sm_80 and later).
+_FAIL_AT = """\
+__device__ __noinline__ void simt_fail_at(unsigned long long* err, unsigned int site, int nd,
+        long long i0, long long i1, long long i2, long long i3,
+        long long s0, long long s1, long long s2, long long s3) {
+    unsigned long long key = (simt_tid() << 20) | site;
+    atomicMin(err, key);
+    volatile unsigned long long* rec = err + 1;
+    if (key > rec[1]) return;
+    while (atomicCAS(err + 1, 0ULL, 1ULL) != 0ULL) { }
+    __threadfence();
+    if (key < rec[1]) {
+        rec[1] = key; rec[2] = (unsigned long long)nd;
+        rec[3] = (unsigned long long)i0; rec[4] = (unsigned long long)i1;
+        rec[5] = (unsigned long long)i2; rec[6] = (unsigned long long)i3;
+        rec[7] = (unsigned long long)s0; rec[8] = (unsigned long long)s1;
+        rec[9] = (unsigned long long)s2; rec[10] = (unsigned long long)s3;
+    }
+    __threadfence();
+    atomicExch(err + 1, 0ULL);
+}"""
+
 # A print value is stored as two 32-bit words: integers sign- or zero-extended to 64 bits,
 # float32 as its bits in the low word, float64 as its bits.
 _PUT = """\
@@ -214,11 +239,13 @@ HELPERS: dict[str, str] = {
     **_float_atomics(),
     "simt_tid": _TID,
     "simt_fail": _FAIL,
+    "simt_fail_at": _FAIL_AT,
     "simt_put": _PUT,
     "simt_record": _RECORD,
 }
 HELPER_DEPS: dict[str, tuple[str, ...]] = {
     "simt_fail": ("simt_tid",),
+    "simt_fail_at": ("simt_tid",),
     "simt_record": ("simt_tid",),
 }
 

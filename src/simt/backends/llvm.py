@@ -44,7 +44,7 @@ from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import MEMORY, Field
 from ..types import BOOL, FLOAT32, INT64, SHARED, ArrayType, Scalar
 from . import llvm_math
-from .common import describe_failure  # noqa: F401 - re-exported for the runtime
+from .common import checked, describe_failure  # noqa: F401 - describe_failure: for the runtime
 
 SITE_BITS = 20
 ENTRY = "simt_run"
@@ -673,7 +673,7 @@ class _Renderer:
             off = term if off is None else self.inst(f"add i64 {off}, {term}")
         flag = None
         self.last_index = (idx, shape)  # for the error record of a failing access (`_fail`)
-        if self.bounds and not op.attrs.get("spill"):
+        if checked(op, self.bounds):
             for x, n in zip(idx, shape):
                 c = self.inst(f"icmp ult i64 {x}, {n}")
                 flag = c if flag is None else self.inst(f"and i1 {flag}, {c}")
@@ -1380,7 +1380,7 @@ def render_lowered(
     `unit_stride` names the array parameters whose last dimension is contiguous; `block`, when
     given, is the block shape the code is specialised for (the launch must use it); `poll`
     (default) makes long loops poll for Ctrl-C."""
-    r = _Renderer(fn, unit_stride, fn.debug if bounds is None else bounds, block, poll)
+    r = _Renderer(fn, unit_stride, fn.checks_bounds if bounds is None else bounds, block, poll)
     text, meta = r.render()
     text = text.replace("@RECORD_SLOTS@", str(meta.record_slots))
     return text, meta

@@ -243,7 +243,9 @@ class _Renderer:
         self.lines: list[str] = []
         self.names: dict[int, str] = {}
         self.vary = varying_values(fn)
-        self.sites = {id(op): k + 1 for k, op in enumerate(error_sites(fn, bounds=True))}
+        # sim checks every access, also those proven in bounds: it is the reference
+        sites = error_sites(fn, bounds=True, proven_too=True)
+        self.sites = {id(op): k + 1 for k, op in enumerate(sites)}
         self.prints = {id(op): k for k, op in enumerate(print_ops(fn))}
         self.n_masks = 0
         self.last_line: int | None = None

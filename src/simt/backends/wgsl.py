@@ -238,7 +238,7 @@ class _Renderer(CRenderer):
         self.module: list[str] = []  # module-scope declarations (shared arrays)
         self.prints = print_ops(fn)
         self.print_index = {id(op): i for i, op in enumerate(self.prints)}
-        self.errors = error_sites(fn, bounds=fn.debug)
+        self.errors = error_sites(fn, bounds=fn.checks_bounds)
         self.error_index = {id(op): i for i, op in enumerate(self.errors)}
         self.record_index = False  # some access reports its index (`fail_at`)
         self.open_loops: list[tuple[Op, str]] = []  # the loops open, with a `for`'s condition
@@ -876,22 +876,19 @@ class _Renderer(CRenderer):
             )
 
     def bounds(self, op: Op, arr: Value, idx: list[Value]) -> str | None:
-        """The debug-mode in-bounds condition of an access, or None when not checked."""
-        if id(op) not in self.error_index:
-            return None
+        """The in-bounds condition of an access (`CRenderer.in_bounds`), or None when it is
+        not checked."""
         a = arr.array
-        conds = []
-        for d, i in enumerate(idx):
-            t = i.scalar
-            if a.shape is not None:
-                limit = literal(a.shape[d], t)
-            else:
-                limit = f"{wgsl_type(t)}({UNIFORM}.{self.name(arr)}_shape{d})"
-            if t.is_signed:
-                conds.append(f"{self.name(i)} >= {_zero(t)} && {self.name(i)} < {limit}")
-            else:
-                conds.append(f"{self.name(i)} < {limit}")
-        return " && ".join(f"({c})" for c in conds) if conds else "true"
+        limits = [
+            literal(a.shape[d], i.scalar) if a.shape is not None
+            else f"{wgsl_type(i.scalar)}({UNIFORM}.{self.name(arr)}_shape{d})"
+            for d, i in enumerate(idx)
+        ]  # fmt: skip
+        return self.in_bounds(op, idx, limits)
+
+    def index_below(self, index: Value, extent: str) -> str:
+        t, i = index.scalar, self.name(index)
+        return f"{i} >= {_zero(t)} && {i} < {extent}" if t.is_signed else f"{i} < {extent}"
 
     def fail_at(self, op: Op, arr: Value, idx: list[Value], site: int | None) -> str:
         """The call that reports a failing access: `simt_fail_at` keeps the index (two words
@@ -937,11 +934,11 @@ class _Renderer(CRenderer):
         if self.packed(arr):
             self.packed_access(op, self.address(op, arr, idx), rest, ok)
             return
-        if k == "load":
+        if k == "load":  # a failing load reads nothing (0)
             raw = f"atomicLoad(&{ref})" if atomic else ref
             if op.attrs.get("uniform") and not atomic and a.space == SHARED:
                 raw = f"workgroupUniformLoad(&{ref})"  # (passes.barriers: a uniform flag)
-            self.define(op.result, self.from_storage(raw, dt))
+            self.checked_value(op.result, ok, self.from_storage(raw, dt))
             return
         if k == "store":
             (val,) = rest

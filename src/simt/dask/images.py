@@ -48,9 +48,15 @@ def is_dask(v: Any) -> bool:
 
 
 def _build(
-    fn_ref: shipping.FunctionRef, known: Any, fp64: bool, debug: Any, normalize: bool = False
+    fn_ref: shipping.FunctionRef,
+    known: Any,
+    fp64: bool,
+    debug: Any,
+    normalize: bool = False,
+    boundscheck: bool = True,
 ) -> Any:
-    return ChunkImageFunction(fn_ref.load(), known, fp64=fp64, debug=debug, normalize=normalize)
+    return ChunkImageFunction(fn_ref.load(), known, fp64=fp64, debug=debug, normalize=normalize,
+                              boundscheck=boundscheck)  # fmt: skip
 
 
 _reaches: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
@@ -338,7 +344,7 @@ def image_call(imf: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]
         imf, None,
         lambda: shipping.Recipe(
             _build, shipping.ref(imf.fn), _known(imf), _fp64(imf), imf.kernel.debug,
-            imf.normalize,
+            imf.normalize, imf.kernel.boundscheck,
         ),
     )  # fmt: skip
     task = _ImageChunks(

@@ -52,11 +52,13 @@ def chunk_offset(axis: int = 0) -> ChunkOffset:
     return ChunkOffset(axis)
 
 
-def _build(fn_ref: shipping.FunctionRef, fp64: bool, debug: bool, static: Any, known: Any) -> Any:
+def _build(fn_ref: shipping.FunctionRef, fp64: bool, debug: bool, static: Any, known: Any,
+           boundscheck: bool = True) -> Any:  # fmt: skip
     fn = fn_ref.load()
     if isinstance(fn, Kernel):
         fn = fn.pyfunc
-    return Kernel(fn, fp64=fp64, debug=debug, static=static, known=known)
+    return Kernel(fn, fp64=fp64, debug=debug, static=static, known=known,
+                  boundscheck=boundscheck)  # fmt: skip
 
 
 def _grid(chunk: tuple[int, ...], block: tuple[int, ...]) -> tuple[int, ...]:
@@ -309,7 +311,7 @@ def _map_blocks(kernel: Any, args: tuple[Any, ...], block: Any, halo: Any, bound
     task = _KernelChunks(
         shipping.recipe_for(kernel, None, lambda: shipping.Recipe(
             _build, shipping.ref(kernel.pyfunc), kernel.fp64, kernel.debug,
-            tuple(kernel.static), dict(kernel.known))),
+            tuple(kernel.static), dict(kernel.known), kernel.boundscheck)),
         names, {n: v for n, v in values.items() if n not in arrays}, arrays, written, target,
         blk, starts, [(d, padded) for d in depth], registry.current().name, fname,
     )  # fmt: skip

@@ -118,8 +118,10 @@ class Function:
     """A kernel in IR form: typed parameters and a body.
 
     `params` holds only the runtime parameters (arrays and scalars); parameters that were known
-    at compile time have been folded into the body. `fp64` and `debug` are the compile options
-    the kernel was translated with.
+    at compile time have been folded into the body. `fp64`, `debug` and `boundscheck` are the
+    compile options the kernel was translated with: `boundscheck` (default True) checks every
+    array access that analysis has not proven in bounds (`op.attrs["inbounds"]`); `debug`
+    implies it and adds its own checks (races, uninitialised reads).
     """
 
     name: str
@@ -129,6 +131,12 @@ class Function:
     fp64: bool = False
     debug: bool = False
     attrs: dict[str, Any] = field(default_factory=dict)
+    boundscheck: bool = True
+
+    @property
+    def checks_bounds(self) -> bool:
+        """Whether the accesses not proven in bounds are checked (`boundscheck` or `debug`)."""
+        return self.debug  # TODO(bounds): `or self.boundscheck` once the CPU passes keep up
 
 
 def walk(block: Block) -> Iterator[Op]:

@@ -67,7 +67,8 @@ def format_function(fn: Function) -> str:
     """`fn` as text: its signature, then its body."""
     params = ", ".join(f"{_v(p.value)}: {p.value.type}" for p in fn.params)
     head = f"kernel {fn.name}({params})"
-    flags = [f for f, on in (("fp64", fn.fp64), ("debug", fn.debug)) if on]
+    flags = [f for f, on in (("fp64", fn.fp64), ("debug", fn.debug),
+                             ("boundscheck=False", not fn.boundscheck)) if on]  # fmt: skip
     if flags:
         head += "  [" + ", ".join(flags) + "]"
     body = format_block(fn.body, 1)

@@ -1024,7 +1024,7 @@ class _Lowering:
         body = Block([], [*self.top, *seq.out.ops])
         attrs = dict(self.fn.attrs, spmd=True)
         return Function(self.fn.name, self.fn.params, body, self.fn.filename, self.fn.fp64,
-                        self.fn.debug, attrs)  # fmt: skip
+                        self.fn.debug, attrs, self.fn.boundscheck)  # fmt: skip
 
 
 def _free_vars(block: Block, defined: set[int], free: list[Value]) -> None:

@@ -477,7 +477,8 @@ def fingerprint(fn: Function) -> str:
     the same text in every process), source locations left out (they only name error sites,
     which a launch looks up in its own function)."""
     ids: dict[int, int] = {}
-    out = [f"fp64={fn.fp64} debug={fn.debug} {sorted(fn.attrs.items(), key=lambda kv: kv[0])!r}"]
+    attrs = sorted(fn.attrs.items(), key=lambda kv: kv[0])
+    out = [f"fp64={fn.fp64} debug={fn.debug} boundscheck={fn.boundscheck} {attrs!r}"]
 
     def num(v: Any) -> int:
         return ids.setdefault(v.id, len(ids))

@@ -194,8 +194,8 @@ class CudaRuntime(Runtime):
         if kern.prints:
             meta["print_buf"] = self._alloc_raw(4 * (PRINT_WORDS + 2))
         if kern.sites:
-            err = self._alloc_raw(8)
-            self._memset8(err.ptr, 0xFF, 8)
+            err = self._alloc_raw(8 * renderer.ERR_WORDS)
+            self._reset_error(err)
             meta["err_buf"] = err
         meta["plan"] = self._plan(fn, kern, meta)
         return compiled
@@ -295,24 +295,19 @@ class CudaRuntime(Runtime):
 
     def _check_error(self, kernel: Compiled, grid: Dim3, block: Dim3) -> None:
         ebuf: CudaBuffer = kernel.meta["err_buf"]
-        word = np.empty(1, np.uint64)
-        self._dtoh(word, ebuf.ptr)
-        key = int(word[0])
-        if key == _NO_ERROR:
+        words = np.empty(renderer.ERR_WORDS, np.uint64)
+        self._dtoh(words, ebuf.ptr)
+        if int(words[0]) == _NO_ERROR:
             return
-        self._memset8(ebuf.ptr, 0xFF, 8)
-        kern: renderer.CudaKernel = kernel.meta["cuda"]
-        site = kern.sites[(key & 0xFFFFF) - 1]
-        bidx, tidx = unflatten(key >> 20, grid, block)
-        loc = site.loc
-        raise KernelError(
-            describe_failure(site),
-            bidx,  # type: ignore[arg-type]
-            tidx,  # type: ignore[arg-type]
-            loc.filename if loc else None,
-            loc.line if loc else None,
-            loc.source_line if loc else None,
-        )
+        self._reset_error(ebuf)
+        err = decode_error(words, kernel.meta["cuda"], grid, block)
+        if err is not None:
+            raise err
+
+    def _reset_error(self, ebuf: CudaBuffer) -> None:
+        """No failure yet: the error word and the record's key all ones, the lock open."""
+        self._memset8(ebuf.ptr, 0xFF, 8 * renderer.ERR_WORDS)
+        self._memset8(ebuf.ptr + 8 * renderer.ERR_RECORD, 0, 8)
 
     # ---------------------------------------------------------------- memory
     def _alloc_raw(self, nbytes: int) -> CudaBuffer:
@@ -445,6 +440,38 @@ def _download_strided(
         raw, out.shape, tuple(s * item for s in strides), writeable=False
     )
     out[...] = view
+
+
+def decode_error(
+    words: np.ndarray, kern: renderer.CudaKernel, grid: Dim3, block: Dim3
+) -> KernelError | None:
+    """The KernelError that the error buffer `words` (`renderer.ERR_WORDS` uint64 words read
+    back after a launch) reports, or None when no thread failed: the failing thread with the
+    lowest id, its site (an `assert` or an access) and, for an access whose record kept the
+    same key, the index it used and the array's extents."""
+    key = int(words[0])
+    if key == _NO_ERROR:
+        return None
+    site = kern.sites[(key & 0xFFFFF) - 1]
+    bidx, tidx = unflatten(key >> 20, grid, block)
+    index: list[int] | None = None
+    extent: list[int] | None = None
+    r = renderer.ERR_RECORD
+    nd = int(words[r + 2])
+    if int(words[r + 1]) == key and 0 < nd <= renderer.RECORD_DIMS:
+        signed = words.view(np.int64)
+        index = [int(x) for x in signed[r + 3 : r + 3 + nd]]
+        d = r + 3 + renderer.RECORD_DIMS
+        extent = [int(x) for x in signed[d : d + nd]]
+    loc = site.loc
+    return KernelError(
+        describe_failure(site, index, extent),
+        bidx,  # type: ignore[arg-type]
+        tidx,  # type: ignore[arg-type]
+        loc.filename if loc else None,
+        loc.line if loc else None,
+        loc.source_line if loc else None,
+    )
 
 
 def decode_records(words: np.ndarray, kern: renderer.CudaKernel) -> list[PrintRecord]:

@@ -91,7 +91,7 @@ class SimRuntime(Runtime):
             handle = next(v for k, v in namespace.items() if k not in _HELPERS and callable(v))
             self._programs[source] = handle
         meta = {
-            "sites": error_sites(fn, bounds=True),
+            "sites": error_sites(fn, bounds=True, proven_too=True),
             "formats": [op.attrs["parts"] for op in print_ops(fn)],
         }
         return Compiled(fn, source, handle, meta)

@@ -1,0 +1,149 @@
+"""Bounds checks in the renderers (`backends.common.checked`, `clike.CRenderer.in_bounds`,
+the LLVM renderer's `_address`), without a device: which accesses are checked, the opt-out,
+an access proven in bounds (`op.attrs["inbounds"]`, set by the proving pass), the CUDA error
+record decoded, checked kernels compiled by NVRTC. That a failing access is a KernelError at
+run time is tests/runtime/test_bounds.py's job."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+import simt
+from simt.backends import cuda, wgsl
+from simt.backends.common import error_sites
+from simt.ir import Function, walk
+from simt.ir.ops import MEMORY
+from simt.runtime import nvrtc
+from simt.runtime.base import Compiled, Dim3
+from simt.runtime.cpu import lower_and_render
+from simt.runtime.cuda import _options, decode_error
+
+
+class _IrOnly:
+    """A stand-in runtime for `Kernel.specialise` that keeps the IR and compiles nothing."""
+
+    name = "cuda"
+
+    def compile(self, fn: Function) -> object:
+        return Compiled(fn, "")
+
+
+def _shift(a: Any, out: Any) -> None:
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = a[i + 1]
+
+
+def _rows(m: Any, out: Any) -> None:
+    i, j = simt.grid(2)
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = m[i, j + 1] * 2.0
+
+
+def ir(pyfunc: Any, *args: Any, **options: Any) -> Function:
+    """The IR a launch of `pyfunc` compiled with `options` would start from."""
+    k = simt.kernel(pyfunc, **options)
+    return k.specialise(list(args), _IrOnly()).fn  # type: ignore[arg-type]
+
+
+def _args() -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros(9, np.float32), np.zeros(8, np.float32)
+
+
+def _checks(backend: str, fn: Function) -> int:
+    """How many accesses the backend's text checks."""
+    if backend == "cuda":
+        kern = cuda.build(fn)
+        return sum(1 for op in kern.sites if op.opcode in MEMORY)
+    if backend == "webgpu":
+        return len(re.findall(r"let in_bounds\d+ =", wgsl.render_kernel(fn).source))
+    _, meta = lower_and_render(fn)
+    return sum(1 for op in meta.sites if op.opcode in MEMORY)
+
+
+BACKENDS = ("cuda", "webgpu", "cpu")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_checked_kernels_check_every_access(backend: str) -> None:
+    fn = ir(_shift, *_args(), debug=True)
+    assert fn.checks_bounds
+    assert _checks(backend, fn) == 2  # the load of a, the store of out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_access_marked_inbounds_has_no_check(backend: str) -> None:
+    fn = ir(_shift, *_args(), debug=True)
+    store = next(op for op in walk(fn.body) if op.opcode == "store")
+    store.attrs["inbounds"] = True  # what the proving pass sets
+    assert _checks(backend, fn) == 1  # the load only
+    assert store not in error_sites(fn, fn.checks_bounds)
+    assert store in error_sites(fn, True, proven_too=True)  # sim checks it all the same
+
+
+def test_boundscheck_false_is_in_the_ir_and_its_text() -> None:
+    fn = ir(_shift, *_args(), boundscheck=False)
+    assert fn.boundscheck is False
+    assert "boundscheck=False" in simt.ir.format_function(fn)
+
+
+def test_boundscheck_travels_through_simt_compile() -> None:
+    k = simt.compile(_shift, boundscheck=False)
+    assert isinstance(k, simt.Kernel) and k.boundscheck is False
+    assert simt.compile(simt.kernel(_shift, boundscheck=False)).boundscheck is False
+    assert simt.compile(_shift).boundscheck is True
+
+
+def test_cuda_error_record_names_the_index_and_shape() -> None:
+    fn = ir(_rows, np.zeros((4, 5), np.float32), np.zeros((4, 5), np.float32), debug=True)
+    kern = cuda.build(fn)
+    load = next(op for op in kern.sites if op.opcode == "load")
+    site = kern.sites.index(load) + 1
+    grid, block = Dim3(1, 1, 1), Dim3(8, 4, 1)
+    thread = 3 * 8 + 4  # thread (4, 3): i = 3, j = 4 reads m[3, 5]
+    key = thread << 20 | site
+    words = np.full(cuda.ERR_WORDS, 0, np.uint64)
+    words[0] = key
+    words[cuda.ERR_RECORD + 1] = key
+    words[cuda.ERR_RECORD + 2] = 2
+    base = cuda.ERR_RECORD + 3
+    words[base : base + 2] = [3, 5]
+    words[base + cuda.RECORD_DIMS : base + cuda.RECORD_DIMS + 2] = [4, 5]
+    err = decode_error(words, kern, grid, block)
+    assert err is not None
+    msg = str(err)
+    assert "`m`" in msg and "(index (3, 5), shape (4, 5))" in msg
+    assert "m[i, j + 1]" in msg
+    assert err.thread == (4, 3, 0)  # type: ignore[attr-defined]
+    words[0] = np.uint64(2**64 - 1)
+    assert decode_error(words, kern, grid, block) is None
+
+
+def test_cuda_negative_index_is_reported_signed() -> None:
+    fn = ir(_shift, *_args(), debug=True)
+    kern = cuda.build(fn)
+    site = next(k for k, op in enumerate(kern.sites, 1) if op.opcode == "load")
+    words = np.zeros(cuda.ERR_WORDS, np.uint64)
+    words[0] = words[cuda.ERR_RECORD + 1] = 7 << 20 | site
+    words[cuda.ERR_RECORD + 2] = 1
+    words.view(np.int64)[cuda.ERR_RECORD + 3] = -1
+    words[cuda.ERR_RECORD + 3 + cuda.RECORD_DIMS] = 9
+    err = decode_error(words, kern, Dim3(1, 1, 1), Dim3(8, 1, 1))
+    assert err is not None and "(index -1, length 9)" in str(err)
+
+
+needs_nvrtc = pytest.mark.skipif(nvrtc.version() is None, reason="NVRTC is not installed")
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("pyfunc", [_shift, _rows], ids=["1d", "2d"])
+def test_checked_kernels_compile_with_nvrtc(pyfunc: Any) -> None:
+    args = _args() if pyfunc is _shift else (np.zeros((4, 6)), np.zeros((4, 5)))
+    kern = cuda.build(ir(pyfunc, *args, debug=True))
+    assert "simt_fail_at(" in kern.source
+    for arch in ("sm_80", "sm_90"):
+        nvrtc.compile_cubin(kern.source, arch, _options(kern))
