@@ -39,7 +39,7 @@ def _compile(f: Callable[..., Any], known: dict[str, Any]) -> Any:
     fp64: bool = False
     debug: bool | None = None
     static: tuple[str, ...] = ()
-    boundscheck = True
+    boundscheck: bool | None = None
     if isinstance(f, Kernel):
         fp64, debug, static = f.fp64, f.debug, tuple(f.static)
         boundscheck = f.boundscheck

@@ -128,7 +128,8 @@ class ImageFunction:
     @user_facing
     def __init__(
         self, fn: Callable[..., Any], known: dict[str, Any], fp64: bool = False,
-        debug: bool | None = None, normalize: bool = False, boundscheck: bool = True,
+        debug: bool | None = None, normalize: bool = False,
+        boundscheck: bool | None = None,
     ) -> None:  # fmt: skip
         self.fn = fn
         self.normalize = bool(normalize)

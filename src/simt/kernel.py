@@ -183,7 +183,7 @@ class Kernel:
         strict: bool = False,
         numba: bool = False,
         dynamic_shared: int | None = None,
-        boundscheck: bool = True,
+        boundscheck: bool | None = None,
     ) -> None:
         self.pyfunc = pyfunc
         # Numba's typing (simt.cuda.jit): floats made from integers and float literals alone
@@ -196,8 +196,13 @@ class Kernel:
         self.__wrapped__ = pyfunc
         self.fp64 = fp64
         self.debug = debug if debug is not None else os.environ.get("SIMT_DEBUG") == "1"
-        # False: accesses compiled without bounds checks (unsafe; `debug` checks them anyway)
-        self.boundscheck = bool(boundscheck)
+        # False: accesses compiled without bounds checks (unsafe; `debug` checks them anyway);
+        # by default True, unless the environment says SIMT_BOUNDSCHECK=0 (for measuring)
+        self.boundscheck = (
+            bool(boundscheck)
+            if boundscheck is not None
+            else os.environ.get("SIMT_BOUNDSCHECK", "1") != "0"
+        )
         self.static = frozenset(static)
         self.known = dict(known or {})
         # made by simt.compile: an argument that is neither array nor number must be given
@@ -802,7 +807,7 @@ def kernel(
     fp64: bool = False,
     debug: bool | None = None,
     static: Sequence[str] = (),
-    boundscheck: bool = True,
+    boundscheck: bool | None = None,
 ) -> Any:
     """Decorator: `@simt.kernel` or `@simt.kernel(fp64=True, debug=True, static=("n",))`.
 
@@ -811,8 +816,8 @@ def kernel(
     `SIMT_DEBUG=1`). `static`: parameters whose values are compile-time constants (each new
     value compiles a new specialisation). `boundscheck=False` (Numba's spelling) compiles array
     accesses without bounds checks: unsafe, an index outside an array is then undefined
-    behaviour; by default every access not proven in bounds is checked and a bad index is a
-    `KernelError`.
+    behaviour; by default (and with `SIMT_BOUNDSCHECK` unset or not `0`) every access not
+    proven in bounds is checked and a bad index is a `KernelError`.
     """
     if fn is None:
         return lambda f: Kernel(f, fp64=fp64, debug=debug, static=static, boundscheck=boundscheck)

@@ -62,22 +62,42 @@ def _checks(backend: str, fn: Function) -> int:
     if backend == "webgpu":
         return len(re.findall(r"let in_bounds\d+ =", wgsl.render_kernel(fn).source))
     _, meta = lower_and_render(fn)
-    return sum(1 for op in meta.sites if op.opcode in MEMORY)
+    return sum(1 for op in meta.sites.values() if op.opcode in MEMORY)
 
 
 BACKENDS = ("cuda", "webgpu", "cpu")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_checked_kernels_check_every_access(backend: str) -> None:
-    fn = ir(_shift, *_args(), debug=True)
-    assert fn.checks_bounds
+def test_every_access_is_checked_by_default(backend: str) -> None:
+    fn = ir(_shift, *_args())
+    assert fn.boundscheck and fn.checks_bounds and not fn.debug
     assert _checks(backend, fn) == 2  # the load of a, the store of out
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_boundscheck_false_compiles_no_check(backend: str) -> None:
+    fn = ir(_shift, *_args(), boundscheck=False)
+    assert not fn.checks_bounds
+    assert _checks(backend, fn) == 0
+    if backend == "cpu":
+        text, _ = lower_and_render(fn)
+        assert "simt.fail" not in text and "!prof" not in text
+    elif backend == "cuda":
+        assert "simt_fail" not in cuda.build(fn).source
+    else:
+        assert "simt_fail" not in wgsl.render_kernel(fn).source
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_debug_checks_even_with_boundscheck_false(backend: str) -> None:
+    fn = ir(_shift, *_args(), boundscheck=False, debug=True)
+    assert _checks(backend, fn) == 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_an_access_marked_inbounds_has_no_check(backend: str) -> None:
-    fn = ir(_shift, *_args(), debug=True)
+    fn = ir(_shift, *_args())
     store = next(op for op in walk(fn.body) if op.opcode == "store")
     store.attrs["inbounds"] = True  # what the proving pass sets
     assert _checks(backend, fn) == 1  # the load only
@@ -99,7 +119,7 @@ def test_boundscheck_travels_through_simt_compile() -> None:
 
 
 def test_cuda_error_record_names_the_index_and_shape() -> None:
-    fn = ir(_rows, np.zeros((4, 5), np.float32), np.zeros((4, 5), np.float32), debug=True)
+    fn = ir(_rows, np.zeros((4, 5), np.float32), np.zeros((4, 5), np.float32))
     kern = cuda.build(fn)
     load = next(op for op in kern.sites if op.opcode == "load")
     site = kern.sites.index(load) + 1
@@ -124,7 +144,7 @@ def test_cuda_error_record_names_the_index_and_shape() -> None:
 
 
 def test_cuda_negative_index_is_reported_signed() -> None:
-    fn = ir(_shift, *_args(), debug=True)
+    fn = ir(_shift, *_args())
     kern = cuda.build(fn)
     site = next(k for k, op in enumerate(kern.sites, 1) if op.opcode == "load")
     words = np.zeros(cuda.ERR_WORDS, np.uint64)
@@ -143,7 +163,7 @@ needs_nvrtc = pytest.mark.skipif(nvrtc.version() is None, reason="NVRTC is not i
 @pytest.mark.parametrize("pyfunc", [_shift, _rows], ids=["1d", "2d"])
 def test_checked_kernels_compile_with_nvrtc(pyfunc: Any) -> None:
     args = _args() if pyfunc is _shift else (np.zeros((4, 6)), np.zeros((4, 5)))
-    kern = cuda.build(ir(pyfunc, *args, debug=True))
+    kern = cuda.build(ir(pyfunc, *args))
     assert "simt_fail_at(" in kern.source
     for arch in ("sm_80", "sm_90"):
         nvrtc.compile_cubin(kern.source, arch, _options(kern))

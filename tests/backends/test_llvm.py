@@ -58,9 +58,9 @@ def test_render_leaves_the_callers_function_alone() -> None:
 def test_debug_mode_adds_bounds_checks_as_error_sites() -> None:
     fn = _vecadd()
     _, meta = render_lowered(lower(fn), bounds=False)
-    assert meta.sites == []
+    assert meta.sites == {}
     text, meta = render_lowered(lower(fn), bounds=True)
-    assert [op.opcode for op in meta.sites] == ["load", "store"]
+    assert [op.opcode for op in meta.sites.values()] == ["load", "store"]
     assert "atomicrmw min" in text
 
 

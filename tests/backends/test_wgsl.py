@@ -29,13 +29,15 @@ from simt.types import (
 )
 
 
-def make(types: list[Type], body: Callable[..., None], debug: bool = False) -> Function:
+def make(
+    types: list[Type], body: Callable[..., None], debug: bool = False, boundscheck: bool = True
+) -> Function:
     """A kernel built by hand: parameters p0, p1, ... of `types`, ops appended by `body`."""
     block = Block()
     b = Builder(block)
     params = [Param(f"p{i}", i, Value(t, f"p{i}")) for i, t in enumerate(types)]
     body(b, *[p.value for p in params])
-    fn = Function("k", params, block, filename="test.py", debug=debug)
+    fn = Function("k", params, block, filename="test.py", debug=debug, boundscheck=boundscheck)
     verify(fn)
     return fn
 
@@ -81,7 +83,10 @@ def test_layout_of_bindings_and_uniforms() -> None:
         v = b.op("load", [x, b.const(1, INT32), b.const(2, INT32)], [FLOAT32]).result
         store_at_0(b, y, b.cast(v, FLOAT64))
 
-    fn = make([arr(FLOAT32, 2), INT32, arr(FLOAT64), BOOL, FLOAT64], body)
+    types: list[Type] = [arr(FLOAT32, 2), INT32, arr(FLOAT64), BOOL, FLOAT64]
+    checked = render_kernel(make(types, body))  # bounds checks report through an error buffer
+    assert [b.kind for b in checked.bindings][-1] == "errors"
+    fn = make(types, body, boundscheck=False)
     k = render_kernel(fn)
     kinds = [(b.kind, b.read_only) for b in k.bindings]
     assert kinds == [("array", True), ("array", False), ("params", False)]
@@ -235,7 +240,7 @@ def test_print_and_error_buffers() -> None:
     k = render_kernel(make([arr(FLOAT64), INT32, FLOAT64], body))
     assert [b.kind for b in k.bindings][-3:] == ["errors", "prints", "prints64"]
     assert k.print_types == [[INT32, FLOAT64]]
-    assert len(k.error_ops) == 1 and k.error_ops[0].opcode == "assert"
+    assert [op.opcode for op in k.error_ops] == ["assert", "store"]  # the store is checked
     assert "simt_fail(0u)" in k.source
 
     dk = render_kernel(make([arr(FLOAT64), INT32, FLOAT64], body, debug=True))

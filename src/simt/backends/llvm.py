@@ -101,9 +101,10 @@ def arg_layout(fn: Function) -> list[int]:
 
 
 def _renderable_twice(loop: Op) -> bool:
-    """Whether a thread loop may be rendered in two copies: not when it prints, asserts or has
-    atomics (print ids and error sites are numbered as they are rendered)."""
-    return not any(o.opcode in ("print", "assert", "atomic", "cas") for o in walk(loop.regions[0]))
+    """Whether a thread loop may be rendered in two copies: not when it prints (print ids are
+    numbered as they are rendered) or has atomics. Error sites are numbered in the IR
+    (`op.attrs["site"]`, `passes.sites`), so both copies of an access report the same site."""
+    return not any(o.opcode in ("print", "atomic", "cas") for o in walk(loop.regions[0]))
 
 
 def _clamps(loop: Op) -> list[tuple[Op, int, Value]]:
@@ -176,7 +177,9 @@ class Meta:
     formats: list[Any] = field(default_factory=list)  # parts of each print op
     print_types: list[list[Scalar]] = field(default_factory=list)
     record_slots: int = 2
-    sites: list[Op] = field(default_factory=list)
+    # error sites by number: `op.attrs["site"]` (`passes.sites`), or numbered as rendered
+    # after the largest of those for an op without one; every copy of an op shares its site
+    sites: dict[int, Op] = field(default_factory=dict)
     layout: list[int] = field(default_factory=list)
     # the module has jammed loops (`passes.spmd`): bodies many lanes wide, for which the
     # runtime uses a cheaper optimisation pipeline (see `runtime.cpu`)
@@ -205,7 +208,9 @@ class _Renderer:
         self.md: list[str] = []
         self.lane_stack: list[tuple[str, str, str, str]] = []  # tx, ty, tz, access group
         self.label = "entry"
-        self.site_ids: dict[int, int] = {}
+        numbered = [int(o.attrs["site"]) for o in walk(fn.body) if "site" in o.attrs]
+        self.next_site = max(numbered, default=0)  # the last site number given out here
+        self.site_ids: dict[int, int] = {}  # id of an op without a site number -> its number
         self.unclamped: dict[int, int] = {}  # id of a clamp op -> operand that replaces it
         self.heap: str | None = None  # the malloc'ed area of the large arrays, if any
         self.heap_at = 0  # the line after its malloc
@@ -215,6 +220,7 @@ class _Renderer:
         self.print_ids: dict[int, int] = {}
         self.polled = False  # some loop polls (then the module declares the poll function)
         self.unlikely = ""  # the branch-weights node of the polls' cold branches
+        self.likely: str | None = None  # the branch-weights node of `_likely`
 
     # ---- text helpers --------------------------------------------------------------------
     def tmp(self) -> str:
@@ -708,7 +714,7 @@ class _Renderer:
         join = None
         if flag is not None:
             ok, bad, join = (self.new_label(x) for x in ("inb", "oob", "acc"))
-            self.emit(f"br i1 {flag}, label %{ok}, label %{bad}")
+            self.emit(f"br i1 {flag}, label %{ok}, label %{bad}, !prof {self._likely()}")
             self.start(bad)
             idx, shape = self.last_index
             if op.operands[0].id in self.lane_arrays:  # the user's array has no lane index
@@ -800,9 +806,14 @@ class _Renderer:
                     "exch": "xchg", "and": "and", "or": "or", "xor": "xor"}[o]  # fmt: skip
         return self.inst(f"atomicrmw {name} ptr {addr}, {ty} {val} monotonic")
 
-    def _thread_id(self) -> str:
-        """The launch-wide linear id of the current lane (i64)."""
+    def _thread_id(self, offset: tuple[int, int] = (0, 0)) -> str:
+        """The launch-wide linear id of the current lane (i64); `offset` (x, y) is added to
+        the thread index (an op of a jammed loop's copy for another lane: `passes.spmd`)."""
         tx, ty, tz, _ = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")
+        if offset[0]:
+            tx = self.inst(f"add i32 {tx}, {offset[0]}")
+        if offset[1]:
+            ty = self.inst(f"add i32 {ty}, {offset[1]}")
         a = self.inst(f"mul i32 {tz}, {self.block32[1]}")
         a = self.inst(f"add i32 {a}, {ty}")
         a = self.inst(f"mul i32 {a}, {self.block32[0]}")
@@ -811,45 +822,37 @@ class _Renderer:
         base = self.inst(f"mul i64 %b, {self.nthreads}")
         return self.inst(f"add i64 {base}, {lane}")
 
-    def _fail(self, op: Op, index: tuple[list[str], list[str]] | None = None) -> None:
-        site = self.site_ids.get(id(op))
+    def _site(self, op: Op) -> int:
+        """The error site number of `op` (see `Meta.sites`)."""
+        site = op.attrs.get("site")
         if site is None:
-            self.meta.sites.append(op)
-            site = self.site_ids[id(op)] = len(self.meta.sites)
-        tid = self._thread_id()
+            site = self.site_ids.get(id(op))
+            if site is None:
+                self.next_site += 1
+                site = self.site_ids[id(op)] = self.next_site
+        self.meta.sites.setdefault(int(site), op)
+        return int(site)
+
+    def _likely(self) -> str:
+        """Branch weights saying the first successor is the one taken (a check that passes)."""
+        if self.likely is None:
+            self.likely = self.mdnode('!{!"branch_weights", i32 2000, i32 1}')
+        return self.likely
+
+    def _fail(self, op: Op, index: tuple[list[str], list[str]] | None = None) -> None:
+        site = self._site(op)
+        tid = self._thread_id(op.attrs.get("lane_offset", (0, 0)))
         key = self.inst(f"shl i64 {tid}, {SITE_BITS}")
         key = self.inst(f"or i64 {key}, {site}")
-        self.inst(f"atomicrmw min ptr %ctx, i64 {key} monotonic")
-        if index is not None:
-            self._record_index(key, *index)
-
-    def _record_index(self, key: str, idx: list[str], shape: list[str]) -> None:
-        """Keep the index and shape of the failing access with the smallest key, under a
-        lock (context words `ERROR_RECORD`..): the host names them in the KernelError. Only
-        on the failure path of a debug-mode access."""
-        lockp = self.inst(f"getelementptr i64, ptr %ctx, i64 {ERROR_RECORD}")
-        spin, crit, rec, unlock = (self.new_label(x) for x in ("spin", "crit", "rec", "unlock"))
-        self.emit(f"br label %{spin}")
-        self.start(spin)
-        pair = self.inst(f"cmpxchg ptr {lockp}, i64 0, i64 1 acquire monotonic")
-        got = self.inst(f"extractvalue {{ i64, i1 }} {pair}, 1")
-        self.emit(f"br i1 {got}, label %{crit}, label %{spin}")
-        self.start(crit)
-        keyp = self.inst(f"getelementptr i64, ptr %ctx, i64 {ERROR_RECORD + 1}")
-        cur = self.inst(f"load i64, ptr {keyp}, align 8")
-        less = self.inst(f"icmp slt i64 {key}, {cur}")
-        self.emit(f"br i1 {less}, label %{rec}, label %{unlock}")
-        self.start(rec)
-        self.emit(f"store i64 {key}, ptr {keyp}, align 8")
-        words = [str(len(idx)), *idx[:RECORD_DIMS], *shape[:RECORD_DIMS]]
-        slots = [2] + [3 + k for k in range(len(idx[:RECORD_DIMS]))]
-        slots += [3 + RECORD_DIMS + k for k in range(len(shape[:RECORD_DIMS]))]
-        for w, slot in zip(words, slots):
-            p = self.inst(f"getelementptr i64, ptr %ctx, i64 {ERROR_RECORD + slot}")
-            self.emit(f"store i64 {w}, ptr {p}, align 8")
-        self.emit(f"br label %{unlock}")
-        self.start(unlock)
-        self.emit(f"store atomic i64 0, ptr {lockp} release, align 8")
+        if index is None or not index[0] or len(index[0]) > RECORD_DIMS:
+            self.inst(f"atomicrmw min ptr %ctx, i64 {key} monotonic")
+            return
+        # a failing access: out of line (`FAIL_AT`), so a checked loop's body stays small
+        idx, shape = index
+        pad = ["0"] * (RECORD_DIMS - len(idx))
+        args = ", ".join(f"i64 {w}" for w in [*idx, *pad, *shape, *pad])
+        self.helpers["simt.fail.at"] = FAIL_AT
+        self.emit(f"call void @simt.fail.at(ptr %ctx, i64 {key}, i64 {len(idx)}, {args})")
 
     def _assert(self, op: Op) -> None:
         c = self.v(op.operands[0])
@@ -1366,6 +1369,51 @@ done:
 }}""",
 }
 _HELPERS[("pow", "u")] = _HELPERS[("pow", "i")].replace("icmp slt {t} %e, 0", "icmp slt {t} 0, 0")
+
+
+def _fail_at_text() -> str:
+    """`@simt.fail.at(ctx, key, ndim, 4 indices, 4 extents)`: a failing access's report, out
+    of line and cold. The smallest key goes to the error word (an atomic min); the index and
+    extents of the access with the smallest key are kept in the record after it, under a lock
+    (context words `ERROR_RECORD`..), for the KernelError's message."""
+    r = ERROR_RECORD
+    params = ", ".join([f"i64 %i{k}" for k in range(RECORD_DIMS)]
+                       + [f"i64 %s{k}" for k in range(RECORD_DIMS)])  # fmt: skip
+    stores = []
+    for k in range(RECORD_DIMS):
+        stores.append(f"  %pi{k} = getelementptr i64, ptr %ctx, i64 {r + 3 + k}")
+        stores.append(f"  store i64 %i{k}, ptr %pi{k}, align 8")
+        stores.append(f"  %ps{k} = getelementptr i64, ptr %ctx, i64 {r + 3 + RECORD_DIMS + k}")
+        stores.append(f"  store i64 %s{k}, ptr %ps{k}, align 8")
+    body = "\n".join(stores)
+    head = f"define internal void @simt.fail.at(ptr %ctx, i64 %key, i64 %nd, {params})"
+    return f"""{head} noinline cold {{
+entry:
+  %old = atomicrmw min ptr %ctx, i64 %key monotonic
+  %lockp = getelementptr i64, ptr %ctx, i64 {r}
+  %keyp = getelementptr i64, ptr %ctx, i64 {r + 1}
+  %ndp = getelementptr i64, ptr %ctx, i64 {r + 2}
+  br label %spin
+spin:
+  %pair = cmpxchg ptr %lockp, i64 0, i64 1 acquire monotonic
+  %got = extractvalue {{ i64, i1 }} %pair, 1
+  br i1 %got, label %crit, label %spin
+crit:
+  %cur = load i64, ptr %keyp, align 8
+  %less = icmp slt i64 %key, %cur
+  br i1 %less, label %rec, label %unlock
+rec:
+  store i64 %key, ptr %keyp, align 8
+  store i64 %nd, ptr %ndp, align 8
+{body}
+  br label %unlock
+unlock:
+  store atomic i64 0, ptr %lockp release, align 8
+  ret void
+}}"""
+
+
+FAIL_AT = _fail_at_text()
 
 
 def render_lowered(

@@ -167,7 +167,9 @@ def analyse(
                 f"vector instruction{said}, so each core runs one thread at a time instead of "
                 f"{prof.group_width}. Typical causes: math functions without a vector form, "
                 "control flow that differs by thread, indices that do not follow "
-                "thread_idx.x; keep the per-thread work uniform and the indices affine.",
+                "thread_idx.x, a bounds check that could not be proven unnecessary (guard "
+                "the index with `if i < len(a)`); keep the per-thread work uniform and the "
+                "indices affine.",
             )
         )
     return out

@@ -136,7 +136,7 @@ class Function:
     @property
     def checks_bounds(self) -> bool:
         """Whether the accesses not proven in bounds are checked (`boundscheck` or `debug`)."""
-        return self.debug  # TODO(bounds): `or self.boundscheck` once the CPU passes keep up
+        return self.boundscheck or self.debug
 
 
 def walk(block: Block) -> Iterator[Op]:

@@ -22,9 +22,9 @@ guards after other per-lane work, inside uniform loops and after barriers.
 
 The range's bounds are computed in int64 (`n - c` cannot wrap); like the SPMD pass's own lane
 ranges, they take `tx + c` as the exact sum (a kernel whose `thread_idx + c` wraps around
-int32 is not split correctly). Not for loops that print, assert or use atomics (the renderer
-numbers their sites as it renders them, once), nor in debug mode (bounds checks name their
-sites the same way).
+int32 is not split correctly). Not for loops that print or use atomics (the renderer numbers
+prints as it renders them, once). Checked accesses and asserts may be copied: their error
+sites are numbered in the IR (`passes.sites`), and each copy keeps its number.
 """
 
 from __future__ import annotations
@@ -42,8 +42,6 @@ MAX_BODY_OPS = 400
 def split_lane_ranges(fn: Function) -> int:
     """Split the `x` thread loops of lowered `fn` by lane ranges, in place; returns how many
     loops were split."""
-    if fn.debug:
-        return 0
     found = [
         (block, op)
         for block in walk_blocks(fn.body)
@@ -86,7 +84,7 @@ def _split(loop: Op) -> list[Op] | None:
     iv = body.args[0]
     ops = list(walk(body))
     if len(ops) > MAX_BODY_OPS or any(
-        o.opcode in ("print", "assert", "atomic", "cas", "barrier") for o in ops
+        o.opcode in ("print", "atomic", "cas", "barrier") for o in ops
     ):
         return None
     inner = {r.id: o for o in ops for r in o.results}

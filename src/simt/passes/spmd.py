@@ -587,7 +587,7 @@ class _Lowering:
         """Whether a uniform loop that only reads memory and accumulates per lane (naive
         matmul's `for k: acc += a[row, k] * b[k, col]`) can run *inside* the thread loop, for
         JAM lanes at once (see `_jam`)."""
-        if self.fn.debug or not slots or any(s is None for s in slots) or _has_barrier(op):
+        if not slots or any(s is None for s in slots) or _has_barrier(op):
             return False
         shared_load = False
         for o in op.regions[0].ops[:-1]:
@@ -668,13 +668,17 @@ class _Lowering:
         ncar = len(body.args) - 1
         ys: list[Value] = []
         for j, (env, _, _) in enumerate(lanes):
+            dy, dx = divmod(j, jx)
             m = dict(env)
             m[iv.id] = new_iv
             for a, na in zip(body.args[1:], args[j * ncar : (j + 1) * ncar]):
                 m[a.id] = na
             for o in body.ops[:-1]:
+                attrs = dict(o.attrs)
+                if j and o.opcode in MEMORY:  # a failing access names this copy's thread
+                    attrs["lane_offset"] = (dx, dy)
                 new = Op(o.opcode, [m.get(v.id, v) for v in o.operands],
-                         [Value(r.type, r.hint) for r in o.results], dict(o.attrs), [],
+                         [Value(r.type, r.hint) for r in o.results], attrs, [],
                          o.loc)  # fmt: skip
                 for r, nr in zip(o.results, new.results):
                     m[r.id] = nr
@@ -1128,14 +1132,13 @@ def _as_while(op: Op, sign: int) -> Op:
 
 def can_coarsen(fn: Function) -> bool:
     """Whether adjacent blocks of `fn` may run as one wider block (see `coarsen`): no barrier
-    or shared memory (blocks would share them), no print, assert or debug checks (they name
-    blocks and threads), no loop whose trip count varies by thread (wider blocks would wait
-    longer for their slowest lane)."""
-    if fn.debug:
-        return False
+    or shared memory (blocks would share them), no print (its records name blocks and
+    threads), no loop whose trip count varies by thread (wider blocks would wait longer for
+    their slowest lane). A failing assert or access names the wide block's thread: the
+    runtime maps it back to the block and thread of the launch (`coarse_thread`)."""
     var = varying(fn, divergence=False)
     for op in walk(fn.body):
-        if op.opcode in ("barrier", "print", "assert"):
+        if op.opcode in ("barrier", "print"):
             return False
         if op.opcode == "alloc" and op.result.array.space == SHARED:
             return False

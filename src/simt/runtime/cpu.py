@@ -49,6 +49,7 @@ from ..backends.llvm import (
 )  # fmt: skip
 from ..errors import CompileError, KernelError, LaunchError
 from ..ir import Block, Function, Op, walk
+from ..passes.sites import number_sites
 from ..passes.spmd import can_coarsen, coarsen
 from ..passes.spmd import lower as spmd_lower
 from ..types import FLOAT16, ArrayType
@@ -371,8 +372,8 @@ class CpuRuntime(Runtime):
         if int(ctx[0]) != _NO_ERROR:
             code = int(ctx[0])
             thread, site = code >> SITE_BITS, code & ((1 << SITE_BITS) - 1)
-            op = variant.meta.sites[site - 1]
-            bidx, tidx = unflatten(thread, grid, block)
+            op = variant.meta.sites[site]
+            bidx, tidx = coarse_thread(thread, grid, block, asked.x if wide > 1 else 0)
             loc = op.loc
             index: list[int] | None = None
             extent: list[int] | None = None
@@ -430,6 +431,20 @@ class CpuRuntime(Runtime):
 
     def download(self, buf: Any, out: np.ndarray) -> None:
         out[...] = buf
+
+
+def coarse_thread(
+    thread: int, grid: Dim3, block: Dim3, width: int = 0
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(block index, thread index) in the user's launch of linear thread `thread` of the
+    launch that ran (`grid`, `block`); with `width`, that launch ran adjacent blocks of
+    `width` threads in x as one wider block (`passes.spmd.coarsen`)."""
+    bidx, tidx = unflatten(thread, grid, block)
+    if width:
+        wide = block.x // width
+        bidx = (bidx[0] * wide + tidx[0] // width, *bidx[1:])
+        tidx = (tidx[0] % width, *tidx[1:])
+    return bidx, tidx
 
 
 def _no_memory(fn: Function, block: Dim3) -> KernelError:
@@ -540,9 +555,10 @@ def _quiet_llvm() -> Iterator[None]:
 
 
 def lower(fn: Function, wide: int = 1) -> Function:
-    """The CPU lowering of a copy of `fn` (the caller's is left as it was): runs of `wide`
-    adjacent blocks merged into one block (`passes.spmd.coarsen`), then the SPMD form."""
-    fn = copy.deepcopy(fn)
+    """The CPU lowering of a copy of `fn` (the caller's is left as it was): its error sites
+    numbered before anything copies a body (`passes.sites`), runs of `wide` adjacent blocks
+    merged into one block (`passes.spmd.coarsen`), then the SPMD form."""
+    fn = number_sites(copy.deepcopy(fn))
     if wide > 1:
         fn = coarsen(fn, wide)
     return spmd_lower(fn)
