@@ -76,6 +76,6 @@ def test_repl_kernels_are_built_with_bounds_checks_for_cuda(monkeypatch: Any) ->
     _run(s, buf, "buf[tid] = 1")
     (k,) = made
     src = k.source("cuda", np.zeros(10, np.int32))
-    assert "simt_fail(simt_err" in src  # the store is guarded; the host reports the thread
+    assert "simt_fail_at(simt_err" in src  # the store is guarded; the host reports the thread
     if nvrtc.version() is not None:
         nvrtc.compile_cubin(src, "sm_80")

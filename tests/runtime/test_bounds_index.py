@@ -1,5 +1,7 @@
-"""Debug-mode bounds errors name the array, the index the failing thread used and the array's
-shape, the same on every backend (sim, cpu, webgpu; cuda names the array and thread)."""
+"""Bounds errors in debug mode (checks on whatever `boundscheck` says) name the array, the index
+the failing thread used and the array's shape, the same on every backend (sim, cpu, webgpu;
+cuda's error record is decoded in tests/backends/test_bounds_checks.py). The same kernels
+without debug mode: tests/runtime/test_bounds.py."""
 
 from __future__ import annotations
 

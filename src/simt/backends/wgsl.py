@@ -559,12 +559,25 @@ class _Renderer(CRenderer):
             out.close()
             if self.record_index:
                 base = len(self.errors)  # after one word per site: the record (runtime)
+                out.add(f"var<private> simt_at: array<u32, {RECORD_ARGS}>;")
+                out.add("var<private> simt_at_site: u32 = 0xffffffffu;")
                 out.add("")
                 out.open(f"fn simt_fail_at(site: u32, at: array<u32, {RECORD_ARGS}>) {{")
+                out.add("// a failing access: kept in private variables, reported once at the end")
+                out.add("// of `main` (`simt_report_at`): every check stays a few stores, so a")
+                out.add("// shader with many checked accesses compiles as fast as one with few")
+                out.add("if (simt_failed) { return; }")
+                out.add("simt_failed = true;")
+                out.add("simt_at_site = site;")
+                out.add("simt_at = at;")
+                out.close()
+                out.add("")
+                out.open("fn simt_report_at() {")
                 out.add("// keep the index of the failing access with the smallest (thread, site)")
                 out.add("// under a lock; the lock is taken and released in one iteration")
-                out.add("if (simt_failed) { return; }")
-                out.add("simt_fail(site);")
+                out.add("let site = simt_at_site;")
+                out.add("let at = simt_at;")
+                out.add("atomicMin(&simt_errors[site], simt_tid);")
                 out.add("var done = false;")
                 out.open("loop {")
                 out.add("if (done) { break; }")
@@ -604,7 +617,10 @@ class _Renderer(CRenderer):
         out.add(f"if (simt_block >= {UNIFORM}.blocks) {{ return; }}")
         out.add("simt_tid = simt_block * (simt_bx * simt_by * simt_bz) + simt_lix;")
         out.depth -= 1
-        text = out.text() + self.out.text() + "}\n"
+        tail = ""
+        if self.errors and self.record_index:  # the body has no `return`: every thread ends here
+            tail = "    if (simt_at_site != 0xffffffffu) { simt_report_at(); }\n"
+        text = out.text() + self.out.text() + tail + "}\n"
         return text
 
     def packed(self, arr: Value) -> int:
