@@ -26,7 +26,7 @@ from simt.runtime.cuda import _options, decode_error
 class _IrOnly:
     """A stand-in runtime for `Kernel.specialise` that keeps the IR and compiles nothing."""
 
-    name = "cuda"
+    name = "sim"  # `pipeline.prepare` leaves the IR as the front end made it (no proofs)
 
     def compile(self, fn: Function) -> object:
         return Compiled(fn, "")

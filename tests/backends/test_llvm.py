@@ -110,7 +110,9 @@ def test_loops_that_can_run_long_poll_for_ctrl_c_and_no_other() -> None:
     do not, and a kernel without such loops has no jump buffer at all."""
     import simt
 
-    @simt.kernel
+    # unchecked: with bounds checks the unguarded `out[i]` versions the body per block
+    # (`passes.bounds`), and each version polls in its own copy of the loops
+    @simt.kernel(boundscheck=False)
     def spins(out, n):
         i = simt.grid(1)
         y = i
