@@ -320,3 +320,15 @@ def test_fences_reach_the_renderers() -> None:
         simt.use(backend)
         _fences[1, 1](a)
         assert a.tolist() == [1, 2, 3]
+
+
+def test_boundscheck_option() -> None:
+    """Bounds checks are on by default under cuda.jit too; boundscheck=False turns them off."""
+
+    def write_past(a):
+        a[cuda.grid(1)] = 1
+
+    checked = cuda.jit(write_past)
+    with pytest.raises(simt.KernelError, match="out of bounds"):
+        checked[1, 8](np.zeros(4, np.int32))
+    assert cuda.jit(boundscheck=False)(write_past).kernel(0).boundscheck is False

@@ -77,6 +77,7 @@ class CUDAKernel:
         signatures: list[str],
         debug: bool | None,
         options: dict[str, Any],
+        boundscheck: bool | None = None,
     ) -> None:
         self.py_func = pyfunc
         self.pyfunc = pyfunc  # called from another kernel: inlined, as a device function
@@ -84,6 +85,7 @@ class CUDAKernel:
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
         self.debug = debug
+        self.boundscheck = boundscheck
         self.options = options
         self._kernels: dict[int, Kernel] = {}
         self.signatures = [parse_signature(s) for s in signatures]
@@ -111,6 +113,7 @@ class CUDAKernel:
         if k is None:
             k = Kernel(
                 self.py_func, fp64=True, debug=self.debug, numba=True,
+                boundscheck=self.boundscheck,
                 dynamic_shared=sharedmem or None,
             )  # fmt: skip
             self._kernels[sharedmem] = k
@@ -250,8 +253,8 @@ def jit(
     """Numba's `cuda.jit`: `@cuda.jit`, `@cuda.jit("void(float32[:])")`,
     `@cuda.jit(device=True)`. A kernel follows Numba's typing; a device function is a plain
     Python function, inlined into each kernel that calls it (and callable on the host).
-    `debug`/`boundscheck` turn on bounds checks on every backend; `inline`, `fastmath`,
-    `cache`, `lineinfo`, `opt`, `max_registers` are accepted and change nothing
+    `debug` is simt's debug mode; bounds checks are on unless `boundscheck=False`; `inline`,
+    `fastmath`, `cache`, `lineinfo`, `opt`, `max_registers` are accepted and change nothing
     (`NO_OP_OPTIONS` says why)."""
     if link:
         raise CompileError(
@@ -261,14 +264,14 @@ def jit(
     unknown = [k for k in options if k not in NO_OP_OPTIONS]
     if unknown:
         raise CompileError(f"cuda.jit has no option {unknown[0]!r} in simt")
-    dbg = True if (debug or boundscheck) else None
+    dbg = True if debug else None
 
     def decorate(fn: Callable[..., Any], sigs: list[str]) -> Any:
         if device:
             for s in sigs:
                 parse_signature(s)  # read, so that a typo is an error; types follow the call
             return fn
-        return CUDAKernel(fn, sigs, dbg, dict(options))
+        return CUDAKernel(fn, sigs, dbg, dict(options), boundscheck)
 
     if func_or_sig is None:
         return lambda fn: decorate(fn, [])
