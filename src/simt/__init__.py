@@ -26,9 +26,15 @@ from .api import (  # noqa: E402
     using,
     zeros,
 )
-from .benchtool.api import SimtPerformanceWarning, autotune, bench  # noqa: E402
+from .benchtool.api import autotune, bench  # noqa: E402
 from .compiled import compile  # noqa: E402
-from .errors import BackendUnavailable, CompileError, KernelError, LaunchError  # noqa: E402
+from .errors import (  # noqa: E402
+    BackendUnavailable,
+    CompileError,
+    KernelError,
+    LaunchError,
+    SimtPerformanceWarning,
+)
 from .kernel import Dim, Kernel, kernel, launch  # noqa: E402
 from .lang import (  # noqa: E402
     In,

@@ -178,3 +178,8 @@ def user_facing(fn: F) -> F:
             raise  # a bare raise adds no frame of its own
 
     return entry  # type: ignore[return-value]
+
+
+class SimtPerformanceWarning(UserWarning):
+    """A launch that will run slower than it could; the message says why and what to change
+    (the launch advisor's warning, `simt.benchtool.advise`)."""

@@ -225,6 +225,8 @@ class Kernel:
             if p.annotation in (lang.In, lang.Out)
         }
         self._cache: dict[Any, Specialisation] = {}
+        self._ir_cache: dict[Any, Function] = {}  # specialised_ir's, by the launch key
+        self.fn: Function | None = None  # the IR of a kernel made by `from_ir`
         self._launchers: dict[Any, Launcher] = {}
 
     def __repr__(self) -> str:
@@ -443,7 +445,7 @@ class Kernel:
         spec = self._cache.get(key)
         if spec is None:
             specs, _ = self._specs(values)
-            fn = self._ir(specs)
+            fn = self.build_ir(specs)
             from .pipeline import prepare
 
             fn = prepare(fn, rt.name)  # view checks dropped, accesses proven in bounds
@@ -472,11 +474,34 @@ class Kernel:
         accesses were proven in bounds) and the compiled artefact."""
         return [s for k, s in self._cache.items() if backend is None or k[0] == backend]
 
-    def _ir(
+    @classmethod
+    def from_ir(cls, fn: Function, doc: str = "") -> Kernel:
+        """A kernel whose IR another part already built (`simt.tensor` lowers index
+        expressions to IR): launched, costed and shown like any kernel; its parameters are
+        `fn`'s. `kernel.fn` is that IR."""
+        def stub(*args: Any) -> None:
+            pass
+
+        stub.__name__ = fn.name
+        stub.__doc__ = doc
+        stub.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in fn.params]
+        )
+        k = cls(stub)
+        k.fn = fn
+        return k
+
+    def build_ir(
         self, specs: dict[str, ArgSpec], optimise: bool = True, explain: bool = False
     ) -> Function:
+        """The IR of this kernel for the front end's argument specs (`optimise=False,
+        explain=True`: every branch as written, for `explain`). The hook a kernel made from
+        IR by another part overrides (`simt.tensor`'s kernels return the IR they lowered);
+        see also `Kernel.from_ir`."""
         from .pipeline import build
 
+        if self.fn is not None:
+            return self.fn  # made from IR (`from_ir`): nothing to translate
         try:
             return build(
                 self.pyfunc, specs, self.fp64, self.debug, optimise, explain, self.dynamic_shared,
@@ -491,13 +516,32 @@ class Kernel:
                 raise
             raise _wrap_internal(e, self.__name__) from None
 
+    # the public protocol for other parts (the cost model, dask, the tools) ----------------
+    @property
+    def parameters(self) -> list[str]:
+        """The kernel's parameter names, in order (those given to `simt.compile` included)."""
+        return list(self._names)
+
+    def specialised_ir(self, *args: Any, **kwargs: Any) -> tuple[Function, dict[str, Any]]:
+        """The optimised IR of the specialisation for these arguments (as a launch would
+        bind them), and the argument values by parameter name. The IR is kept per
+        specialisation: asking again for arguments of the same types builds nothing."""
+        values = self._bind(args, kwargs)
+        key = self._key(values, "")
+        fn = self._ir_cache.get(key)
+        if fn is None:
+            specs, _ = self._specs(values)
+            fn = self.build_ir(specs)
+            self._ir_cache[key] = fn
+        return fn, dict(zip(self._names, values))
+
     # inspection ----------------------------------------------------------------------------
     @user_facing
     def ir(self, *args: Any, **kwargs: Any) -> str:
         """The optimised IR of the specialisation for these arguments, as text."""
         try:
             specs, _ = self._specs(self._bind(args, kwargs))
-            return format_function(self._ir(specs))
+            return format_function(self.build_ir(specs))
         except SimtError as e:
             raise e.with_traceback(None) from None
 
@@ -509,7 +553,7 @@ class Kernel:
 
         try:
             specs, _ = self._specs(self._bind(args, kwargs))
-            return render(backend, self._ir(specs))
+            return render(backend, self.build_ir(specs))
         except SimtError as e:
             raise e.with_traceback(None) from None
 
@@ -524,7 +568,7 @@ class Kernel:
             except ImportError as e:
                 raise BackendUnavailable(f"kernel.resources needs the CUDA extra: {e}") from None
             specs, _ = self._specs(self._bind(args, kwargs))
-            return resources(self._ir(specs), arch)
+            return resources(self.build_ir(specs), arch)
         except SimtError as e:
             raise e.with_traceback(None) from None
 
@@ -581,7 +625,7 @@ class Kernel:
         ]  # fmt: skip
         specs, _ = self._specs(values)
         # every branch as written, none if-converted away; constants and aliases noted
-        fn = self._ir(specs, optimise=False, explain=True)
+        fn = self.build_ir(specs, optimise=False, explain=True)
         compiled = rt.compile(fn, trace=True)  # type: ignore[call-arg]
         dev = [
             parts_view(values[p.index])

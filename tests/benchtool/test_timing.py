@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import simt
-from simt.benchtool.timing import BenchResult, bench, sample
+from simt.benchtool.bench import bench
+from simt.benchtool.timing import BenchResult, sample
 
 from .test_cost import vadd
 

@@ -93,8 +93,7 @@ def test_prints_and_errors_of_a_cached_kernel_are_described_as_before(
 
 def _fn(f: Any, *args: Any) -> Any:
     k = simt.kernel(f)
-    specs, _ = k._specs(k._bind(args, {}))
-    return k._ir(specs)
+    return k.specialised_ir(*args)[0]
 
 
 def test_fingerprint_is_the_same_for_the_same_kernel_and_differs_for_another() -> None:

@@ -88,8 +88,7 @@ def test_a_loop_that_never_ends_is_a_kernel_error_not_a_number() -> None:
 
 
 def test_the_loop_checks_are_rendered_only_for_a_loop_budget() -> None:
-    specs, _ = forever._specs([np.zeros(4, np.int32), 1])
-    fn = forever._ir(specs)
+    fn, _ = forever.specialised_ir(np.zeros(4, np.int32), 1)
     fn.boundscheck = False  # the loop's check alone (bounds checks are failure sites too)
     plain = render_kernel(fn).source
     checked = render_kernel(fn, WgslCaps(loop_limit=65535)).source

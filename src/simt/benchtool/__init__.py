@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api import SimtPerformanceWarning
+from ..errors import SimtPerformanceWarning
 
 # `simt.bench` and `simt.autotune` are in `.api`; the submodules `timing` and `autotune` keep
 # their names here (a function of the same name would hide the module).

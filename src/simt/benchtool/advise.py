@@ -21,9 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import LaunchError
+from ..errors import LaunchError, SimtPerformanceWarning
 from ..runtime.base import Dim3
-from .api import SimtPerformanceWarning
 from .cost import Cost, estimate
 from .profile import Profile, load_profile
 
@@ -181,10 +180,9 @@ def _vectorised(kernel: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> tup
     while optimising, are captured there."""
     from ..ir.nodes import walk
     from ..runtime import registry
-    from .cost import kernel_ir
 
     rt = registry.get("cpu")
-    fn, _ = kernel_ir(kernel, args, kwargs, "cpu")
+    fn, _ = kernel.specialised_ir(*args, **kwargs)
     if any(op.opcode in ("atomic", "cas", "print") for op in walk(fn.body)):
         return True, ""  # serial by nature: nothing the user could change
     text, report = _capture_stderr(lambda: rt.render(fn, stage="opt"))  # type: ignore[call-arg]

@@ -1,4 +1,5 @@
-"""What `import simt` takes from the benchtool: the warning class, `simt.bench` /
+"""What `import simt` takes from the benchtool (the top of its one-way chain): the warning class
+(defined in `simt.errors`), `simt.bench` /
 `simt.autotune` as thin functions that import the tool on first call (`import simt` stays
 free of the cost model), and `kernel.cost` / `.advise` / `.autolaunch`, registered in
 `simt.kernel.TOOLS` (the kernel layer below never imports this one)."""
@@ -8,17 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from .. import kernel
+from ..errors import SimtPerformanceWarning
 
-
-class SimtPerformanceWarning(UserWarning):
-    """A launch that will run slower than it could; the message says why and what to change."""
+__all__ = ["SimtPerformanceWarning", "autotune", "bench"]
 
 
 def bench(target: Any, *args: Any, **kwargs: Any) -> Any:
-    """Time a launch (`kernel[grid, block]`) or a callable: see `simt.benchtool.timing.bench`.
+    """Time a launch (`kernel[grid, block]`) or a callable: see `simt.benchtool.bench.bench`.
     Returns a `BenchResult` (mean, std, median, min, max, samples; GB/s, GFLOP/s and the
     prediction for launches)."""
-    from .timing import bench as run
+    from .bench import bench as run
 
     return run(target, *args, **kwargs)
 

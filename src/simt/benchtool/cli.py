@@ -10,7 +10,8 @@ def calibrate_main(argv: list[str]) -> int:
     """`simt calibrate [--backend NAME] [--quick]`: measure the device, store its profile."""
     from ..errors import SimtError
     from ..runtime import registry
-    from .profile import calibrate, profile_path
+    from .calibrate import calibrate
+    from .profile import profile_path
 
     ap = argparse.ArgumentParser(
         prog="simt calibrate",

@@ -18,7 +18,6 @@ divergent-loop time; the largest names the bound.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -828,27 +827,6 @@ def predict(cost: Cost, prof: Profile) -> Cost:
     return cost
 
 
-# ------------------------------------------------------------------------ kernel plumbing
-# kernel -> its specialisations' IR (weak: a kernel that goes away takes its entries along)
-_ir_cache: weakref.WeakKeyDictionary[Any, dict[Any, Function]] = weakref.WeakKeyDictionary()
-
-
-def kernel_ir(
-    kernel: Any, args: Sequence[Any], kwargs: dict[str, Any], backend: str
-) -> tuple[Function, dict[str, Any]]:
-    """The optimised IR of `kernel`'s specialisation for these arguments, and the values of
-    its parameters by name."""
-    values = kernel._bind(tuple(args), dict(kwargs))
-    key = kernel._key(values, backend)
-    per = _ir_cache.setdefault(kernel, {})
-    fn = per.get(key)
-    if fn is None:
-        specs, _ = kernel._specs(values, backend)
-        fn = kernel._ir(specs)
-        per[key] = fn
-    return fn, dict(zip(kernel._names, values))
-
-
 def estimate(
     kernel: Any,
     grid: Any,
@@ -866,6 +844,6 @@ def estimate(
     b = block if isinstance(block, Dim3) else Dim3.of(block, "block")
     if prof is None:
         prof = load_profile(registry.current().name)
-    fn, values = kernel_ir(kernel, args, kwargs or {}, prof.backend)
+    fn, values = kernel.specialised_ir(*args, **(kwargs or {}))
     cost = count(fn, g, b, values, prof.group_width, prof.line_bytes, prof.tile_lanes)
     return predict(cost, prof)

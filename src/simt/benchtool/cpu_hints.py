@@ -118,9 +118,8 @@ def hints(lowered: Function, lines: dict[int, int] | None = None) -> list[tuple[
 def cpu_hints(kernel: Any, args: Any, kwargs: dict[str, Any]) -> list[tuple[str, int, str]]:
     """The findings for a launch of `kernel` with `args` on the cpu backend."""
     from ..passes.spmd import lower as spmd_lower
-    from .cost import kernel_ir
 
-    fn, _ = kernel_ir(kernel, args, kwargs, "cpu")
+    fn, _ = kernel.specialised_ir(*args, **kwargs)
     fn = copy.deepcopy(fn)
     defs = {r.id: o for o in walk(fn.body) for r in o.results}
     lines = {}

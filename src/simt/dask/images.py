@@ -79,9 +79,7 @@ def _find_reach(imf: ImageFunction, examples: dict[str, Any]) -> dict[str, tuple
     vals = imf._values(bound, np.empty((1, 1), np.float32))
     n = imf._result_channels(bound, compile=False)
     vals[0] = np.empty((1, 1) if n == 0 else (1, 1, n), imf._out_dtype(bound))
-    kern = imf.kernel
-    specs, _ = kern._specs(kern._bind(tuple(vals), {}))
-    return image_reach(kern._ir(specs), imf.images)
+    return image_reach(imf.kernel.specialised_ir(*vals)[0], imf.images)
 
 
 def _halo_arg(fname: str, halo: Any) -> tuple[int, int]:

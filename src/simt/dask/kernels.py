@@ -214,8 +214,8 @@ def _allocate(kernel: Kernel, names: list[str], values: dict[str, Any], dtype: A
     for n in missing:
         stand[n] = np.zeros((1,) * len(shp), dt)
     try:
-        specs, _ = kernel._specs(kernel._bind(tuple(stand[n] for n in names), {}))
-        written = written_params(kernel._ir(specs))
+        fn, _ = kernel.specialised_ir(*(stand[n] for n in names))
+        written = written_params(fn)
     except SimtError:
         written = set()
     inputs = [n for n in missing if n not in written]
@@ -240,7 +240,7 @@ def _map_blocks(kernel: Any, args: tuple[Any, ...], block: Any, halo: Any, bound
             f"simt.map_blocks needs a @simt.kernel (or simt.compile of one), got {kernel!r:.60}"
         )
     fname = kernel.__name__
-    names = [n for n in kernel._names if n not in kernel.known]
+    names = [n for n in kernel.parameters if n not in kernel.known]
     values = bind_arguments(fname, names, args, {})
     _allocate(kernel, names, values, dtype, shape, chunks)
     arrays = [n for n in names if is_dask(values[n])]
@@ -267,8 +267,8 @@ def _map_blocks(kernel: Any, args: tuple[Any, ...], block: Any, halo: Any, bound
     for n, v in stand.items():
         if isinstance(v, ChunkOffset):
             stand[n] = 0
-    specs, _ = kernel._specs(kernel._bind(tuple(stand[n] for n in names), {}))
-    written = written_params(kernel._ir(specs)) & set(arrays)
+    fn, _ = kernel.specialised_ir(*(stand[n] for n in names))
+    written = written_params(fn) & set(arrays)
     if out is not None:
         target = names[out] if isinstance(out, int) and 0 <= out < len(names) else out
         if target not in arrays:

@@ -9,7 +9,6 @@ all work on them unchanged.
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -20,7 +19,7 @@ import numpy as np
 from .. import types as T
 from ..array import DeviceArray
 from ..errors import LaunchError
-from ..ir import Function, format_function
+from ..ir import format_function
 from ..kernel import Kernel
 from ..runtime import registry
 from ..runtime.base import Runtime
@@ -150,34 +149,15 @@ def prepare_inputs(values: Sequence[Any], rt: Runtime) -> Inputs:
     return Inputs(arrays, types, shapes, on_device)
 
 
-class TensorKernel(Kernel):
-    """A `simt.Kernel` whose IR was made by lowering an index expression."""
-
-    def __init__(self, fn: Function, doc: str) -> None:
-        def stub(*args: Any) -> None:
-            pass
-
-        stub.__name__ = fn.name
-        stub.__doc__ = doc
-        stub.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-            [inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in fn.params]
-        )
-        super().__init__(stub)
-        self.fn = fn
-
-    def _ir(self, specs: dict[str, Any], optimise: bool = True, explain: bool = False) -> Function:
-        return self.fn  # built from index expressions: no assignments to note
-
-
 @dataclass
 class Step:
     """One kernel of a program and how to launch it."""
 
     kp: KernelPlan
-    kernel: TensorKernel
+    kernel: Kernel
     layout: Layout | None
     note: str = ""
-    finish: TensorKernel | None = None  # a split reduction's second kernel
+    finish: Kernel | None = None  # a split reduction's second kernel
 
 
 @dataclass
@@ -267,7 +247,7 @@ def program(
                 "then a kernel combining their partial results"
             ]
             fin = lower(g, replace(kp, form="finish"), ntypes, types, ranks, None, f"t{kp.root}_2")
-            second = TensorKernel(passes(fin), f"{g.nodes[kp.root].expr} (partial results)")
+            second = Kernel.from_ir(passes(fin), f"{g.nodes[kp.root].expr} (partial results)")
         if layout is None and choice[0] == "coop":
             e = g.nodes[kp.root].expr
             kp = replace(kp, form="row", row=tuple(e.output),
@@ -280,7 +260,7 @@ def program(
         e = g.nodes[kp.root].expr
         doc = f"{e} -> t{kp.root}"
         note = "; ".join([*kp.notes, p.notes.get(kp.root, "")]).strip("; ")
-        steps.append(Step(kp, TensorKernel(fn, doc), layout, note, second))
+        steps.append(Step(kp, Kernel.from_ir(fn, doc), layout, note, second))
     prog = Program(g, p, steps, ntypes)
     if len(_programs) > 512:
         _programs.clear()
@@ -416,9 +396,9 @@ def sources(g: Graph, values: Sequence[Any], backend: str) -> str:
         head = f"kernel {k} of {len(prog.steps)}: t{step.kp.root} = {e}"
         if step.note:
             head += f"\n{step.note}"
-        text = (
-            format_function(step.kernel.fn) if backend == "ir" else render(backend, step.kernel.fn)
-        )
+        fn = step.kernel.fn
+        assert fn is not None  # made by Kernel.from_ir
+        text = format_function(fn) if backend == "ir" else render(backend, fn)
         comment = "#" if backend in ("ir", "sim") else "//"
         head = "\n".join(f"{comment} {line}" for line in head.splitlines())
         parts.append(f"{head}\n{text}")
