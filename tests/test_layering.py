@@ -5,8 +5,8 @@ A part is a subpackage (`simt.frontend`) or a top-level module (`simt.kernel`); 
 (the package root, `import simt` or `from simt import x`) is the user API. Imports inside
 `if TYPE_CHECKING:` are annotations only and are not counted; imports inside functions are
 (a cycle hidden behind a function-level import is still a cycle). `__version__` may be read
-anywhere. The only imports of a higher part allowed are the optional extras' entry points
-listed in `LAZY_EXTRAS`, and those only inside a function.
+anywhere. No part imports a higher one: optional extras are reached by name through
+`simt.extras`.
 """
 
 from __future__ import annotations
@@ -22,10 +22,6 @@ import simt
 ROOT = Path(simt.__file__).resolve().parent
 DOC = ROOT.parents[1] / "docs" / "architecture.md"
 
-# (importer, imported): an optional extra reached from below only when called, inside a
-# function (`simt.map_blocks` -> simt.dask; an image function or an index expression given
-# dask arrays -> simt.dask).
-LAZY_EXTRAS = {("api", "dask"), ("imagefn", "dask"), ("tensor", "dask")}
 
 
 def _table() -> dict[str, set[str]]:
@@ -105,10 +101,8 @@ def test_imports_follow_the_table(path: Path) -> None:
         return  # the package root gathers the user API from everywhere
     allowed = table[me] | {me}
     bad = []
-    for name, top_level in _imports(path):
+    for name, _top_level in _imports(path):
         if name in allowed:
-            continue
-        if (me, name) in LAZY_EXTRAS and not top_level:
             continue
         bad.append(name)
     assert not bad, (

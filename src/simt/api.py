@@ -12,6 +12,7 @@ import numpy as np
 from . import types as T
 from .array import DeviceArray
 from .errors import BackendUnavailable, LaunchError, user_facing
+from .extras import entry
 from .runtime import registry
 
 
@@ -116,9 +117,6 @@ def map_blocks(kernel: Any, *args: Any, block: Any, halo: Any = 0, boundary: Any
     the kernel writes that is not passed is allocated (zeros; `dtype=`, `shape=`, `chunks=`,
     by default those of the first dask argument) and returned.
     See docs/dask.md and `simt.dask.kernels`."""
-    try:
-        from .dask import map_blocks as dask_map_blocks
-    except ImportError as e:
-        raise BackendUnavailable(str(e)) from None
-    return dask_map_blocks(kernel, *args, block=block, halo=halo, boundary=boundary, out=out,
-                           dtype=dtype, shape=shape, chunks=chunks)
+    run = entry("dask", "map_blocks")
+    return run(kernel, *args, block=block, halo=halo, boundary=boundary, out=out,
+               dtype=dtype, shape=shape, chunks=chunks)

@@ -9,10 +9,10 @@ of the first image's size. How:
   `Image(array, edge, channels)` for each image parameter and `Position(x, y)` from its grid
   index, calls `f` (inlined, with the known values folded in) and stores the result.
 - The result's channel count (a number, or a `Color`/tuple of C channels) is only found by
-  compiling. The wrapper reports it at compile time to `_note` (a call on known values, so it
-  runs in CPython while compiling) and stores nothing when the output array it was compiled
-  for has the wrong rank; the host then allocates the right output and compiles again. The
-  guess (grey in, grey out; C channels in, C out) is nearly always right.
+  compiling. The wrapper reports it at compile time to `note_channels` (a call on known
+  values, so it runs in CPython while compiling) and stores nothing when the output array it
+  was compiled for has the wrong rank; the host then allocates the right output and compiles
+  again. The guess (grey in, grey out; C channels in, C out) is nearly always right.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ import numpy as np
 from . import lang
 from .array import DeviceArray
 from .errors import CompileError, LaunchError, SimtError, user_facing
+from .extras import entry
+from .foreign import is_dask
 from .image import EDGES, Color, Image, Position, channels
 from .kernel import Kernel, bind_arguments
 from .runtime import registry
@@ -68,7 +70,8 @@ def _marks(mark: Any, cls: Any, name: str) -> bool:
     return mark is cls or (isinstance(mark, str) and mark == name)
 
 
-def _is_number(v: Any) -> bool:
+def is_number(v: Any) -> bool:
+    """Whether `v` is a number an image function takes at run time."""
     return isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating))
 
 
@@ -90,8 +93,9 @@ def _level(v: Any, unit: Any) -> Any:
     return v
 
 
-def _store(out: Any, x: Any, y: Any, v: Any, note: Callable[[int], None], unit: Any) -> None:
-    """The wrapper's last step (inlined): write pixel `v` and report its channel count."""
+def store(out: Any, x: Any, y: Any, v: Any, note: Callable[[int], None], unit: Any) -> None:
+    """The wrapper's last step, the store hook (inlined): write pixel `v` at (`x`, `y`) of
+    `out` and report its channel count to `note` (-1: nothing returned, 0: grey)."""
     if isinstance(v, type(None)):  # (`is` needs known values; isinstance takes any)
         note(-1)  # the host says the function returned nothing
     elif isinstance(v, (Color, tuple)):
@@ -138,7 +142,7 @@ class ImageFunction:
         self.defaults = _defaults(fn)
         # a default that cannot go to the device (a matrix, a list) is a known value
         known = {
-            **{n: d for n, d in self.defaults.items() if not _is_number(d)},
+            **{n: d for n, d in self.defaults.items() if not is_number(d)},
             **known,
         }
         self.kinds = param_kinds(fn, known)
@@ -160,7 +164,7 @@ class ImageFunction:
         # what the caller passes, in order
         self.args = [n for n, k in self.kinds.items() if k not in (KNOWN, POSITION)]
         self.kernel = Kernel(
-            self._wrapper(), fp64=fp64, debug=debug, static=self._statics(), known=known,
+            self.wrapper(), fp64=fp64, debug=debug, static=self.static_names(), known=known,
             boundscheck=boundscheck,
         )  # fmt: skip
         self._channels: dict[Any, int] = {}  # input kinds -> channels of the result (0: grey)
@@ -172,12 +176,16 @@ class ImageFunction:
     def __repr__(self) -> str:
         return f"<simt image function {self.__name__}({', '.join(self.args)})>"
 
-    # the wrapper kernel --------------------------------------------------------------------
-    def _statics(self) -> list[str]:
+    # the wrapper kernel (the hooks a variant such as simt.dask's chunk functions overrides) --
+    def static_names(self) -> list[str]:
+        """The wrapper's compile-time parameters: each image's edge mode, channels and unit
+        flag, and the output's unit flag."""
         per_image = ("edge", "nch", "unit")
         return [f"_simt_{n}_{what}" for n in self.images for what in per_image] + ["_simt_unit"]
 
-    def _wrapper(self) -> Callable[..., Any]:
+    def wrapper(self) -> Callable[..., Any]:
+        """The wrapper kernel's Python function: one thread a pixel, calling `fn` and the
+        `store` hook (see the module doc)."""
         params = [n for n in self.kinds if self.kinds[n] != POSITION]
         call = []
         for n, k in self.kinds.items():
@@ -187,24 +195,32 @@ class ImageFunction:
                 call.append(f"_simt_Image({n}, _simt_{n}_edge, _simt_{n}_nch, _simt_{n}_unit)")
             else:
                 call.append(n)
-        text = _WRAPPER.format(
-            name=self.__name__, params=", ".join(params + self._statics()), call=", ".join(call)
+        return self.generated_kernel(
+            params + self.static_names(), call, {"_simt_Image": Image}, "image kernel"
         )
+
+    def generated_kernel(
+        self, params: list[str], call: list[str], names: dict[str, Any], label: str
+    ) -> Callable[..., Any]:
+        """A wrapper function over the pixels of `_simt_out` taking `params`, calling `fn` with
+        the expressions `call` (over `names`, `_simt_Position` and the wrapper's own) and
+        storing the result with `store`; its source is registered for the front end."""
+        text = _WRAPPER.format(name=self.__name__, params=", ".join(params), call=", ".join(call))
         # Named by its text, so that the same function compiles to the same IR (and disk cache
         # entry) in every process.
         digest = hashlib.sha1(text.encode()).hexdigest()[:10]
-        filename = f"<simt image kernel {self.__name__} {digest}>"
+        filename = f"<simt {label} {self.__name__} {digest}>"
         # The front end reads sources through linecache: register the text like IPython does
         # for notebook cells (no mtime, so linecache.checkcache keeps it).
         linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
         env: dict[str, Any] = {
-            "_simt_grid": lang.grid, "_simt_f": self.fn, "_simt_store": _store,
-            "_simt_note": self._note, "_simt_Image": Image, "_simt_Position": Position,
+            "_simt_grid": lang.grid, "_simt_f": self.fn, "_simt_store": store,
+            "_simt_note": self.note_channels, "_simt_Position": Position, **names,
         }  # fmt: skip
         exec(compile(text, filename, "exec"), env)  # noqa: S102 - our own generated source
         return env[self.__name__]  # type: ignore[no-any-return]
 
-    def _note(self, channels: int) -> None:
+    def note_channels(self, channels: int) -> None:
         """Called while the wrapper compiles: the channel count of `fn`'s result."""
         self._noted = channels
 
@@ -214,13 +230,17 @@ class ImageFunction:
         """The result image; `out=` writes it into an existing float32 array instead (of
         the result's shape, and of the same kind as the first image), as NumPy ufuncs do."""
         try:
-            if any(_is_dask(v) for v in (*args, *kwargs.values())):
-                return _dask_call(self, args, {**kwargs, "out": out})
-            return self._run(self._bind(args, kwargs), out)
+            given = (*args, *kwargs.values())
+            if any(is_dask(v.data if isinstance(v, Image) else v) for v in given):
+                return entry("dask", "image_call")(self, args, {**kwargs, "out": out})
+            return self._run(self.bind(args, kwargs), out)
         except SimtError as e:
             raise e.with_traceback(None) from None
 
-    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The call's arguments by parameter name, converted (images as `Image`s holding
+        float32 or, normalised, uint8 arrays; Float parameters as float32), defaults filled
+        in: what `kernel_values`, `result_channels` and `out_dtype` take."""
         names = self.args
         values = bind_arguments(self.__name__, names, args, kwargs)
         # converted first: an image passed where a compile-time value belongs says so
@@ -240,7 +260,7 @@ class ImageFunction:
         kind = self.kinds[name]
         if kind == IMAGE:
             return _image_arg(self.__name__, name, v, self.normalize)
-        if _is_number(v):
+        if is_number(v):
             return np.float32(v) if kind == FLOAT else v
         if kind == FLOAT:
             raise LaunchError(f"argument {name!r} of {self.__name__}() is a Float, got {v!r:.60}")
@@ -251,23 +271,24 @@ class ImageFunction:
             "value is then used by CPython while compiling",
         )
 
-    def _values(self, bound: dict[str, Any], out: Any) -> list[Any]:
-        """The wrapper kernel's arguments (known ones left out)."""
+    def kernel_values(self, bound: dict[str, Any], out: Any) -> list[Any]:
+        """The wrapper kernel's arguments for bound arguments and the output array `out`
+        (known ones left out)."""
         vals = [out, *(bound[n] if self.kinds[n] != IMAGE else bound[n].data for n in self.args)]
         for n in self.images:
             vals += [bound[n].edge, bound[n].nch, bound[n].unit]
-        return vals + [self._out_dtype(bound) == np.uint8]
+        return vals + [self.out_dtype(bound) == np.uint8]
 
-    def _out_dtype(self, bound: dict[str, Any]) -> np.dtype[Any]:
+    def out_dtype(self, bound: dict[str, Any]) -> np.dtype[Any]:
         """uint8 when normalised and the first image is uint8 (levels back), else float32."""
         return U8 if bound[self.images[0]].unit else F32
 
     def _run(self, bound: dict[str, Any], out: Any = None) -> Any:
         first = bound[self.images[0]].data
         h, w = first.shape[:2]
-        n = self._result_channels(bound, compile=True)
+        n = self.result_channels(bound, compile=True)
         shape = (h, w) if n == 0 else (h, w, n)
-        dtype = self._out_dtype(bound)
+        dtype = self.out_dtype(bound)
         if out is None:
             out = _output(first, shape, dtype)
         else:
@@ -285,14 +306,14 @@ class ImageFunction:
                 )
         block = registry.current().image_block
         grid = (-(-w // block[0]), -(-h // block[1]))
-        self.kernel.config(grid, block)(*self._values(bound, out))
+        self.kernel.config(grid, block)(*self.kernel_values(bound, out))
         return out
 
-    def _result_channels(self, bound: dict[str, Any], compile: bool) -> int:
+    def result_channels(self, bound: dict[str, Any], compile: bool = True) -> int:
         """The channel count of `fn`'s result for these arguments (0: a grey image), learnt
         by specialising for the likely output rank (and compiling it, when `compile`: the
         launch that follows then finds it ready)."""
-        sig = tuple(_kind(bound[n]) for n in self.args)
+        sig = tuple(argument_kind(bound[n]) for n in self.args)
         n = self._channels.get(sig)
         if n is not None:
             return n
@@ -300,14 +321,15 @@ class ImageFunction:
             return self._learn_channels(sig, bound, compile)
 
     def _learn_channels(self, sig: tuple[Any, ...], bound: dict[str, Any], compile: bool) -> int:
-        """`_result_channels`' miss path, under `_learning`."""
+        """`result_channels`' miss path, under `_learning`."""
         n = self._channels.get(sig)
         if n is not None:  # another thread learnt it while this one waited
             return n
         self._noted = None
-        args = self._values(bound, _probe(bound[self.images[0]].nch or 0, self._out_dtype(bound)))
+        probe = _probe(bound[self.images[0]].nch or 0, self.out_dtype(bound))
+        args = self.kernel_values(bound, probe)
         if compile:
-            self.kernel.specialise(self.kernel._bind(tuple(args), {}), registry.current())
+            self.kernel.specialise(self.kernel.bind(*args), registry.current())
         else:
             self.kernel.ir(*args)  # the front end alone
         if self._noted is None or self._noted < 0:
@@ -327,13 +349,13 @@ class ImageFunction:
         for n in self.args:
             if n not in values and n not in self.defaults:
                 values[n] = np.zeros((8, 8), np.float32) if self.kinds[n] == IMAGE else 0.0
-        return self._bind((), values)
+        return self.bind((), values)
 
     def _spec_values(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         bound = self._example(args, kwargs)
-        n = self._result_channels(bound, compile=False)
-        return self._values(
-            bound, _probe(n, self._out_dtype(bound))
+        n = self.result_channels(bound, compile=False)
+        return self.kernel_values(
+            bound, _probe(n, self.out_dtype(bound))
         )  # known parameters are not passed
 
     @user_facing
@@ -361,25 +383,6 @@ class ImageFunction:
             return self.kernel.source(backend, *self._spec_values(args, kwargs))
         except SimtError as e:
             raise e.with_traceback(None) from None
-
-
-def _is_dask(v: Any) -> bool:
-    """Whether `v` (or the array in an `Image`) is a dask array; imports nothing."""
-    if isinstance(v, Image):
-        v = v.data
-    return type(v).__module__.split(".")[0] == "dask" and hasattr(v, "__dask_graph__")
-
-
-def _dask_call(f: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The image function over dask arrays: a lazy dask array (`simt.dask`, imported only
-    now, so that `import simt` never imports dask)."""
-    try:
-        from .dask import image_call
-    except ImportError as e:
-        from .errors import BackendUnavailable
-
-        raise BackendUnavailable(str(e)) from None
-    return image_call(f, args, kwargs)
 
 
 def _image_arg(fname: str, name: str, v: Any, normalize: bool = False) -> Image:
@@ -426,10 +429,10 @@ def _image_arg(fname: str, name: str, v: Any, normalize: bool = False) -> Image:
     return Image(v, edge, v.shape[2] if v.ndim == 3 else None, unit)
 
 
-def _kind(v: Any) -> Any:
+def argument_kind(v: Any) -> Any:
     """What about an argument decides the specialisation (and so the result's channels).
     Not where an image lives: NumPy and device arrays share one specialisation, so a device
-    image after a NumPy one would find it compiled and `_note` never called."""
+    image after a NumPy one would find it compiled and `note_channels` never called."""
     if isinstance(v, Image):
         return ("image", v.data.ndim, v.nch, v.edge, v.unit)
     return type(v)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import linecache
-import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -31,6 +30,7 @@ from .errors import (
     mark_internal,
     user_facing,
 )
+from .foreign import as_host_array, cuda_interface, cuda_size
 from .frontend.specialise import ArgSpec, ComplexArray, ComplexScalar, WeakScalar
 from .frontend.values import Known
 from .ir import Function, Loc, Param, format_function
@@ -285,7 +285,7 @@ class Kernel:
             name = self._names[k] if k < len(self._names) else str(k)
             if name in self.static or name in self.known:
                 continue
-            arr = _as_host_array(v, name, self.__name__)
+            arr = as_host_array(v, name, self.__name__)
             if arr is not None:
                 if out is values:
                     out = list(values)
@@ -326,10 +326,9 @@ class Kernel:
             for v in values
             if isinstance(v, (np.ndarray, DeviceArray))
         ) or any(  # CuPy arrays, PyTorch tensors: their size from __cuda_array_interface__
-            math.prod(v.__cuda_array_interface__["shape"]) >= 2**31
+            cuda_size(cai) >= 2**31
             for v in values
-            if not isinstance(v, (np.ndarray, DeviceArray))
-            and hasattr(v, "__cuda_array_interface__")
+            if not isinstance(v, DeviceArray) and (cai := cuda_interface(v)) is not None
         )
         index = T.INT64 if large else T.INT32
         f64_floats = self._python_floats_f64(values)
@@ -337,10 +336,9 @@ class Kernel:
             if n in self.static or n in self.known:
                 specs[n] = Known(v)
                 continue
-            if isinstance(v, (np.ndarray, DeviceArray)) or hasattr(v, "__cuda_array_interface__"):
+            cai = None if isinstance(v, DeviceArray) else cuda_interface(v)
+            if isinstance(v, (np.ndarray, DeviceArray)) or cai is not None:
                 # a foreign GPU array (a PyTorch tensor) may not have a NumPy dtype
-                foreign = not isinstance(v, (np.ndarray, DeviceArray))
-                cai = v.__cuda_array_interface__ if foreign else None
                 dtype = np.dtype(cai["typestr"] if cai is not None else v.dtype)
                 if dtype.kind == "c" and isinstance(v, (np.ndarray, DeviceArray)) and len(v.shape):
                     part = T.FLOAT32 if dtype.itemsize == 8 else T.FLOAT64
@@ -420,9 +418,8 @@ class Kernel:
                 key.append(_known_key(v))
             elif type(v) is np.ndarray or isinstance(v, DeviceArray):
                 key.append((v.dtype, v.ndim, v.size >= 2**31))
-            elif hasattr(v, "__cuda_array_interface__"):  # CuPy, PyTorch: by type, not identity
-                cai = v.__cuda_array_interface__
-                key.append((cai["typestr"], len(cai["shape"]), math.prod(cai["shape"]) >= 2**31))
+            elif (cai := cuda_interface(v)) is not None:  # CuPy, PyTorch: by type, not identity
+                key.append((cai["typestr"], len(cai["shape"]), cuda_size(cai) >= 2**31))
             elif type(v) is int:
                 key.append(-(2**31) <= v < 2**31)
             elif type(v) is float:
@@ -522,6 +519,12 @@ class Kernel:
         """The kernel's parameter names, in order (those given to `simt.compile` included)."""
         return list(self._names)
 
+    def bind(self, *args: Any, **kwargs: Any) -> list[Any]:
+        """The argument values of a call, in parameter order, as a launch binds them (those
+        given to `simt.compile` and defaults filled in, arrays by protocol as NumPy arrays):
+        what `specialise` takes."""
+        return self._bind(args, kwargs)
+
     def specialised_ir(self, *args: Any, **kwargs: Any) -> tuple[Function, dict[str, Any]]:
         """The optimised IR of the specialisation for these arguments (as a launch would
         bind them), and the argument values by parameter name. The IR is kept per
@@ -595,12 +598,12 @@ class Kernel:
             check_launch(g, b)
             picks = _explain_threads(thread, threads)
             lanes = [_lane_of(p, g, b) for p in picks]
-            text = self._explain(g, b, lanes, args, kwargs)
+            text = self.explain_text(g, b, lanes, args, kwargs)
         except SimtError as e:
             raise e.with_traceback(None) from None
         print(text, file=file if file is not None else sys.stdout)
 
-    def _explain(
+    def explain_text(
         self,
         g: Dim3,
         b: Dim3,
@@ -866,26 +869,6 @@ def kernel(
     if fn is None:
         return lambda f: Kernel(f, fp64=fp64, debug=debug, static=static, boundscheck=boundscheck)
     return Kernel(fn, fp64=fp64, debug=debug, static=static, boundscheck=boundscheck)
-
-
-def _as_host_array(v: Any, name: str, kernel: str) -> np.ndarray | None:
-    """`v` as a NumPy array sharing its memory when it is an array by protocol, else None."""
-    if hasattr(v, "__cuda_array_interface__") or isinstance(v, (np.generic, bool, str)):
-        return None
-    try:
-        if hasattr(v, "__array_interface__") or isinstance(v, memoryview):
-            return np.asarray(v)
-        if hasattr(v, "__dlpack__") and hasattr(v, "__dlpack_device__"):
-            if v.__dlpack_device__()[0] != 1:  # kDLCPU; a device tensor is not host memory
-                return None
-            return np.from_dlpack(v)
-    except (TypeError, ValueError, BufferError, RuntimeError) as e:
-        raise LaunchError(
-            f"argument {name!r} of {kernel}() is an array by protocol that NumPy cannot read "
-            f"({type(v).__name__}: {e}); pass a NumPy array (np.asarray(x)) or a simt device "
-            "array"
-        ) from None
-    return None
 
 
 @user_facing

@@ -27,7 +27,7 @@ class OnlyInKernel:
         )
 
 
-class _Dim3Register(OnlyInKernel):
+class Dim3Register(OnlyInKernel):
     """`thread_idx`, `block_idx`, `block_dim`, `grid_dim`: their `.x .y .z` are int32."""
 
     def __init__(self, name: str) -> None:
@@ -42,10 +42,10 @@ class _Dim3Register(OnlyInKernel):
         return f"simt.{self.name}"
 
 
-thread_idx = _Dim3Register("thread_idx")
-block_idx = _Dim3Register("block_idx")
-block_dim = _Dim3Register("block_dim")
-grid_dim = _Dim3Register("grid_dim")
+thread_idx = Dim3Register("thread_idx")
+block_idx = Dim3Register("block_idx")
+block_dim = Dim3Register("block_dim")
+grid_dim = Dim3Register("grid_dim")
 # Numba-CUDA's (and CUDA C's) spellings of the same registers: `import simt as cuda` then
 # runs kernel bodies written for `from numba import cuda` (cuda.threadIdx.x, ...) unchanged.
 threadIdx = thread_idx
@@ -177,21 +177,21 @@ def dtype_of(obj: Any) -> T.Scalar | None:
         return None
 
 
-class _Direction:
+class Direction:
     """`simt.In[...]` / `simt.Out[...]`: annotations that skip a copy to or from the device."""
 
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def __getitem__(self, item: Any) -> _Direction:
+    def __getitem__(self, item: Any) -> Direction:
         return self
 
     def __repr__(self) -> str:
         return f"simt.{self.name}"
 
 
-In = _Direction("In")  # read only: never copied back
-Out = _Direction("Out")  # write only: not copied to the device before the launch
+In = Direction("In")  # read only: never copied back
+Out = Direction("Out")  # write only: not copied to the device before the launch
 
 
 # --------------------------------------------------------------------------------------------

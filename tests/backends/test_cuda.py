@@ -12,7 +12,7 @@ from corpus import CASES
 from simt.backends import cuda
 from simt.ir import Block, Builder, Function, Loc, Param, Value, verify
 from simt.runtime import nvrtc
-from simt.runtime.cuda import _options
+from simt.runtime.cuda import nvrtc_options
 from simt.types import (
     BOOL,
     FLOAT32,
@@ -45,7 +45,7 @@ def _compile_all(kern: cuda.CudaKernel) -> dict[str, dict[str, int]]:
     out = {}
     for arch in ARCHS:
         try:
-            _, _, res = nvrtc.compile_cubin(kern.source, arch, _options(kern))
+            _, _, res = nvrtc.compile_cubin(kern.source, arch, nvrtc_options(kern))
         except nvrtc.NvrtcError as e:
             pytest.fail(str(e), pytrace=False)
         out[arch] = res[kern.name]
@@ -163,7 +163,7 @@ def test_fast_math_uses_intrinsics_only_when_asked() -> None:
     fast = cuda.build(_arith_kernel(FLOAT32, fast=True))
     assert "__expf" not in slow.source and "expf(" in slow.source
     assert "__expf" in fast.source and "__powf" in fast.source
-    assert _options(slow) == ("--fmad=false",) and "-use_fast_math" in _options(fast)
+    assert nvrtc_options(slow) == ("--fmad=false",) and "-use_fast_math" in nvrtc_options(fast)
     _compile_all(fast)
 
 

@@ -81,7 +81,7 @@ def test_user_kernel_compiles_for_cuda(job: Any, keep_backend: None) -> None:
     from simt.backends import cuda
     from simt.runtime import nvrtc
     from simt.runtime.base import Compiled
-    from simt.runtime.cuda import _options
+    from simt.runtime.cuda import nvrtc_options
 
     if nvrtc.version() is None:
         pytest.skip("NVRTC is not installed")
@@ -104,7 +104,7 @@ def test_user_kernel_compiles_for_cuda(job: Any, keep_backend: None) -> None:
         fn = kernel.specialise(host, IrOnly()).fn
         kern = cuda.build(fn)
         try:
-            nvrtc.compile_cubin(kern.source, "sm_80", _options(kern))
+            nvrtc.compile_cubin(kern.source, "sm_80", nvrtc_options(kern))
         except nvrtc.NvrtcError as e:
             pytest.fail(f"{job.name}: {e}", pytrace=False)
 

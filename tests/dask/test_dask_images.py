@@ -178,7 +178,7 @@ def test_the_halo_is_the_largest_offset_read() -> None:
 
     def reach(f: Any, *args: Any) -> Any:
         imf = f if isinstance(f, simt.imagefn.ImageFunction) else simt.compile(f)
-        return _reach(imf, imf._bind(args, {}))
+        return _reach(imf, imf.bind(args, {}))
 
     img = Image(np.zeros((8, 8), np.float32))
     assert reach(sobel, img) == {"im": (1, 1)}

@@ -8,7 +8,7 @@ import pytest
 
 from simt.backends import cuda
 from simt.runtime import nvrtc, registry
-from simt.runtime.cuda import _options
+from simt.runtime.cuda import nvrtc_options
 from simt.tensor import I, i
 from simt.tensor.ops import OPS
 from simt.tensor.run import compile_for, prepare_inputs
@@ -70,6 +70,6 @@ def test_compiles_to_cubin(name: str, comp: object, inputs: tuple[object, ...]) 
             kern = cuda.build(fn)
             for arch in ("sm_80", "sm_90"):
                 try:
-                    nvrtc.compile_cubin(kern.source, arch, _options(kern))
+                    nvrtc.compile_cubin(kern.source, arch, nvrtc_options(kern))
                 except nvrtc.NvrtcError as e:
                     pytest.fail(f"{name}: {e}", pytrace=False)

@@ -9,7 +9,8 @@ over chunked arrays, on one machine or a `distributed` cluster. See docs/dask.md
   combined in a tree (`simt.dask.tensor`).
 
 Nothing in simt imports this package at `import simt`: the image function's call,
-`simt.map_blocks` and `Component.exec` import it when they meet a dask array.
+`simt.map_blocks` and `Component.exec` reach its `ENTRY_POINTS` through `simt.extras` (the
+extras registry) when they meet a dask array.
 """
 
 from __future__ import annotations
@@ -24,5 +25,9 @@ except ImportError as _e:  # pragma: no cover - the extra is installed in the te
 
 from .images import image_call, is_dask
 from .kernels import ChunkOffset, chunk_offset, map_blocks
+from .tensor import exec_dask
+
+# what the parts below reach through `simt.extras.entry("dask", name)`
+ENTRY_POINTS = {"map_blocks": map_blocks, "image_call": image_call, "tensor_exec": exec_dask}
 
 __all__ = ["ChunkOffset", "chunk_offset", "image_call", "is_dask", "map_blocks"]

@@ -14,16 +14,13 @@ each pixel is computed by exactly the same float operations as in a whole-image 
 
 from __future__ import annotations
 
-import hashlib
-import linecache
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .. import lang
 from ..image import Color, Position
-from ..imagefn import IMAGE, POSITION, ImageFunction, _store
+from ..imagefn import IMAGE, POSITION, ImageFunction
 from ..runtime import registry
 
 
@@ -79,14 +76,6 @@ class ChunkImage:
         return v
 
 
-_WRAPPER = """\
-def {name}(_simt_out, {params}):
-    _simt_x, _simt_y = _simt_grid(2)
-    if _simt_y < _simt_out.shape[0] and _simt_x < _simt_out.shape[1]:
-        _simt_v = _simt_f({call})
-        _simt_store(_simt_out, _simt_x, _simt_y, _simt_v, _simt_note, _simt_unit)
-"""
-
 _GEOMETRY = ("_simt_px", "_simt_py", "_simt_w", "_simt_h")
 
 
@@ -94,7 +83,7 @@ class ChunkImageFunction(ImageFunction):
     """`ImageFunction` for chunks: `run(values, origin, size, shape, starts)` computes one
     rectangle of the result from arrays that cover what it reads."""
 
-    def _wrapper(self) -> Callable[..., Any]:
+    def wrapper(self) -> Callable[..., Any]:
         params = [n for n in self.kinds if self.kinds[n] != POSITION]
         starts = [f"_simt_{n}_{c}" for n in self.images for c in ("x0", "y0")]
         call = []
@@ -108,24 +97,15 @@ class ChunkImageFunction(ImageFunction):
                 )
             else:
                 call.append(n)
-        text = _WRAPPER.format(
-            name=self.__name__,
-            params=", ".join(params + self._statics() + starts + list(_GEOMETRY)),
-            call=", ".join(call),
+        return self.generated_kernel(
+            params + self.static_names() + starts + list(_GEOMETRY),
+            call,
+            {"_simt_ChunkImage": ChunkImage},
+            "chunk kernel",
         )
-        digest = hashlib.sha1(text.encode()).hexdigest()[:10]
-        filename = f"<simt chunk kernel {self.__name__} {digest}>"
-        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-        env: dict[str, Any] = {
-            "_simt_grid": lang.grid, "_simt_f": self.fn, "_simt_store": _store,
-            "_simt_note": self._note, "_simt_ChunkImage": ChunkImage,
-            "_simt_Position": Position,
-        }  # fmt: skip
-        exec(compile(text, filename, "exec"), env)  # noqa: S102 - our own generated source
-        return env[self.__name__]  # type: ignore[no-any-return]
 
-    def _values(self, bound: dict[str, Any], out: Any) -> list[Any]:
-        vals = super()._values(bound, out)  # the images' data, then their edge and nch
+    def kernel_values(self, bound: dict[str, Any], out: Any) -> list[Any]:
+        vals = super().kernel_values(bound, out)  # the images' data, then their edge and nch
         starts = bound.get("_simt_starts", {})
         for n in self.images:
             y0, x0 = starts.get(n, (0, 0))
@@ -135,7 +115,7 @@ class ChunkImageFunction(ImageFunction):
 
     def channels(self, values: dict[str, Any]) -> int:
         """The result's channel count for these arguments (0: grey)."""
-        return self._result_channels(self._bind((), values), compile=True)
+        return self.result_channels(self.bind((), values))
 
     def run(
         self, values: dict[str, Any], origin: tuple[int, int], size: tuple[int, int],
@@ -146,13 +126,13 @@ class ChunkImageFunction(ImageFunction):
         `simt.image.Image`s holding a part of the whole image), `starts[name]` the whole-image
         position (row, column) of each image array's first element, `size` the whole image's
         (rows, columns). `out=`: a float32 array (or view) of the rectangle to write into."""
-        bound = self._bind((), values)
+        bound = self.bind((), values)
         bound["_simt_geometry"] = (origin[1], origin[0], size[1], size[0])
         bound["_simt_starts"] = starts
-        n = self._result_channels(bound, compile=True)
+        n = self.result_channels(bound)
         if out is None:
-            out = np.empty(shape if n == 0 else (*shape, n), self._out_dtype(bound))
+            out = np.empty(shape if n == 0 else (*shape, n), self.out_dtype(bound))
         block = registry.current().image_block
         grid = (-(-shape[1] // block[0]), -(-shape[0] // block[1]))
-        self.kernel.config(grid, block)(*self._values(bound, out))
+        self.kernel.config(grid, block)(*self.kernel_values(bound, out))
         return out  # type: ignore[no-any-return]

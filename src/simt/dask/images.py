@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import CompileError, LaunchError
+from ..foreign import is_dask as _foreign_dask
 from ..image import EDGES, Image
-from ..imagefn import FLOAT, IMAGE, ImageFunction, _is_dask, _is_number, _kind
+from ..imagefn import FLOAT, IMAGE, ImageFunction, argument_kind, is_number
 from ..kernel import bind_arguments
 from ..runtime import registry
 from . import shipping
@@ -44,7 +45,7 @@ AROUND = [(di, dj) for di in (-1, 0, 1) for dj in (-1, 0, 1) if (di, dj) != (0, 
 
 def is_dask(v: Any) -> bool:
     """Whether `v` (or the array inside a `simt.image.Image`) is a dask collection."""
-    return _is_dask(v)
+    return _foreign_dask(v.data if isinstance(v, Image) else v)
 
 
 def _build(
@@ -65,7 +66,7 @@ _reaches: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictio
 def _reach(imf: ImageFunction, examples: dict[str, Any]) -> dict[str, tuple[int, int] | None]:
     """How far each image parameter is read from the pixel (None: not known); found once per
     image function and kinds of arguments."""
-    sig = tuple(_kind(examples[n]) for n in imf.args)
+    sig = tuple(argument_kind(examples[n]) for n in imf.args)
     per = _reaches.setdefault(imf, {})
     if sig not in per:
         per[sig] = _find_reach(imf, examples)
@@ -75,10 +76,10 @@ def _reach(imf: ImageFunction, examples: dict[str, Any]) -> dict[str, tuple[int,
 def _find_reach(imf: ImageFunction, examples: dict[str, Any]) -> dict[str, tuple[int, int] | None]:
     from .halo import image_reach
 
-    bound = imf._bind((), examples)
-    vals = imf._values(bound, np.empty((1, 1), np.float32))
-    n = imf._result_channels(bound, compile=False)
-    vals[0] = np.empty((1, 1) if n == 0 else (1, 1, n), imf._out_dtype(bound))
+    bound = imf.bind((), examples)
+    vals = imf.kernel_values(bound, np.empty((1, 1), np.float32))
+    n = imf.result_channels(bound, compile=False)
+    vals[0] = np.empty((1, 1) if n == 0 else (1, 1, n), imf.out_dtype(bound))
     return image_reach(imf.kernel.specialised_ir(*vals)[0], imf.images)
 
 
@@ -291,7 +292,7 @@ def image_call(imf: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]
         if imf.kinds[n] == IMAGE:
             continue
         v = values[n]
-        if not _is_number(v):
+        if not is_number(v):
             raise LaunchError(
                 f"argument {n!r} of {imf.__name__}() is a {type(v).__name__}; with dask "
                 "images, the other arguments are numbers (give other values to simt.compile)"
@@ -322,8 +323,8 @@ def image_call(imf: ImageFunction, args: tuple[Any, ...], kwargs: dict[str, Any]
                 f"{imf.__name__}(..., halo=N) or halo=(rows, columns)",
             )
         halos = {n: r for n, r in reach.items() if r is not None}
-    channels = imf._result_channels(imf._bind((), examples), compile=False)
-    dtype = imf._out_dtype(imf._bind((), examples))
+    channels = imf.result_channels(imf.bind((), examples), compile=False)
+    dtype = imf.out_dtype(imf.bind((), examples))
 
     # one chunking for all: at least as deep as the halo, channels whole
     deepest = (max(h[0] for h in halos.values()), max(h[1] for h in halos.values()))

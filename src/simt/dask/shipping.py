@@ -206,7 +206,7 @@ def _worker_threads() -> None:
     runs tasks (its share of the machine), unless `SIMT_NUM_THREADS` says otherwise: the rule
     `distributed` applies to BLAS and OpenMP (it sets OMP_NUM_THREADS=1 in its workers), so
     that workers x threads never oversubscribe the cores."""
-    if "SIMT_NUM_THREADS" in os.environ or "cpu" in registry._instances:
+    if "SIMT_NUM_THREADS" in os.environ or registry.started("cpu"):
         return
     try:
         from distributed import get_worker
@@ -219,7 +219,7 @@ def _worker_threads() -> None:
 
 def use_backend(name: str) -> None:
     """Make `name` (the backend the client chose) current here, or say clearly why not."""
-    if registry._current == name:
+    if registry.selected() == name:
         return
     _worker_threads()
     try:

@@ -32,10 +32,9 @@ import numpy as np
 from .. import types as T
 from ..errors import LaunchError, SimtError
 from ..runtime import registry
-from ..tensor.component import Component
 from ..tensor.graph import Graph, Ref
 from ..tensor.lower import node_types
-from ..tensor.run import _CONVERT, _host_array
+from ..tensor.run import execute, host_array, kernel_dtype
 from . import shipping
 from .images import is_dask
 
@@ -93,7 +92,7 @@ def _run_block(graph: Graph, output: int, extra: int, backend: str, *blocks: Any
 
     def run() -> np.ndarray:
         shipping.use_backend(backend)
-        res = Component(graph).exec(*blocks)
+        res = execute(graph, list(blocks))
         out = res[output] if isinstance(res, tuple) else res
         out = np.asarray(out)
         return out.reshape(out.shape + (1,) * extra)
@@ -143,11 +142,11 @@ def _exec(g: Graph, values: list[Any], into: Any) -> Any:
     in_axes: set[str] = set()
     for k, v in enumerate(values):
         if is_dask(v):
-            dtype = np.dtype(_CONVERT.get(v.dtype.name, v.dtype))
+            dtype = kernel_dtype(v.dtype)
             if dtype != v.dtype:
                 v = v.astype(dtype)
         else:
-            v = _host_array(k, v)
+            v = host_array(k, v)
             if v.ndim == 0:
                 args += [v[()], None]  # a number: passed to every task as it is
                 types.append(T.scalar_of_dtype(v.dtype))  # type: ignore[arg-type]

@@ -36,7 +36,7 @@ Handler = Callable[["Translator", list[V], dict[str, V], ast.Call], V]
 def dtype_arg(v: V) -> T.Scalar | None:
     """The scalar type named by a known dtype-like value, else None."""
     if isinstance(v, Known):
-        if isinstance(v.value, lang._Direction):
+        if isinstance(v.value, lang.Direction):
             return None
         return lang.dtype_of(v.value)
     return None
@@ -57,7 +57,7 @@ def attribute(tr: Translator, base: V, attr: str, node: ast.Attribute) -> V:
         return Known(getattr(base.cls, attr))
     if isinstance(base, Known):
         obj = base.value
-        if isinstance(obj, lang._Dim3Register):
+        if isinstance(obj, lang.Dim3Register):
             if attr not in ("x", "y", "z"):
                 tr.fail(node, f"{obj.name} has .x, .y and .z, not .{attr}")
             return tr.b.special(obj.name, "xyz".index(attr))

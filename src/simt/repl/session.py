@@ -651,7 +651,7 @@ class Session:
         from ..runtime.base import Dim3
 
         try:
-            out = k._explain(
+            out = k.explain_text(
                 Dim3(grid), Dim3(block), [tid], tuple(args), {}, line_map,
                 f"thread tid={tid}, input {filename}:",
             )  # fmt: skip

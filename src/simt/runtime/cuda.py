@@ -185,7 +185,7 @@ class CudaRuntime(Runtime):
     def compile(self, fn: Function) -> Compiled:
         """Render, compile to CUBIN for this GPU (through the disk cache), load."""
         kern = renderer.build(fn)
-        cubin, log = cached_cubin(kern.source, self.arch, _options(kern))
+        cubin, log = cached_cubin(kern.source, self.arch, nvrtc_options(kern))
         code = self.core.ObjectCode.from_cubin(cubin, name=kern.name)
         handle = code.get_kernel(kern.name)
         res = nvrtc.parse_resources(log).get(kern.name, {})
@@ -509,7 +509,8 @@ def decode_records(words: np.ndarray, kern: renderer.CudaKernel) -> list[PrintRe
     return out
 
 
-def _options(kern: renderer.CudaKernel) -> tuple[str, ...]:
+def nvrtc_options(kern: renderer.CudaKernel) -> tuple[str, ...]:
+    """The NVRTC options a kernel compiles with (also used by the fuzzer and tests)."""
     # Every float operation rounds on its own, as on `sim` and every other backend: NVRTC
     # would otherwise fuse `a * b + c` into one FMA with one rounding. Fast math allows it.
     return ("-use_fast_math",) if kern.fast_math else ("--fmad=false",)
@@ -541,5 +542,5 @@ def resources(fn: Function, arch: str = "sm_90") -> dict[str, int]:
             f"of {', '.join(known)}"
         )
     kern = renderer.build(fn)
-    _, log = cached_cubin(kern.source, arch, _options(kern))
+    _, log = cached_cubin(kern.source, arch, nvrtc_options(kern))
     return nvrtc.parse_resources(log).get(kern.name, {})

@@ -55,6 +55,11 @@ def get(name: str) -> Runtime:
     return rt
 
 
+def started(name: str) -> bool:
+    """Whether runtime `name` has been made (started) in this process."""
+    return name in _instances
+
+
 def default_name() -> str:
     """`SIMT_BACKEND` if set, else the best backend present: cuda, then webgpu on a real GPU
     (not a software adapter), then cpu, then sim."""

@@ -7,6 +7,8 @@ import sys
 from typing import Any
 
 from ..errors import CompileError, LaunchError, SimtError, is_simt_frame, user_facing
+from ..extras import entry
+from ..foreign import is_dask
 from . import graph as G
 from .parse import parse
 
@@ -171,8 +173,8 @@ class Component:
 
         try:
             values = self._inputs(inputs)
-            if any(type(v).__module__.startswith("dask.") for v in values):
-                return _dask_exec(self.graph, values, into)  # a lazy dask graph (simt.dask)
+            if any(is_dask(v) for v in values):  # a lazy dask graph (simt.dask)
+                return entry("dask", "tensor_exec")(self.graph, values, into)
             return execute(self.graph, values, into)
         except SimtError as e:
             raise _located(e, self.where) from None
@@ -209,12 +211,22 @@ class Component:
         """Search schedules for these inputs (ranked by the cost model, the best few measured)
         and return the component with the winner; `.text()` shows it in expression syntax.
         Cached per input shapes and device. See docs/tensor.md."""
-        from .tune import tune
+        from .tune import tune, with_schedules
 
         try:
-            return tune(self, inputs, budget, verbose)  # type: ignore[no-any-return]
+            found = tune(self, self._inputs(inputs), budget, verbose)
         except SimtError as e:
             raise _located(e, self.where) from None
+        graph = with_schedules(self.graph, found.schedules)
+        code = self.code
+        for n in sorted(found.schedules):  # each re-scheduled expression shown in its new form
+            old, new = self.graph.nodes[n].expr, graph.nodes[n].expr
+            code = code.replace(f'i("{old}")', f'i("{new}")', 1)
+        tuned = Component(graph, self.bindings, self.where, code)
+        tuned.tuning = found
+        if verbose:
+            print(f"tuned{' (cached)' if found.cached else ''}: {tuned.text()}")
+        return tuned
 
     # ------------------------------------------------------------------ display
     def text(self) -> str:
@@ -264,15 +276,3 @@ def _located(e: SimtError, where: tuple[str, int] | None) -> SimtError:
     for k, v in vars(e).items():
         setattr(out, k, v)
     return out.with_traceback(None)
-
-
-def _dask_exec(graph: G.Graph, values: list[Any], into: Any) -> Any:
-    """`exec` on dask inputs: `simt.dask.tensor` (imported only now: `import simt` never
-    imports dask)."""
-    try:
-        from ..dask.tensor import exec_dask
-    except ImportError as e:
-        from ..errors import BackendUnavailable
-
-        raise BackendUnavailable(str(e)) from None
-    return exec_dask(graph, values, into)

@@ -19,6 +19,7 @@ import numpy as np
 from .. import types as T
 from ..array import DeviceArray
 from ..errors import LaunchError
+from ..foreign import cuda_interface
 from ..ir import format_function
 from ..kernel import Kernel
 from ..runtime import registry
@@ -59,7 +60,15 @@ class Inputs:
     on_device: bool  # some input was a device array: outputs stay on the device
 
 
-def _host_array(k: int, v: Any) -> np.ndarray:
+def kernel_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype index-expression kernels read an input of `dtype` as (bool, small ints and
+    float16 are widened on the host first; see docs/tensor.md)."""
+    return np.dtype(_CONVERT.get(dtype.name, dtype))
+
+
+def host_array(k: int, v: Any) -> np.ndarray:
+    """Input `k` (a NumPy array, a number, a nested list) as the NumPy array kernels read:
+    Python floats float32, dtypes converted (`kernel_dtype`); LaunchError for others."""
     if isinstance(v, np.ndarray):
         a = v
     elif isinstance(v, (bool, np.bool_)):
@@ -121,8 +130,8 @@ def prepare_inputs(values: Sequence[Any], rt: Runtime) -> Inputs:
             shapes.append(v.shape)
             on_device = True
             continue
-        if hasattr(v, "__cuda_array_interface__") and not isinstance(v, np.ndarray):
-            cai = v.__cuda_array_interface__
+        cai = cuda_interface(v)
+        if cai is not None:
             t = T.scalar_of_dtype(np.dtype(cai["typestr"]))
             if t is None or t == T.BOOL:
                 raise LaunchError(
@@ -133,7 +142,7 @@ def prepare_inputs(values: Sequence[Any], rt: Runtime) -> Inputs:
             shapes.append(tuple(cai["shape"]))
             on_device = True
             continue
-        a = _host_array(k, v)
+        a = host_array(k, v)
         if a.size >= 2**31:
             raise LaunchError(
                 f"input {k} has {a.size} elements; index expressions take fewer than 2**31"
@@ -413,7 +422,7 @@ def _host_inputs(values: Sequence[Any], rt: Runtime) -> Inputs:
             types.append(T.scalar_of_dtype(v.dtype))
             shapes.append(v.shape)
             continue
-        a = _host_array(k, v)
+        a = host_array(k, v)
         types.append(T.scalar_of_dtype(a.dtype))
         shapes.append(a.shape)
     return Inputs([], types, shapes, False)  # type: ignore[arg-type]

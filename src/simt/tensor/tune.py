@@ -97,7 +97,8 @@ def _options(e: Expr) -> list[str]:
     return found
 
 
-def _with(g: Graph, schedules: dict[int, str]) -> Graph:
+def with_schedules(g: Graph, schedules: dict[int, str]) -> Graph:
+    """Graph `g` with the expressions numbered in `schedules` given those schedules."""
     nodes = tuple(
         Node(parse(schedules[n], n_.expr.where), n_.args) if n in schedules else n_
         for n, n_ in enumerate(g.nodes)
@@ -179,27 +180,17 @@ def _store(key: str, t: Tuning) -> None:
         pass  # a read-only disk only costs tuning again
 
 
-def tune(comp: Any, inputs: tuple[Any, ...], budget: float, verbose: bool) -> Any:
-    """`component.tune(*inputs)`: see the module doc and docs/tensor.md."""
-    from .component import Component
-
-    values = comp._inputs(inputs)
+def tune(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tuning:
+    """The schedules `component.tune(*inputs)` chooses for these input values (remembered in
+    memory and on disk): see the module doc and docs/tensor.md. `Component.tune` builds the
+    tuned component from it (`with_schedules`)."""
     key = _key(comp, values)
     found = _memory.get(key) or _load(key)
     if found is None:
         found = _search(comp, values, budget, verbose)
         _store(key, found)
     _memory[key] = found
-    graph = _with(comp.graph, found.schedules)
-    code = comp.code
-    for n in sorted(found.schedules):  # each re-scheduled expression shown in its new form
-        old, new = comp.graph.nodes[n].expr, graph.nodes[n].expr
-        code = code.replace(f'i("{old}")', f'i("{new}")', 1)
-    tuned = Component(graph, comp.bindings, comp.where, code)
-    tuned.tuning = found
-    if verbose:
-        print(f"tuned{' (cached)' if found.cached else ''}: {tuned.text()}")
-    return tuned
+    return found
 
 
 def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tuning:
@@ -226,7 +217,7 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
         for opt in _options(e):
             sched = {**chosen, n: f"{e.body()} | {opt} |"}
             try:
-                t = _predict(_with(g, sched), values)
+                t = _predict(with_schedules(g, sched), values)
             except SimtError:
                 continue  # a block this backend cannot run
             ranked.append((t, sched))
@@ -251,7 +242,7 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
         began = time.perf_counter()
         if began - start + last > budget and sched:
             break
-        gv = _with(g, sched)
+        gv = with_schedules(g, sched)
 
         def run(gv: Graph = gv) -> None:
             execute(gv, values)

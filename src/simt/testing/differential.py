@@ -178,7 +178,7 @@ def nvrtc_findings(kernel: Any, program: Program, arch: str = "sm_80") -> list[F
     from ..backends import cuda
     from ..runtime import nvrtc
     from ..runtime.base import Compiled
-    from ..runtime.cuda import _options
+    from ..runtime.cuda import nvrtc_options
 
     class _IrOnly:
         name = "cuda"
@@ -189,7 +189,7 @@ def nvrtc_findings(kernel: Any, program: Program, arch: str = "sm_80") -> list[F
     try:
         fn = kernel.specialise(list(program.make_args()), _IrOnly()).fn
         kern = cuda.build(fn)
-        nvrtc.compile_cubin(kern.source, arch, _options(kern))
+        nvrtc.compile_cubin(kern.source, arch, nvrtc_options(kern))
     except nvrtc.NvrtcError as e:
         return [Finding(program.seed, "cuda", "nvrtc", str(e)[-2000:])]
     except Exception as e:  # noqa: BLE001 - every failure is a finding
