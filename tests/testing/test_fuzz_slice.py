@@ -57,5 +57,5 @@ def test_the_slice_covers_every_feature() -> None:
     for seed in range(sum(n for _, n in CHUNKS)):
         seen |= generate(seed).features
     assert seen >= {"atomics", "fp64", "helpers", "local", "print", "shared"}
-    # the optional features (gen_extra.py), each drawn for about one kernel in four
+    # the optional features (testing/grammar.py), each drawn for about one kernel in four
     assert seen >= {"small_int", "f16", "u64", "complex", "views"}

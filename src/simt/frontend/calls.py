@@ -14,7 +14,7 @@ import inspect
 import math
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -23,14 +23,12 @@ from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..ir import Field, Value
 from . import views
+from .context import Translating
 from .scalars import coerce, const_value, known_type, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
 from .views import array_dim
 
-if TYPE_CHECKING:
-    from .translate import Translator
-
-Handler = Callable[["Translator", list[V], dict[str, V], ast.Call], V]
+Handler = Callable[[Translating, list[V], dict[str, V], ast.Call], V]
 
 
 def dtype_arg(v: V) -> T.Scalar | None:
@@ -43,7 +41,7 @@ def dtype_arg(v: V) -> T.Scalar | None:
 
 
 # ---------------------------------------------------------------------------- attributes
-def attribute(tr: Translator, base: V, attr: str, node: ast.Attribute) -> V:
+def attribute(tr: Translating, base: V, attr: str, node: ast.Attribute) -> V:
     if isinstance(base, Obj):
         if base.has(attr):
             return base.get(attr)  # type: ignore[no-any-return]
@@ -77,7 +75,7 @@ def attribute(tr: Translator, base: V, attr: str, node: ast.Attribute) -> V:
     if isinstance(base, Value) and isinstance(base.type, T.ArrayType):
         at = base.type
         if attr == "shape":
-            return tr._sequence([array_dim(tr, base, k) for k in range(at.ndim)], tuple)
+            return tr.sequence([array_dim(tr, base, k) for k in range(at.ndim)], tuple)
         if attr == "size":
             if at.shape is not None:
                 return Known(int(np.prod(at.shape)))
@@ -94,7 +92,7 @@ def attribute(tr: Translator, base: V, attr: str, node: ast.Attribute) -> V:
 
 
 # ---------------------------------------------------------------------------- calls
-def call(tr: Translator, node: ast.Call) -> V:
+def call(tr: Translating, node: ast.Call) -> V:
     fn = tr.expr(node.func)
     if isinstance(fn, Known) and fn.value is builtins.print:
         return print_call(tr, node)
@@ -181,7 +179,7 @@ def _library(f: Any) -> bool:
     return top in sys.stdlib_module_names or top in ("numpy", "scipy")
 
 
-def _known_len(tr: Translator, v: V, node: ast.AST) -> int:
+def _known_len(tr: Translating, v: V, node: ast.AST) -> int:
     if isinstance(v, Known):
         try:
             return len(v.value)
@@ -226,7 +224,7 @@ def _only_known(fallback: Callable[..., Any], name: str) -> Handler:
     """Builtins that need known arguments, evaluated in CPython (Tup arguments allowed for
     the sequence helpers, handled by the caller)."""
 
-    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         if _all_known([*args, *kwargs.values()]):
             vals = [_kv(a) for a in args]
             if getattr(fallback, "__module__", None) == "math":
@@ -245,7 +243,7 @@ def _only_known(fallback: Callable[..., Any], name: str) -> Handler:
     return h
 
 
-def _items(tr: Translator, v: V, node: ast.AST) -> list[V]:
+def _items(tr: Translating, v: V, node: ast.AST) -> list[V]:
     if isinstance(v, Tup):
         return list(v.items)
     if isinstance(v, Known):
@@ -259,25 +257,25 @@ def _items(tr: Translator, v: V, node: ast.AST) -> list[V]:
 def _seq_fn(name: str) -> Handler:
     """zip / enumerate / reversed / tuple / list over tuples with run-time items."""
 
-    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         if _all_known([*args, *kwargs.values()]):
             return _only_known(getattr(builtins, name), name)(tr, args, kwargs, node)
         lists = [_items(tr, a, node) for a in args]
         if name == "zip":
-            out = [tr._sequence(list(t), tuple) for t in zip(*lists)]
+            out = [tr.sequence(list(t), tuple) for t in zip(*lists)]
         elif name == "enumerate":
             start = int(kwargs["start"].value) if "start" in kwargs else 0  # type: ignore[union-attr]
-            out = [tr._sequence([Known(i + start), x], tuple) for i, x in enumerate(lists[0])]
+            out = [tr.sequence([Known(i + start), x], tuple) for i, x in enumerate(lists[0])]
         elif name == "reversed":
             out = list(reversed(lists[0]))
         else:
             out = lists[0]
-        return tr._sequence(out, tuple)
+        return tr.sequence(out, tuple)
 
     return h
 
 
-def _len(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _len(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     (a,) = args
     if isinstance(a, Value) and isinstance(a.type, T.ArrayType):
         return array_dim(tr, a, 0)
@@ -301,7 +299,7 @@ def _len(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) ->
 
 
 def _minmax(op: str) -> Handler:
-    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         if kwargs:
             tr.fail(node, f"{op}() keyword arguments are not supported in kernels")
         if len(args) == 1:
@@ -318,7 +316,7 @@ def _minmax(op: str) -> Handler:
     return h
 
 
-def _typed_bin(tr: Translator, op: str, a: V, b: V) -> V:
+def _typed_bin(tr: Translating, op: str, a: V, b: V) -> V:
     if isinstance(a, Known) and isinstance(b, Known):
         return Known(min(a.value, b.value) if op == "min" else max(a.value, b.value))
     ta, tb = scalar_type(a), scalar_type(b)
@@ -331,7 +329,7 @@ def _typed_bin(tr: Translator, op: str, a: V, b: V) -> V:
     return tr.b.bin(op, coerce(tr.b, a, t), coerce(tr.b, b, t))
 
 
-def _abs(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _abs(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     (a,) = args
     m = tr.method_of(a, "__abs__")
     if m is not None:  # a complex number (or an object of the user's with __abs__)
@@ -348,7 +346,7 @@ def _abs(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) ->
 
 
 def _cast(t: T.Scalar) -> Handler:
-    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         if len(args) != 1 or kwargs:
             tr.fail(node, f"{t.name}() takes one argument")
         a = tr.scalar(args[0], node)
@@ -368,7 +366,7 @@ def _cast(t: T.Scalar) -> Handler:
     return h
 
 
-def _int(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _int(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     if len(args) != 1 or kwargs:
         tr.fail(node, "int() in a kernel takes one number")
     a = tr.scalar(args[0], node)
@@ -378,7 +376,7 @@ def _int(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) ->
     return coerce(tr.b, a, a.scalar if a.scalar.is_int else T.INT32)
 
 
-def _float(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _float(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     if len(args) != 1 or kwargs:
         tr.fail(node, "float() in a kernel takes one number")
     a = tr.scalar(args[0], node)
@@ -391,12 +389,12 @@ def _float(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) 
     return coerce(tr.b, a, a.scalar if a.scalar.is_float else T.float_type(tr.ctx.fp64))
 
 
-def _bool(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _bool(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     (a,) = args
     return tr.to_bool(a, node)
 
 
-def _round(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _round(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     if _all_known(args):
         return Known(round(*[_kv(a) for a in args]))
     x = tr.scalar(args[0], node)
@@ -414,7 +412,7 @@ def _round(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) 
     return tr.b.bin("div", r, scale)
 
 
-def _sum(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _sum(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     if _all_known([*args, *kwargs.values()]):
         return _only_known(builtins.sum, "sum")(tr, args, kwargs, node)
     items = _items(tr, args[0], node)
@@ -433,7 +431,7 @@ def _math(fn: MathFn, host: Callable[..., Any], to_int: bool = False) -> Handler
     shown = f"{getattr(host, '__module__', None) or 'numpy'}.{getattr(host, '__name__', name)}"
     allowed = {k for k, _ in fn.keywords}
 
-    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         if name == "log" and len(args) == 2 and not kwargs and not _all_known(args):
             # math.log(x, base), as Python computes it: log(x) / log(base)
             return tr.binop("div", h(tr, args[:1], {}, node), h(tr, args[1:], {}, node), node)
@@ -452,7 +450,7 @@ def _math(fn: MathFn, host: Callable[..., Any], to_int: bool = False) -> Handler
     return h
 
 
-def _math_op(tr: Translator, fn: MathFn, operands: list[V], node: ast.Call) -> Value:
+def _math_op(tr: Translating, fn: MathFn, operands: list[V], node: ast.Call) -> Value:
     """One `math` op of row `fn`: float operands promoted to one float type (ints become
     float32, or float64 under fp64), int operands to one int type; the result per the row."""
     vals = [tr.scalar(a, node) for a in operands]
@@ -483,11 +481,11 @@ def _math_op(tr: Translator, fn: MathFn, operands: list[V], node: ast.Call) -> V
     return tr.b.op("math", typed, [res_t], fn=fn.name).result
 
 
-def _np_abs(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _np_abs(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     return _abs(tr, args, kwargs, node)
 
 
-def _where(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _where(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     if _all_known(args):
         return Known(np.where(*[_kv(a) for a in args]))
     c, a, b = args
@@ -500,7 +498,7 @@ def _where(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) 
 
 
 # simt intrinsics ----------------------------------------------------------------------------
-def _grid(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _grid(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     if len(args) != 1 or not isinstance(args[0], Known) or args[0].value not in (1, 2, 3):
         tr.fail(node, "simt.grid(n) needs n = 1, 2 or 3, known at compile time")
     n = int(args[0].value)  # type: ignore[union-attr]
@@ -517,7 +515,7 @@ def _grid(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -
     return out[0] if n == 1 else Tup(tuple(out))
 
 
-def _gridsize(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _gridsize(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     if len(args) != 1 or not isinstance(args[0], Known) or args[0].value not in (1, 2, 3):
         tr.fail(node, "simt.gridsize(n) needs n = 1, 2 or 3, known at compile time")
     n = int(args[0].value)  # type: ignore[union-attr]
@@ -528,7 +526,7 @@ def _gridsize(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Cal
     return out[0] if n == 1 else Tup(tuple(out))
 
 
-def _syncthreads(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _syncthreads(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     if args or kwargs:
         tr.fail(node, "simt.syncthreads() takes no arguments")
     tr.b.op("barrier")
@@ -546,7 +544,7 @@ def _fence(scope: str) -> Handler:
 
 
 def _alloc(space: str) -> Handler:
-    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         shape = args[0] if args else kwargs.get("shape")
         dtype = args[1] if len(args) > 1 else kwargs.get("dtype", Known(np.float32))
         if not isinstance(shape, Known):
@@ -571,7 +569,7 @@ def _alloc(space: str) -> Handler:
     return h
 
 
-def _dynamic_shared_length(tr: Translator, t: T.Scalar, node: ast.Call) -> int:
+def _dynamic_shared_length(tr: Translating, t: T.Scalar, node: ast.Call) -> int:
     """The length of a dynamic shared array (`shared.array(0, dtype)`): the launch's bytes of
     dynamic shared memory (Numba's fourth launch argument) over the element size."""
     nbytes = tr.ctx.dynamic_shared
@@ -590,7 +588,7 @@ def _dynamic_shared_length(tr: Translator, t: T.Scalar, node: ast.Call) -> int:
 
 
 def _atomic(op: str) -> Handler:
-    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         n = 4 if op == "cas" else 3
         if len(args) != n or kwargs:
             tr.fail(
@@ -623,7 +621,7 @@ def _atomic(op: str) -> Handler:
     return h
 
 
-def _bit_function(tr: Translator, f: lang.BitFunction, args: list[V], node: ast.Call) -> V:
+def _bit_function(tr: Translating, f: lang.BitFunction, args: list[V], node: ast.Call) -> V:
     """`popc/clz/ffs/brev(x)` on an integer: the 32- or 64-bit version by x's type."""
     if len(args) != 1:
         tr.fail(node, f"{f.name}() takes one integer argument")
@@ -643,7 +641,7 @@ def _bit_function(tr: Translator, f: lang.BitFunction, args: list[V], node: ast.
     return coerce(tr.b, r, result)
 
 
-def print_call(tr: Translator, node: ast.Call) -> V:
+def print_call(tr: Translating, node: ast.Call) -> V:
     """print(...): literal text and typed fields, formatted on the host after the launch."""
     kw = {k.arg: k for k in node.keywords}
     for k in kw:
@@ -684,7 +682,7 @@ def print_call(tr: Translator, node: ast.Call) -> V:
     return Known(None)
 
 
-def _print_value(tr: Translator, v: V, node: ast.AST, top: bool) -> list[str | tuple[Value, str]]:
+def _print_value(tr: Translating, v: V, node: ast.AST, top: bool) -> list[str | tuple[Value, str]]:
     if isinstance(v, Obj) and tr.method_of(v, "__simt_print__") is not None:
         return _printed_obj(tr, v, node)
     if isinstance(v, Known):
@@ -708,7 +706,7 @@ def _print_value(tr: Translator, v: V, node: ast.AST, top: bool) -> list[str | t
     return [(v, "")]
 
 
-def _printed_obj(tr: Translator, v: Obj, node: ast.AST) -> list[str | tuple[Value, str]]:
+def _printed_obj(tr: Translating, v: Obj, node: ast.AST) -> list[str | tuple[Value, str]]:
     """What `print` writes for an object whose class says it with `__simt_print__`: a tuple
     of known strings (written as they are) and numbers (formatted)."""
     m = tr.method_of(v, "__simt_print__")
@@ -725,7 +723,7 @@ def _printed_obj(tr: Translator, v: Obj, node: ast.AST) -> list[str | tuple[Valu
     return out
 
 
-def fstring_parts(tr: Translator, node: ast.JoinedStr) -> list[str | tuple[Value, str]]:
+def fstring_parts(tr: Translating, node: ast.JoinedStr) -> list[str | tuple[Value, str]]:
     """The literal and formatted pieces of an f-string; known values are formatted now."""
     out: list[str | tuple[Value, str]] = []
     for piece in node.values:
@@ -769,7 +767,7 @@ def fstring_parts(tr: Translator, node: ast.JoinedStr) -> list[str | tuple[Value
     return out
 
 
-def _isinstance(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _isinstance(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     obj, cls = args
     if not isinstance(cls, Known):
         tr.fail(node, "isinstance() needs a class known at compile time")
@@ -794,7 +792,7 @@ def _isinstance(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.C
     return Known(issubclass(py, c) if isinstance(c, type) else any(issubclass(py, x) for x in c))
 
 
-def _complex(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+def _complex(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     """`complex(re, im)`: a complex constant when both are known, else a `Complex` of two
     floats (integers are converted to the default float)."""
     from ..complexnum import Complex
@@ -818,7 +816,7 @@ def _cmath(name: str, host: Any) -> Handler:
     """`cmath.<name>(z)`: computed in CPython on a known number, else inlined from
     `simt.complexnum` (real arguments count as complex)."""
 
-    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         from .. import complexnum
 
         if kwargs or len(args) != 1:

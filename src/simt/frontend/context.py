@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
+from .. import types as T
 from ..errors import CompileError
-from ..ir import Builder
+from ..ir import Builder, Value
 from .source import Source
+from .values import Bound, V
 
 
 class NeedsKnown(CompileError):
@@ -50,3 +52,41 @@ def fail(
     """Raise a CompileError located at `node` in `src`."""
     loc = src.loc(node)
     raise cls(message, loc.filename, loc.line, loc.col, loc.source_line, hint)
+
+
+class Translating(Protocol):
+    """What the handler modules (`calls.py`, `loops.py`, `views.py`) may ask of the
+    translator they are given: the contract between the AST visitor (`translate.Translator`,
+    which satisfies it) and its handlers, so that no handler imports the visitor."""
+
+    ctx: Context
+    b: Builder
+    env: dict[str, V]
+
+    def fail(self, node: ast.AST, message: str, hint: str | None = None) -> NoReturn: ...
+    def at(self, node: ast.AST) -> None: ...
+    def const(self, v: Any, t: T.Scalar) -> Value: ...
+    def scalar(self, v: V, node: ast.AST) -> V: ...
+    def expr(self, node: ast.expr) -> V: ...
+    def stmts(self, body: list[ast.stmt]) -> None: ...
+    def method_of(self, v: V, name: str) -> Bound | None: ...
+    def call_method(
+        self, m: Bound, args: list[V], node: ast.AST, kwargs: dict[str, V] | None = None
+    ) -> V: ...
+    def inline(
+        self,
+        fn: Any,
+        args: list[V],
+        kwargs: dict[str, V],
+        node: ast.AST,
+        return_self: bool = False,
+        args_rest: list[V] | None = None,
+    ) -> V: ...
+    def sequence(self, items: list[V], kind: type) -> V: ...
+    def construct(self, cls: type, args: list[V], kwargs: dict[str, V], node: ast.AST) -> V: ...
+    def binop(self, op: str, a: V, b: V, node: ast.AST) -> V: ...
+    def to_bool(self, v: V, node: ast.AST) -> V: ...
+    def unpack(self, value: V, n: int, node: ast.AST) -> list[V]: ...
+    def load(self, arr: Value, idx: list[Value]) -> Value: ...
+    def store(self, arr: Value, idx: list[Value], value: V, node: ast.AST) -> None: ...
+    def index_values(self, arr: Value, given: list[V], node: ast.AST) -> list[Value]: ...

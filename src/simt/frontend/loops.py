@@ -12,16 +12,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import types as T
 from ..ir import Block, Value
+from .context import Translating
 from .merge import merge_type
 from .scalars import coerce, known_type
 from .values import UNDEF, Known, Obj, Tup, V, is_number
-
-if TYPE_CHECKING:
-    from .translate import Translator
 
 BRK, CNT, RET, RETVAL = "$brk", "$cnt", "$ret", "$retval"
 
@@ -145,7 +143,7 @@ class _Carried:
     """The carried variables of one loop and their current shapes (scalar types, or lists
     of them for tuples: a helper's tuple result returned from inside a loop, say)."""
 
-    def __init__(self, tr: Translator, names: list[str], node: ast.AST) -> None:
+    def __init__(self, tr: Translating, names: list[str], node: ast.AST) -> None:
         self.names = names
         self.node = node
         self.types: dict[str, Shape] = {}
@@ -168,7 +166,7 @@ class _Carried:
                 )
             self.types[n] = _type_of(v, None, tr.ctx.fp64)
 
-    def bind(self, tr: Translator, block: Block) -> None:
+    def bind(self, tr: Translating, block: Block) -> None:
         """Add block arguments for the typed names and bind them (others to UNDEF)."""
         for n in self.names:
             tr.env[n] = self._build(self.types[n], lambda t, n=n: self._arg(block, t, n))  # type: ignore[misc]
@@ -188,7 +186,7 @@ class _Carried:
             return Tup(tuple(self._build(s, leaf) for s in shape))
         return leaf(shape)
 
-    def values(self, tr: Translator, block: Block) -> list[Value]:
+    def values(self, tr: Translating, block: Block) -> list[Value]:
         """The current values of the typed names, coerced, appended to `block`."""
         out: list[Value] = []
         with tr.b.at(block):
@@ -196,7 +194,7 @@ class _Carried:
                 self._flatten(tr, tr.env.get(n, UNDEF), self.types[n], out)
         return out
 
-    def _flatten(self, tr: Translator, v: V, shape: Shape, out: list[Value]) -> None:
+    def _flatten(self, tr: Translating, v: V, shape: Shape, out: list[Value]) -> None:
         if shape is None:
             return
         if isinstance(shape, _ObjShape):
@@ -224,7 +222,7 @@ class _Carried:
         else:
             out.append(coerce(tr.b, tr.scalar(v, self.node), shape))
 
-    def widen(self, tr: Translator, env: dict[str, V]) -> bool:
+    def widen(self, tr: Translating, env: dict[str, V]) -> bool:
         """Widen the types to what the body produced; True if anything changed."""
         changed = False
         for n in self.names:
@@ -258,7 +256,7 @@ class _Carried:
 
 
 def _fixpoint(
-    tr: Translator,
+    tr: Translating,
     node: ast.AST,
     carried: _Carried,
     translate: Callable[[], tuple[list[Block], dict[str, V]]],
@@ -278,7 +276,7 @@ def _fixpoint(
 
 
 def range_loop(
-    tr: Translator, node: ast.For, start: V, stop: V, step: V, t: T.Scalar, sign: int
+    tr: Translating, node: ast.For, start: V, stop: V, step: V, t: T.Scalar, sign: int
 ) -> None:
     """`for target in range(start, stop, step)` at run time."""
     assert isinstance(node.target, ast.Name)
@@ -369,7 +367,7 @@ def range_loop(
     _forget_locals(tr, node.body)
 
 
-def while_loop(tr: Translator, node: ast.While) -> None:
+def while_loop(tr: Translating, node: ast.While) -> None:
     """`while test:` at run time (a test known to be false skips the loop)."""
     has_ret = _contains(node.body, ast.Return, into_loops=True)
     has_brk = _contains(node.body, ast.Break, into_loops=False)
@@ -420,14 +418,14 @@ def while_loop(tr: Translator, node: ast.While) -> None:
     _forget_locals(tr, node.body)
 
 
-def _forget_locals(tr: Translator, body: list[ast.stmt]) -> None:
+def _forget_locals(tr: Translating, body: list[ast.stmt]) -> None:
     """Names first assigned inside a run-time loop are not available after it."""
     for n in assigned_names(body):
         if n not in tr.env:
             tr.env[n] = UNDEF
 
 
-def _yield(tr: Translator, carried: _Carried, blk: Block, first: Value | None = None):  # type: ignore[no-untyped-def]
+def _yield(tr: Translating, carried: _Carried, blk: Block, first: Value | None = None):  # type: ignore[no-untyped-def]
     vals = carried.values(tr, blk)
     from ..ir import Op
 
@@ -435,7 +433,7 @@ def _yield(tr: Translator, carried: _Carried, blk: Block, first: Value | None = 
 
 
 def _bind_results(
-    tr: Translator,
+    tr: Translating,
     carried: _Carried,
     results: list[Value],
     outer: dict[str, V | None],

@@ -629,12 +629,12 @@ class Translator:
         return self.lookup(node.id, node)
 
     def expr_Tuple(self, node: ast.Tuple) -> V:
-        return self._sequence([self.expr(e) for e in node.elts], tuple)
+        return self.sequence([self.expr(e) for e in node.elts], tuple)
 
     def expr_List(self, node: ast.List) -> V:
-        return self._sequence([self.expr(e) for e in node.elts], list)
+        return self.sequence([self.expr(e) for e in node.elts], list)
 
-    def _sequence(self, items: list[V], kind: type) -> V:
+    def sequence(self, items: list[V], kind: type) -> V:
         if all(isinstance(x, Known) for x in items):
             return Known(kind(x.value for x in items))  # type: ignore[union-attr]
         return Tup(tuple(items))
@@ -684,7 +684,7 @@ class Translator:
 
         gen(0)
         self.env = saved
-        return self._sequence(out, kind)
+        return self.sequence(out, kind)
 
     def expr_JoinedStr(self, node: ast.JoinedStr) -> V:
         parts = calls.fstring_parts(self, node)
@@ -1137,7 +1137,7 @@ class Translator:
         for name, v in bound.arguments.items():
             p = sig.parameters[name]
             if p.kind in (p.VAR_POSITIONAL,):
-                env[name] = self._sequence(list(v), tuple)
+                env[name] = self.sequence(list(v), tuple)
             elif p.kind == p.VAR_KEYWORD:
                 self.fail(node, f"{fn.__name__}() takes **kwargs: not supported in kernels")
             else:

@@ -15,17 +15,15 @@ always, the other backends in debug mode only (`strip_view_checks`), as array bo
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .. import types as T
 from ..ir import Value
+from .context import Translating
 from .scalars import coerce
 from .values import Axis, CArray, Known, Obj, Tup, V, View, kind_of
-
-if TYPE_CHECKING:
-    from .translate import Translator
 
 
 def is_array(v: Any) -> bool:
@@ -38,7 +36,7 @@ def _index_type(v: View | Value) -> T.Scalar:
     return base.array.index
 
 
-def array_dim(tr: Translator, arr: Value, k: int) -> V:
+def array_dim(tr: Translating, arr: Value, k: int) -> V:
     """Extent `k` of an array: known for shared/local arrays, a `shape` op otherwise."""
     at = arr.array
     if at.shape is not None:
@@ -46,7 +44,7 @@ def array_dim(tr: Translator, arr: Value, k: int) -> V:
     return tr.b.op("shape", [arr], [at.index], dim=k).result
 
 
-def whole(tr: Translator, arr: Value) -> View:
+def whole(tr: Translating, arr: Value) -> View:
     """`arr` itself as a view (every axis from 0 by 1 over its extent)."""
     it = arr.array.index
     axes = []
@@ -56,14 +54,14 @@ def whole(tr: Translator, arr: Value) -> View:
     return View(arr, tuple(axes), arr.hint)
 
 
-def _as_index(tr: Translator, v: V, it: T.Scalar) -> Value:
+def _as_index(tr: Translating, v: V, it: T.Scalar) -> Value:
     if isinstance(v, Known):
         return tr.const(int(v.value), it)
     assert isinstance(v, Value)
     return coerce(tr.b, v, it)
 
 
-def _elements(tr: Translator, sl: ast.expr) -> list[Any]:
+def _elements(tr: Translating, sl: ast.expr) -> list[Any]:
     """The subscript's items: `ast.Slice` nodes as they are, other items evaluated (a tuple
     value counts as several indices)."""
     elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
@@ -83,7 +81,7 @@ def _elements(tr: Translator, sl: ast.expr) -> list[Any]:
 
 
 def subscript(
-    tr: Translator, base: Value | View, node: ast.Subscript
+    tr: Translating, base: Value | View, node: ast.Subscript
 ) -> View | tuple[Value, list[Value]]:
     """`base[...]`: a new view, or (array, indices) of one element to load or store."""
     items = _elements(tr, node.slice)
@@ -112,7 +110,7 @@ def subscript(
     return out
 
 
-def _element(tr: Translator, view: View, d: Axis, item: V, it: T.Scalar, node: ast.AST) -> Value:
+def _element(tr: Translating, view: View, d: Axis, item: V, it: T.Scalar, node: ast.AST) -> Value:
     """The array index of element `item` along the view axis `d` (checked when `d.checked`)."""
     assert d.step is not None and d.extent is not None
     b = tr.b
@@ -138,11 +136,11 @@ def _element(tr: Translator, view: View, d: Axis, item: V, it: T.Scalar, node: a
     return b.bin("add", d.start, b.bin("mul", i, d.step))
 
 
-def _bound(tr: Translator, node: ast.expr | None) -> V | None:
+def _bound(tr: Translating, node: ast.expr | None) -> V | None:
     return None if node is None else tr.expr(node)
 
 
-def _slice(tr: Translator, d: Axis, s: ast.Slice, it: T.Scalar, node: ast.AST) -> Axis:
+def _slice(tr: Translating, d: Axis, s: ast.Slice, it: T.Scalar, node: ast.AST) -> Axis:
     """The axis `d[lo:hi:step]`, with Python's clipping of the bounds."""
     assert d.step is not None and d.extent is not None
     b = tr.b
@@ -196,7 +194,7 @@ def _slice(tr: Translator, d: Axis, s: ast.Slice, it: T.Scalar, node: ast.AST) -
     return Axis(start, b.bin("mul", d.step, tr.const(step, it)), extent, True)
 
 
-def complex_subscript(tr: Translator, c: CArray, node: ast.Subscript) -> V:
+def complex_subscript(tr: Translating, c: CArray, node: ast.Subscript) -> V:
     """`c[...]` of a complex array: a `Complex` (its two parts loaded) or a complex view."""
     got = _complex_index(tr, c, node)
     if isinstance(got, View):
@@ -210,7 +208,7 @@ def complex_subscript(tr: Translator, c: CArray, node: ast.Subscript) -> V:
 
 
 def _complex_index(
-    tr: Translator, c: CArray, node: ast.Subscript
+    tr: Translating, c: CArray, node: ast.Subscript
 ) -> View | tuple[Value, list[Value]]:
     """The parts' view for `c[...]`, or (array, indices without the parts axis)."""
     base = c.base
@@ -237,7 +235,7 @@ def _complex_index(
     return out
 
 
-def complex_store(tr: Translator, c: CArray, node: ast.Subscript, value: V) -> None:
+def complex_store(tr: Translating, c: CArray, node: ast.Subscript, value: V) -> None:
     """`c[...] = value`: both parts of one element (a real value has imaginary part 0)."""
     got = _complex_index(tr, c, node)
     if isinstance(got, View):
@@ -249,7 +247,7 @@ def complex_store(tr: Translator, c: CArray, node: ast.Subscript, value: V) -> N
     tr.store(arr, [*idx, tr.const(1, arr.array.index)], im, node)
 
 
-def complex_parts(tr: Translator, value: V, node: ast.AST) -> tuple[V, V]:
+def complex_parts(tr: Translating, value: V, node: ast.AST) -> tuple[V, V]:
     """(real, imaginary) of a complex or real value."""
     from ..complexnum import Complex
 
@@ -260,12 +258,12 @@ def complex_parts(tr: Translator, value: V, node: ast.AST) -> tuple[V, V]:
     return value, Known(0.0)
 
 
-def complex_attribute(tr: Translator, c: CArray, attr: str, node: ast.AST) -> V:
+def complex_attribute(tr: Translating, c: CArray, attr: str, node: ast.AST) -> V:
     """`.shape`, `.size`, `.ndim` of a complex array: without the parts axis."""
     view = whole(tr, c.base) if isinstance(c.base, Value) else c.base
     extents: list[V] = [d.extent for d in view.dims[:-1]]  # type: ignore[misc]
     if attr == "shape":
-        return tr._sequence(extents, tuple)
+        return tr.sequence(extents, tuple)
     if attr == "ndim":
         return Known(len(extents))
     if attr == "size":
@@ -276,11 +274,11 @@ def complex_attribute(tr: Translator, c: CArray, attr: str, node: ast.AST) -> V:
     tr.fail(node, f"complex arrays in kernels have .shape, .size and .ndim, not .{attr}")
 
 
-def attribute(tr: Translator, view: View, attr: str, node: ast.AST) -> V:
+def attribute(tr: Translating, view: View, attr: str, node: ast.AST) -> V:
     """`view.shape`, `.size`, `.ndim`, `.dtype`."""
     extents: list[V] = [d.extent for d in view.dims]  # type: ignore[misc]
     if attr == "shape":
-        return tr._sequence(extents, tuple)
+        return tr.sequence(extents, tuple)
     if attr == "size":
         acc = extents[0]
         for e in extents[1:]:
@@ -300,7 +298,7 @@ def length(view: View) -> Value:
     return extent
 
 
-def assign(tr: Translator, base: V, node: ast.Subscript, value: V, stmt: ast.AST) -> None:
+def assign(tr: Translating, base: V, node: ast.Subscript, value: V, stmt: ast.AST) -> None:
     """`base[...] = value`: one element, or a slice or row given a sequence of known length
     (`out[3 * t : 3 * t + 3] = [r, g, b]`, `grid[i] = (x, y, z)`)."""
     if not (is_array(base) or isinstance(base, View)):
@@ -312,7 +310,7 @@ def assign(tr: Translator, base: V, node: ast.Subscript, value: V, stmt: ast.AST
     tr.store(got[0], got[1], value, stmt)
 
 
-def _store_sequence(tr: Translator, view: View, value: V, node: ast.Subscript) -> None:
+def _store_sequence(tr: Translating, view: View, value: V, node: ast.Subscript) -> None:
     """Store the items of a sequence of known length into `view`, along its first axis; the
     view's length must equal the sequence's (checked at run time unless known: an array slice
     cannot grow or shrink as a list slice does)."""
@@ -349,7 +347,7 @@ def _store_sequence(tr: Translator, view: View, value: V, node: ast.Subscript) -
             _store_sequence(tr, sub, item, node)
 
 
-def target(tr: Translator, base: V, node: ast.Subscript) -> tuple[Value, list[Value]]:
+def target(tr: Translating, base: V, node: ast.Subscript) -> tuple[Value, list[Value]]:
     """The (array, indices) an assignment `base[...] = v` writes (one element)."""
     if not (is_array(base) or isinstance(base, View)):
         tr.fail(node.value, "only arrays can be indexed and assigned to")

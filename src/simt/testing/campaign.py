@@ -29,8 +29,8 @@ from .generator import Program, from_source, generate
 from .mutator import mutate, verdict
 from .shrink import shrink
 
-# the generator's optional features (gen_extra.py; bigconst: constants int32 cannot hold), and
-# its Numba spelling (never drawn)
+# the generator's optional features (grammar.FEATURES; bigconst: constants int32 cannot
+# hold), and its Numba spelling (never drawn)
 FEATURES = "dtypes,complexes,views,numba,bigconst"
 HANG_SECONDS = 120  # one kernel on every backend; far above any generated kernel's need
 

@@ -1,4 +1,5 @@
-"""The generator's section for the language of Numba-CUDA kernels (generator.py calls it):
+"""The fuzz generator's `lang` feature, the language of Numba-CUDA kernels (registers its
+section in grammar.py):
 loops over run-time arrays and views (`for v in ...`, `zip`, `enumerate`, `reversed`,
 unpacking a slice of two), and thread-dependent early returns before barriers (threads that
 return leave the block's barrier count).
@@ -10,13 +11,10 @@ after a barrier, and a barrier after those reads before the slot is written agai
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .generator import Generator
+from .grammar import SECTIONS, Grammar
 
 
-def _slice(g: Generator, arr: str) -> str:
+def _slice(g: Grammar, arr: str) -> str:
     """`arr` or a slice of it with known or run-time bounds (never empty bounds errors:
     slices clip)."""
     r = g.r
@@ -32,7 +30,7 @@ def _slice(g: Generator, arr: str) -> str:
     return f"{arr}[{lo}:{hi}:{r.choice(('2', '3'))}]"
 
 
-def iterate(g: Generator) -> None:
+def iterate(g: Grammar) -> None:
     """One loop over run-time arrays, its result a new variable."""
     r = g.r
     acc = g.fresh("it")
@@ -69,7 +67,7 @@ def iterate(g: Generator) -> None:
         g.declare(acc, "i32")
 
 
-def early_return(g: Generator) -> None:
+def early_return(g: Grammar) -> None:
     """A shared-memory phase some threads leave with `return` before (or between) the
     barriers: the others go on synchronising without them. Returned threads write none of
     their outputs (they stay zero); every slot is written before any thread leaves, read only
@@ -108,10 +106,13 @@ def early_return(g: Generator) -> None:
     g.depth -= 1
 
 
-def lang_section(g: Generator) -> None:
+def lang_section(g: Grammar) -> None:
     """Loops over arrays, then (sometimes) a shared-memory phase that threads leave early."""
     g.features.add("iterate")
     for _ in range(g.r.randint(1, 3)):
         iterate(g)
     if g.r.random() < 0.5:
         early_return(g)
+
+
+SECTIONS["lang"] = lang_section

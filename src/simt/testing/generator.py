@@ -19,8 +19,9 @@ it: it avoids exactly what that page leaves unspecified ("What the fuzzer avoids
 The kernel's parameters are always `(fa, ia, ua, fo, io, uo, fx, hist, s0, s1)` (plus `da, do`
 for a float64 kernel): float32/int32/uint32 inputs, their per-thread output slots, the
 approximate outputs, an int32 histogram, a run-time int and a run-time uint32; then the
-arrays of the optional features (gen_extra.py: small and uint64 element types, complex
-numbers, views), in the order of `EXTRA_ORDER`.
+arrays of the optional features (gen_dtypes.py, gen_complex.py, gen_views.py, which fill the
+grammar table of grammar.py: small and uint64 element types, complex numbers, views), in the
+order of `EXTRA_ORDER`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from . import gen_extra, gen_lang
+from . import gen_complex, gen_dtypes, gen_lang, gen_views  # noqa: F401 - they fill the table
+from .grammar import EXPRESSIONS, FEATURES, SECTIONS, Var, make_extra, out_slot
 
 F32_CAP = 1e6  # float variables stay below this magnitude
 EXPR_CAP = 1e30  # no float expression is built past this (float32 overflows at 3.4e38)
@@ -110,17 +112,8 @@ class Program:
             out.append((fa.astype(np.float64) / 3.0).astype(np.float64))
             out.append(np.zeros(t * self.slots["do"], np.float64))
         for name in self.extras:
-            out.append(gen_extra.make_extra(name, self.seed, INPUTS, t, self.slots.get(name, 1)))
+            out.append(make_extra(name, self.seed, INPUTS, t, self.slots.get(name, 1)))
         return tuple(out)
-
-
-@dataclass
-class Var:
-    """A variable of the kernel being written: its type and, for floats, its magnitude bound."""
-
-    name: str
-    ty: str  # "i32", "u32", "f32", "f64", "bool"; "u64", "c64", "c128" (gen_extra.py)
-    bound: float = 0.0
 
 
 @dataclass
@@ -144,8 +137,8 @@ class Generator:
         numba: bool | None = None,
         bigconst: bool | None = None,
     ) -> None:
-        """Options: `fp64` (float64 kernel), the sections of gen_extra.py: `dtypes` (small and
-        uint64 element types), `complexes`, `views`, gen_lang.py's `lang` (loops over arrays,
+        """Options: `fp64` (float64 kernel), the features' sections (grammar.py): `dtypes`
+        (small and uint64 element types), `complexes`, `views`, `lang` (loops over arrays,
         early returns before barriers), and `bigconst`: int32 expressions with integer
         constants int32 cannot hold (int64 operations, wrapped back to int32). None (the
         default) draws each from the seed (about one kernel in four has each); False leaves
@@ -213,22 +206,21 @@ class Generator:
             return self.u32(d), 0.0
         if ty == "bool":
             return self.boolean(d), 0.0
-        if ty == "u64":
-            return gen_extra.u64(self, d), 0.0
-        if ty in ("c64", "c128"):
-            return gen_extra.cplx(self, ty, d)
+        rule = EXPRESSIONS.get(ty)  # a feature's type (grammar.py)
+        if rule is not None:
+            return rule(self, ty, d)
         return self.flt(ty, d)
 
     def u64(self, d: int) -> str:
-        """A uint64 expression (gen_extra.py)."""
-        return gen_extra.u64(self, d)
+        """A uint64 expression (gen_dtypes.py)."""
+        return gen_dtypes.u64(self, d)
 
     def extra_i32(self, d: int) -> str | None:
         """Now and then, an int32 through a feature's conversion (small types, uint64)."""
         if self.dtypes_on and self.r.random() < 0.06:
             if self.u64_on and self.r.random() < 0.5:
-                return gen_extra.from_u64(self, "i32", d)
-            return gen_extra.small_conversion(self, d)
+                return gen_dtypes.from_u64(self, "i32", d)
+            return gen_dtypes.small_conversion(self, d)
         return None
 
     def i32(self, d: int) -> str:
@@ -338,7 +330,7 @@ class Generator:
         r = self.r
         vs = self.vars(ty)
         if self.complex_on and d > 0 and r.random() < 0.1:
-            return gen_extra.complex_part(self, ty, d - 1)
+            return gen_complex.complex_part(self, ty, d - 1)
         if d <= 0 or r.random() < 0.25:
             k = r.random()
             if vs and k < 0.5:
@@ -414,7 +406,7 @@ class Generator:
                 return r.choice(("True", "False", "(thread_idx.x < 7)"))
             return r.choice(("True", "False", "(i < 7)", "(t % 2 == 0)", "(s0 > 0)"))
         if self.complex_on and r.random() < 0.1:
-            return gen_extra.complex_compare(self, d - 1)
+            return gen_complex.complex_compare(self, d - 1)
         k = r.randrange(6)
         if k <= 2:
             ty = r.choice(("i32", "i32", "u32", "f32") + (("f64",) if self.fp64 else ())
@@ -689,7 +681,7 @@ class Generator:
                 f"float({self.i32(1)}) / {m}",
             )))  # fmt: skip
         if self.complex_on:
-            out += [gen_extra.complex_sink(self) for _ in range(self.r.randint(1, 2))]
+            out += [gen_complex.complex_sink(self) for _ in range(self.r.randint(1, 2))]
         return out
 
     def program(self) -> Program:
@@ -717,7 +709,7 @@ class Generator:
             arr = outs[v.ty]
             if arr in ("q64", "cz", "cw"):
                 self.extras.add(arr)
-                self.emit(f"{arr}[{gen_extra.out_slot(self, arr)}] = {v.name}")
+                self.emit(f"{arr}[{out_slot(self, arr)}] = {v.name}")
                 continue
             self.emit(f"{arr}[i * NSLOT_{arr} + {self.slots[arr]}] = {v.name}")
             self.slots[arr] += 1
@@ -765,14 +757,12 @@ class Generator:
         )
 
     def sections(self) -> None:
-        """The optional features' sections (gen_extra.py), each drawing from `rx`."""
-        todo = [(self.dtypes_on, gen_extra.dtypes_section),
-                (self.complexes_on, gen_extra.complex_section),
-                (self.views_on, gen_extra.views_section),
-                (self.lang_on, gen_lang.lang_section)]  # fmt: skip
-        for on, section in todo:
-            if not on:
+        """The optional features' sections (grammar.SECTIONS, in FEATURES' order), each
+        drawing from `rx`."""
+        for feature in FEATURES:
+            if not getattr(self, f"{feature}_on"):
                 continue
+            section = SECTIONS[feature]
             saved = self.r
             self.r, self.budget = self.rx, 4
             section(self)
