@@ -34,7 +34,6 @@ from .foreign import as_host_array, cuda_interface, cuda_size
 from .frontend.specialise import ArgSpec, ComplexArray, ComplexScalar, WeakScalar
 from .frontend.values import Known
 from .ir import Function, Loc, Param, format_function
-from .passes.barriers import lift as lift_barriers
 from .passes.written import written_params
 from .runtime import registry
 from .runtime.base import Compiled, Dim3, Runtime
@@ -443,12 +442,10 @@ class Kernel:
         if spec is None:
             specs, _ = self._specs(values)
             fn = self.build_ir(specs)
-            from .pipeline import prepare
+            from .pipeline import for_runtime
 
-            fn = prepare(fn, rt.name)  # view checks dropped, accesses proven in bounds
             try:
-                if not getattr(rt, "lockstep", False):  # (stand-ins that only keep the IR)
-                    fn = lift_barriers(fn)  # every thread of a block at every barrier
+                fn = for_runtime(fn, rt)  # view checks and barriers as the runtime needs them
                 compiled = rt.compile(fn)
             except SimtError:
                 raise

@@ -15,6 +15,7 @@ from .passes.optimize import optimize
 from .passes.uniformity import check_barriers
 from .passes.view_checks import strip_view_checks
 from .runtime import registry
+from .runtime.base import Runtime
 
 
 def build(
@@ -59,21 +60,36 @@ def render(backend: str, fn: Function) -> str:
     if backend == "ir":
         return format_function(fn)
     rt = registry.runtime_class(backend)  # BackendUnavailable names the backends there are
-    fn = prepare(fn, backend)  # as a launch on that backend compiles it
-    if not rt.lockstep:
-        fn = lift_barriers(fn)
-    return rt.source(fn)
+    return rt.source(for_runtime(fn, rt))  # as a launch on that backend compiles it
 
 
-def prepare(fn: Function, backend: str) -> Function:
-    """The IR `backend` compiles of `fn` (changed in place, and returned): `sim` checks every
-    access and view itself and takes `fn` as it is; the others drop the views' checks (kept in
-    debug mode) and get their accesses proven in bounds (`passes.bounds`: marked unchecked, or
-    checked once per block), before any lowering of their own (the CPU's SPMD pass), so that
-    CUDA, WGSL and LLVM compile the same proofs."""
-    if backend == "sim" or fn.debug:
+def prepare(fn: Function, rt: str | type[Runtime] | Runtime | Any) -> Function:
+    """The IR runtime `rt` (a runtime, its class or its name) compiles of `fn` (changed in
+    place, and returned): one that checks every access and view itself (`checks_views`: sim)
+    takes `fn` as it is; the others drop the views' checks (kept in debug mode) and get their
+    accesses proven in bounds (`passes.bounds`: marked unchecked, or checked once per block),
+    before any lowering of their own (the CPU's SPMD pass), so that CUDA, WGSL and LLVM
+    compile the same proofs. (A stand-in runtime that only keeps the IR, as the fuzzer's
+    NVRTC check uses, declares no capability.)"""
+    if _has(rt, "checks_views") or fn.debug:
         return fn
     fn = strip_view_checks(fn)
     if getattr(fn, "boundscheck", True):
         prove_bounds(fn)
     return fn
+
+
+def for_runtime(fn: Function, rt: str | type[Runtime] | Runtime | Any) -> Function:
+    """`fn` as runtime `rt` compiles it, by its capabilities: `prepare`, then, unless it runs
+    a block's threads in lockstep (`lockstep`: sim), `passes.barriers.lift`'s form, in which
+    every thread of a block reaches every barrier."""
+    fn = prepare(fn, rt)
+    if not _has(rt, "lockstep"):
+        fn = lift_barriers(fn)
+    return fn
+
+
+def _has(rt: str | type[Runtime] | Runtime | Any, capability: str) -> bool:
+    if isinstance(rt, str):
+        return registry.has(rt, capability)
+    return bool(getattr(rt, capability, False))

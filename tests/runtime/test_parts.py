@@ -1,7 +1,10 @@
-"""What each runtime declares of itself: its renderer, whether its memory is host memory, its
-nominal profile and its device's facts; the pipeline and the profiles read them."""
+"""What each runtime declares of itself: its renderer, its capabilities (host memory, view
+checks, ...), its nominal profile and its device's facts; the pipeline, the profiles, the
+advisor, the benchmark suite and the fuzzer read them."""
 
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 import pytest
@@ -11,7 +14,7 @@ from simt import pipeline
 from simt.benchtool.profile import load_profile
 from simt.errors import BackendUnavailable
 from simt.runtime import registry
-from simt.runtime.base import Nominal
+from simt.runtime.base import Nominal, Runtime
 
 
 @simt.kernel
@@ -31,9 +34,56 @@ def test_every_runtime_declares_its_parts(name: str) -> None:
     assert text.strip()
 
 
+# what each backend is, stated once here and checked against the capabilities it declares
+# (every other part asks the capability, never the name: tests/test_layering.py)
+CAPABILITIES = {
+    "sim": {"host_memory", "checks_views", "reference", "lockstep"},
+    "cpu": {"host_memory", "spmd", "host_threads"},
+    "cuda": {"latency_hiding", "compiles_without_device", "cuda_arrays"},
+    "webgpu": {"latency_hiding", "optional_64bit"},
+}
+FLAGS = sorted(
+    n for n, v in vars(Runtime).items() if isinstance(v, bool) and not n.startswith("_")
+)
+
+
+@pytest.mark.parametrize("name", list(registry.RUNTIMES))
+def test_every_runtime_declares_its_capabilities(name: str) -> None:
+    cls = registry.runtime_class(name)
+    assert {f for f in FLAGS if getattr(cls, f)} == CAPABILITIES[name]
+    assert all(registry.has(name, f) == (f in CAPABILITIES[name]) for f in FLAGS)
+    assert cls.unit_word == ("cores" if cls.host_memory else "multiprocessors")
+    assert cls.source_comment == ("#" if name == "sim" else "//")
+    assert not registry.has("metal", "host_memory")  # no such backend: no capability
+    with pytest.raises(AttributeError, match="no capability"):
+        registry.has(name, "host_memroy")
+
+
+def test_only_the_reference_keeps_view_checks_outside_debug_mode() -> None:
+    """`pipeline.for_runtime` says once that sim checks views: a launch and `kernel.source`
+    strip the front end's view checks for every other runtime."""
+
+    @simt.kernel
+    def window(a, out, lo):
+        i = simt.grid(1)
+        if i < len(out):
+            w = a[lo:]
+            out[i] = w[i]
+
+    def checks(fn: simt.ir.Function) -> int:
+        return sum(op.opcode == "assert" and bool(op.attrs.get("view_check"))
+                   for op in simt.ir.walk(fn.body))  # fmt: skip
+
+    fn, _ = window.specialised_ir(np.ones(8, np.float32), np.zeros(4, np.float32), 2)
+    assert checks(fn) > 0
+    kept = {name for name in registry.RUNTIMES
+            if checks(pipeline.for_runtime(copy.deepcopy(fn), registry.runtime_class(name)))}
+    assert kept == {"sim"}
+
+
 def test_the_pipeline_renders_through_the_runtime() -> None:
     a = np.ones(4, np.float32)
-    fn = double.specialise(double._bind((a, a.copy()), {}), registry.get("sim")).fn
+    fn = double.specialise(double.bind(a, a.copy()), registry.get("sim")).fn
     assert pipeline.render("sim", fn) == registry.runtime_class("sim").source(fn)
     assert pipeline.render("ir", fn) == simt.ir.format_function(fn)
     with pytest.raises(BackendUnavailable, match="choose one of"):

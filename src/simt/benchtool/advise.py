@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import LaunchError, SimtPerformanceWarning
+from ..runtime import registry
 from ..runtime.base import Dim3
 from .cost import Cost, estimate
 from .profile import Profile, load_profile
@@ -115,7 +116,8 @@ def analyse(
     body = cost.time - prof.launch_overhead
     if body >= WORTH * prof.launch_overhead:
         blocks = grid.size
-        what = "cores" if prof.backend in ("cpu", "sim") else "multiprocessors"
+        caps = registry.runtime_class(prof.backend)
+        what = caps.unit_word
         if blocks < prof.units:
             out.append(
                 Advice(
@@ -127,7 +129,7 @@ def analyse(
                     "loop over more blocks).",
                 )
             )
-        elif prof.backend in ("cuda", "webgpu") and cost.threads < prof.units * 1024:
+        elif caps.latency_hiding and cost.threads < prof.units * 1024:
             out.append(
                 Advice(
                     "small-grid",
@@ -174,14 +176,14 @@ def analyse(
     return out
 
 
-def _vectorised(kernel: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[bool, str]:
-    """(vectorised, the compiler's report) for the cpu backend's optimised code of this
-    launch: LLVM's "loop not vectorized" remarks, which it writes to the process's stderr
-    while optimising, are captured there."""
+def _vectorised(
+    kernel: Any, rt: Any, args: Sequence[Any], kwargs: dict[str, Any]
+) -> tuple[bool, str]:
+    """(vectorised, the compiler's report) for an SPMD runtime's (cpu's) optimised code of
+    this launch: LLVM's "loop not vectorized" remarks, which it writes to the process's
+    stderr while optimising, are captured there."""
     from ..ir.nodes import walk
-    from ..runtime import registry
 
-    rt = registry.get("cpu")
     fn, _ = kernel.specialised_ir(*args, **kwargs)
     if any(op.opcode in ("atomic", "cas", "print") for op in walk(fn.body)):
         return True, ""  # serial by nature: nothing the user could change
@@ -241,8 +243,6 @@ def advise(
     """`kernel.advise(grid, block, *args)`: the advice for this launch on the current backend.
     Warns (`SimtPerformanceWarning`) once per kernel and launch shape; raises LaunchError for
     what cannot launch (shared memory over the limit)."""
-    from ..runtime import registry
-
     g = grid if isinstance(grid, Dim3) else Dim3.of(grid, "grid")
     b = block if isinstance(block, Dim3) else Dim3.of(block, "block")
     if prof is None:
@@ -251,13 +251,14 @@ def advise(
     cost = estimate(kernel, g, b, args, kw, prof)
     vec: bool | None = None
     report = ""
-    if prof.backend == "cpu" and cost.time - prof.launch_overhead >= WORTH * prof.launch_overhead:
+    spmd = registry.runtime_class(prof.backend).spmd
+    if spmd and cost.time - prof.launch_overhead >= WORTH * prof.launch_overhead:
         try:
-            vec, report = _vectorised(kernel, args, kw)
+            vec, report = _vectorised(kernel, registry.get(prof.backend), args, kw)
         except Exception:  # noqa: BLE001 - the report is optional: no answer, no advice
             vec = None
     found = analyse(cost, g, b, prof, vec, _extent(args), report)
-    if prof.backend == "cpu" and cost.time - prof.launch_overhead >= WORTH * prof.launch_overhead:
+    if spmd and cost.time - prof.launch_overhead >= WORTH * prof.launch_overhead:
         from .cpu_hints import cpu_hints
 
         try:

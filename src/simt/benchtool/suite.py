@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..runtime import registry
 from . import workloads as W
 
 Run = Callable[[], Any]
@@ -153,12 +154,13 @@ def workload(wl: str, size: str, kit: Kit | None, baselines: bool, backend: str)
     )
     if baselines:
         b.baselines["numpy"] = W.make_numpy(wl, inp, p)
-        if kit is not None and backend in ("cpu", "sim"):
+        caps = registry.runtime_class(backend)
+        if kit is not None and caps.host_memory:  # C on the processor the backend runs on
             for name in ("c", "c-tuned"):
                 made = kit.make(name, wl, inp, p)
                 if made is not None:
                     b.baselines[name] = made
-        if backend == "cuda":
+        if caps.cuda_arrays:  # CuPy and PyTorch on the same GPU
             b.baselines.update(gpu_baselines(wl, inp))
     return b
 

@@ -331,7 +331,7 @@ def run(argv: list[str]) -> int:
         )
     size = "quick" if args.quick else "full"
     kit = None
-    if not args.no_baselines and any(b in ("cpu", "sim") for b in backends):
+    if not args.no_baselines and any(registry.has(b, "host_memory") for b in backends):
         kit = Kit(args.kit or _kit_default())
     present = []
     for b in backends:

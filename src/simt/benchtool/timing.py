@@ -133,27 +133,10 @@ class BenchResult:
 
 
 def device_timer(rt: Any) -> Callable[[Callable[[], Any]], float] | None:
-    """A function timing `run()` with CUDA events on the runtime's stream (seconds), or None
-    when the runtime has no such events (every backend but `cuda`)."""
-    if getattr(rt, "name", "") != "cuda":
-        return None
-    core = getattr(rt, "core", None)
-    stream = getattr(rt, "stream", None)
-    if core is None or stream is None or not hasattr(core, "EventOptions"):
-        return None
-    try:
-        opts = core.EventOptions(enable_timing=True)
-    except Exception:  # noqa: BLE001 - an older cuda.core: the host clock will do
-        return None
-
-    def timed(run: Callable[[], Any]) -> float:
-        e0 = stream.record(options=opts)
-        run()
-        e1 = stream.record(options=opts)
-        e1.sync()
-        return float(e1 - e0) / 1e3  # cuda.core gives milliseconds
-
-    return timed
+    """A function timing `run()` on runtime `rt`'s device itself (CUDA events), or None where
+    it has none (the host clock around a synchronised call is used): `Runtime.device_timer`."""
+    timer = getattr(rt, "device_timer", None)
+    return timer() if timer is not None else None
 
 
 def sample(

@@ -206,8 +206,10 @@ def _worker_threads() -> None:
     runs tasks (its share of the machine), unless `SIMT_NUM_THREADS` says otherwise: the rule
     `distributed` applies to BLAS and OpenMP (it sets OMP_NUM_THREADS=1 in its workers), so
     that workers x threads never oversubscribe the cores."""
-    if "SIMT_NUM_THREADS" in os.environ or registry.started("cpu"):
+    if "SIMT_NUM_THREADS" in os.environ:
         return
+    if any(registry.has(n, "host_threads") for n in registry.started()):
+        return  # a pool of host threads is already running with its size
     try:
         from distributed import get_worker
 

@@ -534,7 +534,7 @@ def _syncthreads(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast
 
 
 def _fence(scope: str) -> Handler:
-    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         if args or kwargs:
             tr.fail(node, "a memory fence takes no arguments")
         tr.b.op("fence", scope=scope)

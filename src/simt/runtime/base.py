@@ -18,6 +18,7 @@ thread and source line.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -125,18 +126,52 @@ class Runtime(ABC):
     """One device: `sim`, `cpu`, `cuda` or `webgpu`.
 
     A runtime declares its parts: `source` (its renderer: the text it compiles, no device
-    needed), `host_memory` (whether its buffers are host NumPy arrays), `nominal` (its
-    device kind's nominal profile) and `device_facts()`."""
+    needed), `nominal` (its device kind's nominal profile), `device_facts()`, and its
+    capabilities, the class attributes below that every other part asks instead of testing a
+    backend's name (tests/test_layering.py refuses a backend name tested outside runtime/ and
+    backends/)."""
 
     name: str = ""
     # the block shape whole-image launches (image functions) use: 256 threads, WebGPU's limit
     image_block: tuple[int, int] = (16, 16)
-    host_memory: ClassVar[bool] = False  # device buffers are host NumPy arrays
+    nominal: ClassVar[Nominal]
+
+    # capabilities -------------------------------------------------------------------------
+    # device buffers are host NumPy arrays: arguments are used in place, no copies (and the C
+    # baselines of `simt bench` run on the same processor)
+    host_memory: ClassVar[bool] = False
     # runs a block's threads in lockstep under masks, so a barrier under thread-dependent
     # control runs as written (sim); the others get `passes.barriers.lift`'s form, in which
     # every thread of a block reaches every barrier
     lockstep: ClassVar[bool] = False
-    nominal: ClassVar[Nominal]
+    # the executable definition of the semantics, the reference of differential tests (sim)
+    reference: ClassVar[bool] = False
+    # checks every view access itself, always (sim); the others only in debug mode, so the
+    # front end's view checks are stripped for them (`pipeline.for_runtime`)
+    checks_views: ClassVar[bool] = False
+    # what `device_facts().units` counts, in the advisor's words
+    unit_word: ClassVar[str] = "multiprocessors"
+    # a GPU: memory latency is hidden by switching between many resident threads
+    latency_hiding: ClassVar[bool] = False
+    # launches run SPMD-lowered thread loops on SIMD lanes (the advisor reads LLVM's
+    # vectorisation report and the lowered IR's hints)
+    spmd: ClassVar[bool] = False
+    # launches run on a pool of host threads (`SIMT_NUM_THREADS`)
+    host_threads: ClassVar[bool] = False
+    # int64 and float64 are features of the adapter it may lack (a refusal then names them)
+    optional_64bit: ClassVar[bool] = False
+    # shares memory with CUDA array libraries (CuPy, PyTorch: `__cuda_array_interface__`)
+    cuda_arrays: ClassVar[bool] = False
+    # its compiler runs without its device (NVRTC): the fuzzer checks it by compiling where
+    # it is not asked to run it
+    compiles_without_device: ClassVar[bool] = False
+    # how its source text writes a line comment (`kernel.source` headings)
+    source_comment: ClassVar[str] = "//"
+
+    def device_timer(self) -> Callable[[Callable[[], Any]], float] | None:
+        """A function timing `run()` on the device itself (seconds; CUDA events), or None:
+        `simt.bench` then times with the host clock around a synchronised call."""
+        return None
 
     @classmethod
     @abstractmethod

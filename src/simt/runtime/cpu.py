@@ -216,6 +216,9 @@ class CpuRuntime(Runtime):
     max_threads = 2**32
     max_threads_why = "the limit webgpu has too, so a launch that runs on one runs on both"
     host_memory = True
+    unit_word = "cores"
+    spmd = True
+    host_threads = True
     nominal = Nominal(copy_bandwidth=15e9, peak_flops=50e9, launch_overhead=30e-6,
                       far_rate=200e6, loop_rate=200e6, op_rate=10e9, gather_rate=2e9)  # fmt: skip
     # rows of 128 lanes (adjacent blocks run as one: up to whole rows, `COARSE_LANES`): long

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,6 +91,9 @@ class CudaRuntime(Runtime):
     nominal = Nominal(copy_bandwidth=1.5e12, peak_flops=30e12, launch_overhead=8e-6,
                       far_rate=5e9, line_bytes=32, stream_boost=4, fma_iters=4096,
                       many_threads=True)  # fmt: skip
+    latency_hiding = True
+    compiles_without_device = True
+    cuda_arrays = True
     _probed: tuple[bool, str] | None = None
 
     @classmethod
@@ -264,6 +268,27 @@ class CudaRuntime(Runtime):
                 self._check_error(kernel, grid, block)
         elif ebuf is not None:
             self._pending.append(_Pending(kernel, grid, block))
+
+    def device_timer(self) -> Callable[[Callable[[], Any]], float] | None:
+        """A function timing `run()` with CUDA events on this runtime's stream (seconds), or
+        None where cuda.core has no timing events (the host clock will do)."""
+        core = getattr(self, "core", None)
+        stream = getattr(self, "stream", None)
+        if core is None or stream is None or not hasattr(core, "EventOptions"):
+            return None
+        try:
+            opts = core.EventOptions(enable_timing=True)
+        except Exception:  # noqa: BLE001 - an older cuda.core: the host clock will do
+            return None
+
+        def timed(run: Callable[[], Any]) -> float:
+            e0 = stream.record(options=opts)
+            run()
+            e1 = stream.record(options=opts)
+            e1.sync()
+            return float(e1 - e0) / 1e3  # cuda.core gives milliseconds
+
+        return timed
 
     def synchronize(self) -> None:
         """Wait for every launch, then report the first failed `assert` among them."""

@@ -32,6 +32,17 @@ def runtime_class(name: str) -> type[Runtime]:
     return getattr(mod, cls)  # type: ignore[no-any-return]
 
 
+def has(name: str, capability: str) -> bool:
+    """Whether backend `name` declares `capability` (a capability of `Runtime`, e.g.
+    "host_memory"); False for a name that is no backend or whose module cannot load."""
+    if not hasattr(Runtime, capability):
+        raise AttributeError(f"runtimes declare no capability {capability!r}")
+    try:
+        return bool(getattr(runtime_class(name), capability))
+    except BackendUnavailable:
+        return False
+
+
 def probe(name: str) -> tuple[bool, str]:
     """(available, why) for backend `name`; never raises."""
     try:
@@ -55,9 +66,9 @@ def get(name: str) -> Runtime:
     return rt
 
 
-def started(name: str) -> bool:
-    """Whether runtime `name` has been made (started) in this process."""
-    return name in _instances
+def started() -> list[str]:
+    """The names of the runtimes made (started) in this process so far."""
+    return list(_instances)
 
 
 def default_name() -> str:

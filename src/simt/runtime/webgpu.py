@@ -77,6 +77,8 @@ class WebGPURuntime(Runtime):
     name = "webgpu"
     max_threads = 2**32 - 1
     max_threads_why = "WGSL numbers threads in 32 bits"
+    latency_hiding = True
+    optional_64bit = True
     nominal = Nominal(copy_bandwidth=100e9, peak_flops=2e12, launch_overhead=100e-6,
                       far_rate=1e9, line_bytes=32)  # fmt: skip
 

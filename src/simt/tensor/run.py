@@ -29,7 +29,6 @@ from .graph import Graph, Ref
 from .lower import ROW_THREADS, Layout, lower, node_types, thread_layout
 from .plan import KernelPlan, Plan, plan
 
-_HOST = ("sim", "cpu")
 # dtypes kernels read as they are; others are converted on the host first (see docs/tensor.md)
 _KEPT = {"float32", "float64", "int32", "int64", "uint32"}
 _CONVERT = {
@@ -151,7 +150,7 @@ def prepare_inputs(values: Sequence[Any], rt: Runtime) -> Inputs:
         if a.ndim == 0:
             a = a.reshape(1)
         types.append(T.scalar_of_dtype(a.dtype))  # type: ignore[arg-type]
-        if rt.name not in _HOST:
+        if not rt.host_memory:
             arrays.append(DeviceArray(rt, rt.upload(np.ascontiguousarray(a)), a.shape, a.dtype))
         else:
             arrays.append(a)
@@ -314,7 +313,7 @@ def execute(g: Graph, values: Sequence[Any], into: Any = None) -> Any:
     rt = registry.current()
     inp = prepare_inputs(values, rt)
     prog, extents = compile_for(g, inp, rt.name)
-    host = rt.name in _HOST
+    host = rt.host_memory
     buffers: dict[Ref, Any] = {("in", k): a for k, a in enumerate(inp.arrays)}
     for step in prog.steps:
         n = step.kp.root
@@ -356,7 +355,7 @@ def execute(g: Graph, values: Sequence[Any], into: Any = None) -> Any:
 def _output(rt: Runtime, buf: Any, shape: tuple[int, ...], is_input: bool, device: bool) -> Any:
     """A result as the user gets it: NumPy, or a device array when an input was one. An
     output that is an input (the identity) is a copy."""
-    if rt.name in _HOST:
+    if rt.host_memory:
         host = buf.buf if isinstance(buf, DeviceArray) else buf
         arr = (np.array(host) if is_input else host).reshape(shape)
         return DeviceArray(rt, arr, shape, arr.dtype) if device else arr
@@ -397,7 +396,7 @@ def sources(g: Graph, values: Sequence[Any], backend: str) -> str:
     from ..pipeline import render
 
     rt = registry.current()
-    inp = prepare_inputs(values, rt) if rt.name in _HOST else _host_inputs(values, rt)
+    inp = prepare_inputs(values, rt) if rt.host_memory else _host_inputs(values, rt)
     prog, _ = compile_for(g, inp, backend)
     parts = []
     for k, step in enumerate(prog.steps, start=1):
@@ -408,7 +407,7 @@ def sources(g: Graph, values: Sequence[Any], backend: str) -> str:
         fn = step.kernel.fn
         assert fn is not None  # made by Kernel.from_ir
         text = format_function(fn) if backend == "ir" else render(backend, fn)
-        comment = "#" if backend in ("ir", "sim") else "//"
+        comment = "#" if backend == "ir" else registry.runtime_class(backend).source_comment
         head = "\n".join(f"{comment} {line}" for line in head.splitlines())
         parts.append(f"{head}\n{text}")
     return "\n\n".join(parts)

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..runtime import registry
 from .differential import INTERNAL_WORDS, Finding, check
 from .generator import Program, from_source, generate
 from .mutator import mutate, verdict
@@ -61,14 +62,13 @@ class Summary:
 
 
 def backends_present(names: tuple[str, ...] | None = None) -> tuple[str, ...]:
-    """The backends to compare with `sim`: those named, else every one present but cuda
-    (which is checked by NVRTC when there is no GPU)."""
-    from ..runtime import registry
-
-    wanted = names or tuple(n for n in registry.RUNTIMES if n not in ("sim",))
+    """The backends to compare with `sim`: those named, else every one present but the
+    reference and those whose compiler runs without their device (cuda: checked by NVRTC
+    when there is no GPU)."""
+    wanted = names or tuple(n for n in registry.RUNTIMES if not registry.has(n, "reference"))
     out = []
     for n in wanted:
-        if n == "cuda" and names is None:
+        if names is None and registry.has(n, "compiles_without_device"):
             continue
         ok, _ = registry.probe(n)
         if ok:
@@ -99,7 +99,7 @@ def same_failure(f: Finding, backends: tuple[str, ...], nvrtc: bool) -> Callable
 
     def still(p: Program) -> bool:
         try:
-            found = check(p, backends, nvrtc and f.backend == "cuda")
+            found = check(p, backends, nvrtc and registry.has(f.backend, "compiles_without_device"))
         except Exception:  # noqa: BLE001 - a variant that breaks the harness is not kept
             return False
         return any(signature(g) == want for g in found)

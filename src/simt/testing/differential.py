@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CompileError, SimtError
+from ..runtime import registry
 from .generator import Program
 
 APPROX_TOL = 2.0**-10
@@ -156,7 +157,9 @@ def _refusal_ok(program: Program, backend: str, e: BaseException) -> bool:
     """A webgpu refusal of a float64 (int64) kernel naming float64 (int64), on an adapter
     without shader-f64 (shader-int64), is the expected answer; so is one naming an element
     type the kernel uses that webgpu does not have yet (docs/semantics.md, "Types")."""
-    if backend != "webgpu" or not isinstance(e, CompileError) or "internal" in str(e):
+    if not registry.has(backend, "optional_64bit") or not isinstance(e, CompileError):
+        return False
+    if "internal" in str(e):
         return False
     text = str(e)
     # Numba's typing makes floats from integers float64 in any Numba-spelled kernel
@@ -164,7 +167,7 @@ def _refusal_ok(program: Program, backend: str, e: BaseException) -> bool:
     fp64 = wide and any(w in text for w in ("float64", "f64", "fp64"))
     if fp64 or ("int64" in program.features and "int64" in text):
         return True
-    return "webgpu" in text and any(re.search(rf"\b{t}\b", text) for t in program.refusable_types)
+    return backend in text and any(re.search(rf"\b{t}\b", text) for t in program.refusable_types)
 
 
 def _unsigned_zeros(text: str) -> str:
