@@ -19,21 +19,24 @@ from collections.abc import Callable
 from ..builtins import sim_name
 from ..ir import Block, Function, Op, Value, walk, walk_blocks
 from ..ir.ops import ATOMICS, MEMORY, PURE, STORES
+from ..ir.semantics import expression
 from ..types import GLOBAL, LOCAL, SHARED, ArrayType, Scalar
 from .common import error_sites, print_ops
 
-_BIN = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%",
-        "and": "&", "or": "|", "xor": "^"}  # fmt: skip
 # bin ops that are NumPy ufuncs with the kernel semantics (a store of one fuses with it).
 _UFUNC = {"add": "np.add", "sub": "np.subtract", "mul": "np.multiply", "div": "np.true_divide",
           "floordiv": "np.floor_divide", "mod": "np.remainder", "min": "np.minimum",
           "max": "np.maximum", "and": "np.bitwise_and", "or": "np.bitwise_or",
           "xor": "np.bitwise_xor"}  # fmt: skip
-_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 # Ops that read their operands into a fresh result (or into memory, overlap-safe) and never
 # pass one through. Not atomics: they write while they read their values, lane by lane.
 _CONSUMERS = frozenset({"bin", "cmp", "un", "cast", "math", "store", "print", "assert"})
 _PURE = PURE | {"alloc"}  # (an alloc makes a fresh array: nothing to keep in order)
+
+
+def _kind(t: Scalar) -> str:
+    """The operand kind the semantics table's rows are chosen by."""
+    return "b" if t.is_bool else "f" if t.is_float else "iu"
 
 
 def render(fn: Function, trace: bool = False) -> str:
@@ -450,7 +453,8 @@ class _Renderer:
         return rule(self, op, [self.name(v) for v in op.operands], mask)
 
     def cmp(self, op: Op, a: list[str], mask: str) -> str:
-        return f"{a[0]} {_CMP[op.attrs['op']]} {a[1]}"
+        t = op.operands[0].scalar
+        return expression("cmp", op.attrs["op"], _kind(t), a[0], a[1])
 
     def cast(self, op: Op, a: list[str], mask: str) -> str:
         return f"_cast({a[0]}, {np_type(op.result.scalar)})"
@@ -492,26 +496,12 @@ class _Renderer:
         if id(op) in self.global_idx:
             return f"_c.global_idx({self.global_idx[id(op)]})"
         name, t = op.attrs["op"], op.result.scalar
-        if name in _BIN:
-            return f"{a[0]} {_BIN[name]} {a[1]}"
-        if name in ("min", "max"):
-            return f"np.{name}imum({a[0]}, {a[1]})"
-        if name == "pow":
-            return f"{a[0]} ** {a[1]}" if t.is_float else f"_ipow({a[0]}, {a[1]})"
-        width = typed_const(t.bits - 1, t)
-        sh = "<<" if name == "shl" else ">>"
-        return f"{a[0]} {sh} ({a[1]} & {width})"  # the shift amount is taken modulo the width
+        width = typed_const(t.bits - 1, t) if t.is_int else ""
+        return expression("bin", name, _kind(t), a[0], a[1], w=width)
 
     def un(self, op: Op, args: list[str], mask: str = "") -> str:
-        a = args[0]
-        name, t = op.attrs["op"], op.result.scalar
-        if name == "neg":
-            return f"-{a}"
-        if name == "abs":
-            return f"np.abs({a})"
-        if name == "invert" or t.is_bool:  # `not` of a bool is its inversion
-            return f"~{a}"
-        return f"_cast({a} == 0, {np_type(t)})"
+        t = op.result.scalar
+        return expression("un", op.attrs["op"], _kind(t), args[0], t=np_type(t))
 
     def memory(self, op: Op, a: list[str], mask: str) -> str:
         t: ArrayType = op.operands[0].array

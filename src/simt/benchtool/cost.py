@@ -27,7 +27,7 @@ import numpy as np
 from .. import types as T
 from ..builtins import MATH
 from ..builtins import weight as math_weight
-from ..ir import Block, Function, Op, Value
+from ..ir import Block, Function, Op, Value, semantics
 from ..runtime.base import Dim3
 from .profile import Profile
 
@@ -295,7 +295,7 @@ class _Eval:
             return
         try:
             with np.errstate(all="ignore"):
-                res = _compute(op, args, t)
+                res = compute(op, args, t)
         except (ArithmeticError, ValueError, TypeError):
             res = None
         self.env[op.result] = res
@@ -598,7 +598,8 @@ def _affine(v: Value, depth: int = 0) -> bool:
     return False
 
 
-def _compute(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray | None:
+def compute(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray | None:
+    """One op of the evaluator on the sampled lanes' values (None: not known)."""
     oc = op.opcode
     dt = t.np
     if oc == "cast":
@@ -612,49 +613,10 @@ def _compute(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray | None:
     if oc == "math":
         with np.errstate(all="ignore"):
             return np.asarray(MATH[op.attrs["fn"]].ref(*args)).astype(dt)
-    name = str(op.attrs.get("op"))
-    a = args[0]
-    if oc == "un":
-        if name == "neg":
-            return np.negative(a).astype(dt)
-        if name == "not":
-            return np.logical_not(a).astype(dt)
-        if name == "invert":
-            return np.invert(a).astype(dt)
-        return np.abs(a).astype(dt)
-    b = args[1]
-    if oc == "cmp":
-        return {
-            "eq": np.equal,
-            "ne": np.not_equal,
-            "lt": np.less,
-            "le": np.less_equal,
-            "gt": np.greater,
-            "ge": np.greater_equal,
-        }[name](a, b)
-    fns = {
-        "add": np.add,
-        "sub": np.subtract,
-        "mul": np.multiply,
-        "div": np.true_divide,
-        "floordiv": np.floor_divide,
-        "mod": np.mod,
-        "pow": np.power,
-        "min": np.minimum,
-        "max": np.maximum,
-        "and": np.bitwise_and,
-        "or": np.bitwise_or,
-        "xor": np.bitwise_xor,
-        "shl": np.left_shift,
-        "shr": np.right_shift,
-    }
-    if name in ("and", "or") and a.dtype == np.bool_:
-        return (np.logical_and if name == "and" else np.logical_or)(a, b)
-    if name in ("floordiv", "mod") and dt.kind in "iu" and (b == 0).any():
-        return None
-    if name == "pow" and dt.kind in "iu" and (b < 0).any():
-        return None
-    return np.asarray(fns[name](a, b)).astype(dt)
+    # bin, cmp, un: the IR's executable semantics (ir/semantics.py), as sim and folding have them
+    r = semantics.evaluate(oc, str(op.attrs.get("op")), *args)
+    with np.errstate(all="ignore"):
+        return np.asarray(r).astype(dt)
 
 
 # ------------------------------------------------------------------------------ the launch

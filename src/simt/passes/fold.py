@@ -14,13 +14,12 @@ a `while` whose condition is known to be false by their initial values.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..builtins import MATH
-from ..ir import Block, Function, Op, Value
+from ..ir import Block, Function, Op, Value, semantics
 from ..ir.ops import PURE
 from ..types import BOOL, Scalar
 from .rewrite import Subst
@@ -299,120 +298,39 @@ class _Folder:
         return cond.ops[:-1]
 
 
-def fold_bin(name: str, t: Scalar, a: Py, b: Py) -> Py | None:
-    """`a <name> b` in type `t`, or None when it is not folded."""
-    if t.is_bool:
-        x, y = bool(a), bool(b)
-        logic: dict[str, Callable[[bool, bool], bool]] = {
-            "and": lambda p, q: p and q,
-            "or": lambda p, q: p or q,
-            "xor": lambda p, q: p != q,
-            "min": lambda p, q: p and q,
-            "max": lambda p, q: p or q,
-        }
-        f = logic.get(name)
-        return None if f is None else f(x, y)
+def _np(v: Py, t: Scalar) -> Any:
+    """A const's Python value as a NumPy scalar of type `t` (the operand the semantics
+    table's rows take)."""
     if t.is_int:
-        return _int_bin(name, t, int(a), int(b))
-    return _finite(_float_bin(name, t, float(a), float(b)))
+        return t.np.type(wrap(int(v), t))
+    return t.np.type(v)
 
 
-def _int_bin(name: str, t: Scalar, x: int, y: int) -> int | None:
-    if name == "add":
-        r = x + y
-    elif name == "sub":
-        r = x - y
-    elif name == "mul":
-        r = x * y
-    elif name == "floordiv":
-        r = 0 if y == 0 else x // y
-    elif name == "mod":
-        r = 0 if y == 0 else x % y
-    elif name == "pow":
-        r = int_pow(x, y, t)
-    elif name == "min":
-        r = min(x, y)
-    elif name == "max":
-        r = max(x, y)
-    elif name == "and":
-        r = x & y
-    elif name == "or":
-        r = x | y
-    elif name == "xor":
-        r = x ^ y
-    elif name == "shl":
-        r = x << (y & (t.bits - 1))
-    elif name == "shr":
-        r = x >> (y & (t.bits - 1))  # arithmetic for signed; x >= 0 for unsigned
-    else:
+def fold_bin(name: str, t: Scalar, a: Py, b: Py) -> Py | None:
+    """`a <name> b` in type `t` as the IR's semantics table defines it (ir/semantics.py), or
+    None when it is not folded: a division of integers (never made by the front end), a
+    float min/max of a NaN, a float result that is not finite."""
+    if (name == "div" and not t.is_float) or (t.is_bool and name not in _BOOL_BIN):
         return None
-    return wrap(r, t)
+    if t.is_float and name in ("min", "max") and (math.isnan(a) or math.isnan(b)):
+        return None
+    r = semantics.evaluate("bin", name, _np(a, t), _np(b, t))
+    return _finite(to_py(r, t))
 
 
-def int_pow(x: int, y: int, t: Scalar) -> int:
-    """`x ** y` as the kernel language defines it on integers of type `t`."""
-    if y < 0:
-        if x == 1:
-            return 1
-        if x == -1:
-            return 1 if y % 2 == 0 else -1
-        return 0
-    return wrap(pow(x, y, 1 << t.bits), t)
-
-
-def _float_bin(name: str, t: Scalar, a: float, b: float) -> float | None:
-    with np.errstate(all="ignore"):
-        x, y = t.np.type(a), t.np.type(b)
-        if name == "add":
-            return float(x + y)
-        if name == "sub":
-            return float(x - y)
-        if name == "mul":
-            return float(x * y)
-        if name == "div":
-            return float(x / y)
-        if name == "floordiv":
-            return float(np.floor_divide(x, y))
-        if name == "mod":
-            return float(np.remainder(x, y))
-        if name == "pow":
-            # the scalar power (C's pow): NumPy's array power may differ by an ulp (SIMD)
-            with np.errstate(all="ignore"):
-                return float(t.np.type(np.float64(a) ** np.float64(b)))
-        if name in ("min", "max") and not (math.isnan(a) or math.isnan(b)):
-            return float(np.minimum(x, y) if name == "min" else np.maximum(x, y))
-    return None
+_BOOL_BIN = frozenset({"and", "or", "xor", "min", "max"})
 
 
 def fold_cmp(name: str, t: Scalar, a: Py, b: Py) -> bool | None:
-    """`a <name> b` for operands of type `t`."""
-    x: int | float
-    y: int | float
-    if t.is_float:
-        x, y = float(a), float(b)
-    else:
-        x, y = int(a), int(b)
-    return {
-        "eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y,
-    }.get(name)  # fmt: skip
+    """`a <name> b` for operands of type `t` (ir/semantics.py)."""
+    return bool(semantics.evaluate("cmp", name, _np(a, t), _np(b, t)))
 
 
 def fold_un(name: str, t: Scalar, a: Py) -> Py | None:
-    """`<name> a` in type `t`."""
-    if t.is_bool:
-        return (not a) if name in ("not", "invert") else None
-    if name == "not":  # of a number: 1 when it is zero, else 0, in its own type
-        return to_py(a == 0, t)
-    if t.is_int:
-        x = int(a)
-        r = {"neg": -x, "invert": ~x, "abs": abs(x)}.get(name)
-        return None if r is None else wrap(r, t)
-    f = float(a)
-    if name == "neg":
-        return -f
-    if name == "abs":
-        return abs(f)
-    return None
+    """`<name> a` in type `t` (ir/semantics.py); None for an operator the type has not."""
+    if (t.is_bool and name not in ("not", "invert")) or (t.is_float and name == "invert"):
+        return None
+    return to_py(semantics.evaluate("un", name, _np(a, t)), t)
 
 
 def fold_cast(src: Scalar, dst: Scalar, a: Py) -> Py | None:

@@ -19,7 +19,7 @@ from ..backends import sim as renderer
 from ..backends.common import error_sites, print_ops
 from ..builtins import SIM_NAMES
 from ..errors import LaunchError
-from ..ir import Function
+from ..ir import Function, semantics
 from ..types import ArrayType
 from . import sim_lib, sim_trace
 from .base import Compiled, DeviceFacts, Dim3, Nominal, Runtime
@@ -39,7 +39,7 @@ _HELPERS: dict[str, Any] = {
     "_where": sim_lib.where,
     "_in_range": sim_lib.in_range,
     "_urange": sim_lib.urange,
-    "_ipow": sim_lib.ipow,
+    "_ipow": semantics.ipow,
     "_cast": sim_lib.cast,
     **SIM_NAMES,
 }

@@ -497,23 +497,6 @@ def urange(start: Any, stop: Any, step: Any) -> Any:
 # arithmetic ----------------------------------------------------------------------------------
 
 
-def ipow(a: Any, b: Any) -> Any:
-    """Integer power by repeated squaring (wrapping); a negative exponent gives 0, except for a
-    base of 1 (1) or -1 (1 or -1 by parity)."""
-    dt = np.asarray(a).dtype
-    neg = b < 0
-    if not np.any(neg):
-        return np.power(a, b)
-    vector = isinstance(a, np.ndarray) or isinstance(b, np.ndarray)
-    zero = np.zeros((), np.asarray(b).dtype)
-    r = np.power(a, np.where(neg, zero, b))
-    one = np.ones((), dt)
-    odd = (b & np.ones((), np.asarray(b).dtype)) != 0
-    at_neg = np.where(a == one, one, np.where(a == -one, np.where(odd, -one, one), one * 0))
-    out = np.where(neg, at_neg, r).astype(dt, copy=False)
-    return out if vector else out[()]
-
-
 def cast(x: Any, dtype: type) -> Any:
     """`x` converted to `dtype` (float to int truncates toward zero)."""
     return x.astype(dtype)
@@ -775,6 +758,6 @@ def _sequential(
 
 
 __all__ = [
-    "Geometry", "Launch", "Shadow", "atomic", "cast", "in_range", "ipow", "keep", "load",
+    "Geometry", "Launch", "Shadow", "atomic", "cast", "in_range", "keep", "load",
     "load_view", "narrow", "split", "store", "store_op", "urange", "where",
 ]  # fmt: skip
