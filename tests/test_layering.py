@@ -114,3 +114,221 @@ def test_imports_follow_the_table(path: Path) -> None:
 def test_no_renderer_runs_a_pass() -> None:
     """Backends turn IR into text: they import no pass (the CPU lowering is the runtime's)."""
     assert "passes" not in _table()["backends"]
+
+
+# ------------------------------------------------------------------------- import circles
+def _module(path: Path) -> str:
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    parts = list(rel.parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+_MODULES = {_module(p): p for p in ROOT.rglob("*.py")}
+
+
+def _resolve(name: str) -> str | None:
+    """The module of `simt` that `name` (a module or a name in one) is."""
+    while name and name not in _MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _module_imports(path: Path) -> set[str]:
+    """Every module of `simt` the file imports, anywhere in it (at module level, in functions,
+    under `if TYPE_CHECKING:`: a circle through annotations is still a circle), but not the
+    package root (`import simt` gathers the user API from everything)."""
+    me = _module(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            names = [
+                f"{mod}.{a.name}" if f"{mod}.{a.name}" in _MODULES else mod for a in node.names
+            ]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        for n in names:
+            target = _resolve(n) if n.startswith("simt") else None
+            if target and target not in (me, "simt"):
+                out.add(target)
+    return out
+
+
+def _circles() -> list[list[str]]:
+    """The import circles of simt's modules."""
+    return _sccs({m: _module_imports(p) for m, p in _MODULES.items()})
+
+
+def _sccs(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, set())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            scc = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                scc.append(w)
+                if w == v:
+                    break
+            if len(scc) > 1:
+                found.append(sorted(scc))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circle() -> None:
+    """No module of simt imports, however indirectly, one that imports it back: inside a part
+    or between parts, at module level, inside functions or for annotations."""
+    assert _circles() == []
+
+
+# --------------------------------------------------------------------- private names
+def _defined(tree: ast.Module) -> set[str]:
+    """The private names (`_x`, not dunders) a module defines: functions, classes, attributes
+    and variables it assigns."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        targets: list[ast.AST] = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        for t in targets:
+            for x in ast.walk(t):
+                if isinstance(x, ast.Name):
+                    out.add(x.id)
+                elif isinstance(x, ast.Attribute):
+                    out.add(x.attr)
+    return {n for n in out if n.startswith("_") and not n.startswith("__")}
+
+
+def _private_uses(path: Path, owners: dict[str, set[str]]) -> list[str]:
+    """Uses in `path` of another part's private names (see `_private_uses_in`)."""
+    package = _module(path) if path.name == "__init__.py" else _module(path).rpartition(".")[0]
+    return _private_uses_in(ast.parse(path.read_text()), _part(path), package, owners)
+
+
+def _private_uses_in(
+    tree: ast.Module, me: str, package: str, owners: dict[str, set[str]]
+) -> list[str]:
+    """Uses in a module of part `me` of another part's private names: `from simt.x import _y`
+    of another part, and `obj._y` where `_y` is a private name another part defines (`owners`:
+    name -> parts) and `obj` is not `self`, `cls`, `super()` or a class or function of the
+    module."""
+    local = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    bad: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if not mod.startswith("simt.") or mod.split(".")[1] == me:
+                continue
+            bad += [
+                f"line {node.lineno}: from {mod} import {a.name}"
+                for a in node.names
+                if a.name.startswith("_") and not a.name.startswith("__")
+            ]
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            if node.attr.startswith("__"):
+                continue
+            base = node.value
+            if isinstance(base, ast.Name) and (base.id in ("self", "cls") or base.id in local):
+                continue
+            if isinstance(base, ast.Call) and ast.unparse(base.func) == "super":
+                continue
+            others = owners.get(node.attr, set()) - {me}
+            if others:
+                bad.append(
+                    f"line {node.lineno}: {ast.unparse(node)} (a private name of "
+                    f"{', '.join(sorted(others))})"
+                )
+    return bad
+
+
+def test_no_private_name_crosses_a_part() -> None:
+    """A part uses another part only through its public names (add a public entry instead):
+    no `_name` of one part is imported or read by another."""
+    owners: dict[str, set[str]] = {}
+    for p in ROOT.rglob("*.py"):
+        for n in _defined(ast.parse(p.read_text())):
+            owners.setdefault(n, set()).add(_part(p))
+    bad = {
+        str(p.relative_to(ROOT)): uses
+        for p in sorted(ROOT.rglob("*.py"))
+        if (uses := _private_uses(p, owners))
+    }
+    assert bad == {}
+
+
+# ------------------------------------------------------------------------- backend names
+def _name_tests(tree: ast.Module, names: set[str]) -> list[str]:
+    """The comparisons (`==`, `!=`, `in`, ...) in `tree` that involve one of `names`."""
+    return [
+        f"{node.lineno}: {ast.unparse(node)}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        and any(isinstance(c, ast.Constant) and c.value in names for c in ast.walk(node))
+    ]
+
+
+def test_no_backend_name_is_tested_outside_runtime_and_backends() -> None:
+    """Behaviour is decided by the capabilities a runtime declares (`runtime/base.py`), never
+    by comparing a backend's name: no `==`, `!=`, `in` or `not in` with a backend's name
+    outside `simt.runtime` and `simt.backends`."""
+    from simt.runtime.registry import RUNTIMES
+
+    bad = {
+        str(p.relative_to(ROOT)): found
+        for p in sorted(ROOT.rglob("*.py"))
+        if _part(p) not in ("runtime", "backends")
+        and (found := _name_tests(ast.parse(p.read_text()), set(RUNTIMES)))
+    }
+    assert bad == {}
+
+
+def test_the_checks_catch_what_they_forbid() -> None:
+    """Each check above fails on an example of what it forbids, and passes its allowed twin."""
+    assert _sccs({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _sccs({"a": {"b"}, "b": set()}) == []
+    owners = {"_bind": {"kernel"}, "_ir": {"kernel"}}
+
+    def uses(text: str) -> list[str]:
+        return _private_uses_in(ast.parse(text), "dask", "simt.dask", owners)
+
+    assert uses("def f(k):\n    return k._bind(1)\n")
+    assert uses("from simt.kernel import _ir\n")
+    assert uses("from ..kernel import _ir\n")
+    assert not uses("def f(self):\n    return self._bind(1)\n")
+    assert not uses("from .chunk import _ir\n")  # its own part's
+    tree = ast.parse("def f(rt):\n    return rt.name == 'cpu' or 'sim' in names\n")
+    assert len(_name_tests(tree, {"cpu", "sim"})) == 2
+    assert not _name_tests(ast.parse("x = registry.get('sim')\n"), {"sim"})
