@@ -55,7 +55,7 @@ def fail(
 
 
 class Translating(Protocol):
-    """What the handler modules (`calls.py`, `loops.py`, `views.py`) may ask of the
+    """What the handler modules (`calls.py`, `loops.py`, `views.py`, `iteration.py`) may ask of the
     translator they are given: the contract between the AST visitor (`translate.Translator`,
     which satisfies it) and its handlers, so that no handler imports the visitor."""
 
@@ -69,6 +69,8 @@ class Translating(Protocol):
     def scalar(self, v: V, node: ast.AST) -> V: ...
     def expr(self, node: ast.expr) -> V: ...
     def stmts(self, body: list[ast.stmt]) -> None: ...
+    def stmt_For(self, node: ast.For) -> None: ...  # noqa: N802 - the visitor's method name
+    def lookup(self, name: str, node: ast.AST) -> V: ...
     def method_of(self, v: V, name: str) -> Bound | None: ...
     def call_method(
         self, m: Bound, args: list[V], node: ast.AST, kwargs: dict[str, V] | None = None

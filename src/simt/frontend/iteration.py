@@ -19,17 +19,14 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Value
+from .context import Translating
 from .values import Known, V, View
-
-if TYPE_CHECKING:
-    from .translate import Translator
 
 _SEQ_FNS = ("zip", "enumerate", "reversed")
 Item = Callable[[ast.expr], ast.expr]
@@ -46,7 +43,7 @@ class _Loop:
     """The pieces of one rewritten loop: hidden names bound in the translator's environment,
     the length expressions of the sequences and the item expression."""
 
-    def __init__(self, tr: Translator, node: ast.For) -> None:
+    def __init__(self, tr: Translating, node: ast.For) -> None:
         self.tr = tr
         self.node = node
         self.names: list[str] = []
@@ -203,7 +200,7 @@ class _Loop:
                 tr.env.pop(name, None)
 
 
-def _builtin(tr: Translator, func: ast.expr, name: str) -> bool:
+def _builtin(tr: Translating, func: ast.expr, name: str) -> bool:
     if not isinstance(func, ast.Name):
         return False
     if func.id == f"${name}":
@@ -223,7 +220,7 @@ def _bin(a: ast.expr, op: ast.operator, b: ast.expr, at: ast.AST) -> ast.expr:
     return ast.copy_location(ast.BinOp(left=a, op=op, right=b), at)
 
 
-def sequence_call(tr: Translator, node: ast.For) -> bool:
+def sequence_call(tr: Translating, node: ast.For) -> bool:
     """Translate `for ... in zip/enumerate/reversed(...)` when a sequence in it is known only at
     run time (an array, a view, a range with run-time bounds); False when every argument is
     known at compile time (the caller unrolls the loop then)."""
@@ -238,7 +235,7 @@ def sequence_call(tr: Translator, node: ast.For) -> bool:
     return True
 
 
-def _has_run_time(tr: Translator, call: ast.Call) -> bool:
+def _has_run_time(tr: Translating, call: ast.Call) -> bool:
     """Whether an argument of `call` is a run-time sequence or a range with run-time bounds.
     Names, subscripts and attributes are evaluated to see (views cost no ops); calls are looked
     at, not evaluated (evaluating twice would repeat their ops)."""
@@ -258,7 +255,7 @@ def _has_run_time(tr: Translator, call: ast.Call) -> bool:
     return False
 
 
-def over(tr: Translator, node: ast.For, seq: V) -> None:
+def over(tr: Translating, node: ast.For, seq: V) -> None:
     """`for target in seq` over an array or a view (already evaluated): item k is `seq[k]`."""
     loop = _Loop(tr, node)
     ref = loop.bind("s", seq)
@@ -268,7 +265,7 @@ def over(tr: Translator, node: ast.For, seq: V) -> None:
     loop.run(length, item)
 
 
-def unpack(tr: Translator, v: V, n: int, node: ast.AST) -> list[V]:
+def unpack(tr: Translating, v: V, n: int, node: ast.AST) -> list[V]:
     """`x, y = row`: the first `n` items of an array or view (its length must be `n`: a
     longer row is an error, as in Python, where the length is known at compile time)."""
     assert is_sequence(v)
