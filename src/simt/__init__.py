@@ -39,7 +39,11 @@ from .kernel import Dim, Kernel, kernel, launch  # noqa: E402
 from .lang import (  # noqa: E402
     In,
     Out,
+    activemask,
+    all_sync,
+    any_sync,
     atomic,
+    ballot_sync,
     block_dim,
     block_idx,
     blockDim,
@@ -56,15 +60,22 @@ from .lang import (  # noqa: E402
     int16,
     int32,
     int64,
+    laneid,
     local,
     shared,
+    shfl_down_sync,
+    shfl_sync,
+    shfl_up_sync,
+    shfl_xor_sync,
     syncthreads,
+    syncwarp,
     thread_idx,
     threadIdx,
     uint8,
     uint16,
     uint32,
     uint64,
+    warpsize,
 )
 
 __all__ = [
@@ -76,6 +87,8 @@ __all__ = [
     "synchronize", "syncthreads", "thread_idx", "to_device", "uint32", "use", "using", "zeros",
     "float16", "int8", "int16", "uint8", "uint16", "uint64",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "gridsize",
+    "syncwarp", "activemask", "ballot_sync", "all_sync", "any_sync", "shfl_sync",
+    "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "laneid", "warpsize",
 ]  # fmt: skip
 
 

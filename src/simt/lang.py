@@ -80,6 +80,67 @@ gridsize = _Intrinsic(
 )
 syncthreads = _Intrinsic("syncthreads", "Barrier: wait for every thread of the block.")
 
+# Warp functions, with Numba-CUDA's names, signatures and meaning (warps of 32 threads: the
+# threads of a block in order of their linear index, 32 at a time). `mask` names the lanes
+# taking part (bit k: lane k); threads outside it, or not running the call, give undefined
+# values to the others, as in CUDA.
+WARP_SIZE = 32
+warpsize = WARP_SIZE  # Numba's `cuda.warpsize`: a constant
+
+
+class _LaneId(OnlyInKernel):
+    """`laneid`: this thread's lane in its warp (0..31), an int32, as Numba's `cuda.laneid`."""
+
+    name = "laneid"
+
+    def __repr__(self) -> str:
+        return "simt.laneid"
+
+
+laneid = _LaneId()
+syncwarp = _Intrinsic(
+    "syncwarp",
+    "syncwarp(mask=0xFFFFFFFF): wait for the warp's lanes in `mask`; their shared-memory "
+    "writes before it are seen after it.",
+)
+activemask = _Intrinsic(
+    "activemask", "activemask(): the uint32 mask of the warp's lanes running this call."
+)
+ballot_sync = _Intrinsic(
+    "ballot_sync",
+    "ballot_sync(mask, predicate): a uint32 whose bit k is set when lane k (in `mask`, "
+    "running the call) has a true predicate.",
+)
+all_sync = _Intrinsic(
+    "all_sync",
+    "all_sync(mask, predicate): whether the predicate is true in every lane of `mask` "
+    "running the call.",
+)
+any_sync = _Intrinsic(
+    "any_sync",
+    "any_sync(mask, predicate): whether the predicate is true in some lane of `mask` running "
+    "the call.",
+)
+shfl_sync = _Intrinsic(
+    "shfl_sync",
+    "shfl_sync(mask, value, src_lane): `value` of lane `src_lane % 32` of this warp.",
+)
+shfl_up_sync = _Intrinsic(
+    "shfl_up_sync",
+    "shfl_up_sync(mask, value, delta): `value` of lane `laneid - delta`; the thread's own "
+    "value where that is below lane 0.",
+)
+shfl_down_sync = _Intrinsic(
+    "shfl_down_sync",
+    "shfl_down_sync(mask, value, delta): `value` of lane `laneid + delta`; the thread's own "
+    "value where that is past the warp's last lane.",
+)
+shfl_xor_sync = _Intrinsic(
+    "shfl_xor_sync",
+    "shfl_xor_sync(mask, value, lane_mask): `value` of lane `laneid ^ lane_mask` (the "
+    "butterfly of reductions).",
+)
+
 
 class Inlined(_Intrinsic):
     """An intrinsic written in the kernel language itself: the front end inlines `impl`, a

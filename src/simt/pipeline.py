@@ -14,6 +14,7 @@ from .passes.bounds import prove_bounds
 from .passes.optimize import optimize
 from .passes.uniformity import check_barriers
 from .passes.view_checks import strip_view_checks
+from .passes.warps import lower as lower_warps
 from .runtime import registry
 from .runtime.base import Runtime
 
@@ -49,8 +50,8 @@ def finish(fn: Function, optimise: bool = True) -> Function:
         fn = optimize(fn)
         verify(fn)
     check_barriers(fn)
-    if not any(op.opcode == "barrier" for op in walk(fn.body)):
-        fn = strip_exits(fn)  # only barriers care which threads returned
+    if not any(op.opcode in ("barrier", "warp") for op in walk(fn.body)):
+        fn = strip_exits(fn)  # only barriers and warp votes care which threads returned
     return fn
 
 
@@ -80,13 +81,23 @@ def prepare(fn: Function, rt: str | type[Runtime] | Runtime | Any) -> Function:
 
 
 def for_runtime(fn: Function, rt: str | type[Runtime] | Runtime | Any) -> Function:
-    """`fn` as runtime `rt` compiles it, by its capabilities: `prepare`, then, unless it runs
-    a block's threads in lockstep (`lockstep`: sim), `passes.barriers.lift`'s form, in which
-    every thread of a block reaches every barrier."""
+    """`fn` as runtime `rt` compiles it, by its capabilities: `prepare`; then warp functions
+    through shared memory and barriers unless it has warp instructions (`warp_native`: sim,
+    CUDA; `passes.warps`); then, unless it runs a block's threads in lockstep (`lockstep`:
+    sim), `passes.barriers.lift`'s form, in which every thread of a block reaches every
+    barrier."""
     fn = prepare(fn, rt)
+    if not _has(rt, "warp_native"):
+        fn = lower_warps(fn, _slots(rt))
     if not _has(rt, "lockstep"):
         fn = lift_barriers(fn)
     return fn
+
+
+def _slots(rt: str | type[Runtime] | Runtime | Any) -> int:
+    """The most threads a block has on `rt` (its `warp_slots`)."""
+    cls = registry.runtime_class(rt) if isinstance(rt, str) else rt
+    return int(getattr(cls, "warp_slots", 1024))
 
 
 def _has(rt: str | type[Runtime] | Runtime | Any, capability: str) -> bool:

@@ -53,7 +53,7 @@ def test_a_kernel_without_the_options_is_the_old_text() -> None:
 
     for seed in range(30):
         p = Generator(seed, bigconst=False).program()
-        if not p.extras and not {"complex", "iterate", "early_return"} & p.features:
+        if not p.extras and not {"complex", "iterate", "early_return", "warp"} & p.features:
             off = Generator(
                 seed, dtypes=False, complexes=False, views=False, lang=False, bigconst=False
             )

@@ -186,6 +186,7 @@ class _Renderer(clike.CRenderer):
         "load": "_op_load", "store": "_op_store", "atomic": "_op_atomic", "cas": "_op_cas",
         "barrier": "_op_barrier", "fence": "_op_fence", "print": "_op_print",
         "assert": "_op_assert",
+        "warp": "_op_warp",
     }  # fmt: skip
 
     def __init__(self, fn: Function, fast_math: bool) -> None:
@@ -581,6 +582,25 @@ class _Renderer(clike.CRenderer):
     def _op_fence(self, op: Op) -> None:
         scope = {"block": "_block", "device": "", "system": "_system"}[op.attrs["scope"]]
         self.out.add(f"__threadfence{scope}();")
+
+    def _op_warp(self, op: Op) -> None:
+        """CUDA's warp intrinsics (Numba's functions are these, with warpSize 32)."""
+        a = [self.name(v) for v in op.operands]
+        kind = op.attrs["op"]
+        if kind == "syncwarp":
+            self.out.add(f"__syncwarp({a[0]});")
+            return
+        expr = {
+            "shfl": lambda: f"__shfl_sync({a[0]}, {a[1]}, {a[2]})",
+            "shfl_up": lambda: f"__shfl_up_sync({a[0]}, {a[1]}, (unsigned int){a[2]})",
+            "shfl_down": lambda: f"__shfl_down_sync({a[0]}, {a[1]}, (unsigned int){a[2]})",
+            "shfl_xor": lambda: f"__shfl_xor_sync({a[0]}, {a[1]}, {a[2]})",
+            "ballot": lambda: f"__ballot_sync({a[0]}, {a[1]})",
+            "all": lambda: f"(__all_sync({a[0]}, {a[1]}) != 0)",
+            "any": lambda: f"(__any_sync({a[0]}, {a[1]}) != 0)",
+            "activemask": lambda: "__activemask()",
+        }[kind]()
+        self.define(op.result, expr)
 
     def _op_print(self, op: Op) -> None:
         pid = self.print_id[id(op)]

@@ -467,6 +467,9 @@ class _Renderer:
     def math(self, op: Op, a: list[str], mask: str) -> str:
         return f"{sim_name(op.attrs['fn'])}({', '.join(a)})"
 
+    def warp(self, op: Op, a: list[str], mask: str) -> str:
+        return f"_c.warp({op.attrs['op']!r}, {mask}{''.join(', ' + x for x in a)})"
+
     def special(self, op: Op, a: list[str], mask: str) -> str:
         reg, axis = op.attrs["reg"], op.attrs["axis"]
         if reg in ("block_dim", "grid_dim"):
@@ -664,7 +667,7 @@ _EXPR: dict[str, Callable[[_Renderer, Op, list[str], str], str]] = {
     "select": _Renderer.select, "math": _Renderer.math, "special": _Renderer.special,
     "shape": _Renderer.shape, "alloc": _Renderer.alloc,
     **dict.fromkeys(MEMORY, _Renderer.memory),
-    "print": _Renderer.print_, "assert": _Renderer.assert_,
+    "print": _Renderer.print_, "assert": _Renderer.assert_, "warp": _Renderer.warp,
 }  # fmt: skip
 
 __all__ = [

@@ -24,7 +24,7 @@ from ..builtins import MATH, TO_INT, MathFn
 from ..ir import Field, Value
 from . import views
 from .context import Translating
-from .scalars import coerce, const_value, known_type, merge_scalar, narrow, wrap_int
+from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
 from .views import array_dim
 
@@ -543,6 +543,60 @@ def _fence(scope: str) -> Handler:
     return h
 
 
+def _warp_mask(tr: Translator, v: V, node: ast.AST) -> Value:
+    if isinstance(v, Known):
+        if not isinstance(v.value, (int, np.integer)) or not 0 <= int(v.value) < 2**32:
+            tr.fail(node, "a warp mask is an integer from 0 to 0xFFFFFFFF (bit k: lane k)")
+        return tr.const(int(v.value), T.UINT32)
+    s = tr.scalar(v, node)
+    if not (isinstance(s, Value) and s.scalar.is_int):
+        tr.fail(node, "a warp mask is an integer (bit k: lane k)")
+    return coerce(tr.b, s, T.UINT32)
+
+
+_SHUFFLE_TYPES = (T.INT32, T.UINT32, T.INT64, T.UINT64, T.FLOAT32, T.FLOAT64)
+
+
+def _warp(name: str, op: str, n: int) -> Handler:
+    """The handler of warp function `name` (IR `warp` op `op`, `n` arguments)."""
+
+    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+        if name == "syncwarp" and not args and not kwargs:
+            args = [Known(0xFFFFFFFF)]
+        if kwargs or len(args) != n:
+            sig = {0: "()", 1: "(mask)", 2: "(mask, predicate)"}.get(n, "(mask, value, lane)")
+            tr.fail(node, f"{name}{sig} takes {n} positional argument(s)")
+        b = tr.b
+        ops = [_warp_mask(tr, args[0], node)] if n else []
+        if op.startswith("shfl"):
+            val = tr.scalar(args[1], node)
+            if isinstance(val, Known):
+                val = materialise(b, val, tr.ctx.fp64)
+            assert isinstance(val, Value)
+            if val.scalar not in _SHUFFLE_TYPES:
+                if val.scalar.is_bool or (val.scalar.is_int and val.scalar.bits < 32):
+                    val = coerce(b, val, T.INT32)
+                else:
+                    tr.fail(node, f"{name} moves int32, uint32, int64, uint64, float32 or "
+                            f"float64 values, not {val.scalar}")  # fmt: skip
+            lane = tr.scalar(args[2], node)
+            if isinstance(lane, Value) and not lane.scalar.is_int:
+                tr.fail(node, f"the lane of {name} is an integer")
+            lane_v = coerce(b, lane, T.INT32)
+            return b.op("warp", [*ops, val, lane_v], [val.scalar], op=op).result
+        if n == 2:
+            pred = tr.to_bool(args[1], node)
+            if isinstance(pred, Known):
+                pred = tr.const(bool(pred.value), T.BOOL)
+            ops.append(pred)  # type: ignore[arg-type]
+        result = {"ballot": [T.UINT32], "activemask": [T.UINT32], "all": [T.BOOL],
+                  "any": [T.BOOL]}.get(op, [])  # fmt: skip
+        got = b.op("warp", ops, result, op=op)
+        return got.result if result else Known(None)
+
+    return h
+
+
 def _alloc(space: str) -> Handler:
     def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         shape = args[0] if args else kwargs.get("shape")
@@ -576,8 +630,7 @@ def _dynamic_shared_length(tr: Translating, t: T.Scalar, node: ast.Call) -> int:
     if not nbytes:
         tr.fail(
             node,
-            "shared.array(0, dtype) is dynamic shared memory, and this launch gives it no "
-            "size",
+            "shared.array(0, dtype) is dynamic shared memory, and this launch gives it no size",
             "launch with the size in bytes as the fourth launch argument: "
             "kernel[blocks, threads, 0, nbytes](...) (simt.cuda.jit kernels)",
         )
@@ -635,9 +688,7 @@ def _bit_function(tr: Translating, f: lang.BitFunction, args: list[V], node: ast
         tr.fail(node, f"{f.name}() needs an integer, not {t}")
     wide = t.bits == 64
     r = tr.scalar(tr.inline(f.impls[wide], [v], {}, node), node)
-    result = {
-        "arg": t, "uint32": T.UINT32, "unsigned": T.UINT64 if wide else T.UINT32
-    }[f.result]
+    result = {"arg": t, "uint32": T.UINT32, "unsigned": T.UINT64 if wide else T.UINT32}[f.result]
     return coerce(tr.b, r, result)
 
 
@@ -853,6 +904,15 @@ def _handlers() -> dict[Any, Handler]:
         lang.threadfence: _fence("device"),
         lang.threadfence_block: _fence("block"),
         lang.threadfence_system: _fence("system"),
+        lang.syncwarp: _warp("syncwarp", "syncwarp", 1),
+        lang.activemask: _warp("activemask", "activemask", 0),
+        lang.ballot_sync: _warp("ballot_sync", "ballot", 2),
+        lang.all_sync: _warp("all_sync", "all", 2),
+        lang.any_sync: _warp("any_sync", "any", 2),
+        lang.shfl_sync: _warp("shfl_sync", "shfl", 3),
+        lang.shfl_up_sync: _warp("shfl_up_sync", "shfl_up", 3),
+        lang.shfl_down_sync: _warp("shfl_down_sync", "shfl_down", 3),
+        lang.shfl_xor_sync: _warp("shfl_xor_sync", "shfl_xor", 3),
         lang.shared.array: _alloc("shared"),  # type: ignore[attr-defined]
         lang.local.array: _alloc("local"),  # type: ignore[attr-defined]
         np.abs: _np_abs,

@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from .. import lang
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Block, Op, Value
@@ -606,7 +607,10 @@ class Translator:
         saved = self.b.loc
         self.at(node)
         try:
-            return method(node)  # type: ignore[no-any-return]
+            v = method(node)
+            if isinstance(v, Known) and v.value is lang.laneid:
+                return calls.lane_id(self)
+            return v  # type: ignore[no-any-return]
         finally:
             self.b.loc = saved
 

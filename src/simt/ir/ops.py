@@ -29,6 +29,7 @@ Invariants the front end guarantees and `verify` checks:
 | barrier   |                           |                              |                          |
 | fence     |                           | scope: block, device, system | (memory order only)      |
 | exit      |                           |                              |                          |
+| warp      | see WARP_OPS              | op in WARP_OPS               | see WARP_OPS             |
 | print     | values                    | parts, see below             |                          |
 | assert    | cond                      | msg (str or None)            |                          |
 | note      | value, or none            | name; value (when no operand)|                          |
@@ -43,6 +44,13 @@ Invariants the front end guarantees and `verify` checks:
 `exit` marks where a thread returns from the kernel itself (the front end's flags make the
 rest of the kernel skip it): `sim` counts such threads out of the block's later barriers, as
 NVIDIA hardware does; `passes.barriers.lift` removes it for the other backends.
+
+`warp` is a warp function (Numba's names; warps are 32 threads of a block in linear order):
+`shfl`, `shfl_up`, `shfl_down`, `shfl_xor` take (mask: uint32, value, lane or delta: int32)
+and give a value of the value's type; `ballot` (mask, predicate: bool) a uint32; `all`, `any`
+(mask, predicate) a bool; `activemask` () a uint32; `syncwarp` (mask) nothing. `sim` and CUDA
+run them as such; `passes.warps.lower` writes them with shared memory and barriers for the
+others.
 
 `note` is made only for `kernel.explain` (the front end's `explain` option; sim renders it):
 `name = value` of an assignment that makes no op of its own (a constant, another variable).
@@ -63,13 +71,20 @@ BIN_OPS = (
 CMP_OPS = ("eq", "ne", "lt", "le", "gt", "ge")
 UN_OPS = ("neg", "not", "invert", "abs")
 ATOMIC_OPS = ("add", "sub", "min", "max", "exch", "and", "or", "xor")
+# warp functions: op -> (operand count, what the result is: "value" (the 2nd operand's type),
+# "mask" (uint32), "bool", or None)
+WARP_OPS = {
+    "shfl": (3, "value"), "shfl_up": (3, "value"), "shfl_down": (3, "value"),
+    "shfl_xor": (3, "value"), "ballot": (2, "mask"), "all": (2, "bool"), "any": (2, "bool"),
+    "activemask": (0, "mask"), "syncwarp": (1, None),
+}  # fmt: skip
 SPECIAL_REGS = ("thread_idx", "block_idx", "block_dim", "grid_dim")
 
 # Op groups: what passes, renderers and analyses ask of an opcode, said once (tinygrad's
 # `GroupOp`). Ops with an effect beyond their results: never removed, never reordered across
 # each other.
 EFFECTS = frozenset(
-    {"store", "atomic", "cas", "barrier", "exit", "fence", "print", "assert", "note"}
+    {"store", "atomic", "cas", "barrier", "exit", "fence", "warp", "print", "assert", "note"}
 )
 # Ops whose result depends only on their operands and attributes: no memory, no effect.
 PURE = frozenset({"const", "bin", "cmp", "un", "cast", "select", "math", "special", "shape"})

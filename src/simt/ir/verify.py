@@ -6,7 +6,7 @@ Tests run it after every pass; a failure is a bug in simt, never the user's, so 
 
 from __future__ import annotations
 
-from ..types import BOOL, INT32, ArrayType, Scalar
+from ..types import BOOL, INT32, UINT32, ArrayType, Scalar
 from .nodes import Block, Function, Op, Value
 from .ops import (
     ATOMIC_OPS,
@@ -17,6 +17,7 @@ from .ops import (
     STRUCTURED,
     TERMINATORS,
     UN_OPS,
+    WARP_OPS,
 )
 from .printer import format_op
 
@@ -193,6 +194,22 @@ def _check(op: Op) -> None:  # noqa: C901 - one branch an opcode reads best here
             _fail(op, "note takes a name and at most one value, and has no result")
     elif k in ("barrier", "exit", "fence"):
         need(0, 0)
+    elif k == "warp":
+        spec = WARP_OPS.get(op.attrs.get("op", ""))
+        if spec is None:
+            _fail(op, "unknown warp op")
+            return
+        n, kind = spec
+        need(n, 0 if kind is None else 1)
+        if n and ops[0].type != UINT32:
+            _fail(op, "a warp function's mask is uint32")
+        want = {"value": ops[1].type if n > 1 else None, "mask": UINT32, "bool": BOOL}
+        if kind is not None and res[0] != want[kind]:
+            _fail(op, f"warp {op.attrs['op']} gives {want[kind]}")
+        if kind == "value" and ops[2].type != INT32:
+            _fail(op, "a shuffle's lane or delta is int32")
+        if kind in ("mask", "bool") and n == 2 and ops[1].type != BOOL:
+            _fail(op, "a vote's predicate is bool")
     elif k == "print":
         need(None, 0)
         if "parts" not in op.attrs:

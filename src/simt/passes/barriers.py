@@ -114,7 +114,8 @@ class _Lifter:
         out: list[Op] = []
         seg: list[Op] = []
         for op in ops:
-            if op.opcode == "barrier":
+            if op.opcode == "barrier" or op.attrs.get("everyone"):
+                # (an `everyone` op runs in every thread, whatever led here: passes.warps)
                 out += self.guarded(seg, guard)
                 seg = []
                 out.append(op)

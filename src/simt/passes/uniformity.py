@@ -72,8 +72,8 @@ def _op(op: Op, out: set[int], divergent: bool, loads: bool, div: bool) -> None:
             _mark(op, out)
         elif isinstance(arr.type, ArrayType) and arr.type.space == LOCAL:
             _mark(op, out)
-    elif k in ATOMICS:
-        _mark(op, out)
+    elif k in ATOMICS or k == "warp":
+        _mark(op, out)  # (a warp function's result is its warp's, not the block's)
     elif k == "if":
         cond_varying = op.operands[0].id in out
         for r in op.regions:

@@ -172,6 +172,10 @@ class Runtime(ABC):
         """A function timing `run()` on the device itself (seconds; CUDA events), or None:
         `simt.bench` then times with the host clock around a synchronised call."""
         return None
+    # runs the IR's warp functions itself (sim, CUDA); the others get `passes.warps.lower`'s
+    # form, through a shared scratch array of `warp_slots` (its most threads per block)
+    warp_native: ClassVar[bool] = False
+    warp_slots: ClassVar[int] = 1024
 
     @classmethod
     @abstractmethod

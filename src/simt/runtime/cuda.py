@@ -88,6 +88,7 @@ class CudaRuntime(Runtime):
     """NVIDIA GPUs through NVRTC and cuda-core."""
 
     name = "cuda"
+    warp_native = True  # __shfl_sync and friends
     nominal = Nominal(copy_bandwidth=1.5e12, peak_flops=30e12, launch_overhead=8e-6,
                       far_rate=5e9, line_bytes=32, stream_boost=4, fma_iters=4096,
                       many_threads=True)  # fmt: skip

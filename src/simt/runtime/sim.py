@@ -61,6 +61,7 @@ class SimRuntime(Runtime):
     reference = True
     unit_word = "cores"
     source_comment = "#"
+    warp_native = True
     nominal = Nominal(copy_bandwidth=3e9, peak_flops=1e9, launch_overhead=300e-6,
                       far_rate=50e6, size_scale=16, fma_iters=8)  # fmt: skip
 

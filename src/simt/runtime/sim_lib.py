@@ -170,6 +170,48 @@ class Launch:
         for sh in self.shadows.values():
             sh.reset(blocks)
 
+    def warp(self, op: str, m: Mask, *args: Any) -> Any:
+        """Warp function `op` (IR `warp`; Numba's meaning, warps of 32 threads of a block in
+        linear order) in the active lanes `m`; the values of other lanes are undefined."""
+        T = self.T
+        tl = np.broadcast_to(self.geo.thread_linear, (T,)).astype(np.int64)
+        lane_in = tl & 31
+        first = self.lane.astype(np.int64) - lane_in  # each lane's warp's lane 0
+        if op == "syncwarp":
+            self.barrier(m)  # its shared-memory writes are seen by the warp after it
+            return None
+        if op.startswith("shfl"):
+            value = np.broadcast_to(np.asarray(args[1]), (T,))
+            k = np.broadcast_to(np.asarray(args[2]), (T,)).astype(np.int64)
+            src = {"shfl": k & 31, "shfl_up": lane_in - k, "shfl_down": lane_in + k,
+                   "shfl_xor": lane_in ^ (k & 31)}[op]  # fmt: skip
+            ok = (src >= 0) & (src < 32) & (tl - lane_in + src < self.geo.per_block)
+            where = np.where(ok, first + src, self.lane)
+            return value[where].copy()
+        active = np.ones(T, bool) if m is None else np.broadcast_to(np.asarray(m, bool), (T,))
+        if self.exited is not None:
+            active = active & ~self.exited
+        mask = np.broadcast_to(np.asarray(args[0], np.uint64), (T,)) if args else None
+        bit = np.left_shift(np.uint64(1), lane_in.astype(np.uint64))
+        taking = active if mask is None else active & ((mask & bit) != 0)
+        pred = (
+            taking
+            if op == "activemask"
+            else taking & np.broadcast_to(np.asarray(args[1], bool), (T,))
+        )
+        votes = np.zeros(T, np.uint64)
+        np.add.at(votes, first[pred], bit[pred])
+        ballot = votes[first].astype(np.uint32)
+        if op in ("ballot", "activemask"):
+            return ballot
+        counts = np.zeros(T, np.int64)
+        np.add.at(counts, first[taking], 1)
+        if op == "any":
+            return ballot != 0
+        trues = np.zeros(T, np.int64)
+        np.add.at(trues, first[pred], 1)
+        return trues[first] == counts[first]
+
     def _same_barrier(self, m: np.ndarray, where: tuple[str, int, str]) -> None:
         active = np.broadcast_to(m, (self.T,))
         if active.all() or not active.any():

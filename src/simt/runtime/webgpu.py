@@ -79,6 +79,7 @@ class WebGPURuntime(Runtime):
     max_threads_why = "WGSL numbers threads in 32 bits"
     latency_hiding = True
     optional_64bit = True
+    warp_slots = 256  # a workgroup's most invocations (WebGPU's default limit)
     nominal = Nominal(copy_bandwidth=100e9, peak_flops=2e12, launch_overhead=100e-6,
                       far_rate=1e9, line_bytes=32)  # fmt: skip
 

@@ -1,8 +1,8 @@
 """The fuzz generator's `lang` feature, the language of Numba-CUDA kernels (registers its
 section in grammar.py):
 loops over run-time arrays and views (`for v in ...`, `zip`, `enumerate`, `reversed`,
-unpacking a slice of two), and thread-dependent early returns before barriers (threads that
-return leave the block's barrier count).
+unpacking a slice of two), warp functions where every lane runs them, and thread-dependent
+early returns before barriers (threads that return leave the block's barrier count).
 
 Everything it writes keeps the generator's rules: exact values (int32 arithmetic wraps;
 float sums stay multiples of 1/8 below 2**21), reads of another thread's shared slot only
@@ -106,11 +106,38 @@ def early_return(g: Grammar) -> None:
     g.depth -= 1
 
 
+def warp(g: Grammar) -> None:
+    """A warp function at the kernel's top level, where every lane of each (full) warp runs
+    it: shuffles of exact values and votes."""
+    r = g.r
+    g.features.add("warp")
+    x = g.fresh("wp")
+    k = r.randrange(6)
+    if k <= 3:
+        fn = ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync")[k]
+        ty = r.choice(("i32", "f32", "u32"))
+        text, bound = g.expr(ty, 2)
+        text = g.capped(text, bound) if ty == "f32" else text
+        g.emit(f"{x} = simt.{fn}(0xFFFFFFFF, {text}, {r.choice(('1', '3', '16', 't % 7'))})")
+        g.declare(x, ty, min(bound, 1e6) if ty == "f32" else 0.0)
+    elif k == 4:
+        g.emit(f"{x} = simt.ballot_sync({r.choice(('0xFFFFFFFF', '0x0F0F0F0F'))}, "
+               f"{g.boolean(2)})")  # fmt: skip
+        g.declare(x, "u32")
+    else:
+        fn = r.choice(("all_sync", "any_sync"))
+        g.emit(f"{x} = simt.{fn}(0xFFFFFFFF, {g.boolean(2)}) != (simt.laneid == 3)")
+        g.declare(x, "bool")
+
+
 def lang_section(g: Grammar) -> None:
-    """Loops over arrays, then (sometimes) a shared-memory phase that threads leave early."""
+    """Loops over arrays, warp functions, then (sometimes) a shared-memory phase that threads
+    leave early."""
     g.features.add("iterate")
     for _ in range(g.r.randint(1, 3)):
         iterate(g)
+    if g.r.random() < 0.4:
+        warp(g)
     if g.r.random() < 0.5:
         early_return(g)
 
