@@ -90,7 +90,7 @@ def for_runtime(fn: Function, rt: str | type[Runtime] | Runtime | Any) -> Functi
     if not _has(rt, "warp_native"):
         fn = lower_warps(fn, _slots(rt))
     if not _has(rt, "lockstep"):
-        fn = lift_barriers(fn)
+        fn = lift_barriers(fn, _slots(rt))
     return fn
 
 

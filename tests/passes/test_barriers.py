@@ -138,3 +138,27 @@ def syncing(x: bool) -> bool:
 def test_a_barrier_in_a_while_condition_is_refused_at_its_line() -> None:
     with pytest.raises(simt.CompileError, match="syncthreads\\(\\) in the condition of a while"):
         barrier_in_condition[1, 4](np.zeros(1, np.int32))
+
+
+@pytest.mark.parametrize("backend", ["cpu", "webgpu"])
+def test_debug_mode_checks_the_barriers_as_sim_does(backend: str) -> None:
+    ok, why = registry.probe(backend)
+    if not ok:
+        pytest.skip(why)
+    simt.use(backend)
+    checked = simt.kernel(debug=True)(some_skip.pyfunc)
+    with pytest.raises(simt.KernelError) as e:
+        checked[2, 8](np.zeros(8, np.int32))
+    assert "reach different barriers" in str(e.value) and "simt.syncthreads()" in str(e.value)
+
+
+DEBUG_CASES = [c for c in CASES if c.name.startswith(("barrier_", "warp_"))]
+
+
+@pytest.mark.parametrize("case", DEBUG_CASES, ids=[c.name for c in DEBUG_CASES])
+def test_debug_mode_accepts_threads_that_returned(case: object) -> None:
+    # no false alarm: returned threads and lowered warp functions' own barriers are fine
+    simt.use("cpu")
+    k = simt.kernel(debug=True)(case.kernel.pyfunc)  # type: ignore[attr-defined]
+    args = case.make_args()  # type: ignore[attr-defined]
+    k[case.grid, case.block](*args)  # type: ignore[attr-defined]

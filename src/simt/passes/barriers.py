@@ -56,15 +56,22 @@ def strip_exits(fn: Function) -> Function:
     return dce(fn) if found else fn
 
 
-def lift(fn: Function) -> Function:
+def lift(fn: Function, slots: int = 1024) -> Function:
     """`fn` with every barrier in block-uniform control (see the module docstring) and no
-    `exit` ops; changed in place and returned."""
-    fn = strip_exits(fn)
+    `exit` ops; changed in place and returned. In debug mode (`fn.debug`) each barrier the
+    user wrote also checks, as `sim` does, that every thread of the block reached it or
+    returned (`slots`: the most threads a block has on the target): an `assert` failing in a
+    thread that is elsewhere."""
     var = varying(fn, loads=False)
     if not any(_divergent(op, var) for op in walk(fn.body) if has_barrier(op)):
-        return fn
+        return strip_exits(fn)
+    if not fn.debug:
+        fn = strip_exits(fn)
+        var = varying(fn, loads=False)
     _hoist_allocs(fn)
     lifter = _Lifter(fn, var)
+    if fn.debug:
+        lifter.watch_exits(slots)
     body = lifter.block(list(fn.body.ops), None)
     fn.body.ops = [*lifter.top, *body]
     lifter.finish()
@@ -106,6 +113,55 @@ class _Lifter:
             for v in op.operands:
                 self.users.setdefault(v.id, []).append(op)
         self.defs = {r.id: op for op in walk(fn.body) for r in op.results}
+        self.gone: tuple[Value, Value] | None = None  # debug: (returned flags, thread index)
+
+    def watch_exits(self, slots: int) -> None:
+        """Debug mode: a shared flag per thread, set where it returns from the kernel."""
+        flags = Op("alloc", [], [Value(ArrayType(INT32, 1, SHARED, (slots,)), "returned")])
+        ops: list[Op] = [flags]
+
+        def emit(opcode: str, operands: list[Value], t: Scalar, **attrs: object) -> Value:
+            o = Op(opcode, operands, [Value(t)], dict(attrs))
+            ops.append(o)
+            return o.result
+
+        tid = [emit("special", [], INT32, reg="thread_idx", axis=a) for a in range(3)]
+        dim = [emit("special", [], INT32, reg="block_dim", axis=a) for a in range(2)]
+        lin = emit("bin", [tid[0], emit("bin", [tid[1], dim[0]], INT32, op="mul")], INT32,
+                   op="add")  # fmt: skip
+        plane = emit("bin", [dim[0], dim[1]], INT32, op="mul")
+        lin = emit("bin", [lin, emit("bin", [tid[2], plane], INT32, op="mul")], INT32, op="add")
+        ops.append(Op("store", [flags.result, lin, emit("const", [], INT32, value=0)]))
+        self.top += ops
+        self.gone = (flags.result, lin)
+        for blk in walk_blocks(self.fn.body):  # each `exit` sets the thread's flag
+            new: list[Op] = []
+            for op in blk.ops:
+                if op.opcode == "exit":
+                    one = _const(1, INT32)
+                    new += [one, Op("store", [flags.result, lin, one.result], [], {}, [], op.loc)]
+                else:
+                    new.append(op)
+            blk.ops = new
+
+    def _check(self, op: Op, guard: Value, out: list[Op]) -> None:
+        """Debug mode, before user barrier `op` reached under `guard`: a thread outside the
+        guard must have returned."""
+        assert self.gone is not None
+        flags, lin = self.gone
+        x = Op("load", [flags, lin], [Value(INT32)])
+        one = _const(1, INT32)
+        left = Op("cmp", [x.result, one.result], [Value(BOOL)], {"op": "eq"})
+        ok = Op("bin", [guard, left.result], [Value(BOOL)], {"op": "or"})
+        line = op.loc.line if op.loc else 0
+        msg = (f"threads of one block reach different barriers: this thread is not at the "
+               f"syncthreads() of line {line}, which other threads of its block reached, "
+               "and has not returned from the kernel (on a GPU the block hangs or its "
+               "results are undefined); every thread of a block must reach the same "
+               "syncthreads() or return")  # fmt: skip
+        # (`view_check`: the message is said as it is, as a view's bounds check's is)
+        check = Op("assert", [ok.result], [], {"msg": msg, "view_check": True}, [], op.loc)
+        out += [x, one, left, ok, check]
 
     # ---- the walk ----------------------------------------------------------------------
     def block(self, ops: list[Op], guard: Value | None) -> list[Op]:
@@ -118,7 +174,11 @@ class _Lifter:
                 # (an `everyone` op runs in every thread, whatever led here: passes.warps)
                 out += self.guarded(seg, guard)
                 seg = []
+                if (op.opcode == "barrier" and guard is not None and self.gone is not None
+                        and op.loc is not None and not op.attrs.get("internal")):  # fmt: skip
+                    self._check(op, guard, out)
                 out.append(op)
+
             elif op.opcode in STRUCTURED and has_barrier(op):
                 out += self.guarded(seg, guard)
                 seg = []

@@ -15,7 +15,8 @@ a thread-dependent condition still sees exactly the lanes that run it):
 
 Warps are 32 threads of a block in linear order (`t = x + y * bx + z * bx * by`), as on
 NVIDIA hardware. The clearing stores are marked `everyone`: `lift` leaves them outside any
-guard (every thread clears its own slot, running the call or not).
+guard (every thread clears its own slot, running the call or not); the barriers are marked
+`internal` (debug mode checks only the user's barriers).
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ class _Lowering:
             return lin, emit("bin", [bxy, bz], INT32, op="mul", **attrs)
 
         if kind == "syncwarp":
-            out.append(Op("barrier", [], [], {}, [], op.loc))
+            out.append(Op("barrier", [], [], {"internal": True}, [], op.loc))
             return out
         lin, n = linear()
         lane = emit("bin", [lin, const(WARP - 1)], INT32, op="and")
@@ -80,9 +81,9 @@ class _Lowering:
             _, value, k = op.operands
             t = value.scalar
             arr = self.array(t, f"warp_{t.name}")
-            out.append(Op("barrier", [], [], {}, [], op.loc))
+            out.append(Op("barrier", [], [], {"internal": True}, [], op.loc))
             emit("store", [arr, lin, value])
-            out.append(Op("barrier", [], [], {}, [], op.loc))
+            out.append(Op("barrier", [], [], {"internal": True}, [], op.loc))
             src = {
                 "shfl": lambda: emit("bin", [k, const(WARP - 1)], INT32, op="and"),
                 "shfl_up": lambda: emit("bin", [lane, k], INT32, op="sub"),
@@ -100,14 +101,14 @@ class _Lowering:
             out.append(Op("cast", [got], [op.result], {}, [], op.loc))  # keeps its uses
             return out
         votes = self.array(INT32, "warp_votes")
-        out.append(Op("barrier", [], [], {}, [], op.loc))
+        out.append(Op("barrier", [], [], {"internal": True}, [], op.loc))
         mine, _ = linear(everyone=True)
         emit("store", [votes, mine, const(0, everyone=True)], everyone=True)
-        out.append(Op("barrier", [], [], {}, [], op.loc))
+        out.append(Op("barrier", [], [], {"internal": True}, [], op.loc))
         pred = op.operands[1] if kind in ("ballot", "all", "any") else const(True, BOOL)
         two = emit("select", [pred, const(3), const(1)], INT32)
         emit("store", [votes, lin, two])
-        out.append(Op("barrier", [], [], {}, [], op.loc))
+        out.append(Op("barrier", [], [], {"internal": True}, [], op.loc))
         # the warp's 32 slots: bit 0 says the lane ran the call, bit 1 its predicate
         zero_u = const(0, UINT32)
         body = Block([Value(INT32, "j"), Value(UINT32, "ran"), Value(UINT32, "said")])
