@@ -100,3 +100,26 @@ def test_global_atomics_and_float64_math_are_flagged() -> None:
     x64 = x.astype(np.float64)
     assert "scalar-math" in _kinds(exp_of, N // 256, x64, x64.copy())
     assert "scalar-math" not in _kinds(exp_of, N // 256, x, x.copy())
+
+
+@simt.kernel
+def returns_then_warp_sums(x, out, n):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    if i >= n:
+        return
+    sh = simt.shared.array(256, simt.float32)
+    sh[thread_idx.x] = x[i]
+    simt.syncthreads()
+    v = sh[thread_idx.x] + simt.shfl_down_sync(0xFFFFFFFF, x[i], 1)
+    out[i] = v
+
+
+def test_hints_read_the_kernel_as_a_cpu_launch_lowers_it() -> None:
+    # barriers after a thread-dependent return and warp functions: lifted and lowered first
+    from corpus.k_barrier_returns import _make_neighbours, neighbour_sums
+    from simt.benchtool.cpu_hints import cpu_hints
+
+    a = np.ones(N, np.float32)
+    assert cpu_hints(returns_then_warp_sums, (a, np.zeros(N, np.float32), N - 5), {}) == []
+    # (a barrier inside an unrolled loop after the return: unlifted, the lowering failed)
+    assert isinstance(cpu_hints(neighbour_sums, _make_neighbours(), {}), list)

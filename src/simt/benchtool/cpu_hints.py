@@ -117,10 +117,13 @@ def hints(lowered: Function, lines: dict[int, int] | None = None) -> list[tuple[
 
 def cpu_hints(kernel: Any, args: Any, kwargs: dict[str, Any]) -> list[tuple[str, int, str]]:
     """The findings for a launch of `kernel` with `args` on the cpu backend."""
+    from ..passes.barriers import lift
     from ..passes.spmd import lower as spmd_lower
+    from ..passes.warps import lower as lower_warps
 
     fn, _ = kernel.specialised_ir(*args, **kwargs)
-    fn = copy.deepcopy(fn)
+    # as a cpu launch lowers it: warp functions through shared memory, barriers lifted
+    fn = lift(lower_warps(copy.deepcopy(fn)))
     defs = {r.id: o for o in walk(fn.body) for r in o.results}
     lines = {}
     for op in walk(fn.body):
