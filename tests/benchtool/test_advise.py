@@ -94,6 +94,7 @@ INTERLEAVED |= {"iterate_row_view", "iterate_unpack_rows", "iterate_zip_strides"
 INTERLEAVED |= {"barrier_tiled_matmul_return"}
 # Numba's intrinsics: each thread writes its row of 5 results (votes, bit counts, lane id)
 INTERLEAVED |= {"numba_votes_bits_lanes"}
+INTERLEAVED |= {"warp_votes_after_return"}  # seven results per thread, a row each
 
 
 def _corpus_cases() -> list:  # type: ignore[type-arg]

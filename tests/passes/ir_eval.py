@@ -148,6 +148,17 @@ def _op(op: Op, env: dict[int, Any], out: list[str], special: dict[str, int]) ->
         return []
     if k in ("barrier", "exit", "fence"):
         return []  # (one thread at a time: a barrier waits for no one)
+    if k == "warp":
+        # one thread at a time: the thread is alone in its warp (lane 0), every lane it reads
+        # gives its own value, and only it votes
+        kind = op.attrs["op"]
+        if kind.startswith("shfl"):
+            return [a[1]]
+        if kind == "activemask":
+            return [np.uint32(1)]
+        if kind == "ballot":
+            return [np.uint32(int(a[0]) & int(bool(a[1])))]
+        return [] if kind == "syncwarp" else [np.bool_(a[1])]
     if k == "if":
         return _run(op.regions[0 if a[0] else 1], env, out, special)
     if k == "for":
