@@ -88,16 +88,6 @@ WARP_SIZE = 32
 warpsize = WARP_SIZE  # Numba's `cuda.warpsize`: a constant
 
 
-class _LaneId(OnlyInKernel):
-    """`laneid`: this thread's lane in its warp (0..31), an int32, as Numba's `cuda.laneid`."""
-
-    name = "laneid"
-
-    def __repr__(self) -> str:
-        return "simt.laneid"
-
-
-laneid = _LaneId()
 syncwarp = _Intrinsic(
     "syncwarp",
     "syncwarp(mask=0xFFFFFFFF): wait for the warp's lanes in `mask`; their shared-memory "

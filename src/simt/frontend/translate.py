@@ -607,10 +607,7 @@ class Translator:
         saved = self.b.loc
         self.at(node)
         try:
-            v = method(node)
-            if isinstance(v, Known) and v.value is lang.laneid:
-                return calls.lane_id(self)
-            return v  # type: ignore[no-any-return]
+            return method(node)  # type: ignore[no-any-return]
         finally:
             self.b.loc = saved
 
@@ -630,7 +627,10 @@ class Translator:
         return Known(node.value)
 
     def expr_Name(self, node: ast.Name) -> V:
-        return self.lookup(node.id, node)
+        v = self.lookup(node.id, node)
+        if isinstance(v, Known) and isinstance(v.value, lang.KernelValue):
+            return self.inline(v.value.impl, [], {}, node)  # `from simt import laneid`
+        return v
 
     def expr_Tuple(self, node: ast.Tuple) -> V:
         return self.sequence([self.expr(e) for e in node.elts], tuple)
