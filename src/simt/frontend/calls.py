@@ -543,7 +543,7 @@ def _fence(scope: str) -> Handler:
     return h
 
 
-def _warp_mask(tr: Translator, v: V, node: ast.AST) -> Value:
+def _warp_mask(tr: Translating, v: V, node: ast.AST) -> Value:
     if isinstance(v, Known):
         if not isinstance(v.value, (int, np.integer)) or not 0 <= int(v.value) < 2**32:
             tr.fail(node, "a warp mask is an integer from 0 to 0xFFFFFFFF (bit k: lane k)")
@@ -560,7 +560,7 @@ _SHUFFLE_TYPES = (T.INT32, T.UINT32, T.INT64, T.UINT64, T.FLOAT32, T.FLOAT64)
 def _warp(name: str, op: str, n: int) -> Handler:
     """The handler of warp function `name` (IR `warp` op `op`, `n` arguments)."""
 
-    def h(tr: Translator, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         if name == "syncwarp" and not args and not kwargs:
             args = [Known(0xFFFFFFFF)]
         if kwargs or len(args) != n:
