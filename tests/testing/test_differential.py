@@ -55,3 +55,45 @@ def test_printed_zeros_compare_without_their_sign() -> None:
 
     assert _unsigned_zeros("p -0.0 (-0.0, 3)") == _unsigned_zeros("p 0.0 (0.0, 3)")
     assert _unsigned_zeros("p -0.05 -1.0 -0.001") == "p -0.05 -1.0 -0.001"
+
+
+def test_out_of_bounds_kernels_expect_a_kernel_error_naming_the_array() -> None:
+    """The `oob` option's verdicts: a KernelError naming the access's array passes; no error
+    is `silent`, another array or another error `wrong-error`."""
+    from simt.errors import KernelError, LaunchError
+    from simt.testing.differential import _oob_finding
+    from simt.testing.generator import generate
+
+    p = generate(5, oob=True, size=4)
+    assert p.oob is not None
+    array = p.oob[0]
+    ok = KernelError(f"index out of bounds in array read of `{array}` (index 64, length 64)")
+    assert _oob_finding(p, "cpu", ok) is None
+    silent = _oob_finding(p, "cpu", None)
+    assert silent is not None and silent.kind == "silent" and f"`{array}`" in silent.detail
+    other = KernelError("index out of bounds in array read of `zz` (index 64, length 64)")
+    wrong = _oob_finding(p, "webgpu", other)
+    assert wrong is not None and wrong.kind == "wrong-error"
+    wrong = _oob_finding(p, "webgpu", LaunchError("bad grid"))
+    assert wrong is not None and wrong.kind == "wrong-error"
+
+
+def test_a_worker_that_crashes_or_hangs_is_a_finding_and_the_next_kernel_runs() -> None:
+    import sys
+
+    from simt.testing.isolated import Child
+
+    dies = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"  # no core dump: quick
+    crash = Child((), False, 60, (sys.executable, "-c", dies))
+    found, _ = crash.check(7, {}, [])
+    assert [f.kind for f in found] == ["crash"] and "status" in found[0].detail
+    found, _ = crash.check(8, {}, [])  # a new worker for the next kernel
+    assert found[0].seed == 8 and found[0].kind == "crash"
+    hang = Child((), False, 1, (sys.executable, "-c", "import time; time.sleep(60)"))
+    found, _ = hang.check(9, {}, [])
+    assert [f.kind for f in found] == ["hang"]
+    real = Child(("cpu",), False, 300)
+    refused: list = []
+    found, features = real.check(3, {"oob": True, "size": 4}, refused)
+    real.close()
+    assert found == [], found

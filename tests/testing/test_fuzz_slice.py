@@ -59,3 +59,13 @@ def test_the_slice_covers_every_feature() -> None:
     assert seen >= {"atomics", "fp64", "helpers", "local", "print", "shared"}
     # the optional features (testing/grammar.py), each drawn for about one kernel in four
     assert seen >= {"small_int", "f16", "u64", "complex", "views"}
+
+
+def test_out_of_bounds_kernels_raise_a_kernel_error_naming_the_array() -> None:
+    """The `oob` option (issue 23): each kernel has one access outside an array; on `sim`,
+    every backend present and NVRTC, each in a worker process, the launch must raise a
+    KernelError naming that array: never a crash, never a silent result."""
+    out = io.StringIO()
+    s = campaign.run(5000, 8, out=out, options={"oob": True, "size": 5}, isolate=True)
+    assert s.kernels == 8
+    assert not s.findings, out.getvalue()

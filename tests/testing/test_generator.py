@@ -97,3 +97,20 @@ def test_big_constants_make_int64_operations() -> None:
     assert any(c in p.source for c in BIG_LITS)
     assert "int64" in from_source(p.source).features
     assert not any(c in Generator(3, bigconst=False).program().source for c in BIG_LITS)
+
+
+def test_out_of_bounds_kernels_have_one_access_outside_its_array() -> None:
+    """`oob`: one access outside its array, of each kind users write by mistake; the LAUNCH
+    carries it (a shrunk kernel keeps its expectation)."""
+    from simt.testing.generator import Generator
+
+    kinds = set()
+    for seed in range(60):
+        p = Generator(seed, oob=True, size=4).program()
+        assert p.oob is not None and p.oob[0] in ("fa", "ia", "ua", "fo", "io", "uo")
+        kinds.add(p.oob[1])
+        assert from_source(p.source).oob == p.oob
+        assert "debug=True" in p.source  # until bounds checks are on by default
+    assert kinds == {"off_by_one", "loop_off_by_one", "negative", "slot_off_by_one",
+                     "store_negative", "missing_guard", "wrong_guard"}  # fmt: skip
+    assert Generator(3).program().oob is None

@@ -2,12 +2,18 @@
 
     python -m simt fuzz --seed 0 --count 500 --mutants 100
     python -m simt fuzz --seed 1234 --count 1 --shrink --save tests/corpus/fuzz
+    python -m simt fuzz --seed 0 --count 500 --oob      # out-of-bounds kernels, isolated
 
 Kernels `seed .. seed+count-1` run on `sim` and every other backend present (or those named
 with --backends) and are compiled for CUDA by NVRTC when it is installed; mutants `seed ..`
 must each get a located CompileError. Every finding is printed with its seed; --shrink
 reduces each failing kernel and --save writes the reduced kernel to a regression folder
 (`tests/corpus/fuzz/`, run by the test suite). The exit status is 1 when anything failed.
+
+--oob gives every kernel one out-of-bounds access (the generator's `oob` option): each
+backend must then raise a KernelError naming that array. --isolate (implied by --oob) checks
+each kernel in a worker process (`isolated.py`), so a backend that crashes or hangs the
+process is a `crash` or `hang` finding of that kernel and the campaign goes on.
 """
 
 from __future__ import annotations
@@ -23,10 +29,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..runtime import registry
 from .differential import INTERNAL_WORDS, Finding, check
 from .generator import Program, from_source, generate
+from .isolated import Child
 from .mutator import mutate, verdict
 from .shrink import shrink
 
@@ -147,10 +155,12 @@ def run(
     do_shrink: bool = False,
     save_to: Path | None = None,
     out: object = None,
-    options: dict[str, bool] | None = None,
+    options: dict[str, Any] | None = None,
+    isolate: bool = False,
 ) -> Summary:
     """Run kernels `seed .. seed+count-1` and mutants `seed .. seed+mutants-1`; `options`
-    force the generator's optional features on or off (`{"views": True}`; Generator)."""
+    force the generator's optional features on or off (`{"views": True}`; Generator);
+    `isolate` checks each kernel in a worker process (`isolated.Child`)."""
     stream = out if out is not None else sys.stdout
     backs = backends_present(backends)
     use_nvrtc = nvrtc_present() if nvrtc is None else nvrtc
@@ -159,26 +169,34 @@ def run(
     print(
         f"simt fuzz: seeds {seed}..{seed + count - 1} on sim + {', '.join(backs) or 'nothing'}"
         f"{' + NVRTC' if use_nvrtc else ''}; mutants {seed}..{seed + mutants - 1}"
-        f"{'; options ' + repr(options) if options else ''}",
+        f"{'; options ' + repr(options) if options else ''}"
+        f"{'; each kernel in a worker process' if isolate else ''}",
         file=stream,  # type: ignore[arg-type]
         flush=True,
     )
+    child = Child(backs, use_nvrtc, HANG_SECONDS) if isolate else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NumPy overflow warnings of wrapping int32 code
         for k in range(seed, seed + count):
-            faulthandler.dump_traceback_later(HANG_SECONDS, exit=True)
-            program = generate(k, **(options or {}))
             refused: list[Finding] = []
-            found = check(program, backs, use_nvrtc, refused)
+            if child is not None:
+                found, features = child.check(k, options or {}, refused)
+                program = None
+            else:
+                faulthandler.dump_traceback_later(HANG_SECONDS, exit=True)
+                program = generate(k, **(options or {}))
+                found = check(program, backs, use_nvrtc, refused)
+                features = sorted(program.features)
+                faulthandler.cancel_dump_traceback_later()
             for f in refused:
                 print(f"REFUSED {f}", file=stream, flush=True)  # type: ignore[arg-type]
             s.refused += refused
-            faulthandler.cancel_dump_traceback_later()
             s.kernels += 1
-            s.features.update(program.features)
+            s.features.update(features)
             for f in found:
                 print(f"FAIL {f}", file=stream, flush=True)  # type: ignore[arg-type]
-                if do_shrink:
+                if do_shrink and f.kind not in ("crash", "hang"):  # those would end us here
+                    program = program or generate(k, **(options or {}))
                     small = shrink(program, same_failure(f, backs, use_nvrtc))
                     print(f"shrunk to:\n{small.source}", file=stream)  # type: ignore[arg-type]
                     if save_to is not None:
@@ -195,6 +213,8 @@ def run(
             if why is not None:
                 s.mutant_failures.append(f"mutant {k}: {why}")
                 print(f"FAIL mutant {k}: {why}", file=stream, flush=True)  # type: ignore[arg-type]
+    if child is not None:
+        child.close()
     s.seconds = time.perf_counter() - start
     for line in s.lines():
         print(line, file=stream)  # type: ignore[arg-type]
@@ -215,6 +235,22 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"comma-separated features forced on: {FEATURES}")
     p.add_argument("--without", default="", metavar="FEATURES",
                    help="features left out (default: drawn per seed)")
+    p.add_argument(
+        "--oob",
+        action="store_true",
+        help="one out-of-bounds access a kernel: a KernelError naming it expected",
+    )
+    p.add_argument(
+        "--size",
+        type=int,
+        default=14,
+        help="statements a kernel draws (default 14; smaller kernels run faster)",
+    )
+    p.add_argument(
+        "--isolate",
+        action="store_true",
+        help="each kernel in a worker process (a crash is a finding; --oob does)",
+    )
     a = p.parse_args(argv)
     if a.count < 0 or a.mutants < 0:
         p.error("--count and --mutants are 0 or more")
@@ -229,6 +265,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     if set(options) - set(FEATURES.split(",")):
         p.error(f"features are {FEATURES}")
+    if a.oob:
+        options["oob"] = True
+    if a.size != 14:
+        options["size"] = a.size
     backs = tuple(b for b in a.backends.split(",") if b) or None
     s = run(
         a.seed,
@@ -239,5 +279,6 @@ def main(argv: list[str] | None = None) -> int:
         a.shrink or a.save is not None,
         a.save,
         options=options,
+        isolate=a.isolate or a.oob,
     )
     return 1 if s.findings or s.mutant_failures else 0

@@ -20,6 +20,11 @@ How results are compared (docs/testing.md says the same):
   except that values below 2**-14 in magnitude (float16's subnormals, which a GPU may flush
   to zero, docs/semantics.md) equal each other and 0.
 
+A kernel with an out-of-bounds access (the generator's `oob` option) has no output to
+compare: on `sim` and on every backend its launch must raise a `KernelError` naming the array
+of that access (`expect_oob`); no error is a `silent` finding, another error or another array
+a `wrong-error` one.
+
 A `webgpu` refusal (`CompileError`) naming an element type the kernel uses that webgpu does
 not have yet (int8, uint8, int16, uint16, float16, uint64, complex128; docs/semantics.md) or
 float64 / int64 on an adapter without them is not a failure but a recorded non-comparison:
@@ -200,6 +205,46 @@ def nvrtc_findings(kernel: Any, program: Program, arch: str = "sm_80") -> list[F
     return []
 
 
+def _oob_finding(program: Program, backend: str, e: BaseException | None) -> Finding | None:
+    """What is wrong with a launch of an out-of-bounds kernel that raised `e` (None: it
+    returned): None when it is a KernelError naming the access's array."""
+    from ..errors import KernelError
+
+    assert program.oob is not None
+    array, kind = program.oob
+    if e is None:
+        why = f"no KernelError: the out-of-bounds access of `{array}` ({kind}) went unnoticed"
+        return Finding(program.seed, backend, "silent", why)
+    if isinstance(e, KernelError) and f"`{array}`" in str(e).split("\n")[0]:
+        return None
+    if not isinstance(e, SimtError) or "internal error" in str(e):
+        return _error_finding(program.seed, backend, e)
+    why = f"expected a KernelError naming `{array}` ({kind}), got {type(e).__name__}: {e}"
+    return Finding(program.seed, backend, "wrong-error", why[:2000])
+
+
+def expect_oob(
+    kernel: Any, program: Program, backends: tuple[str, ...], refused: list[Finding] | None
+) -> list[Finding]:
+    """Run an out-of-bounds kernel on `sim` and each backend: each must raise a KernelError
+    naming the array (see the module's doc)."""
+    found: list[Finding] = []
+    for backend in ("sim", *backends):
+        err: BaseException | None = None
+        try:
+            _launch(kernel, program, backend)
+        except Exception as e:  # noqa: BLE001 - judged below
+            if _refusal_ok(program, backend, e):
+                if refused is not None:
+                    refused.append(Finding(program.seed, backend, "refused", str(e)[:200]))
+                continue
+            err = e
+        f = _oob_finding(program, backend, err)
+        if f is not None:
+            found.append(f)
+    return found
+
+
 def check(
     program: Program,
     backends: tuple[str, ...],
@@ -213,6 +258,9 @@ def check(
         kernel = load(program)
     except SyntaxError as e:  # the generator's fault: reported as such
         return [Finding(seed, "generator", "internal", f"generated source does not parse: {e}")]
+    if program.oob is not None:
+        wrong = expect_oob(kernel, program, backends, refused)
+        return wrong + (nvrtc_findings(kernel, program) if nvrtc else [])
     try:
         want, want_text = _launch(kernel, program, "sim")
     except Exception as e:  # noqa: BLE001

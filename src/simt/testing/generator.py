@@ -52,6 +52,9 @@ F_LITS = (0.0, 0.5, 1.0, 1.5, -2.25, 3.0, 0.1, 100.0, 0.001, -7.75, 1024.0)
 # those that may multiply an int32 keep the product inside int64 (|x| <= 2**31)
 BIG_LITS = ("1_099_511_627_776", "4_294_967_296", "3_000_000_000", "-5_000_000_000",
             "2_147_483_648", "8_589_934_593")  # fmt: skip
+# `oob` kernels are compiled in debug mode (bounds checks on every backend) until the checks
+# are on by default (issue 23, item 1)
+OOB_DEBUG = True
 BIG_FACTORS = ("4_294_967_296", "3_000_000_000", "-3_000_000_000", "2_147_483_648")
 
 
@@ -68,6 +71,8 @@ class Program:
     features: frozenset[str] = frozenset()
     extras: tuple[str, ...] = ()  # the optional features' arrays, in EXTRA_ORDER
     numba: bool = False  # spelled for Numba-CUDA (`from simt import cuda`, `@cuda.jit`)
+    # the array of the one out-of-bounds access (`oob` option), and its kind; None: in bounds
+    oob: tuple[str, str] | None = None
 
     @property
     def array_names(self) -> tuple[str, ...]:
@@ -136,6 +141,7 @@ class Generator:
         lang: bool | None = None,
         numba: bool | None = None,
         bigconst: bool | None = None,
+        oob: bool = False,
     ) -> None:
         """Options: `fp64` (float64 kernel), the features' sections (grammar.py): `dtypes`
         (small and uint64 element types), `complexes`, `views`, `lang` (loops over arrays,
@@ -143,7 +149,9 @@ class Generator:
         constants int32 cannot hold (int64 operations, wrapped back to int32). None (the
         default) draws each from the seed (about one kernel in four has each); False leaves
         it out. `numba`: the same kernel spelled as a Numba-CUDA program (`numba_spelling`),
-        compiled by `simt.cuda.jit` with Numba's typing (never drawn: only when asked)."""
+        compiled by `simt.cuda.jit` with Numba's typing (never drawn: only when asked).
+        `oob` (off unless asked for) puts one out-of-bounds access into the kernel
+        (`out_of_bounds`): the launch must fail with a KernelError naming its array."""
         self.numba = bool(numba)
         self.seed = seed
         self.r = random.Random(seed)
@@ -175,6 +183,9 @@ class Generator:
         # big constants draw from a stream of their own too
         self.rbig = random.Random(seed ^ 0xB16)
         self.big_on = self.rbig.random() < 0.25 if bigconst is None else bigconst
+        self.oob_on = oob
+        self.oob_array: str | None = None  # the array the out-of-bounds access is of
+        self.oob_kind = ""
         self.u64_on = False  # set while a section has made uint64 values
         self.complex_on = False  # and complex ones
         self.extras: set[str] = set()
@@ -272,6 +283,51 @@ class Generator:
         if self.in_helper:
             return f"({self.i32(d - 1)} + {self.i32(d - 1)})"
         return f"ia[{self.index(d - 1)}]"
+
+    def out_of_bounds(self) -> None:
+        """One access outside its array (the `oob` option), at the kernel's top level, where
+        every thread reaches it; the kinds users write by mistake: a missing guard (more
+        threads than elements), an off-by-one bound or slot, a negative index, a guard on the
+        wrong array. A value read goes into a variable the outputs keep (never dead code)."""
+        r = random.Random(self.seed ^ 0x00B)
+        threads = self.grid * self.block_size
+        src = r.choice(("fa", "ia", "ua"))
+        ty = {"fa": "f32", "ia": "i32", "ua": "u32"}[src]
+        kinds = ["off_by_one", "loop_off_by_one", "negative", "slot_off_by_one", "store_negative"]
+        if threads > INPUTS and r.random() < 0.4:  # more threads than an input has elements
+            kinds = ["missing_guard", "wrong_guard"]
+        kind = r.choice(kinds)
+        self.oob_kind = kind
+        name = "qoob"  # `reassign` leaves q-names alone: the read value stays live
+        if kind in ("slot_off_by_one", "store_negative"):
+            dst = r.choice(("fo", "io", "uo"))
+            val = {"fo": "1.5", "io": "7", "uo": "simt.uint32(7)"}[dst]
+            at = f"i * NSLOT_{dst} + NSLOT_{dst}" if kind == "slot_off_by_one" else "t - 2"
+            self.oob_array = dst
+            self.emit(f"{dst}[{at}] = {val}")
+            return
+        self.oob_array = src
+        if kind == "loop_off_by_one":
+            self.emit(f"{name} = {src}[0]")
+            self.emit(f"for koob in range(1, len({src}) + 1):  # `<=` where `<` was meant")
+            op = "+" if ty != "f32" else "-"
+            self.emit(f"    {name} = {name} {op} {src}[koob]" if ty != "f32"
+                      else f"    {name} = ({name} + {src}[koob]) % 1000.0")  # fmt: skip
+        else:
+            index = {
+                "off_by_one": f"len({src}) - t",  # `len - 1 - t` was meant
+                "negative": r.choice(("i - 1", "t - 3", "i - 64")),
+                "missing_guard": "i",
+                "wrong_guard": "i",
+            }[kind]
+            if kind == "wrong_guard":
+                other = r.choice(("fo", "io", "uo"))  # as long as the threads, or longer
+                self.emit(f"{name} = {src}[0]")
+                self.emit(f"if i < len({other}):  # the guard of another array")
+                self.emit(f"    {name} = {src}[{index}]")
+            else:
+                self.emit(f"{name} = {src}[{index}]")
+        self.declare(name, ty, 1000.0 if ty == "f32" else 0.0)
 
     def big_i32(self, d: int) -> str:
         """An int32 made from an int64 operation with a constant int32 cannot hold: the
@@ -687,7 +743,7 @@ class Generator:
     def program(self) -> Program:
         r = self.r
         self.block_size = r.choice((32, 64))
-        grid = r.choice((1, 2, 3))
+        self.grid = grid = r.choice((1, 2, 3))
         self.emit("i = simt.grid(1)")
         self.emit("t = thread_idx.x")
         self.declare("x0", "f32", 100.0)
@@ -699,8 +755,14 @@ class Generator:
         if self.fp64:
             self.declare("d0", "f64", 100.0)
             self.emit("d0 = da[i % 64]")
+        # the out-of-bounds access (`oob`) goes after this many top-level statements
+        oob_at = self.r.randrange(self.budget + 1) if self.oob_on else -1
         while self.budget > 0:
+            if self.depth == 0 and self.budget == oob_at:
+                self.out_of_bounds()
             self.statement()
+        if self.oob_on and self.oob_array is None:
+            self.out_of_bounds()
         self.sections()
         outs = {"i32": "io", "bool": "io", "u32": "uo", "f32": "fo", "f64": "do"}
         outs |= {"u64": "q64", "c64": "cz", "c128": "cw"}
@@ -719,7 +781,8 @@ class Generator:
         extras = tuple(x for x in EXTRA_ORDER if x in self.extras)
         params = "fa, ia, ua, fo, io, uo, fx, hist, s0, s1" + (", da, do" if self.fp64 else "")
         params += "".join(f", {x}" for x in extras)
-        deco = "@simt.kernel(fp64=True)" if self.fp64 else "@simt.kernel"
+        flags = ["fp64=True"] * self.fp64 + ["debug=True"] * (self.oob_on and OOB_DEBUG)
+        deco = f"@simt.kernel({', '.join(flags)})" if flags else "@simt.kernel"
         consts = "\n".join(f"NSLOT_{k} = {max(v, 1)}" for k, v in self.slots.items())
         slots = {k: max(v, 1) for k, v in self.slots.items()}
         launch: dict[str, Any] = {
@@ -729,6 +792,8 @@ class Generator:
             launch["extras"] = list(extras)
         if "int64" in self.features:
             launch["int64"] = True  # also where only big constants make int64 operations
+        if self.oob_array is not None:
+            launch["oob"] = [self.oob_array, self.oob_kind]
         src = "\n".join([
             f'"""simt fuzz kernel, seed {self.seed}."""',
             "",
@@ -751,10 +816,11 @@ class Generator:
         if self.numba:
             src = numba_spelling(src)
             feats.add("numba")
+        oob = (self.oob_array, self.oob_kind) if self.oob_array is not None else None
         return Program(
             self.seed, src, grid, self.block_size, slots, self.fp64, frozenset(feats), extras,
-            self.numba,
-        )
+            self.numba, oob,
+        )  # fmt: skip
 
     def sections(self) -> None:
         """The optional features' sections (grammar.SECTIONS, in FEATURES' order), each
@@ -816,9 +882,10 @@ def from_source(source: str) -> Program:
         )
         | ({"numba"} if numba else set())
     )
+    oob = tuple(launch["oob"]) if "oob" in launch else None
     return Program(
         launch["seed"], source, launch["grid"], launch["block"], slots, launch["fp64"], feats,
-        extras, numba,
+        extras, numba, oob,  # type: ignore[arg-type]
     )  # fmt: skip
 
 
