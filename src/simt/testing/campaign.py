@@ -157,6 +157,7 @@ def run(
     out: object = None,
     options: dict[str, Any] | None = None,
     isolate: bool = False,
+    hang_seconds: float = HANG_SECONDS,
 ) -> Summary:
     """Run kernels `seed .. seed+count-1` and mutants `seed .. seed+mutants-1`; `options`
     force the generator's optional features on or off (`{"views": True}`; Generator);
@@ -174,7 +175,7 @@ def run(
         file=stream,  # type: ignore[arg-type]
         flush=True,
     )
-    child = Child(backs, use_nvrtc, HANG_SECONDS) if isolate else None
+    child = Child(backs, use_nvrtc, hang_seconds) if isolate else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NumPy overflow warnings of wrapping int32 code
         for k in range(seed, seed + count):
@@ -183,7 +184,7 @@ def run(
                 found, features = child.check(k, options or {}, refused)
                 program = None
             else:
-                faulthandler.dump_traceback_later(HANG_SECONDS, exit=True)
+                faulthandler.dump_traceback_later(hang_seconds, exit=True)
                 program = generate(k, **(options or {}))
                 found = check(program, backs, use_nvrtc, refused)
                 features = sorted(program.features)
@@ -247,6 +248,12 @@ def main(argv: list[str] | None = None) -> int:
         help="statements a kernel draws (default 14; smaller kernels run faster)",
     )
     p.add_argument(
+        "--hang",
+        type=float,
+        default=HANG_SECONDS,
+        help=f"seconds one kernel may take on every backend (default {HANG_SECONDS})",
+    )
+    p.add_argument(
         "--isolate",
         action="store_true",
         help="each kernel in a worker process (a crash is a finding; --oob does)",
@@ -280,5 +287,6 @@ def main(argv: list[str] | None = None) -> int:
         a.save,
         options=options,
         isolate=a.isolate or a.oob,
+        hang_seconds=a.hang,
     )
     return 1 if s.findings or s.mutant_failures else 0

@@ -12,9 +12,11 @@ kernel. Kernels that pass cost no process start: one worker runs them all.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -95,6 +97,9 @@ class Child:
     def _lost(self, seed: int, proc: subprocess.Popen[bytes], hung: bool) -> Finding:
         """The finding of a kernel whose worker crashed or hung; the worker is ended."""
         if hung:
+            if hasattr(signal, "SIGUSR1"):  # the worker's threads' tracebacks, then the end
+                proc.send_signal(signal.SIGUSR1)
+                time.sleep(2)
             proc.kill()
         code = proc.wait()
         tail = ""
@@ -123,6 +128,8 @@ def _serve() -> None:
     """The worker: one JSON request a line on stdin, one JSON answer a line on stdout."""
     out = sys.stdout
     sys.stdout = sys.stderr  # kernels' prints are captured by `check`; nothing else on out
+    if hasattr(signal, "SIGUSR1"):  # a hang: where each thread is, for the finding
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     warnings.simplefilter("ignore")  # NumPy overflow warnings of wrapping int32 code
     for line in sys.stdin:
         ask = json.loads(line)
