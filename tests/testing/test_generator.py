@@ -110,7 +110,7 @@ def test_out_of_bounds_kernels_have_one_access_outside_its_array() -> None:
         assert p.oob is not None and p.oob[0] in ("fa", "ia", "ua", "fo", "io", "uo")
         kinds.add(p.oob[1])
         assert from_source(p.source).oob == p.oob
-        assert "debug=True" in p.source  # until bounds checks are on by default
+        assert "debug=True" not in p.source  # bounds checks are on by default
     assert kinds == {"off_by_one", "loop_off_by_one", "negative", "slot_off_by_one",
                      "store_negative", "missing_guard", "wrong_guard"}  # fmt: skip
     assert Generator(3).program().oob is None

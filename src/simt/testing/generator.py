@@ -52,9 +52,9 @@ F_LITS = (0.0, 0.5, 1.0, 1.5, -2.25, 3.0, 0.1, 100.0, 0.001, -7.75, 1024.0)
 # those that may multiply an int32 keep the product inside int64 (|x| <= 2**31)
 BIG_LITS = ("1_099_511_627_776", "4_294_967_296", "3_000_000_000", "-5_000_000_000",
             "2_147_483_648", "8_589_934_593")  # fmt: skip
-# `oob` kernels are compiled in debug mode (bounds checks on every backend) until the checks
-# are on by default (issue 23, item 1)
-OOB_DEBUG = True
+# `oob` kernels were compiled in debug mode (bounds checks on every backend) until the checks
+# were on by default (issue 23, item 1); now they are compiled as users write them
+OOB_DEBUG = False
 BIG_FACTORS = ("4_294_967_296", "3_000_000_000", "-3_000_000_000", "2_147_483_648")
 
 
