@@ -93,6 +93,7 @@ class WebGPURuntime(Runtime):
         self._running: list[str] = []  # kernels launched and not yet waited for
         # the wait for launches past their time budget, while the device still runs them
         self._waiter: threading.Thread | None = None
+        self._wait_lock = threading.Lock()  # launches may come from several threads (dask)
         self._waiting_for: list[str] = []
 
     # ------------------------------------------------------------------ discovery
@@ -331,25 +332,29 @@ class WebGPURuntime(Runtime):
         running shader, so the device goes on with it: until it is done, each later use of
         the device waits for it again, at most the budget (`_waiter`)."""
         budget = time_budget()
-        if self._waiter is None:
-            if not self._running:
-                return
-            names, self._running = self._running, []
-            if budget is None:
-                return  # the read that follows waits
-            if self._sync_buf is None:
-                self._sync_buf = self.dev.device.create_buffer(size=16, usage=self._usage())
-            # reading a buffer back waits for every launch before it (wgpu 0.32's
-            # `on_submitted_work_done_async` fails); on a daemon thread, so that one that
-            # never returns keeps neither this call nor the process's exit waiting
-            queue, buf = self.dev.device.queue, self._sync_buf
-            self._waiter = threading.Thread(target=queue.read_buffer, args=(buf, 0, 4),
-                                            daemon=True, name="simt-webgpu-wait")  # fmt: skip
-            self._waiting_for = names
-            self._waiter.start()
-        self._waiter.join(budget)
-        if not self._waiter.is_alive():
-            self._waiter = None
+        with self._wait_lock:  # one waiter at a time, seen the same by every thread
+            waiter = self._waiter
+            if waiter is None:
+                if not self._running:
+                    return
+                names, self._running = self._running, []
+                if budget is None:
+                    return  # the read that follows waits
+                if self._sync_buf is None:
+                    self._sync_buf = self.dev.device.create_buffer(size=16, usage=self._usage())
+                # reading a buffer back waits for every launch before it (wgpu 0.32's
+                # `on_submitted_work_done_async` fails); on a daemon thread, so that one that
+                # never returns keeps neither this call nor the process's exit waiting
+                queue, buf = self.dev.device.queue, self._sync_buf
+                waiter = threading.Thread(target=queue.read_buffer, args=(buf, 0, 4),
+                                          daemon=True, name="simt-webgpu-wait")  # fmt: skip
+                self._waiter, self._waiting_for = waiter, names
+                waiter.start()
+        waiter.join(budget)
+        if not waiter.is_alive():
+            with self._wait_lock:
+                if self._waiter is waiter:
+                    self._waiter = None
             return
         which = ", ".join(f"{n}()" for n in dict.fromkeys(self._waiting_for))
         raise KernelError(
