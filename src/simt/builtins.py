@@ -117,6 +117,25 @@ def _isclose(a: Any, b: Any, rel_tol: Any, abs_tol: Any) -> Any:
         return (a == b) | (near & ~np.isinf(a) & ~np.isinf(b))
 
 
+def _c_gamma(x: float) -> float:
+    """math.gamma, but C's tgamma where Python raises at zero: +-inf (NaN at the negative
+    integers, as Python's error becomes), so that every backend and the reference agree."""
+    if x == 0:
+        return math.copysign(math.inf, x)
+    return math.gamma(x)
+
+
+def _c_lgamma(x: float) -> float:
+    """math.lgamma, but C's +inf at its poles (0 and the negative integers), where Python
+    raises."""
+    if x <= 0 and float(x).is_integer():
+        return math.inf
+    return math.lgamma(x)
+
+
+_c_gamma.__name__, _c_lgamma.__name__ = "gamma", "lgamma"
+
+
 def _modf_fraction(x: Any) -> Any:
     return np.modf(x)[0]
 
@@ -220,9 +239,9 @@ _ROWS: list[MathFn] = [
        wgsl="simt_erf_f32({0})", wgsl_f32_only=True),
     _f("erfc", elementwise(math.erfc), "1 - erf(x), accurate for large x",
        wgsl="simt_erfc_f32({0})", wgsl_f32_only=True),
-    _f("gamma", elementwise(math.gamma), "the gamma function", c="tgamma{f}({0})",
+    _f("gamma", elementwise(_c_gamma), "the gamma function", c="tgamma{f}({0})",
        libm="tgamma", wgsl="simt_gamma_f32({0})", wgsl_f32_only=True),
-    _f("lgamma", elementwise(math.lgamma), "natural logarithm of |gamma(x)|",
+    _f("lgamma", elementwise(_c_lgamma), "natural logarithm of |gamma(x)|",
        wgsl="simt_lgamma_f32({0})", wgsl_f32_only=True),
     _f("degrees", np.degrees, "radians to degrees", c="({0} * ({t})57.29577951308232)",
        llvm="fmul {t} {0}, {k[57.29577951308232]}", libm=None, weight=1),

@@ -170,3 +170,15 @@ def test_pow_follows_python_for_negative_bases(backend: str) -> None:
             assert d == math.inf, (x, y, d)
         else:
             assert math.isnan(d) == (raised or math.isnan(want)), (x, y, d, want)
+
+
+def test_gamma_and_lgamma_poles_are_c_s_values_everywhere(backend: str) -> None:
+    """Where Python raises, every backend (sim, the reference, included) gives C's value."""
+    x = np.array([0.0, -0.0, -1.0, -2.0, -30.0, math.inf, -math.inf], np.float32)
+    g, lg = np.zeros(len(x), np.float32), np.zeros(len(x), np.float32)
+    with simt.using(backend):
+        _kernel1(math.gamma)[1, 32](x, g)
+        _kernel1(math.lgamma)[1, 32](x, lg)
+    assert g[0] == math.inf and g[1] == -math.inf and np.isnan(g[2:5]).all()
+    assert g[5] == math.inf and np.isnan(g[6])
+    assert (lg == math.inf).all(), lg
