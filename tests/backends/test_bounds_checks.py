@@ -20,13 +20,15 @@ from simt.ir.ops import MEMORY
 from simt.runtime import nvrtc
 from simt.runtime.base import Compiled, Dim3
 from simt.runtime.cpu import lower_and_render
-from simt.runtime.cuda import _options, decode_error
+from simt.runtime.cuda import decode_error, nvrtc_options
 
 
 class _IrOnly:
     """A stand-in runtime for `Kernel.specialise` that keeps the IR and compiles nothing."""
 
-    name = "sim"  # `pipeline.prepare` leaves the IR as the front end made it (no proofs)
+    name = "ir-only"
+    checks_views = True  # `pipeline.prepare` leaves the IR as the front end made it (no proofs)
+    lockstep = warp_native = True  # nor lowers barriers or warp functions
 
     def compile(self, fn: Function) -> object:
         return Compiled(fn, "")
@@ -166,4 +168,4 @@ def test_checked_kernels_compile_with_nvrtc(pyfunc: Any) -> None:
     kern = cuda.build(ir(pyfunc, *args))
     assert "simt_fail_at(" in kern.source
     for arch in ("sm_80", "sm_90"):
-        nvrtc.compile_cubin(kern.source, arch, _options(kern))
+        nvrtc.compile_cubin(kern.source, arch, nvrtc_options(kern))
