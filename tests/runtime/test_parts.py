@@ -37,9 +37,9 @@ def test_every_runtime_declares_its_parts(name: str) -> None:
 # what each backend is, stated once here and checked against the capabilities it declares
 # (every other part asks the capability, never the name: tests/test_layering.py)
 CAPABILITIES = {
-    "sim": {"host_memory", "checks_views", "reference", "lockstep"},
+    "sim": {"host_memory", "checks_views", "reference", "lockstep", "warp_native"},
     "cpu": {"host_memory", "spmd", "host_threads"},
-    "cuda": {"latency_hiding", "compiles_without_device", "cuda_arrays"},
+    "cuda": {"latency_hiding", "compiles_without_device", "cuda_arrays", "warp_native"},
     "webgpu": {"latency_hiding", "optional_64bit"},
 }
 FLAGS = sorted(

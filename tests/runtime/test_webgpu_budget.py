@@ -39,7 +39,8 @@ out = np.zeros(1 << 16, np.int32)
 spin[256, 256](out, 2)  # compiled before the timed launch
 t = time.monotonic()
 try:
-    spin[256, 256](out, 100)  # ~3 s on llvmpipe: six times the budget
+    spin[256, 256](out, 250)  # 62,500 turns a thread (llvmpipe's loop budget is 65,535):
+    # seconds on llvmpipe, well past the budget even on an idle machine (n = 100 was not)
     print("finished", flush=True)
 except simt.KernelError as e:
     print(f"KernelError after {time.monotonic() - t:.1f} s: {e}", flush=True)
