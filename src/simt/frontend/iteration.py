@@ -26,7 +26,7 @@ from .. import types as T
 from ..errors import CompileError
 from ..ir import Value
 from .context import Translating
-from .values import Known, V, View
+from .values import Known, V, View, range_parts
 
 _SEQ_FNS = ("zip", "enumerate", "reversed")
 Item = Callable[[ast.expr], ast.expr]
@@ -135,15 +135,7 @@ class _Loop:
         if call.keywords or not 1 <= len(call.args) <= 3:
             tr.fail(call, "range() takes 1 to 3 positional arguments")
         vals = [tr.expr(a) for a in call.args]
-        start: V
-        stop: V
-        step: V
-        if len(vals) == 1:
-            start, stop, step = Known(0), vals[0], Known(1)
-        elif len(vals) == 2:
-            start, stop, step = vals[0], vals[1], Known(1)
-        else:
-            start, stop, step = vals
+        start, stop, step = range_parts(vals)
         if not (
             isinstance(step, Known)
             and isinstance(step.value, (int, np.integer))

@@ -41,6 +41,7 @@ from .values import (
     View,
     is_number,
     kind_of,
+    range_parts,
     scalar_type,
 )  # fmt: skip
 
@@ -561,15 +562,7 @@ class Translator:
     def runtime_range(self, node: ast.For, bounds: list[V]) -> None:
         if not isinstance(node.target, ast.Name):
             self.fail(node.target, "the variable of a range() loop must be a plain name")
-        start: V
-        stop: V
-        step: V
-        if len(bounds) == 1:
-            start, stop, step = Known(0), bounds[0], Known(1)
-        elif len(bounds) == 2:
-            start, stop, step = bounds[0], bounds[1], Known(1)
-        else:
-            start, stop, step = bounds
+        start, stop, step = range_parts(bounds)
         for v, a in zip((start, stop, step), node.iter.args):  # type: ignore[attr-defined]
             if isinstance(v, Known) and not isinstance(v.value, (int, np.integer)):
                 self.fail(a, "range() bounds must be integers")

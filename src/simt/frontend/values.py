@@ -148,6 +148,16 @@ def scalar_type(v: V) -> T.Scalar | None:
     return None
 
 
+def range_parts(args: list[V]) -> tuple[V, V, V]:
+    """(start, stop, step) of `range(*args)` given 1 to 3 values, as Python fills them in."""
+    if len(args) == 1:
+        return Known(0), args[0], Known(1)
+    if len(args) == 2:
+        return args[0], args[1], Known(1)
+    start, stop, step = args
+    return start, stop, step
+
+
 def kind_of(v: Any) -> str:
     """What `v` is, in the user's words ("a tuple", "an array view", "a complex number"),
     for messages that say what a construct got instead of what it needs."""
