@@ -235,3 +235,14 @@ def test_into_an_array_of_another_kind_is_a_launch_error() -> None:
     out = np.zeros((2, 2), np.float64)  # the same kind, wider: fine
     i("ij+ij~ij").exec(x, x, into=out)
     assert out.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_python_floats_are_weak(host_backend: str) -> None:
+    """A Python float next to float64 data keeps its value (NEP 50, as in kernels); next to
+    float32 data it is float32 (before, it was rounded to float32 in both cases)."""
+    scale = i("i*.~i")
+    wide = np.asarray(scale.exec(np.ones(3), 0.1))
+    assert wide.dtype == np.float64 and wide[0] == 0.1
+    narrow = np.asarray(scale.exec(np.ones(3, np.float32), 0.1))
+    assert narrow.dtype == np.float32 and narrow[0] == np.float32(0.1)
+    assert np.asarray(scale.exec(np.ones(3), np.float32(0.5))).dtype == np.float64

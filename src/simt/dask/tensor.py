@@ -34,7 +34,7 @@ from ..errors import LaunchError, SimtError
 from ..runtime import registry
 from ..tensor.graph import Graph, Ref
 from ..tensor.lower import node_types
-from ..tensor.run import execute, host_array, kernel_dtype
+from ..tensor.run import execute, host_array, kernel_dtype, python_float_dtype
 from . import shipping
 from .images import is_dask
 
@@ -140,13 +140,14 @@ def _exec(g: Graph, values: list[Any], into: Any) -> Any:
     args: list[Any] = []
     types: list[T.Scalar] = []
     in_axes: set[str] = set()
+    weak = python_float_dtype(values)
     for k, v in enumerate(values):
         if is_dask(v):
             dtype = kernel_dtype(v.dtype)
             if dtype != v.dtype:
                 v = v.astype(dtype)
         else:
-            v = host_array(k, v)
+            v = host_array(k, v, weak)
             if v.ndim == 0:
                 args += [v[()], None]  # a number: passed to every task as it is
                 types.append(T.scalar_of_dtype(v.dtype))  # type: ignore[arg-type]

@@ -65,9 +65,24 @@ def kernel_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
     return np.dtype(_CONVERT.get(dtype.name, dtype))
 
 
-def host_array(k: int, v: Any) -> np.ndarray:
+def python_float_dtype(values: Sequence[Any]) -> np.dtype[Any]:
+    """The dtype a Python float input takes (NEP 50's weak floats, as in kernels): float64 when
+    some other input holds float64 data (an array or a NumPy scalar of float64 or complex128,
+    on the host, on a simt device or behind `__cuda_array_interface__`), else float32."""
+    for v in values:
+        dtype = getattr(v, "dtype", None)
+        if dtype is None:
+            cai = cuda_interface(v)
+            dtype = None if cai is None else cai["typestr"]
+        if dtype is not None and np.dtype(dtype).name in ("float64", "complex128"):
+            return np.dtype(np.float64)
+    return np.dtype(np.float32)
+
+
+def host_array(k: int, v: Any, float_dtype: Any = np.float32) -> np.ndarray:
     """Input `k` (a NumPy array, a number, a nested list) as the NumPy array kernels read:
-    Python floats float32, dtypes converted (`kernel_dtype`); LaunchError for others."""
+    a Python float as `float_dtype` (`python_float_dtype` of all inputs), nested lists of
+    floats float32, dtypes converted (`kernel_dtype`); LaunchError for others."""
     if isinstance(v, np.ndarray):
         a = v
     elif isinstance(v, (bool, np.bool_)):
@@ -75,7 +90,7 @@ def host_array(k: int, v: Any) -> np.ndarray:
     elif isinstance(v, int) and not isinstance(v, bool):
         a = np.array(v, np.int32 if -(2**31) <= v < 2**31 else np.int64)
     elif isinstance(v, float):
-        a = np.array(v, np.float32)  # Python floats are float32, as in kernels
+        a = np.array(v, float_dtype)  # weak, as in kernels: the other inputs' width
     elif isinstance(v, np.generic):
         a = np.asarray(v)
     elif isinstance(v, (list, tuple)):
@@ -86,7 +101,7 @@ def host_array(k: int, v: Any) -> np.ndarray:
                 f"input {k} is a ragged nested list; give rows of one length"
             ) from None
         if a.dtype == np.float64:
-            a = a.astype(np.float32)  # Python floats are float32, as in kernels
+            a = a.astype(np.float32)  # lists of floats are float32 data
         elif a.dtype == np.int64 and a.size and -(2**31) <= a.min() and a.max() < 2**31:
             a = a.astype(np.int32)
     else:
@@ -112,6 +127,7 @@ def prepare_inputs(values: Sequence[Any], rt: Runtime) -> Inputs:
     types: list[T.Scalar] = []
     shapes: list[tuple[int, ...]] = []
     on_device = False
+    weak = python_float_dtype(values)
     for k, v in enumerate(values):
         if isinstance(v, DeviceArray):
             if v.runtime is not rt:
@@ -141,7 +157,7 @@ def prepare_inputs(values: Sequence[Any], rt: Runtime) -> Inputs:
             shapes.append(tuple(cai["shape"]))
             on_device = True
             continue
-        a = host_array(k, v)
+        a = host_array(k, v, weak)
         if a.size >= 2**31:
             raise LaunchError(
                 f"input {k} has {a.size} elements; index expressions take fewer than 2**31"
@@ -416,12 +432,13 @@ def sources(g: Graph, values: Sequence[Any], backend: str) -> str:
 def _host_inputs(values: Sequence[Any], rt: Runtime) -> Inputs:
     """Types and shapes of the inputs without uploading anything (for `.source()`)."""
     types, shapes = [], []
+    weak = python_float_dtype(values)
     for k, v in enumerate(values):
         if isinstance(v, DeviceArray):
             types.append(T.scalar_of_dtype(v.dtype))
             shapes.append(v.shape)
             continue
-        a = host_array(k, v)
+        a = host_array(k, v, weak)
         types.append(T.scalar_of_dtype(a.dtype))
         shapes.append(a.shape)
     return Inputs([], types, shapes, False)  # type: ignore[arg-type]
