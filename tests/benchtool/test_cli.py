@@ -58,11 +58,15 @@ def test_bench_quick_json(backend: str, tmp_path: Path, capsys: pytest.CaptureFi
     assert "| W2 vecadd |" in text and "predicted ms" in text and "simt / numpy" in text
 
 
-def test_wrong_user_result_stops_the_run(tmp_path: Path) -> None:
+def test_wrong_user_result_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wrong answer is a failed command: exit status 1, as every `simt` command fails (2 is
+    for a command line that cannot be carried out)."""
     user = tmp_path / "bad.py"
     user.write_text(USER_FILE.replace("OUT == 2 * A", "OUT == 3 * A"))
     rc = main([str(user), "--backend", "sim", "--workloads", "none", "-q", "--reps", "1"])
-    assert rc == 2
+    assert rc == 1 and "FAIL: simt/sim on double" in capsys.readouterr().err
 
 
 def test_missing_backend_is_a_clear_failure(capsys: pytest.CaptureFixture[str]) -> None:

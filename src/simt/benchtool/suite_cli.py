@@ -375,7 +375,7 @@ def run(argv: list[str]) -> int:
     except WrongAnswer as e:
         bar.stop()
         print(e, file=sys.stderr)
-        return 2
+        return 1  # the command failed (2 is for a command line that cannot be carried out)
     except SimtError as e:
         bar.stop()
         print(f"simt bench: {e}", file=sys.stderr)
