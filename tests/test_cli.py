@@ -106,3 +106,14 @@ def test_a_benchmark_file_that_fails_is_one_line(tmp_path: Path,
     bad.write_text("def bench_x(:\n")
     rc, out, err = _run(["bench", str(bad), "--backend", "sim", "-q", "--no-baselines"], capsys)
     assert rc == 1 and err.strip() == f"simt bench: error: {bad}:1: SyntaxError: invalid syntax"
+
+
+def test_show_of_a_file_that_fails_names_its_line(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """`simt show` runs the user's file to find the kernel: when the file raises, the one-line
+    error names the file's line, as `simt bench` does (it named only the file)."""
+    broken = tmp_path / "broken.py"
+    broken.write_text("import simt\n\n@simt.kernel\ndef k(a):\n    a[0] = 1\n\nx = 1 / 0\n")
+    rc, out, err = _run(["show", f"{broken}:k"], capsys)
+    assert rc == 1 and "Traceback" not in err
+    assert err.strip() == f"simt show: error: {broken}:7: ZeroDivisionError: division by zero"

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import __version__
 from . import types as T
-from .errors import CompileError, SimtError
+from .errors import CompileError, SimtError, file_error
 
 _SHORT = {
     "f32": "float32",
@@ -101,7 +101,7 @@ def _show(args: argparse.Namespace) -> int:
     except SimtError:
         raise
     except Exception as e:  # noqa: BLE001 - the user's file failed: said in one line
-        raise CommandFailed(f"running {path} failed: {_one_line(e)}") from None
+        raise CommandFailed(file_error(path, e)) from None
     k = getattr(module, name, None)
     if k is None:
         raise CommandFailed(f"{path} has no {name}")
@@ -148,11 +148,6 @@ def error_line(e: BaseException) -> str:
         where = f"{e.filename}:{e.line}: " if e.filename and e.line else ""
         return where + e.message + (f" ({e.hint})" if e.hint else "")
     return " ".join(str(e).split("\n")[0].split())
-
-
-def _one_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
 def _split(text: str) -> list[str]:

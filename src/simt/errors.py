@@ -11,7 +11,9 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import traceback
 from collections.abc import Callable
+from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -183,3 +185,17 @@ def user_facing(fn: F) -> F:
 class SimtPerformanceWarning(UserWarning):
     """A launch that will run slower than it could; the message says why and what to change
     (the launch advisor's warning, `simt.benchtool.advise`)."""
+
+
+def file_error(path: str, e: BaseException) -> str:
+    """An exception raised by the user's file `path` while it was loaded, in one line with
+    the file's line where it happened."""
+    line = getattr(e, "lineno", None) if isinstance(e, SyntaxError) else None
+    if line is None:
+        here = str(Path(path).resolve())
+        for fr in traceback.extract_tb(e.__traceback__):
+            if str(Path(fr.filename).resolve()) == here:
+                line = fr.lineno
+    where = f"{path}:{line}" if line else path
+    text = (e.msg if isinstance(e, SyntaxError) else str(e)).strip().splitlines()
+    return f"{where}: {type(e).__name__}: {text[0] if text else ''}".rstrip(": ")

@@ -10,7 +10,6 @@ import platform
 import statistics
 import sys
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -246,24 +245,10 @@ def bench_files(paths: list[str]) -> list[str]:
     return out
 
 
-def file_error(path: str, e: BaseException) -> str:
-    """An exception raised by the user's file `path` while it was loaded, in one line with
-    the file's line where it happened."""
-    line = getattr(e, "lineno", None) if isinstance(e, SyntaxError) else None
-    if line is None:
-        here = str(Path(path).resolve())
-        for fr in traceback.extract_tb(e.__traceback__):
-            if str(Path(fr.filename).resolve()) == here:
-                line = fr.lineno
-    where = f"{path}:{line}" if line else path
-    text = (e.msg if isinstance(e, SyntaxError) else str(e)).strip().splitlines()
-    return f"{where}: {type(e).__name__}: {text[0] if text else ''}".rstrip(": ")
-
-
 def run(argv: list[str]) -> int:
     """`simt bench [FILES] [--backend B] [--quick] [--json F] [--plot F.png]`; 0 on success,
-    1 when no backend asked for is present, 2 on a wrong answer."""
-    from ..errors import SimtError
+    1 when no backend asked for is present or an answer is wrong."""
+    from ..errors import SimtError, file_error
     from ..runtime import registry
     from .profile import load_profile
     from .suite import Kit, _kit_default, user_benchmarks, workload
