@@ -22,11 +22,11 @@ backend's, and each renderer reads only its own (no backend keeps a list of its 
   `backends/wgsl_helpers.py` / `backends/wgsl_math.py` (the float32 functions WGSL lacks or
   computes too inexactly), emitted with the helpers it calls.
 - `llvm` is the CPU's: `llvm.NAME` an LLVM intrinsic (suffixed `.f32`/`.f64` by the renderer);
-  `simt.math.NAME` a helper function of `backends/llvm.py`; anything else one LLVM instruction
-  (`{t}` the operand's LLVM type, `{k[v]}` the float constant v in that type). When None, the
-  CPU backend calls the C math library's `libm` function (`{libm}f` for float32). `llvm_f32`
-  names the straight-line float32 kernel of `backends/llvm_math.py` that LLVM vectorises with
-  the thread loop, used for float32 operands instead of `llvm`/`libm`.
+  `simt.math.NAME` a helper function of `backends/llvm_helpers.py`; anything else one LLVM
+  instruction (`{t}` the operand's LLVM type, `{k[v]}` the float constant v in that type). When
+  None, the CPU backend calls the C math library's `libm` function (`{libm}f` for float32).
+  `llvm_f32` names the straight-line float32 kernel of `backends/llvm_math.py` that LLVM
+  vectorises with the thread loop, used for float32 operands instead of `llvm`/`libm`.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from passes.ir_eval import evaluate, function, if_, random_function, random_inputs
-from simt.backends.llvm import ENTRY, arg_layout, render_lowered
+from simt.backends.llvm import render_lowered
+from simt.backends.llvm_abi import ENTRY, arg_layout
 from simt.errors import CompileError
 from simt.ir import Function, Value, verify
 from simt.runtime.cpu import lower, lower_and_render

@@ -33,7 +33,8 @@ import numpy as np
 from .. import cache
 from ..array import DeviceArray
 from ..backends.common import describe_failure
-from ..backends.llvm import (
+from ..backends.llvm import render_lowered
+from ..backends.llvm_abi import (
     CONTEXT_WORDS,
     ENTRY,
     ERROR_RECORD,
@@ -45,7 +46,6 @@ from ..backends.llvm import (
     STOPPED,
     Meta,
     arg_layout,
-    render_lowered,
 )  # fmt: skip
 from ..errors import CompileError, KernelError, LaunchError
 from ..ir import Block, Function, Op, walk
@@ -200,7 +200,7 @@ class _Kernel:
     fn: Function  # as the front end made it (left unchanged: variants lower copies)
     fingerprint: str  # see `fingerprint`
     arrays: frozenset[str]  # names of the array parameters
-    layout: list[int]  # the argument slots (`backends.llvm.arg_layout`)
+    layout: list[int]  # the argument slots (`backends.llvm_abi.arg_layout`)
     prints: bool  # whether it has a `print` (then a launch needs its print formats)
     coarsenable: bool = False  # see `passes.spmd.can_coarsen`
     # compiled code per (contiguous arrays, block shape, blocks run as one): constants to LLVM

@@ -30,7 +30,7 @@ import signal
 import threading
 from collections.abc import Callable
 
-from ..backends.llvm import INTERRUPT_WORD, POLL_FUNCTION, STOPPED
+from ..backends.llvm_abi import INTERRUPT_WORD, POLL_FUNCTION, STOPPED
 
 HANDLER = """
 @simt_sigints = global i64 0, align 8

@@ -32,7 +32,7 @@ import numpy as np
 
 # The error word's value that stops a launch (Ctrl-C): below every error code, so the kernels'
 # `atomicrmw min` of an error never replaces it.
-from ..backends.llvm import STOPPED
+from ..backends.llvm_abi import STOPPED
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
