@@ -1,26 +1,14 @@
 """The WGSL renderer: a kernel's IR as one WGSL compute shader, plus what the runtime needs to
 bind and launch it. No device calls: what the adapter can do comes in as `WgslCaps`.
 
-The shader's interface (the runtime fills it in, see `WgslKernel`):
-- one storage buffer per array parameter (`read` when the kernel never writes it); bool
-  arrays are stored as u32; an array used by an atomic is declared `array<atomic<i32>>`
-  (`atomic<u32>` for uint32 and float32: float atomics are compare-exchange loops on the bit
-  pattern); 8/16-bit int and float16 arrays are packed, four or two elements to a u32 word
-  (`array<u32>` when read only, else `array<atomic<u32>>`: a store replaces its byte or half
-  of the word with a compare-exchange loop, so threads storing neighbours never lose each
-  other's stores); their values compute as i32 / f32, float16 rounded to nearest even on the
-  bits (`simt_f16_bits`), as NumPy rounds;
-- one uniform struct `simt_P` with the scalar parameters, each array's shape and strides (in
-  elements, the last stride is always 1), and the launch grid;
-- the block shape as pipeline-overridable constants `simt_bx/by/bz`, so one WGSL text serves
-  every block shape;
-- the grid is dispatched as a linear number of workgroups folded into x, y (and z) when it
-  has more than the adapter's per-dimension maximum (65,535); `block_idx` is rebuilt from
-  the linear workgroup id and the grid in `simt_P`;
-- an error buffer (one u32 per error site: the smallest linear thread id that failed there)
-  when the kernel has `assert`s or is compiled in debug mode (bounds checks);
-- a print buffer of records `[thread, seq, print id, values...]` when the kernel prints
-  (float64 values go to a second buffer of f64, their record word is its index).
+What is only WGSL's, on top of the C-like base (`clike.CRenderer`): its operators and
+conversions (`bin`, `un`, `cast`, `convert`), its math spellings (the rows' `wgsl`), thread
+indices from the linear workgroup id, array addressing through the uniform struct, the
+bounds-check failure record, prints, the refusals of what the adapter lacks (float64, int64)
+and the loop-budget check of lavapipe. Its parts live beside it: `wgsl_types` (type names and
+literals), `wgsl_storage` (what WGSL memory lacks: packed 8/16-bit elements, bool storage,
+emulated atomics), `wgsl_layout` (the bindings, the uniform struct and the module text around
+the kernel's body), `wgsl_helpers` / `wgsl_math` (helper functions).
 
 Every SSA value becomes a `let` named after the user's variable (`clike.value_name`), so
 every operand is a name or a literal and the text reads like the IR.
@@ -30,7 +18,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -38,13 +25,11 @@ import numpy as np
 from ..builtins import MATH, WGSL_F32_ONLY
 from ..errors import CompileError
 from ..ir import Function, Op, Value, walk
-from ..ir.ops import ATOMICS, STORES
 from ..types import (
     BOOL,
     FLOAT16,
     FLOAT32,
     FLOAT64,
-    GLOBAL,
     INT32,
     INT64,
     SHARED,
@@ -54,149 +39,34 @@ from ..types import (
     Scalar,
     compute_type,
 )
-from .clike import BIN_SYMBOLS, CMP_SYMBOLS, CRenderer, Lines, value_name
+from .clike import BIN_SYMBOLS, CMP_SYMBOLS, CRenderer, value_name
 from .common import error_sites, print_ops
 from .wgsl_helpers import HELPERS, helper
-
-WGSL_TYPES = {"bool": "bool", "int32": "i32", "uint32": "u32", "int64": "i64",
-              "float32": "f32", "float64": "f64", "uint64": "u64",
-              # storage-only types are held in their compute type, normalised (an int8 value
-              # is an i32 in [-128, 127], a float16 one an f32 that float16 represents)
-              "int8": "i32", "uint8": "i32", "int16": "i32", "uint16": "i32",
-              "float16": "f32"}  # fmt: skip
-
-# Elements per 32-bit word of the element types WGSL has no storage for: global arrays of them
-# are packed into u32 words (`packed_access`).
-PACKED = {"int8": 4, "uint8": 4, "int16": 2, "uint16": 2, "float16": 2}
+from .wgsl_layout import (
+    BLOCK_OVERRIDES,
+    RECORD_ARGS,
+    RECORD_DIMS,
+    UNIFORM,
+    Binding,
+    UniformField,
+    WgslCaps,
+    WgslKernel,
+    assemble,
+    layout_uniform,
+    print_words,
+    shared_bytes,
+)
+from .wgsl_storage import ATOMIC_FNS, StorageRenderer
+from .wgsl_types import literal, wgsl_type
+from .wgsl_types import zero as _zero
 
 # Math functions WGSL computes in float32 precision only, whatever the operand type
 # (Vulkan's GLSL.std.450 defines them for 16/32-bit floats; lavapipe returns float32 results
 # for float64 operands): refused on float64 rather than silently imprecise. A fact of each row.
 F32_ONLY_MATH = WGSL_F32_ONLY
 
-ATOMIC_FNS = {"add": "atomicAdd", "sub": "atomicSub", "min": "atomicMin", "max": "atomicMax",
-              "exch": "atomicExchange", "and": "atomicAnd", "or": "atomicOr",
-              "xor": "atomicXor"}  # fmt: skip
-# float32 atomics, as an expression of the old value `o` and the operand `v`.
-_FLOAT_ATOMIC = {"add": "o + v", "sub": "o - v", "min": "min(o, v)", "max": "max(o, v)",
-                 "exch": "v"}  # fmt: skip
-
-UNIFORM = "simt_P"  # the uniform struct's variable
-BLOCK_OVERRIDES = ("simt_bx", "simt_by", "simt_bz")
-# The error buffer: one word per error site (the smallest failing thread), then a record of
-# one failing access: a lock, its thread and site, its number of dimensions, RECORD_DIMS
-# indices (two words each: low, high) and RECORD_DIMS extents.
-RECORD_DIMS = 4
-RECORD_ARGS = 1 + 3 * RECORD_DIMS  # dimensions, index words (low, high), extents
-RECORD_WORDS = 3 + RECORD_ARGS
 # ops that do something besides giving a value (a `while` condition with one is not repeated)
 _EFFECTS = frozenset({"store", "atomic", "cas", "print", "barrier", "for", "while", "alloc"})
-
-
-@dataclass(frozen=True)
-class WgslCaps:
-    """What the adapter can do, as far as the renderer needs to know. The defaults (used to
-    show WGSL with no device open) allow everything; the runtime passes its adapter's."""
-
-    f64: bool = True
-    i64: bool = True
-    max_storage_buffers: int = 1 << 30
-    max_workgroup_storage: int = 1 << 30
-    adapter: str = "the WebGPU adapter"
-    loop_limit: int | None = None  # iterations after which the driver leaves any loop
-
-
-@dataclass(frozen=True)
-class Binding:
-    """One binding of group 0: `kind` is "array" (parameter `param`), "params" (the uniform
-    struct), "errors", "prints" or "prints64"; `read_only` for storage the kernel never
-    writes."""
-
-    index: int
-    kind: str
-    name: str
-    param: int = -1
-    read_only: bool = False
-
-
-@dataclass(frozen=True)
-class UniformField:
-    """One member of the uniform struct: `source` says what the runtime writes there:
-    ("scalar", param) | ("shape", param, dim) | ("stride", param, dim) | ("grid", axis) |
-    ("blocks",) | ("zero",)."""
-
-    name: str
-    type: Scalar
-    offset: int
-    source: tuple[object, ...]
-
-
-@dataclass
-class WgslKernel:
-    """A rendered kernel: the WGSL text and the layout the runtime binds and fills."""
-
-    source: str
-    bindings: list[Binding]
-    uniform: list[UniformField]
-    uniform_size: int
-    print_formats: list[tuple[object, ...]] = field(default_factory=list)
-    print_types: list[list[Scalar]] = field(default_factory=list)
-    error_ops: list[Op] = field(default_factory=list)
-    entry: str = "main"
-    error_record: bool = False  # the error buffer ends with a failing access's record
-
-
-def wgsl_type(t: Scalar) -> str:
-    """The WGSL spelling of a scalar type."""
-    return WGSL_TYPES[t.name]
-
-
-def storage_type(t: Scalar) -> str:
-    """The element type an array of `t` has in WGSL memory (no bool in storage; 8/16-bit
-    elements of a global array are packed into u32 words)."""
-    return "u32" if t.is_bool or t.name in PACKED else wgsl_type(t)
-
-
-def literal(value: int | float | bool, t: Scalar) -> str:
-    """A WGSL literal of type `t` (an expression for values that have no literal)."""
-    if t.is_bool:
-        return "true" if value else "false"
-    if t.is_storage:  # held in its compute type, normalised as a store would
-        with np.errstate(all="ignore"):
-            narrow = np.asarray(value).astype(t.np)[()]
-        return literal(narrow.item(), compute_type(t))
-    if t == INT32:
-        v = (
-            int(np.int64(int(value)).astype(np.int32))
-            if not -(2**31) <= int(value) < 2**31
-            else int(value)
-        )
-        return "i32(-2147483648)" if v == -(2**31) else f"{v}i"
-    if t == UINT32:
-        return f"{int(value) & 0xFFFFFFFF}u"
-    if t == INT64:
-        v = int(value)
-        return "i64(-9223372036854775807li - 1li)" if v == -(2**63) else f"{v}li"
-    if t == UINT64:
-        return f"{int(value) & 0xFFFFFFFFFFFFFFFF}lu"
-    f = float(value)
-    if t == FLOAT32:
-        with np.errstate(over="ignore"):  # a float32 literal out of range is infinite
-            f = float(np.float32(f))
-    if math.isfinite(f):
-        # the shortest text that reads back as the same float32 / float64 (`0.1f`)
-        return f"{str(np.float32(f))}f" if t == FLOAT32 else f"{f!r}lf"
-    bits = "0x7fc00000u" if math.isnan(f) else ("0x7f800000u" if f > 0 else "0xff800000u")
-    return f"bitcast<f32>({bits})" if t == FLOAT32 else f"f64(bitcast<f32>({bits}))"
-
-
-def _zero(t: Scalar) -> str:
-    return literal(0, t)
-
-
-def print_words(t: Scalar) -> int:
-    """Words one printed value of type `t` takes in a print record."""
-    return 2 if t in (INT64, UINT64) else 1
 
 
 def render_kernel(
@@ -214,7 +84,7 @@ def render(fn: Function, caps: WgslCaps | None = None) -> str:
     return render_kernel(fn, caps).source
 
 
-class _Renderer(CRenderer):
+class _Renderer(StorageRenderer):
     """WGSL: the C-like renderer with WGSL's types, literals, bindings and uniform layout,
     emulated atomics, helpers and print/error buffers."""
 
@@ -244,13 +114,8 @@ class _Renderer(CRenderer):
         self.open_loops: list[tuple[Op, str]] = []  # the loops open, with a `for`'s condition
         self.loop_op: Op | None = None
         self.loop_cond = ""
-        self.atomic_arrays = {op.operands[0].id for op in walk(fn.body) if op.opcode in ATOMICS}
-        self.written = {op.operands[0].id for op in walk(fn.body) if op.opcode in STORES}
         self.uniform: list[UniformField] = []
         self.uses_f64_print = False
-        self.packed_written: set[int] = set()  # packed arrays bound writable: atomic words
-        self.tmp = 0  # a counter for unique names of temporaries
-        self.half_bits: dict[int, str] = {}  # float16 value id -> the name of its bits (u32)
         # Float arithmetic feeding more float arithmetic is kept apart (see `simt_exact`):
         # drivers otherwise fuse `a * b + c` into an FMA and fold `(x * 0.1) * 10` into `x`,
         # and NumPy, the reference, does neither.
@@ -432,7 +297,7 @@ class _Renderer(CRenderer):
                 f"{self.caps.max_storage_buffers}",
                 "pass fewer arrays (pack several into one)",
             )
-        shared = self.shared_bytes()
+        shared = shared_bytes(fn)
         if shared > self.caps.max_workgroup_storage:
             raise self.fail(
                 None,
@@ -440,8 +305,14 @@ class _Renderer(CRenderer):
                 f"allows {self.caps.max_workgroup_storage}",
                 "use smaller simt.shared.array tiles",
             )
-        size = self.layout_uniform()
-        text = self.assemble(bindings)
+        self.uniform, size = layout_uniform(self.uniform)
+        arrays = [b for b in bindings if b.kind == "array"]
+        elems = {b.index: self.elem(fn.params[b.param].value) for b in arrays}
+        text = assemble(
+            fn, self.out.text(), bindings, self.uniform, elems, self.module,
+            [helper(name) for name in self.helpers], bool(self.prints), self.uses_f64_print,
+            len(self.errors), self.record_index,
+        )  # fmt: skip
         return WgslKernel(
             source=text,
             bindings=bindings,
@@ -452,16 +323,6 @@ class _Renderer(CRenderer):
             error_ops=self.errors,
             error_record=self.record_index,
         )
-
-    def shared_bytes(self) -> int:
-        total = 0
-        for op in walk(self.fn.body):
-            if op.opcode == "alloc" and op.result.array.space == SHARED:
-                a = op.result.array
-                n = int(np.prod(a.shape or (1,), dtype=np.int64))
-                # bool and the 8/16-bit types take a word per element in shared memory
-                total += n * max(a.dtype.bits // 8, 4)
-        return total
 
     def bind_params(self) -> list[Binding]:
         bindings: list[Binding] = []
@@ -492,156 +353,6 @@ class _Renderer(CRenderer):
         bindings.append(Binding(len(bindings), "params", UNIFORM))
         return bindings
 
-    def layout_uniform(self) -> int:
-        # 8-byte members first, so every member is at its natural alignment with no padding.
-        fields = sorted(self.uniform, key=lambda f: -(f.type.bits // 8))
-        out: list[UniformField] = []
-        offset = 0
-        for f in fields:
-            size = max(f.type.bits // 8, 4)
-            out.append(UniformField(f.name, f.type, offset, f.source))
-            offset += size
-        self.uniform = out
-        return (offset + 15) // 16 * 16
-
-    def assemble(self, bindings: list[Binding]) -> str:
-        out = Lines()
-        out.add(f"// simt kernel {self.fn.name}, from {self.fn.filename}")
-        out.add("")
-        for name in BLOCK_OVERRIDES:
-            out.add(f"override {name}: u32 = 1u;")
-        out.add("")
-        out.open("struct SimtParams {")
-        for f in self.uniform:
-            out.add(f"{f.name}: {wgsl_type(f.type)},")
-        out.close("}")
-        if self.prints:
-            out.open("struct SimtPrints {")
-            out.add("head: atomic<u32>,")
-            out.add("words: array<u32>,")
-            out.close("}")
-            if self.uses_f64_print:
-                out.open("struct SimtPrints64 {")
-                out.add("head: atomic<u32>,")
-                out.add("pad: u32,")
-                out.add("values: array<f64>,")
-                out.close("}")
-        out.add("")
-        for b in bindings:
-            head = f"@group(0) @binding({b.index})"
-            if b.kind == "params":
-                out.add(f"{head} var<uniform> {UNIFORM}: SimtParams;")
-            elif b.kind == "array":
-                v = self.fn.params[b.param].value
-                access = "read" if b.read_only else "read_write"
-                out.add(f"{head} var<storage, {access}> {b.name}: array<{self.elem(v)}>;")
-            elif b.kind == "errors":
-                out.add(f"{head} var<storage, read_write> simt_errors: array<atomic<u32>>;")
-            elif b.kind == "prints":
-                out.add(f"{head} var<storage, read_write> simt_prints: SimtPrints;")
-            else:
-                out.add(f"{head} var<storage, read_write> simt_prints64: SimtPrints64;")
-        for decl in self.module:
-            out.add(decl)
-        out.add("")
-        out.add("var<private> simt_tid: u32;  // launch-wide linear thread id")
-        if self.prints:
-            out.add("var<private> simt_seq: u32;  // prints so far by this thread")
-        if self.errors:
-            out.add("var<private> simt_failed: bool;")
-            out.add("")
-            out.open("fn simt_fail(site: u32) {")
-            out.add("// the first failure of a thread counts; the host reports the lowest thread")
-            out.open("if (!simt_failed) {")
-            out.add("simt_failed = true;")
-            out.add("atomicMin(&simt_errors[site], simt_tid);")
-            out.close()
-            out.close()
-            if self.record_index:
-                base = len(self.errors)  # after one word per site: the record (runtime)
-                out.add(f"var<private> simt_at: array<u32, {RECORD_ARGS}>;")
-                out.add("var<private> simt_at_site: u32 = 0xffffffffu;")
-                out.add("")
-                out.open(f"fn simt_fail_at(site: u32, at: array<u32, {RECORD_ARGS}>) {{")
-                out.add("// a failing access: kept in private variables, reported once at the end")
-                out.add("// of `main` (`simt_report_at`): every check stays a few stores, so a")
-                out.add("// shader with many checked accesses compiles as fast as one with few")
-                out.add("if (simt_failed) { return; }")
-                out.add("simt_failed = true;")
-                out.add("simt_at_site = site;")
-                out.add("simt_at = at;")
-                out.close()
-                out.add("")
-                out.open("fn simt_report_at() {")
-                out.add("// keep the index of the failing access with the smallest (thread, site)")
-                out.add("// under a lock; the lock is taken and released in one iteration")
-                out.add("let site = simt_at_site;")
-                out.add("let at = simt_at;")
-                out.add("atomicMin(&simt_errors[site], simt_tid);")
-                out.add("var done = false;")
-                out.open("loop {")
-                out.add("if (done) { break; }")
-                out.add(f"let r = atomicCompareExchangeWeak(&simt_errors[{base}u], 0u, 1u);")
-                out.open("if (r.exchanged) {")
-                out.add(f"let t = atomicLoad(&simt_errors[{base + 1}u]);")
-                out.add(f"let s = atomicLoad(&simt_errors[{base + 2}u]);")
-                out.open("if (simt_tid < t || (simt_tid == t && site < s)) {")
-                out.add(f"atomicStore(&simt_errors[{base + 1}u], simt_tid);")
-                out.add(f"atomicStore(&simt_errors[{base + 2}u], site);")
-                out.open(f"for (var k = 0u; k < {RECORD_ARGS}u; k++) {{")
-                out.add(f"atomicStore(&simt_errors[{base + 3}u + k], at[k]);")
-                out.close()
-                out.close()
-                out.add(f"atomicStore(&simt_errors[{base}u], 0u);")
-                out.add("done = true;")
-                out.close()
-                out.close()
-                out.close()
-        for name in self.helpers:
-            out.add("")
-            for line in helper(name).splitlines():
-                out.add(line)
-        out.add("")
-        out.add("@compute @workgroup_size(simt_bx, simt_by, simt_bz)")
-        out.open("fn main(")
-        out.add("@builtin(local_invocation_id) simt_lid: vec3<u32>,")
-        out.add("@builtin(local_invocation_index) simt_lix: u32,")
-        out.add("@builtin(workgroup_id) simt_wid: vec3<u32>,")
-        out.add("@builtin(num_workgroups) simt_nwg: vec3<u32>,")
-        out.close(") {")
-        out.depth += 1
-        out.add("// the linear block id: grids wider than the adapter allows are folded into y, z")
-        out.add(
-            "let simt_block = simt_wid.x + simt_nwg.x * (simt_wid.y + simt_nwg.y * simt_wid.z);"
-        )
-        out.add(f"if (simt_block >= {UNIFORM}.blocks) {{ return; }}")
-        out.add("simt_tid = simt_block * (simt_bx * simt_by * simt_bz) + simt_lix;")
-        out.depth -= 1
-        tail = ""
-        if self.errors and self.record_index:  # the body has no `return`: every thread ends here
-            tail = "    if (simt_at_site != 0xffffffffu) { simt_report_at(); }\n"
-        text = out.text() + self.out.text() + tail + "}\n"
-        return text
-
-    def packed(self, arr: Value) -> int:
-        """Elements per u32 word of a packed (8/16-bit, global) array; 0 when not packed.
-        Shared and local arrays of those types hold one i32 / f32 per element instead (no
-        packing, so stores need no atomics; shared memory is small and per block)."""
-        a = arr.array
-        return PACKED.get(a.dtype.name, 0) if a.space == GLOBAL else 0
-
-    def elem(self, v: Value) -> str:
-        a = v.array
-        if self.packed(v):
-            return "atomic<u32>" if v.id in self.packed_written else "u32"
-        if a.dtype.is_storage:  # a shared or local array: one word per element
-            return wgsl_type(a.dtype)
-        t = storage_type(a.dtype)
-        if v.id in self.atomic_arrays and a.space != "local":
-            return "atomic<u32>" if a.dtype == FLOAT32 else f"atomic<{t}>"
-        return t
-
-    # ---------------------------------------------------------------- ops
     def const(self, op: Op) -> None:
         v = op.result
         self.names[v.id] = literal(op.attrs["value"], v.scalar)
@@ -987,111 +698,6 @@ class _Renderer(CRenderer):
             self.out.add(f"{n} = {ATOMIC_FNS[op.attrs['op']]}(&{ref}, {rest[0]});")
         if ok is not None:
             self.out.close()
-
-    def packed_access(self, op: Op, addr: str, rest: list[str], ok: str | None) -> None:
-        """A load or store of one element of a packed array (8/16-bit elements in u32
-        words). A store replaces only its own bits of the word, with a compare-exchange loop:
-        a neighbour stored by another thread in the same launch is never lost, and two
-        threads storing one element leave one of their values (not a mix of both)."""
-        arr = op.operands[0]
-        dt = arr.array.dtype
-        per = self.packed(arr)
-        bits = 32 // per
-        buf = self.name(arr)
-        self.tmp += 1
-        n = self.tmp
-        self.out.add(f"let e{n} = u32({addr});")
-        word = f"{buf}[e{n} >> {per.bit_length() - 1}u]"
-        shift = f"(e{n} & {per - 1}u) * {bits}u"
-        mask = f"{(1 << bits) - 1}u"
-        if op.opcode == "load":
-            raw = f"atomicLoad(&{word})" if arr.id in self.packed_written else word
-            self.out.add(f"let w{n} = {raw};")
-            if dt == FLOAT16:
-                self.out.add(f"let h{n} = (w{n} >> ({shift})) & {mask};")
-                self.half_bits[op.result.id] = f"h{n}"
-                expr = f"{self.use_helper('simt_f16_value')}(h{n})"
-            elif dt.is_signed:  # the element's bits moved to the top, shifted back down
-                expr = f"bitcast<i32>(w{n} << ({32 - bits}u - {shift})) >> {32 - bits}u"
-            else:
-                expr = f"i32((w{n} >> ({shift})) & {mask})"
-            self.define(op.result, expr)
-            return
-        if op.opcode != "store":
-            raise self.fail(op, f"atomics on {dt} arrays are not available (they are packed)")
-        (val,) = rest
-        v = op.operands[-1]
-        if dt == FLOAT16:
-            new = self.half_bits.get(v.id) or f"{self.use_helper('simt_f16_bits')}({val})"
-        else:
-            new = f"bitcast<u32>({val}) & {mask}"
-        b = self.out
-        b.open(f"if ({ok}) {{" if ok is not None else "{")
-        b.add(f"let s{n} = {shift};")
-        b.add(f"let keep{n} = ~({mask} << s{n});")
-        b.add(f"let put{n} = ({new}) << s{n};")
-        b.add(f"var old{n} = atomicLoad(&{word});")
-        b.open("loop {")
-        b.add(f"let r = atomicCompareExchangeWeak(&{word}, old{n}, (old{n} & keep{n}) | put{n});")
-        b.add("if (r.exchanged) { break; }")
-        b.add(f"old{n} = r.old_value;")
-        b.close()
-        b.close()
-
-    def from_storage(self, raw: str, dt: Scalar) -> str:
-        if dt.is_bool:
-            return f"{raw} != 0u"
-        return raw
-
-    def to_storage(self, val: str, dt: Scalar) -> str:
-        return f"select(0u, 1u, {val})" if dt.is_bool else val
-
-    def local_rmw(self, op: Op, ref: str, n: str, rest: list[str]) -> None:
-        """An atomic on a per-thread array: no other thread sees it, a plain read-modify-write."""
-        dt = op.operands[0].array.dtype
-        self.out.add(f"{n} = {self.from_storage(ref, dt)};")
-        if op.opcode == "cas":
-            cmp, val = rest
-            self.out.add(f"if ({n} == {cmp}) {{ {ref} = {self.to_storage(val, dt)}; }}")
-            return
-        v = rest[0]
-        new = {"add": f"{n} + {v}", "sub": f"{n} - {v}", "min": f"min({n}, {v})",
-               "max": f"max({n}, {v})", "exch": v, "and": f"{n} & {v}", "or": f"{n} | {v}",
-               "xor": f"{n} ^ {v}"}[op.attrs["op"]]  # fmt: skip
-        self.out.add(f"{ref} = {self.to_storage(new, dt)};")
-
-    def cas_loop(self, ref: str, n: str, dt: Scalar, cmp: str, val: str) -> None:
-        # atomicCompareExchangeWeak may fail spuriously: retry until it succeeds or the value
-        # differs from `cmp` (then the caller's compare-and-swap failed for real).
-        if dt == FLOAT32:
-            c, v, conv = f"bitcast<u32>({cmp})", f"bitcast<u32>({val})", "bitcast<f32>"
-        else:
-            c, v, conv = cmp, val, ""
-        self.out.open("loop {")
-        self.out.add(f"let r = atomicCompareExchangeWeak(&{ref}, {c}, {v});")
-        self.out.add(f"if (r.exchanged || r.old_value != {c}) {{")
-        self.out.add(f"    {n} = {conv}(r.old_value);")
-        self.out.add("    break;")
-        self.out.add("}")
-        self.out.close()
-
-    def float_atomic(self, op: Op, ref: str, n: str, val: str) -> None:
-        name = op.attrs["op"]
-        if name not in _FLOAT_ATOMIC:
-            raise self.fail(op, f"atomic {name} is not defined on float32")
-        if name == "exch":
-            self.out.add(f"{n} = bitcast<f32>(atomicExchange(&{ref}, bitcast<u32>({val})));")
-            return
-        new = _FLOAT_ATOMIC[name].replace("o", "bitcast<f32>(old)").replace("v", f"({val})")
-        # A compare-exchange loop on the bit pattern (WGSL atomics are integer only).
-        self.out.open("{")
-        self.out.add(f"var old = atomicLoad(&{ref});")
-        self.out.open("loop {")
-        self.out.add(f"let r = atomicCompareExchangeWeak(&{ref}, old, bitcast<u32>({new}));")
-        self.out.add(f"if (r.exchanged) {{ {n} = bitcast<f32>(old); break; }}")
-        self.out.add("old = r.old_value;")
-        self.out.close()
-        self.out.close()
 
     # ---------------------------------------------------------------- print
     def print(self, op: Op) -> None:

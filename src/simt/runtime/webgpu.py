@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from ..backends.wgsl import RECORD_DIMS, RECORD_WORDS, Binding, WgslCaps, WgslKernel, render_kernel
+from ..backends.wgsl import render_kernel
+from ..backends.wgsl_layout import RECORD_DIMS, RECORD_WORDS, Binding, WgslCaps, WgslKernel
 from ..errors import (
     BackendUnavailable,
     CompileError,
