@@ -31,6 +31,7 @@ from .errors import (
     user_facing,
 )
 from .foreign import as_host_array, cuda_interface, cuda_size
+from .frontend import arena
 from .frontend.specialise import ArgSpec, ComplexArray, ComplexScalar, WeakScalar
 from .frontend.values import Known
 from .ir import Function, Loc, Param, format_function
@@ -183,8 +184,18 @@ class Kernel:
         numba: bool = False,
         dynamic_shared: int | None = None,
         boundscheck: bool | None = None,
+        heap: int | None = None,
     ) -> None:
         self.pyfunc = pyfunc
+        # bytes of per-thread arena per element type for the kernel's lists (frontend.arena)
+        if heap is not None and (
+            not isinstance(heap, int) or isinstance(heap, bool) or heap < arena.MIN_HEAP
+        ):
+            raise CompileError(
+                f"heap={heap!r}: the per-thread heap is a number of bytes, at least "
+                f"{arena.MIN_HEAP} (the default is {arena.DEFAULT_HEAP})"
+            )
+        self.heap = heap if heap is not None else arena.DEFAULT_HEAP
         # Numba's typing (simt.cuda.jit): floats made from integers and float literals alone
         # are float64 (fp64), and a Python float argument is float64 unless all the kernel's
         # float data is float32; `dynamic_shared`: bytes of `shared.array(0, dtype)`
@@ -499,7 +510,7 @@ class Kernel:
         try:
             return build(
                 self.pyfunc, specs, self.fp64, self.debug, optimise, explain, self.dynamic_shared,
-                self.boundscheck,
+                self.boundscheck, self.heap,
             )
         except SimtError:
             raise
@@ -628,7 +639,9 @@ class Kernel:
         fn = self.build_ir(specs, optimise=False, explain=True)
         compiled = rt.compile(fn, trace=True)  # type: ignore[call-arg]
         dev = [
-            parts_view(values[p.index])
+            np.zeros(fn.arena_length(p, g.size * b.size), p.value.array.dtype.np)
+            if p.hidden
+            else parts_view(values[p.index])
             if isinstance(p.value.type, T.ArrayType)
             else _scalar_arg(p)(values[p.index])
             for p in fn.params
@@ -699,6 +712,8 @@ class Kernel:
         values = self._bind(args, kwargs)
         spec = self.specialise(values, rt)
         for name, position, scalar in spec.plan:
+            if position < 0:
+                continue  # a hidden arena parameter
             v = values[position]
             if scalar is None and name in spec.written and isinstance(v, np.ndarray):
                 if not v.flags.writeable:
@@ -710,6 +725,9 @@ class Kernel:
         dev_args: list[Any] = []
         copy_back: list[tuple[np.ndarray, DeviceArray]] = []
         for name, position, scalar in spec.plan:
+            if position < 0:
+                dev_args.append(self._heap_arg(rt, host, spec.fn, name, grid, block))
+                continue
             v = values[position]
             if scalar is None:
                 dev_args.append(self._array_arg(rt, host, name, v, spec, copy_back))
@@ -742,6 +760,26 @@ class Kernel:
                 tmp = np.empty(host_arr.shape, host_arr.dtype)
                 rt.download(dev.buf, tmp)
                 host_arr[...] = tmp
+
+    def _heap_arg(
+        self, rt: Runtime, host: bool, fn: Function, name: str, grid: Dim3, block: Dim3
+    ) -> DeviceArray:
+        """A hidden arena parameter's array for this launch: each thread's region, zeroed."""
+        (p,) = [p for p in fn.params if p.name == name]
+        t = p.value.array.dtype
+        threads = grid.size * block.size
+        n = fn.arena_length(p, threads)
+        if n >= 2**31:
+            raise LaunchError(
+                f"{self.__name__}() keeps lists in a per-thread heap of {self.heap} bytes per "
+                f"item type, and {threads} threads need {n} {t.name} items of it, more than "
+                "2**31 - 1; launch fewer threads (a grid-stride loop) or give a smaller "
+                "@simt.kernel(heap=N)"
+            )
+        zeros = np.zeros(n, t.np)
+        if host:
+            return host_view(rt, zeros)
+        return DeviceArray(rt, rt.upload(zeros), zeros.shape, zeros.dtype)
 
     def _array_arg(
         self,
@@ -852,6 +890,7 @@ def kernel(
     debug: bool | None = None,
     static: Sequence[str] = (),
     boundscheck: bool | None = None,
+    heap: int | None = None,
 ) -> Any:
     """Decorator: `@simt.kernel` or `@simt.kernel(fp64=True, debug=True, static=("n",))`.
 
@@ -861,11 +900,15 @@ def kernel(
     value compiles a new specialisation). `boundscheck=False` (Numba's spelling) compiles array
     accesses without bounds checks: unsafe, an index outside an array is then undefined
     behaviour; by default (and with `SIMT_BOUNDSCHECK` unset or not `0`) every access not
-    proven in bounds is checked and a bad index is a `KernelError`.
+    proven in bounds is checked and a bad index is a `KernelError`. `heap`: bytes of
+    per-thread memory for each item type of the kernel's lists (default 1024;
+    docs/language.md, "Lists"); running out is a `MemoryError`.
     """
     if fn is None:
-        return lambda f: Kernel(f, fp64=fp64, debug=debug, static=static, boundscheck=boundscheck)
-    return Kernel(fn, fp64=fp64, debug=debug, static=static, boundscheck=boundscheck)
+        return lambda f: Kernel(
+            f, fp64=fp64, debug=debug, static=static, boundscheck=boundscheck, heap=heap
+        )
+    return Kernel(fn, fp64=fp64, debug=debug, static=static, boundscheck=boundscheck, heap=heap)
 
 
 @user_facing

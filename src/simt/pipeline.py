@@ -28,13 +28,16 @@ def build(
     explain: bool = False,
     dynamic_shared: int | None = None,
     boundscheck: bool = True,
+    heap: int | None = None,
 ) -> Function:
     """Front end, checks and optimisation passes: the IR every backend starts from. Without
     `optimise` the IR is the front end's own, branch for branch; `explain` adds `note` ops
     for assignments that make no op (both for `kernel.explain`, on sim only). `boundscheck`
-    False compiles the accesses unchecked (`Function.boundscheck`)."""
+    False compiles the accesses unchecked (`Function.boundscheck`); `heap`: the bytes of
+    per-thread arena per element type lists may use (`frontend.arena`)."""
     fn = translate(
-        pyfunc, specs, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared
+        pyfunc, specs, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared,
+        heap=heap,
     )
     fn.boundscheck = boundscheck
     return finish(fn, optimise)

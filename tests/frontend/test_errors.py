@@ -46,7 +46,7 @@ def test_dict_is_rejected_with_location():
         ("with open('x') as f:\n            pass", "with"),
         ("class C:\n            pass", "class"),
         ("s = 'text'\n        a[0] = s[thread_idx.x]", "run-time value"),
-        ("xs = []\n        xs.append(thread_idx.x)", None),
+        ("xs = []\n        xs.append(thread_idx.x)\n        xs.append(0.5)", "mix types"),
         ("def g():\n            return 1", "nested function"),
         ("a[0:2] = 1.0", "to a slice or a whole row is not supported"),
         ("y = undefined_name + 1", "not defined"),

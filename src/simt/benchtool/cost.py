@@ -658,7 +658,10 @@ def count(
     scalars: dict[Value, Any] = {}
     names = list(values)
     for p in fn.params:
-        v = p.argument(values[names[p.index]]) if p.part else values[p.name]
+        if p.hidden:  # the per-thread arena of the kernel's lists: zeros, as a launch makes it
+            v = np.zeros(fn.arena_length(p, grid.size * block.size), p.value.array.dtype.np)
+        else:
+            v = p.argument(values[names[p.index]]) if p.part else values[p.name]
         if isinstance(p.value.type, T.ArrayType):
             arrays[p.value] = _Arr(p.name, v)
         else:

@@ -22,7 +22,7 @@ from .. import lang
 from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..ir import Field, Value
-from . import views
+from . import lists, views
 from .context import Translating
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
@@ -42,6 +42,8 @@ def dtype_arg(v: V) -> T.Scalar | None:
 
 # ---------------------------------------------------------------------------- attributes
 def attribute(tr: Translating, base: V, attr: str, node: ast.Attribute) -> V:
+    if lists.is_list(base):
+        return lists.attribute(tr, base, attr, node)  # type: ignore[arg-type]
     if isinstance(base, Obj):
         if base.has(attr):
             return base.get(attr)  # type: ignore[no-any-return]
@@ -110,6 +112,8 @@ def call(tr: Translating, node: ast.Call) -> V:
         if k.arg is None:
             tr.fail(k, "**kwargs in a call is not supported in kernels")
         kwargs[k.arg] = tr.expr(k.value)  # type: ignore[index]
+    if isinstance(fn, Bound) and isinstance(fn.func, lists.Method):
+        return fn.func.call(tr, fn.obj, args, kwargs, node)
     if isinstance(fn, Bound):
         return tr.inline(fn.func, [fn.obj, *args], kwargs, node)
     if isinstance(fn, Obj):
@@ -277,6 +281,8 @@ def _seq_fn(name: str) -> Handler:
 
 def _len(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     (a,) = args
+    if lists.is_list(a):
+        return lists.length(tr, a)  # type: ignore[arg-type]
     if isinstance(a, Value) and isinstance(a.type, T.ArrayType):
         return array_dim(tr, a, 0)
     if isinstance(a, View):

@@ -26,6 +26,7 @@ from .. import types as T
 from ..errors import CompileError
 from ..ir import Value
 from .context import Translating
+from .lists import is_list
 from .values import Known, V, View, range_parts
 
 _SEQ_FNS = ("zip", "enumerate", "reversed")
@@ -33,7 +34,10 @@ Item = Callable[[ast.expr], ast.expr]
 
 
 def is_sequence(v: V) -> bool:
-    """Whether `v` is a run-time sequence a `for` can walk: an array or a view of one."""
+    """Whether `v` is a run-time sequence a `for` can walk: an array, a view of one, or a
+    run-time list (`frontend.lists`)."""
+    if is_list(v):
+        return True
     if isinstance(v, View):
         return v.ndim >= 1
     return isinstance(v, Value) and isinstance(v.type, T.ArrayType) and v.type.ndim >= 1

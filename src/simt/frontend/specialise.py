@@ -53,6 +53,7 @@ def translate(
     name: str | None = None,
     explain: bool = False,
     dynamic_shared: int | None = None,
+    heap: int | None = None,
 ) -> Function:
     """Translate `pyfunc` for the given parameter specs into a verified-shape IR function.
 
@@ -61,7 +62,7 @@ def translate(
     value (which makes no op) gets a `note` op, so that `kernel.explain` shows it.
     """
     return translate_with_names(
-        pyfunc, specs, fp64, debug, name, explain, dynamic_shared
+        pyfunc, specs, fp64, debug, name, explain, dynamic_shared, heap
     )[0]
 
 
@@ -73,15 +74,19 @@ def translate_with_names(
     name: str | None = None,
     explain: bool = False,
     dynamic_shared: int | None = None,
+    heap: int | None = None,
 ) -> tuple[Function, dict[str, V]]:
     """`translate`, and the names the function's body leaves bound at its end (typed values,
     known values, tuples, objects): what the REPL keeps of an input between lines.
-    `dynamic_shared`: the launch's bytes of dynamic shared memory."""
+    `dynamic_shared`: the launch's bytes of dynamic shared memory; `heap`: the bytes of
+    per-thread arena per element type (`frontend.arena`) the kernel's lists may use."""
     src = get_source(pyfunc)
     sig = inspect.signature(pyfunc)
     body = Block()
     b = Builder(body)
-    ctx = Context(b, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared)
+    ctx = Context(
+        b, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared, heap=heap
+    )
     env: dict[str, V] = {}
     params: list[Param] = []
     for i, pname in enumerate(sig.parameters):
@@ -116,7 +121,12 @@ def translate_with_names(
         tr.stmts(src.tree.body)
     except NeedsKnown as e:  # not caught by a loop that could unroll: the user's error
         raise CompileError(e.message, e.filename, e.line, e.col, e.source_line, e.hint) from None
+    if ctx.arena is not None:  # the arena's hidden parameters and each thread's region
+        body.ops[0:0] = ctx.arena.prologue.ops
+        params += ctx.arena.hidden_params()
     fn = Function(name or pyfunc.__name__, params, body, src.filename, fp64, debug)
+    if ctx.arena is not None:
+        fn.attrs["heap"] = ctx.arena.heap
     # which parameters are complex (the IR sees their float parts), for messages: the
     # argument's name -> "complex64 array", "complex128 number", ...
     complex_params = {}

@@ -25,7 +25,7 @@ from .. import lang
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Block, Op, Value
-from . import calls, iteration, known, loops, views
+from . import calls, iteration, known, lists, loops, views
 from .context import Context, NeedsKnown, fail
 from .merge import leaf_values, merge_into
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow
@@ -123,6 +123,8 @@ class Translator:
         self.closure: dict[str, Any] = {}
         # Python's rule: a name assigned anywhere in a function is local to all of it.
         self.locals = set(getattr(getattr(pyfunc, "__code__", None), "co_varnames", ()))
+        # names the function changes as lists: a display assigned to one is a run-time list
+        self.list_names = lists.mutated_names(src.tree.body)
         code = getattr(pyfunc, "__code__", None)
         if code is not None and pyfunc.__closure__:
             for name, cell in zip(code.co_freevars, pyfunc.__closure__):
@@ -162,6 +164,8 @@ class Translator:
                 self.fail(node, f"the truth value of {type(v.value).__name__} is ambiguous")
         if isinstance(v, Tup):
             return Known(len(v.items) > 0)
+        if lists.is_list(v):
+            return lists.truth(self, v)  # type: ignore[arg-type]
         if isinstance(v, Value) and isinstance(v.type, T.ArrayType):
             self.fail(node, "an array has no truth value in a kernel", "compare an element")
         assert isinstance(v, Value)
@@ -265,11 +269,24 @@ class Translator:
 
     def stmt_Assign(self, node: ast.Assign) -> None:
         block, start = self.b.block, len(self.b.block.ops)
-        value = self.expr(node.value)
+        if self.makes_list(node.targets, node.value):
+            value: V = lists.from_display(self, node.value)
+        else:
+            value = self.expr(node.value)
         if self.ctx.explain:
             self.note_assignment(node.targets, value, block.ops[start:])
         for target in node.targets:
             self.assign(target, value, node.value)
+
+    def makes_list(self, targets: list[ast.expr], value: ast.expr) -> bool:
+        """Whether `targets = value` makes a run-time list: a list display assigned to a
+        name this function changes as a list (`lists.mutated_names`)."""
+        return (
+            len(targets) == 1
+            and isinstance(targets[0], ast.Name)
+            and targets[0].id in self.list_names
+            and lists.is_display(value)
+        )
 
     def note_assignment(self, targets: list[ast.expr], value: V, made: list[Op]) -> None:
         """For `kernel.explain`: a `note` op for each name assigned a constant (`s = 0.0`) or
@@ -289,6 +306,9 @@ class Translator:
     def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is None:
             return
+        if self.makes_list([node.target], node.value):
+            self.assign(node.target, lists.from_display(self, node.value), node.value)
+            return
         value = self.expr(node.value)
         ann = self.expr(node.annotation)
         t = calls.dtype_arg(ann)
@@ -302,9 +322,18 @@ class Translator:
             self.fail(node, f"{type(node.op).__name__} is not supported in kernels")
         if isinstance(node.target, ast.Name):
             cur = self.lookup(node.target.id, node.target)
+            if lists.is_list(cur) and op == "add":  # xs += [v]: extends the list in place
+                lists.extend(self, cur, [self.expr(node.value)], node)  # type: ignore[arg-type]
+                return
             self.env[node.target.id] = self.binop(op, cur, self.expr(node.value), node)
         elif isinstance(node.target, ast.Subscript):
             base = self.expr(node.target.value)
+            if lists.is_list(base):
+                key = self.expr(node.target.slice)
+                cur = lists.getitem(self, base, key, node.target)  # type: ignore[arg-type]
+                new = self.binop(op, cur, self.expr(node.value), node)
+                lists.setitem(self, base, key, new, node)  # type: ignore[arg-type]
+                return
             if isinstance(base, CArray):
                 cur_c = views.complex_subscript(self, base, node.target)
                 new_c = self.binop(op, cur_c, self.expr(node.value), node)
@@ -330,6 +359,9 @@ class Translator:
             arr = self.expr(target.value)
             if isinstance(arr, CArray):
                 views.complex_store(self, arr, target, value)
+                return
+            if lists.is_list(arr):
+                lists.setitem(self, arr, self.expr(target.slice), value, target)  # type: ignore[arg-type]
                 return
             if isinstance(arr, Known):
                 self.fail(
@@ -637,6 +669,8 @@ class Translator:
         return Tup(tuple(items))
 
     def expr_ListComp(self, node: ast.ListComp) -> V:
+        if lists.run_time_comprehension(self, node):
+            return lists.comprehension(self, node)
         return self._comprehension(node, list)
 
     def expr_GeneratorExp(self, node: ast.GeneratorExp) -> V:
@@ -710,6 +744,8 @@ class Translator:
             arr, idx = got
             return self.load(arr, idx)
         key = self.expr(node.slice)
+        if lists.is_list(base):
+            return lists.getitem(self, base, key, node)  # type: ignore[arg-type]
         if isinstance(base, Tup):
             if not isinstance(key, Known) or not isinstance(key.value, (int, np.integer)):
                 raise NeedsKnown(
@@ -838,6 +874,8 @@ class Translator:
     def expr_BinOp(self, node: ast.BinOp) -> V:
         op = _BIN.get(type(node.op))
         a, b = self.expr(node.left), self.expr(node.right)
+        if op == "mul" and lists.repeats(node, a, b):  # [0] * n, n known at run time only
+            return lists.repeat(self, *lists.repeat_parts(node, a, b), node)
         if op is None:
             if isinstance(a, Known) and isinstance(b, Known):
                 return self.known_binop("matmul", a, b, node)

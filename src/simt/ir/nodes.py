@@ -108,6 +108,12 @@ class Param:
     value: Value
     part: str = ""
 
+    @property
+    def hidden(self) -> bool:
+        """A parameter the launch makes, with no argument: the per-thread arena of the
+        kernel's lists (`index` -1; `Function.arena_length` elements, zeroed)."""
+        return self.index < 0
+
     def argument(self, value: Any) -> Any:
         """What this parameter takes of the argument `value` (a complex's part, or itself)."""
         return getattr(complex(value), self.part) if self.part else value
@@ -133,10 +139,21 @@ class Function:
     attrs: dict[str, Any] = field(default_factory=dict)
     boundscheck: bool = True
 
+    def arena_length(self, p: Param, threads: int) -> int:
+        """Elements of hidden arena parameter `p` (`Param.hidden`) for a launch of `threads`:
+        each thread's region holds `attrs["heap"]` bytes of its element type
+        (`frontend.arena`)."""
+        return threads * heap_words(p.value.array.dtype, self.attrs["heap"])
+
     @property
     def checks_bounds(self) -> bool:
         """Whether the accesses not proven in bounds are checked (`boundscheck` or `debug`)."""
         return self.boundscheck or self.debug
+
+
+def heap_words(t: Scalar, heap: int) -> int:
+    """Elements of type `t` in `heap` bytes (a thread's arena region of that type)."""
+    return heap // max(1, t.bits // 8)
 
 
 def walk(block: Block) -> Iterator[Op]:

@@ -1,0 +1,583 @@
+"""Lists that grow at run time, one per thread, in the per-thread arena (`arena.py`).
+
+A run-time list is an `Obj` of class `RList` with two fields: `h`, an int32 SSA value, the
+offset of its header in the thread's int32 region, and `info`, a known `ListInfo` holding its
+element type (fixed by the first value put in it: the display's items, the comprehension's
+first item or the first `append`). The header is three int32 words in the arena: length,
+capacity, and the offset of the items in the region of the element type. Because the state
+lives in memory, a list behaves as Python's does: `ys = xs` is the same list, and a helper
+function that appends to a list it was given changes the caller's list.
+
+Which names hold run-time lists is decided by looking at the function's syntax
+(`mutated_names`): a list display or comprehension assigned to a name that is appended to,
+popped from, extended or assigned into somewhere in the function is a run-time list; other
+displays stay tuples of compile-time length, as before. A comprehension over a run-time
+sequence (`range(n)` with a run-time `n`, an array, a list) is always a run-time list.
+
+Indexing is checked against the length (an `IndexError` at the user's line, reported as a
+KernelError as out-of-bounds array accesses are); running out of arena is a `MemoryError`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import types as T
+from ..errors import CompileError
+from ..ir import Block, Value
+from .arena import DEFAULT_HEAP, Arena
+from .context import Translating
+from .scalars import coerce, known_type
+from .values import Bound, Known, Obj, Tup, V, View, is_number
+
+MUTATORS = frozenset({"append", "pop", "extend", "insert", "clear"})
+LEN, CAP, DATA = 0, 1, 2  # the header's words
+
+
+class RList:
+    """The class of run-time list values (`Obj(RList, (("h", handle), ("info", Known(...))))`)."""
+
+
+class ListInfo:
+    """What the compiler knows of one list: its element type (None until the first item).
+    Two infos of the same element type are equal, so that two lists merge (`a if c else b`)."""
+
+    def __init__(self, dtype: T.Scalar | None = None) -> None:
+        self.dtype = dtype
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (
+            isinstance(other, ListInfo) and self.dtype is not None and self.dtype == other.dtype
+        )
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+class Method:
+    """A list method (`xs.append`), bound by `attribute` and run by `call`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def call(self, tr: Translating, lst: Obj, args: list[V], kwargs: dict[str, V],
+             node: ast.AST) -> V:  # fmt: skip
+        if kwargs:
+            tr.fail(node, f"list.{self.name}() takes no keyword arguments")
+        return _METHODS[self.name](tr, lst, args, node)
+
+
+def is_list(v: Any) -> bool:
+    return isinstance(v, Obj) and v.cls is RList
+
+
+def arena(tr: Translating) -> Arena:
+    """The specialisation's arena, made at the first growable value."""
+    if tr.ctx.arena is None:
+        tr.ctx.arena = Arena(tr.ctx.heap if tr.ctx.heap is not None else DEFAULT_HEAP)
+    return tr.ctx.arena  # type: ignore[no-any-return]
+
+
+def _info(lst: Obj) -> ListInfo:
+    info = lst.get("info")
+    assert isinstance(info, Known) and isinstance(info.value, ListInfo)
+    return info.value
+
+
+def _h(lst: Obj) -> Value:
+    h = lst.get("h")
+    assert isinstance(h, Value)
+    return h
+
+
+def _i32(tr: Translating, v: int) -> Value:
+    return tr.b.const(v, T.INT32)
+
+
+def _header(tr: Translating, lst: Obj, word: int) -> Value:
+    return arena(tr).load(tr.b, T.INT32, tr.b.bin("add", _h(lst), _i32(tr, word)))
+
+
+def _set_header(tr: Translating, lst: Obj, word: int, v: Value) -> None:
+    arena(tr).store(tr.b, T.INT32, tr.b.bin("add", _h(lst), _i32(tr, word)), v)
+
+
+def _when(tr: Translating, cond: Value, then: Callable[[], None]) -> None:
+    """An `if cond:` of the list machinery itself (no variable changes)."""
+    blk, other = Block(), Block()
+    with tr.b.at(blk):
+        then()
+        tr.b.op("yield", [])
+    with tr.b.at(other):
+        tr.b.op("yield", [])
+    tr.b.op("if", [cond], [], [blk, other])
+
+
+def _loop(tr: Translating, lo: Value, hi: Value, body: Callable[[Value], None]) -> None:
+    """`for k in range(lo, hi): body(k)` of the list machinery itself."""
+    blk = Block()
+    k = Value(T.INT32, "k")
+    blk.args.append(k)
+    with tr.b.at(blk):
+        body(k)
+        tr.b.op("yield", [])
+    tr.b.op("for", [lo, hi, _i32(tr, 1)], [], [blk], sign=1)
+
+
+# ------------------------------------------------------------------------------- element type
+def _dtype(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:
+    t = _info(lst).dtype
+    if t is None:
+        tr.fail(
+            node,
+            "this list's item type is not known yet: it is fixed by the first value put in "
+            "it, and nothing is appended to it before this line",
+            "append to the list before reading it, or start it with a value: xs = [0.0]",
+        )
+    return t
+
+
+def _item(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
+    """`v` as an item of `lst`: the first item fixes the list's type; later ones must fit."""
+    if isinstance(v, Known) and not is_number(v.value):
+        tr.fail(node, f"a list in a kernel holds numbers, not a {type(v.value).__name__}")
+    if not isinstance(v, Known) and not (isinstance(v, Value) and isinstance(v.type, T.Scalar)):
+        tr.fail(node, "a list in a kernel holds numbers (int, float, bool), not this value")
+    info = _info(lst)
+    if isinstance(v, Known):
+        t = known_type(v.value, info.dtype, tr.ctx.fp64)
+    else:
+        assert isinstance(v, Value)
+        t = T.compute_type(v.scalar)
+    if info.dtype is None:
+        info.dtype = t
+    elif t != info.dtype:
+        if T.promote(info.dtype, t) != info.dtype or (t.is_float and not info.dtype.is_float):
+            tr.fail(
+                node,
+                f"this list holds {info.dtype.name} values (from its first item), and a "
+                f"{t.name} value would mix types",
+                f"convert it: {info.dtype.name}(...), or make the list's first item a {t.name}",
+            )
+    return coerce(tr.b, v, info.dtype)
+
+
+# ------------------------------------------------------------------------------- making lists
+def make(tr: Translating, items: list[V], node: ast.AST) -> Obj:
+    """A new run-time list holding `items` (known or typed numbers)."""
+    ar = arena(tr)
+    tr.at(node)
+    h, _ = ar.alloc(tr.b, T.INT32, _i32(tr, 3), "a new list")
+    lst = Obj(RList, (("h", h), ("info", Known(ListInfo()))))
+    values = [_item(tr, lst, v, node) for v in items]
+    _set_header(tr, lst, LEN, _i32(tr, 0))
+    _set_header(tr, lst, CAP, _i32(tr, 0))
+    _set_header(tr, lst, DATA, _i32(tr, 0))
+    if values:
+        t = _dtype(tr, lst, node)
+        n = _i32(tr, len(values))
+        data, ok = ar.alloc(tr.b, t, n, f"a list of {len(values)} items")
+
+        def fill() -> None:
+            for k, v in enumerate(values):
+                ar.store(tr.b, t, tr.b.bin("add", data, _i32(tr, k)), v)
+            _set_header(tr, lst, LEN, n)
+            _set_header(tr, lst, CAP, n)
+            _set_header(tr, lst, DATA, data)
+
+        _when(tr, ok, fill)
+    return lst
+
+
+def repeat(tr: Translating, items: list[V], count: V, node: ast.AST) -> Obj:
+    """`[a, b] * n` with a run-time `n`: a run-time list of the items n times."""
+    lst = make(tr, [], node)
+    n = coerce(tr.b, tr.scalar(count, node), T.INT32)
+    values = [_item(tr, lst, v, node) for v in items]
+    if not values:
+        return lst
+    t = _dtype(tr, lst, node)
+    ar = arena(tr)
+    n = tr.b.bin("max", n, _i32(tr, 0))
+    total = tr.b.bin("mul", n, _i32(tr, len(values)))
+    data, ok = ar.alloc(tr.b, t, total, "a repeated list")
+
+    def fill() -> None:
+        def body(k: Value) -> None:
+            at = tr.b.bin("add", data, tr.b.bin("mul", k, _i32(tr, len(values))))
+            for j, v in enumerate(values):
+                ar.store(tr.b, t, tr.b.bin("add", at, _i32(tr, j)), v)
+
+        _loop(tr, _i32(tr, 0), n, body)
+        _set_header(tr, lst, LEN, total)
+        _set_header(tr, lst, CAP, total)
+        _set_header(tr, lst, DATA, data)
+
+    _when(tr, ok, fill)
+    return lst
+
+
+def repeats(node: ast.BinOp, a: V, b: V) -> bool:
+    """Whether `a * b` (of `node`) repeats a list display a run-time number of times."""
+    if isinstance(node.left, ast.List):
+        return isinstance(a, (Known, Tup)) and isinstance(b, Value)
+    return isinstance(node.right, ast.List) and isinstance(b, (Known, Tup)) and isinstance(a, Value)
+
+
+def repeat_parts(node: ast.BinOp, a: V, b: V) -> tuple[list[V], V]:
+    """The items and the count of a repetition `repeats` accepted."""
+    seq, count = (a, b) if isinstance(node.left, ast.List) else (b, a)
+    items = list(seq.items) if isinstance(seq, Tup) else [Known(x) for x in seq.value]  # type: ignore[union-attr]
+    return items, count
+
+
+# ------------------------------------------------------------------------------- operations
+def length(tr: Translating, lst: Obj) -> Value:
+    return _header(tr, lst, LEN)
+
+
+def _index(tr: Translating, lst: Obj, key: V, n: Value, node: ast.AST, what: str) -> Value:
+    """The checked, non-negative item number of `key` (Python's negative indices count from
+    the end): an `IndexError` at this line when outside the list; an index of 0 then."""
+    if isinstance(key, Known):
+        if not isinstance(key.value, (int, np.integer)) or isinstance(key.value, bool):
+            tr.fail(node, f"list indices must be integers, not {type(key.value).__name__}")
+        i = _i32(tr, int(key.value))
+    else:
+        if not (isinstance(key, Value) and isinstance(key.type, T.Scalar) and key.type.is_int):
+            tr.fail(node, "list indices must be integers")
+        assert isinstance(key, Value)
+        i = tr.b.cast(key, T.INT32) if key.scalar != T.INT32 else key
+    b = tr.b
+    if not (isinstance(key, Known) and int(key.value) >= 0):
+        if isinstance(key, Known) or key.scalar.is_signed:  # type: ignore[union-attr]
+            i = b.select(b.cmp("lt", i, _i32(tr, 0)), b.bin("add", i, n), i)
+    ok = b.bin("and", b.cmp("ge", i, _i32(tr, 0)), b.cmp("lt", i, n))
+    b.op("assert", [ok], msg=what, exc="IndexError")
+    return b.select(ok, i, _i32(tr, 0))
+
+
+def getitem(tr: Translating, lst: Obj, key: V, node: ast.AST) -> Value:
+    t = _dtype(tr, lst, node)
+    tr.at(node)
+    i = _index(tr, lst, key, length(tr, lst), node, "list index out of range")
+    data = _header(tr, lst, DATA)
+    return arena(tr).load(tr.b, t, tr.b.bin("add", data, i))
+
+
+def setitem(tr: Translating, lst: Obj, key: V, value: V, node: ast.AST) -> None:
+    v = _item(tr, lst, value, node)
+    t = _dtype(tr, lst, node)
+    tr.at(node)
+    i = _index(tr, lst, key, length(tr, lst), node, "list assignment index out of range")
+    data = _header(tr, lst, DATA)
+    arena(tr).store(tr.b, t, tr.b.bin("add", data, i), v)
+
+
+def _grow(tr: Translating, lst: Obj, t: T.Scalar, n: Value, need: Value) -> None:
+    """Make room for `need` items (the list holds `n`): twice the capacity (at least 4),
+    in place when the list's items are the last block of their type, else in a new block
+    the items move to. Running out is a MemoryError; the list then stays as it was."""
+    b, ar = tr.b, arena(tr)
+    cap = _header(tr, lst, CAP)
+    data = _header(tr, lst, DATA)
+    new_cap = b.bin("max", b.bin("max", b.bin("mul", cap, _i32(tr, 2)), need), _i32(tr, 4))
+    last = b.bin("and", b.cmp("gt", cap, _i32(tr, 0)),
+                 b.cmp("eq", b.bin("add", data, cap), ar.top(b, t)))  # fmt: skip
+
+    def extend_in_place() -> None:  # doubling, or as much as is left if that is enough
+        more = b.bin("max", b.bin("min", b.bin("sub", new_cap, cap), ar.free(b, t)),
+                     b.bin("sub", need, cap))  # fmt: skip
+        _, ok = ar.alloc(b, t, more, "a growing list")
+        _set_header(tr, lst, CAP, b.select(ok, b.bin("add", cap, more), cap))
+
+    def move() -> None:
+        at, ok = ar.alloc(b, t, new_cap, "a growing list")
+
+        def copy() -> None:
+            _loop(tr, _i32(tr, 0), n, lambda k: ar.store(
+                b, t, b.bin("add", at, k), ar.load(b, t, b.bin("add", data, k))))  # fmt: skip
+            _set_header(tr, lst, DATA, at)
+            _set_header(tr, lst, CAP, new_cap)
+
+        _when(tr, ok, copy)
+
+    _when(tr, last, extend_in_place)
+    _when(tr, b.un("not", last), move)
+
+
+def append(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if len(args) != 1:
+        tr.fail(node, f"list.append() takes exactly one argument ({len(args)} given)")
+    v = _item(tr, lst, args[0], node)
+    t = _dtype(tr, lst, node)
+    tr.at(node)
+    _push(tr, lst, t, [v])
+    return Known(None)
+
+
+def _push(tr: Translating, lst: Obj, t: T.Scalar, values: list[Value]) -> None:
+    b, ar = tr.b, arena(tr)
+    n = length(tr, lst)
+    need = b.bin("add", n, _i32(tr, len(values)))
+    _when(tr, b.cmp("gt", need, _header(tr, lst, CAP)), lambda: _grow(tr, lst, t, n, need))
+
+    def put() -> None:
+        data = _header(tr, lst, DATA)
+        for k, v in enumerate(values):
+            ar.store(b, t, b.bin("add", data, b.bin("add", n, _i32(tr, k))), v)
+        _set_header(tr, lst, LEN, need)
+
+    _when(tr, b.cmp("le", need, _header(tr, lst, CAP)), put)
+
+
+def extend(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if len(args) != 1:
+        tr.fail(node, "list.extend() takes exactly one argument")
+    (other,) = args
+    known_seq = isinstance(other, Known) and isinstance(other.value, (tuple, list))
+    if isinstance(other, Tup) or known_seq:
+        items = list(other.items) if isinstance(other, Tup) else [Known(x) for x in other.value]  # type: ignore[union-attr]
+        values = [_item(tr, lst, v, node) for v in items]
+        if values:
+            tr.at(node)
+            _push(tr, lst, _dtype(tr, lst, node), values)
+        return Known(None)
+    if is_list(other):
+        assert isinstance(other, Obj)
+        ot = _dtype(tr, other, node)
+        probe = Value(ot)
+        _item(tr, lst, probe, node)  # fixes or checks the type
+        t = _dtype(tr, lst, node)
+        tr.at(node)
+        b, ar = tr.b, arena(tr)
+        m = length(tr, other)
+
+        def body(k: Value) -> None:
+            v = ar.load(b, ot, b.bin("add", _header(tr, other, DATA), k))
+            _push(tr, lst, t, [coerce(b, v, t)])
+
+        _loop(tr, _i32(tr, 0), m, body)
+        return Known(None)
+    tr.fail(node, "list.extend() takes a list or a tuple in a kernel")
+
+
+def pop(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if len(args) > 1:
+        tr.fail(node, "list.pop() takes at most one argument")
+    t = _dtype(tr, lst, node)
+    tr.at(node)
+    b, ar = tr.b, arena(tr)
+    n = length(tr, lst)
+    if not args:
+        ok = b.cmp("gt", n, _i32(tr, 0))
+        b.op("assert", [ok], msg="pop from empty list", exc="IndexError")
+        last = b.select(ok, b.bin("sub", n, _i32(tr, 1)), _i32(tr, 0))
+        v = ar.load(b, t, b.bin("add", _header(tr, lst, DATA), last))
+        _set_header(tr, lst, LEN, b.select(ok, last, n))
+        return v
+    i = _index(tr, lst, args[0], n, node, "pop index out of range")
+    data = _header(tr, lst, DATA)
+    v = ar.load(b, t, b.bin("add", data, i))
+    ok = b.cmp("gt", n, _i32(tr, 0))
+    end = b.select(ok, b.bin("sub", n, _i32(tr, 1)), _i32(tr, 0))
+
+    def shift(k: Value) -> None:
+        nxt = ar.load(b, t, b.bin("add", data, b.bin("add", k, _i32(tr, 1))))
+        ar.store(b, t, b.bin("add", data, k), nxt)
+
+    _loop(tr, i, end, shift)
+    _set_header(tr, lst, LEN, end)
+    return v
+
+
+def insert(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if len(args) != 2:
+        tr.fail(node, "list.insert() takes exactly two arguments")
+    v = _item(tr, lst, args[1], node)
+    t = _dtype(tr, lst, node)
+    tr.at(node)
+    b, ar = tr.b, arena(tr)
+    n = length(tr, lst)
+    key = coerce(b, tr.scalar(args[0], node), T.INT32)
+    # Python clips the position to the list: negative counts from the end
+    i = b.select(b.cmp("lt", key, _i32(tr, 0)), b.bin("add", key, n), key)
+    i = b.bin("min", b.bin("max", i, _i32(tr, 0)), n)
+    _push(tr, lst, t, [v])  # room for one more (the value is moved into place below)
+    grown = b.cmp("gt", length(tr, lst), n)
+
+    def place() -> None:
+        data = _header(tr, lst, DATA)
+
+        def shift(j: Value) -> None:  # j runs n - 1 down to i: item j moves to j + 1
+            k = b.bin("sub", b.bin("add", n, i), b.bin("add", j, _i32(tr, 1)))
+            src = ar.load(b, t, b.bin("add", data, k))
+            ar.store(b, t, b.bin("add", data, b.bin("add", k, _i32(tr, 1))), src)
+
+        _loop(tr, i, n, shift)
+        ar.store(b, t, b.bin("add", data, i), v)
+
+    _when(tr, grown, place)
+    return Known(None)
+
+
+def clear(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if args:
+        tr.fail(node, "list.clear() takes no arguments")
+    tr.at(node)
+    _set_header(tr, lst, LEN, _i32(tr, 0))
+    return Known(None)
+
+
+_METHODS: dict[str, Callable[[Translating, Obj, list[V], ast.AST], V]] = {
+    "append": append, "pop": pop, "extend": extend, "insert": insert, "clear": clear,
+}  # fmt: skip
+
+
+def attribute(tr: Translating, lst: Obj, attr: str, node: ast.AST) -> V:
+    if attr not in _METHODS:
+        tr.fail(
+            node,
+            f"lists in kernels have {', '.join(sorted(_METHODS))}, len(), indexing and "
+            f"iteration, not .{attr}",
+        )
+    return Bound(lst, Method(attr))
+
+
+def truth(tr: Translating, lst: Obj) -> Value:
+    return tr.b.cmp("gt", length(tr, lst), _i32(tr, 0))
+
+
+# ------------------------------------------------------------------------------- syntax
+def mutated_names(body: list[ast.stmt]) -> set[str]:
+    """Names the function changes as a list: `x.append(...)` and the other mutators,
+    `x[i] = v`, `x += [...]`; a list display or comprehension assigned to one is a run-time
+    list."""
+    out: set[str] = set()
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.attr in MUTATORS
+            ):
+                out.add(node.func.value.id)
+            elif isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                        out.add(t.value.id)
+                    if isinstance(node, ast.AugAssign) and isinstance(t, ast.Name):
+                        if isinstance(node.value, (ast.List, ast.ListComp)):
+                            out.add(t.id)
+    return out
+
+
+def is_display(node: ast.expr) -> bool:
+    """A list display, a list comprehension, `list(...)` or `[...] * n`: what becomes a
+    run-time list when assigned to a name the function changes as a list."""
+    if isinstance(node, (ast.List, ast.ListComp)):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return isinstance(node.left, ast.List) or isinstance(node.right, ast.List)
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+        node.func.id == "list"
+    )
+
+
+def from_display(tr: Translating, node: ast.expr) -> Obj:
+    """The run-time list a display (`is_display`) makes."""
+    if isinstance(node, ast.BinOp):
+        items_node, count_node = (
+            (node.left, node.right) if isinstance(node.left, ast.List) else (node.right, node.left)
+        )
+        items = [tr.expr(e) for e in items_node.elts]  # type: ignore[attr-defined]
+        count = tr.expr(count_node)
+        if isinstance(count, Known):
+            if not isinstance(count.value, int):
+                tr.fail(count_node, "a list can only be repeated an integer number of times")
+            return make(tr, items * max(0, count.value), node)
+        return repeat(tr, items, count, node)
+    if isinstance(node, ast.Call):
+        if node.keywords or len(node.args) > 1:
+            tr.fail(node, "list() takes at most one argument")
+        if not node.args:
+            return make(tr, [], node)
+        src = tr.expr(node.args[0])
+        if is_list(src):
+            assert isinstance(src, Obj)
+            lst = make(tr, [], node)
+            extend(tr, lst, [src], node)
+            return lst
+        node = ast.copy_location(
+            ast.ListComp(
+                elt=ast.Name(id="$x", ctx=ast.Load()),
+                generators=[
+                    ast.comprehension(target=ast.Name(id="$x", ctx=ast.Store()),
+                                      iter=node.args[0], ifs=[], is_async=0)
+                ],
+            ),
+            node,
+        )  # fmt: skip
+        ast.fix_missing_locations(node)
+    if isinstance(node, ast.List):
+        return make(tr, [tr.expr(e) for e in node.elts], node)
+    assert isinstance(node, ast.ListComp)
+    return comprehension(tr, node)
+
+
+def comprehension(tr: Translating, node: ast.ListComp) -> Obj:
+    """`[elt for target in it if cond ...]` as a run-time list: the loops the comprehension
+    stands for, appending to a fresh list; its variables are its own (as in Python 3)."""
+    name = f"$lc{node.lineno}_{node.col_offset}"
+    lst = make(tr, [], node)
+    append_call = ast.Call(
+        func=ast.Attribute(value=ast.Name(id=name, ctx=ast.Load()), attr="append",
+                           ctx=ast.Load()),
+        args=[node.elt], keywords=[],
+    )  # fmt: skip
+    stmt: ast.stmt = ast.Expr(value=append_call)
+    ast.copy_location(stmt, node.elt)
+    for g in reversed(node.generators):
+        for cond in reversed(g.ifs):
+            stmt = ast.copy_location(ast.If(test=cond, body=[stmt], orelse=[]), cond)
+        stmt = ast.copy_location(ast.For(target=g.target, iter=g.iter, body=[stmt], orelse=[]),
+                                 g.iter)  # fmt: skip
+    ast.fix_missing_locations(stmt)
+    targets = {n.id for g in node.generators for n in ast.walk(g.target)
+               if isinstance(n, ast.Name)}  # fmt: skip
+    saved = {n: tr.env[n] for n in targets if n in tr.env}
+    tr.env[name] = lst
+    try:
+        tr.stmts([stmt])
+    finally:
+        tr.env.pop(name, None)
+        for n in targets:
+            tr.env.pop(n, None)
+        tr.env.update(saved)
+    return lst
+
+
+def run_time_comprehension(tr: Translating, node: ast.ListComp) -> bool:
+    """Whether a generator of the comprehension walks a run-time sequence: a `range` with a
+    run-time bound, an array or view, a run-time list (those cannot unroll)."""
+    for g in node.generators:
+        it = g.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
+            if any(not isinstance(tr.expr(a), Known) for a in it.args):
+                return True
+        elif isinstance(it, (ast.Name, ast.Attribute, ast.Subscript)):
+            try:
+                v = tr.expr(it)
+            except CompileError:
+                continue  # the unrolling path reports it
+            if is_list(v) or isinstance(v, View) or (
+                isinstance(v, Value) and isinstance(v.type, T.ArrayType)
+            ):
+                return True
+    return False

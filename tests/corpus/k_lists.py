@@ -1,0 +1,98 @@
+"""Lists that grow per thread, kept in the per-thread arena: `append` in a run-time loop,
+`pop`, indexing with negative indices, iteration, a comprehension over a run-time range,
+`insert`/`extend`, `[0] * n`, a list changed by a helper function it was passed to, and
+lists of floats and ints side by side. Each thread's list has a different length."""
+
+import numpy as np
+
+import simt
+
+from . import EXACT, Case, close, rng, uniform
+
+
+def push_evens(xs, n):  # a helper that changes the caller's list, as in Python
+    for j in range(n):
+        if j % 2 == 0:
+            xs.append(j)
+
+
+@simt.kernel
+def collatz_lists(start, out):
+    t = simt.grid(1)
+    if t < len(start):
+        xs = []
+        v = start[t]
+        while v != 1 and len(xs) < 60:
+            xs.append(v)
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+        total = 0
+        for x in xs:
+            total += x
+        last = xs[-1] if len(xs) > 0 else 0
+        out[t, 0] = len(xs)
+        out[t, 1] = total
+        out[t, 2] = last
+        out[t, 3] = xs.pop() if xs else -1
+        out[t, 4] = len(xs)
+
+
+@simt.kernel
+def float_lists(a, out, n):
+    t = simt.grid(1)
+    if t < len(out):
+        ys = [a[t] * k for k in range(n + t % 3)]
+        ys.insert(1, 100.0)
+        ys.extend([0.5, 0.25])
+        ys[0] = ys[-1] + 1.0
+        ys[-2] += 2.0
+        s = 0.0
+        for k in range(len(ys)):
+            s += ys[k] * (k + 1)
+        ks = [0] * (t % 4)
+        push_evens(ks, t % 7)
+        out[t] = s + len(ks) * 1000.0 + ks[-1] if ks else s
+
+
+def _make_collatz():
+    return rng(5).integers(1, 200, 150).astype(np.int32), np.zeros((150, 5), np.int32)
+
+
+def _ref_collatz(start, out):
+    r = np.zeros((len(start), 5), np.int64)
+    for t, v in enumerate(start):
+        xs = []
+        v = int(v)
+        while v != 1 and len(xs) < 60:
+            xs.append(v)
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+        r[t, :3] = len(xs), sum(xs), xs[-1] if xs else 0
+        r[t, 3] = xs.pop() if xs else -1
+        r[t, 4] = len(xs)
+    return {1: r.astype(np.int32)}
+
+
+def _make_float():
+    return uniform(rng(6), (77,)), np.zeros(77, np.float32), np.int32(5)
+
+
+def _ref_float(a, out, n):
+    r = np.zeros(len(out), np.float64)
+    for t in range(len(out)):
+        ys = [float(np.float32(a[t]) * np.float32(k)) for k in range(int(n) + t % 3)]
+        ys.insert(1, 100.0)
+        ys.extend([0.5, 0.25])
+        ys[0] = ys[-1] + 1.0
+        ys[-2] += 2.0
+        s = sum(y * (k + 1) for k, y in enumerate(ys))
+        ks = [0] * (t % 4)
+        for j in range(t % 7):
+            if j % 2 == 0:
+                ks.append(j)
+        r[t] = s + len(ks) * 1000.0 + ks[-1] if ks else s
+    return {1: r.astype(np.float32)}
+
+
+CASES = [
+    Case("lists_collatz", collatz_lists, _make_collatz, 2, 128, _ref_collatz, tol=EXACT),
+    Case("lists_float", float_lists, _make_float, 2, 64, _ref_float, tol=close(1e-5, 1e-4)),
+]

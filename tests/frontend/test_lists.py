@@ -1,0 +1,132 @@
+"""Run-time lists (frontend/lists.py, frontend/arena.py): Python's semantics per thread,
+the errors a user gets (mixed item types, an index outside the list, a full heap), and the
+heap option."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simt
+
+BACKENDS = ("sim", "cpu")
+
+
+def _grow(xs, n):  # a helper appending to the caller's list
+    for j in range(n):
+        xs.append(j * 10)
+
+
+@simt.kernel
+def aliasing(out, n):
+    t = simt.grid(1)
+    xs = []
+    ys = xs  # the same list, as in Python
+    _grow(ys, n + t)
+    xs.append(-1)
+    out[t, 0] = len(xs)
+    out[t, 1] = ys[-1]
+    out[t, 2] = xs.pop(0)  # the first item, the rest move down
+    out[t, 3] = xs[0]
+    zs = [t, t + 1, t + 2]
+    zs.insert(-1, 99)  # Python: before the last item
+    zs.insert(100, 7)  # clipped to the end
+    out[t, 4] = zs[2] * 100 + zs[-1]
+    out[t, 5] = len([k for k in range(n) if k % 2 == 1])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lists_behave_as_pythons(backend: str) -> None:
+    simt.use(backend)
+    out = np.zeros((8, 6), np.int32)
+    aliasing[1, 8](out, 3)
+    for t in range(8):
+        xs = [j * 10 for j in range(3 + t)] + [-1]
+        first = xs.pop(0)
+        zs = [t, t + 1, t + 2]
+        zs.insert(-1, 99)
+        zs.insert(100, 7)
+        assert list(out[t]) == [len(xs) + 1, -1, first, xs[0], zs[2] * 100 + zs[-1], 1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_index_outside_a_list_is_an_index_error_at_the_users_line(backend: str) -> None:
+    @simt.kernel
+    def k(out, n):
+        t = simt.grid(1)
+        xs = [0.5] * n
+        out[t] = xs[t]  # thread 3 reads past the end
+
+    simt.use(backend)
+    with pytest.raises(simt.KernelError) as info:
+        k[1, 4](np.zeros(4, np.float32), 3)
+    text = str(info.value)
+    assert "IndexError: list index out of range" in text and "thread (3, 0, 0)" in text
+    assert "out[t] = xs[t]" in text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_full_heap_is_a_memory_error_and_heap_gives_more(backend: str) -> None:
+    def body(out, n):
+        t = simt.grid(1)
+        xs = []
+        for j in range(n):
+            xs.append(j)
+        out[t] = len(xs)
+
+    simt.use(backend)
+    out = np.zeros(4, np.int32)
+    with pytest.raises(simt.KernelError) as info:
+        simt.kernel(body)[1, 4](out, 300)
+    assert "MemoryError" in str(info.value) and "xs.append(j)" in str(info.value)
+    simt.kernel(heap=4096)(body)[1, 4](out, 300)
+    assert list(out) == [300] * 4
+
+
+def test_mixing_item_types_is_a_compile_error_naming_the_line() -> None:
+    @simt.kernel
+    def k(out):
+        xs = [1, 2]
+        xs.append(out[0])  # a float32 into an int32 list
+
+    with pytest.raises(simt.CompileError) as info:
+        k[1, 1](np.zeros(1, np.float32))
+    assert "mix types" in str(info.value) and info.value.source_line.strip().startswith("xs.append")
+
+
+def test_reading_a_list_before_anything_is_put_in_it_is_a_compile_error() -> None:
+    @simt.kernel
+    def k(out):
+        xs = []
+        out[0] = xs[0]
+        xs.append(1.0)
+
+    with pytest.raises(simt.CompileError) as info:
+        k[1, 1](np.zeros(1, np.float32))
+    assert "not known yet" in str(info.value)
+
+
+def test_heap_must_be_a_number_of_bytes() -> None:
+    def k(out):
+        out[0] = 1
+
+    for bad in (16, "big", True):
+        with pytest.raises(simt.CompileError) as info:
+            simt.kernel(heap=bad)(k)
+        assert "heap=" in str(info.value)
+
+
+def test_a_list_known_at_compile_time_stays_a_tuple() -> None:
+    @simt.kernel
+    def k(out):
+        taps = [1.0, 2.0, 1.0]  # never changed: unrolled, no heap
+        s = 0.0
+        for w in taps:
+            s += w
+        out[0] = s
+
+    out = np.zeros(1, np.float32)
+    simt.use("sim")
+    k[1, 1](out)
+    assert out[0] == 4.0
+    assert "heap" not in k.ir(out)
