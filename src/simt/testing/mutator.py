@@ -42,7 +42,7 @@ CONSTRUCTS: dict[str, tuple[str, ...]] = {
     "YieldFrom": ("yield from range({v})",),
     "Str": ("io[0] = 'text'", "{v} = {v} + len('ab' + str({v}))"),
     "JoinedStr": ("{v} = len(f'{{{v}}}')",),
-    "ListAppend": ("grow = [1]\ngrow.append({v})\nio[0] = grow[1]",),
+    "ListMixedTypes": ("grow = [1]\ngrow.append(0.5)\nio[0] = grow[1]",),
     "StarredKwargs": ("{v} = max(**{{'a': {v}}})",),
     "Slice": ("{v} = (1, 2, 3)[{v}:]",),
     "NamedExprString": ("{v} = len(s := 'ab')",),
