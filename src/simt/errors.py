@@ -13,6 +13,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -71,11 +72,38 @@ class LaunchError(SimtError):
     """A launch that cannot run: a bad grid or block, wrong arguments."""
 
 
-class KernelError(SimtError):
-    """A failure inside a running kernel: out-of-bounds access, failed assert.
+@dataclass(frozen=True)
+class ThreadFailure:
+    """One thread that ended with an exception nobody caught (`KernelError.failures`)."""
 
-    Carries the block and thread index of the first failing thread and the source location.
+    thread: int  # the thread's global linear index (block linear * threads per block + thread)
+    block: tuple[int, int, int]
+    thread_idx: tuple[int, int, int]
+    exception: str  # the exception's class name: "IndexError", "AssertionError", ...
+    message: str  # str() of the exception
+    filename: str
+    line: int
+
+    def __str__(self) -> str:
+        text = f"thread {self.thread} raised {self.exception}"
+        if self.message:
+            text += f": {self.message}"
+        return f"{text} at {self.filename}:{self.line}"
+
+
+class KernelError(SimtError):
+    """A failure inside a running kernel: out-of-bounds access, failed assert, an exception
+    raised in threads and not caught.
+
+    Carries the block and thread index of the first failing thread and the source location;
+    for exceptions raised in threads, `failures` lists the threads (`ThreadFailure`, the
+    first `raising.CAPACITY` of them), `counts` how many threads raised at each place, and
+    `finished` how many threads finished.
     """
+
+    failures: list[ThreadFailure]
+    finished: int | None
+    counts: list[tuple[str, str, int, int]]  # (class, file, line, threads) per group
 
     def __init__(
         self,
@@ -99,7 +127,44 @@ class KernelError(SimtError):
         if source_line:
             text += "\n    " + source_line.strip()
         self.message = message
+        self.failures = []
+        self.finished = None
+        self.counts = []
         super().__init__(text)
+
+    @classmethod
+    def grouped(
+        cls,
+        failures: list[ThreadFailure],
+        groups: list[tuple[ThreadFailure, int]],
+        finished: int,
+        source_lines: dict[tuple[str, int], str],
+    ) -> KernelError:
+        """One error for every thread that raised: a line per place and class (`groups`:
+        the group's first failure and how many threads raised there), then how many threads
+        finished."""
+        lines = []
+        for first, n in groups:
+            what = f"{n:,} thread{'s' if n != 1 else ''} raised {first.exception}"
+            what += f" at {first.filename}:{first.line}"
+            detail = f"first: thread {first.thread}"
+            if first.message:
+                detail += f": {first.message}"
+            lines.append(f"{what} ({detail})")
+            src = source_lines.get((first.filename, first.line))
+            if src:
+                lines.append("    " + src.strip())
+        lines.append(f"{finished:,} thread{'s' if finished != 1 else ''} finished")
+        head = groups[0][0] if groups else None
+        e = cls("\n".join(lines))
+        e.block = head.block if head else None
+        e.thread = head.thread_idx if head else None
+        e.filename = head.filename if head else None
+        e.line = head.line if head else None
+        e.failures = failures
+        e.finished = finished
+        e.counts = [(f.exception, f.filename, f.line, n) for f, n in groups]
+        return e
 
 
 class BackendUnavailable(SimtError):

@@ -31,7 +31,7 @@ from .errors import (
     user_facing,
 )
 from .foreign import as_host_array, cuda_interface, cuda_size
-from .frontend import arena
+from .frontend import arena, raising
 from .frontend.specialise import ArgSpec, ComplexArray, ComplexScalar, WeakScalar
 from .frontend.values import Known
 from .ir import Function, Loc, Param, format_function
@@ -185,6 +185,7 @@ class Kernel:
         dynamic_shared: int | None = None,
         boundscheck: bool | None = None,
         heap: int | None = None,
+        division: str = "numpy",
     ) -> None:
         self.pyfunc = pyfunc
         # bytes of per-thread arena per element type for the kernel's lists (frontend.arena)
@@ -196,6 +197,14 @@ class Kernel:
                 f"{arena.MIN_HEAP} (the default is {arena.DEFAULT_HEAP})"
             )
         self.heap = heap if heap is not None else arena.DEFAULT_HEAP
+        # "numpy": integer `//` and `%` by zero give 0; "python": `/`, `//`, `%` by zero
+        # raise ZeroDivisionError in the thread (docs/semantics.md)
+        if division not in ("numpy", "python"):
+            raise CompileError(
+                f'division={division!r}: give division="numpy" (the default: an integer // or % '
+                'by zero gives 0) or division="python" (ZeroDivisionError)'
+            )
+        self.division = division
         # Numba's typing (simt.cuda.jit): floats made from integers and float literals alone
         # are float64 (fp64), and a Python float argument is float64 unless all the kernel's
         # float data is float32; `dynamic_shared`: bytes of `shared.array(0, dtype)`
@@ -510,7 +519,7 @@ class Kernel:
         try:
             return build(
                 self.pyfunc, specs, self.fp64, self.debug, optimise, explain, self.dynamic_shared,
-                self.boundscheck, self.heap,
+                self.boundscheck, self.heap, self.division,
             )
         except SimtError:
             raise
@@ -639,7 +648,9 @@ class Kernel:
         fn = self.build_ir(specs, optimise=False, explain=True)
         compiled = rt.compile(fn, trace=True)  # type: ignore[call-arg]
         dev = [
-            np.zeros(fn.arena_length(p, g.size * b.size), p.value.array.dtype.np)
+            np.zeros(fn.attrs["failure_words"], np.int32)  # the threads' failure buffer
+            if p.name == raising.FAILURES and p.index < 0
+            else np.zeros(fn.arena_length(p, g.size * b.size), p.value.array.dtype.np)
             if p.hidden
             else parts_view(values[p.index])
             if isinstance(p.value.type, T.ArrayType)
@@ -713,7 +724,7 @@ class Kernel:
         spec = self.specialise(values, rt)
         for name, position, scalar in spec.plan:
             if position < 0:
-                continue  # a hidden arena parameter
+                continue  # a hidden parameter: the arena, the failure buffer
             v = values[position]
             if scalar is None and name in spec.written and isinstance(v, np.ndarray):
                 if not v.flags.writeable:
@@ -724,7 +735,15 @@ class Kernel:
         host = rt.host_memory
         dev_args: list[Any] = []
         copy_back: list[tuple[np.ndarray, DeviceArray]] = []
+        failures: tuple[np.ndarray, DeviceArray] | None = None
         for name, position, scalar in spec.plan:
+            if position < 0 and name == raising.FAILURES:  # the threads' uncaught exceptions
+                words = np.zeros(spec.fn.attrs["failure_words"], np.int32)
+                dev = host_view(rt, words) if host else DeviceArray(
+                    rt, rt.upload(words), words.shape, words.dtype)  # fmt: skip
+                failures = (words, dev)
+                dev_args.append(dev)
+                continue
             if position < 0:
                 dev_args.append(self._heap_arg(rt, host, spec.fn, name, grid, block))
                 continue
@@ -760,6 +779,14 @@ class Kernel:
                 tmp = np.empty(host_arr.shape, host_arr.dtype)
                 rt.download(dev.buf, tmp)
                 host_arr[...] = tmp
+        if failures is not None:  # the threads that finished wrote their results above
+            words, dev = failures
+            if not host:
+                rt.download(dev.buf, words)
+            err = raising.decode(words, spec.fn.attrs["raise_sites"], tuple(grid),
+                                 tuple(block))  # fmt: skip
+            if err is not None:
+                raise err
 
     def _heap_arg(
         self, rt: Runtime, host: bool, fn: Function, name: str, grid: Dim3, block: Dim3
@@ -891,6 +918,7 @@ def kernel(
     static: Sequence[str] = (),
     boundscheck: bool | None = None,
     heap: int | None = None,
+    division: str = "numpy",
 ) -> Any:
     """Decorator: `@simt.kernel` or `@simt.kernel(fp64=True, debug=True, static=("n",))`.
 
@@ -902,13 +930,17 @@ def kernel(
     behaviour; by default (and with `SIMT_BOUNDSCHECK` unset or not `0`) every access not
     proven in bounds is checked and a bad index is a `KernelError`. `heap`: bytes of
     per-thread memory for each item type of the kernel's lists (default 1024;
-    docs/language.md, "Lists"); running out is a `MemoryError`.
+    docs/language.md, "Lists"); running out is a `MemoryError`. `division="python"`:
+    `/`, `//` and `%` by zero raise ZeroDivisionError in the thread (by default, "numpy", an
+    integer `//` or `%` by zero gives 0 and a float division gives inf or nan).
     """
+    opts: dict[str, Any] = dict(
+        fp64=fp64, debug=debug, static=static, boundscheck=boundscheck, heap=heap,
+        division=division,
+    )
     if fn is None:
-        return lambda f: Kernel(
-            f, fp64=fp64, debug=debug, static=static, boundscheck=boundscheck, heap=heap
-        )
-    return Kernel(fn, fp64=fp64, debug=debug, static=static, boundscheck=boundscheck, heap=heap)
+        return lambda f: Kernel(f, **opts)
+    return Kernel(fn, **opts)
 
 
 @user_facing

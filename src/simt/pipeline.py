@@ -29,6 +29,7 @@ def build(
     dynamic_shared: int | None = None,
     boundscheck: bool = True,
     heap: int | None = None,
+    division: str = "numpy",
 ) -> Function:
     """Front end, checks and optimisation passes: the IR every backend starts from. Without
     `optimise` the IR is the front end's own, branch for branch; `explain` adds `note` ops
@@ -38,6 +39,7 @@ def build(
     fn = translate(
         pyfunc, specs, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared,
         heap=heap,
+        division=division,
     )
     fn.boundscheck = boundscheck
     return finish(fn, optimise)

@@ -42,7 +42,8 @@ def test_dict_is_rejected_with_location():
 @pytest.mark.parametrize(
     "body, words",
     [
-        ("try:\n            a[0] = 1.0\n        except Exception:\n            pass", "try"),
+        ("try:\n            a[0] = 1.0\n        except* Exception:\n            pass", "except*"),
+        ("raise ValueError(thread_idx.x)", "known at compile time"),
         ("with open('x') as f:\n            pass", "with"),
         ("class C:\n            pass", "class"),
         ("s = 'text'\n        a[0] = s[thread_idx.x]", "run-time value"),

@@ -658,7 +658,9 @@ def count(
     scalars: dict[Value, Any] = {}
     names = list(values)
     for p in fn.params:
-        if p.hidden:  # the per-thread arena of the kernel's lists: zeros, as a launch makes it
+        if p.index < 0 and p.name == "simt_failures":  # the threads' failure buffer
+            v = np.zeros(fn.attrs["failure_words"], np.int32)
+        elif p.hidden:  # the per-thread arena of the kernel's lists: zeros, as a launch makes it
             v = np.zeros(fn.arena_length(p, grid.size * block.size), p.value.array.dtype.np)
         else:
             v = p.argument(values[names[p.index]]) if p.part else values[p.name]

@@ -22,7 +22,7 @@ from .. import lang
 from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..ir import Field, Value
-from . import lists, views
+from . import lists, raising, views
 from .context import Translating
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
@@ -44,6 +44,8 @@ def dtype_arg(v: V) -> T.Scalar | None:
 def attribute(tr: Translating, base: V, attr: str, node: ast.Attribute) -> V:
     if lists.is_list(base):
         return lists.attribute(tr, base, attr, node)  # type: ignore[arg-type]
+    if raising.is_caught(base):  # `e.args`, `e.code` of `except ... as e`
+        return raising.attribute(tr, base, attr, node)  # type: ignore[arg-type]
     if isinstance(base, Obj):
         if base.has(attr):
             return base.get(attr)  # type: ignore[no-any-return]
@@ -671,6 +673,18 @@ def _atomic(op: str) -> Handler:
         if dt.is_storage:
             tr.fail(node, f"atomics on {dt} arrays are not supported: use 32- or 64-bit elements")
         vals = [coerce(tr.b, tr.scalar(v, node), dt) for v in args[2:]]
+        if dt.is_bool and op != "cas":
+            tr.fail(node, "atomics need an integer or float array")
+        raising.check_index(tr, arr, idx, node)  # inside `try`: a catchable IndexError
+        if raising.may_raise(tr):  # a raising thread makes no atomic: its old value is 0
+            not_raising = tr.b.un("not", raising.flag(tr))  # type: ignore[arg-type]
+
+            def make() -> Value:
+                if op == "cas":
+                    return tr.b.op("cas", [arr, *idx, *vals], [dt]).result
+                return tr.b.op("atomic", [arr, *idx, *vals], [dt], op=op).result
+
+            return raising.guarded_value(tr, not_raising, make, dt)
         if op == "cas":
             return tr.b.op("cas", [arr, *idx, *vals], [dt]).result
         if dt.is_bool:
@@ -699,7 +713,23 @@ def _bit_function(tr: Translating, f: lang.BitFunction, args: list[V], node: ast
 
 
 def print_call(tr: Translating, node: ast.Call) -> V:
-    """print(...): literal text and typed fields, formatted on the host after the launch."""
+    """print(...): literal text and typed fields, formatted on the host after the launch. A
+    caught exception that may come from several places is printed by one print per place."""
+    mark, env = len(tr.b.block.ops), dict(tr.env)
+    try:
+        return _print_call(tr, node)
+    except raising.Split as split:
+        del tr.b.block.ops[mark:]
+        tr.env = env
+        raising.each_site(tr, split.caught, lambda: _again(tr, node))
+        return Known(None)
+
+
+def _again(tr: Translating, node: ast.Call) -> None:
+    print_call(tr, node)
+
+
+def _print_call(tr: Translating, node: ast.Call) -> V:
     kw = {k.arg: k for k in node.keywords}
     for k in kw:
         if k not in ("sep", "end", "flush"):
@@ -735,11 +765,22 @@ def print_call(tr: Translating, node: ast.Call) -> V:
         else:
             values.append(p[0])
             out.append(Field(len(values) - 1, p[1]))
-    tr.b.op("print", values, parts=tuple(out))
+    raising.guard_effect(tr, lambda: _print_op(tr, values, tuple(out)))
     return Known(None)
 
 
+def _print_op(tr: Translating, values: list[Value], parts: tuple[str | Field, ...]) -> None:
+    tr.b.op("print", values, parts=parts)
+
+
 def _print_value(tr: Translating, v: V, node: ast.AST, top: bool) -> list[str | tuple[Value, str]]:
+    if raising.is_caught(v):
+        assert isinstance(v, Obj)
+        if top and not v.has("repr"):
+            return raising.message_parts(tr, v)
+        cls = raising.attribute(tr, v, "__class__", node)
+        assert isinstance(cls, Known)
+        return [f"{cls.value.__name__}(", *_quoted(raising.message_parts(tr, v)), ")"]
     if isinstance(v, Obj) and tr.method_of(v, "__simt_print__") is not None:
         return _printed_obj(tr, v, node)
     if isinstance(v, Known):
@@ -780,6 +821,29 @@ def _printed_obj(tr: Translating, v: Obj, node: ast.AST) -> list[str | tuple[Val
     return out
 
 
+def _quoted(parts: list[str | tuple[Value, str]]) -> list[str | tuple[Value, str]]:
+    """A message as its repr would show it: in quotes (when it holds no run-time number,
+    quoted as Python quotes it)."""
+    if all(isinstance(p, str) for p in parts):
+        return [repr("".join(parts))]  # type: ignore[arg-type]
+    return ["'", *parts, "'"]
+
+
+def _str(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    """`str(x)`: of a caught exception, its message (a value `print` and f-strings show);
+    otherwise of known values only."""
+    if len(args) == 1 and not kwargs and raising.is_caught(args[0]):
+        return args[0]
+    return _only_known(str, "str")(tr, args, kwargs, node)
+
+
+def _repr(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    """`repr(x)`: of a caught exception, `Class('message')` (a value `print` shows)."""
+    if len(args) == 1 and not kwargs and raising.is_caught(args[0]):
+        return args[0].with_field("repr", Known(True))  # type: ignore[union-attr]
+    return _only_known(repr, "repr")(tr, args, kwargs, node)
+
+
 def fstring_parts(tr: Translating, node: ast.JoinedStr) -> list[str | tuple[Value, str]]:
     """The literal and formatted pieces of an f-string; known values are formatted now."""
     out: list[str | tuple[Value, str]] = []
@@ -817,6 +881,8 @@ def fstring_parts(tr: Translating, node: ast.JoinedStr) -> list[str | tuple[Valu
             out.append((v, spec))
         elif isinstance(v, Tup) and not spec:
             out.extend(_print_value(tr, v, piece, top=False))
+        elif raising.is_caught(v) and not spec:
+            out.extend(_print_value(tr, v, piece, top=piece.conversion != ord("r")))
         elif isinstance(v, Obj) and not spec and tr.method_of(v, "__simt_print__") is not None:
             out.extend(_printed_obj(tr, v, piece))
         else:
@@ -829,6 +895,8 @@ def _isinstance(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.
     if not isinstance(cls, Known):
         tr.fail(node, "isinstance() needs a class known at compile time")
     c = cls.value
+    if raising.is_caught(obj):
+        return raising.isinstance_of(tr, obj, c if isinstance(c, tuple) else (c,))  # type: ignore[arg-type]
     if isinstance(obj, Known):
         return Known(isinstance(obj.value, c))
     if isinstance(obj, Obj):
@@ -889,6 +957,8 @@ def _cmath(name: str, host: Any) -> Handler:
 def _handlers() -> dict[Any, Handler]:
     h: dict[Any, Handler] = {
         builtins.isinstance: _isinstance,
+        builtins.str: _str,
+        builtins.repr: _repr,
         builtins.len: _len,
         builtins.min: _minmax("min"),
         builtins.max: _minmax("max"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
@@ -44,6 +45,16 @@ class Context:
     # and the arena itself (`frontend.arena.Arena`), made by the first growable value
     heap: int | None = None
     arena: Any = None
+    # exceptions (raising.py): the raise sites so far (site k is sites[k - 1]) and their
+    # numbers by (class, message, place); how many `try` bodies enclose the code translated
+    # now; the caught states of the `except` blocks being translated (a bare `raise`)
+    sites: list[Any] = field(default_factory=list)
+    site_ids: dict[Any, int] = field(default_factory=dict)
+    try_depth: int = 0
+    handling: list[dict[str, Any]] = field(default_factory=list)
+    # "numpy": integer `//` and `%` by zero give 0; "python": `/`, `//`, `%` by zero raise
+    # ZeroDivisionError (the kernel option `division`)
+    division: str = "numpy"
 
 
 def fail(
@@ -66,6 +77,7 @@ class Translating(Protocol):
     ctx: Context
     b: Builder
     env: dict[str, V]
+    src: Source
 
     def fail(self, node: ast.AST, message: str, hint: str | None = None) -> NoReturn: ...
     def at(self, node: ast.AST) -> None: ...
@@ -73,6 +85,14 @@ class Translating(Protocol):
     def scalar(self, v: V, node: ast.AST) -> V: ...
     def expr(self, node: ast.expr) -> V: ...
     def stmts(self, body: list[ast.stmt]) -> None: ...
+    def stmts_not_exited(self, body: list[ast.stmt]) -> None: ...
+    def exit_state(self) -> str: ...
+    def not_exited(self) -> Value: ...
+    def clear_flags(self) -> None: ...
+    def flag_names(self) -> tuple[str, ...]: ...
+    def branch(
+        self, cond: Value, then: Callable[[], None], orelse: Callable[[], None]
+    ) -> None: ...
     def stmt_For(self, node: ast.For) -> None: ...  # noqa: N802 - the visitor's method name
     def lookup(self, name: str, node: ast.AST) -> V: ...
     def method_of(self, v: V, name: str) -> Bound | None: ...

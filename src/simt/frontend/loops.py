@@ -16,12 +16,45 @@ from typing import Any
 
 from .. import types as T
 from ..ir import Block, Value
+from . import raising
 from .context import Translating
 from .merge import merge_type
 from .scalars import coerce, known_type
 from .values import UNDEF, Known, Obj, Tup, V, is_number
 
 BRK, CNT, RET, RETVAL = "$brk", "$cnt", "$ret", "$retval"
+# the flags a loop's condition tests (the others carried are values: the return value, the
+# raise site and its payload)
+TESTED = (BRK, RET, raising.RAISED)
+
+
+class _Raises(Exception):
+    """The body may raise: translate the loop again, carrying the exception state."""
+
+
+def _retrying(loop: Callable[..., None]) -> Callable[..., None]:
+    """Translate a loop without the exception state first; if its body turns out to be able
+    to raise (a raise, an assert, a helper that does, an access inside `try`), translate it
+    again carrying `$raised` and testing it in the loop's condition."""
+
+    def run(tr: Translating, *args: Any) -> None:
+        saved, mark, loc = dict(tr.env), len(tr.b.block.ops), tr.b.loc
+        try:
+            loop(tr, *args, exc=False)
+        except _Raises:
+            tr.env = saved
+            del tr.b.block.ops[mark:]
+            tr.b.loc = loc
+            for name in raising.STATE:
+                tr.env.setdefault(name, Known(False) if name == raising.RAISED else Known(0))
+            loop(tr, *args, exc=True)
+
+    return run
+
+
+def _check_raises(tr: Translating, exc: bool) -> None:
+    if not exc and raising.may_raise(tr):
+        raise _Raises()
 
 
 def assigned_names(body: list[ast.stmt]) -> set[str]:
@@ -275,10 +308,19 @@ def _fixpoint(
     )
 
 
+@_retrying
 def range_loop(
-    tr: Translating, node: ast.For, start: V, stop: V, step: V, t: T.Scalar, sign: int
+    tr: Translating,
+    node: ast.For,
+    start: V,
+    stop: V,
+    step: V,
+    t: T.Scalar,
+    sign: int,
+    exc: bool = False,
 ) -> None:
-    """`for target in range(start, stop, step)` at run time."""
+    """`for target in range(start, stop, step)` at run time (`exc`: carrying the exception
+    state, `_retrying`)."""
     assert isinstance(node.target, ast.Name)
     target = node.target.id
     has_brk = _contains(node.body, ast.Break, into_loops=False)
@@ -286,6 +328,8 @@ def range_loop(
     flags = [BRK] if has_brk else []
     if has_ret:
         flags += [RET, RETVAL] if RETVAL in tr.env else [RET]
+    if exc:
+        flags += list(raising.STATE)
     names = sorted(n for n in assigned_names(node.body) if n in tr.env and n != target)
     outer = {f: tr.env.get(f) for f in (BRK, CNT)}
     lo, hi, st = (coerce(tr.b, v, t) for v in (start, stop, step))
@@ -309,6 +353,7 @@ def range_loop(
             tr.env[BRK] = Known(False)
         with tr.b.at(block):
             tr.stmts(node.body)
+        _check_raises(tr, exc)
         return dict(tr.env)
 
     if not flags:
@@ -344,7 +389,7 @@ def range_loop(
             with tr.b.at(cblk):
                 c = cond_value(ivc)
                 for f in flags:
-                    if f != RETVAL and isinstance(tr.env.get(f), Value):
+                    if f in TESTED and isinstance(tr.env.get(f), Value):
                         c = tr.b.bin("and", c, tr.b.un("not", tr.env[f]))  # type: ignore[arg-type]
                 tr.b.op("condition", [c])
             ivb = Value(t, target)
@@ -367,18 +412,22 @@ def range_loop(
     _forget_locals(tr, node.body)
 
 
-def while_loop(tr: Translating, node: ast.While) -> None:
-    """`while test:` at run time (a test known to be false skips the loop)."""
+@_retrying
+def while_loop(tr: Translating, node: ast.While, exc: bool = False) -> None:
+    """`while test:` at run time (a test known to be false skips the loop; `exc`: carrying
+    the exception state, `_retrying`)."""
     has_ret = _contains(node.body, ast.Return, into_loops=True)
     has_brk = _contains(node.body, ast.Break, into_loops=False)
     flags = [BRK] if has_brk else []  # a flag that can never be set is not carried
     if has_ret:
         flags += [RET, RETVAL] if RETVAL in tr.env else [RET]
+    if exc:
+        flags += list(raising.STATE)
     names = sorted(n for n in assigned_names(node.body) if n in tr.env)
     outer = {f: tr.env.get(f) for f in (BRK, CNT)}
     tr.env[BRK] = Known(False)
     carried = _Carried(tr, names + flags, node)
-    has_exit = has_brk or has_ret
+    has_exit = has_brk or has_ret or exc
 
     def translate() -> tuple[list[Block], dict[str, V]]:
         cblk, bblk = Block(), Block()
@@ -396,7 +445,7 @@ def while_loop(tr: Translating, node: ast.While) -> None:
             else:
                 c = test  # type: ignore[assignment]
             for f in flags:
-                if f != RETVAL and isinstance(tr.env.get(f), Value):
+                if f in TESTED and isinstance(tr.env.get(f), Value):
                     c = tr.b.bin("and", c, tr.b.un("not", tr.env[f]))  # type: ignore[arg-type]
             tr.b.op("condition", [c])
         carried.bind(tr, bblk)
@@ -405,6 +454,7 @@ def while_loop(tr: Translating, node: ast.While) -> None:
             tr.env[BRK] = Known(False)
         with tr.b.at(bblk):
             tr.stmts(node.body)
+        _check_raises(tr, exc)
         env = dict(tr.env)
         bblk.ops.append(_yield(tr, carried, bblk))
         return [cblk, bblk], env

@@ -170,7 +170,7 @@ def merge_into(
     A variable assigned on one path only (and not after a `return`, `break` or `continue` on
     the other) gets a merged value all the same, so that a return value or a loop can carry
     it; the ids of its values are added to `partial`, and reading it is an error."""
-    names = list(dict.fromkeys([*env_t, *env_e]))
+    names = [n for n in dict.fromkeys([*env_t, *env_e]) if n != "$left"]
     # A flag that is True on one path and False on the other is the condition itself.
     derived: dict[str, bool] = {}
     for n in names:
@@ -213,7 +213,7 @@ def _left(env: dict[str, V]) -> bool:
     """Whether this path surely left the block (return, break or continue ran)."""
     return any(
         isinstance(env.get(f), Known) and env[f].value is True  # type: ignore[union-attr]
-        for f in ("$ret", "$brk", "$cnt")
+        for f in ("$ret", "$brk", "$cnt", "$raised", "$left")
     )
 
 

@@ -10,6 +10,7 @@ from .. import types as T
 from ..complexnum import Complex
 from ..errors import CompileError
 from ..ir import Block, Builder, Function, Param, Value
+from . import raising
 from .context import Context, NeedsKnown
 from .source import get_source
 from .translate import RET, Translator
@@ -54,6 +55,7 @@ def translate(
     explain: bool = False,
     dynamic_shared: int | None = None,
     heap: int | None = None,
+    division: str = "numpy",
 ) -> Function:
     """Translate `pyfunc` for the given parameter specs into a verified-shape IR function.
 
@@ -62,7 +64,7 @@ def translate(
     value (which makes no op) gets a `note` op, so that `kernel.explain` shows it.
     """
     return translate_with_names(
-        pyfunc, specs, fp64, debug, name, explain, dynamic_shared, heap
+        pyfunc, specs, fp64, debug, name, explain, dynamic_shared, heap, division
     )[0]
 
 
@@ -75,17 +77,27 @@ def translate_with_names(
     explain: bool = False,
     dynamic_shared: int | None = None,
     heap: int | None = None,
+    division: str = "numpy",
 ) -> tuple[Function, dict[str, V]]:
     """`translate`, and the names the function's body leaves bound at its end (typed values,
     known values, tuples, objects): what the REPL keeps of an input between lines.
     `dynamic_shared`: the launch's bytes of dynamic shared memory; `heap`: the bytes of
-    per-thread arena per element type (`frontend.arena`) the kernel's lists may use."""
+    per-thread arena per element type (`frontend.arena`) the kernel's lists may use.
+    `division`: "numpy" (integer `//` and `%` by zero give 0) or "python" (division by zero
+    raises ZeroDivisionError).
+
+    A kernel in which an exception can reach its end uncaught gets one more parameter after
+    the others, `raising.FAILURES` (index -1: no argument of the user's): the launch's failure
+    buffer, and `fn.attrs["raise_sites"]` lists its raise sites (`raising.Site`)."""
     src = get_source(pyfunc)
     sig = inspect.signature(pyfunc)
     body = Block()
     b = Builder(body)
+    if division not in ("numpy", "python"):
+        raise CompileError(f'division={division!r}: give "numpy" (the default) or "python"')
     ctx = Context(
-        b, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared, heap=heap
+        b, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared, heap=heap,
+        division=division,
     )
     env: dict[str, V] = {}
     params: list[Param] = []
@@ -121,12 +133,19 @@ def translate_with_names(
         tr.stmts(src.tree.body)
     except NeedsKnown as e:  # not caught by a loop that could unroll: the user's error
         raise CompileError(e.message, e.filename, e.line, e.col, e.source_line, e.hint) from None
+    failures = raising.epilogue(tr)
     if ctx.arena is not None:  # the arena's hidden parameters and each thread's region
         body.ops[0:0] = ctx.arena.prologue.ops
         params += ctx.arena.hidden_params()
+    if failures is not None:
+        params.append(failures)
     fn = Function(name or pyfunc.__name__, params, body, src.filename, fp64, debug)
     if ctx.arena is not None:
         fn.attrs["heap"] = ctx.arena.heap
+    if failures is not None:
+        fn.attrs["raise_sites"] = tuple(ctx.sites)
+        # the failure buffer's int32 words: what a launch (or the cost model) passes for it
+        fn.attrs["failure_words"] = raising.buffer_words(len(ctx.sites))
     # which parameters are complex (the IR sees their float parts), for messages: the
     # argument's name -> "complex64 array", "complex128 number", ...
     complex_params = {}

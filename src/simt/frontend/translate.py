@@ -25,7 +25,7 @@ from .. import lang
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Block, Op, Value
-from . import calls, iteration, known, lists, loops, views
+from . import calls, iteration, known, lists, loops, raising, views
 from .context import Context, NeedsKnown, fail
 from .merge import leaf_values, merge_into
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow
@@ -46,6 +46,7 @@ from .values import (
 )  # fmt: skip
 
 RET, RETVAL, BRK, CNT = "$ret", "$retval", "$brk", "$cnt"
+LEFT = "$left"  # a path that surely left its statement list (merge.py reads it)
 _SIMT_DIR = str(Path(__file__).resolve().parents[1])
 
 
@@ -57,7 +58,9 @@ def _in_simt(filename: str) -> bool:
         return False
 
 
-FLAGS = (RET, BRK, CNT)
+# the exit flags: after a statement that may have set one, the rest of its list is skipped
+# (`$raised`: the thread is raising an exception, raising.py)
+FLAGS = (RET, BRK, CNT, raising.RAISED)
 
 _BIN = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -76,7 +79,6 @@ _PYCMP: dict[type, Callable[[Any, Any], Any]] = {
 }  # fmt: skip
 
 _UNSUPPORTED_STMT = {
-    ast.Try: ("try/except", "check the condition with `if` instead; kernels cannot raise"),
     ast.With: ("with", "kernels have no context managers"),
     ast.ClassDef: ("class definitions", "define classes outside the kernel"),
     ast.FunctionDef: ("nested function definitions", "define the helper at module level"),
@@ -86,13 +88,12 @@ _UNSUPPORTED_STMT = {
     ast.Global: ("global", "write results into an array argument"),
     ast.Nonlocal: ("nonlocal", "write results into an array argument"),
     ast.Delete: ("del", "just stop using the variable"),
-    ast.Raise: ("raise", "use `assert cond, 'message'` to report a failure"),
     ast.Match: ("match statements", "use if/elif/else"),
 }
 if hasattr(ast, "TryStar"):  # Python 3.11+
     _UNSUPPORTED_STMT[getattr(ast, "TryStar")] = (  # noqa: B009 - older typesheds lack it
-        "try/except*",
-        "check the condition with `if` instead; kernels cannot raise",
+        "try/except* (exception groups)",
+        "use try/except: a thread raises one exception at a time",
     )
 _UNSUPPORTED_EXPR = {
     ast.Dict: ("dicts", "use a tuple, or pass an array"),
@@ -226,13 +227,22 @@ class Translator:
                 rest = body[i + 1 :]
                 self.at(rest[0])
                 cond = self.not_exited()
-                self.branch(cond, lambda rest=rest: self.stmts_not_exited(rest), lambda: None)  # type: ignore[misc]
+                self.branch(cond, lambda rest=rest: self.stmts_not_exited(rest), self.left)  # type: ignore[misc]
                 return
+
+    def left(self) -> None:
+        """Mark the path being translated as one that left the statement list (a return,
+        break, continue or raise ran): variables it lacks are not partial (merge.py)."""
+        self.env[LEFT] = Known(True)
 
     def stmts_not_exited(self, body: list[ast.stmt]) -> None:
         """`stmts` on a path where no return/break/continue has run: the flags are False."""
         self.clear_flags()
         self.stmts(body)
+
+    def flag_names(self) -> tuple[str, ...]:
+        """The exit flags' names (return, break, continue, raising)."""
+        return FLAGS
 
     def clear_flags(self) -> None:
         for f in FLAGS:
@@ -405,7 +415,13 @@ class Translator:
         """`arr[idx]`, in the compute type of its element type (an 8- or 16-bit element is
         loaded as itself and converted at once: no other op sees those types)."""
         t = arr.array.dtype
-        v = self.b.op("load", [arr, *idx], [t]).result
+        ok = raising.check_index(self, arr, idx)  # inside `try`: a catchable IndexError
+        if ok is not None:
+            v = raising.guarded_value(
+                self, ok, lambda: self.b.op("load", [arr, *idx], [t]).result, t
+            )
+        else:
+            v = self.b.op("load", [arr, *idx], [t]).result
         return v if not t.is_storage else self.b.cast(v, T.compute_type(t))
 
     def store(self, arr: Value, idx: list[Value], value: V, node: ast.AST) -> None:
@@ -423,10 +439,23 @@ class Translator:
                 if complex_
                 else None,
             )
-        if t.is_storage:  # converted in its compute type, then narrowed (ints wrap)
-            self.b.op("store", [arr, *idx, narrow(self.b, value, t)])
-            return
-        self.b.op("store", [arr, *idx, coerce(self.b, value, t)])
+        v = narrow(self.b, value, t) if t.is_storage else coerce(self.b, value, t)
+        # (a storage type is converted in its compute type, then narrowed: ints wrap)
+        ok = raising.check_index(self, arr, idx, node)  # inside `try`: a catchable IndexError
+
+        def emit() -> None:
+            if ok is None:
+                self.b.op("store", [arr, *idx, v])
+                return
+            tb, eb = Block(), Block()
+            with self.b.at(tb):
+                self.b.op("store", [arr, *idx, v])
+                self.b.op("yield", [])
+            with self.b.at(eb):
+                self.b.op("yield", [])
+            self.b.op("if", [ok], [], [tb, eb])
+
+        raising.guard_effect(self, emit)  # not by a thread that is raising
 
     def stmt_Return(self, node: ast.Return) -> None:
         if node.value is not None:
@@ -462,10 +491,15 @@ class Translator:
         if isinstance(cond, Known):
             if cond.value:
                 return
-            cond = self.const(False, T.BOOL)
-        assert isinstance(cond, Value)
         self.at(node)
-        self.b.op("assert", [cond], msg=msg)
+        fails = None if isinstance(cond, Known) else self.b.un("not", cond)  # type: ignore[arg-type]
+        raising.raise_builtin(self, AssertionError, fails, msg or "", node)
+
+    def stmt_Raise(self, node: ast.Raise) -> None:
+        raising.stmt_raise(self, node)
+
+    def stmt_Try(self, node: ast.Try) -> None:
+        raising.stmt_try(self, node)
 
     def stmt_If(self, node: ast.If) -> None:
         cond = self.to_bool(self.expr(node.test), node.test)
@@ -932,6 +966,10 @@ class Translator:
             t = T.float_type(self.ctx.fp64)
         if op == "pow":
             return self.power(a, b, t, node)
+        if op in ("div", "floordiv", "mod") and self.ctx.division == "python":
+            divisor = coerce(self.b, b, t)
+            raising.check_divisor(self, op, divisor, node)
+            return self.b.bin(op, coerce(self.b, a, t), divisor)
         return self.b.bin(op, coerce(self.b, a, t), coerce(self.b, b, t))
 
     def weak_types(
@@ -1181,6 +1219,9 @@ class Translator:
                 )
         env[RET] = Known(False)
         env[RETVAL] = UNDEF
+        for name in raising.STATE:  # an exception raised inside reaches the caller
+            if name in self.env:
+                env[name] = self.env[name]
         sub = Translator(self.ctx, src, fn, env)
         sub.library = self.library or (_in_simt(src.filename) and not _in_simt(self.src.filename))
         self.ctx.inline_stack.append(fn)
@@ -1198,6 +1239,9 @@ class Translator:
         finally:
             self.ctx.inline_stack.pop()
             self.b.loc = saved_loc
+        for name in raising.STATE:
+            if name in sub.env:
+                self.env[name] = sub.env[name]
         if return_self:
             first = next(iter(sig.parameters))
             return sub.env[first]

@@ -19,8 +19,6 @@ from .generator import Program, generate
 
 # node type -> snippets (one or more lines; `{v}` is an int32 variable in scope, `{f}` float32)
 CONSTRUCTS: dict[str, tuple[str, ...]] = {
-    "Try": ("try:\n    {v} = {v} + 1\nexcept Exception:\n    {v} = 0",),
-    "TryFinally": ("try:\n    {v} = {v} + 1\nfinally:\n    {v} = 0",),
     "TryStar": ("try:\n    {v} = {v} + 1\nexcept* ValueError:\n    {v} = 0",),
     "With": ("with open('x') as fh:\n    {v} = {v} + 1",),
     "ClassDef": ("class Local:\n    z = 1",),
@@ -30,7 +28,7 @@ CONSTRUCTS: dict[str, tuple[str, ...]] = {
     "ImportFrom": ("from os import path",),
     "Global": ("global LAUNCH",),
     "Delete": ("del {v}",),
-    "Raise": ("raise ValueError('no')", "if {v} > 3:\n    raise ValueError('no')"),
+    "RaiseRuntime": ("raise ValueError({v})", "if {v} > 3:\n    raise ValueError({v} + 1)"),
     "Match": ("match {v}:\n    case 1:\n        {v} = 2\n    case _:\n        {v} = 3",),
     "Dict": ("{v} = {{1: {v}}}[1]", "io[0] = len({{'a': {v}}})"),
     "DictComp": ("{v} = len({{k: {v} for k in range(3)}})",),

@@ -1,0 +1,682 @@
+"""Exceptions per thread: `raise`, `try`/`except`/`else`/`finally`, and the errors simt itself
+detects (an index out of bounds inside `try`, a failed `assert`, a division by zero under
+`division="python"`), lowered without any jump: a per-thread error state checked as
+structured control flow, as `return` and `break` are (translate.py's flags).
+
+The state is four variables of the environment, carried through `if`s and loops like any
+other variable:
+
+- `$raised` (bool): the thread is raising. It is one of the front end's exit flags: after a
+  statement that may have set it, the rest of the statement list runs under `if not exited`,
+  and a loop whose body may raise tests it in its condition (loops.py), so a raising thread
+  leaves every loop and skips every statement up to the `try` that catches it.
+- `$exc` (int32): the raise site, a number naming the exception's class, message and line
+  (`Site`, listed in `Context.sites`; 1 is the first site).
+- `$exa`, `$exb` (int64): the payload words of sites whose message holds run-time numbers
+  (an IndexError's index and the axis' length).
+
+A `try` tests `$raised` and `$exc` after its body: a handler runs where the site's class is
+one it names (the sites that can reach it are known at compile time), and clears the state.
+What no handler catches reaches the kernel's end, where `epilogue` writes one record per
+raising thread into the launch's failure buffer (a hidden int32 array parameter,
+`FAILURES`), which the host reads after the launch to raise one grouped `KernelError`
+(`simt.errors.ThreadFailure`). A thread that raises without a `try` around it also gets an
+`exit` op: like a thread that returned, it does not arrive at later barriers.
+
+The public entry for a construct that raises a built-in exception is `raise_builtin(tr, cls,
+fails, message, node, payload)`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import types as T
+from ..errors import KernelError, ThreadFailure
+from ..ir import Block, Param, Value
+from .context import Translating
+from .scalars import coerce
+from .values import UNDEF, Known, Obj, V
+
+RAISED, EXC, EXA, EXB = "$raised", "$exc", "$exa", "$exb"
+STATE = (RAISED, EXC, EXA, EXB)
+PAYLOAD_TYPE = T.INT64
+#: the failure buffer's parameter name, and the words of one record in it
+FAILURES = "simt_failures"
+RECORD = ("bx", "by", "bz", "tx", "ty", "tz", "site", "a_lo", "a_hi", "b_lo", "b_hi")
+#: records kept per launch (every raising thread is counted, the first this many listed)
+CAPACITY = 1024
+
+
+@dataclass(frozen=True)
+class Site:
+    """A place that raises: the exception's class, its message (literal text and payload
+    word numbers: 0 is `$exa`, 1 `$exb`) and the user's line."""
+
+    cls: type
+    parts: tuple[str | int, ...]
+    filename: str
+    line: int
+    source_line: str
+    # the exception object a `raise` builds at compile time (its attributes: `e.code`)
+    instance: BaseException | None = None
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Site:
+        return self  # immutable (a pass copying the IR shares it; exceptions may not copy)
+
+    def message(self, payload: tuple[int, int] = (0, 0)) -> str:
+        return "".join(p if isinstance(p, str) else str(payload[p]) for p in self.parts)
+
+
+class Caught:
+    """The value `e` of `except ... as e`: an `Obj` of this class with fields `exc` (the site),
+    `a`, `b` (the payload) and `sites` (a known tuple of the site numbers it can be)."""
+
+
+def buffer_words(nsites: int) -> int:
+    """The failure buffer's length in int32 words: the count of raising threads, one count per
+    site, then `CAPACITY` records."""
+    return 1 + nsites + CAPACITY * len(RECORD)
+
+
+# ---------------------------------------------------------------- the state
+def flag(tr: Translating) -> V:
+    return tr.env.get(RAISED, Known(False))
+
+
+def may_raise(tr: Translating) -> bool:
+    """Whether the thread may be raising here (its flag is not known to be False)."""
+    f = flag(tr)
+    return not (isinstance(f, Known) and not f.value)
+
+
+def site(
+    tr: Translating,
+    cls: type,
+    parts: tuple[str | int, ...],
+    node: ast.AST | None,
+    instance: BaseException | None = None,
+) -> int:
+    """The number of the raise site of `cls` with message `parts` at `node` (None: the
+    location of the ops made now) — one number for the same class, message and place, however
+    often the body is translated."""
+    loc = tr.src.loc(node) if node is not None else tr.b.loc
+    assert loc is not None
+    key = (cls, parts, loc.filename, loc.line, loc.col)
+    sid = tr.ctx.site_ids.get(key)
+    if sid is None:
+        tr.ctx.sites.append(
+            Site(cls, parts, loc.filename, loc.line, loc.source_line or "", instance)
+        )
+        sid = tr.ctx.site_ids[key] = len(tr.ctx.sites)
+    return sid
+
+
+def _typed(tr: Translating, v: V, t: T.Scalar) -> Value:
+    if isinstance(v, Known):
+        return tr.const(v.value, t)
+    assert isinstance(v, Value)
+    return coerce(tr.b, v, t)
+
+
+def set_state(
+    tr: Translating, sid: int, fails: Value | None, payload: tuple[V, V] = (Known(0), Known(0))
+) -> None:
+    """The thread raises at site `sid` where `fails` holds (always, when None), unless it is
+    raising already (the first exception wins, as the second would not have run)."""
+    before = flag(tr)
+    new = [Known(sid), *payload]
+    if fails is None and not may_raise(tr):
+        for name, v in zip((EXC, EXA, EXB), new):
+            tr.env[name] = v
+        tr.env[RAISED] = Known(True)
+    else:
+        take: Value | None = fails
+        if isinstance(before, Value):
+            fresh = tr.b.un("not", before)
+            take = fresh if take is None else tr.b.bin("and", take, fresh)
+        elif isinstance(before, Known) and before.value:
+            return  # raising already
+        assert take is not None
+        for name, v, t in zip((EXC, EXA, EXB), new, (T.INT32, PAYLOAD_TYPE, PAYLOAD_TYPE)):
+            old = tr.env.get(name, Known(0))
+            if isinstance(v, Known) and isinstance(old, Known) and v.value == old.value:
+                continue
+            tr.env[name] = tr.b.select(take, _typed(tr, v, t), _typed(tr, old, t))
+        if fails is None:
+            tr.env[RAISED] = Known(True)
+        elif isinstance(before, Value):
+            tr.env[RAISED] = tr.b.bin("or", before, fails)
+        else:
+            tr.env[RAISED] = fails
+    if tr.ctx.try_depth == 0:  # nothing can catch it: the thread leaves (barriers count it out)
+        if fails is None:
+            tr.b.op("exit", [])
+        else:
+            tb = Block()
+            with tr.b.at(tb):
+                tr.b.op("exit", [])
+                tr.b.op("yield", [])
+            eb = Block()
+            eb.ops.append(_yield_nothing(tr))
+            tr.b.op("if", [fails], [], [tb, eb])
+
+
+def _yield_nothing(tr: Translating):  # type: ignore[no-untyped-def]
+    from ..ir import Op
+
+    return Op("yield", [], [], {}, [], tr.b.loc)
+
+
+def raise_builtin(
+    tr: Translating,
+    cls: type,
+    fails: Value | None,
+    message: str | tuple[str | int, ...],
+    node: ast.AST | None,
+    payload: tuple[V, V] = (Known(0), Known(0)),
+) -> None:
+    """The public entry for a construct that raises a built-in exception (`IndexError`,
+    `MemoryError`, ...): the thread raises `cls(message)` at `node` where `fails` holds
+    (always, when None). `message` may hold payload words (0: the first value of `payload`,
+    1: the second), run-time int64 numbers shown in the message (`("index ", 0, " ...")`)."""
+    parts = (message,) if isinstance(message, str) else tuple(message)
+    set_state(tr, site(tr, cls, parts, node), fails, payload)
+
+
+def guard_effect(tr: Translating, emit: Callable[[], None]) -> None:
+    """Emit an effect (a store, an atomic, a print) only where the thread is not raising:
+    in `a[i] = f(x)`, a raise inside `f` skips the store."""
+    f = flag(tr)
+    if isinstance(f, Known):
+        if not f.value:
+            emit()
+        return
+    assert isinstance(f, Value)
+    saved = dict(tr.env)
+    tb, eb = Block(), Block()
+    with tr.b.at(tb):
+        emit()
+        tr.b.op("yield", [])
+    eb.ops.append(_yield_nothing(tr))
+    tr.b.op("if", [tr.b.un("not", f)], [], [tb, eb])
+    tr.env = saved
+
+
+def guarded_value(tr: Translating, ok: Value, make: Callable[[], Value], t: T.Scalar) -> Value:
+    """`make()` where `ok` holds, else a zero of type `t` (the value of a failed load: never
+    used, as the thread is raising)."""
+    tb, eb = Block(), Block()
+    with tr.b.at(tb):
+        v = make()
+        tr.b.op("yield", [v])
+    with tr.b.at(eb):
+        tr.b.op("yield", [tr.b.const(0, v.type)])  # type: ignore[arg-type]
+    return tr.b.op("if", [ok], [v.type], [tb, eb]).result
+
+
+# ---------------------------------------------------------------- checks simt makes
+def check_index(
+    tr: Translating, arr: Value, idx: list[Value], node: ast.AST | None = None
+) -> Value | None:
+    """Inside a `try`: the IndexError of `arr[idx]` as the thread's state. Returns the
+    condition under which the access is in bounds (None: outside a `try`, where the
+    backends' own checks report it)."""
+    if tr.ctx.try_depth == 0:
+        return None
+    at = arr.array
+    name = arr.hint or "array"
+    ok_all: Value | None = None
+    for k, i in enumerate(idx):
+        n = tr.b.op("shape", [arr], [at.index], dim=k).result
+        it = i.scalar
+        wide = T.INT64 if (it.bits == 64 or at.index.bits == 64) else T.INT32
+        iv = coerce(tr.b, i, wide) if it.kind != "u" else coerce(tr.b, i, T.INT64)
+        nv = coerce(tr.b, n, iv.scalar)
+        ok = tr.b.bin(
+            "and",
+            tr.b.cmp("ge", iv, tr.b.const(0, iv.scalar)),
+            tr.b.cmp("lt", iv, nv),
+        )
+        bad = tr.b.un("not", ok)
+        axis = f" for axis {k}" if len(idx) > 1 else ""
+        parts: tuple[str | int, ...] = (
+            "index ", 0, f" is out of bounds{axis} of `{name}` with size ", 1,
+        )  # fmt: skip
+        raise_builtin(
+            tr, IndexError, bad, parts, node,
+            (coerce(tr.b, iv, PAYLOAD_TYPE), coerce(tr.b, nv, PAYLOAD_TYPE)),
+        )  # fmt: skip
+        ok_all = ok if ok_all is None else tr.b.bin("and", ok_all, ok)
+    return ok_all
+
+
+def check_divisor(tr: Translating, op: str, divisor: Value, node: ast.AST) -> None:
+    """Under `division="python"`: `/`, `//` and `%` by zero raise ZeroDivisionError."""
+    if tr.ctx.division != "python":
+        return
+    zero = tr.b.cmp("eq", divisor, tr.b.const(0, divisor.scalar))
+    what = {
+        "div": "division by zero",
+        "floordiv": "integer division or modulo by zero",
+        "mod": "integer modulo by zero",
+    }[op]
+    if divisor.scalar.is_float:
+        what = {"div": "float division by zero", "floordiv": "float floor division by zero",
+                "mod": "float modulo"}[op]  # fmt: skip
+    raise_builtin(tr, ZeroDivisionError, zero, what, node)
+
+
+# ---------------------------------------------------------------- statements
+def _exception_of(tr: Translating, v: V, node: ast.AST) -> BaseException:
+    if isinstance(v, Known):
+        x = v.value
+        if isinstance(x, type) and issubclass(x, BaseException):
+            try:
+                return x()
+            except Exception as e:  # noqa: BLE001 - the user's class would not build
+                tr.fail(node, f"{x.__name__}() cannot be built at compile time: {e}")
+        if isinstance(x, BaseException):
+            return x
+    tr.fail(
+        node,
+        "a kernel raises an exception class or an exception built from values known at "
+        "compile time",
+        "give the message as a string literal: raise ValueError('negative input'); print "
+        "run-time values before raising",
+    )
+
+
+def stmt_raise(tr: Translating, node: ast.Raise) -> None:
+    if node.exc is None:  # re-raise the exception being handled
+        if not tr.ctx.handling:
+            tr.fail(node, "`raise` with no exception outside an `except` block")
+        caught = tr.ctx.handling[-1]
+        before = flag(tr)
+        if isinstance(before, Known) and before.value:
+            return
+        for name in (EXC, EXA, EXB):
+            tr.env[name] = caught[_field(name)]
+        tr.env[RAISED] = Known(True)
+        if tr.ctx.try_depth == 0:
+            tr.b.op("exit", [])
+        return
+    exc = _exception_of(tr, tr.expr(node.exc), node.exc)
+    text = str(exc)
+    set_state(tr, site(tr, type(exc), (text,), node, exc), None)
+
+
+def _field(name: str) -> str:
+    return {EXC: "exc", EXA: "a", EXB: "b"}[name]
+
+
+def _handler_classes(tr: Translating, h: ast.ExceptHandler) -> tuple[type, ...]:
+    if h.type is None:
+        return (BaseException,)
+    v = tr.expr(h.type)
+    items = v.value if isinstance(v, Known) and isinstance(v.value, tuple) else (
+        v.value if isinstance(v, Known) else None,
+    )
+    if items is None or not all(
+        isinstance(c, type) and issubclass(c, BaseException) for c in items
+    ):
+        tr.fail(h.type, "an `except` names exception classes (or a tuple of them) known at "
+                "compile time")  # fmt: skip
+    return tuple(items)
+
+
+def stmt_try(tr: Translating, node: ast.Try) -> None:
+    """`try`/`except`/`else`/`finally`: the body runs with the try depth raised; then each
+    handler where the state's site is of a class it names; `else` where the body neither
+    raised nor left; `finally` on every path, the state (and return/break/continue) kept
+    across it."""
+    first = len(tr.ctx.sites)
+    tr.ctx.try_depth += 1
+    try:
+        tr.stmts(node.body)
+    finally:
+        tr.ctx.try_depth -= 1
+    body_sites = list(range(first + 1, len(tr.ctx.sites) + 1))
+    if node.orelse:
+        state = tr.exit_state()
+        if state == "none":
+            _protected(tr, bool(node.finalbody), lambda: tr.stmts(node.orelse))
+        elif state == "maybe":
+            tr.branch(
+                tr.not_exited(),
+                lambda: _protected(
+                    tr, bool(node.finalbody), lambda: tr.stmts_not_exited(node.orelse)
+                ),
+                lambda: None,
+            )
+    _handlers(tr, node, body_sites)
+    if node.finalbody:
+        _finally(tr, node.finalbody)
+    if tr.ctx.try_depth == 0:
+        _exit_if_raising(tr)
+
+
+def _protected(tr: Translating, by_finally: bool, body: Callable[[], None]) -> None:
+    """Run `body` (an `else` or a handler): not under this `try`'s handlers, but a raise in it
+    still passes this `try`'s `finally` before leaving the thread."""
+    if by_finally:
+        tr.ctx.try_depth += 1
+    try:
+        body()
+    finally:
+        if by_finally:
+            tr.ctx.try_depth -= 1
+
+
+def _exit_if_raising(tr: Translating) -> None:
+    """A thread still raising after the outermost `try` leaves (barriers count it out)."""
+    f = flag(tr)
+    if isinstance(f, Known):
+        if f.value:
+            tr.b.op("exit", [])
+        return
+    assert isinstance(f, Value)
+    tb, eb = Block(), Block()
+    with tr.b.at(tb):
+        tr.b.op("exit", [])
+        tr.b.op("yield", [])
+    eb.ops.append(_yield_nothing(tr))
+    tr.b.op("if", [f], [], [tb, eb])
+
+
+def _handlers(tr: Translating, node: ast.Try, body_sites: list[int]) -> None:
+    remaining = list(body_sites)
+    ran = False
+    for h in node.handlers:
+        classes = _handler_classes(tr, h)
+        f = flag(tr)
+        if isinstance(f, Known) and not f.value:
+            return  # nothing raised in the body: the handlers never run
+        matched = [s for s in remaining if issubclass(tr.ctx.sites[s - 1].cls, classes)]
+        if not matched:
+            continue
+        remaining = [s for s in remaining if s not in matched]
+        exc = tr.env.get(EXC, Known(0))
+        if isinstance(exc, Known):
+            if exc.value not in matched:
+                continue
+            if isinstance(f, Known):  # raising for sure, at a known site
+                _run_handler(tr, h, matched, bool(node.finalbody))
+                return
+            cond: Value = f  # type: ignore[assignment]
+        else:
+            test = _site_test(tr, exc, matched)
+            whole = not ran and len(matched) == len(body_sites)
+            if isinstance(f, Value):
+                cond = f if whole else tr.b.bin("and", f, test)
+            else:
+                cond = test
+        ran = True
+        tr.branch(
+            cond,
+            lambda h=h, m=matched: _run_handler(tr, h, m, bool(node.finalbody)),  # type: ignore[misc]
+            lambda: None,
+        )
+
+
+def _site_test(tr: Translating, exc: V, sites: list[int]) -> Value:
+    e = _typed(tr, exc, T.INT32)
+    acc: Value | None = None
+    for s in sites:
+        c = tr.b.cmp("eq", e, tr.b.const(s, T.INT32))
+        acc = c if acc is None else tr.b.bin("or", acc, c)
+    assert acc is not None
+    return acc
+
+
+def _run_handler(tr: Translating, h: ast.ExceptHandler, sites: list[int], fin: bool) -> None:
+    caught = {
+        "exc": tr.env.get(EXC, Known(0)),
+        "a": tr.env.get(EXA, Known(0)),
+        "b": tr.env.get(EXB, Known(0)),
+    }
+    if len(sites) == 1:
+        caught["exc"] = Known(sites[0])
+    tr.clear_flags()
+    tr.env[RAISED] = Known(False)
+    tr.env[EXC], tr.env[EXA], tr.env[EXB] = Known(0), Known(0), Known(0)
+    if h.name is not None:
+        tr.env[h.name] = Obj(
+            Caught,
+            (("exc", caught["exc"]), ("a", caught["a"]), ("b", caught["b"]),
+             ("sites", Known(tuple(sites)))),
+        )  # fmt: skip
+    tr.ctx.handling.append(caught)
+    try:
+        _protected(tr, fin, lambda: tr.stmts(h.body))
+    finally:
+        tr.ctx.handling.pop()
+    if h.name is not None:
+        tr.env[h.name] = UNDEF  # Python deletes the name at the handler's end
+
+
+def _finally(tr: Translating, body: list[ast.stmt]) -> None:
+    """`finally`: runs on every path; the exit flags and the raising state from before it hold
+    after it, unless it raised (or returned, broke, continued) itself."""
+    names = [n for n in (*tr.flag_names(), RAISED) if n in tr.env and tr.env[n] is not UNDEF]
+    kept = {n: tr.env[n] for n in names}
+    kept_state = {n: tr.env.get(n, Known(0)) for n in (EXC, EXA, EXB)}
+    for n in names:
+        tr.env[n] = Known(False)
+    tr.stmts(body)
+    own = tr.env.get(RAISED, Known(False))  # whether the finally block raised itself
+    for n in names:
+        old, new = kept[n], tr.env.get(n, Known(False))
+        if isinstance(new, Known):
+            if not new.value:
+                tr.env[n] = old
+        elif isinstance(old, Known):
+            tr.env[n] = Known(True) if old.value else new
+        else:
+            tr.env[n] = tr.b.bin("or", old, new)  # type: ignore[arg-type]
+    for n in (EXC, EXA, EXB):
+        cur, old = tr.env.get(n, Known(0)), kept_state[n]
+        if isinstance(own, Known):
+            if not own.value:
+                tr.env[n] = old
+        elif not (isinstance(cur, Known) and isinstance(old, Known) and cur.value == old.value):
+            assert isinstance(own, Value)
+            t = T.INT32 if n == EXC else PAYLOAD_TYPE
+            tr.env[n] = tr.b.select(own, _typed(tr, cur, t), _typed(tr, old, t))
+
+
+# ---------------------------------------------------------------- the kernel's end
+def epilogue(tr: Translating) -> Param | None:
+    """At the kernel's end: each thread still raising writes its record into the failure
+    buffer. Returns the buffer's parameter (None when nothing can reach the end raising)."""
+    f = flag(tr)
+    if isinstance(f, Known) and not f.value:
+        return None
+    nsites = len(tr.ctx.sites)
+    buf = Value(T.ArrayType(T.INT32, 1), FAILURES)
+    b = tr.b
+
+    def record() -> None:
+        i32 = T.INT32
+        one = b.const(1, i32)
+        slot = b.op("atomic", [buf, b.const(0, i32), one], [i32], op="add").result
+        exc = _typed(tr, tr.env.get(EXC, Known(0)), i32)
+        b.op("atomic", [buf, exc, one], [i32], op="add")
+        fits = b.cmp("lt", slot, b.const(CAPACITY, i32))
+        tb, eb = Block(), Block()
+        with b.at(tb):
+            base = b.bin("add", b.bin("mul", slot, b.const(len(RECORD), i32)),
+                         b.const(1 + nsites, i32))  # fmt: skip
+            words: list[Value] = [
+                *(b.special("block_idx", k) for k in range(3)),
+                *(b.special("thread_idx", k) for k in range(3)),
+                exc,
+            ]
+            for name in (EXA, EXB):
+                v = _typed(tr, tr.env.get(name, Known(0)), PAYLOAD_TYPE)
+                lo = b.cast(b.bin("and", v, b.const(0xFFFFFFFF, PAYLOAD_TYPE)), T.UINT32)
+                words.append(b.cast(lo, i32))
+                words.append(b.cast(b.bin("shr", v, b.const(32, PAYLOAD_TYPE)), i32))
+            for k, w in enumerate(words):
+                at = b.bin("add", base, b.const(k, i32))
+                b.op("atomic", [buf, at, w], [i32], op="exch")
+            b.op("yield", [])
+        eb.ops.append(_yield_nothing(tr))
+        b.op("if", [fits], [], [tb, eb])
+
+    if isinstance(f, Known):
+        record()
+    else:
+        assert isinstance(f, Value)
+        tb, eb = Block(), Block()
+        with b.at(tb):
+            record()
+            b.op("yield", [])
+        eb.ops.append(_yield_nothing(tr))
+        b.op("if", [f], [], [tb, eb])
+    return Param(FAILURES, -1, buf)
+
+
+def is_exception_class(x: object) -> bool:
+    return isinstance(x, type) and issubclass(x, BaseException)
+
+
+BUILTIN_EXCEPTIONS = {
+    n: getattr(builtins, n) for n in dir(builtins) if is_exception_class(getattr(builtins, n))
+}
+
+
+# ---------------------------------------------------------------- `e` in a handler
+def is_caught(v: object) -> bool:
+    return isinstance(v, Obj) and v.cls is Caught
+
+
+def caught_sites(e: Obj) -> tuple[int, ...]:
+    return tuple(e.get("sites").value)
+
+
+class Split(Exception):
+    """Raised while printing a caught exception that can come from several sites: the print
+    is made once per site, under a test of the site (`each_site`)."""
+
+    def __init__(self, caught: Obj) -> None:
+        super().__init__("split")
+        self.caught = caught
+
+
+def message_parts(tr: Translating, e: Obj) -> list[str | tuple[Value, str]]:
+    """`str(e)` as print parts: the site's text and its payload words. A caught exception
+    that may come from several sites raises `Split`."""
+    sites = caught_sites(e)
+    if len(sites) != 1:
+        raise Split(e)
+    s = tr.ctx.sites[sites[0] - 1]
+    out: list[str | tuple[Value, str]] = []
+    for p in s.parts:
+        if isinstance(p, str):
+            out.append(p)
+            continue
+        w = e.get("a" if p == 0 else "b")
+        out.append(str(w.value) if isinstance(w, Known) else (w, ""))
+    return out
+
+
+def each_site(tr: Translating, e: Obj, emit: Callable[[], None]) -> None:
+    """Run `emit` once per site `e` may come from, under `if e's site == s`, with the
+    variables holding `e` rebound to `e` narrowed to that one site."""
+    exc = e.get("exc")
+    names = {
+        n: v for n, v in tr.env.items()
+        if isinstance(v, Obj) and is_caught(v) and v.get("exc") is exc
+        and caught_sites(v) == caught_sites(e)
+    }  # fmt: skip
+    for sid in caught_sites(e):
+
+        def run(sid: int = sid) -> None:
+            for n, v in names.items():
+                tr.env[n] = v.with_field("sites", Known((sid,))).with_field("exc", Known(sid))  # type: ignore[union-attr]
+            emit()
+            for n, v in names.items():
+                tr.env[n] = v
+
+        if isinstance(exc, Known):
+            if exc.value == sid:
+                run()
+            continue
+        tr.branch(_site_test(tr, exc, [sid]), run, lambda: None)
+
+
+def isinstance_of(tr: Translating, e: Obj, classes: tuple[type, ...]) -> V:
+    """`isinstance(e, classes)` of a caught exception: known when its sites agree."""
+    sites = caught_sites(e)
+    hits = [s for s in sites if issubclass(tr.ctx.sites[s - 1].cls, classes)]
+    if len(hits) == len(sites) or not hits:
+        return Known(bool(hits))
+    return _site_test(tr, e.get("exc"), hits)
+
+
+def attribute(tr: Translating, e: Obj, attr: str, node: ast.AST) -> V:
+    """`e.args`, `e.attr` of a caught exception: the attribute of the exception each site
+    raises, known when they agree."""
+    vals = []
+    for sid in caught_sites(e):
+        s = tr.ctx.sites[sid - 1]
+        if attr == "__class__":
+            vals.append(s.cls)
+            continue
+        inst = s.instance
+        if inst is None or not hasattr(inst, attr):
+            tr.fail(node, f"{s.cls.__name__} has no attribute known at compile time `{attr}`")
+        vals.append(getattr(inst, attr))
+    if all(v is vals[0] or v == vals[0] for v in vals):
+        return Known(vals[0])
+    tr.fail(node, f"`{attr}` differs between the exceptions this `except` can catch",
+            "catch them in separate `except` clauses")  # fmt: skip
+
+
+# ---------------------------------------------------------------- after the launch
+def decode(
+    words: np.ndarray, sites: tuple[Site, ...], grid: tuple[int, int, int],
+    block: tuple[int, int, int],
+) -> KernelError | None:
+    """The grouped KernelError of a launch whose failure buffer holds `words` (None when no
+    thread raised)."""
+    total = int(words[0])
+    if total == 0:
+        return None
+    counts = words[1 : 1 + len(sites)]
+    n = min(total, CAPACITY)
+    recs = words[1 + len(sites) :].reshape(CAPACITY, len(RECORD))[:n].astype(np.int64)
+    bx, by, bz, tx, ty, tz = (recs[:, k] for k in range(6))
+    per_block = block[0] * block[1] * block[2]
+    blin = bx + grid[0] * (by + grid[1] * bz)
+    tlin = tx + block[0] * (ty + block[1] * tz)
+    gid = blin * per_block + tlin
+    a = (recs[:, 7] & 0xFFFFFFFF) | (recs[:, 8] << 32)
+    b = (recs[:, 9] & 0xFFFFFFFF) | (recs[:, 10] << 32)
+    failures: list[ThreadFailure] = []
+    for k in np.argsort(gid, kind="stable"):
+        s = sites[int(recs[k, 6]) - 1]
+        failures.append(ThreadFailure(
+            int(gid[k]), (int(bx[k]), int(by[k]), int(bz[k])), (int(tx[k]), int(ty[k]), int(tz[k])),
+            s.cls.__name__, s.message((int(a[k]), int(b[k]))), s.filename, s.line,
+        ))  # fmt: skip
+    groups: list[tuple[ThreadFailure, int]] = []
+    seen: dict[tuple[str, str, int], int] = {}
+    count_of: dict[tuple[str, str, int], int] = {}
+    for sid, s in enumerate(sites, 1):
+        key = (s.cls.__name__, s.filename, s.line)
+        count_of[key] = count_of.get(key, 0) + int(counts[sid - 1])
+    for f in failures:
+        key = (f.exception, f.filename, f.line)
+        if key not in seen:
+            seen[key] = len(groups)
+            groups.append((f, count_of.get(key, 0)))
+    threads = grid[0] * grid[1] * grid[2] * per_block
+    lines = {(s.filename, s.line): s.source_line for s in sites}
+    return KernelError.grouped(failures, groups, threads - total, lines)

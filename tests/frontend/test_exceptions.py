@@ -1,0 +1,150 @@
+"""Exceptions per thread (frontend/raising.py): an exception nobody catches ends its thread,
+the others finish, and the launch raises one KernelError grouping the failures, on every
+backend that runs here (the corpus case k_exceptions covers what is caught)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import simt
+from simt.errors import KernelError, ThreadFailure
+from simt.runtime import registry
+
+BACKENDS = [b for b in ("sim", "cpu", "webgpu") if registry.probe(b)[0]]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Any:
+    simt.use(request.param)
+    yield request.param
+    simt.use("sim")
+
+
+@simt.kernel
+def stops(a, out):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = 1
+        assert a[i] >= 0, "negative input"
+        out[i] = 2  # never by a thread whose assert failed
+
+
+@simt.kernel
+def raises(a, out):
+    i = simt.grid(1)
+    if i < len(out):
+        if a[i] > 10:
+            raise ValueError("too big")
+        for k in range(a[i]):
+            if k == 5:
+                raise OverflowError
+        out[i] = a[i]
+
+
+@simt.kernel
+def out_of_bounds(a, out):
+    i = simt.grid(1)
+    try:
+        out[i] = a[i + 2]
+    except ZeroDivisionError:
+        out[i] = -1  # not an IndexError: the IndexError goes on and ends the thread
+
+
+def test_a_failed_assert_ends_its_thread_only(backend: str) -> None:
+    a = np.array([0, -1, 2, -3, 4, 5], np.int32)
+    out = np.zeros(6, np.int32)
+    with pytest.raises(KernelError) as info:
+        stops[1, 8](a, out)
+    e = info.value
+    np.testing.assert_array_equal(out, [2, 1, 2, 1, 2, 2])  # the others finished
+    assert [f.thread for f in e.failures] == [1, 3]
+    assert all(isinstance(f, ThreadFailure) for f in e.failures)
+    f = e.failures[0]
+    assert (f.exception, f.message, f.block, f.thread_idx) == (
+        "AssertionError", "negative input", (0, 0, 0), (1, 0, 0)
+    )
+    assert f.filename == __file__ and f.line == stops.pyfunc.__code__.co_firstlineno + 5
+    assert e.finished == 6  # 8 threads, 2 raised
+    text = str(e)
+    assert "2 threads raised AssertionError at " in text
+    assert "(first: thread 1: negative input)" in text
+    assert 'assert a[i] >= 0, "negative input"' in text
+    assert "6 threads finished" in text
+
+
+def test_failures_are_grouped_by_place_and_class(backend: str) -> None:
+    a = np.array([1, 11, 7, 12, 3, 9, 13, 2], np.int32)
+    out = np.zeros(8, np.int32)
+    with pytest.raises(KernelError) as info:
+        raises[2, 4](a, out)
+    e = info.value
+    np.testing.assert_array_equal(out, [1, 0, 0, 0, 3, 0, 0, 2])
+    assert [(f.thread, f.exception) for f in e.failures] == [
+        (1, "ValueError"), (2, "OverflowError"), (3, "ValueError"), (5, "OverflowError"),
+        (6, "ValueError"),
+    ]  # fmt: skip
+    assert [(c[0], n) for *c, n in e.counts] == [("ValueError", 3), ("OverflowError", 2)]
+    assert "3 threads raised ValueError" in str(e) and "2 threads raised OverflowError" in str(e)
+    assert e.failures[3].block == (1, 0, 0) and e.failures[3].thread_idx == (1, 0, 0)
+
+
+def test_an_uncaught_index_error_names_index_and_length(backend: str) -> None:
+    a = np.arange(6, dtype=np.int32)
+    out = np.zeros(6, np.int32)
+    with pytest.raises(KernelError) as info:
+        out_of_bounds[1, 6](a, out)
+    e = info.value
+    np.testing.assert_array_equal(out, [2, 3, 4, 5, 0, 0])
+    assert [(f.thread, f.exception, f.message) for f in e.failures] == [
+        (4, "IndexError", "index 6 is out of bounds of `a` with size 6"),
+        (5, "IndexError", "index 7 is out of bounds of `a` with size 6"),
+    ]
+
+
+def test_division_by_zero_is_numpys_unless_asked() -> None:
+    def divide(a, b, out):
+        i = simt.grid(1)
+        out[i] = a[i] // b[i]
+
+    a, b = np.array([7, 8], np.int32), np.array([2, 0], np.int32)
+    out = np.zeros(2, np.int32)
+    simt.kernel(divide)[1, 2](a, b, out)
+    np.testing.assert_array_equal(out, [3, 0])
+    out[:] = 0
+    with pytest.raises(KernelError) as info:
+        simt.kernel(divide, division="python")[1, 2](a, b, out)
+    assert [(f.thread, f.exception) for f in info.value.failures] == [(1, "ZeroDivisionError")]
+    np.testing.assert_array_equal(out, [3, 0])
+    with pytest.raises(simt.CompileError, match="division="):
+        simt.kernel(divide, division="c")
+
+
+def test_bare_raise_and_finally_on_every_path(backend: str) -> None:
+    @simt.kernel
+    def k(a, out, log):
+        i = simt.grid(1)
+        try:
+            try:
+                if a[i] == 1:
+                    raise KeyError("one")
+                if a[i] == 2:
+                    return
+                out[i] = 10
+            finally:
+                log[i] += 1
+        except KeyError:
+            out[i] = 20
+            raise
+
+    a = np.array([0, 1, 2], np.int32)
+    out, log = np.zeros(3, np.int32), np.zeros(3, np.int32)
+    with pytest.raises(KernelError) as info:
+        k[1, 3](a, out, log)
+    np.testing.assert_array_equal(log, [1, 1, 1])  # finally ran after the return and the raise
+    np.testing.assert_array_equal(out, [10, 20, 0])
+    assert [(f.thread, f.exception, f.message) for f in info.value.failures] == [
+        (1, "KeyError", "'one'")
+    ]
