@@ -128,3 +128,19 @@ def test_small_type_casts_wrap_known_ints_of_any_size() -> None:
     out = np.zeros(4, np.int32)
     _small_casts_of_big_known_ints[1, 1](out)
     assert out.tolist() == [0, ((1 << 70) + 200) % 256 - 256, (-1 - (1 << 80)) % 256, 25536]
+
+
+@simt.kernel
+def _known_complex_and_float32(cz):
+    z = 0.25j + simt.float32(0.5)  # NumPy's complex64 when folded: still a known complex
+    cz[0] = z
+    cz[1] = z * 2 - 1j
+
+
+def test_a_known_complex_next_to_a_numpy_float_stays_a_complex() -> None:
+    # found by the out-of-bounds campaign (seed 32256): "cannot store a complex64 into a
+    # float32 array" on every backend
+    simt.use("sim")
+    cz = np.zeros(2, np.complex64)
+    _known_complex_and_float32[1, 1](cz)
+    assert cz.tolist() == [0.5 + 0.25j, 1.0 - 0.5j]

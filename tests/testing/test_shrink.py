@@ -121,3 +121,28 @@ def test_shared_and_local_arrays_stay_initialised() -> None:
     )
     for line in ("sh[thread_idx.x] = i", "simt.syncthreads()", "for q in range(8):"):
         assert line in small.source, small.source
+
+
+def test_the_out_of_bounds_access_is_kept() -> None:
+    """A kernel of the `oob` option keeps its one out-of-bounds access and its index: the
+    campaign's first shrink of seed 32256 removed it, leaving an in-bounds kernel whose LAUNCH
+    still expected a KernelError."""
+    kinds: dict[str, Program] = {}
+    for seed in range(60):
+        p = generate(seed, oob=True, size=3)
+        if p.oob:
+            kinds.setdefault(p.oob[1], p)
+    assert len(kinds) >= 4, kinds.keys()
+    for kind, program in kinds.items():
+        array = program.oob[0]  # type: ignore[index]
+        access = [
+            ln.split("#")[0].strip() for ln in _kernel(program).splitlines()
+            if ln.strip().startswith(("qoob = " + array + "[", "for koob",
+                                      f"{array}[i * NSLOT_{array} + NSLOT_{array}]",
+                                      array + "[t - 2]"))
+            and "[0]" not in ln
+        ]  # fmt: skip
+        assert access, (kind, program.source)
+        small = _kernel(shrink(program, lambda p: True))  # "still fails" whatever is removed
+        for line in access:
+            assert line in small, (kind, line, small)

@@ -91,7 +91,10 @@ def binop(op: str, x: Any, y: Any, fp64: bool) -> Any:
     if _is_int(x) and _is_int(y):
         return _python_ints(op, int(x), int(y))
     try:
-        return PYTHON[op](x, y)
+        r = PYTHON[op](x, y)
+        # a Python complex next to a NumPy float32 is NumPy's complex64 (NEP 50); the front end
+        # knows complex numbers as Python complex (`Complex` parts), so keep its value as one
+        return complex(r) if isinstance(r, np.complexfloating) else r
     except ZeroDivisionError:
         if not numbers:
             raise

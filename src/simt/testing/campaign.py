@@ -133,14 +133,25 @@ def without_unused_extras(program: Program) -> Program:
     return from_source(ast.unparse(tree) + "\n")
 
 
-def save(program: Program, finding: Finding, folder: Path) -> Path:
-    """Write a (shrunk) failing kernel to the regression folder as `fuzz_<seed>.py`."""
+def command_flags(options: dict[str, Any] | None) -> str:
+    """The `simt fuzz` flags that generate with `options` (` --oob --size 5`), so that a saved
+    kernel's header names the command that finds it again."""
+    o = options or {}
+    flags = [f"--with {f}" for f, on in o.items() if on is True and f in FEATURES.split(",")]
+    flags += [f"--without {f}" for f, on in o.items() if on is False]
+    flags += ["--oob"] * bool(o.get("oob")) + [f"--size {o['size']}"] * ("size" in o)
+    return "".join(" " + f for f in flags)
+
+
+def save(program: Program, finding: Finding, folder: Path, flags: str = "") -> Path:
+    """Write a (shrunk) failing kernel to the regression folder as `fuzz_<seed>.py`; `flags`:
+    the generator's options as `command_flags` gives them."""
     program = without_unused_extras(program)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"fuzz_{program.seed}.py"
     head = (
-        f"# found by `python -m simt fuzz --seed {program.seed} --count 1`: {finding.kind} on "
-        f"{finding.backend}, then shrunk\n"
+        f"# found by `python -m simt fuzz --seed {program.seed} --count 1{flags}`: "
+        f"{finding.kind} on {finding.backend}, then shrunk\n"
     )
     path.write_text(head + program.source)
     return path
@@ -201,7 +212,8 @@ def run(
                     small = shrink(program, same_failure(f, backs, use_nvrtc))
                     print(f"shrunk to:\n{small.source}", file=stream)  # type: ignore[arg-type]
                     if save_to is not None:
-                        print(f"saved {save(small, f, save_to)}", file=stream)  # type: ignore[arg-type]
+                        path = save(small, f, save_to, command_flags(options))
+                        print(f"saved {path}", file=stream)  # type: ignore[arg-type]
                     break
             s.findings += found
             words = [w for f in found for w in INTERNAL_WORDS if w in f.detail]

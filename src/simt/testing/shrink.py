@@ -13,7 +13,8 @@ keeps a variant whenever `still_fails` says it fails the same way. The reduction
   of its operands, except the generator's guards (index and magnitude caps, nonzero
   divisors, range checks before conversions, loop steps, store indices): without them a
   variant could read out of bounds, convert an out-of-range float or write one slot from
-  many threads, whose answers the semantics leave unspecified.
+  many threads, whose answers the semantics leave unspecified;
+- never the generator's one out-of-bounds access (the `oob` option) or its index.
 
 It stops when no single step is kept (1-minimal in the sense of Zeller's ddmin, by single
 steps). A variant is only tried when it is still a kernel the generator could have written
@@ -28,6 +29,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import re
 from collections.abc import Callable, Iterator
 
 from .generator import Program, from_source
@@ -106,13 +108,37 @@ def _initialises(stmt: ast.stmt, scratch: set[str]) -> bool:
     return False
 
 
+# the generator's out-of-bounds access (its `oob` option): the names it reads into and loops
+# with, and the indices of its out-of-bounds stores (`uo[i * NSLOT_uo + NSLOT_uo] = ...`)
+_OOB_NAMES = {"qoob", "koob"}
+_OOB_STORE = re.compile(r"^[fiu]o\[(i \* NSLOT_(\w+) \+ NSLOT_\2|t - 2)\] = ")
+
+
+def _out_of_bounds(stmt: ast.stmt) -> bool:
+    """Whether `stmt` holds the kernel's one out-of-bounds access (a read into `qoob`, the
+    `koob` loop, an out-of-bounds store): shrinking it away would leave a kernel that no longer
+    goes out of bounds, which fails the expectation for a different reason (no KernelError at
+    all) than the bug being shrunk. Statements that only use the value read stay shrinkable."""
+    for x in ast.walk(stmt):
+        if isinstance(x, ast.For) and ast.unparse(x.target) in _OOB_NAMES:
+            return True
+        if isinstance(x, ast.Assign):
+            if _OOB_STORE.match(ast.unparse(x)):
+                return True
+            if ast.unparse(x.targets[0]) in _OOB_NAMES and any(
+                isinstance(s, ast.Subscript) for s in ast.walk(x.value)
+            ):
+                return True
+    return False
+
+
 def _with_statement(source: str, n: int, mode: int) -> str | None:
     tree = ast.parse(source)
     slots = _statement_slots(tree)
     if n >= len(slots):
         return None
     body, k = slots[n]
-    if _initialises(body[k], _scratch_arrays(tree)):
+    if _initialises(body[k], _scratch_arrays(tree)) or _out_of_bounds(body[k]):
         return None
     new = _reduced_statement(body[k], mode)
     if new is None:
@@ -171,6 +197,8 @@ def _guards(fn: ast.FunctionDef) -> set[int]:
                 out.add(id(node))
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
             out |= {id(x) for x in ast.walk(node.slice)}
+        if isinstance(node, ast.stmt) and _out_of_bounds(node):
+            out |= {id(x) for x in ast.walk(node)}  # its index stays out of bounds
     return out
 
 
