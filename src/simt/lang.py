@@ -167,6 +167,25 @@ class _Namespace:
         raise AttributeError(name)
 
 
+class _Const:
+    """`simt.const` (Numba's `cuda.const`): `const.array_like(a)` is a NumPy array known at
+    compile time as a kernel constant. simt reads globals at compile time already, so this is
+    the array itself: indexed by known values it folds away, indexed by a run-time value it
+    is a constant table kept in the program (CUDA `__constant__` memory, a WGSL module-scope
+    array, an LLVM constant global; docs/language.md, "Constant tables")."""
+
+    @staticmethod
+    def array_like(ary: Any) -> Any:
+        """`ary` as a kernel constant (the array itself; on the host too)."""
+        return ary
+
+    def __repr__(self) -> str:
+        return "simt.const"
+
+
+const = _Const()
+
+
 shared = _Namespace("shared", array="array(shape, dtype): an array shared by the block.")
 local = _Namespace("local", array="array(shape, dtype): an array private to the thread.")
 atomic = _Namespace(

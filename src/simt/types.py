@@ -103,10 +103,12 @@ def compute_type(t: Scalar) -> Scalar:
     return _COMPUTE.get(t, t)
 
 
-# Where an array lives: a kernel argument in device memory, per block, or per thread.
+# Where an array lives: a kernel argument in device memory, per block, per thread, or a
+# constant table (a NumPy array known at compile time, read-only, in the program itself).
 GLOBAL = "global"
 SHARED = "shared"
 LOCAL = "local"
+CONST = "const"
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from ..errors import CompileError
 from ..ir import Function, Op, Value
 from ..types import (
     BOOL,
+    CONST,
     FLOAT16,
     FLOAT32,
     FLOAT64,
@@ -76,6 +77,7 @@ ERR_BUF = "simt_err"
 ERR_RECORD = 1
 RECORD_DIMS = 4
 ERR_WORDS = ERR_RECORD + 3 + 2 * RECORD_DIMS
+CONSTANT_MEMORY = 64 * 1024  # bytes of __constant__ memory a module may use
 
 
 @dataclass(frozen=True)
@@ -201,6 +203,8 @@ class _Renderer(clike.CRenderer):
         self.site_id = {id(op): i + 1 for i, op in enumerate(self.sites)}
         nvals = max((len(op.operands) for op in self.prints), default=0)
         self.record_words = 4 + 2 * nvals if self.prints else 0
+        self.tables: list[str] = []  # constant tables, declared at file scope
+        self.const_bytes = 0
 
     # ------------------------------------------------------------------ entry point
     def run(self) -> CudaKernel:
@@ -219,7 +223,11 @@ class _Renderer(clike.CRenderer):
         if self.fast_math:
             head.append("// fast math: float32 exp/log/sin/cos/pow use CUDA's intrinsics.")
         helpers = helper_text(self.used)
-        text = "\n".join(head) + "\n\n" + (helpers + "\n\n" if helpers else "") + self.out.text()
+        tables = "\n".join(self.tables) + "\n\n" if self.tables else ""
+        text = (
+            "\n".join(head) + "\n\n" + (helpers + "\n\n" if helpers else "") + tables
+            + self.out.text()
+        )
         prints = [
             PrintFormat(tuple(op.attrs["parts"]), tuple(v.scalar for v in op.operands))
             for op in self.prints
@@ -441,10 +449,24 @@ class _Renderer(clike.CRenderer):
         size = max(int(np.prod(t.shape, dtype=np.int64)), 1)
         name = clike.value_name(op.result)
         self.names[op.result.id] = name
+        if t.space == CONST:
+            self._table(op, name, size)
+            return
         space = "__shared__ " if t.space == SHARED else ""
         if t.space not in (SHARED, LOCAL):
             raise self.fail(op, f"cannot allocate an array in {t.space} memory")
         self.out.add(f"{space}{CTYPE[t.dtype]} {name}[{size}];")
+
+    def _table(self, op: Op, name: str, size: int) -> None:
+        """A constant table at file scope: in constant memory (64 KiB, cached, fastest when a
+        warp's threads read one element) while the kernel's tables fit there, else a
+        read-only array in global memory."""
+        t = op.result.array
+        nbytes = size * np.dtype(t.dtype.np).itemsize
+        self.const_bytes += nbytes
+        space = "__constant__" if self.const_bytes <= CONSTANT_MEMORY else "__device__ const"
+        items = ", ".join(c_literal(x, t.dtype) for x in op.attrs["data"])
+        self.tables.append(f"{space} {CTYPE[t.dtype]} {name}[{size}] = {{{items}}};")
 
     def _address(self, op: Op) -> tuple[str, str | None]:
         """(`array[offset]` lvalue, bounds condition or None) of a load/store/atomic."""

@@ -41,7 +41,7 @@ from typing import Any
 from ..builtins import MATH
 from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import MEMORY
-from ..types import BOOL, FLOAT32, INT64, SHARED, ArrayType, Scalar
+from ..types import BOOL, CONST, FLOAT32, INT64, SHARED, ArrayType, Scalar
 from . import llvm_math
 from .common import checked
 from .llvm_abi import (
@@ -295,6 +295,9 @@ class _Renderer:
                 continue
             t = op.result.array
             assert t.shape is not None
+            if t.space == CONST:  # a table: a constant global, shared by every block
+                self._place(op, self._table(op))
+                continue
             inner = 1
             for d in t.shape[1:]:
                 inner *= d
@@ -325,6 +328,19 @@ class _Renderer:
             strides.append(str(acc))
             acc *= d
         self.arrays[op.result.id] = (ptr, [str(d) for d in t.shape], strides[::-1])
+
+    def _table(self, op: Op) -> str:
+        """The constant global holding table `op`'s elements; its name."""
+        t = op.result.array
+        name = f"@simt.table.{op.result.id}"
+        mt = mem_type(t.dtype)
+        items = ", ".join(
+            f"{mt} {self.const(x, t.dtype) if not t.dtype.is_bool else int(x)}"
+            for x in op.attrs["data"]
+        )
+        n = len(op.attrs["data"])
+        self.decls.add(f"{name} = private unnamed_addr constant [{n} x {mt}] [{items}], align 64")
+        return name
 
     def _heap(self, arrays: list[tuple[Op, str]]) -> None:
         """One `malloc`ed area for `arrays`, each at a 64-byte aligned offset; freed when the

@@ -20,7 +20,7 @@ from ..builtins import sim_name
 from ..ir import Block, Function, Op, Value, walk, walk_blocks
 from ..ir.ops import ATOMICS, MEMORY, PURE, STORES
 from ..ir.semantics import expression
-from ..types import GLOBAL, LOCAL, SHARED, ArrayType, Scalar
+from ..types import CONST, GLOBAL, LOCAL, SHARED, ArrayType, Scalar
 from .common import error_sites, print_ops
 
 # bin ops that are NumPy ufuncs with the kernel semantics (a store of one fuses with it).
@@ -103,6 +103,13 @@ def typed_const(value: int | float | bool, t: Scalar) -> str:
     return f'np.{t.name}("{f}")'
 
 
+def _item(x: int | float | bool) -> str:
+    """A table element as Python text (non-finite floats spelled as `float("inf")`)."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return f'float("{x}")'
+    return repr(x)
+
+
 # analysis ------------------------------------------------------------------------------------
 
 
@@ -135,7 +142,7 @@ def varying_values(fn: Function) -> set[int]:
             mark(op.results)
         elif k == "load":
             arr = op.operands[0].array
-            mark(op.results, arr.space != GLOBAL or any_v(op.operands[1:]))
+            mark(op.results, arr.space not in (GLOBAL, CONST) or any_v(op.operands[1:]))
         elif k == "if":
             block(op.regions[0])
             block(op.regions[1])
@@ -486,6 +493,9 @@ class _Renderer:
     def alloc(self, op: Op, a: list[str], mask: str) -> str:
         t = op.result.array
         assert t.shape is not None
+        if t.space == CONST:  # a table: its elements, read-only
+            items = ", ".join(_item(x) for x in op.attrs["data"])
+            return f"_c.table(({items},), {t.shape!r}, {np_type(t.dtype)})"
         where = "shared" if t.space == SHARED else "local"
         return f"_c.{where}({t.shape!r}, {np_type(t.dtype)})"
 

@@ -27,6 +27,7 @@ from ..errors import CompileError
 from ..ir import Function, Op, Value, walk
 from ..types import (
     BOOL,
+    CONST,
     FLOAT16,
     FLOAT32,
     FLOAT64,
@@ -558,6 +559,13 @@ class _Renderer(StorageRenderer):
         self.names[v.id] = name
         if a.space == SHARED:
             self.module.append(f"var<workgroup> {name}: array<{self.elem(v)}, {n}>;")
+        elif a.space == CONST:  # a table: a module-scope array, indexable at run time
+            items = ", ".join(
+                ("1u" if x else "0u") if a.dtype.is_bool else literal(x, a.dtype)
+                for x in op.attrs["data"]
+            )
+            t = f"array<{self.elem(v)}, {n}>"
+            self.module.append(f"var<private> {name}: {t} = {t}({items});")
         else:
             self.out.add(f"var {name}: array<{self.elem(v)}, {n}>;")
 

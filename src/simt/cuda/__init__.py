@@ -110,17 +110,7 @@ warpsize = 32  # simt's warps are 32 lanes on every backend, as NVIDIA's
 cbrt = np.cbrt  # the math table's cube root
 
 
-class _Const:
-    """`cuda.const.array_like(a)`: a global NumPy array as a kernel constant. simt reads
-    globals at compile time already, so this is the array itself (indexed at run time, it is
-    kept in the kernel's constant data)."""
-
-    @staticmethod
-    def array_like(ary: Any) -> Any:
-        return ary
-
-
-const = _Const()
+const = lang.const  # `cuda.const.array_like(a)`: a constant table (simt.const)
 
 # numba.cuda names simt does not have (yet), with what to use instead
 MISSING: dict[str, str] = {

@@ -55,6 +55,13 @@ class Context:
     # "numpy": integer `//` and `%` by zero give 0; "python": `/`, `//`, `%` by zero raise
     # ZeroDivisionError (the kernel option `division`)
     division: str = "numpy"
+    # constant tables made so far (`tables.py`): id of the known array -> (the array, the
+    # table's value, its elements); their ops go to the top of the kernel at the end
+    tables: dict[int, tuple[Any, Value, tuple[Any, ...]]] = field(default_factory=dict)
+    # range loops with known bounds being tried as run-time loops: a known array indexed by
+    # a run-time value there asks for the loop to be unrolled (its items fold) before it
+    # becomes a table
+    unrolling: int = 0
 
 
 def fail(

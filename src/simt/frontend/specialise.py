@@ -10,7 +10,7 @@ from .. import types as T
 from ..complexnum import Complex
 from ..errors import CompileError
 from ..ir import Block, Builder, Function, Param, Value
-from . import raising
+from . import raising, tables
 from .context import Context, NeedsKnown
 from .source import get_source
 from .translate import RET, Translator
@@ -134,6 +134,7 @@ def translate_with_names(
     except NeedsKnown as e:  # not caught by a loop that could unroll: the user's error
         raise CompileError(e.message, e.filename, e.line, e.col, e.source_line, e.hint) from None
     failures = raising.epilogue(tr)
+    body.ops[0:0] = tables.prepend(ctx.tables)  # constant tables, read anywhere below
     if ctx.arena is not None:  # the arena's hidden parameters and each thread's region
         body.ops[0:0] = ctx.arena.prologue.ops
         params += ctx.arena.hidden_params()

@@ -25,7 +25,7 @@ from .. import lang
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Block, Op, Value
-from . import calls, iteration, known, lists, loops, raising, views
+from . import calls, iteration, known, lists, loops, raising, tables, views
 from .context import Context, NeedsKnown, fail
 from .merge import leaf_values, merge_into
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow
@@ -539,14 +539,19 @@ class Translator:
             if all(isinstance(x, Known) for x in bounds):
                 rng = range(*[self.known_int(x, a) for x, a in zip(bounds, it.args)])
                 saved, mark = dict(self.env), len(self.b.block.ops)
+                unrollable = len(rng) <= self.ctx.max_unroll
+                self.ctx.unrolling += unrollable
                 try:
                     self.runtime_range(node, bounds)
+                    return
                 except NeedsKnown:
-                    if len(rng) > self.ctx.max_unroll:
+                    if not unrollable:
                         raise
-                    self.env = saved  # forget the attempt: unroll with the index known
-                    del self.b.block.ops[mark:]
-                    self.unrolled(node, [Known(i) for i in rng])
+                finally:
+                    self.ctx.unrolling -= unrollable
+                self.env = saved  # forget the attempt: unroll with the index known
+                del self.b.block.ops[mark:]
+                self.unrolled(node, [Known(i) for i in rng])
                 return
             self.runtime_range(node, bounds)
             return
@@ -777,6 +782,10 @@ class Translator:
                 return got
             arr, idx = got
             return self.load(arr, idx)
+        if isinstance(base, Known) and not _has_slice(node.slice):
+            table = tables.as_array(base.value)
+            if table is not None:
+                return self.table_item(base, table, node)
         key = self.expr(node.slice)
         if lists.is_list(base):
             return lists.getitem(self, base, key, node)  # type: ignore[arg-type]
@@ -812,6 +821,27 @@ class Translator:
             if m is not None:
                 return self.call_method(m, [key], node)
         self.fail(node, "only arrays, tuples and objects with __getitem__ can be indexed")
+
+    def table_item(self, base: Known, arr: np.ndarray, node: ast.Subscript) -> V:
+        """`TABLE[...]` of an array known at compile time: folded when every index is known,
+        else a load from the array's constant table (`tables.py`), or a view of it."""
+        items = views.elements(self, node.slice)
+        if all(isinstance(i, Known) for i in items):
+            key = tuple(i.value for i in items) if len(items) > 1 else items[0].value
+            try:
+                return Known(base.value[key])
+            except Exception as e:  # noqa: BLE001 - the user's object raised
+                self.fail(node, f"indexing failed at compile time: {type(e).__name__}: {e}")
+        if self.ctx.unrolling:  # a range loop around may unroll: then this index is known
+            raise NeedsKnown(
+                *_needs_known_args(self, node, "a table indexed by a loop's index")
+            )
+        hint = node.value.id if isinstance(node.value, ast.Name) else "table"
+        tbl = tables.table(self, arr, node, hint)
+        got = views.subscript_items(self, tbl, items, node)
+        if isinstance(got, View):
+            return got
+        return self.load(*got)
 
     def indices(self, arr: V, node: ast.Subscript) -> list[Value]:
         """The index values of `arr[...]`, one per dimension, as integers."""
@@ -1290,6 +1320,11 @@ def _operand_types(a: V, b: V, fp: bool) -> tuple[T.Scalar, T.Scalar]:
 def _is_pure(node: ast.expr) -> bool:
     """No call or subscript inside: evaluating it for every thread cannot fault."""
     return not any(isinstance(n, (ast.Call, ast.Subscript)) for n in ast.walk(node))
+
+
+def _has_slice(sl: ast.expr) -> bool:
+    """Whether a subscript has a slice among its items (`a[i, 1:3]`)."""
+    return any(isinstance(e, ast.Slice) for e in (sl.elts if isinstance(sl, ast.Tuple) else [sl]))
 
 
 def _needs_known_args(tr: Translator, node: ast.AST, msg: str) -> tuple[Any, ...]:

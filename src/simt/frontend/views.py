@@ -61,7 +61,7 @@ def _as_index(tr: Translating, v: V, it: T.Scalar) -> Value:
     return coerce(tr.b, v, it)
 
 
-def _elements(tr: Translating, sl: ast.expr) -> list[Any]:
+def elements(tr: Translating, sl: ast.expr) -> list[Any]:
     """The subscript's items: `ast.Slice` nodes as they are, other items evaluated (a tuple
     value counts as several indices)."""
     elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
@@ -84,7 +84,13 @@ def subscript(
     tr: Translating, base: Value | View, node: ast.Subscript
 ) -> View | tuple[Value, list[Value]]:
     """`base[...]`: a new view, or (array, indices) of one element to load or store."""
-    items = _elements(tr, node.slice)
+    return subscript_items(tr, base, elements(tr, node.slice), node)
+
+
+def subscript_items(
+    tr: Translating, base: Value | View, items: list[Any], node: ast.Subscript
+) -> View | tuple[Value, list[Value]]:
+    """`subscript` with the subscript's items already evaluated (`elements`)."""
     if is_array(base) and not any(isinstance(i, ast.Slice) for i in items):
         assert isinstance(base, Value)
         if len(items) == base.array.ndim:  # a plain element: the array's own path
@@ -213,7 +219,7 @@ def _complex_index(
     """The parts' view for `c[...]`, or (array, indices without the parts axis)."""
     base = c.base
     view = whole(tr, base) if isinstance(base, Value) else base
-    items = _elements(tr, node.slice)
+    items = elements(tr, node.slice)
     if len(items) > view.ndim - 1:
         tr.fail(node, f"this complex array has {view.ndim - 1} dimension(s) but {len(items)} "
                 "index(es) were given")  # fmt: skip

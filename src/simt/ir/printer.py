@@ -20,6 +20,10 @@ def _attr(k: str, x: object) -> str:
         for p in x:  # type: ignore[attr-defined]
             parts.append(repr(p) if isinstance(p, str) else f"{{{p.arg}:{p.spec}}}")
         return "parts=[" + ", ".join(parts) + "]"
+    if k == "data":  # a table's elements: the first few
+        items = list(x)  # type: ignore[call-overload]
+        more = f", ... {len(items)} in all" if len(items) > 8 else ""
+        return "data=[" + ", ".join(map(repr, items[:8])) + more + "]"
     return f"{k}={x!r}"
 
 

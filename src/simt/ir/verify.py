@@ -6,7 +6,9 @@ Tests run it after every pass; a failure is a bug in simt, never the user's, so 
 
 from __future__ import annotations
 
-from ..types import BOOL, INT32, UINT32, ArrayType, Scalar
+from math import prod
+
+from ..types import BOOL, CONST, INT32, UINT32, ArrayType, Scalar
 from .nodes import Block, Function, Op, Value
 from .ops import (
     ATOMIC_OPS,
@@ -14,6 +16,7 @@ from .ops import (
     CMP_OPS,
     MEMORY,
     SPECIAL_REGS,
+    STORES,
     STRUCTURED,
     TERMINATORS,
     UN_OPS,
@@ -168,8 +171,16 @@ def _check(op: Op) -> None:  # noqa: C901 - one branch an opcode reads best here
             _fail(op, "shape dim out of range")
     elif k == "alloc":
         need(0, 1)
-        if not isinstance(res[0], ArrayType) or res[0].shape is None:
-            _fail(op, "alloc makes a shared or local array of known shape")
+        at = res[0]
+        if not isinstance(at, ArrayType) or at.shape is None:
+            _fail(op, "alloc makes a shared, local or const array of known shape")
+        assert isinstance(at, ArrayType) and at.shape is not None
+        if (at.space == CONST) != ("data" in op.attrs):
+            _fail(op, "a const array (a table) and only it has its elements in `data`")
+        if at.space == CONST and len(op.attrs["data"]) != prod(at.shape):
+            _fail(op, "a table's `data` must have one item per element")
+    elif k in STORES and _array(op, ops[0]).space == CONST:
+        _fail(op, "a const array (a table) is never written")
     elif k in MEMORY:
         a = _array(op, ops[0])
         extra = {"load": 0, "store": 1, "atomic": 1, "cas": 2}[k]

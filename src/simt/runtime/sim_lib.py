@@ -283,6 +283,12 @@ class Launch:
             source_line=loc.source_line if loc else None,
         )
 
+    def table(self, data: tuple[Any, ...], shape: tuple[int, ...], dtype: type) -> np.ndarray:
+        """A constant table: the elements of a known array, read-only."""
+        a: np.ndarray = np.array(data, dtype).reshape(shape)
+        a.flags.writeable = False
+        return a
+
     def local(self, shape: tuple[int, ...], dtype: type) -> np.ndarray:
         """A local array: one per thread, indexed with the lane first."""
         return np.zeros((self.T, *shape), dtype)

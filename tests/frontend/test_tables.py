@@ -1,0 +1,88 @@
+"""Constant tables (frontend/tables.py): when a known array becomes one, its element type, and
+the errors around it. The corpus (k_const_table) runs tables on every backend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simt
+from simt import cuda
+
+W = np.array([1.0, 2.0, 3.0, 4.0])
+HUGE = np.zeros(300_000, np.float32)
+BIG_INTS = np.array([1, 2**40], np.int64)
+
+
+@simt.kernel
+def unrolled(out):
+    i = simt.grid(1)
+    acc = 0.0
+    for j in range(4):  # the loop's index is known once unrolled: W's items fold
+        acc += W[j] * i
+    out[i] = acc
+
+
+@simt.kernel
+def indexed(out):
+    i = simt.grid(1)
+    out[i] = W[i % 4]
+
+
+@simt.kernel
+def written(out):
+    i = simt.grid(1)
+    W[i] = 2.0
+
+
+@simt.kernel
+def too_big(out):
+    i = simt.grid(1)
+    out[i] = HUGE[i]
+
+
+@simt.kernel
+def wide(out):
+    i = simt.grid(1)
+    out[i] = BIG_INTS[i % 2]
+
+
+def test_a_loop_that_can_unroll_folds_the_items_instead() -> None:
+    out = np.zeros(4, np.float32)
+    assert "alloc" not in unrolled.ir(out)
+    assert "const float32[4] = alloc" in indexed.ir(out)  # float64 items: a float32 table
+
+
+def test_int64_table_stays_int64_only_when_it_must() -> None:
+    assert "const int64[2]" in wide.ir(np.zeros(2, np.int64))
+
+
+def test_a_table_is_never_written() -> None:
+    with pytest.raises(simt.CompileError, match="cannot assign into a ndarray known"):
+        written.ir(np.zeros(4, np.float32))
+
+
+def test_a_table_too_big_for_the_program_says_to_pass_an_argument() -> None:
+    with pytest.raises(simt.CompileError, match="pass it to the kernel as an argument") as e:
+        too_big.ir(np.zeros(4, np.float32))
+    assert "test_tables.py" in str(e.value) and "HUGE[i]" in str(e.value)
+
+
+def test_const_array_like_is_numbas_spelling() -> None:
+    assert simt.const.array_like(W) is W
+    assert cuda.const is simt.const
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_an_index_outside_the_table_is_a_kernel_error(backend: str) -> None:
+    @simt.kernel
+    def past(idx, out):
+        i = simt.grid(1)
+        out[i] = W[idx[i]]
+
+    simt.use(backend)
+    try:
+        with pytest.raises(simt.KernelError, match=r"array read of `W` \(index 4, length 4\)"):
+            past[1, 2](np.array([0, 4], np.int32), np.zeros(2, np.float32))
+    finally:
+        simt.use("sim")
