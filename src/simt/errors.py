@@ -227,6 +227,17 @@ def without_simt_frames(tb: TracebackType | None) -> TracebackType | None:
     return out
 
 
+def for_user(e: SimtError) -> SimtError:
+    """`e` as a public entry point lets it go: carrying only the user's frames (unless it is
+    an internal error or SIMT_SHOW_FRAMES asks for simt's). Re-raise it with a bare `raise`
+    (which adds no frame of its own): `except SimtError as e: for_user(e); raise`."""
+    if is_internal(e) or simt_frames_shown():
+        return e
+    e.__suppress_context__ = True  # simt's own exceptions that led to it
+    e.__traceback__ = without_simt_frames(e.__traceback__)
+    return e
+
+
 def user_facing(fn: F) -> F:
     """Decorate a public entry point: user errors leaving it carry only the user's frames."""
 
@@ -235,13 +246,11 @@ def user_facing(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except SimtError as e:
-            if is_internal(e) or simt_frames_shown():
-                raise
-            e.__suppress_context__ = True  # simt's own exceptions that led to it
-            tb = without_simt_frames(e.__traceback__)
             if sys.version_info < (3, 11):  # a bare raise reuses the caught traceback there
-                raise e.with_traceback(tb) from None
-            e.__traceback__ = tb
+                if is_internal(e) or simt_frames_shown():
+                    raise
+                raise e.with_traceback(without_simt_frames(e.__traceback__)) from None
+            for_user(e)
             raise  # a bare raise adds no frame of its own
 
     return entry  # type: ignore[return-value]

@@ -27,6 +27,7 @@ from .errors import (
     KernelError,
     LaunchError,
     SimtError,
+    for_user,
     mark_internal,
     user_facing,
 )
@@ -252,8 +253,20 @@ class Kernel:
         return f"<simt.kernel {self.__name__}>"
 
     # launch forms ---------------------------------------------------------------------------
-    @user_facing
     def __getitem__(self, config: Any) -> Launcher:
+        try:
+            return self._launchers[config]  # launches in a loop reuse their launcher
+        except (KeyError, TypeError):  # new, or unhashable (a list): checked below
+            pass
+        try:
+            return self._new_launcher(config)
+        except SimtError as e:
+            for_user(e)
+            if sys.version_info < (3, 11):  # a bare raise reuses the caught traceback there
+                raise e.with_traceback(e.__traceback__) from None
+            raise  # a bare raise adds no frame of its own
+
+    def _new_launcher(self, config: Any) -> Launcher:
         if not isinstance(config, tuple) or len(config) != 2:
             raise LaunchError(
                 f"launch {self.__name__} as {self.__name__}[blocks, threads](...), got [{config!r}]"
@@ -808,6 +821,30 @@ class Kernel:
             return host_view(rt, zeros)
         return DeviceArray(rt, rt.upload(zeros), zeros.shape, zeros.dtype)
 
+    def fast_launch(
+        self, grid: Dim3, block: Dim3, args: tuple[Any, ...], known: dict[Any, Any]
+    ) -> Any:
+        """The runtime's fast path (`Runtime.fast_launch`) for launches on (`grid`, `block`)
+        with arguments of the types of `args`, after a launch with them succeeded; None where
+        there is none. `known`: the fast paths made so far for this launch shape, by key (a
+        launcher's own: types that alternate reuse theirs)."""
+        if self.static or self.known or len(args) != len(self._names):
+            return None
+        rt = registry.current()
+        values = self._host_arrays(list(args))
+        if any(v is not a for v, a in zip(values, args)):
+            return None  # arrays by protocol: converted at each launch
+        key = self._key(values, rt.name)
+        if key in known:
+            return known[key]
+        spec = self._cache.get(key)
+        fast = None
+        if spec is not None:
+            fast = rt.fast_launch(spec.compiled, grid, block, values, spec.written)
+        if len(known) < 16:
+            known[key] = fast
+        return fast
+
     def _array_arg(
         self,
         rt: Runtime,
@@ -893,17 +930,39 @@ def _lane_of(pick: Any, grid: Dim3, block: Dim3) -> int:
 
 
 class Launcher:
-    """A kernel with its launch shape: call it with the kernel's arguments."""
+    """A kernel with its launch shape: call it with the kernel's arguments.
+
+    A launcher keeps the runtime's fast path (`Runtime.fast_launch`) for the argument types of
+    its last launch: the next launch with arguments of those types skips binding, the
+    specialisation key and the checks those types already passed, and goes to the runtime at
+    once. Anything else (other types, keyword arguments, another backend) launches the
+    ordinary way, whose checks and errors are unchanged."""
 
     def __init__(self, kernel: Kernel, grid: Dim3, block: Dim3) -> None:
         check_launch(grid, block)
         self.kernel = kernel
         self.grid = grid
         self.block = block
+        self._fast: Any = None  # the runtime's fast path for the last launch's argument types
+        self._fasts: dict[Any, Any] = {}  # and for earlier ones, by their specialisation key
 
-    @user_facing
     def __call__(self, *args: Any, **kwargs: Any) -> None:
-        self.kernel.launch(self.grid, self.block, args, kwargs)
+        try:
+            fast = self._fast
+            if fast is not None and not kwargs and fast.runtime is registry.current():
+                status = fast.fn(args)
+                if status == 0:
+                    return
+                if status == 3:
+                    return fast.failure()  # type: ignore[no-any-return]
+            self.kernel.launch(self.grid, self.block, args, kwargs)
+            if not kwargs:
+                self._fast = self.kernel.fast_launch(self.grid, self.block, args, self._fasts)
+        except SimtError as e:
+            for_user(e)
+            if sys.version_info < (3, 11):  # a bare raise reuses the caught traceback there
+                raise e.with_traceback(e.__traceback__) from None
+            raise  # a bare raise adds no frame of its own
 
     def __repr__(self) -> str:
         return f"<{self.kernel.__name__}[{tuple(self.grid)}, {tuple(self.block)}]>"

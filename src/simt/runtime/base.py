@@ -231,6 +231,18 @@ class Runtime(ABC):
         """Run `kernel` on `grid` x `block` threads. Asynchronous where the device is; prints
         and kernel errors are reported by the next `synchronize` at the latest."""
 
+    def fast_launch(
+        self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str]
+    ) -> Any:
+        """A cached fast path for more launches of `kernel` on (`grid`, `block`) with
+        arguments of the types of `values` (the kernel's arguments, as the launch that just
+        ran got them; `written`: the array parameters it writes), or None where the runtime
+        has none. It has `runtime`, `fn` and `failure()`: `fn(args)` launches
+        with the argument tuple `args` and returns 0 (ran), 3 (the kernel failed: `failure()`
+        raises why) or another value (nothing ran: launch the ordinary way). The cpu runtime
+        has one (`runtime.cpu_fast`)."""
+        return None
+
     # memory -------------------------------------------------------------------------------
     @abstractmethod
     def empty(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:

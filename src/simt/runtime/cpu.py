@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import cache
-from ..array import DeviceArray
+from ..array import DeviceArray, host_view
 from ..backends.common import describe_failure
 from ..backends.llvm import render_lowered
 from ..backends.llvm_abi import (
@@ -53,8 +53,9 @@ from ..passes.sites import number_sites
 from ..passes.spmd import can_coarsen, coarsen
 from ..passes.spmd import lower as spmd_lower
 from ..types import FLOAT16, ArrayType
-from . import cpu_interrupt
+from . import cpu_fast, cpu_interrupt
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
+from .cpu_fast import FastLaunch
 from .cpu_pool import Pool, slices
 from .printing import emit
 
@@ -131,7 +132,7 @@ def _register_libm(llvm: Any) -> None:
 
     # _setjmp / _longjmp: Ctrl-C's way out of a kernel's loops (`backends.llvm`)
     names = {"fmod", "fmodf", "memset", "memcpy", "memmove", "malloc", "free", "_setjmp",
-             "_longjmp", *LIBM_NAMES}  # fmt: skip
+             "_longjmp", "sigaction", *LIBM_NAMES}  # fmt: skip
     # the process's own symbols first (CPython links the C math library): no library search
     libs = [ctypes.CDLL(None)] if os.name == "posix" else []
     if not libs or not all(hasattr(libs[0], n) for n in ("sinf", "fmodf")):
@@ -333,13 +334,36 @@ class CpuRuntime(Runtime):
     def launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
         k: _Kernel = kernel.handle
         fn = k.fn
+        variant, run_grid, run_block, wide = self._prepare(k, grid, block, args)
+        slots, keep = _pack(fn, k.layout, run_grid, run_block, args)
+        meta = variant.meta if k.prints else None
+        n_prints = len(meta.formats) if meta is not None else 0
+        total = run_grid.size * run_block.size
+        cap = min(_PRINT_CAPACITY, max(1024, 4 * total)) if n_prints else 0
+        slots_per = meta.record_slots if meta is not None else 0
+        pbuf = np.zeros(cap * slots_per, np.int64) if n_prints else None
+        ctx = _context(cap, pbuf.ctypes.data if pbuf is not None else 0)
+        ctx[INTERRUPT_WORD] = cpu_interrupt.armed()  # a later Ctrl-C stops the kernel's loops
+        self._run(variant, slots, ctx, run_grid.size, total)
+        del keep
+        if pbuf is not None and meta is not None and int(ctx[0]) != STOPPED:
+            count = int(ctx[1])
+            self._emit_prints(meta, pbuf, min(count, cap))
+            if count > cap:
+                raise KernelError(f"the kernel printed more than {cap} lines; print less")
+        _check(ctx, fn, variant, run_grid, run_block, block.x if wide > 1 else 0)
+
+    def _prepare(
+        self, k: _Kernel, grid: Dim3, block: Dim3, args: list[Any]
+    ) -> tuple[_Variant, Dim3, Dim3, int]:
+        """The compiled variant a launch runs (compiled now if new), and the grid and block
+        it runs with: `wide` adjacent blocks in x run as one (`_coarsening`)."""
         units = frozenset(
-            p.name for p, a in zip(fn.params, args)
+            p.name for p, a in zip(k.fn.params, args)
             if isinstance(a, DeviceArray) and (a.ndim == 0 or a.strides[-1] == 1
                                                or a.shape[-1] <= 1)
         )  # fmt: skip
         units &= k.arrays
-        asked = block
         wide = _coarsening(k, grid, block, self.threads)
         if wide > 1:
             # adjacent blocks run as one wider block: longer, contiguous thread loops
@@ -350,50 +374,59 @@ class CpuRuntime(Runtime):
         variant = k.variants.get(vkey)
         if variant is None:
             variant = k.variants[vkey] = self._variant(k, units, shape, wide)
-        slots, keep = _pack(fn, k.layout, grid, block, args)
-        meta = variant.meta if k.prints else None
-        n_prints = len(meta.formats) if meta is not None else 0
-        total = grid.size * block.size
-        cap = min(_PRINT_CAPACITY, max(1024, 4 * total)) if n_prints else 0
-        slots_per = meta.record_slots if meta is not None else 0
-        pbuf = np.zeros(cap * slots_per, np.int64) if n_prints else None
-        ctx = np.zeros(CONTEXT_WORDS, np.int64)
-        ctx[:4] = [_NO_ERROR, 0, cap, pbuf.ctypes.data if pbuf is not None else 0]
-        ctx[ERROR_RECORD + 1] = _NO_ERROR  # no failing access recorded yet
-        ctx[INTERRUPT_WORD] = cpu_interrupt.armed()  # a later Ctrl-C stops the kernel's loops
-        self._run(variant, slots, ctx, grid.size, total)
-        del keep
-        if int(ctx[0]) == STOPPED:  # Ctrl-C, where Python's own handler did not raise
-            raise KeyboardInterrupt
-        if pbuf is not None and meta is not None:
-            count = int(ctx[1])
-            self._emit_prints(meta, pbuf, min(count, cap))
-            if count > cap:
-                raise KernelError(f"the kernel printed more than {cap} lines; print less")
-        if int(ctx[0]) == NO_MEMORY:
-            raise _no_memory(fn, asked)
-        if int(ctx[0]) != _NO_ERROR:
-            code = int(ctx[0])
-            thread, site = code >> SITE_BITS, code & ((1 << SITE_BITS) - 1)
-            op = variant.meta.sites[site]
-            bidx, tidx = coarse_thread(thread, grid, block, asked.x if wide > 1 else 0)
-            loc = op.loc
-            index: list[int] | None = None
-            extent: list[int] | None = None
-            r = ERROR_RECORD
-            if int(ctx[r + 1]) == code and 0 < int(ctx[r + 2]) <= RECORD_DIMS:
-                nd = int(ctx[r + 2])
-                index = [int(x) for x in ctx[r + 3 : r + 3 + nd]]
-                extent = [int(x) for x in ctx[r + 3 + RECORD_DIMS : r + 3 + RECORD_DIMS + nd]]
-            raise KernelError(
-                describe_failure(op, index, extent), bidx, tidx,  # type: ignore[arg-type]
-                loc.filename if loc else None, loc.line if loc else None,
-                loc.source_line if loc else None,
-            )  # fmt: skip
+        return variant, grid, block, wide
+
+    def fast_launch(
+        self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str]
+    ) -> FastLaunch | None:
+        """A native fast path (`cpu_fast`) for launches of `kernel` on (`grid`, `block`) with
+        arguments of the types of `values` (the kernel's arguments in order, as the launch
+        that just ran got them), or None: it prints (a print buffer per launch), the launch
+        is shared with the pool threads, or an argument is of a kind the fast path does not
+        read."""
+        k: _Kernel = kernel.handle
+        fn = k.fn
+        if k.prints or not _poll():
+            return None
+        if any(p.index < 0 for p in fn.params):  # hidden arrays, made per launch by `Kernel`
+            return None
+        units = frozenset(
+            p.name for p in fn.params
+            if type(v := values[p.index]) is np.ndarray and (v.strides[-1] == v.itemsize
+                                                              or v.shape[-1] <= 1)
+        )  # fmt: skip
+        table = cpu_fast.table(fn, k.layout, values, written, units)
+        if table is None:  # an argument the fast path does not read
+            return None
+        args = [host_view(self, values[p.index]) if isinstance(p.value.type, ArrayType)
+                else values[p.index] for p in fn.params]  # fmt: skip
+        variant, run_grid, run_block, wide = self._prepare(k, grid, block, args)
+        if not self._on_caller(run_grid.size, run_grid.size * run_block.size):
+            return None
+        drive = cpu_fast.driver(_jit, cpu_interrupt.arm_address())
+        if drive is None:
+            return None
+        slots = _pack(fn, k.layout, run_grid, run_block, args)[0]
+        ctx = _context(0, 0)
+        template = ctx.copy()
+        table[1:6] = (variant.address, slots.ctypes.data, ctx.ctypes.data,
+                      template.ctypes.data, run_grid.size)  # fmt: skip
+        asked = block.x if wide > 1 else 0
+        dtypes = tuple(getattr(v, "dtype", None) for v in values)  # the table names them by id
+
+        def failure() -> None:
+            _check(ctx, fn, variant, run_grid, run_block, asked)
+
+        return FastLaunch(self, drive, table, (slots, ctx, template, variant, dtypes), failure)
+
+    def _on_caller(self, nblocks: int, total: int) -> bool:
+        """Whether a launch of `nblocks` blocks, `total` threads, runs on the calling thread
+        alone (too small to be worth waking the pool)."""
+        return self.threads <= 1 or nblocks <= 1 or total < SMALL_LAUNCH
 
     def _run(self, variant: _Variant, args: np.ndarray, ctx: np.ndarray, nblocks: int,
              total: int) -> None:  # fmt: skip
-        if self.threads <= 1 or nblocks <= 1 or total < SMALL_LAUNCH:
+        if self._on_caller(nblocks, total):
             # in slices of blocks, back in Python in between: there Ctrl-C raises
             # KeyboardInterrupt (a ctypes call cannot be interrupted)
             a, c, lo = args.ctypes.data, ctx.ctypes.data, 0
@@ -434,6 +467,45 @@ class CpuRuntime(Runtime):
 
     def download(self, buf: Any, out: np.ndarray) -> None:
         out[...] = buf
+
+
+def _context(cap: int, pbuf: int) -> np.ndarray:
+    """A launch's context words before it runs: no error, no print yet (`cap` records at
+    address `pbuf`), no failing access recorded; the Ctrl-C count is set by the launch."""
+    ctx = np.zeros(CONTEXT_WORDS, np.int64)
+    ctx[:4] = [_NO_ERROR, 0, cap, pbuf]
+    ctx[ERROR_RECORD + 1] = _NO_ERROR  # no failing access recorded yet
+    return ctx
+
+
+def _check(
+    ctx: np.ndarray, fn: Function, variant: _Variant, grid: Dim3, block: Dim3, width: int
+) -> None:
+    """Raise what stopped a launch that ran on (`grid`, `block`) (`width`: the user's block
+    width when adjacent blocks ran as one), if anything did: Ctrl-C, no memory, a failure."""
+    code = int(ctx[0])
+    if code == _NO_ERROR:
+        return
+    if code == STOPPED:  # Ctrl-C, where Python's own handler did not raise
+        raise KeyboardInterrupt
+    if code == NO_MEMORY:
+        raise _no_memory(fn, Dim3(width or block.x, block.y, block.z))
+    thread, site = code >> SITE_BITS, code & ((1 << SITE_BITS) - 1)
+    op = variant.meta.sites[site]
+    bidx, tidx = coarse_thread(thread, grid, block, width)
+    loc = op.loc
+    index: list[int] | None = None
+    extent: list[int] | None = None
+    r = ERROR_RECORD
+    if int(ctx[r + 1]) == code and 0 < int(ctx[r + 2]) <= RECORD_DIMS:
+        nd = int(ctx[r + 2])
+        index = [int(x) for x in ctx[r + 3 : r + 3 + nd]]
+        extent = [int(x) for x in ctx[r + 3 + RECORD_DIMS : r + 3 + RECORD_DIMS + nd]]
+    raise KernelError(
+        describe_failure(op, index, extent), bidx, tidx,  # type: ignore[arg-type]
+        loc.filename if loc else None, loc.line if loc else None,
+        loc.source_line if loc else None,
+    )  # fmt: skip
 
 
 def coarse_thread(

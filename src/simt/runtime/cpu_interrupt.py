@@ -67,6 +67,34 @@ go:
   ret void
 }
 
+@simt_sigaction_buf = global [512 x i8] zeroinitializer, align 16
+
+declare i32 @sigaction(i32, ptr, ptr)
+
+; `armed()` in native code, for the cpu runtime's native fast launches (`cpu_fast`): the handler
+; put back in front of SIGINT's current one when Python replaced it, and the count returned
+define i64 @simt_arm() {
+entry:
+  %r = call i32 @sigaction(i32 @SIGINT@, ptr null, ptr @simt_sigaction_buf)
+  %failed = icmp ne i32 %r, 0
+  br i1 %failed, label %out, label %look
+look:
+  %cur = load ptr, ptr @simt_sigaction_buf, align 16
+  %addr = ptrtoint ptr %cur to i64
+  %system = icmp ule i64 %addr, 1
+  %ours = icmp eq ptr %cur, @simt_on_sigint
+  %keep = or i1 %system, %ours
+  br i1 %keep, label %out, label %install
+install:
+  store atomic ptr %cur, ptr @simt_previous seq_cst, align 8
+  store ptr @simt_on_sigint, ptr @simt_sigaction_buf, align 16
+  %r2 = call i32 @sigaction(i32 @SIGINT@, ptr @simt_sigaction_buf, ptr null)
+  br label %out
+out:
+  %n = load atomic i64, ptr @simt_sigints monotonic, align 8
+  ret i64 %n
+}
+
 define ptr @simt_counter() {
 entry:
   ret ptr @simt_sigints
@@ -76,7 +104,9 @@ define ptr @simt_previous_slot() {
 entry:
   ret ptr @simt_previous
 }
-""".replace("@INTERRUPT_WORD@", str(INTERRUPT_WORD)).replace("@STOPPED@", str(STOPPED))
+""".replace("@INTERRUPT_WORD@", str(INTERRUPT_WORD)).replace("@STOPPED@", str(STOPPED)).replace(
+    "@SIGINT@", str(int(signal.SIGINT))
+)
 
 _SIGACTION_BYTES = 512  # more than any system's struct sigaction
 _lock = threading.Lock()
@@ -126,6 +156,15 @@ def address(jit: Callable[[str], Callable[[str], int]]) -> int:
         if _handler is None:
             _handler = _Handler(jit)
     return _handler.lookup(POLL_FUNCTION)
+
+
+def arm_address() -> int:
+    """The address of `simt_arm` (`armed()` in native code: `int64_t simt_arm(void)`, called
+    with the GIL held), or 0 where Ctrl-C reaches kernels some other way or not at all."""
+    h = _handler
+    if h is None or os.name != "posix" or _failed:
+        return 0
+    return h.lookup("simt_arm")
 
 
 def armed() -> int:

@@ -107,9 +107,19 @@ def restore(name: str | None) -> None:
     _current = name
 
 
+_last: tuple[str | None, Runtime | None] = (None, None)  # `current()`'s last answer
+
+
 def current() -> Runtime:
-    """The runtime launches go to now."""
-    global _current
-    if _current is None:
-        _current = default_name()
-    return get(_current)
+    """The runtime launches go to now (asked at every launch: the last answer is kept for as
+    long as the choice is the same)."""
+    global _current, _last
+    name = _current
+    last = _last
+    if name is not None and name is last[0]:
+        return last[1]  # type: ignore[return-value]
+    if name is None:
+        name = _current = default_name()
+    rt = get(name)
+    _last = (name, rt)
+    return rt
