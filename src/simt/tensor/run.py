@@ -31,6 +31,8 @@ from .plan import KernelPlan, Plan, plan
 
 # dtypes kernels read as they are; others are converted on the host first (see docs/tensor.md)
 _KEPT = {"float32", "float64", "int32", "int64", "uint32"}
+# their type numbers (a C attribute, quick to read: `dtype.name` is computed in Python)
+_KEPT_NUMS = frozenset(np.dtype(c).num for c in "bhilqBHILQefdg" if np.dtype(c).name in _KEPT)
 _CONVERT = {
     "bool": np.int32, "int8": np.int32, "int16": np.int32, "uint8": np.int32,
     "uint16": np.int32, "float16": np.float32,
@@ -324,45 +326,106 @@ def compile_for(g: Graph, inp: Inputs, backend: str) -> tuple[Program, list[dict
     return program(g, inp.types, ranks, backend, choices(g, p, extents)), extents
 
 
-def execute(g: Graph, values: Sequence[Any], into: Any = None) -> Any:
-    """Run graph g on these inputs on the current backend; one output or a tuple."""
-    rt = registry.current()
-    inp = prepare_inputs(values, rt)
+@dataclass
+class Launches:
+    """A program's launches for one set of input types and shapes on one runtime: per step,
+    its output buffer's shape and dtype, the launcher and where its arguments come from (an
+    index into the buffers: the inputs, then each step's output), and how each output is
+    given back. `run` needs only the input arrays; `execute` makes one per call, and
+    `Component.exec` keeps them per input signature (the fast path of a repeated call)."""
+
+    runtime: Runtime
+    # per step: (buffer shape, dtype, launcher or None (nothing to compute), argument buffers,
+    # a split reduction's partial-results shape and second launcher, or None)
+    steps: list[tuple[tuple[int, ...], Any, Any, tuple[int, ...], Any]]
+    # per output: (buffer index, shape, whether it is an input (given back as a copy))
+    outputs: list[tuple[int, tuple[int, ...], bool]]
+    on_device: bool
+
+
+def launches(g: Graph, inp: Inputs, rt: Runtime) -> Launches:
+    """The launches of `g`'s program on these inputs (compiled if new)."""
     prog, extents = compile_for(g, inp, rt.name)
-    host = rt.host_memory
-    buffers: dict[Ref, Any] = {("in", k): a for k, a in enumerate(inp.arrays)}
+    where: dict[Ref, int] = {("in", k): k for k in range(len(inp.arrays))}
+    steps = []
     for step in prog.steps:
         n = step.kp.root
         shape = S.output_shape(g, extents, n)
         alloc = shape if shape else (1,)
         dtype = prog.types[n].np
-        if host:
-            buf: Any = np.empty(alloc, dtype)
-        else:
-            buf = DeviceArray(rt, rt.empty(alloc, dtype), alloc, dtype)
-        buffers[("node", n)] = buf
+        reads = tuple(where[r] for r in step.kp.reads)
+        where[("node", n)] = len(where)
         config = launch_shape(step, g, extents[n])
-        if config is None:
-            continue
-        args = [buf, *(buffers[r] for r in step.kp.reads)]
-        if step.finish is not None:  # a split reduction: partial results, then combined
+        launcher = None if config is None else step.kernel.config(*config)
+        split = None
+        if config is not None and step.finish is not None:
             part_shape = (math.prod(alloc), step.kp.chunks)
-            if host:
-                part: Any = np.empty(part_shape, dtype)
-            else:
-                part = DeviceArray(rt, rt.empty(part_shape, dtype), part_shape, dtype)
-            step.kernel[config](part, *args[1:])
-            step.finish[(-(-part_shape[0] // 256),), (256,)](buf, part)
-            continue
-        step.kernel[config](*args)
-    outs = []
+            split = (part_shape, step.finish.config((-(-part_shape[0] // 256),), (256,)))
+        steps.append((alloc, dtype, launcher, reads, split))
+    outputs = []
     for ref in g.outputs:
-        buf = buffers[ref]
         if ref[0] == "in":
             shape = inp.shapes[ref[1]]
         else:
             shape = S.output_shape(g, extents, ref[1])
-        outs.append(_output(rt, buf, shape, ref[0] == "in", inp.on_device))
+        outputs.append((where[ref], shape, ref[0] == "in"))
+    return Launches(rt, steps, outputs, inp.on_device)
+
+
+def run(lp: Launches, arrays: Sequence[Any]) -> list[Any]:
+    """Run the launches on these input arrays (as `prepare_inputs` made them); the outputs."""
+    rt = lp.runtime
+    host = rt.host_memory
+    buffers = list(arrays)
+    for alloc, dtype, launcher, reads, split in lp.steps:
+        if host:
+            buf: Any = np.empty(alloc, dtype)
+        else:
+            buf = DeviceArray(rt, rt.empty(alloc, dtype), alloc, dtype)
+        buffers.append(buf)
+        if launcher is None:
+            continue
+        if split is not None:  # a split reduction: partial results, then combined
+            part_shape, finish = split
+            if host:
+                part: Any = np.empty(part_shape, dtype)
+            else:
+                part = DeviceArray(rt, rt.empty(part_shape, dtype), part_shape, dtype)
+            launcher(part, *[buffers[r] for r in reads])
+            finish(buf, part)
+            continue
+        launcher(buf, *[buffers[r] for r in reads])
+    return [
+        _output(rt, buffers[k], shape, is_input, lp.on_device)
+        for k, shape, is_input in lp.outputs
+    ]
+
+
+def execute(g: Graph, values: Sequence[Any], into: Any = None) -> Any:
+    """Run graph g on these inputs on the current backend; one output or a tuple."""
+    rt = registry.current()
+    inp = prepare_inputs(values, rt)
+    return finish(run(launches(g, inp, rt), inp.arrays), into)
+
+
+def signature(values: Sequence[Any]) -> tuple[Any, ...] | None:
+    """The key of a call whose inputs are NumPy arrays that `prepare_inputs` passes on as they
+    are (kept dtypes, at least one dimension, fewer than 2**31 elements): their dtypes and
+    shapes; None for any other call (numbers, lists, device arrays, conversions)."""
+    key = []
+    for v in values:
+        if type(v) is not np.ndarray:
+            return None
+        dt = v.dtype
+        if dt.num not in _KEPT_NUMS or not dt.isnative or not v.ndim or v.size >= 2**31:
+            return None
+        key.append((dt.num, v.shape))
+    return tuple(key)
+
+
+def finish(outs: list[Any], into: Any) -> Any:
+    """The result of `execute` from its outputs: written into `into` when given; one output or
+    a tuple."""
     if into is not None:
         outs = _into(outs, into)
     return outs[0] if len(outs) == 1 else tuple(outs)
@@ -373,7 +436,9 @@ def _output(rt: Runtime, buf: Any, shape: tuple[int, ...], is_input: bool, devic
     output that is an input (the identity) is a copy."""
     if rt.host_memory:
         host = buf.buf if isinstance(buf, DeviceArray) else buf
-        arr = (np.array(host) if is_input else host).reshape(shape)
+        arr = np.array(host) if is_input else host
+        if arr.shape != shape:
+            arr = arr.reshape(shape)
         return DeviceArray(rt, arr, shape, arr.dtype) if device else arr
     if not device:
         return buf.numpy().reshape(shape)
@@ -388,11 +453,26 @@ def _into(outs: list[Any], into: Any) -> list[Any]:
         raise LaunchError(
             f"into= has {len(targets)} array(s) but the component has {len(outs)} output(s)"
         )
-    done = []
+    done: list[Any] = []
     for k, (o, t) in enumerate(zip(outs, targets)):
         src = o.numpy() if isinstance(o, DeviceArray) else o
-        if not isinstance(t, np.ndarray):
-            raise LaunchError(f"into= output {k} is a {type(t).__name__}; give NumPy arrays")
+        if not isinstance(t, (np.ndarray, DeviceArray)):
+            raise LaunchError(
+                f"into= output {k} is a {type(t).__name__}; give NumPy or simt device arrays"
+            )
+        if isinstance(t, DeviceArray):
+            if t.shape != src.shape:
+                raise LaunchError(
+                    f"into= output {k} has shape {t.shape}, the result has {src.shape}"
+                )
+            if not np.can_cast(src.dtype, t.dtype, "same_kind"):
+                raise LaunchError(
+                    f"into= output {k} is {t.dtype}, but the result is {src.dtype} (a cast "
+                    f"would lose its kind); give a {src.dtype} array"
+                )
+            t.copy_to_device(src.astype(t.dtype, copy=False))
+            done.append(t)
+            continue
         if t.shape != src.shape:
             raise LaunchError(f"into= output {k} has shape {t.shape}, the result has {src.shape}")
         if not np.can_cast(src.dtype, t.dtype, "same_kind"):
@@ -412,7 +492,7 @@ def sources(g: Graph, values: Sequence[Any], backend: str) -> str:
     from ..pipeline import render
 
     rt = registry.current()
-    inp = prepare_inputs(values, rt) if rt.host_memory else _host_inputs(values, rt)
+    inp = prepare_inputs(values, rt) if rt.host_memory else describe_inputs(values)
     prog, _ = compile_for(g, inp, backend)
     parts = []
     for k, step in enumerate(prog.steps, start=1):
@@ -429,14 +509,34 @@ def sources(g: Graph, values: Sequence[Any], backend: str) -> str:
     return "\n\n".join(parts)
 
 
-def _host_inputs(values: Sequence[Any], rt: Runtime) -> Inputs:
-    """Types and shapes of the inputs without uploading anything (for `.source()`)."""
+def host_stand_ins(values: Sequence[Any]) -> list[Any]:
+    """The inputs with device arrays (simt's, or by `__cuda_array_interface__`) replaced by
+    uninitialised host arrays of their shapes and dtypes: what planning and the cost model
+    read, wherever the data lives."""
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, DeviceArray):
+            out.append(np.empty(v.shape, v.dtype))
+            continue
+        cai = cuda_interface(v)
+        out.append(v if cai is None else np.empty(tuple(cai["shape"]), np.dtype(cai["typestr"])))
+    return out
+
+
+def describe_inputs(values: Sequence[Any]) -> Inputs:
+    """Types and shapes of the inputs without uploading anything, wherever they live (for
+    `.source()`, the cost model and `tune`); no arrays."""
     types, shapes = [], []
     weak = python_float_dtype(values)
     for k, v in enumerate(values):
         if isinstance(v, DeviceArray):
             types.append(T.scalar_of_dtype(v.dtype))
             shapes.append(v.shape)
+            continue
+        cai = cuda_interface(v)
+        if cai is not None:
+            types.append(T.scalar_of_dtype(np.dtype(cai["typestr"])))
+            shapes.append(tuple(cai["shape"]))
             continue
         a = host_array(k, v, weak)
         types.append(T.scalar_of_dtype(a.dtype))

@@ -109,10 +109,11 @@ def with_schedules(g: Graph, schedules: dict[int, str]) -> Graph:
 def _predict(g: Graph, inputs: Sequence[Any]) -> float:
     """The cost model's time for running graph g on these inputs (all kernels)."""
     from ..runtime import registry
-    from .run import S, compile_for, launch_shape, prepare_inputs
+    from .run import S, compile_for, host_stand_ins, launch_shape, prepare_inputs
 
     rt = registry.current()
-    inp = prepare_inputs(inputs, registry.get("sim"))  # host arrays: the model reads shapes
+    # host arrays (device arrays' stand-ins): the model reads shapes
+    inp = prepare_inputs(host_stand_ins(inputs), registry.get("sim"))
     prog, extents = compile_for(g, inp, rt.name)
     buffers: dict[Any, Any] = {("in", k): a for k, a in enumerate(inp.arrays)}
     total = 0.0
@@ -196,12 +197,12 @@ def tune(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tuning:
 def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tuning:
     from ..benchtool.timing import sample
     from ..runtime import registry
-    from .run import compile_for, execute, prepare_inputs
+    from .run import compile_for, execute, host_stand_ins, prepare_inputs
 
     start = time.perf_counter()
     rt = registry.current()
     g = comp.graph
-    prog, _ = compile_for(g, prepare_inputs(values, registry.get("sim")), rt.name)
+    prog, _ = compile_for(g, prepare_inputs(host_stand_ins(values), registry.get("sim")), rt.name)
     # coordinate search: each thread kernel's options ranked by the cost model, others fixed
     chosen: dict[int, str] = {}
     predicted: dict[str, float] = {}

@@ -1,0 +1,93 @@
+"""`Component.exec`'s cached launches (`run.Launches` per input signature), `into=` a device
+array, and `tune` given device arrays (issue 28)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simt
+from simt.array import DeviceArray
+from simt.tensor import i
+from simt.tensor import run as R
+
+
+def rand(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+
+
+@pytest.fixture
+def planned(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many calls planned their launches (`run.launches`)."""
+    calls: list[int] = []
+    real = R.launches
+
+    def counted(*a: object) -> object:
+        calls.append(1)
+        return real(*a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(R, "launches", counted)
+    return calls
+
+
+def test_repeated_calls_reuse_their_launches(backend: str, planned: list[int]) -> None:
+    add = i("i+i~i")
+    for seed in range(4):
+        x, y = rand((16,), seed), rand((16,), seed + 10)
+        np.testing.assert_allclose(add.exec(x, y), x.astype(np.float64) + y, rtol=1e-6)
+    assert len(planned) == 1
+    x, y = rand((40,), 1), rand((40,), 2)  # another shape: planned once more
+    np.testing.assert_allclose(add.exec(x, y), x.astype(np.float64) + y, rtol=1e-6)
+    np.testing.assert_allclose(add.exec(y, x), x.astype(np.float64) + y, rtol=1e-6)
+    assert len(planned) == 2
+
+
+def test_a_chain_with_a_reduction_and_two_outputs(backend: str, planned: list[int]) -> None:
+    both = i("ij~ij") & (i("^ij~ij") >> i("+ij~i"))
+    for seed in range(3):
+        x = rand((6, 9), seed)
+        same, sq = both.exec(x)
+        np.testing.assert_array_equal(same, x)
+        assert same is not x  # an input given back is a copy
+        np.testing.assert_allclose(sq, np.exp(x.astype(np.float64)).sum(1), rtol=1e-5)
+    assert len(planned) == 1
+
+
+def test_errors_of_a_cached_component_are_the_ordinary_ones(backend: str) -> None:
+    add = i("i+i~i")
+    x = rand((8,), 1)
+    add.exec(x, x)
+    with pytest.raises(simt.LaunchError, match="takes 2 input"):
+        add.exec(x)
+    with pytest.raises(simt.LaunchError, match="axis 'i' is 8"):
+        add.exec(x, rand((9,), 2))
+    with pytest.raises(simt.LaunchError, match="dtype"):
+        add.exec(x, np.zeros(8, np.complex64))
+    np.testing.assert_allclose(add.exec(x, x), 2 * x)
+    bound = i("i*i~i")(x)  # a bound input: the call's inputs merge with it
+    np.testing.assert_allclose(bound.exec(x), x * x)
+    np.testing.assert_allclose(bound.exec(2 * x), 2 * x * x)
+
+
+def test_into_a_device_array(backend: str) -> None:
+    x = rand((5,), 1)
+    out = simt.zeros(5, np.float32)
+    got = i("-i~i").exec(x, into=out)
+    assert got is out and isinstance(out, DeviceArray)
+    np.testing.assert_allclose(out.numpy(), -x)
+    with pytest.raises(simt.LaunchError, match="has shape"):
+        i("-i~i").exec(x, into=simt.zeros(4, np.float32))
+    with pytest.raises(simt.LaunchError, match="lose its kind"):
+        i("-i~i").exec(x, into=simt.zeros(5, np.int32))
+
+
+def test_tune_given_device_arrays(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("SIMT_CACHE_DIR", str(tmp_path))
+    with simt.using("cpu"):
+        a, b = rand((24, 16), 4), rand((16, 20), 5)
+        da, db = simt.to_device(a), simt.to_device(b)
+        matmul = i("ik*kj~ijk") >> i("+ijk~ij")
+        tuned = matmul.tune(da, db, budget=1.0)
+        got = tuned.exec(da, db)
+        assert isinstance(got, DeviceArray)
+        np.testing.assert_allclose(got.numpy(), a @ b, rtol=1e-4, atol=1e-4)
