@@ -148,3 +148,52 @@ def test_bare_raise_and_finally_on_every_path(backend: str) -> None:
     assert [(f.thread, f.exception, f.message) for f in info.value.failures] == [
         (1, "KeyError", "'one'")
     ]
+
+
+class Guard:
+    """Counts exits; turns a ValueError into a KeyError raised by __exit__ itself."""
+
+    def __init__(self, log, i):
+        self.log = log
+        self.i = i
+
+    def __enter__(self):
+        return self.i * 10
+
+    def __exit__(self, exc_type, exc, tb):
+        self.log[self.i] += 1
+        if isinstance(exc, ValueError):
+            raise KeyError("from exit")
+        return False
+
+
+def test_with_passes_exceptions_through_exit(backend: str) -> None:
+    @simt.kernel
+    def k(a, log, out):
+        i = simt.grid(1)
+        with Guard(log, i) as base:
+            if a[i] == 1:
+                raise ValueError("body")
+            if a[i] == 2:
+                raise OverflowError("body")
+            out[i] = base + 1
+
+    a = np.array([0, 1, 2], np.int32)
+    log, out = np.zeros(3, np.int32), np.zeros(3, np.int32)
+    with pytest.raises(KernelError) as info:
+        k[1, 3](a, log, out)
+    np.testing.assert_array_equal(log, [1, 1, 1])  # __exit__ ran on every path
+    np.testing.assert_array_equal(out, [1, 0, 0])
+    assert [(f.thread, f.exception, f.message) for f in info.value.failures] == [
+        (1, "KeyError", "'from exit'"), (2, "OverflowError", "body")
+    ]
+
+
+def test_with_needs_a_context_manager() -> None:
+    @simt.kernel
+    def k(out):
+        with out[0] as v:
+            out[1] = v
+
+    with pytest.raises(simt.CompileError, match="`with` needs a context manager"):
+        k[1, 1](np.zeros(2, np.int32))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import types as T
-from ..ir import Block, Builder, Value
+from ..ir import Block, Builder, Value, walk
 from .scalars import coerce, known_type, merge_type
 from .values import UNDEF, Known, Obj, Tup, V, is_number, same
 
@@ -50,9 +50,10 @@ def _as_complex(v: V) -> V:
     return v
 
 
-def plan(a: V, b: V, fp64: bool) -> Any:
+def plan(a: V, b: V, fp64: bool, keep: bool = False) -> Any:
     """What the merged value of `a` and `b` is: a Scalar type (materialise both), a list of
-    plans (tuples), the value itself (no merge needed), or UNDEF."""
+    plans (tuples), the value itself (no merge needed), or UNDEF. `keep`: where one is UNDEF
+    (its path left: returned, raised), an array or known object the other holds is kept."""
     if same(a, b):
         return ("same", a)
     if (_is_complex(a) or _is_complex(b)) and a is not UNDEF and b is not UNDEF:
@@ -65,15 +66,22 @@ def plan(a: V, b: V, fp64: bool) -> Any:
             other = _as_complex(other)  # carried as its two parts
         items = _items(other)
         if items is not None:
-            return [plan(UNDEF, x, fp64) for x in items]
+            return [plan(UNDEF, x, fp64, keep) for x in items]
         if isinstance(other, Obj):
             return (
                 "obj",
                 other.cls,
                 [k for k, _ in other.fields],
-                [plan(UNDEF, x, fp64) for _, x in other.fields],
+                [plan(UNDEF, x, fp64, keep) for _, x in other.fields],
             )
         t = _scalar_type(other, other, fp64)
+        if t is None and keep and (
+            (isinstance(other, Value) and isinstance(other.type, T.ArrayType))
+            or (isinstance(other, Known) and not is_number(other.value))
+        ):
+            # an array or a known object is the same on the path that has it; the other
+            # path never reads it (merge_into drops an array made inside a branch)
+            return ("same", other)
         return t if t is not None else UNDEF
     if (
         isinstance(a, (Tup, Known))
@@ -98,6 +106,27 @@ def plan(a: V, b: V, fp64: bool) -> Any:
     if ta is None or tb is None:
         return UNDEF
     return merge_type(ta, tb)
+
+
+def _has_same_array(p: Any) -> bool:
+    if isinstance(p, tuple) and p and p[0] == "same":
+        return isinstance(p[1], Value)
+    if isinstance(p, list):
+        return any(_has_same_array(q) for q in p)
+    if isinstance(p, tuple) and p and p[0] == "obj":
+        return any(_has_same_array(q) for q in p[3])
+    return False
+
+
+def _outer_only(p: Any, inner: set[int]) -> Any:
+    """Plan `p` with the arrays made inside the branches (not visible after them) undefined."""
+    if isinstance(p, tuple) and p and p[0] == "same":
+        return UNDEF if isinstance(p[1], Value) and p[1].id in inner else p
+    if isinstance(p, list):
+        return [_outer_only(q, inner) for q in p]
+    if isinstance(p, tuple) and p and p[0] == "obj":
+        return (*p[:3], [_outer_only(q, inner) for q in p[3]])
+    return p
 
 
 def _items(v: V) -> list[V] | None:
@@ -184,7 +213,19 @@ def merge_into(
         ):
             derived[n] = bool(vt.value)
     names = [n for n in names if n not in derived]
-    plans = {n: plan(env_t.get(n, UNDEF), env_e.get(n, UNDEF), fp64) for n in names}
+    plans = {
+        n: plan(env_t.get(n, UNDEF), env_e.get(n, UNDEF), fp64, n.startswith("$") or any(
+            e.get(n, UNDEF) is UNDEF and _left(e) for e in (env_t, env_e)))
+        for n in names
+    }  # fmt: skip
+    inner: set[int] | None = None
+    for n, p in plans.items():
+        if _has_same_array(p):
+            if inner is None:
+                inner = {
+                    r.id for blk in (then_block, else_block) for op in walk(blk) for r in op.results
+                }
+            plans[n] = _outer_only(p, inner)
     for block, env in ((then_block, env_t), (else_block, env_e)):
         with b.at(block):
             vals: list[Value] = []

@@ -358,7 +358,7 @@ def stmt_try(tr: Translating, node: ast.Try) -> None:
     if node.finalbody:
         _finally(tr, node.finalbody)
     if tr.ctx.try_depth == 0:
-        _exit_if_raising(tr)
+        exit_if_raising(tr)
 
 
 def _protected(tr: Translating, by_finally: bool, body: Callable[[], None]) -> None:
@@ -373,7 +373,7 @@ def _protected(tr: Translating, by_finally: bool, body: Callable[[], None]) -> N
             tr.ctx.try_depth -= 1
 
 
-def _exit_if_raising(tr: Translating) -> None:
+def exit_if_raising(tr: Translating) -> None:
     """A thread still raising after the outermost `try` leaves (barriers count it out)."""
     f = flag(tr)
     if isinstance(f, Known):
@@ -434,6 +434,49 @@ def _site_test(tr: Translating, exc: V, sites: list[int]) -> Value:
     return acc
 
 
+def reraise(tr: Translating, saved: dict[str, V], cond: Value | None, own: V) -> None:
+    """Raise the exception whose state was `saved` again where `cond` holds (always: None),
+    unless an exception raised since (`own`: the flag now) replaces it."""
+    if isinstance(own, Known) and own.value:
+        return
+    take = cond
+    if isinstance(own, Value):
+        fresh = tr.b.un("not", own)
+        take = fresh if take is None else tr.b.bin("and", take, fresh)
+    if take is None:
+        tr.env[RAISED] = Known(True)
+        for n, v in saved.items():
+            tr.env[n] = v
+        return
+    tr.env[RAISED] = take if not isinstance(own, Value) else tr.b.bin("or", own, take)
+    for n, v in saved.items():
+        t = T.INT32 if n == EXC else PAYLOAD_TYPE
+        cur = tr.env.get(n, Known(0))
+        if isinstance(cur, Known) and isinstance(v, Known) and cur.value == v.value:
+            continue
+        tr.env[n] = tr.b.select(take, _typed(tr, v, t), _typed(tr, cur, t))
+
+
+def caught_now(tr: Translating, sites: list[int]) -> Obj:
+    """The exception being raised now, as the value `e` of `except ... as e` (one of `sites`)."""
+    exc = tr.env.get(EXC, Known(0)) if len(sites) != 1 else Known(sites[0])
+    return Obj(
+        Caught,
+        (("exc", exc), ("a", tr.env.get(EXA, Known(0))), ("b", tr.env.get(EXB, Known(0))),
+         ("sites", Known(tuple(sites)))),
+    )  # fmt: skip
+
+
+def common_class(tr: Translating, sites: list[int]) -> type:
+    """The nearest class every site's exception is an instance of (`type(e)` when `e` may be
+    one of several classes: `__exit__`'s first argument)."""
+    classes = [tr.ctx.sites[s - 1].cls for s in sites]
+    for c in classes[0].__mro__:
+        if all(issubclass(x, c) for x in classes):
+            return c
+    return BaseException
+
+
 def _run_handler(tr: Translating, h: ast.ExceptHandler, sites: list[int], fin: bool) -> None:
     caught = {
         "exc": tr.env.get(EXC, Known(0)),
@@ -461,14 +504,20 @@ def _run_handler(tr: Translating, h: ast.ExceptHandler, sites: list[int], fin: b
 
 
 def _finally(tr: Translating, body: list[ast.stmt]) -> None:
-    """`finally`: runs on every path; the exit flags and the raising state from before it hold
-    after it, unless it raised (or returned, broke, continued) itself."""
+    """`finally`: runs on every path (`always`)."""
+    always(tr, lambda: tr.stmts(body))
+
+
+def always(tr: Translating, run: Callable[[], None]) -> None:
+    """Translate `run` (a `finally` block, a context manager's `__exit__`) for every path: the
+    exit flags and the raising state from before it hold after it, unless it raised (or
+    returned, broke, continued) itself."""
     names = [n for n in (*tr.flag_names(), RAISED) if n in tr.env and tr.env[n] is not UNDEF]
     kept = {n: tr.env[n] for n in names}
     kept_state = {n: tr.env.get(n, Known(0)) for n in (EXC, EXA, EXB)}
     for n in names:
         tr.env[n] = Known(False)
-    tr.stmts(body)
+    run()
     own = tr.env.get(RAISED, Known(False))  # whether the finally block raised itself
     for n in names:
         old, new = kept[n], tr.env.get(n, Known(False))

@@ -25,7 +25,7 @@ from .. import lang
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Block, Op, Value
-from . import calls, iteration, known, lists, loops, raising, tables, views
+from . import calls, contexts, iteration, known, lists, loops, raising, tables, views
 from .context import Context, NeedsKnown, fail
 from .merge import leaf_values, merge_into
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow
@@ -79,7 +79,6 @@ _PYCMP: dict[type, Callable[[Any, Any], Any]] = {
 }  # fmt: skip
 
 _UNSUPPORTED_STMT = {
-    ast.With: ("with", "kernels have no context managers"),
     ast.ClassDef: ("class definitions", "define classes outside the kernel"),
     ast.FunctionDef: ("nested function definitions", "define the helper at module level"),
     ast.AsyncFunctionDef: ("async functions", "kernels are synchronous"),
@@ -500,6 +499,9 @@ class Translator:
 
     def stmt_Try(self, node: ast.Try) -> None:
         raising.stmt_try(self, node)
+
+    def stmt_With(self, node: ast.With) -> None:
+        contexts.stmt_with(self, node)
 
     def stmt_If(self, node: ast.If) -> None:
         cond = self.to_bool(self.expr(node.test), node.test)

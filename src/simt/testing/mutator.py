@@ -20,7 +20,7 @@ from .generator import Program, generate
 # node type -> snippets (one or more lines; `{v}` is an int32 variable in scope, `{f}` float32)
 CONSTRUCTS: dict[str, tuple[str, ...]] = {
     "TryStar": ("try:\n    {v} = {v} + 1\nexcept* ValueError:\n    {v} = 0",),
-    "With": ("with open('x') as fh:\n    {v} = {v} + 1",),
+    "With": ("with {v} as fh:\n    {v} = fh + 1",),  # a number is no context manager
     "ClassDef": ("class Local:\n    z = 1",),
     "FunctionDef": ("def local(q):\n    return q + 1\n{v} = local({v})",),
     "AsyncFunctionDef": ("async def local(q):\n    return q",),

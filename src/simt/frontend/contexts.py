@@ -1,0 +1,148 @@
+"""`with`: context managers, lowered on the exceptions' per-thread state (raising.py).
+
+`with m as x: body` runs as Python runs it:
+
+    x = m.__enter__()
+    body                                  # as a `try` body: what it raises is seen below
+    if the body raised e:   if not m.__exit__(type(e), e, None): raise e again
+    else (also after return, break, continue in the body):   m.__exit__(None, None, None)
+
+A kind of context manager is a `ContextManager` (its `enter` and `exit`, each translating a
+call). `manager` finds it: first the hooks in `KINDS` (a part that adds a kind of object
+kernels use, such as files, appends one: `KINDS.append(hook)`, a hook returning None for
+values it does not know), then objects whose class defines `__enter__` and `__exit__` in
+Python, which are inlined like other methods. Objects are values (docs/language.md): what
+`__enter__` changes of `self` is kept only through what it returns, so `__exit__` is called
+on the `as` variable's object when it is one of the manager's class (`with Timer() as t:`),
+else on the manager.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..ir import Value
+from . import raising
+from .context import Translating
+from .values import Known, Obj, V
+
+
+@dataclass
+class ContextManager:
+    """How a `with` enters and leaves one kind of manager. `enter()` translates the entry
+    and gives the `as` value; `exit(exc_type, exc)` translates the exit (known None, None on
+    the normal path; the exception's class and the caught value where the body raised) and
+    gives what `__exit__` returned (true: the exception is suppressed)."""
+
+    enter: Callable[[], V]
+    exit: Callable[[V, V], V]
+
+
+Hook = Callable[[Translating, V, ast.AST], "ContextManager | None"]
+#: hooks for kinds of managers that are not Python classes inlined by the front end
+KINDS: list[Hook] = []
+
+
+def manager(tr: Translating, m: V, node: ast.AST, target: ast.expr | None) -> ContextManager:
+    """The `ContextManager` of value `m` (the `with` item's expression at `node`)."""
+    for hook in KINDS:
+        cm = hook(tr, m, node)
+        if cm is not None:
+            return cm
+    enter, leave = tr.method_of(m, "__enter__"), tr.method_of(m, "__exit__")
+    if enter is None or leave is None:
+        what = type(m.value).__name__ if isinstance(m, Known) else getattr(
+            getattr(m, "cls", None), "__name__", "this value")  # fmt: skip
+        tr.fail(
+            node,
+            f"`with` needs a context manager: {what} has no __enter__ and __exit__ written in "
+            "Python",
+            "give the class __enter__(self) and __exit__(self, exc_type, exc, tb) methods",
+        )
+
+    def do_enter() -> V:
+        return tr.call_method(enter, [], node)
+
+    def do_exit(exc_type: V, exc: V) -> V:
+        self_ = m
+        if isinstance(target, ast.Name) and isinstance(m, Obj):
+            now = tr.env.get(target.id)
+            if isinstance(now, Obj) and now.cls is m.cls:
+                self_ = now
+        bound = tr.method_of(self_, "__exit__")
+        assert bound is not None
+        return tr.call_method(bound, [exc_type, exc, Known(None)], node)
+
+    return ContextManager(do_enter, do_exit)
+
+
+def stmt_with(tr: Translating, node: ast.With) -> None:
+    _items(tr, node, 0)
+
+
+def _items(tr: Translating, node: ast.With, k: int) -> None:
+    """`with a, b: body` is `with a: with b: body`."""
+    if k == len(node.items):
+        tr.stmts(node.body)
+        return
+    item = node.items[k]
+    tr.at(item.context_expr)
+    cm = manager(tr, tr.expr(item.context_expr), item.context_expr, item.optional_vars)
+    value = cm.enter()
+    if item.optional_vars is not None:
+        tr.assign(item.optional_vars, value, item.context_expr)
+    if raising.may_raise(tr):  # __enter__ raised: the body and __exit__ do not run
+        tr.branch(tr.b.un("not", raising.flag(tr)),  # type: ignore[arg-type]
+                  lambda: _body_and_exit(tr, node, k, cm), lambda: None)  # fmt: skip
+        return
+    _body_and_exit(tr, node, k, cm)
+
+
+def _body_and_exit(tr: Translating, node: ast.With, k: int, cm: ContextManager) -> None:
+    tr.clear_flags()
+    first = len(tr.ctx.sites)
+    tr.ctx.try_depth += 1
+    try:
+        _items(tr, node, k + 1)
+    finally:
+        tr.ctx.try_depth -= 1
+    sites = list(range(first + 1, len(tr.ctx.sites) + 1))
+    tr.at(node)
+    f = raising.flag(tr)
+
+    def normal() -> None:  # after the body, a return, a break or a continue in it
+        raising.always(tr, lambda: _ignore(cm.exit(Known(None), Known(None))))
+
+    def raised() -> None:
+        _exit_raising(tr, cm, sites, node)
+
+    if isinstance(f, Known):
+        (raised if f.value else normal)()
+    else:
+        assert isinstance(f, Value)
+        tr.branch(f, raised, normal)
+    if tr.ctx.try_depth == 0:
+        raising.exit_if_raising(tr)
+
+
+def _ignore(v: V) -> None:
+    return None
+
+
+def _exit_raising(tr: Translating, cm: ContextManager, sites: list[int], node: ast.AST) -> None:
+    """`__exit__(type(e), e, None)` where the body raised: a true result suppresses `e`; an
+    exception `__exit__` raises itself replaces it."""
+    e = raising.caught_now(tr, sites)
+    saved = {n: tr.env.get(n, Known(0)) for n in (raising.EXC, raising.EXA, raising.EXB)}
+    tr.env[raising.RAISED] = Known(False)
+    for n in saved:
+        tr.env[n] = Known(0)
+    result = cm.exit(Known(raising.common_class(tr, sites)), e)
+    suppress = tr.to_bool(result, node)
+    own = raising.flag(tr)  # whether __exit__ raised its own exception
+    if isinstance(suppress, Known) and suppress.value:
+        return
+    again = None if isinstance(suppress, Known) else tr.b.un("not", suppress)  # type: ignore[arg-type]
+    raising.reraise(tr, saved, again, own)
