@@ -12,8 +12,9 @@ import pytest
 
 import simt
 from corpus import CASES
-from simt.backends.wgsl import WgslCaps, literal, render, render_kernel
+from simt.backends.wgsl import WgslCaps, literal, render_kernel
 from simt.ir import Block, Builder, Field, Function, Param, Value, verify
+from simt.runtime.webgpu import render_checked
 from simt.types import (
     BOOL,
     FLOAT32,
@@ -27,6 +28,12 @@ from simt.types import (
     Scalar,
     Type,
 )
+
+
+def render(fn: Function, caps: WgslCaps | None = None) -> str:
+    """The WGSL a launch compiles: refused first where WGSL or the adapter cannot compile it
+    (`passes.legalise`, run by the webgpu runtime), then rendered."""
+    return render_checked(fn, caps).source
 
 
 def make(

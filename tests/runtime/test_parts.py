@@ -40,7 +40,7 @@ CAPABILITIES = {
     "sim": {"host_memory", "checks_views", "reference", "lockstep", "warp_native"},
     "cpu": {"host_memory", "spmd", "host_threads"},
     "cuda": {"latency_hiding", "compiles_without_device", "cuda_arrays", "warp_native"},
-    "webgpu": {"latency_hiding", "optional_64bit"},
+    "webgpu": {"latency_hiding", "refuses_types"},
 }
 FLAGS = sorted(
     n for n, v in vars(Runtime).items() if isinstance(v, bool) and not n.startswith("_")

@@ -65,6 +65,8 @@ from .wgsl_types import zero as _zero
 # (Vulkan's GLSL.std.450 defines them for 16/32-bit floats; lavapipe returns float32 results
 # for float64 operands): refused on float64 rather than silently imprecise. A fact of each row.
 F32_ONLY_MATH = WGSL_F32_ONLY
+# Math rows WGSL has no spelling for (refused before rendering, as F32_ONLY_MATH on float64)
+MISSING_MATH = frozenset(name for name, row in MATH.items() if row.wgsl is None)
 
 # ops that do something besides giving a value (a `while` condition with one is not repeated)
 _EFFECTS = frozenset({"store", "atomic", "cas", "print", "barrier", "for", "while", "alloc"})
@@ -135,54 +137,6 @@ class _Renderer(StorageRenderer):
         if loc is None:
             return CompileError(message, self.fn.filename, hint=hint)
         return CompileError(message, loc.filename, loc.line, loc.col, loc.source_line, hint)
-
-    def check_type(self, t: Scalar, op: Op | None) -> None:
-        if t == FLOAT64 and not self.caps.f64:
-            raise self.fail(
-                op,
-                f"float64 is not available on webgpu with {self.caps.adapter} "
-                "(it reports no shader-f64 feature)",
-                "use float32 arrays and values, or another backend",
-            )
-        if t in (INT64, UINT64) and not self.caps.i64:
-            raise self.fail(
-                op,
-                f"{t} is not available on webgpu with {self.caps.adapter} "
-                "(it reports no shader-int64 feature)",
-                f"use {'int32' if t == INT64 else 'uint32'} arrays and values, or another backend",
-            )
-
-    def check_complex(self) -> None:
-        """A complex128 argument (array or number) without float64 on the adapter: refused
-        naming complex128 (the IR only sees its float64 parts), at the first line that uses
-        it."""
-        if self.caps.f64:
-            return
-        kinds = self.fn.attrs.get("complex_params", {})
-        for p in self.fn.params:
-            arg = p.name.removesuffix("__re").removesuffix("__im") if p.part else p.name
-            kind = kinds.get(arg, "")
-            if not kind.startswith("complex128"):
-                continue
-            use = next((op for op in walk(self.fn.body) if p.value in op.operands), None)
-            fix = (
-                f"{arg}.astype(np.complex64)" if kind.endswith("array") else f"np.complex64({arg})"
-            )
-            raise self.fail(
-                use,
-                f"argument {arg!r} is a {kind}: complex128 on webgpu needs float64, which "
-                f"{self.caps.adapter} does not have (it reports no shader-f64 feature)",
-                f"pass {fix} (two float32 parts), or use another backend",
-            )
-
-    def check_value(self, v: Value, op: Op | None) -> None:
-        t = v.type
-        if isinstance(t, ArrayType):
-            self.check_type(t.dtype, op)
-            if t.space != SHARED and t.shape is None:
-                self.check_type(t.index, op)
-        else:
-            self.check_type(t, op)
 
     # ---------------------------------------------------------------- the language
     def type_name(self, t: Scalar) -> str:
@@ -273,12 +227,6 @@ class _Renderer(StorageRenderer):
     # ---------------------------------------------------------------- top level
     def run(self) -> WgslKernel:
         fn = self.fn
-        self.check_complex()
-        for p in fn.params:
-            self.check_value(p.value, None)
-        for op in walk(fn.body):
-            for v in (*op.operands, *op.results):
-                self.check_value(v, op)
         bindings = self.bind_params()
         self.out.depth = 1
         self.block(fn.body)
@@ -405,14 +353,7 @@ class _Renderer(StorageRenderer):
             expr = {"and": f"{a} & {b}", "or": f"{a} | {b}", "xor": f"{a} != {b}"}.get(name)
             if expr is None:
                 raise self.fail(op, f"internal: bool operands for {name!r}")
-        elif name in ("floordiv", "mod", "pow"):
-            if name == "pow" and t == FLOAT64:
-                raise self.fail(
-                    op,
-                    "float64 ** is not available on webgpu (WGSL computes pow in float32 "
-                    "precision)",
-                    "compute it in float32, or use an integer exponent known at compile time",
-                )
+        elif name in ("floordiv", "mod", "pow"):  # (no float64 `**`: `passes.legalise`)
             expr = f"{self.use_helper(f'simt_{name}_{w}')}({a}, {b})"
         elif name in ("min", "max"):
             expr = f"{name}({a}, {b})"
@@ -515,20 +456,8 @@ class _Renderer(StorageRenderer):
     def math(self, op: Op) -> None:
         name = op.attrs["fn"]
         fn = MATH.get(name)
-        if fn is None or fn.wgsl is None:
-            raise self.fail(
-                op,
-                f"math.{name} is not available on webgpu (WGSL has no {name})",
-                "write it from the functions WGSL has, or use another backend",
-            )
-        types = {v.scalar for v in op.operands}
-        if FLOAT64 in types and name in F32_ONLY_MATH:
-            raise self.fail(
-                op,
-                f"math.{name} of a float64 is not available on webgpu (WGSL computes it in "
-                "float32 precision)",
-                "compute it in float32 (simt.float32(x)), or use another backend",
-            )
+        if fn is None or fn.wgsl is None:  # refused before rendering (`passes.legalise`)
+            raise self.fail(op, f"internal: no WGSL spelling of math.{name}")
         args = self.args(op, op.operands)
         text = fn.wgsl.format(*args, s=wgsl_type(op.operands[0].scalar))
         for name in re.findall(r"\bsimt_\w+", text):
@@ -586,7 +515,6 @@ class _Renderer(StorageRenderer):
         if not texts:
             return "0i"
         if a.shape is not None:  # shared or local: C order, strides known
-            self.check_known_index(op, a, idx)
             strides = [int(np.prod(a.shape[d + 1 :], dtype=np.int64)) for d in range(a.ndim)]
             terms = [t if s == 1 else f"{t} * {s}i" for t, s in zip(texts, strides)]
         else:
@@ -594,21 +522,6 @@ class _Renderer(StorageRenderer):
             terms = [f"{t} * {UNIFORM}.{n}_stride{d}" for d, t in enumerate(texts[:-1])]
             terms.append(texts[-1])
         return " + ".join(terms)
-
-    def check_known_index(self, op: Op, a: ArrayType, idx: list[Value]) -> None:
-        """A shared or local array indexed out of bounds by known values: WGSL refuses the
-        shader, so simt refuses the kernel, naming the line."""
-        if not all(i.id in self.consts for i in idx):
-            return
-        known = [int(self.const_value[i.id]) for i in idx]
-        shape = a.shape or ()
-        if any(not 0 <= k < n for k, n in zip(known, shape)):
-            where = ", ".join(map(str, known))
-            raise self.fail(
-                op,
-                f"index [{where}] is out of bounds for a {a.space} array of shape {shape}",
-                "index within the array's shape",
-            )
 
     def bounds(self, op: Op, arr: Value, idx: list[Value]) -> str | None:
         """The in-bounds condition of an access (`CRenderer.in_bounds`), or None when it is
@@ -690,13 +603,8 @@ class _Renderer(StorageRenderer):
             self.out.open(f"if ({ok}) {{")
         if not atomic:
             self.local_rmw(op, ref, n, rest)
-        elif dt.is_bool or dt.bits == 64:
-            raise self.fail(
-                op,
-                f"atomics on {dt} arrays are not available on webgpu (WGSL atomics are 32-bit "
-                "integers; float32 is emulated)",
-                "use an int32, uint32 or float32 array",
-            )
+        elif dt.is_bool or dt.bits == 64:  # refused before rendering (`passes.legalise`)
+            raise self.fail(op, f"internal: atomics on a {dt} array")
         elif k == "cas":
             cmp, val = rest
             self.cas_loop(ref, n, dt, cmp, val)

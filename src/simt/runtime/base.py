@@ -158,8 +158,10 @@ class Runtime(ABC):
     spmd: ClassVar[bool] = False
     # launches run on a pool of host threads (`SIMT_NUM_THREADS`)
     host_threads: ClassVar[bool] = False
-    # int64 and float64 are features of the adapter it may lack (a refusal then names them)
-    optional_64bit: ClassVar[bool] = False
+    # its language refuses some uses of some types, naming the type (WGSL: float64 math it
+    # computes in float32, atomics on 64-bit or packed elements; `passes.legalise`); whether
+    # int64 and float64 exist at all is the device's answer: `has_int64()`, `has_float64()`
+    refuses_types: ClassVar[bool] = False
     # shares memory with CUDA array libraries (CuPy, PyTorch: `__cuda_array_interface__`)
     cuda_arrays: ClassVar[bool] = False
     # its compiler runs without its device (NVRTC): the fuzzer checks it by compiling where
@@ -204,11 +206,12 @@ class Runtime(ABC):
         return DeviceFacts(self.name, 32, 1, 1024)
 
     def has_int64(self) -> bool:
-        """Whether kernels may compute in int64 (and uint64) on this device."""
+        """Whether kernels may compute in int64 (and uint64) on this device: the one answer
+        to it (a WebGPU adapter's shader-int64; its renderer's `WgslCaps` is built from it)."""
         return True
 
     def has_float64(self) -> bool:
-        """Whether kernels may compute in float64 on this device."""
+        """Whether kernels may compute in float64 on this device (as `has_int64`)."""
         return True
 
     @classmethod

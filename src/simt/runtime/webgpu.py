@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backends.wgsl import render_kernel
+from ..backends.wgsl import F32_ONLY_MATH, MISSING_MATH, render_kernel
 from ..backends.wgsl_layout import RECORD_DIMS, RECORD_WORDS, Binding, WgslCaps, WgslKernel
 from ..errors import (
     BackendUnavailable,
@@ -40,6 +40,7 @@ from ..errors import (
     mark_internal,
 )
 from ..ir import Function
+from ..passes import legalise
 from ..types import FLOAT64, INT64, UINT64, Scalar
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .printing import emit
@@ -72,6 +73,32 @@ def time_budget() -> float | None:
     return seconds if seconds > 0 else None
 
 
+def wgsl_target(caps: WgslCaps) -> legalise.Target:
+    """What WGSL, and an adapter with `caps`, cannot compile (`passes.legalise`)."""
+    return legalise.Target(
+        backend="webgpu",
+        language="WGSL",
+        device=caps.adapter,
+        float64=caps.f64,
+        int64=caps.i64,
+        missing_math=MISSING_MATH,
+        float32_only_math=F32_ONLY_MATH,
+        float64_pow=False,  # WGSL's pow is float32 precision
+        atomic_bits=32,
+        known_index_in_bounds=True,  # a shader compiler refuses a known index out of bounds
+    )
+
+
+def render_checked(
+    fn: Function, caps: WgslCaps | None = None, writable: frozenset[int] = frozenset()
+) -> WgslKernel:
+    """`fn` refused where WGSL or the adapter cannot compile it (a CompileError at the user's
+    line), else rendered (`backends.wgsl.render_kernel`)."""
+    caps = caps or WgslCaps()
+    legalise.check(fn, wgsl_target(caps))
+    return render_kernel(fn, caps, writable)
+
+
 class WebGPURuntime(Runtime):
     """Kernels as WGSL compute shaders on the process's WebGPU device."""
 
@@ -79,7 +106,7 @@ class WebGPURuntime(Runtime):
     max_threads = 2**32 - 1
     max_threads_why = "WGSL numbers threads in 32 bits"
     latency_hiding = True
-    optional_64bit = True
+    refuses_types = True
     warp_slots = 256  # a workgroup's most invocations (WebGPU's default limit)
     nominal = Nominal(copy_bandwidth=100e9, peak_flops=2e12, launch_overhead=100e-6,
                       far_rate=1e9, line_bytes=32)  # fmt: skip
@@ -131,8 +158,8 @@ class WebGPURuntime(Runtime):
         """What the renderer may use on this device."""
         d = self.dev
         return WgslCaps(
-            f64="shader-f64" in d.features,
-            i64="shader-int64" in d.features,
+            f64=self.has_float64(),
+            i64=self.has_int64(),
             max_storage_buffers=d.limits.get("max-storage-buffers-per-shader-stage", 8),
             max_workgroup_storage=d.limits.get("max-compute-workgroup-storage-size", 16384),
             adapter=d.describe(),
@@ -143,11 +170,11 @@ class WebGPURuntime(Runtime):
     @classmethod
     def source(cls, fn: Function) -> str:
         """The WGSL text of `fn` for an adapter that has every feature (no device opened)."""
-        return render_kernel(fn).source
+        return render_checked(fn).source
 
     def render(self, fn: Function) -> str:
         """The WGSL text of `fn` for this adapter."""
-        return render_kernel(fn, self.caps).source
+        return render_checked(fn, self.caps).source
 
     def has_int64(self) -> bool:
         return "shader-int64" in self.dev.features
@@ -165,7 +192,7 @@ class WebGPURuntime(Runtime):
     def _variant(self, fn: Function, writable: frozenset[int]) -> tuple[WgslKernel, Any, str]:
         """The rendered kernel, its shader module and its hash, with the array parameters at
         `writable` declared writable (see `render_kernel`)."""
-        k = render_kernel(fn, self.caps, writable)
+        k = render_checked(fn, self.caps, writable)
         key = hashlib.sha256(k.source.encode()).hexdigest()
         module = self._modules.get(key)
         if module is None:
