@@ -6,6 +6,9 @@ from collections.abc import Iterator
 
 os.environ.setdefault("SIMT_CACHE_DIR", tempfile.mkdtemp(prefix="simt-test-cache-"))
 os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="simt-xdg-"))
+# prints are written when a launch ends (thread-major), however slow a loaded machine makes
+# it: streaming (a launch running longer than 0.5 s) is tested where it is asked for
+os.environ.setdefault("SIMT_STREAM_PRINT", "off")
 
 import pytest  # noqa: E402 - after the environment it reads
 

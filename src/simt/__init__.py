@@ -78,13 +78,14 @@ from .lang import (  # noqa: E402
     uint64,
     warpsize,
 )
+from .runtime.printing import stream_print  # noqa: E402
 
 __all__ = [
     "SimtPerformanceWarning", "autotune", "bench",
     "BackendUnavailable", "CompileError", "Dim", "In", "Kernel", "KernelError", "LaunchError",
     "Out", "atomic", "backend", "block_dim", "block_idx", "bool_", "compile", "empty", "float32",
     "const", "float64", "grid", "grid_dim", "image", "int32", "int64", "kernel", "launch", "local",
-    "map_blocks", "shared",
+    "map_blocks", "shared", "stream_print",
     "synchronize", "syncthreads", "thread_idx", "to_device", "uint32", "use", "using", "zeros",
     "float16", "int8", "int16", "uint8", "uint16", "uint64",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "gridsize",

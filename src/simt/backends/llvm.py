@@ -842,8 +842,6 @@ class _Renderer:
         rec = self.inst(f"mul i64 {idx}, @RECORD_SLOTS@")
         base = self.inst(f"getelementptr i64, ptr {buf}, i64 {rec}")
         self.emit(f"store i64 {self._thread_id()}, ptr {base}, align 8")
-        p1 = self.inst(f"getelementptr i64, ptr {base}, i64 1")
-        self.emit(f"store i64 {pid}, ptr {p1}, align 8")
         for i, (v, t) in enumerate(zip(op.operands, types)):
             x = self.v(v)
             if t.is_float:
@@ -857,6 +855,10 @@ class _Renderer:
                 )
             p = self.inst(f"getelementptr i64, ptr {base}, i64 {2 + i}")
             self.emit(f"store i64 {x}, ptr {p}, align 8")
+        # the print id last, released: the record is complete once it is there (a launch
+        # streaming its prints reads records while the kernel runs: runtime.printing)
+        p1 = self.inst(f"getelementptr i64, ptr {base}, i64 1")
+        self.emit(f"store atomic i64 {pid}, ptr {p1} release, align 8")
         self.emit(f"br label %{no}")
         self.start(no)
 

@@ -57,7 +57,7 @@ from . import cpu_fast, cpu_interrupt
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .cpu_fast import FastLaunch
 from .cpu_pool import Pool, slices
-from .printing import emit
+from .printing import Stream, emit, watch
 
 _NO_ERROR = np.iinfo(np.int64).max
 _ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
@@ -344,11 +344,19 @@ class CpuRuntime(Runtime):
         pbuf = np.zeros(cap * slots_per, np.int64) if n_prints else None
         ctx = _context(cap, pbuf.ctypes.data if pbuf is not None else 0)
         ctx[INTERRUPT_WORD] = cpu_interrupt.armed()  # a later Ctrl-C stops the kernel's loops
-        self._run(variant, slots, ctx, run_grid.size, total)
+        done = [0]  # records written so far (streamed)
+        end = None
+        if pbuf is not None and meta is not None and Stream.wanted():
+            end = self._stream(meta, pbuf, ctx, cap, done)
+        try:
+            self._run(variant, slots, ctx, run_grid.size, total)
+        finally:
+            if end is not None:
+                end()
         del keep
         if pbuf is not None and meta is not None and int(ctx[0]) != STOPPED:
             count = int(ctx[1])
-            self._emit_prints(meta, pbuf, min(count, cap))
+            emit(self._records(meta, pbuf, done[0], min(count, cap)), meta.formats)
             if count > cap:
                 raise KernelError(f"the kernel printed more than {cap} lines; print less")
         _check(ctx, fn, variant, run_grid, run_block, block.x if wide > 1 else 0)
@@ -439,11 +447,32 @@ class CpuRuntime(Runtime):
             self._pool = Pool(self.threads, _jit)
         self._pool.run(variant.address, args, ctx, nblocks)
 
+    def _stream(self, meta: Meta, pbuf: np.ndarray, ctx: np.ndarray, cap: int,
+                done: list[int]) -> Callable[[], None]:  # fmt: skip
+        """Stream the launch's prints while it runs (`printing.watch`): a record is complete
+        when its print id (written last, with release order) is no longer -1."""
+        rows = pbuf.reshape(cap, meta.record_slots)
+        rows[:, 1] = -1
+
+        def poll() -> list[PrintRecord]:
+            count = min(int(ctx[1]), cap)
+            ready = rows[done[0] : count, 1] >= 0
+            n = int(ready.argmin()) if not ready.all() else len(ready)
+            recs = self._records(meta, pbuf, done[0], done[0] + n)
+            done[0] += n
+            return recs
+
+        return watch(Stream(meta.formats), poll)
+
     @staticmethod
-    def _emit_prints(meta: Meta, pbuf: np.ndarray, count: int) -> None:
-        recs = pbuf[: count * meta.record_slots].reshape(count, meta.record_slots)
+    def _records(meta: Meta, pbuf: np.ndarray, lo: int, hi: int) -> list[PrintRecord]:
+        """The print records `lo <= i < hi` of the buffer, decoded (`seq` is `i`: a thread's
+        records are in the order it printed them)."""
+        recs = pbuf[lo * meta.record_slots : hi * meta.record_slots].reshape(
+            hi - lo, meta.record_slots
+        )
         records = []
-        for i, row in enumerate(recs):
+        for i, row in enumerate(recs, lo):
             pid = int(row[1])
             vals = []
             for j, t in enumerate(meta.print_types[pid]):
@@ -456,7 +485,7 @@ class CpuRuntime(Runtime):
                 else:
                     vals.append(np.array([raw], np.int64).astype(t.np)[0])
             records.append(PrintRecord(int(row[0]), i, pid, tuple(vals)))
-        emit(records, meta.formats)
+        return records
 
     # ---- memory --------------------------------------------------------------------------
     def empty(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:

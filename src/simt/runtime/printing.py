@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Iterator, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
@@ -54,6 +57,100 @@ def emit(
 
 
 _sinks: list[list[tuple[int, str]]] = []
+
+# Streaming (`cpu` and `sim`): a launch still running this many seconds after it started
+# writes what its threads printed so far, then what they print next as it comes; None: never.
+DEFAULT_STREAM_AFTER = 0.5
+_stream_after: list[float | None] = []  # set by `stream_print` (over SIMT_STREAM_PRINT)
+
+
+def stream_after() -> float | None:
+    """The seconds after which a running launch's prints are streamed, or None (never):
+    `stream_print(...)`, else the `SIMT_STREAM_PRINT` environment variable (seconds, or
+    "off"), else `DEFAULT_STREAM_AFTER`."""
+    if _stream_after:
+        return _stream_after[-1]
+    text = os.environ.get("SIMT_STREAM_PRINT", "").strip().lower()
+    if not text:
+        return DEFAULT_STREAM_AFTER
+    if text in ("off", "no", "false", "never"):
+        return None
+    try:
+        return max(float(text), 0.0)
+    except ValueError:
+        return DEFAULT_STREAM_AFTER
+
+
+_ENV = object()
+
+
+def stream_print(after: Any = _ENV) -> None:
+    """Stream `print` output of launches on `cpu` and `sim` that run longer than `after`
+    seconds (0: from the start; None: never, everything is written when the launch ends).
+    Without an argument: back to `SIMT_STREAM_PRINT` (or the default, 0.5 s)."""
+    if after is _ENV:
+        _stream_after.clear()
+    else:
+        _stream_after[:] = [after if after is None else max(float(after), 0.0)]
+
+
+class Stream:
+    """The print stream of one running launch. Until it is `due` nothing is written; then each
+    `write` writes the records given (thread-major within the batch, each thread's lines in
+    its order), so a thread's lines always come in the order it printed them; what two threads
+    print may interleave batch by batch. Never while the REPL captures prints (it groups each
+    thread's whole output)."""
+
+    def __init__(self, formats: Sequence[Sequence[str | Field]]) -> None:
+        self.formats = formats
+        self.after = stream_after()
+        self.start = time.monotonic()
+        self.streamed = False  # whether something was written already
+
+    @staticmethod
+    def wanted() -> bool:
+        """Whether a launch starting now may stream at all."""
+        return stream_after() is not None and not _sinks
+
+    def due(self) -> bool:
+        """Whether the launch has run long enough to stream."""
+        return (
+            self.after is not None
+            and not _sinks
+            and time.monotonic() - self.start >= self.after
+        )
+
+    def write(self, records: list[PrintRecord]) -> None:
+        if records:
+            self.streamed = True
+            emit(records, self.formats)
+
+
+def watch(stream: Stream, poll: Callable[[], list[PrintRecord]],
+          every: float = 0.1) -> Callable[[], None]:  # fmt: skip
+    """Run `poll` (the records printed since its last call) on a background thread while a
+    launch runs, writing its records once the stream is due. Returns the function that stops
+    the watcher (after which the caller writes what is left)."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        first = (stream.after or 0.0) - (time.monotonic() - stream.start)
+        if stop.wait(max(first, 0.0)):
+            return
+        while True:
+            if stream.due():
+                stream.write(poll())
+            if stop.wait(every):
+                return
+
+    t = threading.Thread(target=loop, name="simt-print-stream", daemon=True)
+    t.start()
+
+    def end() -> None:
+        stop.set()
+        t.join()
+
+    return end
 
 
 @contextmanager

@@ -23,7 +23,7 @@ from ..ir import Function, semantics
 from ..types import ArrayType
 from . import sim_lib, sim_trace
 from .base import Compiled, DeviceFacts, Dim3, Nominal, Runtime
-from .printing import emit
+from .printing import Stream, emit
 
 # The names rendered programs call, bound in the namespace each program is executed in.
 _HELPERS: dict[str, Any] = {
@@ -134,6 +134,8 @@ class SimRuntime(Runtime):
         values = [_argument(p.name, p.value.type, a) for p, a in zip(params, args)]
         run = sim_lib.Launch(self._geometry(grid, block), kernel.meta["sites"])
         run.t = tracer
+        if kernel.meta["formats"] and Stream.wanted():
+            run.stream = Stream(kernel.meta["formats"])
         if kernel.fn.debug:
             for p, v in zip(params, values):
                 if isinstance(v, np.ndarray):

@@ -19,6 +19,7 @@ from ..backends.common import describe_failure
 from ..errors import KernelError
 from ..ir import Op
 from .base import Dim3, PrintRecord, unflatten
+from .printing import Stream
 
 Mask = Any  # None | np.ndarray | bool (False); kept loose: rendered code is not type-checked
 Index = tuple[Any, ...]
@@ -118,6 +119,7 @@ class Launch:
         self.n_blocks = geo.n_blocks
         self.sites = sites
         self.records: list[PrintRecord] = []
+        self.stream: Stream | None = None  # set by the runtime when prints may stream
         self._seq: np.ndarray | None = None
         self.thread_idx = geo.thread_idx
         self.block_idx = geo.block_idx
@@ -343,6 +345,9 @@ class Launch:
             seq += 1
         else:
             seq[m] += 1
+        if self.stream is not None and self.stream.due():  # a long launch: written as it goes
+            self.stream.write(self.records)
+            self.records = []
 
     def check_assert(self, cond: Any, m: Mask, site: int) -> None:
         """Raise the assertion's error if `cond` is false in an active lane."""
