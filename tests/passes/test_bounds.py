@@ -610,3 +610,40 @@ def test_product_of_block_values_is_tested_by_division() -> None:
     special["block_idx.x"] = 1  # and passes for an ordinary block
     run_ops(fn.body.ops[:-1], env, special)
     assert env[top.operands[0].id]
+
+
+@simt.kernel
+def add_block_sums(data, incr):  # bench/user_kernels/scan.py's last launch
+    i = block_idx.x * block_dim.x + thread_idx.x
+    if i < len(data):
+        data[i] += incr[block_idx.x]
+
+
+def test_a_coarsened_kernel_tests_every_block_it_runs_once() -> None:
+    """The block-level test reads `block_idx.x`; run as one wide block of 8 (`spmd.coarsen`)
+    it is tested for each of the 8 blocks before the wide block starts, so it stays one test
+    outside the thread loops (it had become a per-lane test with both copies of the body
+    inside them: the kernel ran 20x slower with checks on). Same results, same error."""
+    import copy
+
+    from simt.passes.spmd import coarsen, lower
+
+    n, blocks = 64, 16
+    fn, rep = _proved(add_block_sums, _f32(n * blocks), _f32(blocks))
+    assert rep.tests == ["block_idx.x - len(incr) + 1 <= 0"]
+    low = lower(coarsen(copy.deepcopy(fn), 8))
+    verify(low)
+    top = [op for op in low.body.ops if op.opcode == "if" and op.attrs.get("version")]
+    assert len(top) == 1  # at block level, each branch with its own thread loops
+    assert all(any(o.attrs.get("lanes") for o in walk(r)) for r in top[0].regions)
+    assert not any(o.opcode == "if" and o.attrs.get("version")
+                   for loop in walk(low.body) if loop.attrs.get("lanes")
+                   for o in walk(loop.regions[0]))  # fmt: skip
+    data = np.arange(1024 * 64, dtype=np.float32)
+    incr = np.arange(1024, dtype=np.float32) * 10
+    with simt.using("cpu"):
+        got = data.copy()
+        add_block_sums[1024, 64](got, incr)  # a launch the cpu runtime coarsens
+        np.testing.assert_array_equal(got, data + np.repeat(incr, 64))
+        with pytest.raises(simt.KernelError, match=r"`incr` \(index 1023, length 1023\)"):
+            add_block_sums[1024, 64](np.zeros(1024 * 64, np.float32), np.ones(1023, np.float32))

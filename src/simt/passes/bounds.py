@@ -1195,7 +1195,9 @@ def _version(an: _Analysis, fn: Function, hoisted: set[int], conds: list[Lin]) -
             new.attrs["inbounds"] = True
     fast.ops.append(Op("yield"))
     slow = Block([], [*rest, Op("yield")])
-    fn.body.ops = [*pre, Op("if", [ok], [], {}, [fast, slow])]
+    # `version` marks the test for passes that change what the block-level values are
+    # (`spmd.coarsen` makes it hold for every block a wide block runs)
+    fn.body.ops = [*pre, Op("if", [ok], [], {"version": True}, [fast, slow])]
 
 
 __all__ = ["MAX_COPY_OPS", "Report", "prove_bounds"]

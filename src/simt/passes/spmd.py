@@ -1217,5 +1217,70 @@ def coarsen(fn: Function, k: int) -> Function:
             ops.append(op)
         block.ops[:] = ops
 
+    blocks = {r for r, reg in specials.items() if reg == "block_idx"}
+    threads = {r for r, reg in specials.items() if reg == "thread_idx"}
     rewrite(fn.body)
+    _widen_version_test(fn, k, blocks, threads)
     return fn
+
+
+def _widen_version_test(fn: Function, k: int, blocks: set[int], threads: set[int]) -> None:
+    """After `coarsen`: the block-level test of `passes.bounds` (its `if` marked `version`)
+    read `block_idx.x`, which in a wide block differs by thread (`b * k + t // bx`): left so,
+    the test would be made per lane, inside the thread loops, with both copies of the body
+    there (add_block_sums in bench/user_kernels/scan.py ran 20x slower). It becomes the test
+    for every one of the `k` blocks the wide block runs, `all(test(b * k + j) for j in
+    range(k))`, a small uniform loop before the `if`. `blocks` and `threads` are the ids of
+    the values `block_idx.x` and `thread_idx.x` had before the rewrite."""
+    ops = fn.body.ops
+    at = next((i for i, o in enumerate(ops) if o.opcode == "if" and o.attrs.get("version")), None)
+    if at is None:
+        return
+    test = ops[at]
+    defs = {r.id: o for o in ops[:at] for r in o.results}
+    slice_: set[int] = set()  # ops (by id) between the test and `block_idx.x`
+
+    def reaches(v: Value) -> bool:
+        if v.id in blocks:
+            return True
+        if v.id in threads:
+            raise ValueError  # the test is not a block-level one: leave it
+        d = defs.get(v.id)
+        if d is None or d.opcode not in PURE:
+            return False
+        hit = False
+        for x in d.operands:
+            hit = reaches(x) or hit
+        if hit:
+            slice_.add(id(d))
+        return hit
+
+    try:
+        if not reaches(test.operands[0]):
+            return
+    except ValueError:
+        return
+    iv, acc = Value(INT32, "j"), Value(BOOL, "ok")
+    body = Block([iv, acc])
+    b = Builder(body)
+    b.loc = test.loc
+    sub = b.bin("add", b.bin("mul", b.special("block_idx", 0), b.const(k, INT32)), iv)
+    vmap = dict.fromkeys(blocks, sub)
+
+    def moved(v: Value) -> Value:
+        return vmap.get(v.id, v)
+
+    for o in ops[:at]:
+        if id(o) in slice_:
+            r = Value(o.result.type, o.result.hint)
+            body.ops.append(Op(o.opcode, [moved(x) for x in o.operands], [r], dict(o.attrs),
+                               [], o.loc))  # fmt: skip
+            vmap[o.result.id] = r
+    b.op("yield", [b.bin("and", acc, moved(test.operands[0]))])
+    pre = Builder(Block())
+    pre.loc = test.loc
+    lo, hi, one = pre.const(0, INT32), pre.const(k, INT32), pre.const(1, INT32)
+    yes = pre.const(True, BOOL)
+    every = pre.op("for", [lo, hi, one, yes], [BOOL], [body], sign=1).result
+    test.operands = [every]
+    ops[at:at] = pre.block.ops
