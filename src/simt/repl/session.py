@@ -517,11 +517,18 @@ class Session:
         grid = -(-n // block)
         guard = n if grid * block != n else None
         name = f"_simt_in{self.count}"
+        raised = False  # some threads raised an exception nobody caught (reported above)
         try:
             probe = self._probe(name, body, loads, bound, state)
             writes = [w for w in shape.writes if w not in THREAD_NAMES]
             stores, outs, known, notes, objects = self._classify(probe, writes, tree)
             layout = self._layout(probe, shown, stores, outs, notes)
+            for w, arr in outs.items():  # a thread that raises keeps the values it had
+                old = self.state.get(w)
+                if old is not None and old.shape == arr.shape and old.dtype == arr.dtype:
+                    arr[...] = old
+                else:
+                    arr[...] = 0
             gen = codegen.kernel_source(name, body, loads, stores, bound, guard, self._extra)
             fn = self._define(name, gen.source, f"<kernel {self.count}>")
             import simt
@@ -550,8 +557,14 @@ class Session:
             return False
         except KernelError as e:
             where = {f"<kernel {self.count}>": gen_header(body, loads, guard, len(self._extra))}
-            self.out.error(_kernel_error(e, filename, block, where))
-            return False
+            if not e.failures:
+                self.out.error(_kernel_error(e, filename, block, where))
+                return False
+            # exceptions some threads raised: the others finished and their results are kept
+            # (a raising thread stores nothing, so its variables keep their values)
+            self.out.error(_thread_errors(e, filename, text, where, n))
+            self._in_place = []
+            raised = True
         except (LaunchError, SimtError) as e:
             self.out.error(f"{type(e).__name__}: {e}")
             return False
@@ -612,7 +625,7 @@ class Session:
             shown_out = _show([], layout)
         if self._deferred:
             self._carried += captured
-            return True
+            return not raised
         if self._carried:  # earlier phases' prints first, each thread's in order
             captured = sorted(self._carried + captured, key=lambda p: p[0])
             self._carried = []
@@ -627,7 +640,7 @@ class Session:
                 filename,
                 gen_header(body, loads, guard, len(self._extra)),
             )
-        return True
+        return not raised
 
     def _explain(
         self, k: Any, grid: int, block: int, args: list[np.ndarray], text: str, filename: str,
@@ -1040,6 +1053,38 @@ def _compile_error(
                 shown = None
             e = CompileError(e.message, filename, None, None, shown, e.hint)
     return f"CompileError: {e}"
+
+
+def _thread_errors(
+    e: KernelError, filename: str, text: str, where: dict[str, tuple[int, int]], threads: int
+) -> str:
+    """The exceptions threads raised and did not catch, grouped by place and class, in the
+    input's own lines (`KernelError.failures`); the other threads finished."""
+    from dataclasses import replace
+
+    from ..errors import ThreadFailure
+
+    lines = text.split("\n")
+
+    def mapped(f: ThreadFailure) -> ThreadFailure:
+        if f.filename in where:
+            return replace(f, filename=filename, line=f.line - where[f.filename][0])
+        return f
+
+    failures = [mapped(f) for f in e.failures if f.thread < threads]
+    firsts: dict[tuple[str, str, int], ThreadFailure] = {}
+    for f in failures:
+        firsts.setdefault((f.exception, f.filename, f.line), f)
+    groups = []
+    for cls, file, line, count in e.counts:
+        first = firsts.get((cls, *((filename, line - where[file][0]) if file in where
+                                   else (file, line))))  # fmt: skip
+        if first is not None:
+            groups.append((first, count))
+    total = sum(c for _, c in groups)
+    source = {(filename, k + 1): ln for k, ln in enumerate(lines)}
+    grouped = KernelError.grouped(failures, groups, threads - total, source)
+    return f"KernelError: {grouped}"
 
 
 def _kernel_error(
