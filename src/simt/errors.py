@@ -273,3 +273,9 @@ def file_error(path: str, e: BaseException) -> str:
     where = f"{path}:{line}" if line else path
     text = (e.msg if isinstance(e, SyntaxError) else str(e)).strip().splitlines()
     return f"{where}: {type(e).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+class NumbaTypingWarning(UserWarning):
+    """A `simt.cuda.jit` kernel that cannot follow Numba's typing on this device (a WebGPU
+    adapter without 64-bit integers computes its Python ints in int32); the message says
+    what differs."""

@@ -12,6 +12,7 @@ import inspect
 import linecache
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ from .errors import (
     CompileError,
     KernelError,
     LaunchError,
+    NumbaTypingWarning,
     SimtError,
     for_user,
     mark_internal,
@@ -80,14 +82,14 @@ class Specialisation:
     plan: list[tuple[str, int, Any]] = field(default_factory=list)
 
 
-def _scalar_spec(v: Any, fp64: bool) -> T.Scalar | None:
+def _scalar_spec(v: Any, fp64: bool, int64: bool = False) -> T.Scalar | None:
     if isinstance(v, (bool, np.bool_)):
         return T.BOOL
     if isinstance(v, np.generic):
         t = T.scalar_of_dtype(v.dtype)
         return None if t is None else T.compute_type(t)  # np.uint8(3) is an int32 argument
     if isinstance(v, int):
-        return T.INT32 if -(2**31) <= v < 2**31 else T.INT64
+        return T.INT32 if -(2**31) <= v < 2**31 and not int64 else T.INT64
     if isinstance(v, float):
         return T.FLOAT64 if fp64 else T.FLOAT32
     return None
@@ -248,6 +250,7 @@ class Kernel:
         self._ir_cache: dict[Any, Function] = {}  # specialised_ir's, by the launch key
         self.fn: Function | None = None  # the IR of a kernel made by `from_ir`
         self._launchers: dict[Any, Launcher] = {}
+        self._int32_noted: set[str] = set()  # runtimes told that ints stay int32 (numba_ints)
 
     def __repr__(self) -> str:
         return f"<simt.kernel {self.__name__}>"
@@ -349,9 +352,11 @@ class Kernel:
         return out
 
     def _specs(
-        self, values: list[Any], rt_name: str = ""
+        self, values: list[Any], rt_name: str = "", int64: bool | None = None
     ) -> tuple[dict[str, ArgSpec], tuple[Any, ...]]:
-        """The front end's specs for these argument values, and their cache key."""
+        """The front end's specs for these argument values, and their cache key. `int64`:
+        Python int arguments are int64 (Numba's typing; by default when the kernel has it)."""
+        int64 = self.numba if int64 is None else int64
         specs: dict[str, ArgSpec] = {}
         large = any(
             getattr(v, "size", 0) >= 2**31
@@ -399,7 +404,7 @@ class Kernel:
                 # it takes float32 (docs/semantics.md)
                 specs[n] = WeakScalar(T.FLOAT64 if f64_floats else T.FLOAT32)
                 continue
-            st = _scalar_spec(v, self.fp64)
+            st = _scalar_spec(v, self.fp64, int64)
             if st is not None:
                 specs[n] = st
                 continue
@@ -473,8 +478,9 @@ class Kernel:
         key = self._key(values, rt.name)
         spec = self._cache.get(key)
         if spec is None:
-            specs, _ = self._specs(values)
-            fn = self.build_ir(specs)
+            int64 = self.numba_ints(rt)
+            specs, _ = self._specs(values, int64=int64)
+            fn = self.build_ir(specs, int64=int64)
             from .pipeline import for_runtime
 
             try:
@@ -518,8 +524,31 @@ class Kernel:
         k.fn = fn
         return k
 
+    def numba_ints(self, rt: Runtime) -> bool:
+        """Whether this kernel's Python ints are int64 on `rt`: under Numba's typing
+        (`simt.cuda.jit`) where the device has 64-bit integers. A WebGPU adapter without
+        shader-int64 keeps simt's int32 rule instead, said once per kernel by a warning."""
+        if not self.numba:
+            return False
+        if rt.has_int64():
+            return True
+        if rt.name not in self._int32_noted:
+            self._int32_noted.add(rt.name)
+            warnings.warn(
+                f"{self.__name__}: {rt.name}'s device has no 64-bit integers, so this "
+                "cuda.jit kernel computes Python ints in int32 (simt.kernel's rule) where "
+                "Numba uses int64: integer arithmetic past 2**31 wraps here (docs/numba.md)",
+                NumbaTypingWarning,
+                stacklevel=2,
+            )
+        return False
+
     def build_ir(
-        self, specs: dict[str, ArgSpec], optimise: bool = True, explain: bool = False
+        self,
+        specs: dict[str, ArgSpec],
+        optimise: bool = True,
+        explain: bool = False,
+        int64: bool | None = None,
     ) -> Function:
         """The IR of this kernel for the front end's argument specs (`optimise=False,
         explain=True`: every branch as written, for `explain`). The hook a kernel made from
@@ -533,6 +562,7 @@ class Kernel:
             return build(
                 self.pyfunc, specs, self.fp64, self.debug, optimise, explain, self.dynamic_shared,
                 self.boundscheck, self.heap, self.division,
+                self.numba if int64 is None else int64,
             )
         except SimtError:
             raise

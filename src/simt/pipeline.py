@@ -30,16 +30,19 @@ def build(
     boundscheck: bool = True,
     heap: int | None = None,
     division: str = "numpy",
+    int64: bool = False,
 ) -> Function:
     """Front end, checks and optimisation passes: the IR every backend starts from. Without
     `optimise` the IR is the front end's own, branch for branch; `explain` adds `note` ops
     for assignments that make no op (both for `kernel.explain`, on sim only). `boundscheck`
     False compiles the accesses unchecked (`Function.boundscheck`); `heap`: the bytes of
-    per-thread arena per element type lists may use (`frontend.arena`)."""
+    per-thread arena per element type lists may use (`frontend.arena`); `int64`:
+    Numba's typing of integers (`simt.cuda.jit`)."""
     fn = translate(
         pyfunc, specs, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared,
         heap=heap,
         division=division,
+        int64=int64,
     )
     fn.boundscheck = boundscheck
     return finish(fn, optimise)

@@ -161,8 +161,9 @@ def promote(a: Scalar, b: Scalar) -> Scalar:
     return UINT32
 
 
-def literal_type(value: object, fp64: bool) -> Scalar:
-    """The type a Python number takes when it must be materialised with no other operand."""
+def literal_type(value: object, fp64: bool, int64: bool = False) -> Scalar:
+    """The type a Python number takes when it must be materialised with no other operand
+    (`int64`: Numba's typing, where a Python int is int64)."""
     if isinstance(value, (bool, np.bool_)):
         return BOOL
     if isinstance(value, np.generic):
@@ -170,7 +171,7 @@ def literal_type(value: object, fp64: bool) -> Scalar:
         if t is not None:
             return compute_type(t)
     if isinstance(value, (int, np.integer)):
-        return INT32 if -(2**31) <= int(value) < 2**31 else INT64
+        return INT32 if -(2**31) <= int(value) < 2**31 and not int64 else INT64
     return FLOAT64 if fp64 else FLOAT32
 
 

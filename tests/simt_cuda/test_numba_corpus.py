@@ -20,7 +20,11 @@ from .numba_corpus.case import NCase, check
 CASES = load()
 BACKENDS = ("sim", "cpu", "webgpu")
 # what a backend without the feature must say in its CompileError
-FEATURE_WORDS = {"fp64": ("float64", "f64")}
+FEATURE_WORDS = {
+    "fp64": ("float64", "f64"),
+    "int64": ("shader-int64",),  # an adapter without 64-bit integers
+    "atomic64": ("atomics on int64 arrays",),  # WGSL's atomics are 32-bit
+}
 
 
 def _copy(args: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -381,7 +381,13 @@ def _int(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -
     if isinstance(a, Known):
         return Known(int(a.value))
     assert isinstance(a, Value)
-    return coerce(tr.b, a, a.scalar if a.scalar.is_int else T.INT32)
+    return coerce(tr.b, a, a.scalar if a.scalar.is_int else _int_type(tr))
+
+
+def _int_type(tr: Translating) -> T.Scalar:
+    """The type of an int made from a float (`int(x)`, `round(x)`, `math.floor(x)`): int32,
+    int64 under Numba's typing."""
+    return T.INT64 if tr.ctx.int64 else T.INT32
 
 
 def _float(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
@@ -411,7 +417,7 @@ def _round(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call)
         return coerce(tr.b, x, T.INT32) if x.scalar.is_bool else x
     if len(args) == 1:
         r = tr.b.op("math", [x], [x.type], fn="rint").result
-        return coerce(tr.b, r, T.INT32)
+        return coerce(tr.b, r, _int_type(tr))
     nd = args[1]
     if not isinstance(nd, Known):
         tr.fail(node, "round(x, n) needs n known at compile time")
@@ -453,7 +459,7 @@ def _math(fn: MathFn, host: Callable[..., Any], to_int: bool = False) -> Handler
         if fn.parts:
             return Tup(tuple(_math_op(tr, MATH[p], operands, node) for p in fn.parts))
         r = _math_op(tr, fn, operands, node)
-        return coerce(tr.b, r, T.INT32) if to_int else r
+        return coerce(tr.b, r, _int_type(tr)) if to_int else r
 
     return h
 
@@ -520,6 +526,8 @@ def _grid(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) 
                 b.special("thread_idx", axis),
             )
         )
+    if tr.ctx.int64:  # Numba's cuda.grid is int64
+        out = [coerce(b, v, T.INT64) for v in out]
     return out[0] if n == 1 else Tup(tuple(out))
 
 
@@ -531,6 +539,8 @@ def _gridsize(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Ca
     out: list[V] = [
         b.bin("mul", b.special("block_dim", axis), b.special("grid_dim", axis)) for axis in range(n)
     ]
+    if tr.ctx.int64:  # Numba's cuda.gridsize is int64
+        out = [coerce(b, v, T.INT64) for v in out]
     return out[0] if n == 1 else Tup(tuple(out))
 
 
@@ -579,7 +589,7 @@ def _warp(name: str, op: str, n: int) -> Handler:
         if op.startswith("shfl"):
             val = tr.scalar(args[1], node)
             if isinstance(val, Known):
-                val = materialise(b, val, tr.ctx.fp64)
+                val = materialise(b, val, tr.ctx.fp64, tr.ctx.int64)
             assert isinstance(val, Value)
             if val.scalar not in _SHUFFLE_TYPES:
                 if val.scalar.is_bool or (val.scalar.is_int and val.scalar.bits < 32):

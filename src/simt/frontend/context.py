@@ -28,6 +28,9 @@ class Context:
 
     builder: Builder
     fp64: bool = False
+    # Numba's typing of integers (`simt.cuda.jit`): Python ints are int64 and every integer
+    # operator's result is 64 bits wide (scalars.numba_int)
+    int64: bool = False
     debug: bool = False
     explain: bool = False  # `kernel.explain`: assignments that make no op get a `note` op
     inline_stack: list[Any] = field(default_factory=list)  # functions being inlined (recursion)

@@ -90,10 +90,11 @@ def narrow(b: Builder, v: V, t: T.Scalar) -> Value:
     return b.cast(x, t)
 
 
-def materialise(b: Builder, v: V, fp64: bool) -> Value:
-    """`v` as a typed value; a known number takes its literal type."""
+def materialise(b: Builder, v: V, fp64: bool, int64: bool = False) -> Value:
+    """`v` as a typed value; a known number takes its literal type (a Python int is int64
+    under Numba's typing, `int64`)."""
     if isinstance(v, Known):
-        return coerce(b, v, T.literal_type(v.value, fp64))
+        return coerce(b, v, T.literal_type(v.value, fp64, int64))
     assert isinstance(v, Value)
     return v
 
@@ -101,6 +102,18 @@ def materialise(b: Builder, v: V, fp64: bool) -> Value:
 def arith_type(a: T.Scalar, b: T.Scalar) -> T.Scalar:
     """The type of an arithmetic operator on typed operands of types `a` and `b`."""
     return T.promote(a, b)
+
+
+def numba_int(op: str, a: T.Scalar, b: T.Scalar) -> T.Scalar:
+    """Numba's type for integer operator `op` on operands of integer (or bool) types `a` and
+    `b` (a Python int counting as int64): every result is 64 bits wide, uint64 when both
+    operands are unsigned, else int64; a shift keeps the signedness of its left operand.
+    (Numba's rule, `numba.core.typing`: integer arithmetic is done at least in the machine's
+    int; `simt.cuda.jit` follows it where the device has 64-bit integers.)"""
+    if op in ("shl", "shr"):
+        return T.UINT64 if a.is_int and a.kind == "u" else T.INT64
+    unsigned = all(t.is_int and t.kind == "u" for t in (a, b))
+    return T.UINT64 if unsigned else T.INT64
 
 
 def merge_type(a: T.Scalar, b: T.Scalar) -> T.Scalar:

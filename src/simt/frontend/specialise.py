@@ -56,15 +56,17 @@ def translate(
     dynamic_shared: int | None = None,
     heap: int | None = None,
     division: str = "numpy",
+    int64: bool = False,
 ) -> Function:
     """Translate `pyfunc` for the given parameter specs into a verified-shape IR function.
 
     Parameters with a `Known` spec are folded in; the others become the function's params, in
     signature order. With `explain`, an assignment of a constant or of another variable's
-    value (which makes no op) gets a `note` op, so that `kernel.explain` shows it.
+    value (which makes no op) gets a `note` op, so that `kernel.explain` shows it. `int64`:
+    Numba's typing of integers (Python ints int64, integer results 64 bits wide).
     """
     return translate_with_names(
-        pyfunc, specs, fp64, debug, name, explain, dynamic_shared, heap, division
+        pyfunc, specs, fp64, debug, name, explain, dynamic_shared, heap, division, int64
     )[0]
 
 
@@ -78,6 +80,7 @@ def translate_with_names(
     dynamic_shared: int | None = None,
     heap: int | None = None,
     division: str = "numpy",
+    int64: bool = False,
 ) -> tuple[Function, dict[str, V]]:
     """`translate`, and the names the function's body leaves bound at its end (typed values,
     known values, tuples, objects): what the REPL keeps of an input between lines.
@@ -97,7 +100,7 @@ def translate_with_names(
         raise CompileError(f'division={division!r}: give "numpy" (the default) or "python"')
     ctx = Context(
         b, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared, heap=heap,
-        division=division,
+        division=division, int64=int64,
     )
     env: dict[str, V] = {}
     params: list[Param] = []

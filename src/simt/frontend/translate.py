@@ -28,7 +28,15 @@ from ..ir import Block, Op, Value
 from . import calls, contexts, iteration, known, lists, loops, raising, tables, views
 from .context import Context, NeedsKnown, fail
 from .merge import leaf_values, merge_into
-from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow
+from .scalars import (
+    coerce,
+    const_value,
+    known_type,
+    materialise,
+    merge_scalar,
+    narrow,
+    numba_int,
+)
 from .source import Source, get_source
 from .values import (
     UNDEF,
@@ -151,7 +159,7 @@ class Translator:
         if isinstance(v, Known):
             if not is_number(v.value):
                 self.fail(node, f"a {type(v.value).__name__} cannot be used as a number here")
-            return materialise(self.b, v, self.ctx.fp64)
+            return materialise(self.b, v, self.ctx.fp64, self.ctx.int64)
         if isinstance(v, Value) and isinstance(v.type, T.Scalar):
             return v
         self.fail(node, "expected a number here, not an array or a tuple")
@@ -642,7 +650,7 @@ class Translator:
             if isinstance(v, Value) and not (isinstance(v.type, T.Scalar) and v.type.is_int):
                 self.fail(a, "range() bounds must be integers")
         typed_types = [v.type for v in (start, stop, step) if isinstance(v, Value)]
-        t = T.INT32
+        t = T.INT64 if self.ctx.int64 else T.INT32  # Numba's range variables are int64
         for tt in typed_types:
             assert isinstance(tt, T.Scalar)
             t = T.promote(t, tt)
@@ -932,10 +940,25 @@ class Translator:
         if isinstance(node.op, ast.USub):
             if v.scalar.is_bool:
                 v = coerce(self.b, v, T.INT32)
-            return self.b.un("neg", v)
+            return self.b.un("neg", self.numba_widened(v))
         if v.scalar.is_float or v.scalar.is_bool:
             self.fail(node, f"~ needs an integer, not {v.scalar}", "use `not` for booleans")
-        return self.b.un("invert", v)
+        return self.b.un("invert", self.numba_widened(v))
+
+    def numba_widened(self, v: Value) -> Value:
+        """An integer operand of a unary operator, as 64 bits under Numba's typing (`-x` and
+        `~x` of an int32 are int64 there, of a uint32 uint64)."""
+        if not self.ctx.int64 or not v.scalar.is_int:
+            return v
+        return coerce(self.b, v, numba_int("neg", v.scalar, v.scalar))
+
+    def numba_types(self, a: V, b: V, ta: T.Scalar, tb: T.Scalar) -> tuple[T.Scalar, T.Scalar]:
+        """The operand types Numba's typing sees: a Python int is int64, not the other
+        operand's type (so `x & 3` of a uint32 is int64, as in Numba)."""
+        fp, i64 = self.ctx.fp64, self.ctx.int64
+        na = ta if not isinstance(a, Known) else T.literal_type(a.value, fp, i64)
+        nb = tb if not isinstance(b, Known) else T.literal_type(b.value, fp, i64)
+        return na, nb
 
     def expr_BinOp(self, node: ast.BinOp) -> V:
         op = _BIN.get(type(node.op))
@@ -996,6 +1019,10 @@ class Translator:
             self.fail(node, f"bitwise operators need integers, not {t}")
         if op == "div" and not t.is_float:
             t = T.float_type(self.ctx.fp64)
+        elif self.ctx.int64 and t.is_int:  # Numba's typing: integer results are 64 bits
+            na, nb = self.numba_types(a, b, ta, tb)
+            if na.is_int or na.is_bool:
+                t = numba_int(op, na, nb)
         if op == "pow":
             return self.power(a, b, t, node)
         if op in ("div", "floordiv", "mod") and self.ctx.division == "python":
@@ -1148,6 +1175,10 @@ class Translator:
             return decided
         ta, tb = self.weak_types(a, b, *_operand_types(a, b, self.ctx.fp64))
         t = ta if ta == tb else T.promote(ta, tb)
+        if self.ctx.int64 and t.is_int:  # Numba compares mixed integers as int64 (a Python
+            na, nb = self.numba_types(a, b, ta, tb)  # int too: `u < -1` is False there)
+            if na != nb:
+                t = numba_int("cmp", na, nb)
         return self.b.cmp(name, coerce(self.b, a, t), coerce(self.b, b, t))
 
     def expr_IfExp(self, node: ast.IfExp) -> V:
@@ -1257,7 +1288,9 @@ class Translator:
         sub = Translator(self.ctx, src, fn, env)
         sub.library = self.library or (_in_simt(src.filename) and not _in_simt(self.src.filename))
         self.ctx.inline_stack.append(fn)
-        saved_loc = self.b.loc
+        saved_loc, saved_int64 = self.b.loc, self.ctx.int64
+        if sub.library:  # simt's own code keeps simt's int32 rule under Numba's typing
+            self.ctx.int64 = False
         try:
             sub.stmts(src.tree.body)
         except CompileError as e:
@@ -1270,7 +1303,7 @@ class Translator:
             ) from None
         finally:
             self.ctx.inline_stack.pop()
-            self.b.loc = saved_loc
+            self.b.loc, self.ctx.int64 = saved_loc, saved_int64
         for name in raising.STATE:
             if name in sub.env:
                 self.env[name] = sub.env[name]

@@ -32,7 +32,8 @@ class NCase:
     launch). `launch(kernel, args)`, when given, runs the case as a Numba program would (device
     arrays, streams, `forall`, ...) and leaves the results in `args`; otherwise
     `kernel[grid, block](*args)` (with `sharedmem` bytes of dynamic shared memory when set).
-    `features`: what a backend may refuse ("fp64": float64 arithmetic, "int64"). `agree`: how
+    `features`: what a backend may refuse ("fp64": float64 arithmetic, "int64", "atomic64":
+    atomics on int64 arrays). `agree`: how
     closely simt's result must match Numba's simulator (default: `tol`); `numba` False (with
     `why`) where Numba's simulator cannot run the case."""
 
