@@ -9,6 +9,8 @@ os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="simt-xdg-"))
 # prints are written when a launch ends (thread-major), however slow a loaded machine makes
 # it: streaming (a launch running longer than 0.5 s) is tested where it is asked for
 os.environ.setdefault("SIMT_STREAM_PRINT", "off")
+# launch advice (a SimtPerformanceWarning once per kernel) is tested where it is asked for
+os.environ.setdefault("SIMT_ADVICE", "off")
 
 import pytest  # noqa: E402 - after the environment it reads
 

@@ -35,7 +35,7 @@ from .errors import (  # noqa: E402
     LaunchError,
     SimtPerformanceWarning,
 )
-from .kernel import Dim, Kernel, kernel, launch  # noqa: E402
+from .kernel import Dim, Kernel, kernel, launch, launch_advice  # noqa: E402
 from .lang import (  # noqa: E402
     In,
     Out,
@@ -85,7 +85,7 @@ __all__ = [
     "BackendUnavailable", "CompileError", "Dim", "In", "Kernel", "KernelError", "LaunchError",
     "Out", "atomic", "backend", "block_dim", "block_idx", "bool_", "compile", "empty", "float32",
     "const", "float64", "grid", "grid_dim", "image", "int32", "int64", "kernel", "launch", "local",
-    "map_blocks", "shared", "stream_print",
+    "map_blocks", "shared", "stream_print", "launch_advice",
     "synchronize", "syncthreads", "thread_idx", "to_device", "uint32", "use", "using", "zeros",
     "float16", "int8", "int16", "uint8", "uint16", "uint64",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "gridsize",

@@ -29,6 +29,7 @@ from .errors import (
     LaunchError,
     NumbaTypingWarning,
     SimtError,
+    SimtPerformanceWarning,
     for_user,
     mark_internal,
     user_facing,
@@ -70,6 +71,43 @@ def check_launch(grid: Dim3, block: Dim3) -> None:
         )
 
 
+_advice: list[bool] = []  # set by `launch_advice`, over SIMT_ADVICE
+
+
+def launch_advice(on: bool | None = None) -> None:
+    """Show (True) or never show (False) the advice simt gives once per kernel when an
+    ordinary launch is clearly wasteful (docs/language.md, "Launch advice"); None: back to the
+    `SIMT_ADVICE` environment variable ("off" turns it off; on by default)."""
+    if on is None:
+        _advice.clear()
+    else:
+        _advice[:] = [bool(on)]
+
+
+def advice_enabled() -> bool:
+    """Whether launch advice is shown (`launch_advice`, else `SIMT_ADVICE`)."""
+    if _advice:
+        return _advice[-1]
+    return os.environ.get("SIMT_ADVICE", "").strip().lower() not in ("0", "off", "no", "false")
+
+
+def _dims(d: Dim3) -> str:
+    """A launch dimension as the user writes it (`256`, `(16, 16)`)."""
+    parts = list(d)
+    while len(parts) > 1 and parts[-1] == 1:
+        parts.pop()
+    return str(parts[0]) if len(parts) == 1 else str(tuple(parts))
+
+
+def _user_level() -> int:
+    """The `stacklevel` of the first frame outside simt: a warning points at the user's line."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    f, level = sys._getframe(1), 1
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(here + os.sep):
+        f, level = f.f_back, level + 1  # type: ignore[assignment]
+    return level
+
+
 @dataclass
 class Specialisation:
     """One compiled specialisation: its IR, the runtime's artefact, and what to copy back."""
@@ -80,6 +118,7 @@ class Specialisation:
     # per run-time param, in order: name, position among the kernel's arguments, and the
     # NumPy scalar type that converts a scalar argument (None for arrays)
     plan: list[tuple[str, int, Any]] = field(default_factory=list)
+    advised: bool = False  # whether its first launch was checked for clear waste (`advice`)
 
 
 def _scalar_spec(v: Any, fp64: bool, int64: bool = False) -> T.Scalar | None:
@@ -191,6 +230,7 @@ class Kernel:
         division: str = "numpy",
     ) -> None:
         self.pyfunc = pyfunc
+        self.advice_shown = False  # launch advice is shown once per kernel (`launch_advice`)
         # bytes of per-thread arena per element type for the kernel's lists (frontend.arena)
         if heap is not None and (
             not isinstance(heap, int) or isinstance(heap, bool) or heap < arena.MIN_HEAP
@@ -765,6 +805,10 @@ class Kernel:
         rt.check_limits(grid, block)
         values = self._bind(args, kwargs)
         spec = self.specialise(values, rt)
+        if not spec.advised:  # once per specialisation: never on a launch's hot path
+            spec.advised = True
+            if not self.advice_shown and advice_enabled():
+                self._advise_once(grid, block, rt)
         for name, position, scalar in spec.plan:
             if position < 0:
                 continue  # a hidden parameter: the arena, the failure buffer
@@ -830,6 +874,23 @@ class Kernel:
                                  tuple(block))  # fmt: skip
             if err is not None:
                 raise err
+
+    def _advise_once(self, grid: Dim3, block: Dim3, rt: Runtime) -> None:
+        """Warn (`SimtPerformanceWarning`) when this launch is clearly wasteful: the quick
+        checks of `simt.benchtool` (`TOOLS["launch_advice"]`), shown once per kernel."""
+        tool = TOOLS.get("launch_advice")
+        if tool is None:
+            return
+        found = tool(self, grid, block, rt)
+        if not found:
+            return
+        self.advice_shown = True
+        warnings.warn(
+            f"{self.__name__}[{_dims(grid)}, {_dims(block)}]: {found[0]} (launch advice, shown "
+            "once per kernel; SIMT_ADVICE=off or simt.launch_advice(False) turns it off)",
+            SimtPerformanceWarning,
+            stacklevel=_user_level(),
+        )
 
     def _heap_arg(
         self, rt: Runtime, host: bool, fn: Function, name: str, grid: Dim3, block: Dim3

@@ -59,7 +59,12 @@ def recommend(
     """A launch covering the same threads with a block that is a multiple of the warp width:
     256 threads in 1-D, 16 x 16 in 2-D. `extent` (the data's size along x, y, when the launch
     was sized to it) lets the grid cover just the data."""
-    limit = min(prof.max_block, 1024)
+    return _recommend(grid, block, min(prof.max_block, 1024), extent)
+
+
+def _recommend(
+    grid: Dim3, block: Dim3, limit: int, extent: tuple[int, ...] = ()
+) -> tuple[Dim3, Dim3]:
     nx, ny = grid.x * block.x, grid.y * block.y
     if len(extent) >= 1 and nx - block.x < extent[0] <= nx:
         nx = extent[0]
@@ -70,6 +75,34 @@ def recommend(
         return Dim3((nx + b - 1) // b, grid.y, grid.z), Dim3(b)
     bx, by = (16, 16) if limit >= 256 else (16, max(1, limit // 16))
     return Dim3((nx + bx - 1) // bx, (ny + by - 1) // by, grid.z * block.z), Dim3(bx, by)
+
+
+def quick(grid: Dim3, block: Dim3, backend: str) -> list[Advice]:
+    """The advice an ordinary launch gets (once per kernel, `kernel.launch_advice`): only what
+    is clearly wasteful from the launch's shape alone, no cost model, so it costs nothing
+    measurable: blocks of one thread (every thread pays a block's overhead, and on a GPU uses
+    one lane of its warp), and on a GPU blocks of fewer threads than a warp or not a multiple
+    of it. `sim` (the reference) gets none."""
+    caps = registry.runtime_class(backend)
+    if caps.reference:
+        return []
+    rg, rb = _recommend(grid, block, 1024)
+    shape = f"[{_shape(rg)}, {_shape(rb)}]"
+    per = block.size
+    if per == 1 and grid.size > 1:
+        lanes = f"uses 1 of the {WARP} lanes of its warp and " if caps.latency_hiding else ""
+        return [Advice("one-thread-blocks", "warning",
+                       f"every block has one thread: each thread {lanes}pays a whole block's "
+                       f"start-up. Launch blocks of {rb.size} threads: {shape} (kernel.advise "
+                       "says more).", recommended=(tuple(rg), tuple(rb)))]  # fmt: skip
+    if caps.latency_hiding and per % WARP and grid.size > 1:
+        idle = WARP - per % WARP
+        return [Advice("block-width", "warning",
+                       f"a block of {per} threads is not a multiple of the {WARP}-thread warp: "
+                       f"{idle} lanes of every block's last warp run empty. Launch blocks of "
+                       f"{rb.size} threads: {shape} (kernel.advise says more).",
+                       recommended=(tuple(rg), tuple(rb)))]  # fmt: skip
+    return []
 
 
 def analyse(

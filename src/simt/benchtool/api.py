@@ -49,4 +49,12 @@ def _autolaunch(k: Any, n: Any) -> Any:
     return autolaunch(k, n)
 
 
-kernel.TOOLS.update(cost=_cost, advise=_advise, autolaunch=_autolaunch)
+def _launch_advice(k: Any, grid: Any, block: Any, rt: Any) -> Any:
+    from .advise import quick
+
+    return quick(grid, block, rt.name)
+
+
+kernel.TOOLS.update(
+    cost=_cost, advise=_advise, autolaunch=_autolaunch, launch_advice=_launch_advice
+)
