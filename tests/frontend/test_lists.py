@@ -94,16 +94,23 @@ def test_mixing_item_types_is_a_compile_error_naming_the_line() -> None:
     assert "mix types" in str(info.value) and info.value.source_line.strip().startswith("xs.append")
 
 
-def test_reading_a_list_before_anything_is_put_in_it_is_a_compile_error() -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_read_before_the_line_that_fixes_its_type(backend: str) -> None:
     @simt.kernel
-    def k(out):
+    def k(a, out):
+        t = simt.grid(1)
         xs = []
-        out[0] = xs[0]
-        xs.append(1.0)
+        for v in a:
+            if xs and v > 0.5:
+                out[t] += xs.pop()  # before the append, in program order
+            xs.append(v * 2.0)  # float32: the kernel is translated again knowing it
+        out[t] += len(xs)
 
-    with pytest.raises(simt.CompileError) as info:
-        k[1, 1](np.zeros(1, np.float32))
-    assert "not known yet" in str(info.value)
+    simt.use(backend)
+    a = np.array([0.25, 0.75, 0.5, 0.875], np.float32)
+    out = np.zeros(2, np.float32)
+    k[1, 2](a, out)
+    assert list(out) == [0.5 + 1.0 + 2.0] * 2  # pops 0.5 and 1.0; keeps 1.0 and 1.75
 
 
 def test_heap_must_be_a_number_of_bytes() -> None:

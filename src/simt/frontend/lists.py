@@ -46,8 +46,10 @@ class ListInfo:
     """What the compiler knows of one list: its element type (None until the first item).
     Two infos of the same element type are equal, so that two lists merge (`a if c else b`)."""
 
-    def __init__(self, dtype: T.Scalar | None = None) -> None:
+    def __init__(self, dtype: T.Scalar | None = None, site: Any = None) -> None:
         self.dtype = dtype
+        self.site = site  # where the list is made: the key of `Context.list_hints`
+        self.guessed = False  # read before its first item: int32 taken until one comes
 
     def __eq__(self, other: object) -> bool:
         return self is other or (
@@ -130,15 +132,13 @@ def _loop(tr: Translating, lo: Value, hi: Value, body: Callable[[Value], None]) 
 
 # ------------------------------------------------------------------------------- element type
 def _dtype(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:
-    t = _info(lst).dtype
-    if t is None:
-        tr.fail(
-            node,
-            "this list's item type is not known yet: it is fixed by the first value put in "
-            "it, and nothing is appended to it before this line",
-            "append to the list before reading it, or start it with a value: xs = [0.0]",
-        )
-    return t
+    info = _info(lst)
+    if info.dtype is None:
+        # read before its first item in program order (in a loop, a later line appends): int32
+        # until an item says otherwise, then the kernel is translated again knowing the type
+        info.dtype, info.guessed = T.INT32, True
+        tr.ctx.list_hints.setdefault(info.site, T.INT32)
+    return info.dtype
 
 
 def _item(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
@@ -155,6 +155,13 @@ def _item(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
         t = T.compute_type(v.scalar)
     if info.dtype is None:
         info.dtype = t
+        tr.ctx.list_hints[info.site] = t
+    elif info.guessed:  # its first item: the guess holds, or the kernel is translated again
+        if t != info.dtype:
+            tr.ctx.list_hints[info.site] = t
+            tr.ctx.list_retry = True
+            info.dtype = t
+        info.guessed = False
     elif t != info.dtype:
         if T.promote(info.dtype, t) != info.dtype or (t.is_float and not info.dtype.is_float):
             tr.fail(
@@ -172,7 +179,9 @@ def make(tr: Translating, items: list[V], node: ast.AST) -> Obj:
     ar = arena(tr)
     tr.at(node)
     h, _ = ar.alloc(tr.b, T.INT32, _i32(tr, 3), "a new list")
-    lst = Obj(RList, (("h", h), ("info", Known(ListInfo()))))
+    site = (id(tr.ctx.inline_stack[-1]), node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    info = ListInfo(tr.ctx.list_hints.get(site), site)
+    lst = Obj(RList, (("h", h), ("info", Known(info))))
     values = [_item(tr, lst, v, node) for v in items]
     _set_header(tr, lst, LEN, _i32(tr, 0))
     _set_header(tr, lst, CAP, _i32(tr, 0))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import inspect
 from dataclasses import dataclass
 from typing import Any
@@ -70,38 +71,15 @@ def translate(
     )[0]
 
 
-def translate_with_names(
-    pyfunc: Any,
-    specs: dict[str, ArgSpec],
-    fp64: bool = False,
-    debug: bool = False,
-    name: str | None = None,
-    explain: bool = False,
-    dynamic_shared: int | None = None,
-    heap: int | None = None,
-    division: str = "numpy",
-    int64: bool = False,
-) -> tuple[Function, dict[str, V]]:
-    """`translate`, and the names the function's body leaves bound at its end (typed values,
-    known values, tuples, objects): what the REPL keeps of an input between lines.
-    `dynamic_shared`: the launch's bytes of dynamic shared memory; `heap`: the bytes of
-    per-thread arena per element type (`frontend.arena`) the kernel's lists may use.
-    `division`: "numpy" (integer `//` and `%` by zero give 0) or "python" (division by zero
-    raises ZeroDivisionError).
-
-    A kernel in which an exception can reach its end uncaught gets one more parameter after
-    the others, `raising.FAILURES` (index -1: no argument of the user's): the launch's failure
-    buffer, and `fn.attrs["raise_sites"]` lists its raise sites (`raising.Site`)."""
-    src = get_source(pyfunc)
+def _attempt(
+    pyfunc: Any, src: Any, specs: dict[str, ArgSpec], make_context: Callable[[Builder], Context]
+) -> tuple[Block, list[Param], Context, Translator, Param | None]:
+    """One translation of the body with a fresh `make_context(builder)`; the caller repeats
+    it when a list's item type was guessed wrong (`Context.list_retry`)."""
     sig = inspect.signature(pyfunc)
     body = Block()
     b = Builder(body)
-    if division not in ("numpy", "python"):
-        raise CompileError(f'division={division!r}: give "numpy" (the default) or "python"')
-    ctx = Context(
-        b, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared, heap=heap,
-        division=division, int64=int64,
-    )
+    ctx = make_context(b)
     env: dict[str, V] = {}
     params: list[Param] = []
     for i, pname in enumerate(sig.parameters):
@@ -143,6 +121,48 @@ def translate_with_names(
         params += ctx.arena.hidden_params()
     if failures is not None:
         params.append(failures)
+    return body, params, ctx, tr, failures
+
+
+def translate_with_names(
+    pyfunc: Any,
+    specs: dict[str, ArgSpec],
+    fp64: bool = False,
+    debug: bool = False,
+    name: str | None = None,
+    explain: bool = False,
+    dynamic_shared: int | None = None,
+    heap: int | None = None,
+    division: str = "numpy",
+    int64: bool = False,
+) -> tuple[Function, dict[str, V]]:
+    """`translate`, and the names the function's body leaves bound at its end (typed values,
+    known values, tuples, objects): what the REPL keeps of an input between lines.
+    `dynamic_shared`: the launch's bytes of dynamic shared memory; `heap`: the bytes of
+    per-thread arena per element type (`frontend.arena`) the kernel's lists may use.
+    `division`: "numpy" (integer `//` and `%` by zero give 0) or "python" (division by zero
+    raises ZeroDivisionError).
+
+    A kernel in which an exception can reach its end uncaught gets one more parameter after
+    the others, `raising.FAILURES` (index -1: no argument of the user's): the launch's failure
+    buffer, and `fn.attrs["raise_sites"]` lists its raise sites (`raising.Site`)."""
+    src = get_source(pyfunc)
+    if division not in ("numpy", "python"):
+        raise CompileError(f'division={division!r}: give "numpy" (the default) or "python"')
+    hints: dict[Any, Any] = {}
+
+    def make_context(b: Builder) -> Context:
+        return Context(
+            b, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared, heap=heap,
+            division=division, int64=int64,
+            list_hints=hints,
+        )
+
+    for _ in range(2):  # again when a list was read before its item type was known
+        body, params, ctx, tr, failures = _attempt(pyfunc, src, specs, make_context)
+        if not ctx.list_retry:
+            break
+        hints = ctx.list_hints
     fn = Function(name or pyfunc.__name__, params, body, src.filename, fp64, debug)
     if ctx.arena is not None:
         fn.attrs["heap"] = ctx.arena.heap
