@@ -53,9 +53,12 @@ def test_a_kernel_without_the_options_is_the_old_text() -> None:
 
     for seed in range(30):
         p = Generator(seed, bigconst=False).program()
-        if not p.extras and not {"complex", "iterate", "early_return", "warp"} & p.features:
+        if not p.extras and not {"complex", "iterate", "early_return", "warp", "lists"} & (
+            p.features
+        ):
             off = Generator(
-                seed, dtypes=False, complexes=False, views=False, lang=False, bigconst=False
+                seed, dtypes=False, complexes=False, views=False, lang=False, lists=False,
+                bigconst=False,
             )
             assert p.source == off.program().source
         if not Generator(seed).big_on:  # big constants drawn from a stream of their own too
@@ -114,3 +117,13 @@ def test_out_of_bounds_kernels_have_one_access_outside_its_array() -> None:
     assert kinds == {"off_by_one", "loop_off_by_one", "negative", "slot_off_by_one",
                      "store_negative", "missing_guard", "wrong_guard"}  # fmt: skip
     assert Generator(3).program().oob is None
+
+
+def test_lists_are_drawn_and_agree_between_backends() -> None:
+    # the `lists` feature: lists that grow per thread (gen_lists.py), the same on sim and cpu
+    from simt.testing.differential import check
+
+    p = generate(3, lists=True)
+    assert "lists" in p.features and ("append(" in p.source or "] * " in p.source)
+    assert "lists" not in generate(3, lists=False).features
+    assert check(p, ("cpu",), nvrtc=False) == []

@@ -1,0 +1,64 @@
+"""The fuzz generator's `lists` feature (registers its section in grammar.py): lists that
+grow per thread in the arena (`frontend/lists.py`): built by `append` in loops over run-time
+ranges and arrays, by comprehensions over run-time ranges and by `[v] * n`, then changed with
+`pop`, `insert`, item assignment and read by indexing (negative indices too), iteration and
+`len`. Every index it writes is inside the list (the lists' lengths are known from how they
+were built), so a difference between backends is a bug, never an IndexError; values are
+int32 (wrapping exactly) or float32 multiples of 1/8 far below 2**21 (exact sums)."""
+
+from __future__ import annotations
+
+from .grammar import SECTIONS, Grammar
+
+
+def grow(g: Grammar) -> None:
+    """One list built at run time and folded into a new int32 or float32 variable."""
+    r = g.r
+    xs, acc, n = g.fresh("xs"), g.fresh("ls"), g.fresh("ln")
+    k = r.randrange(4)
+    floats = r.random() < 0.4
+    # its length: at least 2, different per thread, well inside the default heap
+    g.emit(f"{n} = 2 + ({g.i32(1)}) % {r.choice((5, 9, 17))}")
+    item = "(j % 8) * 0.125" if floats else f"j * {r.choice((3, 7, -5))} + t"
+    if k == 0:
+        g.emit(f"{xs} = []")
+        g.emit(f"for j in range({n}):")
+        g.emit(f"    {xs}.append({item})")
+    elif k == 1:
+        g.emit(f"{xs} = [{item} for j in range({n})]")
+    elif k == 2:
+        g.emit(f"{xs} = [{'0.5' if floats else 't % 5'}] * {n}")
+        g.emit(f"{xs}[{r.choice(('0', '-1', '1'))}] = {'0.25' if floats else 'j0'}"
+               .replace("j0", "t * 3"))  # fmt: skip
+    else:
+        src = r.choice(("ia", "ia[3:]", "ia[::2]"))
+        g.emit(f"{xs} = []")
+        g.emit(f"for v in {src}:")
+        g.emit(f"    if {xs} and v % 3 == 0:")
+        g.emit(f"        {xs}.pop()")
+        g.emit(f"    if len({xs}) < {n}:")
+        g.emit(f"        {xs}.append({'(v % 8) * 0.125' if floats else 'v'})")
+        g.emit(f"{xs}.append({'0.375' if floats else 't'})")
+        g.emit(f"{xs}.append({'0.625' if floats else '-t'})")
+    if r.random() < 0.5:
+        g.emit(f"{xs}.insert({r.choice(('0', '1', '-1', '100'))}, {'1.5' if floats else '9'})")
+    if r.random() < 0.5:
+        g.emit(f"{acc}p = {xs}.pop({r.choice(('', '0', '-2'))})")
+    else:
+        g.emit(f"{acc}p = {xs}[{r.choice(('0', '-1', '1', '-2'))}]")
+    zero = "0.0" if floats else "0"
+    g.emit(f"{acc} = {acc}p")
+    g.emit(f"for x in {xs}:")
+    g.emit(f"    {acc} = {acc} + x" if floats else f"    {acc} = ({acc} * 3) ^ x")
+    g.emit(f"{acc} = {acc} + len({xs}) * {'0.5' if floats else '11'} + {zero}")
+    g.declare(acc, "f32" if floats else "i32", 4096.0)
+
+
+def lists_section(g: Grammar) -> None:
+    """One to three lists, each folded into a new variable the kernel's outputs read."""
+    g.features.add("lists")
+    for _ in range(g.r.randint(1, 3)):
+        grow(g)
+
+
+SECTIONS["lists"] = lists_section
