@@ -1117,8 +1117,10 @@ class _Renderer:
     def _bounded(op: Op, start: str, stop: str, step: str) -> bool:
         """Whether a `for` runs at most `POLL_FREE_TRIPS` times (or once a lane of the block:
         `lane_count`) and has no loop inside: it needs no poll for Ctrl-C (a loop around it
-        polls)."""
-        if op.attrs.get("lane_count"):
+        polls). A register-tiled loop (`tile`, `tensor.gemm`) is not polled either: the loops
+        around it poll, and a poll inside would keep its products alive across a branch,
+        beyond the registers."""
+        if op.attrs.get("lane_count") or op.attrs.get("tile"):
             return not any(o.opcode in ("for", "while") for o in walk(op.regions[0]))
         try:
             a, b, c = int(start), int(stop), int(step)

@@ -29,6 +29,9 @@ Refinements for speed, each with a test in tests/passes/test_spmd.py:
 - a uniform loop that only reads memory and accumulates per lane, with a load shared by the
   lanes (a dot product), runs inside the thread loop instead, for JAM_Y x JAM_X lanes at once
   ("jammed"), so that their accumulators can live in vector registers.
+  A loop marked `tile=True` (a register-tiled micro-kernel whose carried values are
+  already a tile of accumulators per lane: `tensor.gemm`) runs inside the thread loop one lane
+  at a time, so its tile stays in registers (and LLVM's SLP vectoriser makes its vectors).
 
 The lowered form uses only ordinary opcodes, with attributes the CPU renderer reads:
 
@@ -589,6 +592,8 @@ class _Lowering:
         JAM lanes at once (see `_jam`)."""
         if not slots or any(s is None for s in slots) or _has_barrier(op):
             return False
+        if op.attrs.get("tile"):
+            return True  # a register tile: already as wide as the registers allow
         shared_load = False
         for o in op.regions[0].ops[:-1]:
             if o.opcode == "load":
@@ -614,18 +619,23 @@ class _Lowering:
         assert not rest
         out = Builder(seq.out)
         mains = []
-        for axis, width in ((0, JAM_X), (1, JAM_Y)):
+        # a register-tiled loop (`tile=True`) runs one lane at a time: its tile is the width
+        jam_x, jam_y = (1, 1) if op.attrs.get("tile") else (JAM_X, JAM_Y)
+        for axis, width in ((0, jam_x), (1, jam_y)):
             w = out.const(width, INT32)
             n = out.bin("max", out.bin("sub", hi[axis], lo[axis]), self.zero)
             mains.append((w, out.bin("add", lo[axis], out.bin("sub", n, out.bin("mod", n, w)))))
         (wx, mx), (wy, my) = mains
         # the main rectangle in steps of JAM_Y x JAM_X, then the lanes left over one by one:
         # the rows below it, and the columns right of it
-        for (x_lo, x_hi, y_lo, y_hi), jx, jy in (
-            ((lo[0], mx, lo[1], my), JAM_X, JAM_Y),
+        parts = [
+            ((lo[0], mx, lo[1], my), jam_x, jam_y),
             ((lo[0], mx, my, hi[1]), 1, 1),
             ((mx, hi[0], lo[1], hi[1]), 1, 1),
-        ):
+        ]
+        if op.attrs.get("tile"):  # one lane at a time: the main rectangle is every lane
+            parts = [((lo[0], hi[0], lo[1], hi[1]), 1, 1)]
+        for (x_lo, x_hi, y_lo, y_hi), jx, jy in parts:
             part = _Seq(seq.out, (), ranges=([x_lo, y_lo, lo[2]], [x_hi, y_hi, hi[2]]))
             g = self._open(part, x_step=wx if jx > 1 else None, y_step=wy if jy > 1 else None)
             self._jammed_loop(op, slots, g, jx, jy)
@@ -1134,11 +1144,12 @@ def can_coarsen(fn: Function) -> bool:
     """Whether adjacent blocks of `fn` may run as one wider block (see `coarsen`): no barrier
     or shared memory (blocks would share them), no print (its records name blocks and
     threads), no loop whose trip count varies by thread (wider blocks would wait longer for
-    their slowest lane). A failing assert or access names the wide block's thread: the
+    their slowest lane), no register-tiled loop (`tile=True`: a block is already a thread's
+    worth of heavy work). A failing assert or access names the wide block's thread: the
     runtime maps it back to the block and thread of the launch (`coarse_thread`)."""
     var = varying(fn, divergence=False)
     for op in walk(fn.body):
-        if op.opcode in ("barrier", "print"):
+        if op.opcode in ("barrier", "print") or op.attrs.get("tile"):
             return False
         if op.opcode == "alloc" and op.result.array.space == SHARED:
             return False

@@ -204,6 +204,9 @@ class _Kernel:
     layout: list[int]  # the argument slots (`backends.llvm_abi.arg_layout`)
     prints: bool  # whether it has a `print` (then a launch needs its print formats)
     coarsenable: bool = False  # see `passes.spmd.can_coarsen`
+    # register-tiled (`tile=True` loops, `tensor.gemm`): each thread is heavy, so even a small
+    # grid runs on the pool
+    heavy: bool = False
     # compiled code per (contiguous arrays, block shape, blocks run as one): constants to LLVM
     variants: dict[tuple[frozenset[str], tuple[int, int, int], int], _Variant] = field(
         default_factory=dict
@@ -299,7 +302,9 @@ class CpuRuntime(Runtime):
         _check_half(fn)
         arrays = _all_arrays(fn)
         prints = any(o.opcode == "print" for o in walk(fn.body))
-        kernel = _Kernel(fn, fingerprint(fn), arrays, arg_layout(fn), prints, can_coarsen(fn))
+        heavy = any(o.opcode == "for" and o.attrs.get("tile") for o in walk(fn.body))
+        kernel = _Kernel(fn, fingerprint(fn), arrays, arg_layout(fn), prints, can_coarsen(fn),
+                         heavy=heavy)  # fmt: skip
         return Compiled(fn, kernel.fingerprint, kernel, {})
 
     def _variant(self, k: _Kernel, units: frozenset[str], shape: tuple[int, int, int],
@@ -349,7 +354,7 @@ class CpuRuntime(Runtime):
         if pbuf is not None and meta is not None and Stream.wanted():
             end = self._stream(meta, pbuf, ctx, cap, done)
         try:
-            self._run(variant, slots, ctx, run_grid.size, total)
+            self._run(variant, slots, ctx, run_grid.size, SMALL_LAUNCH if k.heavy else total)
         finally:
             if end is not None:
                 end()
@@ -409,7 +414,8 @@ class CpuRuntime(Runtime):
         args = [host_view(self, values[p.index]) if isinstance(p.value.type, ArrayType)
                 else values[p.index] for p in fn.params]  # fmt: skip
         variant, run_grid, run_block, wide = self._prepare(k, grid, block, args)
-        if not self._on_caller(run_grid.size, run_grid.size * run_block.size):
+        total = SMALL_LAUNCH if k.heavy else run_grid.size * run_block.size
+        if not self._on_caller(run_grid.size, total):
             return None
         drive = cpu_fast.driver(_jit, cpu_interrupt.arm_address())
         if drive is None:

@@ -1,9 +1,14 @@
 """The parser of index expressions and their schedules, with errors that point at the text.
 
-    expr     := [op] pattern [op pattern] "~" pattern ["|" splits "|" order]
+    expr     := [op] pattern [op pattern] "~" pattern
+                ["|" (directives | splits "|" order ["|" directives])]
     pattern  := letter+ | "."                      (lowercase axis letters; "." a scalar)
     splits   := [axis ":" factor (":" factor)* ("," axis ":" factor ...)*]
     order    := (axis "'"* | "0" | "1" | "!")*
+    directives := (name "(" item ("," item)* ")")*   (item: `axis:factor`, `axis` or a pattern)
+
+The directives are the register-tiled GEMM's schedule primitives (`tile`, `vector`, `block`,
+`pack`, `unroll`; see `gemm.py` and docs/tensor.md).
 
 An expression with one input is unary: `+ij~i` reduces, `-i~i` negates, `ij~ij` is `+ij~ij`.
 Whitespace is allowed between tokens. Every error is a `simt.CompileError` showing the
@@ -45,6 +50,9 @@ class Expr:
     splits: tuple[tuple[str, tuple[int, ...]], ...] = ()
     order: tuple[Atom, ...] = ()
     scheduled: bool = False  # a `| splits | order` part was written
+    # `name(items)` schedule primitives after the order (`tile(i:6,j:32) pack(kj)`): each as
+    # (name, ((axis or pattern, factor or 0), ...), position in the text)
+    directives: tuple[tuple[str, tuple[tuple[str, int], ...], int], ...] = ()
     where: tuple[str, int] | None = field(default=None, compare=False)  # user's file, line
 
     @property
@@ -77,16 +85,41 @@ class Expr:
             return f"{self.op}{pats[0]}~{self.output or '.'}"
         return f"{pats[0]}{self.op}{pats[1]}~{self.output or '.'}"
 
+    def directive(self, name: str) -> tuple[tuple[str, int], ...] | None:
+        """The items of directive `name` (`tile`, `block`, ...), None when it is not written."""
+        for n, items, _ in self.directives:
+            if n == name:
+                return items
+        return None
+
+    def directives_text(self) -> str:
+        """The directives in canonical spelling (`tile(i:6,j:32) pack(kj)`)."""
+        return " ".join(
+            n + "(" + ",".join(f"{a}:{f}" if f else a for a, f in items) + ")"
+            for n, items, _ in self.directives
+        )
+
     def schedule_text(self) -> str:
-        """The `splits | order` part in canonical spelling ("" when none)."""
+        """The `splits | order` part in canonical spelling ("" when none), with `| directives`
+        after it when there are some."""
         if not self.scheduled:
             return ""
         splits = ",".join(f"{a}:" + ":".join(str(f) for f in fs) for a, fs in self.splits)
-        return f"{splits}|{''.join(str(a) for a in self.order)}"
+        order = "".join(str(a) for a in self.order)
+        if self.directives and not splits and not order:
+            return self.directives_text()
+        text = f"{splits}|{order}"
+        if self.directives:
+            text += "|" + self.directives_text()
+        return text
 
     def __str__(self) -> str:
         s = self.schedule_text()
         return f"{self.body()} | {s.replace('|', ' | ')}".rstrip() if s else self.body()
+
+
+# the register-tiled GEMM's schedule primitives (`expr | ... | tile(i:6,j:32) pack(kj)`)
+DIRECTIVES = ("tile", "vector", "block", "pack", "unroll")
 
 
 def error(text: str, pos: int, message: str, hint: str | None = None) -> CompileError:
@@ -178,19 +211,83 @@ class _Parser:
         out, pos["out"] = self.pattern("an output pattern after `~`")
         splits: list[tuple[str, tuple[int, ...]]] = []
         order: list[Atom] = []
+        directives: list[tuple[str, tuple[tuple[str, int], ...], int]] = []
         scheduled = False
         if self.peek() == "|":
             scheduled = True
             self.pos += 1
-            if self.peek() != "|":
-                splits = self.splits()
-            if self.peek() != "|":
-                raise self.fail("expected the second `|` of the schedule (`expr | splits | order`)")
-            self.pos += 1
-            order = self.order()
+            if self._at_directive():
+                directives = self.directives()
+            else:
+                if self.peek() != "|":
+                    splits = self.splits()
+                if self.peek() != "|":
+                    raise self.fail(
+                        "expected the second `|` of the schedule (`expr | splits | order`)"
+                    )
+                self.pos += 1
+                order = self.order()
+                if self.peek() == "|":
+                    self.pos += 1
+                    directives = self.directives()
         if self.peek():
             raise self.fail("unexpected text after the expression")
-        return Expr(self.text, sym, inputs, out, tuple(splits), tuple(order), scheduled), pos
+        e = Expr(self.text, sym, inputs, out, tuple(splits), tuple(order), scheduled,
+                 directives=tuple(directives))  # fmt: skip
+        return e, pos
+
+    def _at_directive(self) -> bool:
+        """Whether a directive (`name(`) starts here."""
+        self.ws()
+        k = self.pos
+        while k < len(self.text) and "a" <= self.text[k] <= "z":
+            k += 1
+        return k > self.pos + 1 and self.text[k : k + 1] == "("
+
+    def directives(self) -> list[tuple[str, tuple[tuple[str, int], ...], int]]:
+        out: list[tuple[str, tuple[tuple[str, int], ...], int]] = []
+        while self.peek():
+            start = self.pos
+            if not self._at_directive():
+                raise self.fail(
+                    "expected a schedule directive such as `tile(i:6,j:32)`",
+                    "the directives are " + ", ".join(f"`{d}`" for d in DIRECTIVES),
+                )
+            k = self.pos
+            while self.text[k] != "(":
+                k += 1
+            name = self.text[self.pos : k]
+            if name not in DIRECTIVES:
+                raise self.fail(
+                    f"unknown schedule directive `{name}`",
+                    "the directives are " + ", ".join(f"`{d}`" for d in DIRECTIVES),
+                )
+            if any(n == name for n, _, _ in out):
+                raise self.fail(f"directive `{name}` appears twice")
+            self.pos = k + 1
+            items: list[tuple[str, int]] = []
+            while True:
+                self.ws()
+                a0 = self.pos
+                while self.pos < len(self.text) and "a" <= self.text[self.pos] <= "z":
+                    self.pos += 1
+                if self.pos == a0:
+                    raise self.fail(f"expected an axis (or a pattern) in `{name}(...)`")
+                axis = self.text[a0 : self.pos]
+                factor = 0
+                if self.peek() == ":":
+                    self.pos += 1
+                    factor = self.number()
+                items.append((axis, factor))
+                if self.peek() == ",":
+                    self.pos += 1
+                    continue
+                if self.peek() != ")":
+                    raise self.fail(f"expected `,` or `)` in `{name}(...)`")
+                self.pos += 1
+                break
+            out.append((name, tuple(items), start))
+        return out
 
     def splits(self) -> list[tuple[str, tuple[int, ...]]]:
         out: list[tuple[str, tuple[int, ...]]] = []
@@ -219,7 +316,7 @@ class _Parser:
         atoms: list[Atom] = []
         while True:
             c = self.peek()
-            if not c:
+            if not c or c == "|":
                 return atoms
             start = self.pos
             if "a" <= c <= "z":
@@ -246,7 +343,8 @@ def parse(text: str, where: tuple[str, int] | None = None) -> Expr:
     if not isinstance(text, str):
         raise CompileError(f"an index expression is a string such as 'ik*kj~ijk', got {text!r:.60}")
     e, pos = _Parser(text).expr()
-    e = Expr(e.text, e.op, e.inputs, e.output, e.splits, e.order, e.scheduled, where)
+    e = Expr(e.text, e.op, e.inputs, e.output, e.splits, e.order, e.scheduled,
+             directives=e.directives, where=where)  # fmt: skip
     check(e, pos)
     return e
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .gemm import Tiling, tiling
 from .graph import Graph, Ref
 from .ops import TRANSCENDENTAL
 
@@ -45,6 +46,8 @@ class KernelPlan:
     threads: int = 256  # a row kernel's block size (chosen per shape, see run.row_threads)
     chunks: int = 0  # a split reduction's blocks per output element
     notes: list[str] = field(default_factory=list)
+    # a register-tiled GEMM (the root's `tile(...)` directive): see `gemm.py`
+    tiling: Tiling | None = None
 
 
 @dataclass
@@ -162,6 +165,10 @@ def _walk(g: Graph, root: int, materialised: set[int]) -> KernelPlan:
 
     visit(root, {c: ("o", c) for c in node.expr.output}, frozenset(outs))
     kp = KernelPlan(root, "thread", reads=reads, x_contiguous=contiguous[0])
+    kp.tiling = tiling(g, root, reads)
+    if kp.tiling is not None:
+        kp.notes.append(f"register-tiled GEMM: {kp.tiling.text()}")
+        return kp
     if rows:
         first = min(rows)  # the producer nearest the inputs decides the row axes
         axes = rows[first]

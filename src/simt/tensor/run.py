@@ -24,6 +24,7 @@ from ..ir import format_function
 from ..kernel import Kernel
 from ..runtime import registry
 from ..runtime.base import Runtime
+from . import gemm
 from . import shapes as S
 from .graph import Graph, Ref
 from .lower import ROW_THREADS, Layout, lower, node_types, thread_layout
@@ -184,6 +185,9 @@ class Step:
     layout: Layout | None
     note: str = ""
     finish: Kernel | None = None  # a split reduction's second kernel
+    # a register-tiled GEMM's packing kernels, run first: ("u" or "v", kernel)
+    packs: list[tuple[str, Kernel]] = field(default_factory=list)
+    per_block: bool = False  # a GEMM thread is a block (`spmd` runtimes: the CPU)
 
 
 @dataclass
@@ -216,6 +220,9 @@ def choices(g: Graph, p: Plan, extents: list[dict[str, int]]) -> tuple[Any, ...]
     for kp in p.kernels:
         e = g.nodes[kp.root].expr
         ext = extents[kp.root]
+        if kp.tiling is not None:
+            out.append(("gemm",))
+            continue
         if kp.cooperative_root:
             outputs = math.prod(ext[a] for a in e.output)
             reduced = math.prod(ext[a] for a in e.reduced)
@@ -263,7 +270,7 @@ def program(
     steps = []
     for kp, choice in zip(p.kernels, chosen):
         layout = choice if isinstance(choice, Layout) else None
-        if layout is None:
+        if layout is None and choice[0] != "gemm":
             kp = replace(kp, threads=choice[1])
         second = None
         if layout is None and choice[0] == "split":
@@ -281,17 +288,42 @@ def program(
             kp.notes = [
                 f"cooperative reduction: one block of {kp.threads} threads per output element"
             ]
-        fn = lower(g, kp, ntypes, types, ranks, layout, f"t{kp.root}")
-        fn = passes(fn)
         e = g.nodes[kp.root].expr
         doc = f"{e} -> t{kp.root}"
         note = "; ".join([*kp.notes, p.notes.get(kp.root, "")]).strip("; ")
+        if kp.tiling is not None:
+            steps.append(_gemm_step(kp, kp.tiling, ntypes, types, backend, doc, note))
+            continue
+        fn = lower(g, kp, ntypes, types, ranks, layout, f"t{kp.root}")
+        fn = passes(fn)
         steps.append(Step(kp, Kernel.from_ir(fn, doc), layout, note, second))
     prog = Program(g, p, steps, ntypes)
     if len(_programs) > 512:
         _programs.clear()
     _programs[key] = prog
     return prog
+
+
+def _gemm_step(kp: KernelPlan, t: gemm.Tiling, ntypes: list[T.Scalar], types: list[T.Scalar],
+               backend: str, doc: str, note: str) -> Step:  # fmt: skip
+    """A register-tiled GEMM's step: its packing kernels and the GEMM kernel (`gemm.py`)."""
+    from ..pipeline import finish as passes
+
+    def elem(ref: Ref) -> T.Scalar:
+        return types[ref[1]] if ref[0] == "in" else ntypes[ref[1]]
+
+    a_t, b_t = elem(t.a.ref), elem(t.b.ref)
+    packs = []
+    for which, on, et in (("u", t.pack_u, a_t), ("v", t.pack_v, b_t)):
+        if on:
+            fn = passes(gemm.lower_pack(t, which, et, et, f"t{kp.root}_pack_{which}"))
+            packs.append((which, Kernel.from_ir(fn, f"{doc} (packing an operand)")))
+    per_block = registry.has(backend, "spmd")
+    fn = passes(gemm.lower_gemm(t, ntypes[kp.root], a_t, b_t, f"t{kp.root}", per_block))
+    return Step(kp, Kernel.from_ir(fn, doc), None, note, packs=packs, per_block=per_block)
+
+
+GEMM_BLOCK = (8, 8)  # threads of a GEMM block where a thread is not a block (GPUs)
 
 
 def launch_shape(
@@ -301,6 +333,13 @@ def launch_shape(
     e = g.nodes[step.kp.root].expr
     if any(ext[a] == 0 for a in e.output):
         return None
+    t = step.kp.tiling
+    if t is not None:
+        strips, rowblocks = gemm.grid_of(t, ext)
+        if step.per_block:
+            return (strips, rowblocks), (1, 1)
+        bx, by = GEMM_BLOCK
+        return (-(-strips // bx), -(-rowblocks // by)), GEMM_BLOCK
     if step.kp.form == "split":
         rows = math.prod(ext[a] for a in e.output)
         return (rows * step.kp.chunks,), (step.kp.threads,)
@@ -336,8 +375,9 @@ class Launches:
 
     runtime: Runtime
     # per step: (buffer shape, dtype, launcher or None (nothing to compute), argument buffers,
-    # a split reduction's partial-results shape and second launcher, or None)
-    steps: list[tuple[tuple[int, ...], Any, Any, tuple[int, ...], Any]]
+    # a split reduction's partial-results shape and second launcher, or None, a GEMM's
+    # packings: (argument position, packed shape, packing launcher) each)
+    steps: list[tuple[tuple[int, ...], Any, Any, tuple[int, ...], Any, Any]]
     # per output: (buffer index, shape, whether it is an input (given back as a copy))
     outputs: list[tuple[int, tuple[int, ...], bool]]
     on_device: bool
@@ -354,6 +394,15 @@ def launches(g: Graph, inp: Inputs, rt: Runtime) -> Launches:
         alloc = shape if shape else (1,)
         dtype = prog.types[n].np
         reads = tuple(where[r] for r in step.kp.reads)
+        t = step.kp.tiling
+        packs: list[tuple[int, tuple[int, ...], Any]] = []
+        if t is not None:  # a GEMM reads (a, b), each packed first where its schedule says
+            reads = (where[t.a.ref], where[t.b.ref])
+            for which, kernel in step.packs:
+                ps = gemm.packed_shape(t, which, extents[n])
+                x, y = (ps[0] * ps[2], ps[1]) if which == "v" else (ps[1], ps[0] * ps[2])
+                pack = kernel.config((-(-x // 16), -(-y // 16)), (16, 16))
+                packs.append((0 if which == "u" else 1, ps, pack))
         where[("node", n)] = len(where)
         config = launch_shape(step, g, extents[n])
         launcher = None if config is None else step.kernel.config(*config)
@@ -361,7 +410,7 @@ def launches(g: Graph, inp: Inputs, rt: Runtime) -> Launches:
         if config is not None and step.finish is not None:
             part_shape = (math.prod(alloc), step.kp.chunks)
             split = (part_shape, step.finish.config((-(-part_shape[0] // 256),), (256,)))
-        steps.append((alloc, dtype, launcher, reads, split))
+        steps.append((alloc, dtype, launcher, reads, split, tuple(packs)))
     outputs = []
     for ref in g.outputs:
         if ref[0] == "in":
@@ -377,7 +426,7 @@ def run(lp: Launches, arrays: Sequence[Any]) -> list[Any]:
     rt = lp.runtime
     host = rt.host_memory
     buffers = list(arrays)
-    for alloc, dtype, launcher, reads, split in lp.steps:
+    for alloc, dtype, launcher, reads, split, packs in lp.steps:
         if host:
             buf: Any = np.empty(alloc, dtype)
         else:
@@ -394,7 +443,16 @@ def run(lp: Launches, arrays: Sequence[Any]) -> list[Any]:
             launcher(part, *[buffers[r] for r in reads])
             finish(buf, part)
             continue
-        launcher(buf, *[buffers[r] for r in reads])
+        args = [buffers[r] for r in reads]
+        for k, shape, pack in packs:  # a GEMM's operands packed first (`gemm.py`)
+            src = args[k]
+            if host:
+                packed: Any = np.empty(shape, src.dtype)
+            else:
+                packed = DeviceArray(rt, rt.empty(shape, src.dtype), shape, src.dtype)
+            pack(packed, src)
+            args[k] = packed
+        launcher(buf, *args)
     return [
         _output(rt, buffers[k], shape, is_input, lp.on_device)
         for k, shape, is_input in lp.outputs
@@ -500,12 +558,13 @@ def sources(g: Graph, values: Sequence[Any], backend: str) -> str:
         head = f"kernel {k} of {len(prog.steps)}: t{step.kp.root} = {e}"
         if step.note:
             head += f"\n{step.note}"
-        fn = step.kernel.fn
-        assert fn is not None  # made by Kernel.from_ir
-        text = format_function(fn) if backend == "ir" else render(backend, fn)
         comment = "#" if backend == "ir" else registry.runtime_class(backend).source_comment
         head = "\n".join(f"{comment} {line}" for line in head.splitlines())
-        parts.append(f"{head}\n{text}")
+        for kernel in [*(k for _, k in step.packs), step.kernel]:
+            fn = kernel.fn
+            assert fn is not None  # made by Kernel.from_ir
+            text = format_function(fn) if backend == "ir" else render(backend, fn)
+            parts.append(f"{head}\n{text}")
     return "\n\n".join(parts)
 
 

@@ -1,0 +1,446 @@
+"""Register-tiled GEMM kernels: the schedule primitives `tile`, `vector`, `block`, `pack` and
+`unroll` of a contraction `+ijk~ij` over a fused product of two arrays (`ik*kj~ijk`).
+
+    i("ik*kj~ijk") >> i("+ijk~ij | tile(i:6,j:32) block(k:256,i:96) pack(kj)")
+
+The kernel follows the loop structure of BLIS (Van Zee and van de Geijn, "BLIS: A Framework
+for Rapidly Instantiating BLAS Functionality", and the analytical model of Low et al., "Analytical
+Modeling Is Enough for High-Performance BLIS"): around a *micro-kernel* that keeps an
+m_r x n_r tile of the output in registers and, for each k, loads n_r contiguous values of one
+operand (the *vector* axis), broadcasts m_r values of the other and multiplies-adds them into
+the tile, sit loops over k blocks of k_c (the operands' panels stay in cache) and over m_c rows
+(a thread sweeps m_c / m_r tiles of one column strip, which reuses the strip's k_c x n_r panel
+from L1). Here that is written in simt IR, so every backend takes it:
+
+- a *thread* owns a strip of n_r columns of the vector axis and a block of m_c rows
+  (`block_idx`/`thread_idx` x: the strip, y: the row block);
+- the micro-kernel's loop over k carries the m_r * n_r accumulators as loop values and is
+  marked `tile=True`: the CPU's SPMD lowering runs it one thread (lane) at a time, so the
+  accumulators stay registers, and LLVM's SLP vectoriser turns each row of n_r contiguous
+  columns into vector registers (n_r / 16 of them with AVX-512); on CUDA and WebGPU they are
+  a thread's register block;
+- `pack(...)` copies an operand into the layout the micro-kernel reads before the kernel runs
+  (a kernel of its own): the vector operand as [strip][k][n_r] (each k's n_r values one
+  contiguous vector), the broadcast operand as [tile][m_r][k];
+- edges need no second code path: row and column indices past the end are clamped to the
+  last row or column (packing replicates them the same way), so an edge tile computes copies
+  of the last row/column and stores each copy onto the element it copies, with the same bits
+  (the tile's old values are all loaded before any is stored). Every access is then in
+  bounds by construction and marked so (`inbounds`).
+
+`unroll(k:u)` repeats the micro-kernel's body u times per iteration (a remainder loop after).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .. import types as T
+from ..errors import CompileError
+from ..ir import Block, Builder, Function, Param, Value
+from . import ops
+from .graph import Graph, Ref
+from .parse import Expr
+
+# the schedule a `tile` directive alone implies (`tile(i:6,j:32)`): whole k, 16 tiles a thread
+DEFAULT_TILES_PER_THREAD = 16
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One array of the product: its reference and its axes (in the root's letters)."""
+
+    ref: Ref
+    pattern: str  # two letters: the reduced axis and one output axis
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """A contraction kernel's register-tiled schedule, checked against its expression."""
+
+    u: str  # the broadcast axis of the tile (its m_r rows)
+    v: str  # the vector axis of the tile (its n_r contiguous columns)
+    r: str  # the reduced axis
+    mr: int
+    nr: int
+    kc: int  # k block (0: all of k at once)
+    mc: int  # rows of u one thread sweeps (a multiple of m_r)
+    pack_u: bool
+    pack_v: bool
+    unroll: int
+    a: Operand  # the operand with axis u (broadcast)
+    b: Operand  # the operand with axis v (vector)
+    out: str  # the output's axes, in order
+
+    def text(self) -> str:
+        """The directives in expression syntax."""
+        out = f"tile({self.u}:{self.mr},{self.v}:{self.nr})"
+        blk = [f"{self.r}:{self.kc}"] if self.kc else []
+        if self.mc != self.mr * DEFAULT_TILES_PER_THREAD:
+            blk.append(f"{self.u}:{self.mc}")
+        if blk:
+            out += f" block({','.join(blk)})"
+        packs = [o.pattern for o, p in ((self.a, self.pack_u), (self.b, self.pack_v)) if p]
+        if packs:
+            out += f" pack({','.join(packs)})"
+        if self.unroll > 1:
+            out += f" unroll({self.r}:{self.unroll})"
+        return out
+
+
+def _fail(e: Expr, message: str, hint: str | None = None, pos: int | None = None) -> CompileError:
+    col = pos if pos is not None else (e.text.find("|") + 1 if "|" in e.text else None)
+    return CompileError(message, source_line=e.text, col=col, hint=hint)
+
+
+def contraction(g: Graph, root: int, reads: list[Ref]) -> tuple[str, Operand, Operand] | None:
+    """(reduced axis, operand 0, operand 1) when node `root` is a sum over one axis of a fused
+    product of two arrays with two output axes (a matmul in any layout), else None."""
+    node = g.nodes[root]
+    e = node.expr
+    if e.op != "+" or not e.unary or len(e.reduced) != 1 or len(e.output) != 2:
+        return None
+    src = node.args[0]
+    if src[0] != "node" or src in reads:
+        return None
+    prod = g.nodes[src[1]]
+    pe = prod.expr
+    if pe.op != "*" or pe.unary or pe.reduced or len(pe.output) != len(e.inputs[0]):
+        return None
+    rename = dict(zip(pe.output, e.inputs[0]))  # the product's letters -> the root's
+    (r,) = e.reduced
+    operands = []
+    for pattern, ref in zip(pe.inputs, prod.args):
+        if ref not in reads or len(pattern) != 2:
+            return None
+        mine = "".join(rename[c] for c in pattern)
+        if r not in mine or mine[0] == mine[1]:
+            return None
+        operands.append(Operand(ref, mine))
+    outs = {next(c for c in o.pattern if c != r) for o in operands}
+    if outs != set(e.output):
+        return None
+    return r, operands[0], operands[1]
+
+
+def tiling(g: Graph, root: int, reads: list[Ref]) -> Tiling | None:
+    """The register-tiled schedule of node `root` when its expression has a `tile` directive
+    (None without one); a CompileError when the directives do not fit the expression."""
+    e = g.nodes[root].expr
+    if not e.directives:
+        return None
+    first = e.directives[0][2]
+    tile = e.directive("tile")
+    if tile is None:
+        raise _fail(e, f"`{e.directives[0][0]}(...)` needs a `tile(...)` directive",
+                    "write the register tile first, e.g. `tile(i:6,j:32)`", first)  # fmt: skip
+    found = contraction(g, root, reads)
+    if found is None:
+        raise _fail(
+            e, "`tile(...)` schedules a matmul: a sum over one axis of a product of two arrays "
+            "with two output axes", "write it as i('ik*kj~ijk') >> i('+ijk~ij | tile(i:6,j:32)') "
+            "(any axis order; inputs or materialised results)", first,
+        )  # fmt: skip
+    r, op0, op1 = found
+    if len(tile) != 2 or any(f < 1 for _, f in tile) or {a for a, _ in tile} != set(e.output):
+        raise _fail(e, f"`tile(...)` takes both output axes with a factor each, as in "
+                    f"`tile({e.output[0]}:6,{e.output[1]}:32)`", pos=first)  # fmt: skip
+    sizes = dict(tile)
+    vec = e.directive("vector")
+    v = tile[1][0]
+    if vec is not None:
+        if len(vec) != 1 or vec[0][0] not in sizes:
+            raise _fail(e, "`vector(...)` names one axis of the tile", pos=first)
+        v = vec[0][0]
+    u = next(a for a in e.output if a != v)
+    a, b = (op0, op1) if u in op0.pattern else (op1, op0)
+    kc, mc = 0, sizes[u] * DEFAULT_TILES_PER_THREAD
+    for axis, f in e.directive("block") or ():
+        if axis == r and f:
+            kc = f
+        elif axis == u and f and f % sizes[u] == 0:
+            mc = f
+        else:
+            raise _fail(e, f"`block({axis}:{f})`: block the reduced axis {r!r} (k_c) or the "
+                        f"tile's broadcast axis {u!r} by a multiple of its tile factor "
+                        f"{sizes[u]} (m_c)", pos=first)  # fmt: skip
+    pack_u = pack_v = False
+    for pattern, f in e.directive("pack") or ():
+        if f or pattern not in (a.pattern, b.pattern):
+            raise _fail(e, f"`pack({pattern})` names no operand: pack `{a.pattern}` or "
+                        f"`{b.pattern}`", pos=first)  # fmt: skip
+        pack_u = pack_u or pattern == a.pattern
+        pack_v = pack_v or pattern == b.pattern
+    unroll = 1
+    for axis, f in e.directive("unroll") or ():
+        if axis != r or f < 1 or f > 16:
+            raise _fail(e, f"`unroll(...)` unrolls the reduced axis {r!r} by 1 to 16, as in "
+                        f"`unroll({r}:2)`", pos=first)  # fmt: skip
+        unroll = f
+    if sizes[u] * sizes[v] > 512:
+        raise _fail(e, f"a register tile of {sizes[u]} x {sizes[v]} is too large (at most 512 "
+                    "accumulators)", "on AVX-512, 6 x 32 to 14 x 32 fit the registers",
+                    first)  # fmt: skip
+    return Tiling(u, v, r, sizes[u], sizes[v], kc, mc, pack_u, pack_v, unroll, a, b, e.output)
+
+
+def packed_shape(t: Tiling, which: str, ext: dict[str, int]) -> tuple[int, int, int]:
+    """The shape of a packed operand: "v" [strips][k][n_r], "u" [tiles][k][m_r]."""
+    if which == "v":
+        return (-(-ext[t.v] // t.nr), ext[t.r], t.nr)
+    return (-(-ext[t.u] // t.mr), ext[t.r], t.mr)
+
+
+def grid_of(t: Tiling, ext: dict[str, int]) -> tuple[int, int]:
+    """Threads of the GEMM kernel: (column strips, row blocks)."""
+    return -(-ext[t.v] // t.nr), -(-ext[t.u] // t.mc)
+
+
+class _Emit:
+    """IR building helpers over one Builder."""
+
+    def __init__(self) -> None:
+        self.entry = Block()
+        self.b = Builder(self.entry)
+
+    def i32(self, v: int) -> Value:
+        return self.b.const(v, T.INT32)
+
+    def gid(self, axis: int, per_block: bool = False) -> Value:
+        """The thread's index along `axis` (its block's, when a thread is a block)."""
+        b = self.b
+        if per_block:
+            return b.special("block_idx", axis)
+        first = b.bin("mul", b.special("block_idx", axis), b.special("block_dim", axis))
+        return b.bin("add", first, b.special("thread_idx", axis))
+
+    def load(self, arr: Value, idx: list[Value]) -> Value:
+        return self.b.op("load", [arr, *idx], [arr.array.dtype], inbounds=True).result
+
+    def store(self, arr: Value, idx: list[Value], v: Value) -> None:
+        self.b.op("store", [arr, *idx, self.b.cast(v, arr.array.dtype)], [], inbounds=True)
+
+    def loop(
+        self, start: Value, stop: Value, step: Value, init: list[Value],
+        body: Callable[[Value, list[Value]], list[Value]], **attrs: Any,
+    ) -> list[Value]:  # fmt: skip
+        iv = Value(T.INT32, "k")
+        carried = [Value(v.type, "acc") for v in init]
+        block = Block(args=[iv, *carried])
+        with self.b.at(block):
+            self.b.op("yield", body(iv, carried))
+        op = self.b.op("for", [start, stop, step, *init], [v.type for v in init], [block],
+                       sign=1, **attrs)  # fmt: skip
+        return list(op.results)
+
+    def when(self, cond: Value, then: Callable[[], None]) -> None:
+        tb, eb = Block(), Block()
+        with self.b.at(tb):
+            then()
+            self.b.op("yield")
+        with self.b.at(eb):
+            self.b.op("yield")
+        self.b.op("if", [cond], [], [tb, eb])
+
+    def function(self, name: str, params: list[Value], fp64: bool) -> Function:
+        ps = [Param(v.hint, i, v) for i, v in enumerate(params)]
+        return Function(name, ps, self.entry, "<index expression>", fp64, False)
+
+
+def _index(pattern: str, at: dict[str, Value]) -> list[Value]:
+    return [at[c] for c in pattern]
+
+
+def lower_pack(t: Tiling, which: str, elem: T.Scalar, out_type: T.Scalar, name: str) -> Function:
+    """The kernel packing one operand (see the module doc): a thread per packed element,
+    x over the packed rows' contiguous axis. Indices past the end are clamped (replicated)."""
+    m = _Emit()
+    b = m.b
+    op = t.b if which == "v" else t.a
+    src = Value(T.ArrayType(elem, 2), "x")
+    out = Value(T.ArrayType(out_type, 3), "packed")
+    axis = t.v if which == "v" else t.u
+    width = t.nr if which == "v" else t.mr
+    ext_axis = b.op("shape", [src], [T.INT32], dim=op.pattern.index(axis)).result
+    ext_r = b.op("shape", [src], [T.INT32], dim=op.pattern.index(t.r)).result
+    one = m.i32(1)
+    x, y = m.gid(0), m.gid(1)
+    w = m.i32(width)
+    if which == "v":  # x: strip * n_r + q (padded), y: k
+        padded = b.bin("mul", b.op("shape", [out], [T.INT32], dim=0).result, w)
+        cond = b.bin("and", b.cmp("lt", x, padded), b.cmp("lt", y, ext_r))
+        pos, k = x, y
+    else:  # x: k, y: tile * m_r + r (padded)
+        padded = b.bin("mul", b.op("shape", [out], [T.INT32], dim=0).result, w)
+        cond = b.bin("and", b.cmp("lt", x, ext_r), b.cmp("lt", y, padded))
+        pos, k = y, x
+
+    def then() -> None:
+        clamped = b.bin("min", pos, b.bin("sub", ext_axis, one))
+        v = m.load(src, _index(op.pattern, {axis: clamped, t.r: k}))
+        blk, lane = b.bin("floordiv", pos, w), b.bin("mod", pos, w)
+        m.store(out, [blk, k, lane], v)
+
+    m.when(cond, then)
+    return m.function(name, [out, src], T.FLOAT64 in (elem, out_type))
+
+
+def lower_gemm(
+    t: Tiling, out_type: T.Scalar, a_type: T.Scalar, b_type: T.Scalar, name: str,
+    per_block: bool = False,
+) -> Function:  # fmt: skip
+    """The register-tiled GEMM kernel (see the module doc). Parameters: the output, then
+    operand `a` (the broadcast one: its array, or its packing), then `b` (the vector one).
+    `per_block`: a thread is a block of one thread (launched so: the CPU, whose SPMD lowering
+    then sees every index as the block's and keeps the tile loop in registers)."""
+    m = _Emit()
+    b = m.b
+    acc_t = ops.float_result([a_type, b_type])
+    out = Value(T.ArrayType(out_type, 2), "out")
+    pa = Value(T.ArrayType(a_type, 3 if t.pack_u else 2), "pa" if t.pack_u else "a")
+    pb = Value(T.ArrayType(b_type, 3 if t.pack_v else 2), "pb" if t.pack_v else "b")
+    one, zero = m.i32(1), m.i32(0)
+    U = b.op("shape", [out], [T.INT32], dim=t.out.index(t.u)).result
+    V = b.op("shape", [out], [T.INT32], dim=t.out.index(t.v)).result
+    if t.pack_u:
+        K = b.op("shape", [pa], [T.INT32], dim=1).result
+    else:
+        K = b.op("shape", [pa], [T.INT32], dim=t.a.pattern.index(t.r)).result
+    strips = b.bin("floordiv", b.bin("add", V, m.i32(t.nr - 1)), m.i32(t.nr))
+    rowblocks = b.bin("floordiv", b.bin("add", U, m.i32(t.mc - 1)), m.i32(t.mc))
+    s, y = m.gid(0, per_block), m.gid(1, per_block)
+
+    def thread() -> None:
+        v0 = b.bin("mul", s, m.i32(t.nr))
+        last_u, last_v = b.bin("sub", U, one), b.bin("sub", V, one)
+        cols = [b.bin("min", b.bin("add", v0, m.i32(q)), last_v) for q in range(t.nr)]
+
+        def sweep(k0: Value, _: list[Value]) -> list[Value]:
+            kend = b.bin("min", K, b.bin("add", k0, kc))
+            first = b.cmp("eq", k0, zero)
+
+            def tile_at(it: Value, _: list[Value]) -> list[Value]:
+                u0 = b.bin("add", b.bin("mul", y, m.i32(t.mc)), b.bin("mul", it, m.i32(t.mr)))
+                m.when(b.cmp("lt", u0, U), lambda: micro(u0, k0, kend, first))
+                return []
+
+            m.loop(zero, m.i32(t.mc // t.mr), one, [], tile_at)
+            return []
+
+        def micro(u0: Value, k0: Value, kend: Value, first: Value) -> None:
+            rows = [b.bin("min", b.bin("add", u0, m.i32(r)), last_u) for r in range(t.mr)]
+            tile_u = b.bin("floordiv", u0, m.i32(t.mr))
+
+            def at(r: int, q: int) -> list[Value]:
+                return _index(t.out, {t.u: rows[r], t.v: cols[q]})
+
+            # the tile starts at 0; after the loop it is added to the output, except in the
+            # first k block (a select: that block's loads read what is there and drop it, so
+            # one code path serves every block)
+            zero_acc = b.const(0.0, acc_t)
+            init = [zero_acc] * (t.mr * t.nr)
+
+            def step(k: Value, acc: list[Value]) -> list[Value]:
+                if t.pack_u:
+                    av = [m.load(pa, [tile_u, k, m.i32(r)]) for r in range(t.mr)]
+                else:
+                    av = [m.load(pa, _index(t.a.pattern, {t.u: rows[r], t.r: k}))
+                          for r in range(t.mr)]  # fmt: skip
+                if t.pack_v:
+                    bv = [m.load(pb, [s, k, m.i32(q)]) for q in range(t.nr)]
+                else:
+                    bv = [m.load(pb, _index(t.b.pattern, {t.v: cols[q], t.r: k}))
+                          for q in range(t.nr)]  # fmt: skip
+                av = [b.cast(x, acc_t) for x in av]
+                bv = [b.cast(x, acc_t) for x in bv]
+                return [b.bin("add", acc[r * t.nr + q], b.bin("mul", av[r], bv[q]))
+                        for r in range(t.mr) for q in range(t.nr)]  # fmt: skip
+
+            def unrolled(k: Value, acc: list[Value]) -> list[Value]:
+                for j in range(t.unroll):
+                    acc = step(b.bin("add", k, m.i32(j)) if j else k, acc)
+                return acc
+
+            acc = init
+            if t.unroll > 1:
+                n = b.bin("sub", kend, k0)
+                main = b.bin("add", k0, b.bin("sub", n, b.bin("mod", n, m.i32(t.unroll))))
+                acc = m.loop(k0, main, m.i32(t.unroll), acc, unrolled, tile=True)
+                k0 = main
+            acc = m.loop(k0, kend, one, acc, step, tile=True)
+            # every load before any store: an edge tile's clamped copies of an element then
+            # all add their (equal) tiles to the same old value and store the same bits
+            cells = [(r, q) for r in range(t.mr) for q in range(t.nr)]
+            prev = [b.select(first, zero_acc, b.cast(m.load(out, at(r, q)), acc_t))
+                    for r, q in cells]  # fmt: skip
+            for (r, q), old, v in zip(cells, prev, acc):
+                m.store(out, at(r, q), b.bin("add", old, v))
+
+        # k blocks of k_c (all of k at once without `block(k:...)`)
+        kc = m.i32(t.kc) if t.kc else b.bin("max", K, one)
+        m.loop(zero, K, kc, [], sweep)
+
+    m.when(b.bin("and", b.cmp("lt", s, strips), b.cmp("lt", y, rowblocks)), thread)
+    fp64 = T.FLOAT64 in (out_type, a_type, b_type)
+    return m.function(name, [out, pa, pb], fp64)
+
+
+# ------------------------------------------------------------------------------ the search
+# Known-good micro-kernel shapes (m_r, n_r) to start from, and the k_c / m_c blockings, after
+# BLIS's configurations for AVX-512 and AVX2 (tiles of a power-of-two size: LLVM's SLP
+# vectoriser makes one wide vector of the tile, which splits cleanly into registers only
+# then). Threads of a GPU each compute a small register block.
+CPU_TILES = ((8, 32), (4, 64), (16, 16), (8, 16), (4, 32), (2, 64))
+CPU_KC = (256, 384, 512)
+CPU_MC = (96, 128, 192)
+GPU_TILES = ((4, 4), (8, 4), (4, 8), (8, 8))
+L1_BYTES = 32 << 10  # the panels a micro-kernel sweeps should fit (typical L1 data cache)
+L2_BYTES = 512 << 10  # a thread's block of the broadcast operand should fit (half an L2)
+
+
+def candidates(u: str, v: str, r: str, spmd: bool, pattern_a: str, pattern_b: str) -> list[str]:
+    """Directive strings worth trying for a contraction (u: broadcast axis, v: vector axis)."""
+    out = []
+    if spmd:
+        for mr, nr in CPU_TILES:
+            for kc in CPU_KC:
+                for mc in CPU_MC:
+                    if mc % mr == 0:
+                        out.append(f"tile({u}:{mr},{v}:{nr}) block({r}:{kc},{u}:{mc}) "
+                                   f"pack({pattern_a},{pattern_b})")  # fmt: skip
+    else:
+        for mr, nr in GPU_TILES:
+            out.append(f"tile({u}:{mr},{v}:{nr}) block({u}:{mr})")
+    return out
+
+
+def estimate(t: Tiling, ext: dict[str, int], lanes: int, cores: int, spmd: bool) -> float:
+    """The analytic model's time of a tiling, in cycles of one core's two FMA pipes (after
+    Low et al.: the micro-kernel's registers and loads, the panels' cache fit, the edge tiles'
+    waste, the balance of threads over cores, the packing passes)."""
+    U, V, K = max(1, ext[t.u]), max(1, ext[t.v]), max(1, ext[t.r])
+    vecs = -(-t.nr // lanes)  # vector registers per tile row
+    acc = t.mr * vecs  # vector accumulators
+    regs = 32 if lanes >= 16 else 16
+    eff = 1.0
+    if acc + vecs + 1 > regs:
+        eff *= 0.3  # spills in the micro-kernel
+    eff *= min(1.0, acc / 8)  # two FMA pipes of latency 4: 8 accumulators in flight
+    eff *= min(1.0, acc / (t.mr + vecs))  # loads per FMA: at most one load a FMA
+    kc = t.kc or K
+    if spmd:
+        if kc * t.nr * 4 + t.mr * kc * 4 > L1_BYTES * 2:
+            eff *= 0.7  # the strip's panel falls out of L1 (L2 still serves it)
+        if t.mc * kc * 4 > L2_BYTES:
+            eff *= 0.8
+        if not (t.pack_u and t.pack_v):
+            eff *= 0.6  # strided operand panels (TLB, prefetch)
+    padded = (-(-U // t.mr) * t.mr) * (-(-V // t.nr) * t.nr)
+    threads = -(-V // t.nr) * -(-U // t.mc)
+    rounds = -(-threads // cores)
+    balance = threads / (rounds * cores)
+    flops_cycles = padded * K / (2 * lanes) / cores  # 2 FMA pipes x lanes per cycle
+    pack = ((U * K if t.pack_u else 0) + (V * K if t.pack_v else 0)) / max(1, lanes // 2) / cores
+    return flops_cycles / (eff * balance) + pack
