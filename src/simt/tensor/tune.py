@@ -207,9 +207,18 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
     chosen: dict[int, str] = {}
     predicted: dict[str, float] = {}
     ranked: list[tuple[float, dict[int, str]]] = []
+    alternatives: list[tuple[int, str]] = []  # GEMM schedules after each kernel's first
     base = _predict(g, values)
     predicted["default"] = base
     for step in prog.steps:
+        gemm_opts = _gemm_options(g, step, values, rt)
+        if gemm_opts:  # a contraction: register-tiled GEMM schedules, ranked by their model
+            n = step.kp.root
+            chosen[n] = gemm_opts[0][1]
+            for t, gs in gemm_opts[:MEASURED]:
+                predicted[gs] = t  # model cycles, not seconds: compared among themselves
+            alternatives.extend((n, gs) for _, gs in gemm_opts[1:MEASURED])
+            continue
         if step.layout is None:
             continue  # row kernels: their shape is the data's
         n = step.kp.root
@@ -231,6 +240,9 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
             chosen[n] = best[1]
     ranked.sort(key=lambda r: r[0])
     trials: list[dict[int, str]] = [{}]
+    if alternatives:  # GEMMs: every kernel's first choice, then the runners-up one at a time
+        trials.append(dict(chosen))
+        trials.extend({**chosen, n: sched} for n, sched in alternatives)
     for _, sched in ranked:
         if sched not in trials:
             trials.append(sched)
@@ -241,7 +253,8 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
     last = 0.0  # what measuring the previous candidate took: the next one will take about as long
     for sched in trials:
         began = time.perf_counter()
-        if began - start + last > budget and sched:
+        # over budget: stop, but the model's first choice is always measured
+        if began - start + last > budget and sched and sched != trials[1]:
             break
         gv = with_schedules(g, sched)
 
@@ -255,13 +268,54 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
         label = _label(g, sched)
         times[label] = t
         if verbose:
-            print(
-                f"  {label}: {t * 1e3:.3f} ms (predicted {predicted.get(label, base) * 1e3:.3f} ms)"
-            )
+            model = [predicted[s_] for s_ in sched.values() if s_ in predicted]
+            guess = (f"model {sum(model) / 1e6:.1f} M cycles" if model
+                     else f"predicted {predicted.get(label, base) * 1e3:.3f} ms")  # fmt: skip
+            print(f"  {label}: {t * 1e3:.3f} ms ({guess})")
         if t < best_t:
             best_t, best_s = t, sched
         last = time.perf_counter() - began
     return Tuning(best_s, times, predicted)
+
+
+def _gemm_options(g: Graph, step: Any, values: list[Any], rt: Any) -> list[tuple[float, str]]:
+    """For a contraction kernel (a matmul in any layout, `gemm.contraction`): register-tiled
+    schedules from known-good GEMM shapes, best first by the analytic model (`gemm.estimate`,
+    in cycles: comparable only among themselves, so they are measured against the default)."""
+    from . import gemm, shapes
+    from .run import prepare_inputs
+
+    n = step.kp.root
+    found = gemm.contraction(g, n, step.kp.reads)
+    if found is None or step.kp.tiling is not None:
+        return []
+    e = g.nodes[n].expr
+    extents = shapes.infer(g, prepare_inputs(values, _sim()).shapes)
+    facts = rt.device_facts()
+    spmd = bool(getattr(rt, "spmd", False))
+    lanes = facts.group_width if spmd else 1
+    opts = []
+    # the vector axis is the output's last (contiguous) one: the tile's rows are stored whole
+    v, u = e.output[-1], e.output[0]
+    r = found[0]
+    pa = next(o.pattern for o in found[1:] if u in o.pattern)
+    pb = next(o.pattern for o in found[1:] if v in o.pattern)
+    for d in gemm.candidates(u, v, r, spmd, pa, pb):
+        sched = f"{e.body()} | {d}"
+        try:
+            t = gemm.tiling(with_schedules(g, {n: sched}), n, step.kp.reads)
+        except SimtError:
+            continue
+        assert t is not None
+        opts.append((gemm.estimate(t, extents[n], lanes, facts.units, spmd), sched))
+    opts.sort(key=lambda o: o[0])
+    return opts
+
+
+def _sim() -> Any:
+    from ..runtime import registry
+
+    return registry.get("sim")
 
 
 def _label(g: Graph, sched: dict[int, str]) -> str:
