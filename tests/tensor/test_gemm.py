@@ -147,3 +147,44 @@ def test_directive_syntax_errors(expr: str, message: str) -> None:
 def test_tile_needs_a_contraction() -> None:
     with pytest.raises(simt.CompileError, match="schedules a matmul"):
         i("ij*ij~ij | tile(i:2,j:2)").exec(rand((3, 3), 1), rand((3, 3), 2))
+
+
+def test_model_prefers_a_full_register_tile() -> None:
+    """The analytic model ranks an 8 x 32 AVX-512 tile (16 vector accumulators) above a thin
+    one (2 x 64: 8 accumulators, latency-bound) and above one that spills (16 x 32)."""
+    from simt.tensor import gemm
+    from simt.tensor.graph import Graph
+
+    def est(sched: str) -> float:
+        g: Graph = (i("ik*kj~ijk") >> i("+ijk~ij | " + sched)).graph
+        reads = [("in", 0), ("in", 1)]
+        t = gemm.tiling(g, 1, reads)  # type: ignore[arg-type]
+        assert t is not None
+        return gemm.estimate(t, {"i": 1024, "j": 1024, "k": 1024}, 16, 2, True)
+
+    good = est("tile(i:8,j:32) block(k:256,i:96) pack(ik,kj)")
+    assert good < est("tile(i:2,j:64) block(k:256,i:96) pack(ik,kj)")
+    assert good < est("tile(i:16,j:32) block(k:256,i:96) pack(ik,kj)")
+    assert good < est("tile(i:8,j:32) block(k:256,i:96)")  # unpacked panels
+
+
+def test_tune_measures_gemm_schedules_and_the_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
+    """tune() on a contraction measures register-tiled candidates against the default (small
+    tiles here, to compile fast), and a written schedule against no schedules at all."""
+    from simt.tensor import gemm, tune
+
+    monkeypatch.setenv("SIMT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(gemm, "CPU_TILES", ((2, 16), (4, 16)))
+    monkeypatch.setattr(gemm, "CPU_KC", (16,))
+    monkeypatch.setattr(gemm, "CPU_MC", (8,))
+    monkeypatch.setattr(tune, "GEMM_MIN_WORK", 0)
+    simt.use("cpu")
+    a, b = rand((40, 24), 1), rand((24, 40), 2)
+    peer = i("ik*kj~ijk | i:4,j:4 | ii'jj'k") >> i("+ijk~ij | i:4,j:4 | ii'jj'!k0")
+    found = peer.tune(a, b, budget=30.0)
+    times = found.tuning.times  # type: ignore[attr-defined]
+    assert "default" in times and "no schedules" in times
+    assert any("tile(i:" in label for label in times)
+    np.testing.assert_allclose(found.exec(a, b), a @ b, rtol=1e-5, atol=1e-5)

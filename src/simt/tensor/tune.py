@@ -4,7 +4,10 @@
 a thread per output element, block shapes (splits of the output's last two axes) and the tiling
 of the first reduced axis. Each candidate is compiled to IR and ranked by simt's cost model
 (`kernel.cost`), one kernel at a time; the default and the best few are then measured with the
-benchtool's timing, and the fastest wins (so tuning is never slower than the default). The
+benchtool's timing, and the fastest wins (so tuning is never slower than the default). A
+contraction (a matmul in any layout) is searched among register-tiled GEMM schedules instead,
+from known-good micro-kernel shapes ranked by an analytic model (`gemm.estimate`). Written
+schedules (a peer's) are hints: the component without them is measured too. The
 choice is cached per component, input shapes and dtypes, backend and device, in memory and in
 `simt.cache.cache_dir()/tensor-tune.json`; the tuned component prints its schedules in the
 expression syntax, ready to paste back.
@@ -13,6 +16,7 @@ expression syntax, ready to paste back.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -62,6 +66,8 @@ BLOCKS_2D = ((16, 16), (8, 32), (4, 64), (2, 128), (1, 256), (32, 8))
 BLOCKS_1D = (64, 128, 256)
 TILES = (0, 4, 8, 16)
 MEASURED = 3  # candidates measured besides the default
+GEMM_MEASURED = 2  # register-tiled GEMM schedules measured per contraction (each compiles ~2 s)
+GEMM_MIN_WORK = 1 << 20  # multiply-adds below which a contraction keeps the thread kernels
 
 
 @dataclass
@@ -215,9 +221,9 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
         if gemm_opts:  # a contraction: register-tiled GEMM schedules, ranked by their model
             n = step.kp.root
             chosen[n] = gemm_opts[0][1]
-            for t, gs in gemm_opts[:MEASURED]:
+            for t, gs in gemm_opts[:GEMM_MEASURED]:
                 predicted[gs] = t  # model cycles, not seconds: compared among themselves
-            alternatives.extend((n, gs) for _, gs in gemm_opts[1:MEASURED])
+            alternatives.extend((n, gs) for _, gs in gemm_opts[1:GEMM_MEASURED])
             continue
         if step.layout is None:
             continue  # row kernels: their shape is the data's
@@ -240,21 +246,26 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
             chosen[n] = best[1]
     ranked.sort(key=lambda r: r[0])
     trials: list[dict[int, str]] = [{}]
+    # written schedules (a peer's, say) are hints: simt's defaults are measured against them
+    written = {n: node.expr.body() for n, node in enumerate(g.nodes) if node.expr.scheduled}
+    if written:
+        trials.append(written)
     if alternatives:  # GEMMs: every kernel's first choice, then the runners-up one at a time
         trials.append(dict(chosen))
         trials.extend({**chosen, n: sched} for n, sched in alternatives)
     for _, sched in ranked:
         if sched not in trials:
             trials.append(sched)
-        if len(trials) > MEASURED:
+        if len(trials) > MEASURED + len([written] if written else []):
             break
+    first_choice = next((t for t in trials if t and t is not (written or None)), None)
     times: dict[str, float] = {}
     best_t, best_s = float("inf"), {}
     last = 0.0  # what measuring the previous candidate took: the next one will take about as long
     for sched in trials:
         began = time.perf_counter()
         # over budget: stop, but the model's first choice is always measured
-        if began - start + last > budget and sched and sched != trials[1]:
+        if began - start + last > budget and sched and sched is not first_choice:
             break
         gv = with_schedules(g, sched)
 
@@ -291,6 +302,8 @@ def _gemm_options(g: Graph, step: Any, values: list[Any], rt: Any) -> list[tuple
         return []
     e = g.nodes[n].expr
     extents = shapes.infer(g, prepare_inputs(values, _sim()).shapes)
+    if math.prod(extents[n].values()) < GEMM_MIN_WORK:
+        return []  # too small for a micro-kernel's compile and packing passes to pay
     facts = rt.device_facts()
     spmd = bool(getattr(rt, "spmd", False))
     lanes = facts.group_width if spmd else 1
@@ -321,4 +334,6 @@ def _sim() -> Any:
 def _label(g: Graph, sched: dict[int, str]) -> str:
     if not sched:
         return "default"
+    if all(sched[n] == g.nodes[n].expr.body() for n in sched):
+        return "no schedules"
     return "; ".join(sched[n] for n in sorted(sched))
