@@ -188,3 +188,19 @@ def test_tune_measures_gemm_schedules_and_the_default(
     assert "default" in times and "no schedules" in times
     assert any("tile(i:" in label for label in times)
     np.testing.assert_allclose(found.exec(a, b), a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_cpu_one_thread_blocks_need_no_thread_loops() -> None:
+    """Launched with blocks of one thread (as tensor launches it), the GEMM kernel's CPU form
+    is its body as written: no thread loops, no per-lane spills, thread index 0."""
+    from simt.runtime.cpu import lower
+
+    a = rand((16, 16), 1)
+    mm = i("ik*kj~ijk") >> i("+ijk~ij | tile(i:2,j:4) pack(ik,kj)")
+    prog, _ = compile_for(mm.graph, prepare_inputs([a, a], registry.get("sim")), "cpu")
+    fn = prog.steps[0].kernel.fn
+    assert fn is not None
+    ops = list(walk(lower(fn, 1, (1, 1, 1)).body))
+    assert not any(o.attrs.get("lanes") or o.attrs.get("spill") for o in ops)
+    assert not any(o.opcode == "special" and o.attrs["reg"] == "thread_idx" for o in ops)
+    assert any(o.opcode == "for" and o.attrs.get("tile") for o in ops)

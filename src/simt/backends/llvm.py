@@ -1085,7 +1085,7 @@ class _Renderer:
             for c, a, x, y in zip(carried, body.args[1:], inits, ys)
         ]
         md = ""
-        if op.attrs.get("jammed"):
+        if op.attrs.get("jammed") or op.attrs.get("tile"):
             self.meta.jammed = True
             # its body is already many lanes wide (SLP makes the vectors): neither vectorise
             # nor unroll it again, which would only multiply compile time

@@ -1071,6 +1071,26 @@ def _wants_fission(op: Op, var: set[int], regions: list[Block] | None = None) ->
     return False
 
 
+def one_thread(fn: Function) -> Function | None:
+    """The SPMD form of a register-tiled kernel (a `tile=True` loop: `tensor.gemm`) for blocks
+    of one thread, in place, when it needs no thread loops: no barrier and no array
+    allocation (nothing per lane or per block to lay out). The thread index is then 0 and the
+    body runs once per block as written, so values stay SSA values (no per-lane spills) and
+    the tile loop keeps its accumulators in registers. None when the kernel needs the general
+    lowering (every other kernel: the rule would hold for them too, but is only used where
+    it was measured)."""
+    ops = list(walk(fn.body))
+    if any(o.opcode in ("barrier", "alloc") for o in ops):
+        return None
+    if not any(o.opcode == "for" and o.attrs.get("tile") for o in ops):
+        return None
+    for o in ops:
+        if o.opcode == "special" and o.attrs["reg"] in ("thread_idx", "block_dim"):
+            value = 0 if o.attrs["reg"] == "thread_idx" else 1
+            o.opcode, o.operands, o.attrs = "const", [], {"value": value}
+    return fn
+
+
 def lower(fn: Function) -> Function:
     """The SPMD form of `fn` (which is consumed: its ops move into the result).
 

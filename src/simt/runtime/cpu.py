@@ -50,7 +50,7 @@ from ..backends.llvm_abi import (
 from ..errors import CompileError, KernelError, LaunchError
 from ..ir import Block, Function, Op, walk
 from ..passes.sites import number_sites
-from ..passes.spmd import can_coarsen, coarsen
+from ..passes.spmd import can_coarsen, coarsen, one_thread
 from ..passes.spmd import lower as spmd_lower
 from ..types import FLOAT16, ArrayType
 from . import cpu_fast, cpu_interrupt
@@ -664,13 +664,18 @@ def _quiet_llvm() -> Iterator[None]:
                     os.write(2, b"".join(kept))
 
 
-def lower(fn: Function, wide: int = 1) -> Function:
+def lower(fn: Function, wide: int = 1, block: tuple[int, int, int] | None = None) -> Function:
     """The CPU lowering of a copy of `fn` (the caller's is left as it was): its error sites
     numbered before anything copies a body (`passes.sites`), runs of `wide` adjacent blocks
-    merged into one block (`passes.spmd.coarsen`), then the SPMD form."""
+    merged into one block (`passes.spmd.coarsen`), then the SPMD form (for blocks of one
+    thread, the body as it is where it allows: `passes.spmd.one_thread`)."""
     fn = number_sites(copy.deepcopy(fn))
     if wide > 1:
         fn = coarsen(fn, wide)
+    if block == (1, 1, 1):
+        single = one_thread(fn)
+        if single is not None:
+            return single
     return spmd_lower(fn)
 
 
@@ -683,7 +688,7 @@ def lower_and_render(
     """The one CPU lowering, `lower` then the LLVM renderer: what `kernel.source("cpu")`
     shows (no block shape, `units` every array) and what a launch compiles (its block shape,
     the arrays contiguous in their last dimension, `wide` blocks a block)."""
-    return render_lowered(lower(fn, wide), units, block=block, poll=_poll())
+    return render_lowered(lower(fn, wide, block), units, block=block, poll=_poll())
 
 
 def _poll() -> bool:
