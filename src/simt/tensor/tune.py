@@ -296,14 +296,14 @@ def _gemm_options(g: Graph, step: Any, values: list[Any], rt: Any) -> list[tuple
     schedules from known-good GEMM shapes, best first by the analytic model (`gemm.estimate`,
     in cycles: comparable only among themselves, so they are measured against the default)."""
     from . import gemm, shapes
-    from .run import prepare_inputs
+    from .run import host_stand_ins, prepare_inputs
 
     n = step.kp.root
     found = gemm.contraction(g, n, step.kp.reads)
     if found is None or step.kp.tiling is not None:
         return []
     e = g.nodes[n].expr
-    extents = shapes.infer(g, prepare_inputs(values, _sim()).shapes)
+    extents = shapes.infer(g, prepare_inputs(host_stand_ins(values), _sim()).shapes)
     if math.prod(extents[n].values()) < GEMM_MIN_WORK:
         return []  # too small for a micro-kernel's compile and packing passes to pay
     facts = rt.device_facts()
