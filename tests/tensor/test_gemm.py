@@ -54,8 +54,6 @@ def test_tiled_matmul_matches_numpy(product, schedule, ref, size, backend) -> No
 
 
 def test_float64_and_mixed_types(backend: str) -> None:
-    if backend == "webgpu" and not registry.has(backend, "optional_64bit"):
-        pytest.skip("no float64 on this adapter")
     a, b = rand((9, 7), 1, np.float64), rand((7, 11), 2)
     mm = i("ik*kj~ijk") >> i("+ijk~ij | tile(i:2,j:4) pack(ik,kj)")
     try:
