@@ -202,3 +202,15 @@ def test_cpu_one_thread_blocks_need_no_thread_loops() -> None:
     assert not any(o.attrs.get("lanes") or o.attrs.get("spill") for o in ops)
     assert not any(o.opcode == "special" and o.attrs["reg"] == "thread_idx" for o in ops)
     assert any(o.opcode == "for" and o.attrs.get("tile") for o in ops)
+
+
+def test_no_launch_advice_for_one_thread_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CPU runs a GEMM thread as a block of one thread on purpose: no advice about it."""
+    import warnings
+
+    monkeypatch.setenv("SIMT_ADVICE", "on")
+    simt.use("cpu")
+    a = rand((20, 20), 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (i("ik*kj~ijk") >> i("+ijk~ij | tile(i:2,j:8) pack(ik,kj)")).exec(a, a)

@@ -320,7 +320,11 @@ def _gemm_step(kp: KernelPlan, t: gemm.Tiling, ntypes: list[T.Scalar], types: li
             packs.append((which, Kernel.from_ir(fn, f"{doc} (packing an operand)")))
     per_block = registry.has(backend, "spmd")
     fn = passes(gemm.lower_gemm(t, ntypes[kp.root], a_t, b_t, f"t{kp.root}", per_block))
-    return Step(kp, Kernel.from_ir(fn, doc), None, note, packs=packs, per_block=per_block)
+    kernel = Kernel.from_ir(fn, doc)
+    # blocks of one thread on the CPU are the schedule's (a thread is a block), not waste: no
+    # launch advice about them
+    kernel.advice_shown = True
+    return Step(kp, kernel, None, note, packs=packs, per_block=per_block)
 
 
 GEMM_BLOCK = (8, 8)  # threads of a GEMM block where a thread is not a block (GPUs)
