@@ -1,4 +1,4 @@
-"""The `%` commands: %bind, %save, %threads, %block, %backend, %explain, %time, %reset,
+"""The `%` commands: %bind, %save, %threads, %block, %stdin, %backend, %explain, %time, %reset,
 %vars, %help."""
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ A byte string as an input's last line is echoed (b'...'), grouped by its bytes.
                            `blockIdx` the block's, `blockDim` N; `syncthreads()` waits for the
                            block; `cache = shared(n, float64)` is an array per block, kept
                            from input to input
+  %stdin FILE              input() gives each thread one line of FILE: thread t reads
+                           line t, as a byte string (`%stdin off`: none)
   %backend NAME            run on another backend: cpu, sim, cuda, webgpu
   %explain TID             after the next input, show thread TID's path through it: its
                            lines, values, reads and writes, loops (run again on sim)
@@ -146,6 +148,24 @@ def _block(s: Session, args: str) -> None:
     )
 
 
+def _stdin(s: Session, args: str) -> None:
+    if not args:
+        s.out.warning(f"stdin: {s.stdin or 'none (input() is refused)'}")
+        return
+    if args == "off":
+        s.stdin = None
+        s.out.warning("input() is refused until %stdin FILE")
+        return
+    path = args.strip().strip("'\"")
+    with open(path, "rb") as f:  # an OSError is the command's error
+        lines = len(f.read().splitlines())
+    s.stdin = path
+    s.out.warning(
+        f"input() gives thread t line t of {path} ({lines} lines for {s.threads} threads; "
+        "threads past the last line read an empty line)"
+    )
+
+
 def _backend(s: Session, args: str) -> None:
     if not args:
         s.out.warning(f"backend: {s.backend}")
@@ -199,6 +219,7 @@ _COMMANDS: dict[str, Callable[[Session, str], None]] = {
     "backend": _backend,
     "explain": _explain,
     "block": _block,
+    "stdin": _stdin,
     "time": _time,
     "reset": _reset,
     "vars": _vars,

@@ -437,7 +437,7 @@ def _paths(handles: Handles | None) -> set[str]:
 def needs_rewrite(tree: ast.Module, objects: set[str]) -> bool:
     """Whether the input uses files or byte-string syntax."""
     for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and (n.id == "open" or n.id in objects):
+        if isinstance(n, ast.Name) and (n.id in ("open", "input") or n.id in objects):
             return True
         if isinstance(n, ast.Compare) and any(isinstance(o, (ast.In, ast.NotIn)) for o in n.ops):
             return True
@@ -456,8 +456,12 @@ class Rewriter(ast.NodeTransformer):
         known: Callable[[ast.expr], Any] | None = None,
         writers: set[str] | None = None,
         per_thread: Callable[[ast.expr], str | None] | None = None,
+        stdin: Callable[[], str | None] | None = None,
     ) -> None:
         self.opened = opened
+        # `input()`: the key of the text given with `%stdin` (one line a thread), else None
+        self.stdin = stdin
+        self.no_stdin: list[ast.Call] = []  # `input()` without a `%stdin` text: refused
         self.known = known  # the value of an expression known on the host, else None
         # a path that differs by thread: the key of its files laid end to end, else None
         self.per_thread = per_thread
@@ -499,6 +503,23 @@ class Rewriter(ast.NodeTransformer):
         count = ast.AugAssign(ast.Name(COUNT, ast.Store()), ast.Add(), ast.Constant(1))
         return [ast.copy_location(ast.Expr(call), node), ast.copy_location(count, node)]
 
+    def _thread_file(self, key: str) -> ast.expr:
+        """Each thread's own file of the files laid end to end under `key` (a per-thread
+        path, or the lines of `%stdin`): `_simt_File(words, end, base, i, base)`."""
+        if key not in self.opened:
+            self.opened.append(key)
+        i = self.opened.index(key)
+        base = ast.Subscript(ast.Name(f"_simt_fbase{i}", ast.Load()),
+                             ast.Name("tid", ast.Load()), ast.Load())  # fmt: skip
+        end = ast.Subscript(ast.Name(f"_simt_fend{i}", ast.Load()),
+                            ast.Name("tid", ast.Load()), ast.Load())  # fmt: skip
+        return ast.Call(
+            ast.Name("_simt_File", ast.Load()),
+            [ast.Name(f"_simt_file{i}", ast.Load()), end, copy.deepcopy(base),
+             ast.Constant(i), base],
+            [],
+        )  # fmt: skip
+
     def visit_Call(self, node: ast.Call) -> Any:
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id in ("int", "float") and node.args:
@@ -506,6 +527,12 @@ class Rewriter(ast.NodeTransformer):
             return node
         if write_mode(node) is not None:
             return node  # a file opened for writing but not assigned to a name: refused later
+        if isinstance(node.func, ast.Name) and node.func.id == "input":
+            key = self.stdin() if self.stdin is not None else None
+            if key is None:
+                self.no_stdin.append(node)
+                return node
+            return ast.Call(ast.Attribute(self._thread_file(key), "read", ast.Load()), [], [])
         if isinstance(node.func, ast.Name) and node.func.id == "open" and len(node.args) >= 1:
             path = self.known(node.args[0]) if self.known is not None else None
             if isinstance(node.args[0], ast.Constant):
@@ -515,19 +542,7 @@ class Rewriter(ast.NodeTransformer):
                 if key is None:
                     self.varying.append(node)  # a path the host cannot compute: refused
                     return node
-                if key not in self.opened:
-                    self.opened.append(key)
-                i = self.opened.index(key)
-                base = ast.Subscript(ast.Name(f"_simt_fbase{i}", ast.Load()),
-                                     ast.Name("tid", ast.Load()), ast.Load())  # fmt: skip
-                end = ast.Subscript(ast.Name(f"_simt_fend{i}", ast.Load()),
-                                    ast.Name("tid", ast.Load()), ast.Load())  # fmt: skip
-                return ast.Call(
-                    ast.Name("_simt_File", ast.Load()),
-                    [ast.Name(f"_simt_file{i}", ast.Load()), end, copy.deepcopy(base),
-                     ast.Constant(i), base],
-                    [],
-                )  # fmt: skip
+                return self._thread_file(key)
             if path not in self.opened:
                 self.opened.append(path)
             i = self.opened.index(path)

@@ -58,6 +58,7 @@ class Session:
         self.bound: dict[str, np.ndarray] = {}
         self.explain_tid: int | None = None  # %explain: the thread whose path the next input shows
         self.block: int | None = None  # %block: threads per block (None: one flat launch)
+        self.stdin: str | None = None  # %stdin FILE: input() gives each thread a line of it
         self._deferred = False  # a phase before a file barrier: its prints wait for the next
         self._carried: list[tuple[int, str]] = []  # what the threads printed in earlier phases
         self.reset()
@@ -321,7 +322,7 @@ class Session:
     def _one(self, text: str, filename: str, tree: ast.Module) -> bool:
         """Run one input (or one phase of it) once its block-level statements are handled."""
         shape = analysis.shape(tree)
-        if not analysis.depends_on_thread(shape, self.thread_names() | {"open"}):
+        if not analysis.depends_on_thread(shape, self.thread_names() | {"open", "input"}):
             return self._host(tree, filename)
         for stmt in shape.hoisted:
             if not self._host(ast.Module([stmt], []), filename, echo=False):
@@ -438,7 +439,8 @@ class Session:
             fast = ()  # a byte string prints through a record the host completes
             opened = list(self.file_paths)
             rw = files.Rewriter(
-                opened, self._host_value, set(self.open_writes), self._per_thread_file
+                opened, self._host_value, set(self.open_writes), self._per_thread_file,
+                self._stdin_lines,
             )
             try:
                 tree = rw.visit(copy.deepcopy(tree))
@@ -446,6 +448,13 @@ class Session:
                 self.out.error(f"{type(e).__name__}: {e.strerror or e}")
                 return False
             records = rw.records
+            if rw.no_stdin:
+                self.out.error(
+                    f"CompileError: {filename}:{rw.no_stdin[0].lineno}: input() gives each "
+                    "thread a line of a text file: name it first with %stdin FILE (thread t "
+                    "reads line t)"
+                )
+                return False
             if rw.varying:
                 call = rw.varying[0]
                 self.out.error(
@@ -785,6 +794,29 @@ class Session:
         end = base + np.array([loaded[p][2] for p in paths], np.int64)
         key = f"<files {ast.unparse(expr)} of input {self.count}>"
         self.file_data[key] = (data, offset)
+        self.file_index[key] = (base, end)
+        return key
+
+    def _stdin_lines(self) -> str | None:
+        """For `input()`: the `%stdin` file read on the host, thread t's part its line t
+        (without the line end; empty past the last line), laid out as per-thread files are
+        (a key in `file_data` and `file_index`); None without `%stdin`. An OSError names a
+        file that cannot be read."""
+        if self.stdin is None:
+            return None
+        key = f"<stdin {self.stdin} of input {self.count}>"
+        if key in self.file_index:
+            return key
+        words, size = files.load(self.stdin)
+        raw = words.view(np.uint8)[:size].tobytes()
+        base = np.full(self.threads, size, np.int64)
+        end = np.full(self.threads, size, np.int64)
+        at = 0
+        for t, line in enumerate(raw.splitlines(keepends=True)[: self.threads]):
+            text = line.rstrip(b"\r\n")
+            base[t], end[t] = at, at + len(text)
+            at += len(line)
+        self.file_data[key] = (words, size)
         self.file_index[key] = (base, end)
         return key
 
