@@ -30,6 +30,9 @@ class _IrOnly:
     checks_views = True  # `pipeline.prepare` leaves the IR as the front end made it (no proofs)
     lockstep = warp_native = True  # nor lowers barriers or warp functions
 
+    def has_int64(self) -> bool:  # a cuda.jit kernel asks (Numba's int64 typing needs it)
+        return True
+
     def compile(self, fn: Function) -> object:
         return Compiled(fn, "")
 

@@ -34,6 +34,9 @@ class _IrOnly:
 
     name = "cuda"
 
+    def has_int64(self) -> bool:  # a cuda.jit kernel asks (Numba's int64 typing needs it)
+        return True
+
     def compile(self, fn: Function) -> object:
         from simt.runtime.base import Compiled
 

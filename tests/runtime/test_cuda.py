@@ -136,6 +136,9 @@ class _IrOnly:
 
     name = "ir-only"
 
+    def has_int64(self) -> bool:  # a cuda.jit kernel asks (Numba's int64 typing needs it)
+        return True
+
     def compile(self, fn: object) -> object:
         from simt.runtime.base import Compiled
 
