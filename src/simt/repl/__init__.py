@@ -7,7 +7,7 @@ with the number of threads that printed it.
 
 from __future__ import annotations
 
-from .console import main
+from .console import PlainSink, main
 from .session import Session
 
-__all__ = ["main", "Session"]
+__all__ = ["main", "PlainSink", "Session"]

@@ -492,6 +492,32 @@ class Rewriter(ast.NodeTransformer):
         path = self.visit(call.args[0])
         return self._record(node, f"{MARK}o{name}{SEP}{mode}{SEP}", path)
 
+    def visit_With(self, node: ast.With) -> Any:
+        """`with open(path[, mode]) as f: body` is `f = open(...)`, the body, then `f.close()`
+        for a file opened for writing (a file to read needs no closing)."""
+        item = node.items[0] if len(node.items) == 1 else None
+        if (
+            item is None
+            or not isinstance(item.context_expr, ast.Call)
+            or not isinstance(item.context_expr.func, ast.Name)
+            or item.context_expr.func.id != "open"
+            or not isinstance(item.optional_vars, ast.Name)
+        ):
+            return self.generic_visit(node)
+        name = item.optional_vars.id
+        stmts: list[ast.stmt] = [
+            ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], item.context_expr), node),
+            *node.body,
+        ]
+        if write_mode(item.context_expr) is not None:
+            close = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "close", ast.Load()), [], [])
+            stmts.append(ast.copy_location(ast.Expr(close), node.body[-1]))
+        out: list[ast.stmt] = []
+        for st in stmts:
+            got = self.visit(st)
+            out.extend(got if isinstance(got, list) else [got])
+        return out
+
     def _record(self, node: ast.stmt, head: str, value: ast.expr) -> list[ast.stmt]:
         """`_simt_rec(head, value, MARK, sep="", end="")` and a count of the records."""
         self.records += 1

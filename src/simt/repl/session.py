@@ -171,6 +171,25 @@ class Session:
         self.globals.pop(name, None)
         self.bound[name] = np.zeros(shape, dtype)
 
+    def bind_array(self, name: str, array: np.ndarray) -> None:
+        """Bind an existing NumPy array under `name`: every thread sees it, and what the
+        threads write lands in `array` itself after each input (the library form of `%bind`,
+        for data the program already has)."""
+        if not name.isidentifier():
+            raise ValueError(f"{name!r} is not a valid name")
+        if not isinstance(array, np.ndarray):
+            raise ValueError(f"bind_array takes a NumPy array, not a {type(array).__name__}")
+        self.state.pop(name, None)
+        self.globals.pop(name, None)
+        self.bound[name] = array
+
+    def values(self, name: str) -> np.ndarray:
+        """Each thread's value of the per-thread variable `name` (one row a thread), or a
+        bound array; KeyError when the session has no such variable."""
+        if name in self.bound:
+            return self.bound[name]
+        return self.state[name]
+
     def thread_names(self) -> set[str]:
         """The names whose values depend on the thread."""
         names = set(THREAD_NAMES) | set(self.state) | set(self.bound) | set(self.objects)
