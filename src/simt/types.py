@@ -39,8 +39,14 @@ class Scalar:
         return self.kind in "if"
 
     @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype of this type, under the name NumPy looks for: as with Numba's
+        types, `np.dtype(simt.types.float32)` and `np.zeros(n, simt.types.float32)` work."""
+        return np.dtype(self.name)
+
+    @property
     def np(self) -> np.dtype:
-        """The NumPy dtype of this type."""
+        """The NumPy dtype of this type (`dtype`)."""
         return np.dtype(self.name)
 
     @property
@@ -87,6 +93,15 @@ SCALARS: dict[str, Scalar] = {
         FLOAT16,
     )  # fmt: skip
 }
+
+# Numba's names for these types, so that a ported program's `from numba import types` (or
+# `types as numba_types`) becomes `from simt import types`: `cuda.shared.array(4, types.int32)`
+boolean = bool_ = BOOL
+int8, int16, int32, int64 = INT8, INT16, INT32, INT64
+uint8, uint16, uint32, uint64 = UINT8, UINT16, UINT32, UINT64
+float16, float32, float64 = FLOAT16, FLOAT32, FLOAT64
+intp, uintp, intc, uintc = INT64, UINT64, INT32, UINT32
+float_, double = FLOAT32, FLOAT64
 
 # NumPy dtypes that arrays may have, mapped onto the kernel language's scalars.
 _NP_TO_SCALAR: dict[str, Scalar] = {name: t for name, t in SCALARS.items()}

@@ -10,6 +10,7 @@ import pytest
 
 import simt
 from simt import cuda
+from simt import types as numba_types
 
 BACKENDS = ("sim", "cpu")
 
@@ -332,3 +333,24 @@ def test_boundscheck_option() -> None:
     with pytest.raises(simt.KernelError, match="out of bounds"):
         checked[1, 8](np.zeros(4, np.int32))
     assert cuda.jit(boundscheck=False)(write_past).kernel(0).boundscheck is False
+
+
+@cuda.jit
+def _numba_types_shared(v, out):
+    tmp = cuda.shared.array(8, dtype=numba_types.float32)
+    i = cuda.threadIdx.x
+    tmp[i] = v[i]
+    cuda.syncthreads()
+    out[i] = tmp[7 - i]
+
+
+def test_numba_type_names_are_dtypes() -> None:
+    """`from numba import types` -> `from simt import types`: Numba's names are simt's scalar
+    types, usable as dtypes in kernels and in NumPy as Numba's are."""
+    assert np.dtype(numba_types.float32) == np.float32
+    assert np.zeros(3, numba_types.int64).dtype == np.int64
+    assert numba_types.intp is numba_types.int64 and numba_types.float_ is numba_types.float32
+    simt.use("sim")
+    out = np.zeros(8, np.float32)
+    _numba_types_shared[1, 8](np.arange(8, dtype=np.float32), out)
+    assert list(out) == list(range(7, -1, -1))

@@ -1,0 +1,1 @@
+"""Public Numba-CUDA course programs run on simt with only their import lines changed."""
