@@ -214,3 +214,18 @@ def test_no_launch_advice_for_one_thread_blocks(monkeypatch: pytest.MonkeyPatch)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         (i("ik*kj~ijk") >> i("+ijk~ij | tile(i:2,j:8) pack(ik,kj)")).exec(a, a)
+
+
+@pytest.mark.parametrize("backend_name", ["cuda", "webgpu"])
+def test_gpu_form_stages_panels_in_shared_memory(backend_name: str) -> None:
+    """On GPUs the same schedule is blocks of 8 x 8 threads, each with its register block,
+    staging both operands' k panels in shared memory between barriers."""
+    a = rand((16, 16), 1)
+    mm = i("ik*kj~ijk") >> i("+ijk~ij | tile(i:4,j:4) block(k:16)")
+    prog, _ = compile_for(mm.graph, prepare_inputs([a, a], registry.get("sim")), backend_name)
+    fn = prog.steps[0].kernel.fn
+    assert fn is not None
+    ops = list(walk(fn.body))
+    shared = [o for o in ops if o.opcode == "alloc" and o.result.array.space == "shared"]
+    assert len(shared) == 2 and sum(o.opcode == "barrier" for o in ops) == 2
+    assert any(o.opcode == "for" and o.attrs.get("tile") and len(o.results) == 16 for o in ops)

@@ -12,8 +12,11 @@ the tile, sit loops over k blocks of k_c (the operands' panels stay in cache) an
 (a thread sweeps m_c / m_r tiles of one column strip, which reuses the strip's k_c x n_r panel
 from L1). Here that is written in simt IR, so every backend takes it:
 
-- a *thread* owns a strip of n_r columns of the vector axis and a block of m_c rows
-  (`block_idx`/`thread_idx` x: the strip, y: the row block);
+- on the CPU (`lower_gemm`) a *thread* owns a strip of n_r columns of the vector axis and a
+  block of m_c rows (x: the strip, y: the row block), and is a block of one thread;
+- on GPUs (`lower_gemm_shared`) a block of 8 x 8 threads owns a (8 m_r) x (8 n_r) tile, its
+  threads stage each k block of both operands in shared memory between barriers, and each
+  runs the micro-kernel on its m_r x n_r register block from there;
 - the micro-kernel's loop over k carries the m_r * n_r accumulators as loop values and is
   marked `tile=True`: the CPU's SPMD lowering runs it one thread (lane) at a time, so the
   accumulators stay registers, and LLVM's SLP vectoriser turns each row of n_r contiguous
@@ -387,6 +390,116 @@ def lower_gemm(
     return m.function(name, [out, pa, pb], fp64)
 
 
+SHARED_BYTES = 12 << 10  # the shared-memory tiles of a block (WebGPU guarantees 16 KiB)
+
+
+def shared_k(t: Tiling, block: tuple[int, int], itemsize: int) -> int:
+    """The k depth of the shared tiles of a GPU block (`block(k:...)`, at most what fits)."""
+    per_k = (block[1] * t.mr + block[0] * t.nr) * itemsize
+    fit = max(1, SHARED_BYTES // per_k)
+    want = t.kc or 16
+    depth = 1
+    while depth * 2 <= min(fit, want):
+        depth *= 2
+    return depth
+
+
+def lower_gemm_shared(
+    t: Tiling, out_type: T.Scalar, a_type: T.Scalar, b_type: T.Scalar, name: str,
+    block: tuple[int, int],
+) -> Function:  # fmt: skip
+    """The GEMM kernel for GPUs (CUDA, WebGPU; `sim` runs it too): a block of bx x by threads
+    computes a (by * m_r) x (bx * n_r) tile of the output; for every k block, its threads
+    stage the two operands' panels in shared memory (clamped indices; past k's end zeros),
+    meet at a barrier, and each runs the micro-kernel on its m_r x n_r register block from
+    shared memory. Parameters as `lower_gemm`'s."""
+    m = _Emit()
+    b = m.b
+    acc_t = ops.float_result([a_type, b_type])
+    bx, by = block
+    bm, bn = by * t.mr, bx * t.nr
+    kc = shared_k(t, block, max(a_type.np.itemsize, b_type.np.itemsize))
+    out = Value(T.ArrayType(out_type, 2), "out")
+    pa = Value(T.ArrayType(a_type, 3 if t.pack_u else 2), "pa" if t.pack_u else "a")
+    pb = Value(T.ArrayType(b_type, 3 if t.pack_v else 2), "pb" if t.pack_v else "b")
+    one, zero = m.i32(1), m.i32(0)
+    U = b.op("shape", [out], [T.INT32], dim=t.out.index(t.u)).result
+    V = b.op("shape", [out], [T.INT32], dim=t.out.index(t.v)).result
+    if t.pack_u:
+        K = b.op("shape", [pa], [T.INT32], dim=1).result
+    else:
+        K = b.op("shape", [pa], [T.INT32], dim=t.a.pattern.index(t.r)).result
+    sa = b.op("alloc", [], [T.ArrayType(acc_t, 2, T.SHARED, (kc, bm))]).result
+    sb = b.op("alloc", [], [T.ArrayType(acc_t, 2, T.SHARED, (kc, bn))]).result
+    tx, ty = b.special("thread_idx", 0), b.special("thread_idx", 1)
+    tid = b.bin("add", b.bin("mul", ty, m.i32(bx)), tx)
+    u_base = b.bin("mul", b.special("block_idx", 1), m.i32(bm))
+    v_base = b.bin("mul", b.special("block_idx", 0), m.i32(bn))
+    last_u, last_v, last_k = b.bin("sub", U, one), b.bin("sub", V, one), b.bin("sub", K, one)
+
+    def a_at(row: Value, k: Value) -> Value:
+        if t.pack_u:
+            tile = b.bin("floordiv", row, m.i32(t.mr))
+            return m.load(pa, [tile, k, b.bin("mod", row, m.i32(t.mr))])
+        return m.load(pa, _index(t.a.pattern, {t.u: row, t.r: k}))
+
+    def b_at(col: Value, k: Value) -> Value:
+        if t.pack_v:
+            strip = b.bin("floordiv", col, m.i32(t.nr))
+            return m.load(pb, [strip, k, b.bin("mod", col, m.i32(t.nr))])
+        return m.load(pb, _index(t.b.pattern, {t.v: col, t.r: k}))
+
+    def stage(k0: Value, shared: Value, width: int, base: Value, last: Value,
+              get: Callable[[Value, Value], Value]) -> None:  # fmt: skip
+        """shared[kk, x] = operand at (base + x, k0 + kk), clamped; 0 past k's end."""
+        total = kc * width
+
+        def body(i: Value, _: list[Value]) -> list[Value]:
+            kk, x = b.bin("floordiv", i, m.i32(width)), b.bin("mod", i, m.i32(width))
+            k = b.bin("add", k0, kk)
+            pos = b.bin("min", b.bin("add", base, x), last)
+            v = b.cast(get(pos, b.bin("min", k, last_k)), acc_t)
+            v = b.select(b.cmp("lt", k, K), v, b.const(0.0, acc_t))
+            b.op("store", [shared, kk, x, v], [], inbounds=True)
+            return []
+
+        m.loop(tid, m.i32(total), m.i32(bx * by), [], body)
+
+    def kblock(k0: Value, acc: list[Value]) -> list[Value]:
+        stage(k0, sa, bm, u_base, last_u, a_at)
+        stage(k0, sb, bn, v_base, last_v, b_at)
+        b.op("barrier")
+
+        def step(kk: Value, acc: list[Value]) -> list[Value]:
+            av = [b.op("load", [sa, kk, b.bin("add", b.bin("mul", ty, m.i32(t.mr)), m.i32(r))],
+                       [acc_t], inbounds=True).result for r in range(t.mr)]  # fmt: skip
+            bv = [b.op("load", [sb, kk, b.bin("add", b.bin("mul", tx, m.i32(t.nr)), m.i32(q))],
+                       [acc_t], inbounds=True).result for q in range(t.nr)]  # fmt: skip
+            return [b.bin("add", acc[r * t.nr + q], b.bin("mul", av[r], bv[q]))
+                    for r in range(t.mr) for q in range(t.nr)]  # fmt: skip
+
+        acc = m.loop(zero, m.i32(kc), one, acc, step, tile=True)
+        b.op("barrier")
+        return acc
+
+    init = [b.const(0.0, acc_t)] * (t.mr * t.nr)
+    acc = m.loop(zero, K, m.i32(kc), init, kblock)
+    u0 = b.bin("add", u_base, b.bin("mul", ty, m.i32(t.mr)))
+    v0 = b.bin("add", v_base, b.bin("mul", tx, m.i32(t.nr)))
+    for r in range(t.mr):
+        for q in range(t.nr):
+            row, col = b.bin("add", u0, m.i32(r)), b.bin("add", v0, m.i32(q))
+            inside = b.bin("and", b.cmp("lt", row, U), b.cmp("lt", col, V))
+            idx = _index(t.out, {t.u: row, t.v: col})
+
+            def put(idx: list[Value] = idx, v: Value = acc[r * t.nr + q]) -> None:
+                m.store(out, idx, v)
+
+            m.when(inside, put)
+    fp64 = T.FLOAT64 in (out_type, a_type, b_type)
+    return m.function(name, [out, pa, pb], fp64)
+
+
 # ------------------------------------------------------------------------------ the search
 # Known-good micro-kernel shapes (m_r, n_r) to start from, and the k_c / m_c blockings, after
 # BLIS's configurations for AVX-512 and AVX2 (tiles of a power-of-two size: LLVM's SLP
@@ -412,7 +525,7 @@ def candidates(u: str, v: str, r: str, spmd: bool, pattern_a: str, pattern_b: st
                                    f"pack({pattern_a},{pattern_b})")  # fmt: skip
     else:
         for mr, nr in GPU_TILES:
-            out.append(f"tile({u}:{mr},{v}:{nr}) block({u}:{mr})")
+            out.append(f"tile({u}:{mr},{v}:{nr}) block({r}:16)")
     return out
 
 

@@ -319,7 +319,11 @@ def _gemm_step(kp: KernelPlan, t: gemm.Tiling, ntypes: list[T.Scalar], types: li
             fn = passes(gemm.lower_pack(t, which, et, et, f"t{kp.root}_pack_{which}"))
             packs.append((which, Kernel.from_ir(fn, f"{doc} (packing an operand)")))
     per_block = registry.has(backend, "spmd")
-    fn = passes(gemm.lower_gemm(t, ntypes[kp.root], a_t, b_t, f"t{kp.root}", per_block))
+    if per_block:  # the CPU: a thread a block, its tile loop one lane wide
+        fn = gemm.lower_gemm(t, ntypes[kp.root], a_t, b_t, f"t{kp.root}", per_block)
+    else:  # GPUs: blocks of threads staging the panels in shared memory
+        fn = gemm.lower_gemm_shared(t, ntypes[kp.root], a_t, b_t, f"t{kp.root}", GEMM_BLOCK)
+    fn = passes(fn)
     kernel = Kernel.from_ir(fn, doc)
     # blocks of one thread on the CPU are the schedule's (a thread is a block), not waste: no
     # launch advice about them
@@ -339,11 +343,10 @@ def launch_shape(
         return None
     t = step.kp.tiling
     if t is not None:
-        strips, rowblocks = gemm.grid_of(t, ext)
         if step.per_block:
-            return (strips, rowblocks), (1, 1)
+            return gemm.grid_of(t, ext), (1, 1)
         bx, by = GEMM_BLOCK
-        return (-(-strips // bx), -(-rowblocks // by)), GEMM_BLOCK
+        return (-(-ext[t.v] // (bx * t.nr)), -(-ext[t.u] // (by * t.mr))), GEMM_BLOCK
     if step.kp.form == "split":
         rows = math.prod(ext[a] for a in e.output)
         return (rows * step.kp.chunks,), (step.kp.threads,)
