@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from simt.testing.generator import from_source, generate
 
@@ -127,3 +128,12 @@ def test_lists_are_drawn_and_agree_between_backends() -> None:
     assert "lists" in p.features and ("append(" in p.source or "] * " in p.source)
     assert "lists" not in generate(3, lists=False).features
     assert check(p, ("cpu",), nvrtc=False) == []
+
+
+def test_constant_tables_are_drawn_and_agree_between_backends() -> None:
+    # the `lang` feature's constant tables (a known tuple indexed by a run-time value)
+    from simt.testing.differential import check
+
+    p = generate(1)
+    assert "tables" in p.features and re.search(r"tt\d+\[", p.source)
+    assert check(p, ("cpu",), nvrtc=True) == []

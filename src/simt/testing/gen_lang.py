@@ -1,8 +1,9 @@
 """The fuzz generator's `lang` feature, the language of Numba-CUDA kernels (registers its
 section in grammar.py):
 loops over run-time arrays and views (`for v in ...`, `zip`, `enumerate`, `reversed`,
-unpacking a slice of two), warp functions where every lane runs them, and thread-dependent
-early returns before barriers (threads that return leave the block's barrier count).
+unpacking a slice of two), constant tables (a known tuple indexed by a run-time value),
+warp functions where every lane runs them, and thread-dependent early returns before
+barriers (threads that return leave the block's barrier count).
 
 Everything it writes keeps the generator's rules: exact values (int32 arithmetic wraps;
 float sums stay multiples of 1/8 below 2**21), reads of another thread's shared slot only
@@ -130,12 +131,39 @@ def warp(g: Grammar) -> None:
         g.declare(x, "bool")
 
 
+def table(g: Grammar) -> None:
+    """A tuple of known numbers indexed by a run-time value (a constant table: CUDA constant
+    memory, a WGSL module array, an LLVM constant global), sometimes inside a range loop that
+    unrolls around a thread-dependent index; the index is taken modulo the length (Python's
+    `%`: never negative), so every read is inside the table."""
+    r = g.r
+    x, tb = g.fresh("tb"), g.fresh("tt")
+    n = r.randint(2, 9)
+    floats = r.random() < 0.4
+    items = [r.randint(-800, 800) / 8.0 if floats else r.randint(-(2**31), 2**31 - 1)
+             for _ in range(n)]  # fmt: skip
+    g.emit(f"{tb} = ({', '.join(map(repr, items))},)")
+    if r.random() < 0.5:
+        g.emit(f"{x} = {tb}[({g.i32(2)}) % {n}]")
+    else:
+        g.emit(f"{x} = {'0.0' if floats else '0'}")
+        g.emit(f"for j in range({r.randint(1, 4)}):")
+        if floats:
+            g.emit(f"    {x} += {tb}[(t + j * ({g.i32(1)})) % {n}]")
+        else:
+            g.emit(f"    {x} = ({x} * 3) ^ {tb}[(t + j * ({g.i32(1)})) % {n}]")
+    g.declare(x, "f32" if floats else "i32", 4 * 100.0)
+
+
 def lang_section(g: Grammar) -> None:
     """Loops over arrays, warp functions, then (sometimes) a shared-memory phase that threads
     leave early."""
     g.features.add("iterate")
     for _ in range(g.r.randint(1, 3)):
         iterate(g)
+    if g.r.random() < 0.5:
+        g.features.add("tables")
+        table(g)
     if g.r.random() < 0.4:
         warp(g)
     if g.r.random() < 0.5:
