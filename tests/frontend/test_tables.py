@@ -8,10 +8,12 @@ import pytest
 
 import simt
 from simt import cuda
+from simt.runtime import registry
 
 W = np.array([1.0, 2.0, 3.0, 4.0])
 HUGE = np.zeros(300_000, np.float32)
 BIG_INTS = np.array([1, 2**40], np.int64)
+TEXT = b"hello, tables"
 
 
 @simt.kernel
@@ -86,3 +88,22 @@ def test_an_index_outside_the_table_is_a_kernel_error(backend: str) -> None:
             past[1, 2](np.array([0, 4], np.int32), np.zeros(2, np.float32))
     finally:
         simt.use("sim")
+
+
+@simt.kernel
+def letters(out):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = TEXT[i % len(TEXT)]  # bytes known at compile time: a uint8 table
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
+def test_bytes_known_at_compile_time_are_a_uint8_table(backend: str) -> None:
+    ok, why = registry.probe(backend)
+    if not ok:
+        pytest.skip(f"{backend} not present: {why}")
+    simt.use(backend)
+    out = np.zeros(20, np.int32)
+    letters[1, 32](out)
+    assert bytes(out.astype(np.uint8)) == (TEXT * 2)[:20]
+    assert "const uint8[13]" in letters.ir(out)

@@ -28,9 +28,12 @@ MAX_BYTES = 1 << 20
 
 def as_array(value: Any) -> np.ndarray | None:
     """`value` as the array of a table, when it can be one: a NumPy array of booleans, integers
-    or floats, or a tuple/list of numbers (nested to one shape); None otherwise."""
+    or floats, a tuple/list of numbers (nested to one shape), or bytes (uint8: a file read with
+    `open(path, "rb").read()` at compile time); None otherwise."""
     if isinstance(value, np.ndarray):
         arr = value
+    elif isinstance(value, (bytes, bytearray)) and value:  # a file's bytes read while compiling
+        arr = np.frombuffer(bytes(value), np.uint8)
     elif isinstance(value, (tuple, list)) and value:
         try:
             arr = np.asarray(value)
