@@ -64,6 +64,10 @@ def test_errors_of_a_cached_component_are_the_ordinary_ones(backend: str) -> Non
     with pytest.raises(simt.LaunchError, match="dtype"):
         add.exec(x, np.zeros(8, np.complex64))
     np.testing.assert_allclose(add.exec(x, x), 2 * x)
+    with pytest.raises(simt.LaunchError, match=r"test_exec_cache.py:\d+: component made here: "
+                       r"into= output 0 has shape \(4,\)") as e:
+        add.exec(x, x, into=np.zeros(4, np.float32))  # the launches are cached: then refused
+    assert e.traceback[-1].path.name == "test_exec_cache.py"  # no simt frame at the end
     bound = i("i*i~i")(x)  # a bound input: the call's inputs merge with it
     np.testing.assert_allclose(bound.exec(x), x * x)
     np.testing.assert_allclose(bound.exec(2 * x), 2 * x * x)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..errors import CompileError, LaunchError, SimtError, is_simt_frame, user_facing
+from ..errors import CompileError, LaunchError, SimtError, for_user, is_simt_frame, user_facing
 from ..extras import entry
 from ..foreign import is_dask
 from ..runtime import registry
@@ -168,7 +168,6 @@ class Component:
             merged[k] = v
         return merged
 
-    @user_facing
     def exec(self, *inputs: Any, into: Any = None) -> Any:
         """Run on the current backend: NumPy in, NumPy out (device arrays stay on the
         device); several outputs come back as a tuple. `into=` writes the result(s) there
@@ -177,6 +176,25 @@ class Component:
         A call whose inputs are NumPy arrays of the dtypes and shapes of an earlier call
         reuses that call's launches (`run.Launches`: kernels, launch shapes, buffer shapes),
         so it only allocates the outputs and launches."""
+        run = _RUN
+        if self._all_free and run is not None:
+            key = run.signature(inputs)
+            lp = None if key is None else self._launches.get(key)
+            if lp is not None and lp.runtime is registry.current() and lp.runtime.host_memory:
+                try:
+                    return run.finish(run.run(lp, inputs), into)
+                except SimtError:
+                    pass  # said by the ordinary path below, with where the component was made
+        try:
+            return self._exec_planned(inputs, into)
+        except SimtError as e:
+            for_user(e)
+            if sys.version_info < (3, 11):  # a bare raise reuses the caught traceback there
+                raise e.with_traceback(e.__traceback__) from None
+            raise  # a bare raise adds no frame of its own
+
+    def _exec_planned(self, inputs: tuple[Any, ...], into: Any) -> Any:
+        """`exec`, planning the launches of a new input signature (and keeping them)."""
         run = _run()
         try:
             values = inputs if self._all_free else self._inputs(inputs)

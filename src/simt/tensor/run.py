@@ -32,8 +32,11 @@ from .plan import KernelPlan, Plan, plan
 
 # dtypes kernels read as they are; others are converted on the host first (see docs/tensor.md)
 _KEPT = {"float32", "float64", "int32", "int64", "uint32"}
-# their type numbers (a C attribute, quick to read: `dtype.name` is computed in Python)
-_KEPT_NUMS = frozenset(np.dtype(c).num for c in "bhilqBHILQefdg" if np.dtype(c).name in _KEPT)
+# NumPy's dtype objects of those (native byte order; an equal dtype that is another object
+# only misses `signature`'s quick path)
+_KEPT_IDS = frozenset(
+    id(np.dtype(c)) for c in "bhilqBHILQefdg" if np.dtype(c).name in _KEPT
+)
 _CONVERT = {
     "bool": np.int32, "int8": np.int32, "int16": np.int32, "uint8": np.int32,
     "uint16": np.int32, "float16": np.float32,
@@ -481,10 +484,11 @@ def signature(values: Sequence[Any]) -> tuple[Any, ...] | None:
     for v in values:
         if type(v) is not np.ndarray:
             return None
-        dt = v.dtype
-        if dt.num not in _KEPT_NUMS or not dt.isnative or not v.ndim or v.size >= 2**31:
+        dt = id(v.dtype)  # NumPy's own dtype objects (native byte order) are never freed
+        shape = v.shape
+        if dt not in _KEPT_IDS or not shape or v.size >= 2**31:
             return None
-        key.append((dt.num, v.shape))
+        key.append((dt, shape))
     return tuple(key)
 
 
