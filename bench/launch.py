@@ -6,7 +6,8 @@ arrays, a cached tiny index-expression `exec`, CUDA's whole launch against CuPy'
 
 Every result is checked against a float64 NumPy reference before anything is timed. The
 variants take turns (`--rounds` turns of `--calls` calls each; per call: the turn's time
-divided by its calls); printed: the median turn and the fastest, and the ratios of each to
+divided by its calls; short turns, so that on a machine shared with other work some turns
+run without being descheduled); printed: the median turn and the fastest, and the ratios of each to
 NumPy's `np.add(x, y, out=z)` on the same 16-element float32 arrays. Targets: a cached launch
 <= 10x that call, a cached `exec` <= 20x, a CUDA launch <= 1.3x `RawKernel`. Also printed: the
 load (other processes' CPU-seconds during the run, from /proc/stat), so that a figure measured
@@ -143,8 +144,8 @@ def ratio_row(name: str, ours: list[float], base: list[float], target: str) -> d
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", default="cpu")
-    ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--calls", type=int, default=5000)
+    ap.add_argument("--rounds", type=int, default=101)
+    ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--json", help="write the rows here too")
     args = ap.parse_args(argv)
     busy0, own0, t0 = busy_cpu_s(), own_cpu_s(), time.time()
