@@ -214,3 +214,25 @@ def test_kernels_with_hidden_arrays_keep_the_ordinary_path() -> None:
         bad[3] = -1.0
         with pytest.raises(KernelError, match="AssertionError"):
             nonneg[1, 8](bad, out)
+
+
+def test_an_int64_parameter_given_small_ints(ordinary: list[int]) -> None:
+    """Under Numba's typing every Python int is an int64 parameter: a small one stays on the
+    fast path (the specialisation is keyed on fitting int32, not on the parameter's width)."""
+    from simt import cuda
+
+    @cuda.jit
+    def shift(x, out, k):
+        i = cuda.threadIdx.x
+        if i < out.size:
+            out[i] = x[i] + k
+
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    for k in (1, 2, 3, -5):
+        shift[1, 8](x, out, k)
+        np.testing.assert_array_equal(out, x + k)
+    assert len(ordinary) == 1
+    shift[1, 8](x, out, 2**40)
+    np.testing.assert_array_equal(out, x + np.float32(2**40))
+    assert len(ordinary) == 2

@@ -26,7 +26,8 @@ The table's words: 0 busy (a launch of this entry is running: another thread's l
 ordinary path), 1 the kernel's entry, 2 the argument slots, 3 the context, 4 the context's
 template, 5 the number of blocks, 6 the number of arguments, 7 the number of records; then 8
 words a parameter: kind, argument position, first slot, type object, the dtype object (arrays)
-or `True` (bools), number of dimensions, item size, flags (1: must be writable, 2: contiguous).
+or `True` (bools), number of dimensions, item size, flags (arrays: 1 must be writable, 2
+contiguous; ints: 4 the value fits int32, as the specialisation's key says, else it must not).
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, ArrayType
 HEADER = 8
 RECORD = 8
 ARRAY, INT32_KIND, INT64_KIND, FLOAT32_KIND, FLOAT64_KIND, BOOL_KIND = 1, 2, 3, 4, 5, 6
-MUST_WRITE, CONTIGUOUS = 1, 2
+MUST_WRITE, CONTIGUOUS = 1, 2  # an array's flags
+INT32_RANGE = 4  # an int's flag: the value must fit int32 (else: must not)
 # what `simt_fast` returns
 RAN, OTHER_ARGUMENTS, BUSY, FAILED = 0, 1, 2, 3
 _NO_ERROR = np.iinfo(np.int64).max
@@ -214,7 +216,10 @@ int:
   %hi = icmp slt i64 %v, 2147483648
   %in32 = and i1 %lo, %hi
   %is32k = icmp eq i64 %kind, 2
-  %fits = icmp eq i1 %in32, %is32k
+  %rangep = getelementptr i64, ptr %r, i64 7
+  %range = load i64, ptr %rangep, align 8
+  %want32 = icmp ne i64 %range, 0
+  %fits = icmp eq i1 %in32, %want32
   %iok = and i1 %noov, %fits
   br i1 %iok, label %int_store, label %miss
 int_store:
@@ -416,5 +421,8 @@ def table(
         }.get((type(v), t))  # fmt: skip
         if kind is None:
             return None
-        words += [kind, p.index, first, id(type(v)), id(True), 0, 0, 0]
+        # an int argument's specialisation depends on whether it fits int32 (`Kernel._key`),
+        # whatever width its parameter has (Numba's typing makes every int an int64)
+        in32 = INT32_RANGE if type(v) is int and -(2**31) <= v < 2**31 else 0
+        words += [kind, p.index, first, id(type(v)), id(True), 0, 0, in32]
     return np.array(words, np.int64)
