@@ -1,7 +1,8 @@
 """Lists that grow per thread, kept in the per-thread arena: `append` in a run-time loop,
 `pop`, indexing with negative indices, iteration, a comprehension over a run-time range,
 `insert`/`extend`, `[0] * n`, a list changed by a helper function it was passed to, and
-lists of floats and ints side by side. Each thread's list has a different length."""
+lists of floats and ints side by side; an IndexError and a MemoryError (a small heap) caught
+with try/except, the list unchanged by the failed assignment and keeping what fitted. Each thread's list has a different length."""
 
 import numpy as np
 
@@ -53,6 +54,47 @@ def float_lists(a, out, n):
         out[t] = s + len(ks) * 1000.0 + ks[-1] if ks else s
 
 
+@simt.kernel(heap=256)
+def catching(a, out, n):
+    t = simt.grid(1)
+    if t < len(out):
+        xs = [a[t], a[t] + 1, a[t] + 2]
+        try:
+            xs[t % 5] = -7  # t % 5 >= 3: IndexError, xs unchanged
+        except IndexError:
+            out[t, 0] = -1
+        ys = []
+        try:
+            for j in range(n * (t % 4)):  # 0, 20, 40, 60 items: the last two run out
+                ys.append(j * 3)
+        except MemoryError:
+            out[t, 1] = -2
+        out[t, 2] = xs[0] * 100 + xs[1] * 10 + xs[2]
+        out[t, 3] = len(ys) * 1000 + (ys[-1] if ys else -1)
+
+
+def _make_catching():
+    return rng(7).integers(0, 9, 70).astype(np.int32), np.zeros((70, 4), np.int32), np.int32(20)
+
+
+def _ref_catching(a, out, n):
+    r = np.zeros(out.shape, np.int64)
+    room = 256 // 4 - 16 - 6 - 3  # bookkeeping, two list headers, the items of xs
+    for t in range(len(out)):
+        xs = [int(a[t]), int(a[t]) + 1, int(a[t]) + 2]
+        if t % 5 < 3:
+            xs[t % 5] = -7
+        else:
+            r[t, 0] = -1
+        want = int(n) * (t % 4)
+        if want > room:
+            r[t, 1] = -2
+        ys = [j * 3 for j in range(min(want, room))]
+        r[t, 2] = xs[0] * 100 + xs[1] * 10 + xs[2]
+        r[t, 3] = len(ys) * 1000 + (ys[-1] if ys else -1)
+    return {1: r.astype(np.int32)}
+
+
 def _make_collatz():
     return rng(5).integers(1, 200, 150).astype(np.int32), np.zeros((150, 5), np.int32)
 
@@ -95,4 +137,5 @@ def _ref_float(a, out, n):
 CASES = [
     Case("lists_collatz", collatz_lists, _make_collatz, 2, 128, _ref_collatz, tol=EXACT),
     Case("lists_float", float_lists, _make_float, 2, 64, _ref_float, tol=close(1e-5, 1e-4)),
+    Case("lists_catching", catching, _make_catching, 3, 32, _ref_catching, tol=EXACT),
 ]

@@ -61,8 +61,8 @@ def test_index_outside_a_list_is_an_index_error_at_the_users_line(backend: str) 
     with pytest.raises(simt.KernelError) as info:
         k[1, 4](np.zeros(4, np.float32), 3)
     text = str(info.value)
-    assert "IndexError: list index out of range" in text and "thread (3, 0, 0)" in text
-    assert "out[t] = xs[t]" in text
+    assert "1 thread raised IndexError" in text and "thread 3: list index out of range" in text
+    assert "out[t] = xs[t]" in text and "3 threads finished" in text
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -137,3 +137,35 @@ def test_a_list_known_at_compile_time_stays_a_tuple() -> None:
     k[1, 1](out)
     assert out[0] == 4.0
     assert "heap" not in k.ir(out)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_index_and_memory_errors_are_catchable(backend: str) -> None:
+    @simt.kernel(heap=256)
+    def k(out, n):
+        t = simt.grid(1)
+        xs = [1, 2, 3]
+        try:
+            xs[t] = 7  # threads 3 and up: IndexError, and xs stays as it was
+        except IndexError:
+            out[t, 0] = -1
+        ys = []
+        try:
+            for j in range(n * t):  # the later threads run out of their 256 bytes
+                ys.append(j)
+        except MemoryError:
+            out[t, 1] = -2
+        out[t, 2] = xs[0] + xs[1] + xs[2]
+        out[t, 3] = len(ys)
+
+    simt.use(backend)
+    out = np.zeros((6, 4), np.int32)
+    k[1, 6](out, 20)
+    for t in range(6):
+        xs = [1, 2, 3]
+        if t < 3:
+            xs[t] = 7
+        room = 256 // 4 - 16 - 6 - 3  # bookkeeping, two list headers, the items of xs
+        assert list(out[t]) == [
+            0 if t < 3 else -1, 0 if 20 * t <= room else -2, sum(xs), min(20 * t, room)
+        ], (t, out[t])

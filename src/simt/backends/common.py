@@ -44,8 +44,6 @@ def describe_failure(op: Op, index: list[int] | None = None, shape: list[int] | 
     and the array's shape when the runtime recorded them."""
     if op.opcode == "assert":
         msg = op.attrs.get("msg")
-        if op.attrs.get("exc"):  # a built-in exception simt raises (IndexError, MemoryError)
-            return f"{op.attrs['exc']}: {msg}"
         if op.attrs.get("view_check"):
             return str(msg)
         return f"assertion failed: {msg}" if msg else "assertion failed"

@@ -11,7 +11,7 @@ of type `t` in use (a bump pointer; zero, as the launch leaves it, means empty),
 allocated. Allocation only moves the bump pointer up; memory comes back when the thread ends.
 
 Every offset an allocation returns lies inside the thread's region, even when it fails (a
-failed allocation is a `MemoryError` assert and returns a zero-length block), so no arena
+failed allocation returns a zero-length block; the caller raises `MemoryError`), so no arena
 access leaves the region whatever the user's program does.
 """
 
@@ -86,10 +86,10 @@ class Arena:
         end = b.const(heap_words(t, self.heap), T.INT32)
         return b.bin("sub", end, self.top(b, t))
 
-    def alloc(self, b: Builder, t: T.Scalar, n: Value, what: str) -> tuple[Value, Value]:
+    def alloc(self, b: Builder, t: T.Scalar, n: Value) -> tuple[Value, Value]:
         """Take `n` (an int32 >= 0) elements of type `t`: (their offset in the region, ok).
-        Running out is a `MemoryError` at the current line; the offset is then that of an
-        empty block (still inside the region) and `ok` is False."""
+        When the thread has too few left, `ok` is False (the caller raises MemoryError) and
+        the offset is that of an empty block, still inside the region."""
         self.array(b, t)
         slot = b.const(TYPES.index(t), T.INT32)
         top = self.load(b, T.INT32, slot)
@@ -97,19 +97,16 @@ class Arena:
         first = RESERVED if t == T.INT32 else 0
         limit = b.const(heap_words(t, self.heap) - first, T.INT32)
         ok = b.bin("and", b.cmp("le", new, limit), b.cmp("ge", new, top))
-        b.op(
-            "assert",
-            [ok],
-            msg=(
-                f"out of per-thread heap: {what} needs more than the {self.heap} bytes each "
-                f"thread has for {t.name} values; give it more with @simt.kernel(heap=N) "
-                "(the REPL: %heap N) or keep fewer values"
-            ),
-            exc="MemoryError",
-        )
         self.store(b, T.INT32, slot, b.select(ok, new, top))
         at = b.bin("add", top, b.const(first, T.INT32)) if first else top
         return b.select(ok, at, b.const(0 if t != T.INT32 else DUMMY, T.INT32)), ok
+
+    def exhausted(self, t: T.Scalar, what: str) -> str:
+        """The MemoryError message of `what` running out of type `t`'s region."""
+        return (
+            f"out of per-thread heap: {what} needs more than the {self.heap} bytes each thread "
+            f"has for {t.name} values; give it more with @simt.kernel(heap=N) or keep fewer"
+        )
 
 
 def _linear_id(b: Builder) -> Value:

@@ -31,6 +31,7 @@ from ..errors import CompileError
 from ..ir import Block, Value
 from .arena import DEFAULT_HEAP, Arena
 from .context import Translating
+from .raising import raise_builtin
 from .scalars import coerce, known_type
 from .values import Bound, Known, Obj, Tup, V, View, is_number
 
@@ -119,6 +120,22 @@ def _when(tr: Translating, cond: Value, then: Callable[[], None]) -> None:
     tr.b.op("if", [cond], [], [blk, other])
 
 
+def _ok_when(tr: Translating, cond: Value, then: Callable[[], Value]) -> Value:
+    """`then()` (a bool: an allocation went well) where `cond` holds, else True."""
+    blk, other = Block(), Block()
+    with tr.b.at(blk):
+        tr.b.op("yield", [then()])
+    with tr.b.at(other):
+        tr.b.op("yield", [tr.b.const(True, T.BOOL)])
+    return tr.b.op("if", [cond], [T.BOOL], [blk, other]).result
+
+
+def _raise(tr: Translating, cls: type, ok: Value, message: str, node: ast.AST) -> None:
+    """The thread raises `cls(message)` at `node` where `ok` does not hold (catchable by a
+    `try`; uncaught, it ends the thread and is reported after the launch)."""
+    raise_builtin(tr, cls, tr.b.un("not", ok), message, node)
+
+
 def _loop(tr: Translating, lo: Value, hi: Value, body: Callable[[Value], None]) -> None:
     """`for k in range(lo, hi): body(k)` of the list machinery itself."""
     blk = Block()
@@ -141,18 +158,10 @@ def _dtype(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:
     return info.dtype
 
 
-def _item(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
-    """`v` as an item of `lst`: the first item fixes the list's type; later ones must fit."""
-    if isinstance(v, Known) and not is_number(v.value):
-        tr.fail(node, f"a list in a kernel holds numbers, not a {type(v.value).__name__}")
-    if not isinstance(v, Known) and not (isinstance(v, Value) and isinstance(v.type, T.Scalar)):
-        tr.fail(node, "a list in a kernel holds numbers (int, float, bool), not this value")
+def _fix_type(tr: Translating, lst: Obj, t: T.Scalar, node: ast.AST) -> None:
+    """An item of type `t` goes into `lst`: the first fixes the list's type; later ones
+    must fit it (an int into a float list, a bool into an int list)."""
     info = _info(lst)
-    if isinstance(v, Known):
-        t = known_type(v.value, info.dtype, tr.ctx.fp64)
-    else:
-        assert isinstance(v, Value)
-        t = T.compute_type(v.scalar)
     if info.dtype is None:
         info.dtype = t
         tr.ctx.list_hints[info.site] = t
@@ -170,6 +179,22 @@ def _item(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
                 f"{t.name} value would mix types",
                 f"convert it: {info.dtype.name}(...), or make the list's first item a {t.name}",
             )
+
+
+def _item(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
+    """`v` as an item of `lst`: the first item fixes the list's type; later ones must fit."""
+    if isinstance(v, Known) and not is_number(v.value):
+        tr.fail(node, f"a list in a kernel holds numbers, not a {type(v.value).__name__}")
+    if not isinstance(v, Known) and not (isinstance(v, Value) and isinstance(v.type, T.Scalar)):
+        tr.fail(node, "a list in a kernel holds numbers (int, float, bool), not this value")
+    info = _info(lst)
+    if isinstance(v, Known):
+        t = known_type(v.value, info.dtype, tr.ctx.fp64)
+    else:
+        assert isinstance(v, Value)
+        t = T.compute_type(v.scalar)
+    _fix_type(tr, lst, t, node)
+    assert info.dtype is not None
     return coerce(tr.b, v, info.dtype)
 
 
@@ -178,7 +203,8 @@ def make(tr: Translating, items: list[V], node: ast.AST) -> Obj:
     """A new run-time list holding `items` (known or typed numbers)."""
     ar = arena(tr)
     tr.at(node)
-    h, _ = ar.alloc(tr.b, T.INT32, _i32(tr, 3), "a new list")
+    h, ok = ar.alloc(tr.b, T.INT32, _i32(tr, 3))
+    _raise(tr, MemoryError, ok, ar.exhausted(T.INT32, "a new list"), node)
     site = (id(tr.ctx.inline_stack[-1]), node.lineno, node.col_offset)  # type: ignore[attr-defined]
     info = ListInfo(tr.ctx.list_hints.get(site), site)
     lst = Obj(RList, (("h", h), ("info", Known(info))))
@@ -189,7 +215,8 @@ def make(tr: Translating, items: list[V], node: ast.AST) -> Obj:
     if values:
         t = _dtype(tr, lst, node)
         n = _i32(tr, len(values))
-        data, ok = ar.alloc(tr.b, t, n, f"a list of {len(values)} items")
+        data, ok = ar.alloc(tr.b, t, n)
+        _raise(tr, MemoryError, ok, ar.exhausted(t, f"a list of {len(values)} items"), node)
 
         def fill() -> None:
             for k, v in enumerate(values):
@@ -213,7 +240,8 @@ def repeat(tr: Translating, items: list[V], count: V, node: ast.AST) -> Obj:
     ar = arena(tr)
     n = tr.b.bin("max", n, _i32(tr, 0))
     total = tr.b.bin("mul", n, _i32(tr, len(values)))
-    data, ok = ar.alloc(tr.b, t, total, "a repeated list")
+    data, ok = ar.alloc(tr.b, t, total)
+    _raise(tr, MemoryError, ok, ar.exhausted(t, "a repeated list"), node)
 
     def fill() -> None:
         def body(k: Value) -> None:
@@ -249,9 +277,12 @@ def length(tr: Translating, lst: Obj) -> Value:
     return _header(tr, lst, LEN)
 
 
-def _index(tr: Translating, lst: Obj, key: V, n: Value, node: ast.AST, what: str) -> Value:
+def _index(
+    tr: Translating, lst: Obj, key: V, n: Value, node: ast.AST, what: str
+) -> tuple[Value, Value]:
     """The checked, non-negative item number of `key` (Python's negative indices count from
-    the end): an `IndexError` at this line when outside the list; an index of 0 then."""
+    the end) and whether it is inside the list: the thread raises `IndexError` at this line
+    when it is not (the number is then 0, and the caller changes nothing)."""
     if isinstance(key, Known):
         if not isinstance(key.value, (int, np.integer)) or isinstance(key.value, bool):
             tr.fail(node, f"list indices must be integers, not {type(key.value).__name__}")
@@ -266,14 +297,14 @@ def _index(tr: Translating, lst: Obj, key: V, n: Value, node: ast.AST, what: str
         if isinstance(key, Known) or key.scalar.is_signed:  # type: ignore[union-attr]
             i = b.select(b.cmp("lt", i, _i32(tr, 0)), b.bin("add", i, n), i)
     ok = b.bin("and", b.cmp("ge", i, _i32(tr, 0)), b.cmp("lt", i, n))
-    b.op("assert", [ok], msg=what, exc="IndexError")
-    return b.select(ok, i, _i32(tr, 0))
+    _raise(tr, IndexError, ok, what, node)
+    return b.select(ok, i, _i32(tr, 0)), ok
 
 
 def getitem(tr: Translating, lst: Obj, key: V, node: ast.AST) -> Value:
     t = _dtype(tr, lst, node)
     tr.at(node)
-    i = _index(tr, lst, key, length(tr, lst), node, "list index out of range")
+    i, _ = _index(tr, lst, key, length(tr, lst), node, "list index out of range")
     data = _header(tr, lst, DATA)
     return arena(tr).load(tr.b, t, tr.b.bin("add", data, i))
 
@@ -282,15 +313,15 @@ def setitem(tr: Translating, lst: Obj, key: V, value: V, node: ast.AST) -> None:
     v = _item(tr, lst, value, node)
     t = _dtype(tr, lst, node)
     tr.at(node)
-    i = _index(tr, lst, key, length(tr, lst), node, "list assignment index out of range")
+    i, ok = _index(tr, lst, key, length(tr, lst), node, "list assignment index out of range")
     data = _header(tr, lst, DATA)
-    arena(tr).store(tr.b, t, tr.b.bin("add", data, i), v)
+    _when(tr, ok, lambda: arena(tr).store(tr.b, t, tr.b.bin("add", data, i), v))
 
 
-def _grow(tr: Translating, lst: Obj, t: T.Scalar, n: Value, need: Value) -> None:
+def _grow(tr: Translating, lst: Obj, t: T.Scalar, n: Value, need: Value) -> Value:
     """Make room for `need` items (the list holds `n`): twice the capacity (at least 4),
     in place when the list's items are the last block of their type, else in a new block
-    the items move to. Running out is a MemoryError; the list then stays as it was."""
+    the items move to. Whether there was room (if not, the list stays as it was)."""
     b, ar = tr.b, arena(tr)
     cap = _header(tr, lst, CAP)
     data = _header(tr, lst, DATA)
@@ -298,14 +329,15 @@ def _grow(tr: Translating, lst: Obj, t: T.Scalar, n: Value, need: Value) -> None
     last = b.bin("and", b.cmp("gt", cap, _i32(tr, 0)),
                  b.cmp("eq", b.bin("add", data, cap), ar.top(b, t)))  # fmt: skip
 
-    def extend_in_place() -> None:  # doubling, or as much as is left if that is enough
+    def extend_in_place() -> Value:  # doubling, or as much as is left if that is enough
         more = b.bin("max", b.bin("min", b.bin("sub", new_cap, cap), ar.free(b, t)),
                      b.bin("sub", need, cap))  # fmt: skip
-        _, ok = ar.alloc(b, t, more, "a growing list")
+        _, ok = ar.alloc(b, t, more)
         _set_header(tr, lst, CAP, b.select(ok, b.bin("add", cap, more), cap))
+        return ok
 
-    def move() -> None:
-        at, ok = ar.alloc(b, t, new_cap, "a growing list")
+    def move() -> Value:
+        at, ok = ar.alloc(b, t, new_cap)
 
         def copy() -> None:
             _loop(tr, _i32(tr, 0), n, lambda k: ar.store(
@@ -314,9 +346,38 @@ def _grow(tr: Translating, lst: Obj, t: T.Scalar, n: Value, need: Value) -> None
             _set_header(tr, lst, CAP, new_cap)
 
         _when(tr, ok, copy)
+        return ok
 
-    _when(tr, last, extend_in_place)
-    _when(tr, b.un("not", last), move)
+    ok_here = _ok_when(tr, last, extend_in_place)
+    ok_moved = _ok_when(tr, b.un("not", last), move)
+    return b.bin("and", ok_here, ok_moved)
+
+
+def _reserve(tr: Translating, lst: Obj, t: T.Scalar, extra: Value, node: ast.AST) -> Value:
+    """Room for `extra` more items: whether there is (if not, the thread raises MemoryError
+    at `node` and the caller changes nothing)."""
+    b = tr.b
+    n = length(tr, lst)
+    need = b.bin("add", n, extra)
+    ok = _ok_when(tr, b.cmp("gt", need, _header(tr, lst, CAP)),
+                  lambda: _grow(tr, lst, t, n, need))  # fmt: skip
+    _raise(tr, MemoryError, ok, arena(tr).exhausted(t, "a growing list"), node)
+    return ok
+
+
+def _push(tr: Translating, lst: Obj, t: T.Scalar, values: list[Value], node: ast.AST) -> None:
+    """Append `values` (of the list's type)."""
+    b, ar = tr.b, arena(tr)
+    n = length(tr, lst)
+    ok = _reserve(tr, lst, t, _i32(tr, len(values)), node)
+
+    def put() -> None:
+        data = _header(tr, lst, DATA)
+        for k, v in enumerate(values):
+            ar.store(b, t, b.bin("add", data, b.bin("add", n, _i32(tr, k))), v)
+        _set_header(tr, lst, LEN, b.bin("add", n, _i32(tr, len(values))))
+
+    _when(tr, ok, put)
 
 
 def append(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
@@ -325,23 +386,8 @@ def append(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     v = _item(tr, lst, args[0], node)
     t = _dtype(tr, lst, node)
     tr.at(node)
-    _push(tr, lst, t, [v])
+    _push(tr, lst, t, [v], node)
     return Known(None)
-
-
-def _push(tr: Translating, lst: Obj, t: T.Scalar, values: list[Value]) -> None:
-    b, ar = tr.b, arena(tr)
-    n = length(tr, lst)
-    need = b.bin("add", n, _i32(tr, len(values)))
-    _when(tr, b.cmp("gt", need, _header(tr, lst, CAP)), lambda: _grow(tr, lst, t, n, need))
-
-    def put() -> None:
-        data = _header(tr, lst, DATA)
-        for k, v in enumerate(values):
-            ar.store(b, t, b.bin("add", data, b.bin("add", n, _i32(tr, k))), v)
-        _set_header(tr, lst, LEN, need)
-
-    _when(tr, b.cmp("le", need, _header(tr, lst, CAP)), put)
 
 
 def extend(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
@@ -354,23 +400,26 @@ def extend(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
         values = [_item(tr, lst, v, node) for v in items]
         if values:
             tr.at(node)
-            _push(tr, lst, _dtype(tr, lst, node), values)
+            _push(tr, lst, _dtype(tr, lst, node), values, node)
         return Known(None)
     if is_list(other):
         assert isinstance(other, Obj)
         ot = _dtype(tr, other, node)
-        probe = Value(ot)
-        _item(tr, lst, probe, node)  # fixes or checks the type
+        _fix_type(tr, lst, ot, node)
         t = _dtype(tr, lst, node)
         tr.at(node)
         b, ar = tr.b, arena(tr)
-        m = length(tr, other)
+        n, m = length(tr, lst), length(tr, other)  # before: `xs.extend(xs)` doubles xs
+        ok = _reserve(tr, lst, t, m, node)
 
-        def body(k: Value) -> None:
-            v = ar.load(b, ot, b.bin("add", _header(tr, other, DATA), k))
-            _push(tr, lst, t, [coerce(b, v, t)])
+        def copy() -> None:
+            src, dst = _header(tr, other, DATA), _header(tr, lst, DATA)
+            _loop(tr, _i32(tr, 0), m, lambda k: ar.store(
+                b, t, b.bin("add", dst, b.bin("add", n, k)),
+                coerce(b, ar.load(b, ot, b.bin("add", src, k)), t)))  # fmt: skip
+            _set_header(tr, lst, LEN, b.bin("add", n, m))
 
-        _loop(tr, _i32(tr, 0), m, body)
+        _when(tr, ok, copy)
         return Known(None)
     tr.fail(node, "list.extend() takes a list or a tuple in a kernel")
 
@@ -384,23 +433,26 @@ def pop(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     n = length(tr, lst)
     if not args:
         ok = b.cmp("gt", n, _i32(tr, 0))
-        b.op("assert", [ok], msg="pop from empty list", exc="IndexError")
+        _raise(tr, IndexError, ok, "pop from empty list", node)
         last = b.select(ok, b.bin("sub", n, _i32(tr, 1)), _i32(tr, 0))
         v = ar.load(b, t, b.bin("add", _header(tr, lst, DATA), last))
         _set_header(tr, lst, LEN, b.select(ok, last, n))
         return v
-    i = _index(tr, lst, args[0], n, node, "pop index out of range")
+    i, ok = _index(tr, lst, args[0], n, node, "pop index out of range")
     data = _header(tr, lst, DATA)
     v = ar.load(b, t, b.bin("add", data, i))
-    ok = b.cmp("gt", n, _i32(tr, 0))
-    end = b.select(ok, b.bin("sub", n, _i32(tr, 1)), _i32(tr, 0))
 
-    def shift(k: Value) -> None:
-        nxt = ar.load(b, t, b.bin("add", data, b.bin("add", k, _i32(tr, 1))))
-        ar.store(b, t, b.bin("add", data, k), nxt)
+    def remove() -> None:
+        end = b.bin("sub", n, _i32(tr, 1))
 
-    _loop(tr, i, end, shift)
-    _set_header(tr, lst, LEN, end)
+        def shift(k: Value) -> None:
+            nxt = ar.load(b, t, b.bin("add", data, b.bin("add", k, _i32(tr, 1))))
+            ar.store(b, t, b.bin("add", data, k), nxt)
+
+        _loop(tr, i, end, shift)
+        _set_header(tr, lst, LEN, end)
+
+    _when(tr, ok, remove)
     return v
 
 
@@ -416,21 +468,21 @@ def insert(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     # Python clips the position to the list: negative counts from the end
     i = b.select(b.cmp("lt", key, _i32(tr, 0)), b.bin("add", key, n), key)
     i = b.bin("min", b.bin("max", i, _i32(tr, 0)), n)
-    _push(tr, lst, t, [v])  # room for one more (the value is moved into place below)
-    grown = b.cmp("gt", length(tr, lst), n)
+    ok = _reserve(tr, lst, t, _i32(tr, 1), node)
 
     def place() -> None:
         data = _header(tr, lst, DATA)
 
-        def shift(j: Value) -> None:  # j runs n - 1 down to i: item j moves to j + 1
+        def shift(j: Value) -> None:  # j runs i to n - 1: item n - 1 - (j - i) moves up one
             k = b.bin("sub", b.bin("add", n, i), b.bin("add", j, _i32(tr, 1)))
             src = ar.load(b, t, b.bin("add", data, k))
             ar.store(b, t, b.bin("add", data, b.bin("add", k, _i32(tr, 1))), src)
 
         _loop(tr, i, n, shift)
         ar.store(b, t, b.bin("add", data, i), v)
+        _set_header(tr, lst, LEN, b.bin("add", n, _i32(tr, 1)))
 
-    _when(tr, grown, place)
+    _when(tr, ok, place)
     return Known(None)
 
 
