@@ -7,7 +7,6 @@ convert, `grid` is meaningless) or say that they only work inside a kernel.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -324,12 +323,15 @@ def _atomic_dec(ary: Any, idx: Any, val: Any) -> Any:
 
 
 def _atomic_nanmax(ary: Any, idx: Any, val: Any) -> Any:
-    # a NaN value is missing: max with -inf leaves the element as it is
-    return atomic.max(ary, idx, val if val == val else -math.inf)
+    if val != val:  # a NaN value is missing: the element stays, its value is returned
+        return ary[idx]
+    return atomic.max(ary, idx, val)
 
 
 def _atomic_nanmin(ary: Any, idx: Any, val: Any) -> Any:
-    return atomic.min(ary, idx, val if val == val else math.inf)
+    if val != val:
+        return ary[idx]
+    return atomic.min(ary, idx, val)
 
 
 def _atomic_compare_and_swap(ary: Any, old: Any, val: Any) -> Any:

@@ -583,7 +583,7 @@ class _Renderer(StorageRenderer):
             self.packed_access(op, self.address(op, arr, idx), rest, ok)
             return
         if k == "load":  # a failing load reads nothing (0)
-            raw = f"atomicLoad(&{ref})" if atomic else ref
+            raw = self.atomic_word_load(ref, dt) if atomic else ref
             if op.attrs.get("uniform") and not atomic and a.space == SHARED:
                 raw = f"workgroupUniformLoad(&{ref})"  # (passes.barriers: a uniform flag)
             self.checked_value(op.result, ok, self.from_storage(raw, dt))
@@ -591,7 +591,7 @@ class _Renderer(StorageRenderer):
         if k == "store":
             (val,) = rest
             stored = self.to_storage(val, dt)
-            text = f"atomicStore(&{ref}, {stored});" if atomic else f"{ref} = {stored};"
+            text = self.atomic_word_store(ref, stored, dt) if atomic else f"{ref} = {stored};"
             self.out.add(f"if ({ok}) {{ {text} }}" if ok is not None else text)
             return
         # atomic / cas: the old value

@@ -117,6 +117,17 @@ class StorageRenderer(CRenderer):
         b.close()
         b.close()
 
+    def atomic_word_load(self, ref: str, dt: Scalar) -> str:
+        """A plain load of element `ref` of an array that atomics also use: its elements are
+        atomic words (`elem`), a float32 the bits of an `atomic<u32>`."""
+        raw = f"atomicLoad(&{ref})"
+        return f"bitcast<f32>({raw})" if dt == FLOAT32 else raw
+
+    def atomic_word_store(self, ref: str, val: str, dt: Scalar) -> str:
+        """A plain store of `val` into element `ref` of an array that atomics also use."""
+        word = f"bitcast<u32>({val})" if dt == FLOAT32 else val
+        return f"atomicStore(&{ref}, {word});"
+
     def from_storage(self, raw: str, dt: Scalar) -> str:
         if dt.is_bool:
             return f"{raw} != 0u"
