@@ -2,7 +2,8 @@
 `pop`, indexing with negative indices, iteration, a comprehension over a run-time range,
 `insert`/`extend`, `[0] * n`, a list changed by a helper function it was passed to, and
 lists of floats and ints side by side; an IndexError and a MemoryError (a small heap) caught
-with try/except, the list unchanged by the failed assignment and keeping what fitted. Each thread's list has a different length."""
+with try/except, the list unchanged by the failed assignment and keeping what fitted. Each
+thread's list has a different length."""
 
 import numpy as np
 
