@@ -31,6 +31,7 @@ CASES = [
     ),
     ("ik*kj~ijk", "+ijk~ij | tile(i:4,j:2) vector(i) pack(kj)", lambda a, b: a @ b),
     ("ik*jk~ijk", "+ijk~ij | tile(i:2,j:8) pack(jk) unroll(k:3)", lambda a, b: a @ b.T),
+    ("ik*kj~ijk", "+ijk~ij | tile(i:2,j:4) block(k:4,i:4,j:12) pack(ik,kj)", lambda a, b: a @ b),
     ("ki*kj~ijk", "+ijk~ij | tile(i:4,j:4) block(k:5) pack(ki)", lambda a, b: a.T @ b),
     ("ij*jk~ikj", "+ikj~ik | tile(i:2,k:8) pack(ij,jk)", lambda a, b: a @ b),
     ("ik*kj~ijk", "+ijk~ji | tile(i:4,j:8) pack(kj)", lambda a, b: (a @ b).T),
@@ -113,7 +114,7 @@ def test_compiles_to_cubin(product, schedule, ref) -> None:  # type: ignore[no-u
 BAD = [
     ("+ijk~ij | pack(kj)", "needs a `tile(...)` directive"),
     ("+ijk~ij | tile(i:4)", "takes both output axes"),
-    ("+ijk~ij | tile(i:4,j:8) block(j:8)", "block the reduced axis"),
+    ("+ijk~ij | tile(i:4,j:8) block(j:12)", "block the reduced axis"),
     ("+ijk~ij | tile(i:4,j:8) block(i:6)", "multiple of its tile factor"),
     ("+ijk~ij | tile(i:4,j:8) pack(ij)", "names no operand"),
     ("+ijk~ij | tile(i:4,j:8) unroll(i:2)", "unrolls the reduced axis"),
@@ -229,3 +230,13 @@ def test_gpu_form_stages_panels_in_shared_memory(backend_name: str) -> None:
     shared = [o for o in ops if o.opcode == "alloc" and o.result.array.space == "shared"]
     assert len(shared) == 2 and sum(o.opcode == "barrier" for o in ops) == 2
     assert any(o.opcode == "for" and o.attrs.get("tile") and len(o.results) == 16 for o in ops)
+
+
+def test_cpu_micro_kernel_multiply_adds_may_fuse() -> None:
+    """The micro-kernel's multiply-adds are marked `contract`, which the CPU's LLVM fuses
+    into FMA instructions (other kernels' arithmetic is not marked)."""
+    a = rand((16, 16), 1)
+    src = (i("ik*kj~ijk") >> i("+ijk~ij | tile(i:2,j:4) pack(ik,kj)")).source("cpu", a, a)
+    assert "fmul contract" in src and "fadd contract" in src
+    plain = (i("ik*kj~ijk") >> i("+ijk~ij")).source("cpu", a, a)
+    assert "contract" not in plain

@@ -395,6 +395,12 @@ class _Renderer:
             self.vals[op.result.id] = self.v(op.operands[self.unclamped[id(op)]])
             return
         a, b = op.operands
+        if op.attrs.get("contract") and a.scalar.is_float and op.attrs["op"] in ("add", "mul"):
+            # a multiply-add the IR allows to fuse (`tensor.gemm`'s micro-kernel): FMA
+            name = "fadd" if op.attrs["op"] == "add" else "fmul"
+            ty = llvm_type(a.scalar)
+            self.vals[op.result.id] = self.inst(f"{name} contract {ty} {self.v(a)}, {self.v(b)}")
+            return
         self.vals[op.result.id] = self._bin(op.attrs["op"], a.scalar, self.v(a), self.v(b))
 
     def _op_cmp(self, op: Op) -> None:

@@ -70,6 +70,7 @@ class Tiling:
     nr: int
     kc: int  # k block (0: all of k at once)
     mc: int  # rows of u one thread sweeps (a multiple of m_r)
+    nc: int  # columns of v one thread sweeps (a multiple of n_r)
     pack_u: bool
     pack_v: bool
     unroll: int
@@ -83,6 +84,8 @@ class Tiling:
         blk = [f"{self.r}:{self.kc}"] if self.kc else []
         if self.mc != self.mr * DEFAULT_TILES_PER_THREAD:
             blk.append(f"{self.u}:{self.mc}")
+        if self.nc != self.nr:
+            blk.append(f"{self.v}:{self.nc}")
         if blk:
             out += f" block({','.join(blk)})"
         packs = [o.pattern for o, p in ((self.a, self.pack_u), (self.b, self.pack_v)) if p]
@@ -159,16 +162,18 @@ def tiling(g: Graph, root: int, reads: list[Ref]) -> Tiling | None:
         v = vec[0][0]
     u = next(a for a in e.output if a != v)
     a, b = (op0, op1) if u in op0.pattern else (op1, op0)
-    kc, mc = 0, sizes[u] * DEFAULT_TILES_PER_THREAD
+    kc, mc, nc = 0, sizes[u] * DEFAULT_TILES_PER_THREAD, sizes[v]
     for axis, f in e.directive("block") or ():
         if axis == r and f:
             kc = f
         elif axis == u and f and f % sizes[u] == 0:
             mc = f
+        elif axis == v and f and f % sizes[v] == 0:
+            nc = f
         else:
-            raise _fail(e, f"`block({axis}:{f})`: block the reduced axis {r!r} (k_c) or the "
-                        f"tile's broadcast axis {u!r} by a multiple of its tile factor "
-                        f"{sizes[u]} (m_c)", pos=first)  # fmt: skip
+            raise _fail(e, f"`block({axis}:{f})`: block the reduced axis {r!r} (k_c), or a "
+                        f"tile axis by a multiple of its tile factor ({u!r}: {sizes[u]}, m_c; "
+                        f"{v!r}: {sizes[v]}, n_c)", pos=first)  # fmt: skip
     pack_u = pack_v = False
     for pattern, f in e.directive("pack") or ():
         if f or pattern not in (a.pattern, b.pattern):
@@ -186,7 +191,7 @@ def tiling(g: Graph, root: int, reads: list[Ref]) -> Tiling | None:
         raise _fail(e, f"a register tile of {sizes[u]} x {sizes[v]} is too large (at most 512 "
                     "accumulators)", "on AVX-512, 6 x 32 to 14 x 32 fit the registers",
                     first)  # fmt: skip
-    return Tiling(u, v, r, sizes[u], sizes[v], kc, mc, pack_u, pack_v, unroll, a, b, e.output)
+    return Tiling(u, v, r, sizes[u], sizes[v], kc, mc, nc, pack_u, pack_v, unroll, a, b, e.output)
 
 
 def packed_shape(t: Tiling, which: str, ext: dict[str, int]) -> tuple[int, int, int]:
@@ -198,7 +203,7 @@ def packed_shape(t: Tiling, which: str, ext: dict[str, int]) -> tuple[int, int, 
 
 def grid_of(t: Tiling, ext: dict[str, int]) -> tuple[int, int]:
     """Threads of the GEMM kernel: (column strips, row blocks)."""
-    return -(-ext[t.v] // t.nr), -(-ext[t.u] // t.mc)
+    return -(-ext[t.v] // t.nc), -(-ext[t.u] // t.mc)
 
 
 class _Emit:
@@ -254,6 +259,13 @@ class _Emit:
 
 def _index(pattern: str, at: dict[str, Value]) -> list[Value]:
     return [at[c] for c in pattern]
+
+
+def _fma(b: Builder, acc: Value, x: Value, y: Value) -> Value:
+    """acc + x * y, marked `contract`: a backend may fuse it into one multiply-add (the CPU's
+    LLVM does: FMA instructions; CUDA contracts by default)."""
+    p = b.op("bin", [x, y], [x.type], op="mul", contract=True).result
+    return b.op("bin", [acc, p], [acc.type], op="add", contract=True).result
 
 
 def lower_pack(t: Tiling, which: str, elem: T.Scalar, out_type: T.Scalar, name: str) -> Function:
@@ -312,27 +324,44 @@ def lower_gemm(
     else:
         K = b.op("shape", [pa], [T.INT32], dim=t.a.pattern.index(t.r)).result
     strips = b.bin("floordiv", b.bin("add", V, m.i32(t.nr - 1)), m.i32(t.nr))
+    colblocks = b.bin("floordiv", b.bin("add", V, m.i32(t.nc - 1)), m.i32(t.nc))
     rowblocks = b.bin("floordiv", b.bin("add", U, m.i32(t.mc - 1)), m.i32(t.mc))
-    s, y = m.gid(0, per_block), m.gid(1, per_block)
+    x, y = m.gid(0, per_block), m.gid(1, per_block)
+
+    def fma(acc: Value, x: Value, y: Value) -> Value:
+        return _fma(b, acc, x, y)
 
     def thread() -> None:
-        v0 = b.bin("mul", s, m.i32(t.nr))
         last_u, last_v = b.bin("sub", U, one), b.bin("sub", V, one)
-        cols = [b.bin("min", b.bin("add", v0, m.i32(q)), last_v) for q in range(t.nr)]
 
         def sweep(k0: Value, _: list[Value]) -> list[Value]:
+            # BLIS's order inside a thread: k block, then its n_r strips (the m_c x k_c block
+            # of the broadcast operand stays in L2), then its m_r tiles (the strip's k_c x n_r
+            # panel stays in L1)
             kend = b.bin("min", K, b.bin("add", k0, kc))
             first = b.cmp("eq", k0, zero)
 
+            def strip_at(js: Value, _: list[Value]) -> list[Value]:
+                s = b.bin("add", b.bin("mul", x, m.i32(t.nc // t.nr)), js)
+                m.when(b.cmp("lt", s, strips), lambda: tiles(s, k0, kend, first))
+                return []
+
+            m.loop(zero, m.i32(t.nc // t.nr), one, [], strip_at)
+            return []
+
+        def tiles(s: Value, k0: Value, kend: Value, first: Value) -> None:
+            v0 = b.bin("mul", s, m.i32(t.nr))
+            cols = [b.bin("min", b.bin("add", v0, m.i32(q)), last_v) for q in range(t.nr)]
+
             def tile_at(it: Value, _: list[Value]) -> list[Value]:
                 u0 = b.bin("add", b.bin("mul", y, m.i32(t.mc)), b.bin("mul", it, m.i32(t.mr)))
-                m.when(b.cmp("lt", u0, U), lambda: micro(u0, k0, kend, first))
+                m.when(b.cmp("lt", u0, U), lambda: micro(s, cols, u0, k0, kend, first))
                 return []
 
             m.loop(zero, m.i32(t.mc // t.mr), one, [], tile_at)
-            return []
 
-        def micro(u0: Value, k0: Value, kend: Value, first: Value) -> None:
+        def micro(s: Value, cols: list[Value], u0: Value, k0: Value, kend: Value,
+                  first: Value) -> None:  # fmt: skip
             rows = [b.bin("min", b.bin("add", u0, m.i32(r)), last_u) for r in range(t.mr)]
             tile_u = b.bin("floordiv", u0, m.i32(t.mr))
 
@@ -358,7 +387,7 @@ def lower_gemm(
                           for q in range(t.nr)]  # fmt: skip
                 av = [b.cast(x, acc_t) for x in av]
                 bv = [b.cast(x, acc_t) for x in bv]
-                return [b.bin("add", acc[r * t.nr + q], b.bin("mul", av[r], bv[q]))
+                return [fma(acc[r * t.nr + q], av[r], bv[q])
                         for r in range(t.mr) for q in range(t.nr)]  # fmt: skip
 
             def unrolled(k: Value, acc: list[Value]) -> list[Value]:
@@ -385,7 +414,7 @@ def lower_gemm(
         kc = m.i32(t.kc) if t.kc else b.bin("max", K, one)
         m.loop(zero, K, kc, [], sweep)
 
-    m.when(b.bin("and", b.cmp("lt", s, strips), b.cmp("lt", y, rowblocks)), thread)
+    m.when(b.bin("and", b.cmp("lt", x, colblocks), b.cmp("lt", y, rowblocks)), thread)
     fp64 = T.FLOAT64 in (out_type, a_type, b_type)
     return m.function(name, [out, pa, pb], fp64)
 
@@ -508,6 +537,7 @@ def lower_gemm_shared(
 CPU_TILES = ((8, 32), (4, 64), (16, 16), (8, 16), (4, 32), (2, 64))
 CPU_KC = (256, 384, 512)
 CPU_MC = (96, 128, 192)
+CPU_NC = 256  # columns a thread sweeps (n_r strips) after each k block
 GPU_TILES = ((4, 4), (8, 4), (4, 8), (8, 8))
 L1_BYTES = 32 << 10  # the panels a micro-kernel sweeps should fit (typical L1 data cache)
 L2_BYTES = 512 << 10  # a thread's block of the broadcast operand should fit (half an L2)
@@ -521,7 +551,8 @@ def candidates(u: str, v: str, r: str, spmd: bool, pattern_a: str, pattern_b: st
             for kc in CPU_KC:
                 for mc in CPU_MC:
                     if mc % mr == 0:
-                        out.append(f"tile({u}:{mr},{v}:{nr}) block({r}:{kc},{u}:{mc}) "
+                        nc = max(nr, CPU_NC // nr * nr)
+                        out.append(f"tile({u}:{mr},{v}:{nr}) block({r}:{kc},{u}:{mc},{v}:{nc}) "
                                    f"pack({pattern_a},{pattern_b})")  # fmt: skip
     else:
         for mr, nr in GPU_TILES:
@@ -548,10 +579,12 @@ def estimate(t: Tiling, ext: dict[str, int], lanes: int, cores: int, spmd: bool)
             eff *= 0.7  # the strip's panel falls out of L1 (L2 still serves it)
         if t.mc * kc * 4 > L2_BYTES:
             eff *= 0.8
+        if t.nc == t.nr and t.mc * K * 4 > L2_BYTES:
+            eff *= 0.75  # one strip a thread: its rows of the broadcast operand, all of k, miss L2
         if not (t.pack_u and t.pack_v):
             eff *= 0.6  # strided operand panels (TLB, prefetch)
     padded = (-(-U // t.mr) * t.mr) * (-(-V // t.nr) * t.nr)
-    threads = -(-V // t.nr) * -(-U // t.mc)
+    threads = -(-V // t.nc) * -(-U // t.mc)
     rounds = -(-threads // cores)
     balance = threads / (rounds * cores)
     flops_cycles = padded * K / (2 * lanes) / cores  # 2 FMA pipes x lanes per cycle
