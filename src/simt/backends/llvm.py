@@ -64,51 +64,6 @@ from .llvm_abi import (
 from .llvm_helpers import ARITH, ENTRY_WITH_JUMP, FAIL_AT, MATH_HELPERS, SIGNED, UNSIGNED
 
 
-def _renderable_twice(loop: Op) -> bool:
-    """Whether a thread loop may be rendered in two copies: not when it prints (print ids are
-    numbered as they are rendered) or has atomics. Error sites are numbered in the IR
-    (`op.attrs["site"]`, `passes.sites`), so both copies of an access report the same site."""
-    return not any(o.opcode in ("print", "atomic", "cas") for o in walk(loop.regions[0]))
-
-
-def _clamps(loop: Op) -> list[tuple[Op, int, Value]]:
-    """Integer `min`/`max` ops at the top of a thread loop's body that clamp `x + c` (x the
-    loop variable, c from outside the loop) against a value from outside the loop, directly
-    or through another such clamp (`min(max(x - 1, 0), w - 1)`, an image read's clamp to
-    both edges): triples of (op, the operand that is `x + c` or the inner clamp, `x + c`)."""
-    body = loop.regions[0]
-    iv = body.args[0]
-    inner = {r.id: o for o in walk(body) for r in o.results}
-
-    def affine(v: Value) -> bool:
-        if v is iv:
-            return True
-        o = inner.get(v.id)
-        if o is None or o.opcode != "bin" or o.attrs["op"] not in ("add", "sub"):
-            return False
-        a, b = o.operands
-        outside = (a.id not in inner and a is not iv, b.id not in inner and b is not iv)
-        return (affine(a) and outside[1]) or (o.attrs["op"] == "add" and affine(b) and outside[0])
-
-    out: list[tuple[Op, int, Value]] = []
-    clamped: dict[int, Value] = {}  # result id of a clamp found -> the `x + c` it clamps
-    for o in body.ops:
-        if o.opcode == "bin" and o.attrs["op"] in ("min", "max") and o.result.scalar.is_signed:
-            a, b = o.operands
-            for k, (x, bound) in enumerate(((a, b), (b, a))):
-                if bound.id in inner or bound is iv:
-                    continue
-                if x.id in clamped:
-                    out.append((o, k, clamped[x.id]))
-                elif affine(x):
-                    out.append((o, k, x))
-                else:
-                    continue
-                clamped[o.result.id] = out[-1][2]
-                break
-    return out
-
-
 def walk_ops(op: Op) -> list[Op]:
     """The ops nested in `op`'s regions."""
     return [o for r in op.regions for o in walk(r)]
@@ -155,10 +110,8 @@ class _Renderer:
         numbered = [int(o.attrs["site"]) for o in walk(fn.body) if "site" in o.attrs]
         self.next_site = max(numbered, default=0)  # the last site number given out here
         self.site_ids: dict[int, int] = {}  # id of an op without a site number -> its number
-        self.unclamped: dict[int, int] = {}  # id of a clamp op -> operand that replaces it
         self.heap: str | None = None  # the malloc'ed area of the large arrays, if any
         self.heap_at = 0  # the line after its malloc
-        self.defs_in_loop: dict[int, Op] = {}
         # stores to per-lane arrays deferred to the end of the enclosing `if` (see `_if`)
         self.pending: list[dict[tuple[int, int], str]] = []
         self.print_ids: dict[int, int] = {}
@@ -391,9 +344,6 @@ class _Renderer:
         self.vals[op.result.id] = self.const(op.attrs["value"], op.result.scalar)
 
     def _op_bin(self, op: Op) -> None:
-        if id(op) in self.unclamped:
-            self.vals[op.result.id] = self.v(op.operands[self.unclamped[id(op)]])
-            return
         a, b = op.operands
         if op.attrs.get("contract") and a.scalar.is_float and op.attrs["op"] in ("add", "mul"):
             # a multiply-add the IR allows to fuse (`tensor.gemm`'s micro-kernel): FMA
@@ -958,78 +908,9 @@ class _Renderer:
         return self.inst(f"load {mem_type(t)}, ptr {addr}, align {align(t)}{self._access_md()}")
 
     def _for(self, op: Op) -> None:
-        if op.attrs.get("lanes") == "x" and not self.unclamped and _renderable_twice(op):
-            clamps = _clamps(op)
-            if clamps:
-                self._split_lanes(op, clamps)
-                return
-        self._for_loop(op)
-
-    def _split_lanes(self, op: Op, clamps: list[tuple[Op, int, Value]]) -> None:
-        """A thread loop with clamped indices (`min(x + 1, w - 1)`, an image read's
-        `min(max(x - 1, 0), w - 1)`) is split by lanes: those that reach no clamp (all but a few
-        at an image's edges) run in a copy without the clamps, whose loads are contiguous
-        vectors instead of gathers; the lanes on either side run in the original, as one loop
-        that jumps over the middle. So a block as wide as the image (a row) still runs its
-        interior as vectors."""
-        start, stop = self.v(op.operands[0]), self.v(op.operands[1])
-        self.defs_in_loop = {r.id: o for o in walk(op.regions[0]) for r in o.results}
-        iv = op.regions[0].args[0]
-        ty = llvm_type(iv.scalar)
-        to64 = (lambda v: v) if ty == "i64" else (lambda v: self.inst(f"sext {ty} {v} to i64"))
-        lo, hi = to64(start), to64(stop)
-        seen: set[int] = set()
-        for c, k, x in clamps:
-            # x = iv + off: the clamp is inactive where iv + off >= bound (max) or <= bound (min)
-            off = to64(self._affine_at(x, iv, "0"))
-            edge = self.inst(f"sub i64 {to64(self.v(c.operands[1 - k]))}, {off}")
-            if c.attrs["op"] == "max":
-                lo = self.inst(f"call i64 @llvm.smax.i64(i64 {lo}, i64 {edge})")
-            else:
-                edge = self.inst(f"add i64 {edge}, 1")
-                hi = self.inst(f"call i64 @llvm.smin.i64(i64 {hi}, i64 {edge})")
-            if ty == "i32" and x.id not in seen:
-                # and where iv + off does not wrap around: there an i32 clamp may be active
-                seen.add(x.id)
-                least = self.inst(f"sub i64 {-(2**31)}, {off}")
-                most = self.inst(f"sub i64 {2**31}, {off}")
-                lo = self.inst(f"call i64 @llvm.smax.i64(i64 {lo}, i64 {least})")
-                hi = self.inst(f"call i64 @llvm.smin.i64(i64 {hi}, i64 {most})")
-        self.decls.add("declare i64 @llvm.smax.i64(i64, i64)")
-        self.decls.add("declare i64 @llvm.smin.i64(i64, i64)")
-        lo = self.inst(f"call i64 @llvm.smin.i64(i64 {lo}, i64 {to64(stop)})")
-        hi = self.inst(f"call i64 @llvm.smax.i64(i64 {hi}, i64 {lo})")
-        if ty != "i64":
-            lo, hi = (self.inst(f"trunc i64 {v} to {ty}") for v in (lo, hi))
-        for label, clamped in ((self.new_label("noclamp"), False), (self.new_label("clamp"), True)):
-            self.emit(f"br label %{label}")
-            self.start(label)
-            if clamped:
-                gap = self.inst(f"sub {ty} {hi}, {lo}")
-                self._for_loop(op, (start, self.inst(f"sub {ty} {stop}, {gap}")), skip=(lo, gap))
-            else:
-                self.unclamped = {id(c): k for c, k, _ in clamps}
-                self._for_loop(op, (lo, hi))
-                self.unclamped = {}
-
-    def _affine_at(self, v: Value, iv: Value, at: str) -> str:
-        """`v` (a sum of the loop variable and values from outside the loop) at `iv = at`."""
-        if v is iv:
-            return at
-        op = self.defs_in_loop[v.id]
-        a, b = op.operands
-        x = self._affine_at(a, iv, at) if a.id in self.defs_in_loop or a is iv else self.v(a)
-        y = self._affine_at(b, iv, at) if b.id in self.defs_in_loop or b is iv else self.v(b)
-        return self.inst(f"{op.attrs['op']} {llvm_type(v.scalar)} {x}, {y}")
-
-    def _for_loop(self, op: Op, bounds: tuple[str, str] | None = None,
-                  skip: tuple[str, str] | None = None) -> None:  # fmt: skip
-        """A `for` loop; `bounds` replace its start and stop; with `skip = (at, gap)` (a thread
-        loop's clamped lanes, see `_split_lanes`) the loop variable jumps from `at` to
-        `at + gap`."""
+        """A `for` loop (a thread loop with clamped indices comes split by lanes:
+        `passes.clamp_split`)."""
         start, stop, step = (self.v(x) for x in op.operands[:3])
-        if bounds is not None:
-            start, stop = bounds
         t = op.operands[0].scalar
         ty = llvm_type(t)
         inits = [self.v(x) for x in op.operands[3:]]
@@ -1061,10 +942,6 @@ class _Renderer:
         self.emit(f"br i1 {cond}, label %{loop}, label %{done}")
         self.start(loop)
         lane = iv
-        if skip is not None:
-            past = self.inst(f"icmp sge {ty} {iv}, {skip[0]}")
-            moved = self.inst(f"add {ty} {iv}, {skip[1]}")
-            lane = self.inst(f"select i1 {past}, {ty} {moved}, {ty} {iv}")
         self.vals[body.args[0].id] = lane
         for arg, c in zip(body.args[1:], carried):
             self.vals[arg.id] = c

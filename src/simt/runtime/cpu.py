@@ -49,6 +49,7 @@ from ..backends.llvm_abi import (
 )  # fmt: skip
 from ..errors import CompileError, KernelError, LaunchError
 from ..ir import Block, Function, Op, walk
+from ..passes.clamp_split import split_clamps
 from ..passes.sites import number_sites
 from ..passes.spmd import can_coarsen, coarsen, one_thread
 from ..passes.spmd import lower as spmd_lower
@@ -668,7 +669,8 @@ def lower(fn: Function, wide: int = 1, block: tuple[int, int, int] | None = None
     """The CPU lowering of a copy of `fn` (the caller's is left as it was): its error sites
     numbered before anything copies a body (`passes.sites`), runs of `wide` adjacent blocks
     merged into one block (`passes.spmd.coarsen`), then the SPMD form (for blocks of one
-    thread, the body as it is where it allows: `passes.spmd.one_thread`)."""
+    thread, the body as it is where it allows: `passes.spmd.one_thread`), whose thread loops
+    with clamped indices are split by lanes (`passes.clamp_split`)."""
     fn = number_sites(copy.deepcopy(fn))
     if wide > 1:
         fn = coarsen(fn, wide)
@@ -676,7 +678,9 @@ def lower(fn: Function, wide: int = 1, block: tuple[int, int, int] | None = None
         single = one_thread(fn)
         if single is not None:
             return single
-    return spmd_lower(fn)
+    fn = spmd_lower(fn)
+    split_clamps(fn)
+    return fn
 
 
 def lower_and_render(
