@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import simt
-from simt.backends import cuda, wgsl
+from simt.backends import cuda, cuda_layout, wgsl
 from simt.backends.common import error_sites
 from simt.ir import Function, walk
 from simt.ir.ops import MEMORY
@@ -131,13 +131,13 @@ def test_cuda_error_record_names_the_index_and_shape() -> None:
     grid, block = Dim3(1, 1, 1), Dim3(8, 4, 1)
     thread = 3 * 8 + 4  # thread (4, 3): i = 3, j = 4 reads m[3, 5]
     key = thread << 20 | site
-    words = np.full(cuda.ERR_WORDS, 0, np.uint64)
+    words = np.full(cuda_layout.ERR_WORDS, 0, np.uint64)
     words[0] = key
-    words[cuda.ERR_RECORD + 1] = key
-    words[cuda.ERR_RECORD + 2] = 2
-    base = cuda.ERR_RECORD + 3
+    words[cuda_layout.ERR_RECORD + 1] = key
+    words[cuda_layout.ERR_RECORD + 2] = 2
+    base = cuda_layout.ERR_RECORD + 3
     words[base : base + 2] = [3, 5]
-    words[base + cuda.RECORD_DIMS : base + cuda.RECORD_DIMS + 2] = [4, 5]
+    words[base + cuda_layout.RECORD_DIMS : base + cuda_layout.RECORD_DIMS + 2] = [4, 5]
     err = decode_error(words, kern, grid, block)
     assert err is not None
     msg = str(err)
@@ -152,11 +152,11 @@ def test_cuda_negative_index_is_reported_signed() -> None:
     fn = ir(_shift, *_args())
     kern = cuda.build(fn)
     site = next(k for k, op in enumerate(kern.sites, 1) if op.opcode == "load")
-    words = np.zeros(cuda.ERR_WORDS, np.uint64)
-    words[0] = words[cuda.ERR_RECORD + 1] = 7 << 20 | site
-    words[cuda.ERR_RECORD + 2] = 1
-    words.view(np.int64)[cuda.ERR_RECORD + 3] = -1
-    words[cuda.ERR_RECORD + 3 + cuda.RECORD_DIMS] = 9
+    words = np.zeros(cuda_layout.ERR_WORDS, np.uint64)
+    words[0] = words[cuda_layout.ERR_RECORD + 1] = 7 << 20 | site
+    words[cuda_layout.ERR_RECORD + 2] = 1
+    words.view(np.int64)[cuda_layout.ERR_RECORD + 3] = -1
+    words[cuda_layout.ERR_RECORD + 3 + cuda_layout.RECORD_DIMS] = 9
     err = decode_error(words, kern, Dim3(1, 1, 1), Dim3(8, 1, 1))
     assert err is not None and "(index -1, length 9)" in str(err)
 

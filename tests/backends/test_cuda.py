@@ -9,7 +9,7 @@ import re
 import pytest
 
 from corpus import CASES
-from simt.backends import cuda
+from simt.backends import cuda, cuda_layout, cuda_types
 from simt.ir import Block, Builder, Function, Loc, Param, Value, verify
 from simt.runtime import nvrtc
 from simt.runtime.cuda import nvrtc_options
@@ -43,7 +43,7 @@ class _IrOnly:
         return Compiled(fn, "")
 
 
-def _compile_all(kern: cuda.CudaKernel) -> dict[str, dict[str, int]]:
+def _compile_all(kern: cuda_layout.CudaKernel) -> dict[str, dict[str, int]]:
     """Compile for every CI arch; a rejection fails with the source and NVRTC's log."""
     out = {}
     for arch in ARCHS:
@@ -186,7 +186,7 @@ def test_fast_math_uses_intrinsics_only_when_asked() -> None:
     ],
 )
 def test_literals(value: object, t: Scalar, text: str) -> None:
-    assert cuda.c_literal(value, t) == text  # type: ignore[arg-type]
+    assert cuda_types.c_literal(value, t) == text  # type: ignore[arg-type]
 
 
 @needs_nvrtc

@@ -13,7 +13,7 @@ import pytest
 
 import simt
 from simt import thread_idx
-from simt.backends import cuda as renderer
+from simt.backends import cuda_layout
 from simt.errors import KernelError, LaunchError
 from simt.runtime import nvrtc, registry
 from simt.runtime.cuda import CudaRuntime, cached_cubin, decode_records, resources
@@ -149,11 +149,11 @@ def test_decode_records_and_format() -> None:
     class K:
         record_words = 8
         prints = [
-            renderer.PrintFormat(
+            cuda_layout.PrintFormat(
                 ("x=", simt.ir.Field(0), " y=", simt.ir.Field(1, ".2f"), "\n"),
                 (simt.types.INT32, simt.types.FLOAT32),
             ),
-            renderer.PrintFormat(("flag ", simt.ir.Field(0), "\n"), (simt.types.BOOL,)),
+            cuda_layout.PrintFormat(("flag ", simt.ir.Field(0), "\n"), (simt.types.BOOL,)),
         ]
 
     def rec(thread: int, seq: int, pid: int, vals: list[tuple[int, int]]) -> list[int]:

@@ -18,9 +18,7 @@ local; loops carry their values in mutable locals. Semantics follow docs/semanti
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -29,93 +27,30 @@ from ..builtins import MATH
 from ..errors import CompileError
 from ..ir import Function, Op, Value
 from ..types import (
-    BOOL,
     CONST,
     FLOAT16,
     FLOAT32,
-    FLOAT64,
-    INT8,
-    INT16,
-    INT32,
-    INT64,
     LOCAL,
     SHARED,
-    UINT8,
-    UINT16,
-    UINT32,
-    UINT64,
-    ArrayType,
     Scalar,
 )
 from . import clike
 from .common import error_sites, print_ops
 from .cuda_helpers import HELPERS, helper_text
+from .cuda_layout import (
+    ERR_BUF,
+    PRINT_BUF,
+    PRINT_CAP,
+    RECORD_DIMS,
+    CudaKernel,
+    KernelParam,
+    PrintFormat,
+    kernel_name,
+    signature,
+)
+from .cuda_types import CAS, CTYPE, SUFFIX, WRAP, atomic_template, c_literal
 
-CTYPE: dict[Scalar, str] = {
-    BOOL: "bool",
-    INT32: "int",
-    INT64: "long long",
-    UINT32: "unsigned int",
-    FLOAT32: "float",
-    FLOAT64: "double",
-    UINT64: "unsigned long long",
-    INT8: "signed char",
-    UINT8: "unsigned char",
-    INT16: "short",
-    UINT16: "unsigned short",
-    FLOAT16: "unsigned short",  # the bits; simt_h2f / simt_f2h convert
-}
-_WRAP = {INT32: "unsigned int", INT64: "unsigned long long"}
-_SUFFIX = {INT32: "i32", INT64: "i64", UINT32: "u32", UINT64: "u64", FLOAT32: "f32",
-           FLOAT64: "f64"}  # fmt: skip
-PRINT_BUF = "simt_pbuf"
-PRINT_CAP = "simt_pcap"
-ERR_BUF = "simt_err"
-# The error buffer: word 0 the smallest `thread << 20 | site` that failed (all ones: none),
-# then the record of the failing access with that key: a lock, the key, the number of
-# dimensions, RECORD_DIMS index values and RECORD_DIMS extents (all 64-bit words).
-ERR_RECORD = 1
-RECORD_DIMS = 4
-ERR_WORDS = ERR_RECORD + 3 + 2 * RECORD_DIMS
 CONSTANT_MEMORY = 64 * 1024  # bytes of __constant__ memory a module may use
-
-
-@dataclass(frozen=True)
-class KernelParam:
-    """One parameter of the generated kernel, in order.
-
-    `kind` is "ptr" (an array's data), "shape" or "stride" (dimension `dim` of the array),
-    "scalar", "print" (the print buffer), "print_cap" (its capacity in words) or "error" (the
-    error word). `param` is the index into `fn.params` for the first four kinds.
-    """
-
-    kind: str
-    name: str
-    ctype: str
-    param: int = -1
-    dim: int = -1
-
-
-@dataclass(frozen=True)
-class PrintFormat:
-    """One print op: its parts (for `printing.format_print`) and the types of its values."""
-
-    parts: tuple[object, ...]
-    types: tuple[Scalar, ...]
-
-
-@dataclass
-class CudaKernel:
-    """What the renderer produces: the source text and what the runtime needs to launch it."""
-
-    name: str
-    source: str
-    params: list[KernelParam]
-    prints: list[PrintFormat]
-    record_words: int  # words per print record (0 when the kernel has no print)
-    sites: list[Op]  # error sites; site id = index + 1
-    fast_math: bool = False
-    meta: dict[str, object] = field(default_factory=dict)
 
 
 def build(fn: Function, fast_math: bool | None = None) -> CudaKernel:
@@ -130,50 +65,6 @@ def build(fn: Function, fast_math: bool | None = None) -> CudaKernel:
 def render(fn: Function) -> str:
     """The CUDA C++ text of `fn` (what `kernel.source("cuda", ...)` shows)."""
     return build(fn).source
-
-
-def kernel_name(fn: Function) -> str:
-    """The entry point's symbol: the Python name, made a safe C identifier."""
-    return "simt_" + clike.ident(fn.name).lstrip("_")
-
-
-def c_literal(value: int | float | bool, t: Scalar) -> str:
-    """A C++ literal of type `t` (with parentheses where it is negative)."""
-    if t.is_bool:
-        return "true" if value else "false"
-    if t.is_int:
-        v = int(value)
-        if t == UINT32:
-            return f"{v & 0xFFFFFFFF}u"
-        if t == UINT64:
-            return f"{v % 2**64}ULL"
-        if t == INT64:
-            v = (v + 2**63) % 2**64 - 2**63
-            text = f"{v}LL" if v != -(2**63) else "(-9223372036854775807LL - 1)"
-        else:
-            v = (v + 2**31) % 2**32 - 2**31
-            text = f"{v}" if v != -(2**31) else "(-2147483647 - 1)"
-        return f"({text})" if v < 0 and not text.startswith("(") else text
-    f = float(value)
-    if t == FLOAT32:
-        if math.isnan(f):
-            return "__int_as_float(0x7fffffff)"
-        if math.isinf(f):
-            return "__int_as_float(0x7f800000)" if f > 0 else "(-__int_as_float(0x7f800000))"
-        text = str(np.float32(f))  # the shortest text that reads back as this float32
-        if "e" not in text and "." not in text:
-            text += ".0"
-        text += "f"
-    else:
-        if math.isnan(f):
-            return "__longlong_as_double(0x7ff8000000000000LL)"
-        if math.isinf(f):
-            inf = "__longlong_as_double(0x7ff0000000000000LL)"
-            return inf if f > 0 else f"(-{inf})"
-        text = repr(f)
-        if "e" not in text and "." not in text:
-            text += ".0"
-    return f"({text})" if text.startswith("-") else text
 
 
 class _Renderer(clike.CRenderer):
@@ -243,38 +134,16 @@ class _Renderer(clike.CRenderer):
         )
 
     def _signature(self) -> list[str]:
-        sig: list[str] = []
-
-        def add(p: KernelParam) -> None:
-            self.params.append(p)
-            sig.append(f"{p.ctype} {p.name}")
-
-        for i, param in enumerate(self.fn.params):
-            v = param.value
-            name = clike.value_name(v)
-            if isinstance(v.type, ArrayType):
-                t = v.type
-                idx = CTYPE[t.index]
-                add(KernelParam("ptr", name, f"{CTYPE[t.dtype]}*", i))
-                shapes = [f"{name}_shape{d}" for d in range(t.ndim)]
-                strides = [f"{name}_stride{d}" for d in range(t.ndim)]
-                for d, s in enumerate(shapes):
-                    add(KernelParam("shape", s, idx, i, d))
-                for d, s in enumerate(strides):
-                    add(KernelParam("stride", s, "long long", i, d))
-                self.arrays[v.id] = (name, shapes, strides)
-            else:
-                add(KernelParam("scalar", name, CTYPE[v.scalar], i))
-            self.names[v.id] = name
+        sig = signature(self.fn, bool(self.prints), bool(self.sites))
+        self.params = sig.params
+        self.arrays = sig.arrays
+        for p in self.fn.params:
+            self.names[p.value.id] = clike.value_name(p.value)
         if self.prints:
-            add(KernelParam("print", PRINT_BUF, "unsigned int*"))
-            add(KernelParam("print_cap", PRINT_CAP, "unsigned int"))
             self.used |= {"simt_put", "simt_record"}
         if self.sites:
-            add(KernelParam("error", ERR_BUF, "unsigned long long*"))
             self.used.add("simt_fail")
-        return sig
-
+        return sig.decls
     # ------------------------------------------------------------------ the language
     def type_name(self, t: Scalar) -> str:
         return CTYPE[t]
@@ -319,8 +188,8 @@ class _Renderer(clike.CRenderer):
             sym = clike.BIN_SYMBOLS[k]
             if k == "shl":
                 b = f"({b} & {t.bits - 1})"
-            if t in _WRAP:
-                u = _WRAP[t]
+            if t in WRAP:
+                u = WRAP[t]
                 expr = f"({ct})(({u}){a} {sym} ({u}){b})"
             elif t.is_bool:
                 expr = f"(bool)({a} {sym} {b})"
@@ -333,7 +202,7 @@ class _Renderer(clike.CRenderer):
         elif k in ("floordiv", "mod"):
             if t.is_bool:
                 raise self.fail(op, f"{k} on bool values")
-            helper = f"simt_{k}_{_SUFFIX[t]}"
+            helper = f"simt_{k}_{SUFFIX[t]}"
             self.used.add(helper)
             expr = f"{helper}({a}, {b})"
         elif k == "pow":
@@ -344,7 +213,7 @@ class _Renderer(clike.CRenderer):
             else:
                 if t.is_bool:
                     raise self.fail(op, "** on bool values")
-                helper = f"simt_pow_{_SUFFIX[t]}"
+                helper = f"simt_pow_{SUFFIX[t]}"
                 self.used.add(helper)
                 expr = f"{helper}({a}, {b})"
         elif k in ("min", "max"):
@@ -370,8 +239,8 @@ class _Renderer(clike.CRenderer):
         ct = CTYPE[t]
         k = op.attrs["op"]
         if k == "neg":
-            if t in _WRAP:
-                expr = f"({ct})(({_WRAP[t]})0 - ({_WRAP[t]}){a})"
+            if t in WRAP:
+                expr = f"({ct})(({WRAP[t]})0 - ({WRAP[t]}){a})"
             elif t.is_bool:
                 expr = a  # -True is truthy: stays True
             else:
@@ -383,8 +252,8 @@ class _Renderer(clike.CRenderer):
         elif k == "abs":
             if t.is_float:
                 expr = f"fabs{'f' if t == FLOAT32 else ''}({a})"
-            elif t in _WRAP:
-                u = _WRAP[t]
+            elif t in WRAP:
+                u = WRAP[t]
                 expr = f"({ct})({a} < 0 ? ({u})0 - ({u}){a} : ({u}){a})"
             else:
                 expr = a
@@ -524,78 +393,32 @@ class _Renderer(clike.CRenderer):
 
     def _op_atomic(self, op: Op) -> None:
         ref, check = self._address(op)
-        t = op.result.scalar
-        v = self.name(op.operands[-1])
-        expr = self._atomic_expr(op, op.attrs["op"], t, f"&{ref}", v)
+        t, k = op.result.scalar, op.attrs["op"]
+        if t.is_bool:
+            raise self.fail(op, "atomics on bool arrays")
+        try:
+            template = atomic_template(k, t)
+        except KeyError:  # pragma: no cover - the verifier rejects unknown operations
+            raise self.fail(op, f"unknown atomic operation {k}") from None
+        if template is None:
+            raise self.fail(op, f"atomic {k} on a float array")
+        s = ""
+        if "{s}" in template:  # a helper's call (float min/max)
+            s = SUFFIX[t]
+            self.used.add(template.split("(")[0].format(s=s))
+        expr = template.format(p=f"&{ref}", v=self.name(op.operands[-1]), s=s)
         self._atomic_result(op, check, expr)
 
     def _op_cas(self, op: Op) -> None:
         ref, check = self._address(op)
         t = op.result.scalar
-        cmp, v = (self.name(x) for x in op.operands[-2:])
-        p = f"&{ref}"
-        if t in (INT32, UINT32):
-            expr = f"atomicCAS({p}, {cmp}, {v})"
-        elif t == INT64:
-            expr = (
-                f"(long long)atomicCAS((unsigned long long*){p}, "
-                f"(unsigned long long){cmp}, (unsigned long long){v})"
-            )
-        elif t == FLOAT32:
-            expr = (
-                f"__int_as_float(atomicCAS((int*){p}, __float_as_int({cmp}), __float_as_int({v})))"
-            )
-        elif t == FLOAT64:
-            expr = (
-                f"__longlong_as_double((long long)atomicCAS((unsigned long long*){p}, "
-                f"(unsigned long long)__double_as_longlong({cmp}), "
-                f"(unsigned long long)__double_as_longlong({v})))"
-            )
-        else:
+        if t.name not in CAS:
             raise self.fail(op, "atomic compare-and-swap on a bool array")
-        self._atomic_result(op, check, expr)
+        cmp, v = (self.name(x) for x in op.operands[-2:])
+        self._atomic_result(op, check, CAS[t.name].format(p=f"&{ref}", c=cmp, v=v))
 
     def _atomic_result(self, op: Op, check: str | None, expr: str) -> None:
         self.checked_value(op.result, check, expr, None if check is None else self._fail_at(op))
-
-    def _atomic_expr(self, op: Op, k: str, t: Scalar, p: str, v: str) -> str:
-        ull = "unsigned long long"
-        if t.is_bool:
-            raise self.fail(op, "atomics on bool arrays")
-        if k == "add":
-            if t == INT64:
-                return f"(long long)atomicAdd(({ull}*){p}, ({ull}){v})"
-            return f"atomicAdd({p}, {v})"
-        if k == "sub":
-            if t in (INT32, UINT32):
-                return f"atomicSub({p}, {v})"
-            if t == INT64:
-                return f"(long long)atomicAdd(({ull}*){p}, ({ull})0 - ({ull}){v})"
-            return f"atomicAdd({p}, -{v})"
-        if k in ("min", "max"):
-            name = "atomicMin" if k == "min" else "atomicMax"
-            if t.is_float:
-                helper = f"simt_atomic_{k}_{_SUFFIX[t]}"
-                self.used.add(helper)
-                return f"{helper}({p}, {v})"
-            return f"{name}({p}, {v})"
-        if k == "exch":
-            if t == INT64:
-                return f"(long long)atomicExch(({ull}*){p}, ({ull}){v})"
-            if t == FLOAT64:
-                return (
-                    f"__longlong_as_double((long long)atomicExch(({ull}*){p}, "
-                    f"({ull})__double_as_longlong({v})))"
-                )
-            return f"atomicExch({p}, {v})"
-        if k in ("and", "or", "xor"):
-            if t.is_float:
-                raise self.fail(op, f"atomic {k} on a float array")
-            name = {"and": "atomicAnd", "or": "atomicOr", "xor": "atomicXor"}[k]
-            if t == INT64:
-                return f"(long long){name}(({ull}*){p}, ({ull}){v})"
-            return f"{name}({p}, {v})"
-        raise self.fail(op, f"unknown atomic operation {k}")  # pragma: no cover
 
     # ------------------------------------------------------------------ effects
     def _op_barrier(self, op: Op) -> None:

@@ -23,6 +23,7 @@ import numpy as np
 from .. import cache
 from ..array import DeviceArray, c_strides
 from ..backends import cuda as renderer
+from ..backends import cuda_layout as layout
 from ..backends.common import describe_failure
 from ..errors import BackendUnavailable, KernelError, LaunchError
 from ..ir import Function
@@ -199,7 +200,7 @@ class CudaRuntime(Runtime):
         if kern.prints:
             meta["print_buf"] = self._alloc_raw(4 * (PRINT_WORDS + 2))
         if kern.sites:
-            err = self._alloc_raw(8 * renderer.ERR_WORDS)
+            err = self._alloc_raw(8 * layout.ERR_WORDS)
             self._reset_error(err)
             meta["err_buf"] = err
         meta["plan"] = self._plan(fn, kern, meta)
@@ -207,7 +208,7 @@ class CudaRuntime(Runtime):
 
     @staticmethod
     def _plan(
-        fn: Function, kern: renderer.CudaKernel, meta: dict[str, Any]
+        fn: Function, kern: layout.CudaKernel, meta: dict[str, Any]
     ) -> list[tuple[int, int, Any]]:
         """How `launch` turns its arguments into the kernel's parameters, worked out once:
         (what, argument index, index type or constant value) per argument."""
@@ -232,7 +233,7 @@ class CudaRuntime(Runtime):
     def launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
         """Launch on the default stream; waits only when the kernel prints or is in debug
         mode, to report what it printed or the first failing thread."""
-        kern: renderer.CudaKernel = kernel.meta["cuda"]
+        kern: layout.CudaKernel = kernel.meta["cuda"]
         pbuf: CudaBuffer | None = kernel.meta.get("print_buf")
         ebuf: CudaBuffer | None = kernel.meta.get("err_buf")
         values: list[Any] = []
@@ -304,7 +305,7 @@ class CudaRuntime(Runtime):
         except Exception as e:  # noqa: BLE001
             raise KernelError(f"the CUDA device reported an error: {e}") from None
 
-    def _emit_prints(self, kern: renderer.CudaKernel, pbuf: CudaBuffer) -> None:
+    def _emit_prints(self, kern: layout.CudaKernel, pbuf: CudaBuffer) -> None:
         head = np.empty(2, np.uint32)
         self._dtoh(head, pbuf.ptr)
         used = min(int(head[0]), PRINT_WORDS)
@@ -321,7 +322,7 @@ class CudaRuntime(Runtime):
 
     def _check_error(self, kernel: Compiled, grid: Dim3, block: Dim3) -> None:
         ebuf: CudaBuffer = kernel.meta["err_buf"]
-        words = np.empty(renderer.ERR_WORDS, np.uint64)
+        words = np.empty(layout.ERR_WORDS, np.uint64)
         self._dtoh(words, ebuf.ptr)
         if int(words[0]) == _NO_ERROR:
             return
@@ -332,8 +333,8 @@ class CudaRuntime(Runtime):
 
     def _reset_error(self, ebuf: CudaBuffer) -> None:
         """No failure yet: the error word and the record's key all ones, the lock open."""
-        self._memset8(ebuf.ptr, 0xFF, 8 * renderer.ERR_WORDS)
-        self._memset8(ebuf.ptr + 8 * renderer.ERR_RECORD, 0, 8)
+        self._memset8(ebuf.ptr, 0xFF, 8 * layout.ERR_WORDS)
+        self._memset8(ebuf.ptr + 8 * layout.ERR_RECORD, 0, 8)
 
     # ---------------------------------------------------------------- memory
     def _alloc_raw(self, nbytes: int) -> CudaBuffer:
@@ -469,9 +470,9 @@ def _download_strided(
 
 
 def decode_error(
-    words: np.ndarray, kern: renderer.CudaKernel, grid: Dim3, block: Dim3
+    words: np.ndarray, kern: layout.CudaKernel, grid: Dim3, block: Dim3
 ) -> KernelError | None:
-    """The KernelError that the error buffer `words` (`renderer.ERR_WORDS` uint64 words read
+    """The KernelError that the error buffer `words` (`layout.ERR_WORDS` uint64 words read
     back after a launch) reports, or None when no thread failed: the failing thread with the
     lowest id, its site (an `assert` or an access) and, for an access whose record kept the
     same key, the index it used and the array's extents."""
@@ -482,12 +483,12 @@ def decode_error(
     bidx, tidx = unflatten(key >> 20, grid, block)
     index: list[int] | None = None
     extent: list[int] | None = None
-    r = renderer.ERR_RECORD
+    r = layout.ERR_RECORD
     nd = int(words[r + 2])
-    if int(words[r + 1]) == key and 0 < nd <= renderer.RECORD_DIMS:
+    if int(words[r + 1]) == key and 0 < nd <= layout.RECORD_DIMS:
         signed = words.view(np.int64)
         index = [int(x) for x in signed[r + 3 : r + 3 + nd]]
-        d = r + 3 + renderer.RECORD_DIMS
+        d = r + 3 + layout.RECORD_DIMS
         extent = [int(x) for x in signed[d : d + nd]]
     loc = site.loc
     return KernelError(
@@ -500,7 +501,7 @@ def decode_error(
     )
 
 
-def decode_records(words: np.ndarray, kern: renderer.CudaKernel) -> list[PrintRecord]:
+def decode_records(words: np.ndarray, kern: layout.CudaKernel) -> list[PrintRecord]:
     """The print records in a buffer's `words` (a multiple of `kern.record_words`)."""
     rw = kern.record_words
     if rw == 0 or words.size == 0:
@@ -535,7 +536,7 @@ def decode_records(words: np.ndarray, kern: renderer.CudaKernel) -> list[PrintRe
     return out
 
 
-def nvrtc_options(kern: renderer.CudaKernel) -> tuple[str, ...]:
+def nvrtc_options(kern: layout.CudaKernel) -> tuple[str, ...]:
     """The NVRTC options a kernel compiles with (also used by the fuzzer and tests)."""
     # Every float operation rounds on its own, as on `sim` and every other backend: NVRTC
     # would otherwise fuse `a * b + c` into one FMA with one rounding. Fast math allows it.
