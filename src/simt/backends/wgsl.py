@@ -1,14 +1,15 @@
 """The WGSL renderer: a kernel's IR as one WGSL compute shader, plus what the runtime needs to
-bind and launch it. No device calls: what the adapter can do comes in as `WgslCaps`.
+bind and launch it. No device calls: what the adapter can do comes in as `WgslCaps`; what it
+cannot compile was refused before rendering (`passes.legalise`, run by the webgpu runtime).
 
 What is only WGSL's, on top of the C-like base (`clike.CRenderer`): its operators and
-conversions (`bin`, `un`, `cast`, `convert`), its math spellings (the rows' `wgsl`), thread
-indices from the linear workgroup id, array addressing through the uniform struct, the
-bounds-check failure record, prints, the refusals of what the adapter lacks (float64, int64)
-and the loop-budget check of lavapipe. Its parts live beside it: `wgsl_types` (type names and
-literals), `wgsl_storage` (what WGSL memory lacks: packed 8/16-bit elements, bool storage,
-emulated atomics), `wgsl_layout` (the bindings, the uniform struct and the module text around
-the kernel's body), `wgsl_helpers` / `wgsl_math` (helper functions).
+conversions (`bin`, `un`, `cast`, `convert`), its math spellings (the rows' `wgsl`), array
+addressing through the uniform struct, the bounds-check failure record, and the dispatch of
+ops. Its parts are layers and modules beside it, one job each: `wgsl_storage` (what WGSL
+memory lacks: packed 8/16-bit elements, bool storage, emulated atomics; helper bookkeeping),
+`wgsl_loops` (`loop {}` forms and lavapipe's loop-budget check), `wgsl_layout` (bindings, the
+uniform struct, thread indices, print records and the module text around the kernel's body),
+`wgsl_types` (type names and literals), `wgsl_helpers` / `wgsl_math` (helper functions).
 
 Every SSA value becomes a `let` named after the user's variable (`clike.value_name`), so
 every operand is a name or a literal and the text reads like the IR.
@@ -26,17 +27,13 @@ from ..builtins import MATH, WGSL_F32_ONLY
 from ..errors import CompileError
 from ..ir import Function, Op, Value, walk
 from ..types import (
-    BOOL,
     CONST,
     FLOAT16,
-    FLOAT32,
-    FLOAT64,
     INT32,
     INT64,
     SHARED,
     UINT32,
     UINT64,
-    ArrayType,
     Scalar,
     compute_type,
 )
@@ -44,7 +41,6 @@ from .clike import BIN_SYMBOLS, CMP_SYMBOLS, CRenderer, value_name
 from .common import error_sites, print_ops
 from .wgsl_helpers import HELPERS, helper
 from .wgsl_layout import (
-    BLOCK_OVERRIDES,
     RECORD_ARGS,
     RECORD_DIMS,
     UNIFORM,
@@ -53,11 +49,13 @@ from .wgsl_layout import (
     WgslCaps,
     WgslKernel,
     assemble,
+    bind_params,
     layout_uniform,
-    print_words,
+    print_record,
     shared_bytes,
+    special,
 )
-from .wgsl_storage import ATOMIC_FNS, StorageRenderer
+from .wgsl_loops import LoopRenderer
 from .wgsl_types import literal, wgsl_type
 from .wgsl_types import zero as _zero
 
@@ -68,8 +66,6 @@ F32_ONLY_MATH = WGSL_F32_ONLY
 # Math rows WGSL has no spelling for (refused before rendering, as F32_ONLY_MATH on float64)
 MISSING_MATH = frozenset(name for name, row in MATH.items() if row.wgsl is None)
 
-# ops that do something besides giving a value (a `while` condition with one is not repeated)
-_EFFECTS = frozenset({"store", "atomic", "cas", "print", "barrier", "for", "while", "alloc"})
 
 
 def render_kernel(
@@ -87,7 +83,7 @@ def render(fn: Function, caps: WgslCaps | None = None) -> str:
     return render_kernel(fn, caps).source
 
 
-class _Renderer(StorageRenderer):
+class _Renderer(LoopRenderer):
     """WGSL: the C-like renderer with WGSL's types, literals, bindings and uniform layout,
     emulated atomics, helpers and print/error buffers."""
 
@@ -99,7 +95,6 @@ class _Renderer(StorageRenderer):
         "cas": "memory", "barrier": "barrier", "fence": "fence", "print": "print",
         "assert": "assert_",
     }  # fmt: skip
-    LOOP = "loop {"
 
     def __init__(self, fn: Function, caps: WgslCaps, writable: frozenset[int]) -> None:
         super().__init__(fn)
@@ -107,16 +102,12 @@ class _Renderer(StorageRenderer):
         self.writable = writable
         self.consts: set[int] = set()
         self.const_value: dict[int, int | float | bool] = {}
-        self.helpers: list[str] = []
         self.module: list[str] = []  # module-scope declarations (shared arrays)
         self.prints = print_ops(fn)
         self.print_index = {id(op): i for i, op in enumerate(self.prints)}
         self.errors = error_sites(fn, bounds=fn.checks_bounds)
         self.error_index = {id(op): i for i, op in enumerate(self.errors)}
         self.record_index = False  # some access reports its index (`fail_at`)
-        self.open_loops: list[tuple[Op, str]] = []  # the loops open, with a `for`'s condition
-        self.loop_op: Op | None = None
-        self.loop_cond = ""
         self.uniform: list[UniformField] = []
         self.uses_f64_print = False
         # Float arithmetic feeding more float arithmetic is kept apart (see `simt_exact`):
@@ -151,54 +142,6 @@ class _Renderer(StorageRenderer):
     def var(self, name: str, t: Scalar, init: str | None) -> str:
         return f"var {name}: {wgsl_type(t)}" + (f" = {init};" if init is not None else ";")
 
-    def open_counted(self, counter: str, t: Scalar, start: str, cond: str, step: str) -> None:
-        self.out.add(f"var {counter}: {wgsl_type(t)} = {start};")
-        self.loop_cond = cond  # for `close_loop`
-        assert self.loop_op is not None  # set by `for_`, the only caller
-        self.open_loop(self.loop_op)
-        self.out.add(f"if (!({cond})) {{ break; }}")
-
-    def close_counted(self, counter: str, step: str) -> None:
-        self.out.add(f"{counter} = {counter} + {step};")
-        self.close_loop()
-
-    def for_(self, op: Op) -> None:
-        self.loop_op = op  # for `open_counted`
-        super().for_(op)
-
-    # Mesa's llvmpipe (lavapipe) gives each invocation a budget of 65535 loop iterations, all
-    # its loops together, and leaves a loop silently when it is spent: the kernel goes on with
-    # wrong values. On such an adapter (`WgslCaps.loop_limit`) every loop's condition is
-    # evaluated again after it, on the values it left: true means the driver cut the loop (or
-    # the loop never ends), and the kernel fails with a KernelError at the loop's line.
-    # A flag cleared at the loop's own exit does not work: the shader compiler knows that exit
-    # is the only one and drops the check. Loops cannot be made to run past the budget (it
-    # counts every loop of the invocation, nested ones too).
-    def open_loop(self, op: Op) -> None:
-        self.open_loops.append((op, self.loop_cond if op.opcode == "for" else ""))
-        self.out.open("loop {")
-
-    def close_loop(self) -> None:
-        self.out.close()
-        op, cond = self.open_loops.pop()
-        if self.caps.loop_limit is None:
-            return
-        if op.opcode == "while":
-            cond_region = op.regions[0]
-            if any(o.opcode in _EFFECTS for o in walk(cond_region)):
-                return  # evaluating it again would repeat what it does
-            self.out.open("{")
-            self.bind_args(cond_region.args, [self.name(r) for r in op.results])
-            (c,) = self.block(cond_region)
-            cond = self.name(c)
-        else:
-            self.out.open("{")
-        if id(op) not in self.error_index:
-            self.error_index[id(op)] = len(self.errors)
-            self.errors.append(op)
-        self.out.add(f"if ({cond}) {{ simt_fail({self.error_index[id(op)]}u); }}")
-        self.out.close()
-
     def operands(self, op: Op, values: list[Value]) -> list[str]:
         return self.args(op, values)
 
@@ -215,16 +158,6 @@ class _Renderer(StorageRenderer):
             return out
         return [self.name(v) for v in values]
 
-    def use_helper(self, name: str) -> str:
-        if name not in self.helpers:
-            self.helpers.append(name)
-            # and the helpers it calls (WGSL functions may be declared in any order)
-            for called in re.findall(r"\b(simt_\w+)\(", helper(name)):
-                if called != name and called in HELPERS:
-                    self.use_helper(called)
-        return name
-
-    # ---------------------------------------------------------------- top level
     def run(self) -> WgslKernel:
         fn = self.fn
         bindings = self.bind_params()
@@ -274,32 +207,11 @@ class _Renderer(StorageRenderer):
         )
 
     def bind_params(self) -> list[Binding]:
-        bindings: list[Binding] = []
-        for i, p in enumerate(self.fn.params):
-            v = p.value
-            n = value_name(v)
-            if isinstance(v.type, ArrayType):
-                read_only = v.id not in self.written and i not in self.writable
-                bindings.append(Binding(len(bindings), "array", n, i, read_only))
-                if self.packed(v) and not read_only:
-                    self.packed_written.add(v.id)
-                idx = v.type.index
-                for d in range(v.type.ndim):
-                    self.uniform.append(UniformField(f"{n}_shape{d}", idx, 0, ("shape", i, d)))
-                for d in range(v.type.ndim - 1):
-                    self.uniform.append(UniformField(f"{n}_stride{d}", INT32, 0, ("stride", i, d)))
-                self.names[v.id] = n
-            else:
-                t = v.scalar
-                stored = UINT32 if t.is_bool else t
-                self.uniform.append(UniformField(n, stored, 0, ("scalar", i)))
-                member = f"{UNIFORM}.{n}"
-                self.names[v.id] = f"({member} != 0u)" if t.is_bool else member
-        for axis, a in enumerate("xyz"):
-            self.uniform.append(UniformField(f"grid_{a}", UINT32, 0, ("grid", axis)))
-        self.uniform.append(UniformField("blocks", UINT32, 0, ("blocks",)))
-        self.uniform.append(UniformField("zero", UINT32, 0, ("zero",)))
-        bindings.append(Binding(len(bindings), "params", UNIFORM))
+        bindings, self.uniform, names = bind_params(self.fn, self.written, self.writable)
+        self.names.update(names)
+        for b in bindings:
+            if b.kind == "array" and not b.read_only and self.packed(self.fn.params[b.param].value):
+                self.packed_written.add(self.fn.params[b.param].value.id)
         return bindings
 
     def const(self, op: Op) -> None:
@@ -321,7 +233,7 @@ class _Renderer(StorageRenderer):
         self.define(op.result, f"select({b}, {a}, {c})")
 
     def special_op(self, op: Op) -> None:
-        self.define(op.result, self.special(op.attrs["reg"], op.attrs["axis"]))
+        self.define(op.result, special(op.attrs["reg"], op.attrs["axis"]))
 
     def shape(self, op: Op) -> None:
         arr, dim = op.operands[0], op.attrs["dim"]
@@ -465,21 +377,6 @@ class _Renderer(StorageRenderer):
                 self.use_helper(name)
         self.define(op.result, text)
 
-    def special(self, reg: str, axis: int) -> str:
-        a = "xyz"[axis]
-        if reg == "thread_idx":
-            return f"i32(simt_lid.{a})"
-        if reg == "block_dim":
-            return f"i32({BLOCK_OVERRIDES[axis]})"
-        if reg == "grid_dim":
-            return f"i32({UNIFORM}.grid_{a})"
-        # block_idx: from the linear block id (x fastest), whatever the dispatch's shape
-        if axis == 0:
-            return f"i32(simt_block % {UNIFORM}.grid_x)"
-        if axis == 1:
-            return f"i32((simt_block / {UNIFORM}.grid_x) % {UNIFORM}.grid_y)"
-        return f"i32(simt_block / ({UNIFORM}.grid_x * {UNIFORM}.grid_y))"
-
     def alloc(self, op: Op) -> None:
         v = op.result
         a = v.array
@@ -564,7 +461,6 @@ class _Renderer(StorageRenderer):
         return f"simt_fail_at({site}u, array<u32, {RECORD_ARGS}>({words}));"
 
     def memory(self, op: Op) -> None:
-        k = op.opcode
         arr = op.operands[0]
         a = arr.array
         nd = a.ndim
@@ -573,8 +469,6 @@ class _Renderer(StorageRenderer):
         ref = f"{self.name(arr)}[{self.address(op, arr, idx)}]"
         ok = self.bounds(op, arr, idx)
         site = self.error_index.get(id(op))
-        atomic = arr.id in self.atomic_arrays and a.space != "local"
-        dt = a.dtype
         if ok is not None:
             self.out.add(f"let in_bounds{site} = {ok};")
             ok = f"in_bounds{site}"
@@ -582,74 +476,11 @@ class _Renderer(StorageRenderer):
         if self.packed(arr):
             self.packed_access(op, self.address(op, arr, idx), rest, ok)
             return
-        if k == "load":  # a failing load reads nothing (0)
-            raw = self.atomic_word_load(ref, dt) if atomic else ref
-            if op.attrs.get("uniform") and not atomic and a.space == SHARED:
-                raw = f"workgroupUniformLoad(&{ref})"  # (passes.barriers: a uniform flag)
-            self.checked_value(op.result, ok, self.from_storage(raw, dt))
-            return
-        if k == "store":
-            (val,) = rest
-            stored = self.to_storage(val, dt)
-            text = self.atomic_word_store(ref, stored, dt) if atomic else f"{ref} = {stored};"
-            self.out.add(f"if ({ok}) {{ {text} }}" if ok is not None else text)
-            return
-        # atomic / cas: the old value
-        res = op.result
-        n = value_name(res)
-        self.names[res.id] = n
-        self.out.add(f"var {n}: {wgsl_type(dt)};")
-        if ok is not None:
-            self.out.open(f"if ({ok}) {{")
-        if not atomic:
-            self.local_rmw(op, ref, n, rest)
-        elif dt.is_bool or dt.bits == 64:  # refused before rendering (`passes.legalise`)
-            raise self.fail(op, f"internal: atomics on a {dt} array")
-        elif k == "cas":
-            cmp, val = rest
-            self.cas_loop(ref, n, dt, cmp, val)
-        elif dt == FLOAT32:
-            self.float_atomic(op, ref, n, rest[0])
-        else:
-            self.out.add(f"{n} = {ATOMIC_FNS[op.attrs['op']]}(&{ref}, {rest[0]});")
-        if ok is not None:
-            self.out.close()
+        self.access(op, ref, rest, ok, arr.id in self.atomic_arrays and a.space != "local")
 
     # ---------------------------------------------------------------- print
     def print(self, op: Op) -> None:
-        pid = self.print_index[id(op)]
         types = [v.scalar for v in op.operands]
-        nwords = 3 + sum(print_words(t) for t in types)
         vals = [self.name(v) for v in op.operands]
-        b = self.out
-        b.open("{")
-        b.add(f"let base = atomicAdd(&simt_prints.head, {nwords}u);")
-        b.open(f"if (base + {nwords}u <= arrayLength(&simt_prints.words)) {{")
-        b.add("simt_prints.words[base] = simt_tid;")
-        b.add("simt_prints.words[base + 1u] = simt_seq;")
-        b.add(f"simt_prints.words[base + 2u] = {pid}u;")
-        w = 3
-        for t, v in zip(types, vals):
-            slot = f"simt_prints.words[base + {w}u]"
-            if t in (INT64, UINT64):
-                m = literal(0xFFFFFFFF, t)
-                b.add(f"{slot} = u32({v} & {m});")
-                b.add(f"simt_prints.words[base + {w + 1}u] = u32(({v} >> 32u) & {m});")
-            elif t == FLOAT64:
-                self.uses_f64_print = True
-                j = f"j{w}"
-                b.add(f"let {j} = atomicAdd(&simt_prints64.head, 1u);")
-                b.add(f"if ({j} < arrayLength(&simt_prints64.values)) {{")
-                b.add(f"    simt_prints64.values[{j}] = {v};")
-                b.add("}")
-                b.add(f"{slot} = {j};")
-            elif t in (INT32, FLOAT32):
-                b.add(f"{slot} = bitcast<u32>({v});")
-            elif t == BOOL:
-                b.add(f"{slot} = select(0u, 1u, {v});")
-            else:
-                b.add(f"{slot} = {v};")
-            w += print_words(t)
-        b.close()
-        b.add("simt_seq = simt_seq + 1u;")
-        b.close()
+        if print_record(self.out, self.print_index[id(op)], types, vals):
+            self.uses_f64_print = True

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ir import Function, Op, walk
-from ..types import INT64, SHARED, UINT64, Scalar
-from .clike import Lines
-from .wgsl_types import wgsl_type
+from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, SHARED, UINT32, UINT64, ArrayType, Scalar
+from .clike import Lines, value_name
+from .wgsl_types import literal, wgsl_type
 
 UNIFORM = "simt_P"  # the uniform struct's variable
 BLOCK_OVERRIDES = ("simt_bx", "simt_by", "simt_bz")
@@ -97,6 +97,98 @@ class WgslKernel:
 def print_words(t: Scalar) -> int:
     """Words one printed value of type `t` takes in a print record."""
     return 2 if t in (INT64, UINT64) else 1
+
+
+def bind_params(
+    fn: Function, written: set[int], writable: frozenset[int]
+) -> tuple[list[Binding], list[UniformField], dict[int, str]]:
+    """The bindings of `fn`'s array parameters (read only unless `written` holds the array's
+    value id or `writable` its position) and of the uniform struct, the struct's members (not
+    laid out yet) and the text that reads each parameter, by value id."""
+    bindings: list[Binding] = []
+    uniform: list[UniformField] = []
+    names: dict[int, str] = {}
+    for i, p in enumerate(fn.params):
+        v = p.value
+        n = value_name(v)
+        if isinstance(v.type, ArrayType):
+            read_only = v.id not in written and i not in writable
+            bindings.append(Binding(len(bindings), "array", n, i, read_only))
+            idx = v.type.index
+            for d in range(v.type.ndim):
+                uniform.append(UniformField(f"{n}_shape{d}", idx, 0, ("shape", i, d)))
+            for d in range(v.type.ndim - 1):
+                uniform.append(UniformField(f"{n}_stride{d}", INT32, 0, ("stride", i, d)))
+            names[v.id] = n
+        else:
+            t = v.scalar
+            stored = UINT32 if t.is_bool else t
+            uniform.append(UniformField(n, stored, 0, ("scalar", i)))
+            member = f"{UNIFORM}.{n}"
+            names[v.id] = f"({member} != 0u)" if t.is_bool else member
+    for axis, a in enumerate("xyz"):
+        uniform.append(UniformField(f"grid_{a}", UINT32, 0, ("grid", axis)))
+    uniform.append(UniformField("blocks", UINT32, 0, ("blocks",)))
+    uniform.append(UniformField("zero", UINT32, 0, ("zero",)))
+    bindings.append(Binding(len(bindings), "params", UNIFORM))
+    return bindings, uniform, names
+
+
+def print_record(b: Lines, pid: int, types: list[Scalar], vals: list[str]) -> bool:
+    """The statements appending one print record `[thread, seq, print id, values...]` (when
+    the buffer has room) and counting the thread's prints; True when a float64 value went to
+    the second buffer (`simt_prints64`: its record word is the index there)."""
+    f64 = False
+    nwords = 3 + sum(print_words(t) for t in types)
+    b.open("{")
+    b.add(f"let base = atomicAdd(&simt_prints.head, {nwords}u);")
+    b.open(f"if (base + {nwords}u <= arrayLength(&simt_prints.words)) {{")
+    b.add("simt_prints.words[base] = simt_tid;")
+    b.add("simt_prints.words[base + 1u] = simt_seq;")
+    b.add(f"simt_prints.words[base + 2u] = {pid}u;")
+    w = 3
+    for t, v in zip(types, vals):
+        slot = f"simt_prints.words[base + {w}u]"
+        if t in (INT64, UINT64):
+            m = literal(0xFFFFFFFF, t)
+            b.add(f"{slot} = u32({v} & {m});")
+            b.add(f"simt_prints.words[base + {w + 1}u] = u32(({v} >> 32u) & {m});")
+        elif t == FLOAT64:
+            f64 = True
+            j = f"j{w}"
+            b.add(f"let {j} = atomicAdd(&simt_prints64.head, 1u);")
+            b.add(f"if ({j} < arrayLength(&simt_prints64.values)) {{")
+            b.add(f"    simt_prints64.values[{j}] = {v};")
+            b.add("}")
+            b.add(f"{slot} = {j};")
+        elif t in (INT32, FLOAT32):
+            b.add(f"{slot} = bitcast<u32>({v});")
+        elif t == BOOL:
+            b.add(f"{slot} = select(0u, 1u, {v});")
+        else:
+            b.add(f"{slot} = {v};")
+        w += print_words(t)
+    b.close()
+    b.add("simt_seq = simt_seq + 1u;")
+    b.close()
+    return f64
+
+
+def special(reg: str, axis: int) -> str:
+    """Thread index `reg` (thread_idx, block_idx, block_dim, grid_dim) on `axis`, an i32."""
+    a = "xyz"[axis]
+    if reg == "thread_idx":
+        return f"i32(simt_lid.{a})"
+    if reg == "block_dim":
+        return f"i32({BLOCK_OVERRIDES[axis]})"
+    if reg == "grid_dim":
+        return f"i32({UNIFORM}.grid_{a})"
+    # block_idx: from the linear block id (x fastest), whatever the dispatch's shape
+    if axis == 0:
+        return f"i32(simt_block % {UNIFORM}.grid_x)"
+    if axis == 1:
+        return f"i32((simt_block / {UNIFORM}.grid_x) % {UNIFORM}.grid_y)"
+    return f"i32(simt_block / ({UNIFORM}.grid_x * {UNIFORM}.grid_y))"
 
 
 def shared_bytes(fn: Function) -> int:

@@ -11,16 +11,20 @@
   compare-and-swap retries WGSL's weak compare-exchange (`cas_loop`), and an atomic on a
   per-thread array is a plain read-modify-write (`local_rmw`).
 
-`StorageRenderer` is the layer of the WGSL renderer (`backends/wgsl.py`) that holds these;
-it sits between the C-like base and the WGSL renderer.
+`StorageRenderer` is the layer of the WGSL renderer (`backends/wgsl.py`) that holds these
+(and the helper functions' bookkeeping); it sits between the C-like base and the WGSL
+renderer, which addresses, checks and dispatches the accesses.
 """
 
 from __future__ import annotations
 
+import re
+
 from ..ir import Function, Op, Value, walk
 from ..ir.ops import ATOMICS, STORES
-from ..types import FLOAT16, FLOAT32, GLOBAL, Scalar
-from .clike import CRenderer
+from ..types import FLOAT16, FLOAT32, GLOBAL, SHARED, Scalar
+from .clike import CRenderer, value_name
+from .wgsl_helpers import HELPERS, helper
 from .wgsl_types import PACKED, storage_type, wgsl_type
 
 ATOMIC_FNS = {"add": "atomicAdd", "sub": "atomicSub", "min": "atomicMin", "max": "atomicMax",
@@ -42,10 +46,58 @@ class StorageRenderer(CRenderer):
         self.packed_written: set[int] = set()  # packed arrays bound writable: atomic words
         self.tmp = 0  # a counter for unique names of temporaries
         self.half_bits: dict[int, str] = {}  # float16 value id -> the name of its bits (u32)
+        self.helpers: list[str] = []  # the helper functions used, in order of first use
 
     def use_helper(self, name: str) -> str:
-        """Emit helper `name` (and those it calls) once; returns its name."""
-        raise NotImplementedError
+        """Emit helper `name` (and the helpers it calls) once; returns its name."""
+        if name not in self.helpers:
+            self.helpers.append(name)
+            # and the helpers it calls (WGSL functions may be declared in any order)
+            for called in re.findall(r"\b(simt_\w+)\(", helper(name)):
+                if called != name and called in HELPERS:
+                    self.use_helper(called)
+        return name
+
+    def access(self, op: Op, ref: str, rest: list[str], ok: str | None, atomic: bool) -> None:
+        """A load, store, atomic or cas of element `ref` (not packed) of an array in atomic
+        words when `atomic`; `rest` the operands after the index, `ok` the bounds condition
+        (None: unchecked). A failing load reads nothing (0), a failing store or atomic writes
+        nothing."""
+        k = op.opcode
+        a = op.operands[0].array
+        dt = a.dtype
+        if k == "load":
+            raw = self.atomic_word_load(ref, dt) if atomic else ref
+            if op.attrs.get("uniform") and not atomic and a.space == SHARED:
+                raw = f"workgroupUniformLoad(&{ref})"  # (passes.barriers: a uniform flag)
+            self.checked_value(op.result, ok, self.from_storage(raw, dt))
+            return
+        if k == "store":
+            (val,) = rest
+            stored = self.to_storage(val, dt)
+            text = self.atomic_word_store(ref, stored, dt) if atomic else f"{ref} = {stored};"
+            self.out.add(f"if ({ok}) {{ {text} }}" if ok is not None else text)
+            return
+        # atomic / cas: the old value
+        res = op.result
+        n = value_name(res)
+        self.names[res.id] = n
+        self.out.add(f"var {n}: {wgsl_type(dt)};")
+        if ok is not None:
+            self.out.open(f"if ({ok}) {{")
+        if not atomic:
+            self.local_rmw(op, ref, n, rest)
+        elif dt.is_bool or dt.bits == 64:  # refused before rendering (`passes.legalise`)
+            raise self.fail(op, f"internal: atomics on a {dt} array")
+        elif k == "cas":
+            cmp, val = rest
+            self.cas_loop(ref, n, dt, cmp, val)
+        elif dt == FLOAT32:
+            self.float_atomic(op, ref, n, rest[0])
+        else:
+            self.out.add(f"{n} = {ATOMIC_FNS[op.attrs['op']]}(&{ref}, {rest[0]});")
+        if ok is not None:
+            self.out.close()
 
     def packed(self, arr: Value) -> int:
         """Elements per u32 word of a packed (8/16-bit, global) array; 0 when not packed.
