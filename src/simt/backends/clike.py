@@ -11,13 +11,12 @@ atomics, helpers).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import ClassVar
 
 from ..ir import Block, Function, Op, Value
 from ..ir.ops import TERMINATORS
 from ..types import Scalar
-from .common import checked
+from .common import Rules, checked
 
 # Operators spelled the same in C/C++ and WGSL, by IR op name.
 BIN_SYMBOLS: dict[str, str] = {
@@ -109,7 +108,7 @@ class Lines:
         return "\n".join(self.lines) + "\n"
 
 
-class CRenderer:
+class CRenderer(Rules):
     """What a renderer to a C-like language does the same way whatever the language.
 
     SSA values become immutable locals (`define`); the values an `if` merges or a loop
@@ -117,7 +116,8 @@ class CRenderer:
     region arguments as immutable copies of those locals (so it reads this iteration's values
     while it assigns the next ones, and no parallel assignment is ever needed); `if`, counted
     `for` and `while` are emitted here, once. Ops are dispatched through `RULES`, a table
-    {opcode: method name} that each subclass completes with its own methods.
+    {opcode: method name} that each subclass completes with its own methods (`common.Rules`,
+    the idiom every renderer uses).
 
     A subclass gives the language: `type_name`, `literal`, the declaration forms `let` and
     `var`, the loop forms (`LOOP`, `open_counted`, `close_counted`), `index_below` (one
@@ -138,9 +138,7 @@ class CRenderer:
         self.fn = fn
         self.out = Lines()
         self.names: dict[int, str] = {}
-        self._rules: dict[str, Callable[[Op], None]] = {
-            opcode: getattr(self, method) for opcode, method in self.RULES.items()
-        }
+        super().__init__()
 
     # ---------------------------------------------------------------- the language
     def type_name(self, t: Scalar) -> str:
@@ -235,7 +233,7 @@ class CRenderer:
         for op in block.ops:
             if op.opcode in TERMINATORS:
                 return list(op.operands)
-            rule = self._rules.get(op.opcode)
+            rule = self.rule(op)
             if rule is None:
                 raise self.fail(op, f"internal: the renderer has no rule for {op.opcode!r}")
             rule(op)

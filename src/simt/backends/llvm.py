@@ -35,15 +35,14 @@ result is unspecified).
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from ..builtins import MATH
 from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import MEMORY
 from ..types import BOOL, CONST, FLOAT32, INT64, SHARED, ArrayType, Scalar
 from . import llvm_math
-from .common import checked
+from .common import Rules, checked
 from .llvm_abi import (
     BODY,
     ENTRY,
@@ -85,11 +84,23 @@ class _FloatConsts:
         return _float_const(float(value), self.t)
 
 
-class _Renderer:
+class _Renderer(Rules):
+    """LLVM IR text of an SPMD-lowered kernel; ops dispatch through `RULES` (`common.Rules`)."""
+
+    RULES: ClassVar[dict[str, str]] = {
+        "const": "_op_const", "bin": "_op_bin", "cmp": "_op_cmp", "un": "_op_un",
+        "cast": "_op_cast", "select": "_op_select", "math": "_op_math",
+        "special": "_op_special", "shape": "_op_shape", "alloc": "_op_alloc",
+        **dict.fromkeys(MEMORY, "_memory"), "print": "_print", "assert": "_assert",
+        "if": "_if", "for": "_for", "while": "_while", "barrier": "_op_barrier",
+        "fence": "_op_fence",
+    }  # fmt: skip
+
     def __init__(
         self, fn: Function, unit_stride: frozenset[str], bounds: bool,
         block: tuple[int, int, int] | None = None, poll: bool = True,
     ) -> None:  # fmt: skip
+        super().__init__()
         self.fn = fn
         self.poll = poll  # loops poll for Ctrl-C (see the module's doc)
         self.block = block
@@ -335,10 +346,10 @@ class _Renderer:
             self._op(op)
 
     def _op(self, op: Op) -> None:
-        rule = _RULES.get(op.opcode)
+        rule = self.rule(op)
         if rule is None:
             raise AssertionError(f"cpu renderer: unknown opcode {op.opcode}")
-        rule(self, op)
+        rule(op)
 
     def _op_const(self, op: Op) -> None:
         self.vals[op.result.id] = self.const(op.attrs["value"], op.result.scalar)
@@ -1065,18 +1076,6 @@ class _Renderer:
         for r, c in zip(op.results, carried):
             self.vals[r.id] = c
 
-
-
-# The renderer's rule for each opcode (`_Renderer._op`).
-_RULES: dict[str, Callable[[_Renderer, Op], None]] = {
-    "const": _Renderer._op_const, "bin": _Renderer._op_bin, "cmp": _Renderer._op_cmp,
-    "un": _Renderer._op_un, "cast": _Renderer._op_cast, "select": _Renderer._op_select,
-    "math": _Renderer._op_math, "special": _Renderer._op_special, "shape": _Renderer._op_shape,
-    "alloc": _Renderer._op_alloc, **dict.fromkeys(MEMORY, _Renderer._memory),
-    "print": _Renderer._print, "assert": _Renderer._assert, "if": _Renderer._if,
-    "for": _Renderer._for, "while": _Renderer._while, "barrier": _Renderer._op_barrier,
-    "fence": _Renderer._op_fence,
-}  # fmt: skip
 
 
 def render_lowered(
