@@ -11,7 +11,8 @@ atomics, helpers).
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from ..ir import Block, Function, Op, Value
 from ..ir.ops import TERMINATORS
@@ -26,6 +27,26 @@ BIN_SYMBOLS: dict[str, str] = {
 CMP_SYMBOLS: dict[str, str] = {
     "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
 }  # fmt: skip
+
+# How a language spells an operator (tinygrad's `code_for_op`): a function of the renderer,
+# the op and its operands' texts giving the expression. A language's table maps each `bin`
+# (`un`) operator to one; `CRenderer.op_bin` / `op_un` look them up.
+BinSpelling = Callable[[Any, Op, str, str], str]
+UnSpelling = Callable[[Any, Op, str], str]
+
+
+def infix(sym: str) -> BinSpelling:
+    """`a sym b`, as both languages write it."""
+    return lambda r, op, a, b: f"{a} {sym} {b}"
+
+
+def refuse(why: str) -> BinSpelling:
+    """An operator the language cannot spell for these operands: the renderer's error."""
+
+    def spell(r: Any, op: Op, a: str, b: str) -> str:
+        raise r.fail(op, why.format(k=op.attrs["op"]))
+
+    return spell
 
 # Binding strength of binary operators (higher binds tighter), the C table. WGSL has the same
 # relative order for the operators it has (it forbids mixing some, which parenthesising every
@@ -131,7 +152,11 @@ class CRenderer(Rules):
     reads nothing and gives 0.
     """
 
-    RULES: ClassVar[dict[str, str]] = {"if": "if_", "for": "for_", "while": "while_"}
+    RULES: ClassVar[dict[str, str]] = {
+        "if": "if_", "for": "for_", "while": "while_", "bin": "op_bin", "un": "op_un",
+    }  # fmt: skip
+    BIN: ClassVar[dict[str, BinSpelling]] = {}  # the language's operators (`BinSpelling`)
+    UN: ClassVar[dict[str, UnSpelling]] = {}
     LOOP = "while (true) {"  # an unconditional loop's first line
 
     def __init__(self, fn: Function) -> None:
@@ -211,6 +236,23 @@ class CRenderer(Rules):
         self.names[result.id] = name
         self.out.add(self.var(name, result.scalar, self.literal(0, result.scalar)))
         self.guarded(ok, [f"{name} = {expr};"], fail)
+
+    # ---------------------------------------------------------------- operators
+    def op_bin(self, op: Op) -> None:
+        """A binary operator, spelled by the language's `BIN` table."""
+        spell = self.BIN.get(op.attrs["op"])
+        if spell is None:  # pragma: no cover - the verifier rejects unknown operators
+            raise self.fail(op, f"unknown operator {op.attrs['op']}")
+        a, b = self.operands(op, op.operands)
+        self.define(op.result, spell(self, op, a, b))
+
+    def op_un(self, op: Op) -> None:
+        """A unary operator, spelled by the language's `UN` table."""
+        spell = self.UN.get(op.attrs["op"])
+        if spell is None:  # pragma: no cover
+            raise self.fail(op, f"unknown unary operator {op.attrs['op']}")
+        (a,) = self.operands(op, op.operands)
+        self.define(op.result, spell(self, op, a))
 
     # ---------------------------------------------------------------- values
     def name(self, v: Value) -> str:

@@ -73,7 +73,7 @@ class _Renderer(clike.CRenderer):
 
     RULES: ClassVar[dict[str, str]] = {
         **clike.CRenderer.RULES,
-        "const": "_op_const", "bin": "_op_bin", "cmp": "_op_cmp", "un": "_op_un",
+        "const": "_op_const", "cmp": "_op_cmp",
         "cast": "_op_cast", "select": "_op_select", "math": "_op_math",
         "special": "_op_special", "shape": "_op_shape", "alloc": "_op_alloc",
         "load": "_op_load", "store": "_op_store", "atomic": "_op_atomic", "cas": "_op_cas",
@@ -144,6 +144,11 @@ class _Renderer(clike.CRenderer):
         if self.sites:
             self.used.add("simt_fail")
         return sig.decls
+    def helper(self, name: str) -> str:
+        """Declare helper `name` (`cuda_helpers`) in the text; returns its name."""
+        self.used.add(name)
+        return name
+
     # ------------------------------------------------------------------ the language
     def type_name(self, t: Scalar) -> str:
         return CTYPE[t]
@@ -179,87 +184,9 @@ class _Renderer(clike.CRenderer):
     def _op_const(self, op: Op) -> None:
         self.names[op.result.id] = c_literal(op.attrs["value"], op.result.scalar)
 
-    def _op_bin(self, op: Op) -> None:
-        a, b = (self.name(v) for v in op.operands)
-        t = op.result.scalar
-        k = op.attrs["op"]
-        ct = CTYPE[t]
-        if k in ("add", "sub", "mul") or (k == "shl" and t.is_int):
-            sym = clike.BIN_SYMBOLS[k]
-            if k == "shl":
-                b = f"({b} & {t.bits - 1})"
-            if t in WRAP:
-                u = WRAP[t]
-                expr = f"({ct})(({u}){a} {sym} ({u}){b})"
-            elif t.is_bool:
-                expr = f"(bool)({a} {sym} {b})"
-            else:
-                expr = f"{a} {sym} {b}"
-        elif k == "shr":
-            expr = f"{a} >> ({b} & {t.bits - 1})"
-        elif k == "div":
-            expr = f"{a} / {b}"
-        elif k in ("floordiv", "mod"):
-            if t.is_bool:
-                raise self.fail(op, f"{k} on bool values")
-            helper = f"simt_{k}_{SUFFIX[t]}"
-            self.used.add(helper)
-            expr = f"{helper}({a}, {b})"
-        elif k == "pow":
-            if t.is_float:
-                expr = f"pow{'f' if t == FLOAT32 else ''}({a}, {b})"
-                if self.fast_math and t == FLOAT32:
-                    expr = f"__powf({a}, {b})"
-            else:
-                if t.is_bool:
-                    raise self.fail(op, "** on bool values")
-                helper = f"simt_pow_{SUFFIX[t]}"
-                self.used.add(helper)
-                expr = f"{helper}({a}, {b})"
-        elif k in ("min", "max"):
-            if t.is_float:
-                expr = f"f{k}{'f' if t == FLOAT32 else ''}({a}, {b})"
-            else:
-                expr = f"({a} {'<' if k == 'min' else '>'} {b} ? {a} : {b})"
-        elif k in ("and", "or", "xor"):
-            expr = f"{a} {clike.BIN_SYMBOLS[k]} {b}"
-            if t.is_bool:
-                expr = f"(bool)({expr})"
-        else:  # pragma: no cover - the verifier rejects unknown ops
-            raise self.fail(op, f"unknown operator {k}")
-        self.define(op.result, expr)
-
     def _op_cmp(self, op: Op) -> None:
         a, b = (self.name(v) for v in op.operands)
         self.define(op.result, f"{a} {clike.CMP_SYMBOLS[op.attrs['op']]} {b}")
-
-    def _op_un(self, op: Op) -> None:
-        a = self.name(op.operands[0])
-        t = op.result.scalar
-        ct = CTYPE[t]
-        k = op.attrs["op"]
-        if k == "neg":
-            if t in WRAP:
-                expr = f"({ct})(({WRAP[t]})0 - ({WRAP[t]}){a})"
-            elif t.is_bool:
-                expr = a  # -True is truthy: stays True
-            else:
-                expr = f"-{a}"
-        elif k == "not":
-            expr = f"!{a}" if t.is_bool else f"({ct})({a} == 0)"
-        elif k == "invert":
-            expr = f"!{a}" if t.is_bool else f"~{a}"
-        elif k == "abs":
-            if t.is_float:
-                expr = f"fabs{'f' if t == FLOAT32 else ''}({a})"
-            elif t in WRAP:
-                u = WRAP[t]
-                expr = f"({ct})({a} < 0 ? ({u})0 - ({u}){a} : ({u}){a})"
-            else:
-                expr = a
-        else:  # pragma: no cover
-            raise self.fail(op, f"unknown unary operator {k}")
-        self.define(op.result, expr)
 
     def _op_cast(self, op: Op) -> None:
         a = op.operands[0]
@@ -465,3 +392,89 @@ class _Renderer(clike.CRenderer):
     def _op_assert(self, op: Op) -> None:
         c = self.name(op.operands[0])
         self.out.add(f"if (!{c}) simt_fail({ERR_BUF}, {self.site_id[id(op)]}u);")
+
+
+# ---------------------------------------------------------------- operators (`clike.BIN`)
+def _wrapping(sym: str, shift: bool = False) -> clike.BinSpelling:
+    """Signed `+ - * <<` through the unsigned type (signed overflow is undefined behaviour in
+    C++, and the optimiser would exploit it); bool results cast back; `shift`: the amount
+    taken modulo the width (an integer shift only)."""
+
+    def spell(r: _Renderer, op: Op, a: str, b: str) -> str:
+        t = op.result.scalar
+        if shift:
+            if not t.is_int:
+                raise r.fail(op, f"unknown operator {op.attrs['op']}")
+            b = f"({b} & {t.bits - 1})"
+        if t in WRAP:
+            u = WRAP[t]
+            return f"({CTYPE[t]})(({u}){a} {sym} ({u}){b})"
+        return f"(bool)({a} {sym} {b})" if t.is_bool else f"{a} {sym} {b}"
+
+    return spell
+
+
+def _bitwise(sym: str) -> clike.BinSpelling:
+    def spell(r: _Renderer, op: Op, a: str, b: str) -> str:
+        return f"(bool)({a} {sym} {b})" if op.result.scalar.is_bool else f"{a} {sym} {b}"
+
+    return spell
+
+
+def _floored(r: _Renderer, op: Op, a: str, b: str) -> str:
+    """Python's floor `//` and `%` (helpers; a zero divisor gives 0)."""
+    t, k = op.result.scalar, op.attrs["op"]
+    if t.is_bool:
+        raise r.fail(op, f"{k} on bool values")
+    return f"{r.helper(f'simt_{k}_{SUFFIX[t]}')}({a}, {b})"
+
+
+def _pow(r: _Renderer, op: Op, a: str, b: str) -> str:
+    t = op.result.scalar
+    if t.is_float:
+        if r.fast_math and t == FLOAT32:
+            return f"__powf({a}, {b})"
+        return f"pow{'f' if t == FLOAT32 else ''}({a}, {b})"
+    if t.is_bool:
+        raise r.fail(op, "** on bool values")
+    return f"{r.helper(f'simt_pow_{SUFFIX[t]}')}({a}, {b})"
+
+
+def _minmax(r: _Renderer, op: Op, a: str, b: str) -> str:
+    t, k = op.result.scalar, op.attrs["op"]
+    if t.is_float:
+        return f"f{k}{'f' if t == FLOAT32 else ''}({a}, {b})"
+    return f"({a} {'<' if k == 'min' else '>'} {b} ? {a} : {b})"
+
+
+def _neg(r: _Renderer, op: Op, a: str) -> str:
+    t = op.result.scalar
+    if t in WRAP:
+        return f"({CTYPE[t]})(({WRAP[t]})0 - ({WRAP[t]}){a})"
+    return a if t.is_bool else f"-{a}"  # -True is truthy: stays True
+
+
+def _abs(r: _Renderer, op: Op, a: str) -> str:
+    t = op.result.scalar
+    if t.is_float:
+        return f"fabs{'f' if t == FLOAT32 else ''}({a})"
+    if t in WRAP:
+        u = WRAP[t]
+        return f"({CTYPE[t]})({a} < 0 ? ({u})0 - ({u}){a} : ({u}){a})"
+    return a
+
+
+_Renderer.BIN = {
+    "add": _wrapping("+"), "sub": _wrapping("-"), "mul": _wrapping("*"),
+    "shl": _wrapping("<<", shift=True),
+    "shr": lambda r, op, a, b: f"{a} >> ({b} & {op.result.scalar.bits - 1})",
+    "div": clike.infix("/"), "floordiv": _floored, "mod": _floored, "pow": _pow,
+    "min": _minmax, "max": _minmax,
+    "and": _bitwise("&"), "or": _bitwise("|"), "xor": _bitwise("^"),
+}  # fmt: skip
+_Renderer.UN = {
+    "neg": _neg, "abs": _abs,
+    "not": lambda r, op, a: f"!{a}" if op.result.scalar.is_bool
+    else f"({CTYPE[op.result.scalar]})({a} == 0)",
+    "invert": lambda r, op, a: f"!{a}" if op.result.scalar.is_bool else f"~{a}",
+}  # fmt: skip

@@ -30,14 +30,12 @@ from ..types import (
     CONST,
     FLOAT16,
     INT32,
-    INT64,
     SHARED,
     UINT32,
-    UINT64,
     Scalar,
     compute_type,
 )
-from .clike import BIN_SYMBOLS, CMP_SYMBOLS, CRenderer, value_name
+from .clike import BIN_SYMBOLS, CMP_SYMBOLS, BinSpelling, CRenderer, value_name
 from .common import error_sites, print_ops
 from .wgsl_helpers import HELPERS, helper
 from .wgsl_layout import (
@@ -56,7 +54,7 @@ from .wgsl_layout import (
     special,
 )
 from .wgsl_loops import LoopRenderer
-from .wgsl_types import literal, wgsl_type
+from .wgsl_types import convert, literal, wgsl_type
 from .wgsl_types import zero as _zero
 
 # Math functions WGSL computes in float32 precision only, whatever the operand type
@@ -89,7 +87,7 @@ class _Renderer(LoopRenderer):
 
     RULES: ClassVar[dict[str, str]] = {
         **CRenderer.RULES,
-        "const": "const", "bin": "bin", "cmp": "cmp", "un": "un", "cast": "cast",
+        "const": "const", "cmp": "cmp", "cast": "cast",
         "select": "select", "math": "math", "special": "special_op", "shape": "shape",
         "alloc": "alloc", "load": "memory", "store": "memory", "atomic": "memory",
         "cas": "memory", "barrier": "barrier", "fence": "fence", "print": "print",
@@ -256,78 +254,15 @@ class _Renderer(LoopRenderer):
         (c,) = self.args(op, op.operands)
         self.out.add(f"if (!{c}) {{ simt_fail({self.error_index[id(op)]}u); }}")
 
-    def bin(self, op: Op) -> None:
-        name = op.attrs["op"]
-        t = op.result.scalar
-        a, b = self.args(op, op.operands)
-        w = wgsl_type(t)
-        if t.is_bool:
-            expr = {"and": f"{a} & {b}", "or": f"{a} | {b}", "xor": f"{a} != {b}"}.get(name)
-            if expr is None:
-                raise self.fail(op, f"internal: bool operands for {name!r}")
-        elif name in ("floordiv", "mod", "pow"):  # (no float64 `**`: `passes.legalise`)
-            expr = f"{self.use_helper(f'simt_{name}_{w}')}({a}, {b})"
-        elif name in ("min", "max"):
-            expr = f"{name}({a}, {b})"
-        elif name in ("shl", "shr"):
-            if t.is_float:
-                raise self.fail(op, f"internal: float operands for {name!r}")
-            mask = "63u" if t.bits == 64 else "31u"
-            amount = f"({b} & {mask})" if t == UINT32 else f"(u32({b}) & {mask})"
-            if op.operands[1].id in self.consts:  # naga cannot convert a 64-bit literal
-                amount = f"{int(self.const_value[op.operands[1].id]) & (t.bits - 1)}u"
-            expr = f"{a} {BIN_SYMBOLS[name]} {amount}"
-        elif name in ("and", "or", "xor") and t.is_float:
-            raise self.fail(op, f"internal: float operands for {name!r}")
-        elif name == "div" and not t.is_float:
-            raise self.fail(op, "internal: integer true division")
-        elif (
-            name == "div"
-            and op.operands[1].id in self.consts
-            and self.const_value[op.operands[1].id] in (0.0, math.inf, -math.inf)
-        ):
-            # the driver folds `x / 0.0` to 0.0 (it assumes finite floats): an opaque divisor
-            # keeps IEEE's inf and nan, as the other backends give
-            expr = f"{a} / {self.use_helper(f'simt_exact_{w}')}({b})"
-        else:
-            expr = f"{a} {BIN_SYMBOLS[name]} {b}"
-            if name in ("add", "sub", "mul") and t.is_float and op.result.id in self.chained:
-                expr = f"{self.use_helper(f'simt_exact_{w}')}({expr})"
-        self.define(op.result, expr)
-
-    def un(self, op: Op) -> None:
-        name = op.attrs["op"]
-        t = op.result.scalar
-        (a,) = self.args(op, op.operands)
-        if name == "neg":
-            expr = f"{_zero(t)} - {a}" if t.kind == "u" else f"-({a})"
-        elif name == "not":
-            expr = f"!{a}" if t.is_bool else f"{a} == {_zero(t)}"
-        elif name == "invert":
-            expr = f"!{a}" if t.is_bool else f"~{a}"
-        elif t.kind == "u" or t.is_bool:  # abs
-            expr = a
-        elif t.is_int:
-            # not WGSL's abs: naga emits SAbs, which lavapipe's LLVM lowers with INT_MIN
-            # poison, so abs(-2**31) >> t then % 64 gave garbage (fuzzer seed 21623); the
-            # negation in unsigned arithmetic wraps as WGSL's abs is defined to
-            u, z = ("u32", "0u") if t.bits == 32 else ("u64", "0lu")
-            ty = "i32" if t.bits == 32 else "i64"
-            neg = f"{z} - bitcast<{u}>({a})"
-            expr = f"bitcast<{ty}>(select(bitcast<{u}>({a}), {neg}, {a} < {_zero(t)}))"
-        else:
-            expr = f"abs({a})"
-        self.define(op.result, expr)
-
     def cast(self, op: Op) -> None:
         (a,) = self.args(op, op.operands)
         s, t = op.operands[0].scalar, op.result.scalar
         s = compute_type(s)  # a storage-only type's value is held in its compute type
         if not t.is_storage:
-            self.define(op.result, self.convert(a, s, t))
+            self.define(op.result, convert(a, s, t))
             return
         c = compute_type(t)
-        x = a if s == c else self.convert(a, s, c)
+        x = a if s == c else convert(a, s, c)
         if t == FLOAT16:
             # rounded to nearest even on the bits (WGSL leaves f32 -> f16 rounding and overflow
             # to the driver); the bits are kept for a store of this value
@@ -344,26 +279,6 @@ class _Renderer(LoopRenderer):
         else:
             expr = f"{x} & {(1 << t.bits) - 1}i"
         self.define(op.result, expr)
-
-    def convert(self, a: str, s: Scalar, t: Scalar) -> str:
-        """The expression converting `a` of type `s` to type `t` (neither storage-only)."""
-        if t.is_bool:
-            expr = f"{a} != {_zero(s)}"
-        elif s == UINT32 and t.bits == 64 and t.is_int:
-            # naga sign-extends u32 -> i64 (as if from i32): keep the low 32 bits only
-            expr = f"{wgsl_type(t)}({a}) & {literal(0xFFFFFFFF, t)}"
-        elif s == INT32 and t == UINT64:  # sign-extended, then the bits (as C and NumPy)
-            expr = f"u64((i64({a}) << 32u) >> 32u)"
-        elif s.is_bool and t.bits == 64:
-            expr = f"select({_zero(t)}, {literal(1, t)}, {a})"
-        elif s == INT32 and t == INT64:
-            # Sign extension written as shifts, not a bare i64(x): with naga (wgpu-native) on
-            # Mesa 22.3 lavapipe, a signed i64 comparison whose operand is i64(an i32) comes
-            # out wrong (`>` always true, `<` always false). See docs/backends.md.
-            expr = f"(i64({a}) << 32u) >> 32u"
-        else:
-            expr = f"{wgsl_type(t)}({a})"
-        return expr
 
     def math(self, op: Op) -> None:
         name = op.attrs["fn"]
@@ -484,3 +399,97 @@ class _Renderer(LoopRenderer):
         vals = [self.name(v) for v in op.operands]
         if print_record(self.out, self.print_index[id(op)], types, vals):
             self.uses_f64_print = True
+
+
+# ---------------------------------------------------------------- operators (`clike.BIN`)
+_BOOL_OPS = {"and": "{a} & {b}", "or": "{a} | {b}", "xor": "{a} != {b}"}  # WGSL's bool ops
+
+
+def _typed(spell: BinSpelling) -> BinSpelling:
+    """`spell` for number operands; bool ones have only `&`, `|` and `!=` (no `^`)."""
+
+    def on_bool_too(r: _Renderer, op: Op, a: str, b: str) -> str:
+        k = op.attrs["op"]
+        if not op.result.scalar.is_bool:
+            return spell(r, op, a, b)
+        if k not in _BOOL_OPS:
+            raise r.fail(op, f"internal: bool operands for {k!r}")
+        return _BOOL_OPS[k].format(a=a, b=b)
+
+    return on_bool_too
+
+
+def _arith(r: _Renderer, op: Op, a: str, b: str) -> str:
+    """`+ - *`: float arithmetic feeding more float arithmetic kept apart (`simt_exact`):
+    drivers otherwise fuse `a * b + c` into an FMA and fold `(x * 0.1) * 10` into `x`, and
+    NumPy, the reference, does neither."""
+    t = op.result.scalar
+    expr = f"{a} {BIN_SYMBOLS[op.attrs['op']]} {b}"
+    if t.is_float and op.result.id in r.chained:
+        return f"{r.use_helper(f'simt_exact_{wgsl_type(t)}')}({expr})"
+    return expr
+
+
+def _div(r: _Renderer, op: Op, a: str, b: str) -> str:
+    t, d = op.result.scalar, op.operands[1]
+    if not t.is_float:
+        raise r.fail(op, "internal: integer true division")
+    if d.id in r.consts and r.const_value[d.id] in (0.0, math.inf, -math.inf):
+        # the driver folds `x / 0.0` to 0.0 (it assumes finite floats): an opaque divisor
+        # keeps IEEE's inf and nan, as the other backends give
+        return f"{a} / {r.use_helper(f'simt_exact_{wgsl_type(t)}')}({b})"
+    return f"{a} / {b}"
+
+
+def _helper_call(r: _Renderer, op: Op, a: str, b: str) -> str:
+    """Python's floor `//` and `%`, and `**` (no float64 `**`: `passes.legalise`)."""
+    name = f"simt_{op.attrs['op']}_{wgsl_type(op.result.scalar)}"
+    return f"{r.use_helper(name)}({a}, {b})"
+
+
+def _integer(r: _Renderer, op: Op, a: str, b: str) -> str:
+    """`& | ^ << >>`: integers only; a shift amount is taken modulo the width."""
+    t, k = op.result.scalar, op.attrs["op"]
+    if t.is_float:
+        raise r.fail(op, f"internal: float operands for {k!r}")
+    if k not in ("shl", "shr"):
+        return f"{a} {BIN_SYMBOLS[k]} {b}"
+    mask = "63u" if t.bits == 64 else "31u"
+    amount = f"({b} & {mask})" if t == UINT32 else f"(u32({b}) & {mask})"
+    if op.operands[1].id in r.consts:  # naga cannot convert a 64-bit literal
+        amount = f"{int(r.const_value[op.operands[1].id]) & (t.bits - 1)}u"
+    return f"{a} {BIN_SYMBOLS[k]} {amount}"
+
+
+def _abs(r: _Renderer, op: Op, a: str) -> str:
+    t = op.result.scalar
+    if t.kind == "u" or t.is_bool:
+        return a
+    if not t.is_int:
+        return f"abs({a})"
+    # not WGSL's abs: naga emits SAbs, which lavapipe's LLVM lowers with INT_MIN poison, so
+    # abs(-2**31) >> t then % 64 gave garbage (fuzzer seed 21623); the negation in unsigned
+    # arithmetic wraps as WGSL's abs is defined to
+    u, z = ("u32", "0u") if t.bits == 32 else ("u64", "0lu")
+    ty = "i32" if t.bits == 32 else "i64"
+    neg = f"{z} - bitcast<{u}>({a})"
+    return f"bitcast<{ty}>(select(bitcast<{u}>({a}), {neg}, {a} < {_zero(t)}))"
+
+
+_Renderer.BIN = {
+    **dict.fromkeys(("add", "sub", "mul"), _typed(_arith)),
+    "div": _typed(_div),
+    **dict.fromkeys(("floordiv", "mod", "pow"), _typed(_helper_call)),
+    **dict.fromkeys(
+        ("min", "max"), _typed(lambda r, op, a, b: f"{op.attrs['op']}({a}, {b})")
+    ),
+    **dict.fromkeys(("and", "or", "xor", "shl", "shr"), _typed(_integer)),
+}
+_Renderer.UN = {
+    "neg": lambda r, op, a: f"{_zero(op.result.scalar)} - {a}" if op.result.scalar.kind == "u"
+    else f"-({a})",
+    "not": lambda r, op, a: f"!{a}" if op.result.scalar.is_bool
+    else f"{a} == {_zero(op.result.scalar)}",
+    "invert": lambda r, op, a: f"!{a}" if op.result.scalar.is_bool else f"~{a}",
+    "abs": _abs,
+}  # fmt: skip

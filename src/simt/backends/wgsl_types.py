@@ -1,6 +1,7 @@
 """How WGSL spells simt's scalar types and values: type names, the storage type of an array's
-elements (no bool in storage; 8/16-bit elements of global arrays packed into u32 words) and
-literals. Shared by the WGSL renderer, its storage emulation and its module layout."""
+elements (no bool in storage; 8/16-bit elements of global arrays packed into u32 words),
+literals and conversions between types (with the drivers' sign-extension bugs avoided).
+Shared by the WGSL renderer, its storage emulation and its module layout."""
 
 from __future__ import annotations
 
@@ -69,3 +70,24 @@ def literal(value: int | float | bool, t: Scalar) -> str:
 def zero(t: Scalar) -> str:
     """The literal zero of type `t`."""
     return literal(0, t)
+
+
+def convert(a: str, s: Scalar, t: Scalar) -> str:
+    """The expression converting `a` of type `s` to type `t` (neither storage-only)."""
+    if t.is_bool:
+        expr = f"{a} != {zero(s)}"
+    elif s == UINT32 and t.bits == 64 and t.is_int:
+        # naga sign-extends u32 -> i64 (as if from i32): keep the low 32 bits only
+        expr = f"{wgsl_type(t)}({a}) & {literal(0xFFFFFFFF, t)}"
+    elif s == INT32 and t == UINT64:  # sign-extended, then the bits (as C and NumPy)
+        expr = f"u64((i64({a}) << 32u) >> 32u)"
+    elif s.is_bool and t.bits == 64:
+        expr = f"select({zero(t)}, {literal(1, t)}, {a})"
+    elif s == INT32 and t == INT64:
+        # Sign extension written as shifts, not a bare i64(x): with naga (wgpu-native) on
+        # Mesa 22.3 lavapipe, a signed i64 comparison whose operand is i64(an i32) comes
+        # out wrong (`>` always true, `<` always false). See docs/backends.md.
+        expr = f"(i64({a}) << 32u) >> 32u"
+    else:
+        expr = f"{wgsl_type(t)}({a})"
+    return expr
