@@ -1,0 +1,43 @@
+"""The renderers as tables: one dispatch idiom (`common.Rules`), every IR operator spelled by
+each C-like language's BIN/UN table, CUDA's atomics spelled (or refused) per element type."""
+
+from __future__ import annotations
+
+import pytest
+
+from simt.backends import common, cuda, cuda_types, llvm, wgsl
+from simt.ir.ops import ATOMIC_OPS, BIN_OPS, UN_OPS
+from simt.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64
+
+RENDERERS = {"cuda": cuda._Renderer, "wgsl": wgsl._Renderer, "llvm": llvm._Renderer}
+
+
+@pytest.mark.parametrize("name", RENDERERS)
+def test_every_renderer_dispatches_through_rules_to_its_own_methods(name: str) -> None:
+    cls = RENDERERS[name]
+    assert issubclass(cls, common.Rules)
+    for opcode, method in cls.RULES.items():
+        assert callable(getattr(cls, method, None)), (name, opcode, method)
+    for opcode in ("const", "bin", "un", "cmp", "cast", "load", "store", "if", "for", "while"):
+        assert opcode in cls.RULES, (name, opcode)
+
+
+@pytest.mark.parametrize("name", ["cuda", "wgsl"])
+def test_every_operator_has_a_spelling_in_each_c_like_language(name: str) -> None:
+    cls = RENDERERS[name]
+    assert set(cls.BIN) == set(BIN_OPS)
+    assert set(cls.UN) == set(UN_OPS)
+    assert cls.RULES["bin"] == "op_bin" and cls.RULES["un"] == "op_un"  # the base's rules
+
+
+def test_cuda_atomics_are_a_table_with_one_fallback_rule() -> None:
+    for k in ATOMIC_OPS:
+        for t in (INT32, UINT32, INT64, UINT64, FLOAT32, FLOAT64):
+            template = cuda_types.atomic_template(k, t)
+            if template is None:  # refused: bitwise atomics on floats only
+                assert t.is_float and k in ("and", "or", "xor"), (k, t)
+                continue
+            assert "{p}" in template and "{v}" in template, (k, t)
+    assert cuda_types.atomic_template("sub", INT64) != cuda_types.atomic_template("sub", INT32)
+    assert "atomicAdd" in str(cuda_types.atomic_template("sub", FLOAT32))  # add of -v
+    assert BOOL.name not in cuda_types.CAS
