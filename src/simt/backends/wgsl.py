@@ -65,7 +65,6 @@ F32_ONLY_MATH = WGSL_F32_ONLY
 MISSING_MATH = frozenset(name for name, row in MATH.items() if row.wgsl is None)
 
 
-
 def render_kernel(
     fn: Function, caps: WgslCaps | None = None, writable: frozenset[int] = frozenset()
 ) -> WgslKernel:
@@ -82,8 +81,8 @@ def render(fn: Function, caps: WgslCaps | None = None) -> str:
 
 
 class _Renderer(LoopRenderer):
-    """WGSL: the C-like renderer with WGSL's types, literals, bindings and uniform layout,
-    emulated atomics, helpers and print/error buffers."""
+    """WGSL: the C-like renderer (through the storage and loop layers) with WGSL's types,
+    literals, operator tables (`BIN`/`UN`, below), addressing and error records."""
 
     RULES: ClassVar[dict[str, str]] = {
         **CRenderer.RULES,
