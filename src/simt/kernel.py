@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import lang
+from . import filewrites, lang
 from . import types as T
 from .array import DeviceArray, complex_parts, host_view
 from .errors import (
@@ -40,7 +40,7 @@ from .frontend.specialise import ArgSpec, ComplexArray, ComplexScalar, WeakScala
 from .frontend.values import Known
 from .ir import Function, Loc, Param, format_function
 from .passes.written import written_params
-from .runtime import registry
+from .runtime import printing, registry
 from .runtime.base import Compiled, Dim3, Runtime
 
 Dim = Dim3
@@ -848,7 +848,10 @@ class Kernel:
                         "a smaller number, np.uint64(...) up to 2**64 - 1, or a float"
                     ) from None
         try:
-            rt.launch(spec.compiled, grid, block, dev_args)
+            if spec.fn.attrs.get("file_records"):
+                self._launch_writing_files(rt, spec, grid, block, dev_args)
+            else:
+                rt.launch(spec.compiled, grid, block, dev_args)
         except (SimtError, KeyboardInterrupt):
             raise
         except Exception as e:  # noqa: BLE001 - a runtime bug must still not look like the user's
@@ -874,6 +877,30 @@ class Kernel:
                                  tuple(block))  # fmt: skip
             if err is not None:
                 raise err
+
+    def _launch_writing_files(
+        self, rt: Runtime, spec: Specialisation, grid: Dim3, block: Dim3, dev_args: list[Any]
+    ) -> None:
+        """A launch whose threads write files (`open(path, "w")` in the kernel): what they
+        print is captured, their file records are landed in real files once the launch ends
+        (nothing is written when two threads clash: a KernelError names them), the rest is
+        printed as usual (`simt.filewrites`, shared with the REPL)."""
+        landed = False
+        with printing.capture() as texts:
+            try:
+                rt.launch(spec.compiled, grid, block, dev_args)
+                landed = True
+            finally:
+                shown, records = filewrites.split_records(texts)
+                texts.clear()
+        printing.write_texts(shown)
+        if not landed:
+            return
+        try:
+            written, _ = filewrites.land_open(records)
+        except filewrites.WriteError as e:
+            raise KernelError(f"{self.__name__}(): the files its threads wrote: {e}") from None
+        filewrites.write_files(written)
 
     def _advise_once(self, grid: Dim3, block: Dim3, rt: Runtime) -> None:
         """Warn (`SimtPerformanceWarning`) when this launch is clearly wasteful: the quick

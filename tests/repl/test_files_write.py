@@ -60,15 +60,15 @@ def test_two_writers_of_one_file_name_both_threads(tmp_path: Path) -> None:
 
 
 def test_write_errors(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from simt.repl import files
+    from simt import filewrites
 
     s, buf = _session(4)
     out = _run(s, buf, f'f = open(f"{tmp_path}/no/such/dir/{{tid}}.txt", "w")\nf.write("x")')
     assert "OSError: cannot write" in out and "No such file or directory" in out
-    monkeypatch.setattr(files, "MAX_BYTES", 10)
+    monkeypatch.setattr(filewrites, "MAX_BYTES", 10)  # shared with @simt.kernel
     out = _run(s, buf, f'f = open(f"{tmp_path}/{{tid}}.txt", "w")\nf.write("abcd")')
     assert "at most 10 bytes" in out and not any(tmp_path.iterdir())
-    monkeypatch.setattr(files, "MAX_FILES", 3)
+    monkeypatch.setattr(filewrites, "MAX_FILES", 3)
     out = _run(s, buf, f'f = open(f"{tmp_path}/{{tid}}.txt", "w")\nf.write("")')
     assert "more than 3 files" in out and not any(tmp_path.iterdir())
 

@@ -21,6 +21,7 @@ import numpy as np
 from .. import lang
 from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
+from ..filewrites import MARK, SEP, KernelFile
 from ..ir import Field, Value
 from . import lists, raising, views
 from .context import Translating
@@ -100,6 +101,11 @@ def call(tr: Translating, node: ast.Call) -> V:
     fn = tr.expr(node.func)
     if isinstance(fn, Known) and fn.value is builtins.print:
         return print_call(tr, node)
+    if isinstance(fn, Known) and fn.value is builtins.open and _write_mode(tr, node):
+        return _open_for_writing(tr, node)
+    if isinstance(fn, Bound) and isinstance(fn.obj, Obj) and fn.obj.cls is KernelFile:
+        if fn.func is KernelFile.write or fn.func is KernelFile.close:
+            return _file_record(tr, fn.obj, fn.func.__name__, node)
     args: list[V] = []
     for a in node.args:
         if isinstance(a, ast.Starred):
@@ -737,6 +743,72 @@ def print_call(tr: Translating, node: ast.Call) -> V:
 
 def _again(tr: Translating, node: ast.Call) -> None:
     print_call(tr, node)
+
+
+def _write_mode(tr: Translating, node: ast.Call) -> str | None:
+    """The mode of `open(path, mode)` when it opens for writing ("w" or "a"), else None."""
+    mode = node.args[1] if len(node.args) > 1 else next(
+        (k.value for k in node.keywords if k.arg == "mode"), None)  # fmt: skip
+    if mode is None:
+        return None
+    v = tr.expr(mode)
+    if isinstance(v, Known) and v.value in ("w", "a", "wt", "at"):
+        return str(v.value)[0]
+    return None
+
+
+def _open_for_writing(tr: Translating, node: ast.Call) -> V:
+    """`open(path, "w")` in a kernel: each thread's file, its path formatted per thread (an
+    f-string of the thread's index); a record the host reads after the launch
+    (`simt.filewrites`). Returns the file object (`KernelFile`)."""
+    mode = _write_mode(tr, node)
+    handle = tr.ctx.files
+    tr.ctx.files += 1
+    head = f"{MARK}ok{handle}{SEP}{mode}{SEP}"
+    _record(tr, head, node.args[0] if node.args else None, node)
+    return Obj(KernelFile, (("handle", Known(handle)),))
+
+
+def _file_record(tr: Translating, f: Obj, method: str, node: ast.Call) -> V:
+    """`f.write(text)` (any printable value or f-string) or `f.close()`: their records."""
+    handle = f.get("handle").value
+    if method == "close":
+        if node.args:
+            tr.fail(node, "close() takes no arguments")
+        _record(tr, f"{MARK}ck{handle}", None, node)
+        return Known(None)
+    if len(node.args) != 1 or node.keywords:
+        tr.fail(node, "write() takes one argument: the text")
+    _record(tr, f"{MARK}wk{handle}{SEP}", node.args[0], node)
+    return Known(None)
+
+
+def _record(tr: Translating, head: str, arg: ast.expr | None, node: ast.AST) -> None:
+    """A file record: `head`, the text of `arg` (printed as `print` would), the end mark."""
+    parts: list[str | tuple[Value, str]] = [head]
+    if isinstance(arg, ast.JoinedStr):
+        parts.extend(fstring_parts(tr, arg))
+    elif arg is not None:
+        parts.extend(_print_value(tr, tr.expr(arg), arg, top=True))
+    parts.append(MARK)
+    _emit_parts(tr, parts)
+    tr.ctx.file_records = True
+
+
+def _emit_parts(tr: Translating, parts: list[str | tuple[Value, str]]) -> None:
+    """One `print` op of literal and formatted `parts`."""
+    values: list[Value] = []
+    out: list[str | Field] = []
+    for p in parts:
+        if isinstance(p, str):
+            if out and isinstance(out[-1], str):
+                out[-1] += p
+            else:
+                out.append(p)
+        else:
+            values.append(p[0])
+            out.append(Field(len(values) - 1, p[1]))
+    raising.guard_effect(tr, lambda: _print_op(tr, values, tuple(out)))
 
 
 def _print_call(tr: Translating, node: ast.Call) -> V:

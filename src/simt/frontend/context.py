@@ -65,6 +65,10 @@ class Context:
     # a run-time value there asks for the loop to be unrolled (its items fold) before it
     # becomes a table
     unrolling: int = 0
+    # files opened for writing so far (their handles, `filewrites`), and whether the kernel
+    # prints file records (the launch then lands them in files)
+    files: int = 0
+    file_records: bool = False
     # a list's item type by the place that made it, from an earlier translation: a list read
     # (in a loop) before the line that fixes its type takes it from here; `list_retry` says
     # this translation guessed a type wrong and must be done again (frontend/lists.py)

@@ -183,4 +183,6 @@ def translate_with_names(
         complex_params[pname] = f"complex{128 if part == T.FLOAT64 else 64} {what}"
     if complex_params:
         fn.attrs["complex_params"] = complex_params
+    if ctx.file_records:  # threads write files: the launch lands their records
+        fn.attrs["file_records"] = True
     return fn, tr.env

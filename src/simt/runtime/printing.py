@@ -153,6 +153,18 @@ def watch(stream: Stream, poll: Callable[[], list[PrintRecord]],
     return end
 
 
+def write_texts(texts: list[tuple[int, str]]) -> None:
+    """Write (thread, text) pairs already formatted, in their order: into the capture around
+    this one (the REPL's), else to stdout."""
+    if not texts:
+        return
+    if _sinks:
+        _sinks[-1].extend(texts)
+        return
+    sys.stdout.write("".join(t for _, t in texts))
+    sys.stdout.flush()
+
+
 @contextmanager
 def capture() -> Iterator[list[tuple[int, str]]]:
     """Within the block, what kernels print is collected as (launch-wide thread id, text) pairs,
