@@ -59,6 +59,7 @@ def test_the_slice_covers_every_feature() -> None:
     assert seen >= {"atomics", "fp64", "helpers", "local", "print", "shared"}
     # the optional features (testing/grammar.py), each drawn for about one kernel in four
     assert seen >= {"small_int", "f16", "u64", "complex", "views"}
+    assert "math" in seen  # the math rows WGSL lacks, pow of negative bases
 
 
 def test_out_of_bounds_kernels_raise_a_kernel_error_naming_the_array() -> None:

@@ -126,6 +126,23 @@ class _Scope:
     vars: list[Var] = field(default_factory=list)
 
 
+# math functions of x0 (a float32 in [-100, 100]) and j0 (an int32), each finite or an
+# infinity every backend agrees on: the rows WGSL lacks and simt's WGSL helpers compute,
+# and pow of a negative base with an integral exponent (NaN on WGSL's own pow)
+MATH_SINKS = (
+    "math.erf(x0 % 4.0 - 2.0)",
+    "math.erfc(x0 % 5.0 - 1.0)",
+    "math.expm1(x0 % 8.0 - 4.0)",
+    "math.log1p(abs(x0))",
+    "math.gamma(x0 % 6.0 - 2.5)",
+    "math.lgamma(abs(x0) % 20.0 + 0.25)",
+    "math.remainder(x0, abs(x0) % 5.0 + 0.5)",
+    "math.pow(x0 % 6.0 - 3.0, float(j0 % 7 - 3))",
+    "(x0 % 6.0 - 3.0) ** float(j0 % 5)",
+    "(1.0 if math.isinf(x0 * 1e37) else 0.0) + (2.0 if math.isfinite(x0 * 1e37) else 0.0)",
+)
+
+
 class Generator:
     """Writes one kernel from a seed: `Generator(seed).program()`."""
 
@@ -189,6 +206,9 @@ class Generator:
         self.oob_on = oob
         self.oob_array: str | None = None  # the array the out-of-bounds access is of
         self.oob_kind = ""
+        # the math rows WGSL has no function for (simt's own WGSL helpers) and pow of negative
+        # bases, as sinks of x0 and j0: a stream of its own too
+        self.rmath = random.Random(seed ^ 0x3A7)
         self.u64_on = False  # set while a section has made uint64 values
         self.complex_on = False  # and complex ones
         self.extras: set[str] = set()
@@ -741,6 +761,10 @@ class Generator:
             )))  # fmt: skip
         if self.complex_on:
             out += [gen_complex.complex_sink(self) for _ in range(self.r.randint(1, 2))]
+        if self.rmath.random() < 0.3:
+            self.features.add("math")
+            for _ in range(self.rmath.randint(1, 2)):
+                out.append(self.rmath.choice(MATH_SINKS))
         return out
 
     def program(self) -> Program:
