@@ -145,8 +145,8 @@ def test_thread_loops_with_math_are_vectorised() -> None:
             )
 
     specs, _ = mix._specs(mix._bind((x, out), {}), "cpu")
-    # unchecked: a per-access bounds check's failure path keeps a loop from vectorising, so
-    # this is the code of accesses proven in bounds (or of boundscheck=False)
+    # unchecked: the code of accesses proven in bounds (or of boundscheck=False); a kept
+    # check's loop is vectorised too (tests/backends/test_llvm_checks.py)
     fn = build(mix.pyfunc, specs, False, False, boundscheck=False)
     opt = registry.get("cpu").render(fn, stage="opt")  # type: ignore[call-arg]
     assert re.search(r"<\d+ x double>", opt)  # the double-precision kernels, widened

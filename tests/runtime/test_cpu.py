@@ -294,8 +294,8 @@ def test_source_render_stages_and_vector_code() -> None:
     from simt.pipeline import build
 
     specs, _ = scale._specs(scale._bind((a, out, 2.0), {}), "cpu")
-    # unchecked (the code of accesses proven in bounds): a per-access check's failure path
-    # keeps the thread loop scalar
+    # unchecked (the code of accesses proven in bounds; checked ones: tests/backends/
+    # test_llvm_checks.py)
     fn = build(scale.pyfunc, specs, False, False, boundscheck=False)
     opt = rt.render(fn, stage="opt")  # type: ignore[call-arg]
     assert "x float>" in opt  # the thread loop was vectorised

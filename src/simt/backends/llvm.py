@@ -129,6 +129,13 @@ class _Renderer(Rules):
         self.polled = False  # some loop polls (then the module declares the poll function)
         self.unlikely = ""  # the branch-weights node of the polls' cold branches
         self.likely: str | None = None  # the branch-weights node of `_likely`
+        # kept checks directly in a thread loop's body record a failure without a branch
+        # (`_note_failure`): per enclosing loop being rendered, whether it is a thread loop;
+        # per thread loop being rendered, its checks (site -> op, index extents)
+        self.loop_kinds: list[bool] = []
+        self.loop_checks: list[dict[int, tuple[Op, list[str]]]] = []
+        self.slots: dict[int, list[str]] = {}  # site -> a slot array of indices per dimension
+        self.slot_at = 0  # where the entry block declares them
 
     # ---- text helpers --------------------------------------------------------------------
     def tmp(self) -> str:
@@ -170,6 +177,8 @@ class _Renderer(Rules):
         self.lines.append(f"define void @{ENTRY}(ptr noalias %args, ptr noalias %ctx, "
                           "i64 %begin, i64 %end) {")  # fmt: skip
         self.start("entry")
+        self.emit("%failkey = alloca i64, align 8")  # see `_note_failure`
+        self.emit("store i64 9223372036854775807, ptr %failkey, align 8")
         if self.poll:  # the back-edge counter (in the entry block: promoted to registers)
             self.emit("%polls = alloca i32, align 4")
             self.emit("store i32 0, ptr %polls, align 4")
@@ -213,6 +222,10 @@ class _Renderer(Rules):
             )
             self.decls.add("declare i32 @_setjmp(ptr) returns_twice")
             self.decls.add("declare void @free(ptr)")
+        self.lines[self.slot_at:self.slot_at] = [
+            f"  {p} = alloca i64, i64 {self.nthreads}, align 64"
+            for ps in self.slots.values() for p in ps
+        ]
         out = [
             "; simt kernel " + self.fn.name,
             *sorted(self.decls),
@@ -236,6 +249,7 @@ class _Renderer(Rules):
         n = self.inst(f"mul i64 {self.block64[0]}, {self.block64[1]}")
         self.nthreads = self.inst(f"mul i64 {n}, {self.block64[2]}")
         self.nthreads32 = self.inst(f"trunc i64 {self.nthreads} to i32")
+        self.slot_at = len(self.lines)
         for p, slot in zip(self.fn.params, self.meta.layout):
             t = p.value.type
             if isinstance(t, ArrayType):
@@ -639,6 +653,17 @@ class _Renderer(Rules):
         dtype = op.operands[0].array.dtype
         ty, mt = llvm_type(dtype), mem_type(dtype)
         join = None
+        if flag is not None and self.loop_kinds and self.loop_kinds[-1]:
+            idx, shape = self.last_index
+            if op.operands[0].id in self.lane_arrays:
+                idx, shape = idx[1:], shape[1:]
+            if 0 < len(idx) <= RECORD_DIMS:
+                self._note_failure(op, flag, idx, shape)
+                ok, join = self.new_label("inb"), self.new_label("acc")
+                bad = self.label
+                self.emit(f"br i1 {flag}, label %{ok}, label %{join}, !prof {self._likely()}")
+                self.start(ok)
+                flag = None
         if flag is not None:
             ok, bad, join = (self.new_label(x) for x in ("inb", "oob", "acc"))
             self.emit(f"br i1 {flag}, label %{ok}, label %{bad}, !prof {self._likely()}")
@@ -736,6 +761,11 @@ class _Renderer(Rules):
     def _thread_id(self, offset: tuple[int, int] = (0, 0)) -> str:
         """The launch-wide linear id of the current lane (i64); `offset` (x, y) is added to
         the thread index (an op of a jammed loop's copy for another lane: `passes.spmd`)."""
+        base = self.inst(f"mul i64 %b, {self.nthreads}")
+        return self.inst(f"add i64 {base}, {self._lane(offset)}")
+
+    def _lane(self, offset: tuple[int, int] = (0, 0)) -> str:
+        """The current lane's linear thread index in its block (i64), see `_thread_id`."""
         tx, ty, tz, _ = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")
         if offset[0]:
             tx = self.inst(f"add i32 {tx}, {offset[0]}")
@@ -745,9 +775,7 @@ class _Renderer(Rules):
         a = self.inst(f"add i32 {a}, {ty}")
         a = self.inst(f"mul i32 {a}, {self.block32[0]}")
         a = self.inst(f"add i32 {a}, {tx}")
-        lane = self.inst(f"zext i32 {a} to i64")
-        base = self.inst(f"mul i64 %b, {self.nthreads}")
-        return self.inst(f"add i64 {base}, {lane}")
+        return self.inst(f"zext i32 {a} to i64")
 
     def _site(self, op: Op) -> int:
         """The error site number of `op` (see `Meta.sites`)."""
@@ -780,6 +808,62 @@ class _Renderer(Rules):
         args = ", ".join(f"i64 {w}" for w in [*idx, *pad, *shape, *pad])
         self.helpers["simt.fail.at"] = FAIL_AT
         self.emit(f"call void @simt.fail.at(ptr %ctx, i64 {key}, i64 {len(idx)}, {args})")
+
+    def _note_failure(self, op: Op, ok: str, idx: list[str], shape: list[str]) -> None:
+        """A kept check directly in a thread loop's body, without a branch of its own (a
+        failure path with a call or an atomic in it keeps LLVM from vectorising the loop; on
+        this path's own stores it makes masked stores, which some x86 cores run very slowly
+        when hardly a lane stores): the access's key (`thread << SITE_BITS | site`) goes into
+        `%failkey`, the smallest key of the loop (a min LLVM keeps as a vector reduction), when
+        `ok` is false, and its index into the lane's slot of the site's slot arrays, always
+        (a plain vector store). After the loop, `_flush_checks` reports the smallest key with
+        its lane's slots. A site in a loop inside the thread loop's body would overwrite its
+        slots before the flush: those keep the failure branch (`_fail`)."""
+        site = self._site(op)
+        lane = self._lane(op.attrs.get("lane_offset", (0, 0)))
+        tid = self.inst(f"add i64 {self.inst(f'mul i64 %b, {self.nthreads}')}, {lane}")
+        key = self.inst(f"or i64 {self.inst(f'shl i64 {tid}, {SITE_BITS}')}, {site}")
+        cand = self.inst(f"select i1 {ok}, i64 9223372036854775807, i64 {key}")
+        cur = self.inst("load i64, ptr %failkey, align 8")
+        low = self.inst(f"call i64 @llvm.smin.i64(i64 {cur}, i64 {cand})")
+        self.decls.add("declare i64 @llvm.smin.i64(i64, i64)")
+        self.emit(f"store i64 {low}, ptr %failkey, align 8")
+        slots = self.slots.setdefault(site, [f"%fslot{site}.{d}" for d in range(len(idx))])
+        md = self._access_md()
+        for p, x in zip(slots, idx):
+            at = self.inst(f"getelementptr i64, ptr {p}, i64 {lane}")
+            self.emit(f"store i64 {x}, ptr {at}, align 8{md}")
+        self.loop_checks[-1][site] = (op, shape)
+
+    def _flush_checks(self, checks: dict[int, tuple[Op, list[str]]]) -> None:
+        """After a thread loop with `_note_failure` checks: if one failed, its key, index and
+        extents to the context (`@simt.fail.at`, out of line), and `%failkey` empty again."""
+        k = self.inst("load i64, ptr %failkey, align 8")
+        none = self.inst(f"icmp eq i64 {k}, 9223372036854775807")
+        flush, done = self.new_label("flush"), self.new_label("flushed")
+        self.emit(f"br i1 {none}, label %{done}, label %{flush}, !prof {self._likely()}")
+        self.start(flush)
+        self.emit("store i64 9223372036854775807, ptr %failkey, align 8")
+        tid = self.inst(f"ashr i64 {k}, {SITE_BITS}")
+        lane = self.inst(f"sub i64 {tid}, {self.inst(f'mul i64 %b, {self.nthreads}')}")
+        site = self.inst(f"and i64 {k}, {(1 << SITE_BITS) - 1}")
+        self.helpers["simt.fail.at"] = FAIL_AT
+        for s, (_, shape) in checks.items():
+            this, other = self.new_label("report"), self.new_label("notsite")
+            self.emit(f"br i1 {self.inst(f'icmp eq i64 {site}, {s}')}, label %{this}, "
+                      f"label %{other}")  # fmt: skip
+            self.start(this)
+            idx = []
+            for p in self.slots[s]:
+                at = self.inst(f"getelementptr i64, ptr {p}, i64 {lane}")
+                idx.append(self.inst(f"load i64, ptr {at}, align 8"))
+            pad = ["0"] * (RECORD_DIMS - len(idx))
+            args = ", ".join(f"i64 {w}" for w in [*idx, *pad, *shape, *pad])
+            self.emit(f"call void @simt.fail.at(ptr %ctx, i64 {k}, i64 {len(idx)}, {args})")
+            self.emit(f"br label %{done}")
+            self.start(other)
+        self.emit(f"br label %{done}")
+        self.start(done)
 
     def _assert(self, op: Op) -> None:
         c = self.v(op.operands[0])
@@ -968,7 +1052,16 @@ class _Renderer(Rules):
                 self.lane_stack.append((tx, iv, tz, ""))
             else:
                 self.lane_stack.append((tx, ty_, iv, ""))
+        # a thread loop LLVM may vectorise (atomics and prints keep it scalar, and a jammed
+        # one is many lanes wide already): its checks record failures without a branch
+        thread_loop = lanes == "x" and not any(
+            o.opcode in ("atomic", "cas", "print") for o in walk(body))
+        self.loop_kinds.append(thread_loop)
+        if thread_loop:
+            self.loop_checks.append({})
         ys = self._region(body)
+        self.loop_kinds.pop()
+        checks = self.loop_checks.pop() if thread_loop else {}
         if lanes:
             self.lane_stack.pop()
         self._back_edge(latch, not lanes and not self._bounded(op, start, stop, step))
@@ -1006,6 +1099,8 @@ class _Renderer(Rules):
         self.start(done)
         for r, c in zip(op.results, carried):
             self.vals[r.id] = c
+        if checks:
+            self._flush_checks(checks)
 
     @staticmethod
     def _bounded(op: Op, start: str, stop: str, step: str) -> bool:
@@ -1057,6 +1152,7 @@ class _Renderer(Rules):
         phi_at = len(self.lines)
         for a, c in zip(cond_blk.args, carried):
             self.vals[a.id] = c
+        self.loop_kinds.append(False)
         self._ops(cond_blk)
         term = cond_blk.terminator
         assert term is not None
@@ -1065,6 +1161,7 @@ class _Renderer(Rules):
         for a, c in zip(body.args, carried):
             self.vals[a.id] = c
         ys = self._region(body)
+        self.loop_kinds.pop()
         self._back_edge(latch, True)
         self.start(latch)
         self.lines[phi_at:phi_at] = [

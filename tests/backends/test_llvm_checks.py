@@ -1,0 +1,98 @@
+"""The CPU renderer's kept bounds checks (an index no proof covers, `passes/bounds/`): in a
+thread loop LLVM may vectorise they record a failure without a branch of their own (the
+smallest key in a min reduction, the index in a per-lane slot: `_note_failure`), so the loop
+is still vector code, and the KernelError is the one the failure branch gave: the first
+failing thread, its index, the array's extent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import simt
+from simt.pipeline import build, prepare
+from simt.runtime import registry
+
+pytest.importorskip("llvmlite.binding", reason="llvmlite (simt[cpu]) is not installed")
+
+
+@simt.kernel
+def gather(out, a, idx):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = a[idx[i]] * 2.0
+
+
+@simt.kernel
+def scatter(out, idx, x):
+    i = simt.grid(1)
+    if i < len(idx):
+        out[idx[i]] = x[i]
+
+
+@simt.kernel
+def gather_2d(out, m, rows):
+    x, y = simt.grid(2)
+    if x < out.shape[1] and y < out.shape[0]:
+        out[y, x] = m[rows[y, x], x]
+
+
+def _opt(kernel: Any, *args: Any) -> str:
+    specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
+    fn = prepare(build(kernel.pyfunc, specs, False, False), "cpu")  # as a launch compiles it
+    return registry.get("cpu").render(fn, stage="opt")  # type: ignore[call-arg,no-any-return]
+
+
+def test_a_thread_loop_with_a_kept_check_is_vectorised() -> None:
+    n = 4096
+    a, out = np.ones(256, np.float32), np.zeros(n, np.float32)
+    opt = _opt(gather, out, a, np.zeros(n, np.int32))
+    assert "x float>" in opt and "masked.gather" in opt  # a vector gather, masked by the check
+    assert "masked.store" not in opt  # the failure record is plain stores and a reduction
+
+
+def test_the_first_failing_thread_is_reported_with_its_index() -> None:
+    n, m = 5000, 300
+    a = np.arange(m, dtype=np.float32)
+    idx = np.arange(n, dtype=np.int32) % m
+    idx[[4321, 1234, 1235, 3000]] = [-7, m + 5, m, -1]  # in two blocks of the launch
+    out = np.zeros(n, np.float32)
+    with simt.using("cpu"):
+        with pytest.raises(simt.KernelError) as e:
+            gather[(n + 127) // 128, 128](out, a, idx)
+        msg = str(e.value)
+        assert f"read of `a` (index {m + 5}, length {m})" in msg
+        assert "(block (9, 0, 0), thread (82, 0, 0))" in msg  # 1234 = 9 * 128 + 82
+        ok = idx.copy()
+        ok[[4321, 1234, 1235, 3000]] = 0
+        gather[(n + 127) // 128, 128](out, a, ok)  # the next launch is fine
+    np.testing.assert_array_equal(out, a[ok] * 2)
+
+
+def test_a_failing_store_writes_nothing() -> None:
+    n = 3000
+    out = np.full(n + 16, -1.0, np.float32)  # the last 16 stand for memory after the array
+    view = out[:n]
+    idx = np.arange(n, dtype=np.int32)[::-1].copy()
+    idx[[10, 2000]] = [n + 3, n]
+    with simt.using("cpu"):
+        want = rf"write of `out` \(index {n + 3}, length {n}\)"
+        with pytest.raises(simt.KernelError, match=want):
+            scatter[(n + 255) // 256, 256](view, idx, np.ones(n, np.float32))
+    assert (out[n:] == -1.0).all()
+
+
+def test_two_dimensional_blocks_name_the_thread_and_both_indices() -> None:
+    h, w = 12, 40
+    m = np.arange(5 * w, dtype=np.float32).reshape(5, w)
+    rows = np.zeros((h, w), np.int32)
+    rows[7, 13] = 5
+    rows[9, 2] = 6
+    out = np.zeros((h, w), np.float32)
+    with simt.using("cpu"):
+        with pytest.raises(simt.KernelError) as e:
+            gather_2d[(3, 2), (16, 8)](out, m, rows)
+    assert "read of `m` (index (5, 13), shape (5, 40))" in str(e.value)
+    assert "(block (0, 0, 0), thread (13, 7, 0))" in str(e.value)
