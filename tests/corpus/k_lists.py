@@ -96,6 +96,27 @@ def _ref_catching(a, out, n):
     return {1: r.astype(np.int32)}
 
 
+@simt.kernel
+def printing(a, n):
+    t = simt.grid(1)
+    xs = [a[t] * k for k in range(t % 4)]
+    flags = [k < t for k in range(n)]
+    print("thread", t, xs, flags, sep=" | ")
+
+
+def _make_printing():
+    return np.arange(8, dtype=np.int32) * 3, np.int32(3)
+
+
+def _stdout_printing(a, n):
+    lines = []
+    for t in range(8):
+        xs = [int(a[t]) * k for k in range(t % 4)]
+        flags = [k < t for k in range(int(n))]
+        lines.append(" | ".join(("thread", str(t), str(xs), str(flags))) + "\n")
+    return "".join(lines)
+
+
 def _make_collatz():
     return rng(5).integers(1, 200, 150).astype(np.int32), np.zeros((150, 5), np.int32)
 
@@ -139,4 +160,6 @@ CASES = [
     Case("lists_collatz", collatz_lists, _make_collatz, 2, 128, _ref_collatz, tol=EXACT),
     Case("lists_float", float_lists, _make_float, 2, 64, _ref_float, tol=close(1e-5, 1e-4)),
     Case("lists_catching", catching, _make_catching, 3, 32, _ref_catching, tol=EXACT),
+    Case("lists_print", printing, _make_printing, 1, 8, lambda a, n: {}, tol=EXACT,
+         stdout=_stdout_printing),
 ]

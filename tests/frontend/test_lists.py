@@ -169,3 +169,22 @@ def test_index_and_memory_errors_are_catchable(backend: str) -> None:
         assert list(out[t]) == [
             0 if t < 3 else -1, 0 if 20 * t <= room else -2, sum(xs), min(20 * t, room)
         ], (t, out[t])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_print_shows_a_list_as_python_does(
+    backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    @simt.kernel
+    def k(n):
+        t = simt.grid(1)
+        xs = []
+        for j in range(t):
+            xs.append(j * 0.5)
+        print("t", t, xs, [j > 1 for j in range(n)], sep="|")
+
+    simt.use(backend)
+    k[1, 3](3)
+    assert capsys.readouterr().out == "".join(
+        f"t|{t}|{[j * 0.5 for j in range(t)]}|[False, False, True]\n" for t in range(3)
+    )

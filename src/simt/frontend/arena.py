@@ -105,7 +105,8 @@ class Arena:
         """The MemoryError message of `what` running out of type `t`'s region."""
         return (
             f"out of per-thread heap: {what} needs more than the {self.heap} bytes each thread "
-            f"has for {t.name} values; give it more with @simt.kernel(heap=N) or keep fewer"
+            f"has for {t.name} values; give it more with @simt.kernel(heap=N) (in the REPL: "
+            "%heap N) or keep fewer"
         )
 
 

@@ -834,8 +834,18 @@ def _print_call(tr: Translating, node: ast.Call) -> V:
             parts.extend(fstring_parts(tr, a))
             continue
         v = tr.expr(a)
+        if lists.is_list(v):  # printed item by item, by print ops of its own (below)
+            parts.append(v)  # type: ignore[arg-type]
+            continue
         parts.extend(_print_value(tr, v, a, top=True))
     parts.append(end)
+    raising.guard_effect(tr, lambda: _print_ops(tr, parts))
+    return Known(None)
+
+
+def _print_ops(tr: Translating, parts: list[Any]) -> None:
+    """The print ops of one `print`: one for its text and numbers, and around each run-time
+    list (whose length is known only at run time) the ops printing its items."""
     values: list[Value] = []
     out: list[str | Field] = []
     for p in parts:
@@ -844,11 +854,16 @@ def _print_call(tr: Translating, node: ast.Call) -> V:
                 out[-1] += p
             else:
                 out.append(p)
+        elif lists.is_list(p):
+            if out:
+                _print_op(tr, values, tuple(out))
+            values, out = [], []
+            lists.print_items(tr, p)
         else:
             values.append(p[0])
             out.append(Field(len(values) - 1, p[1]))
-    raising.guard_effect(tr, lambda: _print_op(tr, values, tuple(out)))
-    return Known(None)
+    if out:
+        _print_op(tr, values, tuple(out))
 
 
 def _print_op(tr: Translating, values: list[Value], parts: tuple[str | Field, ...]) -> None:

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import types as T
 from ..errors import CompileError
-from ..ir import Block, Value
+from ..ir import Block, Field, Value
 from .arena import DEFAULT_HEAP, Arena
 from .context import Translating
 from .raising import raise_builtin
@@ -507,6 +507,30 @@ def attribute(tr: Translating, lst: Obj, attr: str, node: ast.AST) -> V:
             f"iteration, not .{attr}",
         )
     return Bound(lst, Method(attr))
+
+
+def print_items(tr: Translating, lst: Obj) -> None:
+    """`print(xs)`'s text of the list, as Python writes it (`[1, 2, 3]`), by print ops: the
+    brackets, the first item, then each next one after ", "."""
+    b, ar = tr.b, arena(tr)
+    t = _info(lst).dtype
+    if t is None:
+        b.op("print", [], parts=("[]",))
+        return
+    n = length(tr, lst)
+    data = _header(tr, lst, DATA)
+    item = Field(0, "")  # formatted on the host as print formats a number
+
+    def first() -> None:
+        b.op("print", [ar.load(b, t, data)], parts=(item,))
+
+    def next_one(k: Value) -> None:
+        b.op("print", [ar.load(b, t, b.bin("add", data, k))], parts=(", ", item))
+
+    b.op("print", [], parts=("[",))
+    _when(tr, b.cmp("gt", n, _i32(tr, 0)), first)
+    _loop(tr, _i32(tr, 1), n, next_one)
+    b.op("print", [], parts=("]",))
 
 
 def truth(tr: Translating, lst: Obj) -> Value:

@@ -87,7 +87,10 @@ def is_print_call(stmt: ast.stmt) -> bool:
 def fast_prints(tree: ast.Module) -> tuple[int, ...]:
     """The top-level `print(a, b, ...)` statements whose rows the host can format (plain
     positional arguments, no f-strings), when the input has no other print: then what each
-    thread prints is known as values, grouped without a print record per thread."""
+    thread prints is known as values, grouped without a print record per thread. An input
+    that makes lists has none (a run-time list is printed item by item, by records)."""
+    if any(isinstance(n, (ast.List, ast.ListComp)) for n in ast.walk(tree)):
+        return ()
     found = []
     for i, stmt in enumerate(tree.body):
         if is_print_call(stmt):

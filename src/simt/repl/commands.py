@@ -1,5 +1,5 @@
-"""The `%` commands: %bind, %save, %threads, %block, %stdin, %backend, %explain, %time, %reset,
-%vars, %help."""
+"""The `%` commands: %bind, %save, %threads, %block, %heap, %stdin, %backend, %explain, %time,
+%reset, %vars, %help."""
 
 from __future__ import annotations
 
@@ -35,6 +35,8 @@ A byte string as an input's last line is echoed (b'...'), grouped by its bytes.
                            from input to input
   %stdin FILE              input() gives each thread one line of FILE: thread t reads
                            line t, as a byte string (`%stdin off`: none)
+  %heap N                  bytes per thread for each item type of lists (default 1024);
+                           a list that outgrows it raises MemoryError
   %backend NAME            run on another backend: cpu, sim, cuda, webgpu
   %explain TID             after the next input, show thread TID's path through it: its
                            lines, values, reads and writes, loops (run again on sim)
@@ -166,6 +168,22 @@ def _stdin(s: Session, args: str) -> None:
     )
 
 
+def _heap(s: Session, args: str) -> None:
+    from ..frontend.arena import DEFAULT_HEAP, MIN_HEAP
+
+    if not args:
+        s.out.warning(f"heap: {s.heap or DEFAULT_HEAP} bytes per thread for each item type")
+        return
+    try:
+        n = int(args.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise ValueError("usage: %heap N (bytes per thread for each item type of lists)") from None
+    if n < MIN_HEAP:
+        raise ValueError(f"the heap is at least {MIN_HEAP} bytes (the default is {DEFAULT_HEAP})")
+    s.heap = n
+    s.out.warning(f"lists have {n} bytes per thread for each item type")
+
+
 def _backend(s: Session, args: str) -> None:
     if not args:
         s.out.warning(f"backend: {s.backend}")
@@ -219,6 +237,7 @@ _COMMANDS: dict[str, Callable[[Session, str], None]] = {
     "backend": _backend,
     "explain": _explain,
     "block": _block,
+    "heap": _heap,
     "stdin": _stdin,
     "time": _time,
     "reset": _reset,

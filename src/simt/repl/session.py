@@ -58,6 +58,7 @@ class Session:
         self.bound: dict[str, np.ndarray] = {}
         self.explain_tid: int | None = None  # %explain: the thread whose path the next input shows
         self.block: int | None = None  # %block: threads per block (None: one flat launch)
+        self.heap: int | None = None  # %heap: bytes per thread for lists (None: the default)
         self.stdin: str | None = None  # %stdin FILE: input() gives each thread a line of it
         self._deferred = False  # a phase before a file barrier: its prints wait for the next
         self._carried: list[tuple[int, str]] = []  # what the threads printed in earlier phases
@@ -563,7 +564,7 @@ class Session:
 
             # bounds checks on every backend (as `sim` always does): a store past an array is a
             # KernelError naming the thread, not a write into the process memory
-            k = simt.kernel(fn, fp64=self.fp64, debug=True)
+            k = simt.kernel(fn, fp64=self.fp64, debug=True, heap=self.heap)
             args = [state[x] for x in loads] + [outs[x] for x, _ in stores]
             args += [self._buffer(x) for x in bound]
             before = [a.copy() for a in args] if self.explain_tid is not None else None
@@ -925,6 +926,7 @@ class Session:
         """For each assigned name: a store into a fresh per-thread array, a known value for
         the host, a file or byte string (kept as its per-thread fields), or a note saying why
         it is not kept."""
+        from ..frontend import lists
         from ..frontend.values import Known, Obj
         from ..ir import Value
 
@@ -963,6 +965,11 @@ class Session:
                     f"`{w}` is assigned in a run-time loop, and a run-time loop's variables "
                     f"are not defined after it (it might run no times); it is not kept after "
                     f"this input: give it a value before the loop (`{w} = 0`) to keep it"
+                )
+            elif lists.is_list(v):
+                notes.append(
+                    f"`{w}` is a list, which lives in the input's per-thread heap; it is not "
+                    f"kept after this input: print it in the input that makes it (print({w}))"
                 )
             else:
                 what = (

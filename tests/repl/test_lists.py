@@ -1,0 +1,25 @@
+"""Lists in the REPL: made and printed per thread (grouped like any output), `%heap` sets
+the per-thread heap, running out is a MemoryError reported grouped (frontend/lists.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from simt.repl import commands
+
+from .sessions import new_session
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_lists_print_grouped_and_heap_sets_their_room(backend: str) -> None:
+    s, buf = new_session(backend, 4)
+    assert s.run("xs = [k * tid for k in range(tid)]\nprint(xs)")
+    out = buf.getvalue()
+    for text in ("[]", "[0]", "[0, 2]", "[0, 3, 6]"):
+        assert f"\n{text}\n" in out, out
+    assert "`xs` is a list" in out  # not kept: the heap is the input's
+    assert commands.run(s, "%heap 128")
+    assert not s.run("ys = []\nfor k in range(40 * tid):\n    ys.append(k)\nprint(len(ys))")
+    out = buf.getvalue()
+    assert "3 threads raised MemoryError" in out and "128 bytes" in out
+    assert not commands.run(s, "%heap 16")  # below the least heap: refused, said why
