@@ -531,9 +531,13 @@ def lower_gemm_shared(
 
 # ------------------------------------------------------------------------------ the search
 # Known-good micro-kernel shapes (m_r, n_r) to start from, and the k_c / m_c blockings, after
-# BLIS's configurations for AVX-512 and AVX2 (tiles of a power-of-two size: LLVM's SLP
-# vectoriser makes one wide vector of the tile, which splits cleanly into registers only
-# then). Threads of a GPU each compute a small register block.
+# BLIS's configurations (read, not copied: flame/blis config/zen4/bli_cntx_init_zen4.c, whose
+# float32 micro-kernel is 32 x 12 with vectors along m, k_c 480, m_c 512, and whose kernel for
+# small problems is 6 x 64 with k_c 512, m_c 192; the haswell AVX2 kernel is 6 x 16). Here the
+# vectors run along n and the tile's size is a power of two (LLVM's SLP vectoriser makes one
+# wide vector of the tile, which splits cleanly into registers only then), so the same
+# register budget gives 8 x 32, 4 x 64 and 16 x 16 (16 vector accumulators). Threads of a GPU
+# each compute a small register block.
 CPU_TILES = ((8, 32), (4, 64), (16, 16), (8, 16), (4, 32), (2, 64))
 CPU_KC = (256, 384, 512)
 CPU_MC = (96, 128, 192)
