@@ -1,5 +1,5 @@
 """Bounds checks on against off: W1-W6, the shared-memory Sobel and every `bench/user_kernels`
-job, each kernel compiled twice (as it is, checked where `passes/bounds.py` has no proof;
+job, each kernel compiled twice (as it is, checked where `passes/bounds/` has no proof;
 and `boundscheck=False`), the two taking turns on the same inputs, each result checked
 against the float64 NumPy reference before it is timed.
 
@@ -120,7 +120,7 @@ def build_off(e: Entry) -> tuple[Run, Run, Any]:
 
 
 def reports(launches: list[Any], scope: dict[str, Any], rt: Any) -> list[dict[str, Any]]:
-    """What `passes/bounds.py` did to each kernel of the job (from its compiled
+    """What `passes/bounds/` did to each kernel of the job (from its compiled
     specialisations)."""
     kernels: dict[int, Kernel] = {}
     for k, *_ in launches:

@@ -1,0 +1,118 @@
+"""Bounds-check elimination: proving array accesses in bounds, and hoisting the checks that
+cannot be proven to one test per block.
+
+Every `load`, `store`, `atomic` and `cas` is checked by the renderers unless it carries
+`op.attrs["inbounds"] = True`; this pass sets that attribute where it can show, for every
+index `i` of an access to array `a` along dimension `d`, that `0 <= i < a.shape[d]` on every
+path that reaches the access. It works the way Julia's, Rust's and the JVM's range-check
+elimination does: each index gets symbolic lower and upper bounds, linear forms over values
+the whole block shares (`len(a)`, `block_idx.x * block_dim.x`, scalar arguments, constants):
+
+- *dominating guards*: inside `if i < len(a):` (also `<=`, `>`, `>=`, `==`, `and` chains,
+  `not`, the `else` branch of the negation, an early `if i >= n: return`, a `while`'s
+  condition in its body) `i <= len(a) - 1`;
+- *definitions*: `min(x, len(a) - 1)` is at most `len(a) - 1`, `max(x, 0)` at least 0;
+  `x % n` lies in `[0, n - 1]` when `n >= 1` (Python's floor modulo); sums, differences and
+  multiples by constants of bounded values are bounded (`i + 1`, `row * 3 + k`);
+- *thread and loop ranges*: `thread_idx.x` lies in `[0, block_dim.x - 1]`, `block_idx.x` in
+  `[0, grid_dim.x - 1]`; `block_idx.x * block_dim.x + thread_idx.x` in `[0, 2**31 - 2]` (a
+  launch of 2**31 threads along x is refused, `kernel.check_launch`); the variable of
+  `for k in range(lo, hi)` lies in `[lo, hi - 1]` (at least `lo` only when `k + step` cannot
+  wrap around past `hi`); numeric ranges of every integer value (interval arithmetic that
+  gives up, to the type's whole range, wherever an operation may wrap).
+
+An access whose bounds hold for every value the block's values may take is *proven*. One
+whose bounds are linear forms of block-level values only — `i <= len(c) - 1` for `a[i]`, where
+the guard was on `c`; `thread_idx.x <= block_dim.x - 1` for a shared array of 256 — is
+*hoisted*: the kernel's body is versioned (a pure IR transform, no renderer support needed),
+`if <every hoisted condition holds>: <the body with those accesses unchecked> else: <the
+body with them checked>`. The test is made of block-level values only, so it is uniform: one
+branch per block on a GPU, and on the CPU the SPMD pass keeps it as control flow outside the
+thread loops (one test per block). Bodies over `MAX_COPY_OPS` are not copied (their checks
+stay), so compile times stay bounded. Every other access is *checked*, and the renderers keep
+its per-access test.
+
+Wrapping arithmetic is where such proofs go wrong, so it is tracked: a bound through an
+operation is used only where that operation provably does not wrap (its operands' numeric
+ranges fit its type), except for the index itself, whose sums and products are bounded as
+exact integers: there the check `0 <= i < min(len, 2**(bits-1))` also proves that the
+wrapped value the kernel computes equals that integer. A hoisted test `lhs <= rhs` is
+computed in int32, or in uint32, where the ranges of both sides fit that type (every backend
+has 32-bit integers; not every WebGPU adapter has 64-bit ones); a test that fits neither is
+not made, and its access stays checked.
+
+Where it runs (`pipeline.prepare`): after the optimisation passes, on the IR a non-`sim`
+backend compiles, *before* the CPU's SPMD lowering. Before, because the facts it reads
+(guards, `range` loops, thread and block indices) are still the user's; because CUDA and WGSL
+compile this IR without any SPMD lowering and need the same proofs; and because the hoisted
+test is then an ordinary uniform `if` that the SPMD pass keeps outside the thread loops,
+which a test placed after lowering would have to rebuild. `sim` checks every access itself
+(it is the reference) and is left alone, as are kernels compiled with `debug=True` (their
+checks stay, and their IR stays the front end's) and with `boundscheck=False` (nothing is
+checked there).
+
+The pass is one package, a module a job: `forms` (linear forms, bounds, facts), `ranges`
+(numeric ranges, leaf keys, block-level values, guard facts), `blocktest` (what a block-level
+test of a form can be, and its text), `search` (the symbolic bound search), `sites` (each
+access's verdict), `version` (the versioned body and its test); `prove_bounds` here runs them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...ir import Function
+from .search import Analysis
+from .sites import Site, judge_block
+from .version import MAX_COPY_OPS, no_copy, strictest, version_body
+
+
+@dataclass
+class Report:
+    """What the pass did to one kernel: accesses proven, hoisted and left checked, with the
+    reason for each kept check (`(line, array, why)`)."""
+
+    proven: int = 0
+    hoisted: int = 0
+    checked: int = 0
+    kept: list[tuple[int, str, str]] = field(default_factory=list)
+    versioned: bool = False
+    tests: list[str] = field(default_factory=list)  # the block-level test, one part a line
+
+
+def prove_bounds(fn: Function) -> Report:
+    """Mark the accesses of `fn` proven in bounds (`attrs["inbounds"]`), and version its body
+    on a block-level test where that proves more; changes `fn` in place. The report is also
+    kept in `fn.attrs["bounds"]`."""
+    an = Analysis(fn)
+    sites: list[Site] = []
+    judge_block(an, fn.body, (), sites)
+    for s in sites:
+        if s.status == "proven":
+            s.op.attrs["inbounds"] = True
+    hoisted = [s for s in sites if s.status == "hoisted"]
+    rep = Report()
+    if hoisted:
+        why = no_copy(fn, MAX_COPY_OPS)  # read here: a test may lower it
+        if why:
+            for s in hoisted:
+                s.status, s.why = "checked", why
+        else:
+            conds = strictest(c for s in hoisted for c in s.conds)
+            version_body(an, fn, {id(s.op) for s in hoisted}, conds)
+            rep.versioned = True
+            rep.tests = [an.show(c) for c in conds]
+    for s in sites:
+        if s.status == "proven":
+            rep.proven += 1
+        elif s.status == "hoisted":
+            rep.hoisted += 1
+        else:
+            rep.checked += 1
+            line = s.op.loc.line if s.op.loc is not None else 0
+            rep.kept.append((line, s.op.operands[0].hint, s.why))
+    fn.attrs["bounds"] = rep
+    return rep
+
+
+__all__ = ["MAX_COPY_OPS", "Report", "prove_bounds"]

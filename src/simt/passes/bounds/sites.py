@@ -1,0 +1,136 @@
+"""Each access's verdict (`passes.bounds`): proven in bounds, hoisted to the block-level test
+(with its conditions), or checked (with the reason), from the bound search of each index
+against the array's extent under the guards that hold at the access."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...ir import Block, Op, Value
+from ...ir.ops import MEMORY
+from .forms import Bound, Fact, Key, Lin, type_range
+from .ranges import facts_of
+from .search import Analysis, Ctx
+
+# How deep the bound search follows definitions and guards.
+MAX_DEPTH = 6
+
+
+@dataclass
+class Site:
+    op: Op
+    status: str  # "proven", "hoisted", "checked"
+    conds: tuple[Lin, ...] = ()
+    why: str = ""
+
+
+def _judge(an: Analysis, op: Op, facts: tuple[Fact, ...]) -> Site:
+    """Whether access `op` is proven, can be hoisted (and on which conditions), or stays
+    checked."""
+    arr = op.operands[0]
+    t = arr.array
+    need: list[Lin] = []
+    for dim, idx in enumerate(op.operands[1 : 1 + t.ndim]):
+        ext = an.extent(arr, dim)
+        ext_keys = {k for k, _ in ext.terms}
+
+        def good(k: Key, ext_keys: set[Key] = ext_keys) -> bool:
+            return k in ext_keys or an.key_hoistable(k)
+
+        ck = (facts, frozenset(ext_keys))
+        ctx = an.contexts.get(ck)
+        if ctx is None:
+            ctx = an.contexts[ck] = Ctx(facts, good)
+        for upper in (True, False):
+            got = _side(an, idx, upper, ext, ctx, MAX_DEPTH)
+            if got is None:
+                side = "upper" if upper else "lower"
+                return Site(op, "checked", why=f"no {side} bound of index {dim} the block shares")
+            need += got
+    if not need:
+        return Site(op, "proven")
+    return Site(op, "hoisted", tuple(dict.fromkeys(need)))
+
+
+def _side(an: Analysis, idx: Value, upper: bool, ext: Lin, ctx: Ctx, depth: int
+          ) -> list[Lin] | None:  # fmt: skip
+    """The block-level tests (`lin <= 0` each, [] when proven) under which `idx <= ext - 1`
+    (upper) or `idx >= 0` holds; None when there are none."""
+    v = an.canon(idx)
+    op = an.defs.get(v.id)
+    o = op.attrs.get("op") if op is not None and op.opcode == "bin" else None
+    if depth > 0 and o in ("min", "max") and (o == "max") == upper:
+        # max(a, b) <= n - 1 when both are; min(a, b) >= 0 likewise
+        assert op is not None
+        parts = [_side(an, x, upper, ext, ctx, depth - 1) for x in op.operands]
+        if parts[0] is None or parts[1] is None:
+            return None
+        return parts[0] + parts[1]
+    tlo, thi = type_range(v.scalar)
+    exact = an.rng(v)[2]
+    cands = []
+    for b in an.math_bounds(v, upper, depth, ctx):
+        # upper: b <= extent - 1; lower: b >= 0; when the index's sums may wrap, the exact
+        # integer fits the index type too (then it is the index)
+        conds = [b.lin + (-ext).plus(1) if upper else -b.lin, *b.conds]
+        if not exact:
+            conds.append(b.lin.plus(-thi) if upper else (-b.lin).plus(tlo))
+        left = tuple(dict.fromkeys(c for c in conds if not an.prove(c, ctx)))
+        if any(an.never(c) or not an.testable(c) for c in left):
+            continue
+        cands.append((b, left))
+    if not cands:
+        return None
+    out = list(_pick(an, cands, upper))
+    if not exact:  # the other side of the exact integer must fit the type as well
+        other = []
+        for b in an.math_bounds(v, not upper, depth, ctx):
+            conds = [(-b.lin).plus(tlo) if upper else b.lin.plus(-thi), *b.conds]
+            left = tuple(dict.fromkeys(c for c in conds if not an.prove(c, ctx)))
+            if not any(an.never(c) or not an.testable(c) for c in left):
+                other.append((b, left))
+        if not other:
+            return None
+        out += _pick(an, other, not upper)
+    return out
+
+
+def _pick(an: Analysis, cands: list[tuple[Bound, tuple[Lin, ...]]], upper: bool
+          ) -> tuple[Lin, ...]:  # fmt: skip
+    """The conditions of the candidate bound most likely to hold: none left (a proof); else
+    the fewest tests, a symbolic bound before a constant one (a constant comes from a type's
+    range and rarely passes), the tightest, the simplest."""
+
+    def score(c: tuple[Bound, tuple[Lin, ...]]) -> tuple[int, bool, int, int]:
+        b, left = c
+        tighter = sum(
+            1 for o, _ in cands if o is not b and an.static(b.lin + (-o.lin) if upper else
+                                                           o.lin + (-b.lin))
+        )  # fmt: skip
+        return len(left), not b.lin.terms, -tighter, sum(len(x.terms) for x in left)
+
+    return min(cands, key=score)[1]
+
+
+def judge_block(an: Analysis, block: Block, facts: tuple[Fact, ...], out: list[Site]) -> None:
+    """Judge every access in `block`, with the guards `facts` that hold there."""
+    for op in block.ops:
+        if op.opcode in MEMORY and not op.attrs.get("spill"):
+            out.append(_judge(an, op, facts))
+        if op.opcode == "if":
+            cond = op.operands[0]
+            judge_block(an, op.regions[0], facts + tuple(facts_of(an, cond, True)), out)
+            judge_block(an, op.regions[1], facts + tuple(facts_of(an, cond, False)), out)
+        elif op.opcode == "while":
+            cond_blk, body = op.regions
+            judge_block(an, cond_blk, facts, out)
+            term = cond_blk.terminator
+            extra: list[Fact] = []
+            if term is not None and term.opcode == "condition":
+                ren = {an.key(a): an.key(b) for a, b in zip(cond_blk.args, body.args)}
+                for f in facts_of(an, term.operands[0], True):
+                    extra.append(Fact(ren.get(f.a, f.a), f.rel, ren.get(f.b, f.b)))
+            judge_block(an, body, facts + tuple(extra), out)
+        else:
+            for r in op.regions:
+                judge_block(an, r, facts, out)
