@@ -731,9 +731,7 @@ class Kernel:
         fn = self.build_ir(specs, optimise=False, explain=True)
         compiled = rt.compile(fn, trace=True)  # type: ignore[call-arg]
         dev = [
-            np.zeros(fn.attrs["failure_words"], np.int32)  # the threads' failure buffer
-            if p.name == raising.FAILURES and p.index < 0
-            else np.zeros(fn.arena_length(p, g.size * b.size), p.value.array.dtype.np)
+            fn.hidden_zeros(p, g.size * b.size)  # the failure buffer, an arena
             if p.hidden
             else parts_view(values[p.index])
             if isinstance(p.value.type, T.ArrayType)

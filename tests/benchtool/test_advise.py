@@ -95,6 +95,7 @@ INTERLEAVED |= {"barrier_tiled_matmul_return"}
 # Numba's intrinsics: each thread writes its row of 5 results (votes, bit counts, lane id)
 INTERLEAVED |= {"numba_votes_bits_lanes"}
 INTERLEAVED |= {"warp_votes_after_return"}  # seven results per thread, a row each
+INTERLEAVED |= {"lists_collatz", "lists_catching"}  # a row of results per thread (`out[t, k]`)
 
 
 def _corpus_cases() -> list:  # type: ignore[type-arg]
@@ -131,3 +132,24 @@ def row_copy(a, out):
     i = block_idx.x * block_dim.x + thread_idx.x
     if i < len(out):
         out[i] = a[i]
+
+
+def test_silent_on_a_lists_arena(prof: Profile) -> None:
+    """A list's arena is simt's own array (a thread's region is contiguous, so its accesses
+    stride across threads): the advisor speaks of the user's arrays only."""
+
+    @simt.kernel
+    def sums(a, out):
+        t = simt.grid(1)
+        if t < len(out):
+            xs = []
+            for j in range(8):
+                xs.append(a[t] + j)
+            s = 0
+            for x in xs:
+                s += x
+            out[t] = s
+
+    a = np.arange(4096, dtype=np.int32)
+    advice = advise(sums, 16, 256, (a, np.zeros(4096, np.int32)), warn=False, prof=prof)
+    assert not [x for x in advice if "heap" in x.message], [x.message for x in advice]

@@ -52,8 +52,13 @@ def _front_end(case: Any) -> tuple[Function, list[Any]]:
     values = k._bind(case.make_args(), {})
     specs, _ = k._specs(values, "ir")
     fn = translate(k.pyfunc, specs, fp64=k.fp64, debug=k.debug, dynamic_shared=k.dynamic_shared)
-    # a complex array: its float parts; a complex scalar: two parameters, its parts
-    return fn, [parts_view(p.argument(values[p.index])) for p in fn.params]
+    # a complex array: its float parts; a complex scalar: two parameters, its parts; the
+    # hidden ones (failure buffer, lists' arenas) as the case's launch makes them
+    threads = int(np.prod(_dim(case.grid))) * int(np.prod(_dim(case.block)))
+    return fn, [
+        fn.hidden_zeros(p, threads) if p.hidden else parts_view(p.argument(values[p.index]))
+        for p in fn.params
+    ]
 
 
 def _run(fn: Function, args: list[Any], special: dict[str, int]) -> tuple[Any, list[Any]]:

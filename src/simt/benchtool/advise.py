@@ -174,8 +174,8 @@ def analyse(
                 )
             )
     for a in cost.accesses:
-        if a.unknown_index or a.groups == 0:
-            continue
+        if a.unknown_index or a.groups == 0 or a.internal:
+            continue  # (an arena's layout is simt's: the user cannot change it)
         if a.scattered_fraction > SCATTERED and a.lines_per_group > 1.5:
             out.append(
                 Advice(

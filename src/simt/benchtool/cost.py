@@ -53,6 +53,7 @@ class Access:
     checked: float = 0.0  # cache lines of accesses that had a previous iteration to compare with
     array_bytes: int = 0  # the size of the array (does it fit in the device's cache?)
     spread: float = 0.0  # extra cache lines of uncoalesced group accesses (beyond one each)
+    internal: bool = False  # of an array simt made (a list's arena), not one of the user's
     scalar_lanes: float = 0.0  # thread accesses made lane by lane (non-affine, not contiguous)
     tiled: float = 0.0  # distinct cache lines per tile of lanes run together, summed
     scattered: float = 0.0  # group accesses not contiguous (nor uniform) in thread_idx.x
@@ -137,8 +138,9 @@ class Cost:
 class _Arr:
     """A global array argument as the model sees it: shape, element strides, item size."""
 
-    def __init__(self, name: str, value: Any) -> None:
+    def __init__(self, name: str, value: Any, internal: bool = False) -> None:
         self.name = name
+        self.internal = internal  # simt's own (an arena): not the user's layout to advise on
         self.shape = tuple(int(s) for s in value.shape)
         item = int(np.dtype(value.dtype).itemsize)
         self.itemsize = item
@@ -326,7 +328,9 @@ class _Eval:
         key = id(op)
         acc = self.st.accesses.get(key)
         if acc is None:
-            acc = self.st.accesses[key] = Access(op.loc.line if op.loc else 0, arr.name, kind)
+            acc = self.st.accesses[key] = Access(
+                op.loc.line if op.loc else 0, arr.name, kind, internal=arr.internal
+            )
             acc.scalarised = not _affine(op.operands[len(arr.shape)])
         active = int(mask.sum())
         acc.lanes += active * self.scale
@@ -658,14 +662,12 @@ def count(
     scalars: dict[Value, Any] = {}
     names = list(values)
     for p in fn.params:
-        if p.index < 0 and p.name == "simt_failures":  # the threads' failure buffer
-            v = np.zeros(fn.attrs["failure_words"], np.int32)
-        elif p.hidden:  # the per-thread arena of the kernel's lists: zeros, as a launch makes it
-            v = np.zeros(fn.arena_length(p, grid.size * block.size), p.value.array.dtype.np)
+        if p.hidden:  # the failure buffer, an arena: zeros, as a launch makes them
+            v = fn.hidden_zeros(p, grid.size * block.size)
         else:
             v = p.argument(values[names[p.index]]) if p.part else values[p.name]
         if isinstance(p.value.type, T.ArrayType):
-            arrays[p.value] = _Arr(p.name, v)
+            arrays[p.value] = _Arr(p.name, v, internal=p.hidden)
         else:
             scalars[p.value] = p.value.scalar.np.type(v)
     _defs.clear()
@@ -690,7 +692,8 @@ def count(
             m = merged.get(k)
             if m is None:
                 m = merged[k] = Access(
-                    a.line, a.array, a.kind, unknown_index=a.unknown_index, scalarised=a.scalarised
+                    a.line, a.array, a.kind, unknown_index=a.unknown_index,
+                    scalarised=a.scalarised, internal=a.internal,
                 )
             m.lanes += a.lanes
             m.groups += a.groups

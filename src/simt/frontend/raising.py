@@ -39,6 +39,7 @@ import numpy as np
 from .. import types as T
 from ..errors import KernelError, ThreadFailure
 from ..ir import Block, Param, Value
+from ..ir.nodes import FAILURE_BUFFER
 from .context import Translating
 from .scalars import coerce
 from .values import UNDEF, Known, Obj, V
@@ -47,7 +48,7 @@ RAISED, EXC, EXA, EXB = "$raised", "$exc", "$exa", "$exb"
 STATE = (RAISED, EXC, EXA, EXB)
 PAYLOAD_TYPE = T.INT64
 #: the failure buffer's parameter name, and the words of one record in it
-FAILURES = "simt_failures"
+FAILURES = FAILURE_BUFFER
 RECORD = ("bx", "by", "bz", "tx", "ty", "tz", "site", "a_lo", "a_hi", "b_lo", "b_hi")
 #: records kept per launch (every raising thread is counted, the first this many listed)
 CAPACITY = 1024

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..types import ArrayType, Scalar, Type
 
 _ids = itertools.count(1)
@@ -97,6 +99,11 @@ class Op:
         return f"<Op {self.opcode} {self.results} <- {self.operands} {self.attrs}>"
 
 
+#: the hidden parameter of a kernel whose exceptions can go uncaught: the launch's failure
+#: records (`frontend.raising` writes them, the runtime reads them back)
+FAILURE_BUFFER = "simt_failures"
+
+
 @dataclass(eq=False)
 class Param:
     """A kernel parameter: the position in the Python signature, its name and its value.
@@ -110,8 +117,9 @@ class Param:
 
     @property
     def hidden(self) -> bool:
-        """A parameter the launch makes, with no argument: the per-thread arena of the
-        kernel's lists (`index` -1; `Function.arena_length` elements, zeroed)."""
+        """A parameter the launch makes, with no argument of the user's (`index` -1): the
+        failure buffer of uncaught exceptions (named `FAILURE_BUFFER`) or a per-thread arena
+        of the kernel's lists; `Function.hidden_zeros` makes its array."""
         return self.index < 0
 
     def argument(self, value: Any) -> Any:
@@ -138,6 +146,13 @@ class Function:
     debug: bool = False
     attrs: dict[str, Any] = field(default_factory=dict)
     boundscheck: bool = True
+
+    def hidden_zeros(self, p: Param, threads: int) -> np.ndarray:
+        """The array a launch of `threads` makes for hidden parameter `p`, zeroed: the failure
+        buffer (`attrs["failure_words"]` int32 words) or an arena (`arena_length`)."""
+        if p.name == FAILURE_BUFFER:
+            return np.zeros(self.attrs["failure_words"], np.int32)
+        return np.zeros(self.arena_length(p, threads), p.value.array.dtype.np)
 
     def arena_length(self, p: Param, threads: int) -> int:
         """Elements of hidden arena parameter `p` (`Param.hidden`) for a launch of `threads`:
