@@ -48,7 +48,7 @@ from ..backends.llvm_abi import (
     arg_layout,
 )  # fmt: skip
 from ..errors import CompileError, KernelError, LaunchError
-from ..ir import Block, Function, Op, walk
+from ..ir import Function, Op, walk
 from ..passes.clamp_split import split_clamps
 from ..passes.sites import number_sites
 from ..passes.spmd import can_coarsen, coarsen, one_thread
@@ -58,6 +58,7 @@ from . import cpu_fast, cpu_interrupt
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .cpu_fast import FastLaunch
 from .cpu_pool import Pool, slices
+from .fingerprint import fingerprint
 from .printing import Stream, emit, watch
 
 _NO_ERROR = np.iinfo(np.int64).max
@@ -595,35 +596,6 @@ def _level(meta: Meta) -> int:
     are already many lanes wide (SLP makes the vectors); O3's extra loop unswitching and
     unrolling of those copies cost W6 (naive matmul) ~80 ms more to compile and ran no faster."""
     return 2 if meta.jammed else 3
-
-
-def fingerprint(fn: Function) -> str:
-    """A text that decides the code compiled for `fn`: parameters, flags and every op with its
-    attributes and types, values numbered in order of appearance (so the same kernel gives
-    the same text in every process), source locations left out (they only name error sites,
-    which a launch looks up in its own function)."""
-    ids: dict[int, int] = {}
-    attrs = sorted(fn.attrs.items(), key=lambda kv: kv[0])
-    out = [f"fp64={fn.fp64} debug={fn.debug} boundscheck={fn.boundscheck} {attrs!r}"]
-
-    def num(v: Any) -> int:
-        return ids.setdefault(v.id, len(ids))
-
-    for p in fn.params:
-        out.append(f"param {p.name} {num(p.value)} {p.value.type!r}")
-
-    def block(b: Block) -> None:
-        out.append("{ " + " ".join(f"{num(a)}:{a.type!r}" for a in b.args))
-        for op in b.ops:
-            attrs = sorted(op.attrs.items(), key=lambda kv: kv[0])
-            out.append(f"{op.opcode} {[num(v) for v in op.operands]} "
-                       f"{[(num(r), r.type) for r in op.results]!r} {attrs!r}")  # fmt: skip
-            for r in op.regions:
-                block(r)
-        out.append("}")
-
-    block(fn.body)
-    return "\n".join(out)
 
 
 # LLVM's diagnostics as it prints them: "remark: <unknown>:0:0: loop not vectorized: ..."

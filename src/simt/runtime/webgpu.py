@@ -3,12 +3,14 @@ not NVIDIA's (Vulkan, Metal, D3D12, OpenGL), and on Mesa's software adapters in 
 
 One adapter and device per process (`webgpu_device`). Arrays are storage buffers that stay on
 the device between launches (bool arrays as one u32 per element, 8/16-bit elements packed
-in u32 words, the last word padded). Shader modules are cached by
-the hash of their WGSL and pipelines by (WGSL, block shape): the block shape is a pipeline
-constant, so one shader serves every block shape. Launches are queued and return at once;
-reading a buffer back waits (in wgpu 0.32 `queue.on_submitted_work_done_sync()` raises, so
-`synchronize` reads a small buffer instead). A launch whose kernel prints or can fail (assert,
-debug-mode bounds checks) reads its print and error buffers back before it returns.
+in u32 words, the last word padded). The rendered WGSL and its layout are kept on disk
+(`webgpu_cache`, keyed on the IR): a new process does not render a kernel again. Shader
+modules are cached by the hash of their WGSL and pipelines by (WGSL, block shape): the block
+shape is a pipeline constant, so one shader serves every block shape. Launches are queued
+and return at once; reading a buffer back waits (in wgpu 0.32
+`queue.on_submitted_work_done_sync()` raises, so `synchronize` reads a small buffer instead).
+A launch whose kernel prints or can fail (assert, debug-mode bounds checks) reads its print
+and error buffers back before it returns.
 
 `SIMT_WEBGPU_ADAPTER` chooses the adapter (see `webgpu_device`); `SIMT_WEBGPU_PRINT_MB` sets
 the size of the print buffer (default 16 MiB); `SIMT_WEBGPU_TIMEOUT` is the time budget of
@@ -42,6 +44,7 @@ from ..errors import (
 from ..ir import Function
 from ..passes import legalise
 from ..types import FLOAT64, INT64, UINT64, Scalar
+from . import webgpu_cache
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .printing import emit
 from .webgpu_device import Device, is_lost, open_device, reopen
@@ -192,7 +195,13 @@ class WebGPURuntime(Runtime):
     def _variant(self, fn: Function, writable: frozenset[int]) -> tuple[WgslKernel, Any, str]:
         """The rendered kernel, its shader module and its hash, with the array parameters at
         `writable` declared writable (see `render_kernel`)."""
-        k = render_checked(fn, self.caps, writable)
+        disk = webgpu_cache.key(fn, self.caps, writable)
+        k = webgpu_cache.load(disk, fn)
+        if k is None:
+            k = render_checked(fn, self.caps, writable)
+            webgpu_cache.store(disk, fn, k)
+        else:
+            legalise.check(fn, wgsl_target(self.caps))  # refusals are said as they were
         key = hashlib.sha256(k.source.encode()).hexdigest()
         module = self._modules.get(key)
         if module is None:
