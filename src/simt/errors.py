@@ -161,9 +161,27 @@ class KernelError(SimtError):
         e.thread = head.thread_idx if head else None
         e.filename = head.filename if head else None
         e.line = head.line if head else None
+        e.source_line = source_lines.get((head.filename, head.line)) if head else None
         e.failures = failures
         e.finished = finished
         e.counts = [(f.exception, f.filename, f.line, n) for f, n in groups]
+        return e
+
+
+    def in_context(self, where: str) -> KernelError:
+        """This error with `where` (`in chunk (3,) of f()`) after the failure it describes:
+        a grouped error keeps its lines, threads and counts, `where` ending its first line."""
+        if not self.counts:
+            e = KernelError(
+                f"{self.message} {where}", self.block, self.thread, self.filename, self.line,
+                self.source_line,
+            )  # fmt: skip
+        else:
+            first, nl, rest = str(self).partition("\n")
+            e = KernelError(f"{first} {where}{nl}{rest}")
+            e.block, e.thread, e.filename = self.block, self.thread, self.filename
+            e.line, e.source_line = self.line, self.source_line
+        e.failures, e.finished, e.counts = self.failures, self.finished, self.counts
         return e
 
 

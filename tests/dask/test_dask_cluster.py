@@ -166,11 +166,12 @@ def test_a_failing_chunk_is_a_kernel_error_with_its_index(client: Any) -> None:
     x[3 * 100 + 17] = -1.0
     lazy = simt.map_blocks(checked_sqrt, da.from_array(x, chunks=100), da.zeros(1000, chunks=100),
                            block=64)  # fmt: skip
-    # as docs/dask.md says: the failure, then the chunk, then the block and thread
-    with pytest.raises(simt.KernelError,
-                       match=r"negative input in chunk \(3,\) of checked_sqrt\(\) \(block") as info:
+    # as docs/dask.md says: the failure (its first thread), then the chunk
+    with pytest.raises(simt.KernelError, match=r"1 thread raised AssertionError at .*: negative "
+                       r"input\) in chunk \(3,\) of checked_sqrt\(\)\n") as info:
         client.compute(lazy).result(timeout=WAIT)
     assert info.value.chunk == (3,)  # type: ignore[attr-defined]
+    assert info.value.finished == 127 and info.value.thread == (17, 0, 0)
     assert "test_dask_cluster.py" in str(info.value)  # the user's line
 
 

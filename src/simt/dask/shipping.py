@@ -240,11 +240,7 @@ def in_chunk(what: str, index: tuple[int, ...], run: Callable[[], Any]) -> Any:
     try:
         return run()
     except KernelError as e:
-        where_ = f"in chunk {index} of {what}" if index else f"in a task of {what}"
-        err = KernelError(
-            f"{e.message} {where_}",
-            e.block, e.thread, e.filename, e.line, e.source_line,
-        )  # fmt: skip
+        err = e.in_context(f"in chunk {index} of {what}" if index else f"in a task of {what}")
         err.chunk = index  # type: ignore[attr-defined]
         raise err from None
     except SimtError as e:
