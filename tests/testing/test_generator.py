@@ -54,11 +54,11 @@ def test_a_kernel_without_the_options_is_the_old_text() -> None:
 
     for seed in range(30):
         p = Generator(seed, bigconst=False).program()
-        if not p.extras and not {"complex", "iterate", "early_return", "warp", "lists"} & (
-            p.features
-        ):
+        drawn = {"complex", "iterate", "early_return", "warp", "lists", "exceptions"}
+        if not p.extras and not drawn & p.features:
             off = Generator(
                 seed, dtypes=False, complexes=False, views=False, lang=False, lists=False,
+                exceptions=False,
                 bigconst=False,
             )
             assert p.source == off.program().source
@@ -137,3 +137,20 @@ def test_constant_tables_are_drawn_and_agree_between_backends() -> None:
     p = generate(1)
     assert "tables" in p.features and re.search(r"tt\d+\[", p.source)
     assert check(p, ("cpu",), nvrtc=True) == []
+
+
+def test_exceptions_feature_draws_try_raise_assert_and_with() -> None:
+    """`exceptions=True` writes a try statement with raise/assert/with, each exception
+    caught in its thread; the kernels agree on every backend (differential.check)."""
+    from simt.testing.differential import check
+
+    seen: set[str] = set()
+    for seed in range(40):
+        p = generate(seed, exceptions=True, size=4)
+        assert "exceptions" in p.features and "try:" in p.source and "finally:" in p.source
+        for word in ("raise ", "assert ", "with Tally(", "except (AssertionError, KeyError)"):
+            if word in p.source:
+                seen.add(word)
+    assert len(seen) == 4, seen
+    for seed in (0, 4, 24):  # a with, an assert, a warp vote feeding the raise's condition
+        assert check(generate(seed, exceptions=True, size=6), ("cpu",), nvrtc=True) == []

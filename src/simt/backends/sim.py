@@ -138,7 +138,7 @@ def varying_values(fn: Function) -> set[int]:
         k = op.opcode
         if k == "special":
             mark(op.results, op.attrs["reg"] in ("thread_idx", "block_idx"))
-        elif k in ATOMICS:
+        elif k in ATOMICS or k == "warp":  # a vote or shuffle differs from warp to warp
             mark(op.results)
         elif k == "load":
             arr = op.operands[0].array

@@ -692,8 +692,11 @@ def _atomic(op: str) -> Handler:
         if dt.is_bool and op != "cas":
             tr.fail(node, "atomics need an integer or float array")
         raising.check_index(tr, arr, idx, node)  # inside `try`: a catchable IndexError
-        if raising.may_raise(tr):  # a raising thread makes no atomic: its old value is 0
-            not_raising = tr.b.un("not", raising.flag(tr))  # type: ignore[arg-type]
+        busy = raising.any_raising(tr)
+        if isinstance(busy, Known) and busy.value:
+            return tr.b.const(0, dt)  # raising for sure: no atomic
+        if not isinstance(busy, Known):  # a raising thread makes no atomic: its old value is 0
+            not_raising = tr.b.un("not", busy)  # type: ignore[arg-type]
 
             def make() -> Value:
                 if op == "cas":

@@ -55,6 +55,8 @@ class Context:
     site_ids: dict[Any, int] = field(default_factory=dict)
     try_depth: int = 0
     handling: list[dict[str, Any]] = field(default_factory=list)
+    # the callers' raising flags around the call being inlined (raising.enter_call)
+    raising_outer: list[Any] = field(default_factory=list)
     # "numpy": integer `//` and `%` by zero give 0; "python": `/`, `//`, `%` by zero raise
     # ZeroDivisionError (the kernel option `division`)
     division: str = "numpy"

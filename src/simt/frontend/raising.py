@@ -190,10 +190,61 @@ def raise_builtin(
     set_state(tr, site(tr, cls, parts, node), fails, payload)
 
 
+def enter_call(tr: Translating, callee_env: dict[str, V]) -> V:
+    """Before inlining a call: the callee starts not raising (its statements are translated
+    as Python runs them); where the caller may be raising already (an earlier part of the same
+    statement raised: `f(a[i])` in a `try`), that flag is kept in `Context.raising_outer`, so
+    the callee's effects are skipped there (`any_raising`). Returns the caller's flag."""
+    outer = flag(tr)
+    for name in STATE:
+        callee_env[name] = Known(False) if name == RAISED else Known(0)
+    tr.ctx.raising_outer.append(outer)
+    return outer
+
+
+def leave_call(tr: Translating, outer: V, callee_env: dict[str, V]) -> None:
+    """After inlining a call: the caller is raising where it was or where the callee raised;
+    the earlier exception wins."""
+    tr.ctx.raising_outer.pop()
+    inner = callee_env.get(RAISED, Known(False))
+    if isinstance(inner, Known) and not inner.value:
+        return
+    if isinstance(outer, Known) and not outer.value:
+        for name in STATE:
+            tr.env[name] = callee_env.get(name, Known(0))
+        return
+    if isinstance(outer, Known):
+        return  # raising for sure already
+    assert isinstance(outer, Value)
+    for name, t in zip((EXC, EXA, EXB), (T.INT32, PAYLOAD_TYPE, PAYLOAD_TYPE)):
+        mine, theirs = tr.env.get(name, Known(0)), callee_env.get(name, Known(0))
+        if isinstance(mine, Known) and isinstance(theirs, Known) and mine.value == theirs.value:
+            continue
+        tr.env[name] = tr.b.select(outer, _typed(tr, mine, t), _typed(tr, theirs, t))
+    tr.env[RAISED] = (
+        Known(True) if isinstance(inner, Known) else tr.b.bin("or", outer, inner)  # type: ignore[arg-type]
+    )
+
+
+def any_raising(tr: Translating) -> V:
+    """Whether the thread is raising here or in a caller whose call this is part of."""
+    acc = flag(tr)
+    for f in tr.ctx.raising_outer:
+        if isinstance(f, Known):
+            if f.value:
+                return Known(True)
+            continue
+        if isinstance(acc, Known):
+            acc = Known(True) if acc.value else f
+        else:
+            acc = tr.b.bin("or", acc, f)  # type: ignore[arg-type]
+    return acc
+
+
 def guard_effect(tr: Translating, emit: Callable[[], None]) -> None:
     """Emit an effect (a store, an atomic, a print) only where the thread is not raising:
     in `a[i] = f(x)`, a raise inside `f` skips the store."""
-    f = flag(tr)
+    f = any_raising(tr)
     if isinstance(f, Known):
         if not f.value:
             emit()

@@ -1282,9 +1282,7 @@ class Translator:
                 )
         env[RET] = Known(False)
         env[RETVAL] = UNDEF
-        for name in raising.STATE:  # an exception raised inside reaches the caller
-            if name in self.env:
-                env[name] = self.env[name]
+        outer = raising.enter_call(self, env)  # the callee starts not raising (raising.py)
         sub = Translator(self.ctx, src, fn, env)
         sub.library = self.library or (_in_simt(src.filename) and not _in_simt(self.src.filename))
         self.ctx.inline_stack.append(fn)
@@ -1304,9 +1302,7 @@ class Translator:
         finally:
             self.ctx.inline_stack.pop()
             self.b.loc, self.ctx.int64 = saved_loc, saved_int64
-        for name in raising.STATE:
-            if name in sub.env:
-                self.env[name] = sub.env[name]
+            raising.leave_call(self, outer, sub.env)
         if return_self:
             first = next(iter(sig.parameters))
             return sub.env[first]

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from . import gen_complex, gen_dtypes, gen_lang, gen_lists, gen_views  # noqa: F401 - they fill the table
+from . import gen_complex, gen_dtypes, gen_exc, gen_lang, gen_lists, gen_views  # noqa: F401
 from .grammar import EXPRESSIONS, FEATURES, SECTIONS, Var, make_extra, out_slot
 
 F32_CAP = 1e6  # float variables stay below this magnitude
@@ -157,14 +157,16 @@ class Generator:
         views: bool | None = None,
         lang: bool | None = None,
         lists: bool | None = None,
+        exceptions: bool | None = None,
         numba: bool | None = None,
         bigconst: bool | None = None,
         oob: bool = False,
     ) -> None:
         """Options: `fp64` (float64 kernel), the features' sections (grammar.py): `dtypes`
         (small and uint64 element types), `complexes`, `views`, `lang` (loops over arrays,
-        early returns before barriers), `lists` (lists that grow per thread), and
-        `bigconst`: int32 expressions with integer constants int32 cannot hold (int64
+        early returns before barriers), `lists` (lists that grow per thread), `exceptions`
+        (try/except/else/finally, raise, assert, with; every exception caught in its thread),
+        and `bigconst`: int32 expressions with integer constants int32 cannot hold (int64
         operations, wrapped back to int32). None (the
         default) draws each from the seed (about one kernel in four has each); False leaves
         it out. `numba`: the same kernel spelled as a Numba-CUDA program (`numba_spelling`),
@@ -200,6 +202,9 @@ class Generator:
         # (a stream of its own too: the kernels without it stay the text they were)
         self.lang_on = random.Random(seed ^ 0x1A46).random() < 0.25 if lang is None else lang
         self.lists_on = random.Random(seed ^ 0x1157).random() < 0.25 if lists is None else lists
+        self.exceptions_on = (
+            random.Random(seed ^ 0xE8C).random() < 0.25 if exceptions is None else exceptions
+        )  # (a stream of its own too)
         # big constants draw from a stream of their own too
         self.rbig = random.Random(seed ^ 0xB16)
         self.big_on = self.rbig.random() < 0.25 if bigconst is None else bigconst

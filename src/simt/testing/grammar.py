@@ -2,7 +2,8 @@
 
 `Generator` (generator.py) writes the core of a kernel: int32, uint32, float32/64 and bool
 expressions and the statements over them. Each optional feature is a module of its own
-(`gen_dtypes`, `gen_complex`, `gen_views`, `gen_lang`) that fills the tables here when imported:
+(`gen_dtypes`, `gen_complex`, `gen_views`, `gen_lang`, `gen_exc`) that fills the tables here
+when imported:
 
 - `EXPRESSIONS[ty]`: how an expression of type `ty` ("u64", "c64", "c128") is written;
 - `SECTIONS[feature]`: the statements the feature adds after the kernel's main body, run in
@@ -69,7 +70,7 @@ class Grammar(Protocol):
 # type -> its expression writer: (generator, type, depth) -> (text, magnitude bound)
 EXPRESSIONS: dict[str, Callable[[Grammar, str, int], tuple[str, float]]] = {}
 # the optional features in the order their sections run, and each one's section
-FEATURES = ("dtypes", "complexes", "views", "lang", "lists")
+FEATURES = ("dtypes", "complexes", "views", "lang", "lists", "exceptions")
 SECTIONS: dict[str, Callable[[Grammar], None]] = {}
 
 # extra kernel parameters: name -> NumPy dtype (1-D: INPUTS inputs, then per-thread slots)

@@ -1,0 +1,69 @@
+"""The fuzz generator's `exceptions` feature (registers its section in grammar.py): per
+thread `try`/`except` (by class, by a tuple, `as e`)/`else`/`finally`, `raise` under
+run-time conditions, a failed `assert`, and `with` over a context manager class of the
+module (`Tally`) whose `__exit__` suppresses one class and lets another through.
+
+Every exception the section raises is caught in the thread, so the launch ends normally and
+each backend's outputs are compared with sim's as for any kernel; the value the section
+leaves says which path each thread took. int32 arithmetic wraps, as the generator's does.
+"""
+
+from __future__ import annotations
+
+from .grammar import SECTIONS, Grammar
+
+TALLY = '''class Tally:
+    """A context manager of the kernel: enters with three times its value; its exit
+    suppresses ValueError and lets every other exception through."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __enter__(self):
+        return self.v * 3
+
+    def __exit__(self, exc_type, exc, tb):
+        return exc_type is ValueError
+'''
+
+
+def exceptions_section(g: Grammar) -> None:
+    """One `try` statement whose paths each leave a different mark on a new int32 variable."""
+    r = g.r
+    g.features.add("exceptions")
+    x = g.fresh("ex")
+    catch_all = r.random() < 0.5  # an `except Exception:` catches the OverflowErrors
+    kinds = ("ValueError", "KeyError") + (("OverflowError",) if catch_all else ())
+    g.emit(f"{x} = {g.i32(1)}")
+    g.emit("try:")
+    g.emit(f"    if {g.boolean(1)}:")
+    g.emit(f"        raise {r.choice(kinds)}('drawn')")
+    k = r.randrange(3)
+    if k == 0:
+        g.emit(f"    assert {g.boolean(1)}, 'drawn'")
+    elif k == 1:
+        if TALLY not in g.helpers:
+            g.helpers.append(TALLY)
+        w = g.fresh("w")
+        g.emit(f"    with Tally({x}) as {w}:")
+        g.emit(f"        {x} = {w} + {g.i32(1)}")
+        g.emit(f"        if {g.boolean(1)}:")
+        g.emit(f"            raise {r.choice(('ValueError', 'KeyError'))}('in with')")
+        g.emit(f"        {x} = {x} ^ 5")
+    g.emit(f"    {x} = {x} * 5 + {g.i32(1)}")
+    g.emit("except ValueError:")
+    g.emit(f"    {x} = {x} - 7")
+    g.emit("except (AssertionError, KeyError) as e:")
+    g.emit(f"    {x} = {x} + 11")
+    if catch_all:
+        g.emit("except Exception:")
+        g.emit(f"    {x} = {x} * 3")
+    if r.random() < 0.5:
+        g.emit("else:")
+        g.emit(f"    {x} = {x} ^ 3")
+    g.emit("finally:")
+    g.emit(f"    {x} = {x} + 1")
+    g.declare(x, "i32")
+
+
+SECTIONS["exceptions"] = exceptions_section
