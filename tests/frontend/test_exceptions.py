@@ -197,3 +197,26 @@ def test_with_needs_a_context_manager() -> None:
 
     with pytest.raises(simt.CompileError, match="`with` needs a context manager"):
         k[1, 1](np.zeros(2, np.int32))
+
+
+def test_a_raising_thread_does_not_arrive_at_later_barriers(backend: str) -> None:
+    """Like a thread that returned, a thread that ended with an exception leaves the block's
+    barrier count: the others synchronise without it (sim checks every barrier)."""
+
+    @simt.kernel
+    def k(a, out):
+        t = simt.thread_idx.x
+        sh = simt.shared.array(8, simt.int32)
+        sh[t] = a[t]
+        simt.syncthreads()
+        if a[t] < 0:
+            raise ValueError("negative")
+        simt.syncthreads()
+        out[t] = sh[(t + 1) % 8]
+
+    a = np.array([1, 2, -3, 4, 5, 6, 7, 8], np.int32)
+    out = np.zeros(8, np.int32)
+    with pytest.raises(KernelError) as info:
+        k[1, 8](a, out)
+    assert [f.thread for f in info.value.failures] == [2] and info.value.finished == 7
+    np.testing.assert_array_equal(out, [2, -3, 0, 5, 6, 7, 8, 1])
