@@ -92,3 +92,27 @@ def test_ir_types_are_numbas() -> None:
     text = k.kernel(0).ir(np.zeros(4, np.int32))
     assert "int32 = thread_idx.x" in text
     assert "int64 = bin.mul" in text
+
+
+def local_builtin_types(out_i, out_f):  # type: ignore[no-untyped-def]
+    i = cuda.grid(1)
+    acc = cuda.local.array(2, int)  # Numba: `int` is NumPy's int64, `float` its float64
+    fl = cuda.local.array(1, float)
+    acc[0] = 3000000000
+    acc[1] = acc[0] * (i + 1)
+    fl[0] = 0.1
+    fl[0] = fl[0] + 0.2
+    if i < out_i.shape[0]:
+        out_i[i] = acc[1]
+        out_f[i] = fl[0]
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_local_arrays_of_int_and_float_are_numbas(backend: str) -> None:
+    """`cuda.local.array(n, int)` holds int64 and `(n, float)` float64 under `cuda.jit`, as in
+    Numba (they were int32 and float32: 3000000000 wrapped, 0.1 + 0.2 rounded to float32)."""
+    simt.use(backend)
+    out_i, out_f = np.zeros(4, np.int64), np.zeros(4, np.float64)
+    cuda.jit(local_builtin_types)[1, 4](out_i, out_f)
+    assert out_i.tolist() == [3000000000 * (i + 1) for i in range(4)]
+    assert (out_f == 0.1 + 0.2).all(), out_f

@@ -633,6 +633,8 @@ def _alloc(space: str) -> Handler:
             )
         dims = shape.value if isinstance(shape.value, tuple) else (shape.value,)
         t = dtype_arg(dtype) if dtype is not None else None
+        if tr.ctx.int64 and isinstance(dtype, Known) and dtype.value in (int, float):
+            t = T.INT64 if dtype.value is int else T.FLOAT64  # Numba's typing: NumPy's int/float
         if space == "shared" and dims in ((0,), ()) and t is not None:
             dims = (_dynamic_shared_length(tr, t, node),)
         if not all(isinstance(d, (int, np.integer)) and d > 0 for d in dims):
