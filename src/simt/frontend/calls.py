@@ -801,19 +801,9 @@ def _record(tr: Translating, head: str, arg: ast.expr | None, node: ast.AST) -> 
 
 
 def _emit_parts(tr: Translating, parts: list[str | tuple[Value, str]]) -> None:
-    """One `print` op of literal and formatted `parts`."""
-    values: list[Value] = []
-    out: list[str | Field] = []
-    for p in parts:
-        if isinstance(p, str):
-            if out and isinstance(out[-1], str):
-                out[-1] += p
-            else:
-                out.append(p)
-        else:
-            values.append(p[0])
-            out.append(Field(len(values) - 1, p[1]))
-    raising.guard_effect(tr, lambda: _print_op(tr, values, tuple(out)))
+    """One `print` op of literal and formatted `parts` (never empty: they end in a mark),
+    skipped by a thread that has raised."""
+    raising.guard_effect(tr, lambda: _print_ops(tr, parts))
 
 
 def _print_call(tr: Translating, node: ast.Call) -> V:

@@ -302,6 +302,22 @@ def lower_pack(t: Tiling, which: str, elem: T.Scalar, out_type: T.Scalar, name: 
     return m.function(name, [out, src], T.FLOAT64 in (elem, out_type))
 
 
+def _operands(
+    m: _Emit, t: Tiling, out_type: T.Scalar, a_type: T.Scalar, b_type: T.Scalar
+) -> tuple[Value, Value, Value, Value, Value, Value]:
+    """A GEMM kernel's parameters (the output, operand `a` or its packing, operand `b` or its
+    packing) and its extents U x V over K, read from their shapes."""
+    b = m.b
+    out = Value(T.ArrayType(out_type, 2), "out")
+    pa = Value(T.ArrayType(a_type, 3 if t.pack_u else 2), "pa" if t.pack_u else "a")
+    pb = Value(T.ArrayType(b_type, 3 if t.pack_v else 2), "pb" if t.pack_v else "b")
+    U = b.op("shape", [out], [T.INT32], dim=t.out.index(t.u)).result
+    V = b.op("shape", [out], [T.INT32], dim=t.out.index(t.v)).result
+    k_dim = 1 if t.pack_u else t.a.pattern.index(t.r)
+    K = b.op("shape", [pa], [T.INT32], dim=k_dim).result
+    return out, pa, pb, U, V, K
+
+
 def lower_gemm(
     t: Tiling, out_type: T.Scalar, a_type: T.Scalar, b_type: T.Scalar, name: str,
     per_block: bool = False,
@@ -313,16 +329,8 @@ def lower_gemm(
     m = _Emit()
     b = m.b
     acc_t = ops.float_result([a_type, b_type])
-    out = Value(T.ArrayType(out_type, 2), "out")
-    pa = Value(T.ArrayType(a_type, 3 if t.pack_u else 2), "pa" if t.pack_u else "a")
-    pb = Value(T.ArrayType(b_type, 3 if t.pack_v else 2), "pb" if t.pack_v else "b")
+    out, pa, pb, U, V, K = _operands(m, t, out_type, a_type, b_type)
     one, zero = m.i32(1), m.i32(0)
-    U = b.op("shape", [out], [T.INT32], dim=t.out.index(t.u)).result
-    V = b.op("shape", [out], [T.INT32], dim=t.out.index(t.v)).result
-    if t.pack_u:
-        K = b.op("shape", [pa], [T.INT32], dim=1).result
-    else:
-        K = b.op("shape", [pa], [T.INT32], dim=t.a.pattern.index(t.r)).result
     strips = b.bin("floordiv", b.bin("add", V, m.i32(t.nr - 1)), m.i32(t.nr))
     colblocks = b.bin("floordiv", b.bin("add", V, m.i32(t.nc - 1)), m.i32(t.nc))
     rowblocks = b.bin("floordiv", b.bin("add", U, m.i32(t.mc - 1)), m.i32(t.mc))
@@ -448,16 +456,8 @@ def lower_gemm_shared(
     bx, by = block
     bm, bn = by * t.mr, bx * t.nr
     kc = shared_k(t, block, max(a_type.np.itemsize, b_type.np.itemsize))
-    out = Value(T.ArrayType(out_type, 2), "out")
-    pa = Value(T.ArrayType(a_type, 3 if t.pack_u else 2), "pa" if t.pack_u else "a")
-    pb = Value(T.ArrayType(b_type, 3 if t.pack_v else 2), "pb" if t.pack_v else "b")
+    out, pa, pb, U, V, K = _operands(m, t, out_type, a_type, b_type)
     one, zero = m.i32(1), m.i32(0)
-    U = b.op("shape", [out], [T.INT32], dim=t.out.index(t.u)).result
-    V = b.op("shape", [out], [T.INT32], dim=t.out.index(t.v)).result
-    if t.pack_u:
-        K = b.op("shape", [pa], [T.INT32], dim=1).result
-    else:
-        K = b.op("shape", [pa], [T.INT32], dim=t.a.pattern.index(t.r)).result
     sa = b.op("alloc", [], [T.ArrayType(acc_t, 2, T.SHARED, (kc, bm))]).result
     sb = b.op("alloc", [], [T.ArrayType(acc_t, 2, T.SHARED, (kc, bn))]).result
     tx, ty = b.special("thread_idx", 0), b.special("thread_idx", 1)
