@@ -146,3 +146,13 @@ def test_the_out_of_bounds_access_is_kept() -> None:
         small = _kernel(shrink(program, lambda p: True))  # "still fails" whatever is removed
         for line in access:
             assert line in small, (kind, line, small)
+
+
+def test_a_saved_case_names_the_flags_that_find_it_again() -> None:
+    """Every generator feature can be forced on or off from the command line (`lang` could
+    not), and a saved case's header repeats the campaign's generator options."""
+    from simt.testing import campaign
+
+    assert set(campaign.FEATURES.split(",")) >= {"lang", "lists", "exceptions", "views"}
+    flags = campaign.command_flags({"lang": True, "lists": False, "oob": True, "size": 5})
+    assert flags == " --with lang --without lists --oob --size 5"
