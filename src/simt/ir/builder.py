@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -75,3 +75,13 @@ class Builder:
 
     def special(self, reg: str, axis: int) -> Value:
         return self.op("special", (), [INT32], reg=reg, axis=axis).result
+
+    def when(self, cond: Value, then: Callable[[], None]) -> None:
+        """An `if` with no results: the ops `then()` appends run where `cond` holds."""
+        tb, eb = Block(), Block()
+        with self.at(tb):
+            then()
+            self.op("yield")
+        with self.at(eb):
+            self.op("yield")
+        self.op("if", [cond], [], [tb, eb])

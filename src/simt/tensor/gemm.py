@@ -244,13 +244,7 @@ class _Emit:
         return list(op.results)
 
     def when(self, cond: Value, then: Callable[[], None]) -> None:
-        tb, eb = Block(), Block()
-        with self.b.at(tb):
-            then()
-            self.b.op("yield")
-        with self.b.at(eb):
-            self.b.op("yield")
-        self.b.op("if", [cond], [], [tb, eb])
+        self.b.when(cond, then)
 
     def function(self, name: str, params: list[Value], fp64: bool) -> Function:
         ps = [Param(v.hint, i, v) for i, v in enumerate(params)]

@@ -239,13 +239,7 @@ class Lowerer:
 
     def if_then(self, cond: Value, then: Callable[[], None]) -> None:
         """An `if` with no results: `then()` runs where cond holds."""
-        tb, eb = Block(), Block()
-        with self.b.at(tb):
-            then()
-            self.b.op("yield")
-        with self.b.at(eb):
-            self.b.op("yield")
-        self.b.op("if", [cond], [], [tb, eb])
+        self.b.when(cond, then)
 
     def reduce(self, n: int, env: Env, scheduled: bool = False) -> Value:
         """A reduction computed by one thread: loops over node n's reduced axes."""
