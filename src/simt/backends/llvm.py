@@ -121,8 +121,6 @@ class _Renderer(Rules):
         numbered = [int(o.attrs["site"]) for o in walk(fn.body) if "site" in o.attrs]
         self.next_site = max(numbered, default=0)  # the last site number given out here
         self.site_ids: dict[int, int] = {}  # id of an op without a site number -> its number
-        # values `0.0 * x`: the zero and x (see `_op_bin`)
-        self.zero_products: dict[str, tuple[str, str]] = {}
         self.heap: str | None = None  # the malloc'ed area of the large arrays, if any
         self.heap_at = 0  # the line after its malloc
         # stores to per-lane arrays deferred to the end of the enclosing `if` (see `_if`)
@@ -378,31 +376,7 @@ class _Renderer(Rules):
             ty = llvm_type(a.scalar)
             self.vals[op.result.id] = self.inst(f"{name} contract {ty} {self.v(a)}, {self.v(b)}")
             return
-        o, t, x, y = op.attrs["op"], a.scalar, self.v(a), self.v(b)
-        if t.is_float and o in ("mul", "add", "sub"):
-            # `s + 0.0 * x` (a zero weight of a known stencil, kept: NaN for an infinite or NaN
-            # x) is one fused multiply-add: 0.0 * x is exact (a signed zero or NaN), so
-            # fma(0.0, x, s) rounds exactly as the two operations do (no other product: those
-            # round); the product itself goes when nothing else uses it
-            zeros = (_float_const(0.0, t), _float_const(-0.0, t))
-            if o == "mul" and (x in zeros or y in zeros):
-                r = self._bin(o, t, x, y)
-                self.zero_products[r] = (x, y) if x in zeros else (y, x)
-                self.vals[op.result.id] = r
-                return
-            fused = None
-            if y in self.zero_products:  # s + 0*x, s - 0*x
-                zero, factor = self.zero_products[y]
-                if o == "sub":
-                    zero = zeros[1] if zero == zeros[0] else zeros[0]
-                fused = self._intrinsic("llvm.fma", t, [zero, factor, x])
-            elif x in self.zero_products and o == "add":  # 0*x + s
-                zero, factor = self.zero_products[x]
-                fused = self._intrinsic("llvm.fma", t, [zero, factor, y])
-            if fused is not None:
-                self.vals[op.result.id] = fused
-                return
-        self.vals[op.result.id] = self._bin(o, t, x, y)
+        self.vals[op.result.id] = self._bin(op.attrs["op"], a.scalar, self.v(a), self.v(b))
 
     def _op_cmp(self, op: Op) -> None:
         self.vals[op.result.id] = self._cmp(op)
