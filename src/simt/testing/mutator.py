@@ -65,7 +65,9 @@ def mutate(seed: int) -> Mutant:
     """The mutant of `seed`: generated kernel `seed`, one construct (chosen by the seed)
     inserted before one of its top-level statements."""
     r = random.Random(seed * 7919 + 1)
-    program = generate(seed, fp64=False)
+    # the base kernel without the generator's own try statements: a mutant inserting a
+    # construct into one (`except*` beside `except`, a bare `try`) would not parse
+    program = generate(seed, fp64=False, exceptions=False)
     names = [n for n, snippets in CONSTRUCTS.items() if snippets]
     construct = names[seed % len(names)]
     # `i` (simt.grid(1)) is never reassigned by the generator: always a run-time value
