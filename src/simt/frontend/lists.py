@@ -584,9 +584,9 @@ def from_display(tr: Translating, node: ast.expr) -> Obj:
         items = [tr.expr(e) for e in items_node.elts]  # type: ignore[attr-defined]
         count = tr.expr(count_node)
         if isinstance(count, Known):
-            if not isinstance(count.value, int):
+            if not isinstance(count.value, (int, np.integer)) or isinstance(count.value, bool):
                 tr.fail(count_node, "a list can only be repeated an integer number of times")
-            return make(tr, items * max(0, count.value), node)
+            return make(tr, items * max(0, int(count.value)), node)  # NumPy ints too (seed 268)
         return repeat(tr, items, count, node)
     if isinstance(node, ast.Call):
         if node.keywords or len(node.args) > 1:
