@@ -71,9 +71,12 @@ def votes(a, out, n):
     out[i, 1] = simt.all_sync(FULL, p)
     out[i, 2] = simt.any_sync(FULL, p)
     out[i, 3] = simt.activemask()
+    # a vote inside a branch names exactly the lanes that take it (CUDA: every lane a mask
+    # names must make the call; a constant mask here is an illegal instruction on an H100)
+    thirds = simt.ballot_sync(FULL, i % 3 == 0)
     if i % 3 == 0:
         out[i, 4] = simt.activemask()
-        out[i, 5] = simt.ballot_sync(0x0F0F0F0F, p)
+        out[i, 5] = simt.ballot_sync(thirds, p) & 0x0F0F0F0F
     simt.syncwarp()
     out[i, 6] = laneid
 

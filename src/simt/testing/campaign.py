@@ -71,13 +71,11 @@ class Summary:
 
 def backends_present(names: tuple[str, ...] | None = None) -> tuple[str, ...]:
     """The backends to compare with `sim`: those named, else every one present but the
-    reference and those whose compiler runs without their device (cuda: checked by NVRTC
-    when there is no GPU)."""
+    reference. A backend whose compiler runs without its device (cuda) is present only where
+    its device is; elsewhere NVRTC still compiles every kernel (`nvrtc_present`)."""
     wanted = names or tuple(n for n in registry.RUNTIMES if not registry.has(n, "reference"))
     out = []
     for n in wanted:
-        if names is None and registry.has(n, "compiles_without_device"):
-            continue
         ok, _ = registry.probe(n)
         if ok:
             out.append(n)
