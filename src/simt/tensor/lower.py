@@ -99,6 +99,16 @@ def _blocks(n: int, per: int) -> int:
     return max(1, -(-n // per))
 
 
+
+def in_order(parts: list[tuple[str, int]]) -> bool:
+    """Whether loop parts [(axis, part), ...] (outermost first) visit each axis's parts
+    0, 1, 2, ... one directly inside the other: then they enumerate the axis in its order."""
+    for k, (axis, part) in enumerate(parts):
+        if part != (0 if k == 0 or parts[k - 1][0] != axis else parts[k - 1][1] + 1):
+            return False
+    return len({a for a, p in parts if p == 0}) == len({a for a, _ in parts})
+
+
 class Lowerer:
     """Builds the IR of one kernel of a plan."""
 
@@ -248,6 +258,12 @@ class Lowerer:
         t = self.types[n]
         arg, pattern = self.g.nodes[n].args[0], e.inputs[0]
         parts = self._loop_parts(e, scheduled)
+        if scheduled and in_order(parts):
+            # each axis's parts run outermost first, one after another: the same additions in
+            # the same order as one loop per axis, which every backend runs at least as fast (a
+            # tile loop of a few iterations inside each thread stopped LLVM's vectoriser on the
+            # CPU: a peer's `j:16` split of a row made a 32 x 2048 product 24x slower)
+            parts, scheduled = [(a, 0) for a, p in parts if p == 0], False
         ext = {a: self.extent(n, a) for a in e.reduced}
         zero, one = b.const(0, T.INT32), b.const(1, T.INT32)
         split = scheduled and any(e.split_of(a) for a in e.reduced)
