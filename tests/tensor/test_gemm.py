@@ -4,6 +4,8 @@ compiles with NVRTC; the CPU's tile loop stays one lane wide; bad directives are
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -240,3 +242,24 @@ def test_cpu_micro_kernel_multiply_adds_may_fuse() -> None:
     assert "fmul contract" in src and "fadd contract" in src
     plain = (i("ik*kj~ijk") >> i("+ijk~ij")).source("cpu", a, a)
     assert "contract" not in plain
+
+
+def test_gemm_kernels_skip_the_bounds_search() -> None:
+    """A GEMM's and its packings' accesses are in bounds by construction and marked so: the
+    kernels say `boundscheck=False`, so the bounds pass (whose search over a micro-kernel's
+    hundreds of accesses was most of its compile) has nothing to do, and no access is left
+    unmarked."""
+    from simt.pipeline import for_runtime
+
+    a = rand((20, 20), 1)
+    mm = i("ik*kj~ijk") >> i("+ijk~ij | tile(i:4,j:8) pack(ik,kj)")
+    prog, _ = compile_for(mm.graph, prepare_inputs([a, a], registry.get("sim")), "cpu")
+    kernels = [prog.steps[0].kernel, *(k for _, k in prog.steps[0].packs)]
+    assert len(kernels) == 3
+    for kernel in kernels:
+        fn = kernel.fn
+        assert fn is not None and not fn.boundscheck
+        fn = for_runtime(copy.deepcopy(fn), registry.runtime_class("cpu"))
+        assert "bounds" not in fn.attrs  # the pass did not run
+        memory = [o for o in walk(fn.body) if o.opcode in ("load", "store")]
+        assert memory and all(o.attrs.get("inbounds") for o in memory)
