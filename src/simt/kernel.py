@@ -38,7 +38,7 @@ from .foreign import as_host_array, cuda_interface, cuda_size
 from .frontend import arena, raising
 from .frontend.specialise import ArgSpec, ComplexArray, ComplexScalar, WeakScalar
 from .frontend.values import Known
-from .ir import Function, Loc, Param, format_function
+from .ir import Function, Hidden, Loc, Param, format_function
 from .passes.written import written_params
 from .runtime import printing, registry
 from .runtime.base import Compiled, Dim3, Runtime
@@ -115,9 +115,10 @@ class Specialisation:
     fn: Function
     compiled: Compiled
     written: set[str]
-    # per run-time param, in order: name, position among the kernel's arguments, and the
-    # NumPy scalar type that converts a scalar argument (None for arrays)
-    plan: list[tuple[str, int, Any]] = field(default_factory=list)
+    # per run-time param, in order: name, position among the kernel's arguments (-1: hidden),
+    # the NumPy scalar type that converts a scalar argument (None for arrays), and the kind
+    # of a hidden parameter (`Param.hidden`: None for the user's arguments)
+    plan: list[tuple[str, int, Any, Hidden | None]] = field(default_factory=list)
     advised: bool = False  # whether its first launch was checked for clear waste (`advice`)
 
 
@@ -534,7 +535,7 @@ class Kernel:
                 raise _wrap_internal(e, self.__name__) from None
             plan = [
                 (p.name, p.index,
-                 None if isinstance(p.value.type, T.ArrayType) else _scalar_arg(p))
+                 None if isinstance(p.value.type, T.ArrayType) else _scalar_arg(p), p.hidden)
                 for p in fn.params
             ]  # fmt: skip
             spec = Specialisation(fn, compiled, written_params(fn), plan)
@@ -807,8 +808,8 @@ class Kernel:
             spec.advised = True
             if not self.advice_shown and advice_enabled():
                 self._advise_once(grid, block, rt)
-        for name, position, scalar in spec.plan:
-            if position < 0:
+        for name, position, scalar, hidden in spec.plan:
+            if hidden:
                 continue  # a hidden parameter: the arena, the failure buffer
             v = values[position]
             if scalar is None and name in spec.written and isinstance(v, np.ndarray):
@@ -821,15 +822,15 @@ class Kernel:
         dev_args: list[Any] = []
         copy_back: list[tuple[np.ndarray, DeviceArray]] = []
         failures: tuple[np.ndarray, DeviceArray] | None = None
-        for name, position, scalar in spec.plan:
-            if position < 0 and name == raising.FAILURES:  # the threads' uncaught exceptions
+        for name, position, scalar, hidden in spec.plan:
+            if hidden is Hidden.FAILURES:  # the threads' uncaught exceptions
                 words = np.zeros(spec.fn.attrs["failure_words"], np.int32)
                 dev = host_view(rt, words) if host else DeviceArray(
                     rt, rt.upload(words), words.shape, words.dtype)  # fmt: skip
                 failures = (words, dev)
                 dev_args.append(dev)
                 continue
-            if position < 0:
+            if hidden is Hidden.ARENA:
                 dev_args.append(self._heap_arg(rt, host, spec.fn, name, grid, block))
                 continue
             v = values[position]

@@ -667,7 +667,7 @@ def count(
         else:
             v = p.argument(values[names[p.index]]) if p.part else values[p.name]
         if isinstance(p.value.type, T.ArrayType):
-            arrays[p.value] = _Arr(p.name, v, internal=p.hidden)
+            arrays[p.value] = _Arr(p.name, v, internal=p.hidden is not None)
         else:
             scalars[p.value] = p.value.scalar.np.type(v)
     _defs.clear()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from .. import types as T
 from ..ir import Block, Builder, Param, Value
-from ..ir.nodes import heap_words
+from ..ir.nodes import Hidden, heap_words
 
 DEFAULT_HEAP = 1024  # bytes per thread and element type; docs/language.md, "Lists"
 MIN_HEAP = 128
@@ -63,7 +63,7 @@ class Arena:
     def hidden_params(self) -> list[Param]:
         """The hidden parameters, int32 first (after the kernel's own, in this order)."""
         order = sorted(self.params, key=TYPES.index)
-        return [Param(self.params[t].hint, -1, self.params[t]) for t in order]
+        return [Param.made(Hidden.ARENA, self.params[t]) for t in order]
 
     # -- loads and stores at offsets into this thread's region ------------------------------
     def load(self, b: Builder, t: T.Scalar, off: Value) -> Value:

@@ -39,7 +39,7 @@ import numpy as np
 from .. import types as T
 from ..errors import KernelError, ThreadFailure
 from ..ir import Block, Param, Value
-from ..ir.nodes import FAILURE_BUFFER
+from ..ir.nodes import FAILURE_BUFFER, Hidden
 from .context import Translating
 from .scalars import coerce
 from .values import UNDEF, Known, Obj, V
@@ -640,7 +640,7 @@ def epilogue(tr: Translating) -> Param | None:
             b.op("yield", [])
         eb.ops.append(_yield_nothing(tr))
         b.op("if", [f], [], [tb, eb])
-    return Param(FAILURES, -1, buf)
+    return Param.made(Hidden.FAILURES, buf)
 
 
 def is_exception_class(x: object) -> bool:

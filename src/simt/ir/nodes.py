@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -104,23 +105,34 @@ class Op:
 FAILURE_BUFFER = "simt_failures"
 
 
+class Hidden(Enum):
+    """What a hidden parameter is (`Param.hidden`): an array the launch makes, zeroed, with
+    no argument of the user's (`Function.hidden_zeros` makes it)."""
+
+    FAILURES = "failures"  # the failure records of uncaught exceptions (`frontend.raising`)
+    ARENA = "arena"  # the per-thread arena of one element type of the lists (`frontend.arena`)
+
+
 @dataclass(eq=False)
 class Param:
     """A kernel parameter: the position in the Python signature, its name and its value.
     A complex scalar argument is two parameters, its real and imaginary parts: `part` is
-    "real" or "imag" and `name` is the argument's name with `__re` / `__im` added."""
+    "real" or "imag" and `name` is the argument's name with `__re` / `__im` added. A hidden
+    parameter (`hidden`, its kind) has no argument of the user's: its `index` is -1."""
 
     name: str
     index: int
     value: Value
     part: str = ""
+    hidden: Hidden | None = None
 
-    @property
-    def hidden(self) -> bool:
-        """A parameter the launch makes, with no argument of the user's (`index` -1): the
-        failure buffer of uncaught exceptions (named `FAILURE_BUFFER`) or a per-thread arena
-        of the kernel's lists; `Function.hidden_zeros` makes its array."""
-        return self.index < 0
+    def __post_init__(self) -> None:
+        assert (self.index < 0) == (self.hidden is not None), (self.name, self.index)
+
+    @classmethod
+    def made(cls, kind: Hidden, value: Value) -> Param:
+        """A hidden parameter of `kind` holding array `value` (its name: the value's hint)."""
+        return cls(value.hint, -1, value, hidden=kind)
 
     def argument(self, value: Any) -> Any:
         """What this parameter takes of the argument `value` (a complex's part, or itself)."""
@@ -150,7 +162,7 @@ class Function:
     def hidden_zeros(self, p: Param, threads: int) -> np.ndarray:
         """The array a launch of `threads` makes for hidden parameter `p`, zeroed: the failure
         buffer (`attrs["failure_words"]` int32 words) or an arena (`arena_length`)."""
-        if p.name == FAILURE_BUFFER:
+        if p.hidden is Hidden.FAILURES:
             return np.zeros(self.attrs["failure_words"], np.int32)
         return np.zeros(self.arena_length(p, threads), p.value.array.dtype.np)
 

@@ -403,7 +403,7 @@ class CpuRuntime(Runtime):
         fn = k.fn
         if k.prints or not _poll():
             return None
-        if any(p.index < 0 for p in fn.params):  # hidden arrays, made per launch by `Kernel`
+        if any(p.hidden for p in fn.params):  # hidden arrays, made per launch by `Kernel`
             return None
         units = frozenset(
             p.name for p in fn.params
