@@ -37,6 +37,8 @@ CASES = [
     ("ki*kj~ijk", "+ijk~ij | tile(i:4,j:4) block(k:5) pack(ki)", lambda a, b: a.T @ b),
     ("ij*jk~ikj", "+ikj~ik | tile(i:2,k:8) pack(ij,jk)", lambda a, b: a @ b),
     ("ik*kj~ijk", "+ijk~ji | tile(i:4,j:8) pack(kj)", lambda a, b: (a @ b).T),
+    ("ik*jk~ijk", "+ijk~ij | tile(i:4,j:4) vector(k)", lambda a, b: a @ b.T),  # the dot form
+    ("ik*kj~ijk", "+ijk~ij | tile(i:2,j:3) vector(k:4) block(i:4,j:6)", lambda a, b: a @ b),
 ]
 
 
@@ -120,7 +122,10 @@ BAD = [
     ("+ijk~ij | tile(i:4,j:8) block(i:6)", "multiple of its tile factor"),
     ("+ijk~ij | tile(i:4,j:8) pack(ij)", "names no operand"),
     ("+ijk~ij | tile(i:4,j:8) unroll(i:2)", "unrolls the reduced axis"),
-    ("+ijk~ij | tile(i:4,j:8) vector(k)", "names one axis of the tile"),
+    ("+ijk~ij | tile(i:4,j:8) vector(i,j)", "names one axis of the tile"),
+    ("+ijk~ij | tile(i:4,j:8) vector(k) pack(kj)", "takes no `block"),
+    ("+ijk~ij | tile(i:4,j:8) vector(k) unroll(k:2)", "takes no `unroll"),
+    ("+ijk~ij | tile(i:8,j:8) vector(k)", "8 x 8 x 16 lanes is too large"),
     ("+ijk~ij | tile(i:32,j:32)", "too large"),
 ]
 
@@ -263,3 +268,32 @@ def test_gemm_kernels_skip_the_bounds_search() -> None:
         assert "bounds" not in fn.attrs  # the pass did not run
         memory = [o for o in walk(fn.body) if o.opcode in ("load", "store")]
         assert memory and all(o.attrs.get("inbounds") for o in memory)
+
+
+def test_default_schedule_of_a_large_contraction() -> None:
+    """On the CPU a contraction with no directives gets a GEMM schedule when it has enough
+    work: the dot micro-kernel when both operands run along k (q·kᵀ), the packed broadcast one
+    otherwise; a peer's `| splits | order` is a hint it replaces; integer products and small
+    ones keep the thread kernels. `sources` shows what ran; results match NumPy."""
+    q, k = rand((32, 1024), 1), rand((40, 1024), 2)
+    a, b = rand((256, 256), 3), rand((256, 256), 4)
+    cases = [
+        (i("ik*jk~ijk") >> i("+ijk~ij"), (q, k), q @ k.T, "vector(k)"),
+        (i("ik*jk~ijk | i:16,j:16 | jii'j'k") >> i("+ijk~ij | i:16,j:16 | jii'j'k0"), (q, k),
+         q @ k.T, "vector(k)"),
+        (i("ik*kj~ijk") >> i("+ijk~ij"), (a, b), a @ b, "pack(ik,kj)"),
+        (i("ik*kj~ijk") >> i("+ijk~ij"), (a[:64, :64], b[:64, :64]), a[:64, :64] @ b[:64, :64],
+         None),
+        (i("ik*kj~ijk") >> i("+ijk~ij"), (a.astype(np.int32), b.astype(np.int32)),
+         a.astype(np.int32) @ b.astype(np.int32), None),
+    ]  # fmt: skip
+    simt.use("cpu")
+    for comp, args, want, directive in cases:
+        text = comp.source("cpu", *args)
+        if directive is None:
+            assert "register-tiled GEMM" not in text
+        else:
+            assert "register-tiled GEMM" in text and directive in text
+        np.testing.assert_allclose(comp.exec(*args), want, rtol=1e-4, atol=1e-4)
+    # the other backends keep their kernels (GPUs: not measured; sim: the reference)
+    assert "register-tiled GEMM" not in cases[0][0].source("cuda", q, k)

@@ -49,6 +49,7 @@ from .parse import Expr
 
 # the schedule a `tile` directive alone implies (`tile(i:6,j:32)`): whole k, 16 tiles a thread
 DEFAULT_TILES_PER_THREAD = 16
+DOT_LANES = 16  # `vector(k)`: lanes of the reduced axis per accumulator (an AVX-512 float32 vector)
 
 
 @dataclass(frozen=True)
@@ -77,10 +78,16 @@ class Tiling:
     a: Operand  # the operand with axis u (broadcast)
     b: Operand  # the operand with axis v (vector)
     out: str  # the output's axes, in order
+    # `vector(k)`: the reduced axis is the vector one, this many lanes wide (0: the tile's axis
+    # v is, the broadcast form) — the *dot* micro-kernel (`lower_dot`)
+    dot: int = 0
 
     def text(self) -> str:
         """The directives in expression syntax."""
         out = f"tile({self.u}:{self.mr},{self.v}:{self.nr})"
+        if self.dot:
+            lanes = f":{self.dot}" if self.dot != DOT_LANES else ""
+            out += f" vector({self.r}{lanes})"
         blk = [f"{self.r}:{self.kc}"] if self.kc else []
         if self.mc != self.mr * DEFAULT_TILES_PER_THREAD:
             blk.append(f"{self.u}:{self.mc}")
@@ -156,10 +163,17 @@ def tiling(g: Graph, root: int, reads: list[Ref]) -> Tiling | None:
     sizes = dict(tile)
     vec = e.directive("vector")
     v = tile[1][0]
+    dot = 0
     if vec is not None:
-        if len(vec) != 1 or vec[0][0] not in sizes:
-            raise _fail(e, "`vector(...)` names one axis of the tile", pos=first)
-        v = vec[0][0]
+        if len(vec) != 1 or (vec[0][0] not in sizes and vec[0][0] != r):
+            raise _fail(e, f"`vector(...)` names one axis of the tile, or the reduced axis {r!r} "
+                        "(a dot-product micro-kernel)", pos=first)  # fmt: skip
+        if vec[0][0] == r:
+            dot = vec[0][1] or DOT_LANES
+            if not 1 <= dot <= 64:
+                raise _fail(e, f"`vector({r}:{dot})`: 1 to 64 lanes", pos=first)
+        else:
+            v = vec[0][0]
     u = next(a for a in e.output if a != v)
     a, b = (op0, op1) if u in op0.pattern else (op1, op0)
     kc, mc, nc = 0, sizes[u] * DEFAULT_TILES_PER_THREAD, sizes[v]
@@ -181,17 +195,25 @@ def tiling(g: Graph, root: int, reads: list[Ref]) -> Tiling | None:
                         f"`{b.pattern}`", pos=first)  # fmt: skip
         pack_u = pack_u or pattern == a.pattern
         pack_v = pack_v or pattern == b.pattern
+    if dot and (kc or pack_u or pack_v):
+        raise _fail(e, f"`vector({r})` reads both operands along {r!r} as they are: it takes no "
+                    f"`block({r}:...)` or `pack(...)`", pos=first)  # fmt: skip
     unroll = 1
     for axis, f in e.directive("unroll") or ():
         if axis != r or f < 1 or f > 16:
             raise _fail(e, f"`unroll(...)` unrolls the reduced axis {r!r} by 1 to 16, as in "
                         f"`unroll({r}:2)`", pos=first)  # fmt: skip
         unroll = f
-    if sizes[u] * sizes[v] > 512:
-        raise _fail(e, f"a register tile of {sizes[u]} x {sizes[v]} is too large (at most 512 "
-                    "accumulators)", "on AVX-512, 6 x 32 to 14 x 32 fit the registers",
-                    first)  # fmt: skip
-    return Tiling(u, v, r, sizes[u], sizes[v], kc, mc, nc, pack_u, pack_v, unroll, a, b, e.output)
+    if sizes[u] * sizes[v] * max(1, dot) > 512 or (dot and unroll > 1):
+        if dot and unroll > 1:
+            raise _fail(e, f"`vector({r})` takes no `unroll(...)` (its loop steps {dot} at a "
+                        "time already)", pos=first)  # fmt: skip
+        raise _fail(e, f"a register tile of {sizes[u]} x {sizes[v]}"
+                    + (f" x {dot} lanes" if dot else "") + " is too large (at most 512 "
+                    "accumulators)", "on AVX-512, 6 x 32 to 14 x 32 fit the registers; "
+                    "with vector(k), 4 x 4", first)  # fmt: skip
+    return Tiling(u, v, r, sizes[u], sizes[v], kc, mc, nc, pack_u, pack_v, unroll, a, b, e.output,
+                  dot)  # fmt: skip
 
 
 def packed_shape(t: Tiling, which: str, ext: dict[str, int]) -> tuple[int, int, int]:
@@ -425,6 +447,90 @@ def lower_gemm(
     return m.function(name, [out, pa, pb], fp64)
 
 
+def lower_dot(
+    t: Tiling, out_type: T.Scalar, a_type: T.Scalar, b_type: T.Scalar, name: str,
+    per_block: bool = False,
+) -> Function:  # fmt: skip
+    """The dot-product micro-kernel (`vector(k)`): for operands that both run contiguously
+    along the reduced axis (`ik*jk`, q·kᵀ), an m_r x n_r tile of outputs keeps `t.dot` partial
+    sums each; every step loads `t.dot` consecutive k of m_r rows of one operand and n_r rows of
+    the other (one vector each) and multiplies-adds them lane by lane. After the loop each
+    output adds its lanes pairwise, then the k left over (fewer than `t.dot`) in order. Rows
+    and columns past the end are clamped as in `lower_gemm`; threads as there (a strip of n_c
+    columns, a block of m_c rows; on the CPU a block of one thread). No packing: both operands
+    are read as they lie. Parameters as `lower_gemm`'s."""
+    m = _Emit()
+    b = m.b
+    acc_t = ops.float_result([a_type, b_type])
+    out, pa, pb, U, V, K = _operands(m, t, out_type, a_type, b_type)
+    one, zero = m.i32(1), m.i32(0)
+    lanes = m.i32(t.dot)
+    strips = b.bin("floordiv", b.bin("add", V, m.i32(t.nr - 1)), m.i32(t.nr))
+    colblocks = b.bin("floordiv", b.bin("add", V, m.i32(t.nc - 1)), m.i32(t.nc))
+    rowblocks = b.bin("floordiv", b.bin("add", U, m.i32(t.mc - 1)), m.i32(t.mc))
+    x, y = m.gid(0, per_block), m.gid(1, per_block)
+
+    def thread() -> None:
+        last_u, last_v = b.bin("sub", U, one), b.bin("sub", V, one)
+        main = b.bin("sub", K, b.bin("mod", K, lanes))  # k below this: whole vectors
+
+        def strip_at(js: Value, _: list[Value]) -> list[Value]:
+            s_ = b.bin("add", b.bin("mul", x, m.i32(t.nc // t.nr)), js)
+            m.when(b.cmp("lt", s_, strips), lambda: tiles(s_))
+            return []
+
+        def tiles(s_: Value) -> None:
+            v0 = b.bin("mul", s_, m.i32(t.nr))
+            cols = [b.bin("min", b.bin("add", v0, m.i32(q)), last_v) for q in range(t.nr)]
+
+            def tile_at(it: Value, _: list[Value]) -> list[Value]:
+                u0 = b.bin("add", b.bin("mul", y, m.i32(t.mc)), b.bin("mul", it, m.i32(t.mr)))
+                m.when(b.cmp("lt", u0, U), lambda: micro(cols, u0))
+                return []
+
+            m.loop(zero, m.i32(t.mc // t.mr), one, [], tile_at)
+
+        def micro(cols: list[Value], u0: Value) -> None:
+            rows = [b.bin("min", b.bin("add", u0, m.i32(r)), last_u) for r in range(t.mr)]
+            cells = [(r, q) for r in range(t.mr) for q in range(t.nr)]
+
+            def a_at(r: int, k: Value) -> Value:
+                return b.cast(m.load(pa, _index(t.a.pattern, {t.u: rows[r], t.r: k})), acc_t)
+
+            def b_at(q: int, k: Value) -> Value:
+                return b.cast(m.load(pb, _index(t.b.pattern, {t.v: cols[q], t.r: k})), acc_t)
+
+            def step(k: Value, acc: list[Value]) -> list[Value]:
+                ks = [b.bin("add", k, m.i32(lane)) if lane else k for lane in range(t.dot)]
+                av = [[a_at(r, kl) for kl in ks] for r in range(t.mr)]
+                bv = [[b_at(q, kl) for kl in ks] for q in range(t.nr)]
+                return [_fma(b, acc[(r * t.nr + q) * t.dot + lane], av[r][lane], bv[q][lane])
+                        for r, q in cells for lane in range(t.dot)]  # fmt: skip
+
+            zero_acc = b.const(0.0, acc_t)
+            acc = m.loop(zero, main, lanes, [zero_acc] * (len(cells) * t.dot), step, tile=True)
+            sums = []
+            for c in range(len(cells)):  # each output's lanes, added pairwise
+                part = acc[c * t.dot : (c + 1) * t.dot]
+                while len(part) > 1:
+                    pairs = [b.bin("add", part[j], part[j + 1]) for j in range(0, len(part) - 1, 2)]
+                    part = pairs + ([part[-1]] if len(part) % 2 else [])
+                sums.append(part[0])
+
+            def rest(k: Value, acc: list[Value]) -> list[Value]:
+                return [_fma(b, acc[c], a_at(r, k), b_at(q, k)) for c, (r, q) in enumerate(cells)]
+
+            sums = m.loop(main, K, one, sums, rest, tile=True)
+            for (r, q), v in zip(cells, sums):
+                m.store(out, _index(t.out, {t.u: rows[r], t.v: cols[q]}), v)
+
+        m.loop(zero, m.i32(t.nc // t.nr), one, [], strip_at)
+
+    m.when(b.bin("and", b.cmp("lt", x, colblocks), b.cmp("lt", y, rowblocks)), thread)
+    fp64 = T.FLOAT64 in (out_type, a_type, b_type)
+    return m.function(name, [out, pa, pb], fp64)
+
+
 SHARED_BYTES = 12 << 10  # the shared-memory tiles of a block (WebGPU guarantees 16 KiB)
 
 
@@ -560,6 +666,46 @@ def candidates(u: str, v: str, r: str, spmd: bool, pattern_a: str, pattern_b: st
         for mr, nr in GPU_TILES:
             out.append(f"tile({u}:{mr},{v}:{nr}) block({r}:16)")
     return out
+
+
+# The schedule a contraction gets when none is written (`default_directives`), on runtimes that
+# run a block's threads as vector lanes (the CPU): operands both contiguous along the reduced
+# axis (q·kᵀ) take the dot micro-kernel from DOT_MIN_WORK multiply-adds; other layouts the
+# packed broadcast GEMM from GEMM_MIN_WORK (below it a thread per output, whose loop over a
+# row of the vector operand is already contiguous, was as fast: P·v of FlashAttention, 2M
+# multiply-adds). The broadcast tile is 4 x 32, not the 8 x 32 `tune` often picks: as fast at
+# 1024 (under load) and about half its compile time.
+DEFAULT_DOT = (4, 4)
+DEFAULT_TILE = (4, 32)
+DOT_MIN_WORK = 1 << 20
+GEMM_MIN_WORK = 1 << 24
+
+
+def default_directives(g: Graph, root: int, reads: list[Ref], ext: dict[str, int],
+                       floats: bool) -> str | None:  # fmt: skip
+    """The GEMM directives node `root` runs with when it has none written (the CPU), or None:
+    a sum over one axis of a product of two float arrays (`contraction`) with enough work.
+    `floats`: both operands are floating point (the micro-kernels accumulate in floats)."""
+    e = g.nodes[root].expr
+    if e.directives or not floats:
+        return None
+    found = contraction(g, root, reads)
+    if found is None or any(ext[a] == 0 for a in ext):
+        return None
+    r, op0, op1 = found
+    work = ext[r] * ext[e.output[0]] * ext[e.output[1]]
+    u, v = e.output[0], e.output[-1]
+    if op0.pattern[-1] == r and op1.pattern[-1] == r:
+        if work < DOT_MIN_WORK or ext[r] < 4 * DOT_LANES:
+            return None
+        return f"tile({u}:{DEFAULT_DOT[0]},{v}:{DEFAULT_DOT[1]}) vector({r})"
+    if work < GEMM_MIN_WORK:
+        return None
+    a = op0 if u in op0.pattern else op1
+    b = op1 if a is op0 else op0
+    mr, nr = DEFAULT_TILE
+    return (f"tile({u}:{mr},{v}:{nr}) block({r}:{CPU_KC[0]},{u}:{CPU_MC[0]},{v}:{CPU_NC}) "
+            f"pack({a.pattern},{b.pattern})")  # fmt: skip
 
 
 def estimate(t: Tiling, ext: dict[str, int], lanes: int, cores: int, spmd: bool) -> float:

@@ -322,7 +322,9 @@ def _gemm_step(kp: KernelPlan, t: gemm.Tiling, ntypes: list[T.Scalar], types: li
             fn = passes(gemm.lower_pack(t, which, et, et, f"t{kp.root}_pack_{which}"))
             packs.append((which, Kernel.from_ir(fn, f"{doc} (packing an operand)")))
     per_block = registry.has(backend, "spmd")
-    if per_block:  # the CPU: a thread a block, its tile loop one lane wide
+    if t.dot:  # the dot-product micro-kernel: threads as on the CPU everywhere
+        fn = gemm.lower_dot(t, ntypes[kp.root], a_t, b_t, f"t{kp.root}", per_block)
+    elif per_block:  # the CPU: a thread a block, its tile loop one lane wide
         fn = gemm.lower_gemm(t, ntypes[kp.root], a_t, b_t, f"t{kp.root}", per_block)
     else:  # GPUs: blocks of threads staging the panels in shared memory
         fn = gemm.lower_gemm_shared(t, ntypes[kp.root], a_t, b_t, f"t{kp.root}", GEMM_BLOCK)
@@ -349,6 +351,9 @@ def launch_shape(
         if step.per_block:
             return gemm.grid_of(t, ext), (1, 1)
         bx, by = GEMM_BLOCK
+        if t.dot:  # a thread per strip and row block (`gemm.lower_dot`), in blocks of bx x by
+            gx, gy = gemm.grid_of(t, ext)
+            return (-(-gx // bx), -(-gy // by)), GEMM_BLOCK
         return (-(-ext[t.v] // (bx * t.nr)), -(-ext[t.u] // (by * t.mr))), GEMM_BLOCK
     if step.kp.form == "split":
         rows = math.prod(ext[a] for a in e.output)
@@ -368,11 +373,38 @@ def launch_shape(
 
 
 def compile_for(g: Graph, inp: Inputs, backend: str) -> tuple[Program, list[dict[str, int]]]:
-    """The program for these inputs on `backend`, and every node's extents."""
+    """The program for these inputs on `backend`, and every node's extents. On a backend whose
+    blocks run as vector lanes (the CPU), a contraction with no GEMM directives written gets
+    `gemm.default_directives` (a peer's `| splits | order` on it is a hint they replace)."""
     extents = S.infer(g, inp.shapes)
     p = get_plan(g)
+    if registry.has(backend, "spmd"):
+        g = with_default_gemms(g, p, extents, node_types(g, inp.types), inp.types)
+        p = get_plan(g)
     ranks = [len(s) for s in inp.shapes]
     return program(g, inp.types, ranks, backend, choices(g, p, extents)), extents
+
+
+def with_default_gemms(g: Graph, p: Plan, extents: list[dict[str, int]],
+                       ntypes: list[T.Scalar], types: list[T.Scalar]) -> Graph:  # fmt: skip
+    """`g` with `gemm.default_directives` on each contraction kernel that has none written."""
+    from .graph import Node
+    from .parse import parse
+
+    nodes = list(g.nodes)
+    for kp in p.kernels:
+        if kp.tiling is not None or kp.form != "thread":
+            continue
+        e = g.nodes[kp.root].expr
+        operand_types = [types[r[1]] if r[0] == "in" else ntypes[r[1]] for r in kp.reads]
+        floats = len(operand_types) == 2 and all(t.is_float for t in operand_types)
+        directives = gemm.default_directives(g, kp.root, kp.reads, extents[kp.root], floats)
+        if directives is not None:
+            nodes[kp.root] = Node(parse(f"{e.body()} | {directives}", e.where),
+                                  g.nodes[kp.root].args)  # fmt: skip
+    if nodes == list(g.nodes):
+        return g
+    return Graph(g.n_inputs, tuple(nodes), g.outputs)
 
 
 @dataclass

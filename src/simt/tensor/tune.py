@@ -300,7 +300,7 @@ def _gemm_options(g: Graph, step: Any, values: list[Any], rt: Any) -> list[tuple
 
     n = step.kp.root
     found = gemm.contraction(g, n, step.kp.reads)
-    if found is None or step.kp.tiling is not None:
+    if found is None or g.nodes[n].expr.directives:  # (a default GEMM is searched: not written)
         return []
     e = g.nodes[n].expr
     extents = shapes.infer(g, prepare_inputs(host_stand_ins(values), _sim()).shapes)
