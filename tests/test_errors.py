@@ -240,3 +240,75 @@ def test_api_misuse_is_named() -> None:
     if nvrtc.version() is not None:
         with pytest.raises(simt.LaunchError, match="arch='sm_1' is not a GPU architecture"):
             _fill.resources(np.zeros(4), 1, arch="sm_1")
+
+
+FULL = 0xFFFFFFFF
+
+
+@simt.kernel
+def _constant_mask_in_branch(a, out):
+    i = simt.grid(1)
+    if i % 3 == 0:
+        out[i] = simt.ballot_sync(0x0F0F0F0F, a[i] > 0)  # lanes 1, 2 are named, not here
+
+
+@simt.kernel
+def _shuffle_in_branch(a, out):
+    i = simt.grid(1)
+    if i < 20:
+        out[i] = simt.shfl_down_sync(FULL, a[i], 1)
+
+
+@simt.kernel
+def _own_lane_left_out(a, out):
+    i = simt.grid(1)
+    out[i] = simt.any_sync(0x0000FFFF, a[i] > 0)
+
+
+@simt.kernel
+def _syncwarp_in_branch(a, out):
+    i = simt.grid(1)
+    if simt.laneid < 8:
+        simt.syncwarp()
+    out[i] = a[i]
+
+
+@simt.kernel
+def _masks_done_right(a, out):
+    i = simt.grid(1)
+    if i >= 40:
+        return  # returned lanes may be named
+    thirds = simt.ballot_sync(FULL, i % 3 == 0)  # the mask computed before the branch
+    if i % 3 == 0:
+        out[i] = simt.ballot_sync(thirds, a[i] > 0) + simt.ballot_sync(simt.activemask(), True)
+    out[i] += simt.shfl_xor_sync(FULL, a[i], 1)  # lanes past the block's end do not exist
+
+
+def test_a_warp_mask_naming_a_lane_not_in_the_call_is_named_on_sim() -> None:
+    """H100: `ballot_sync(0x0F0F0F0F, p)` under `if i % 3 == 0` was an illegal instruction that
+    ended the process's use of the GPU; sim, which quietly took the lanes that were there, now
+    says which lanes the mask names that do not make the call, and what to do."""
+    simt.use("sim")
+    a = np.arange(-20, 44, dtype=np.int32)
+    out = np.zeros(64, np.uint32)
+    cases = [
+        (lambda: _constant_mask_in_branch[1, 64](a, out), "ballot_sync with mask 0x0f0f0f0f "
+         "names lanes 1, 2, 8, 10,", (0, 0, 0), "0x0F0F0F0F, a[i] > 0"),
+        (lambda: _shuffle_in_branch[1, 64](a, np.zeros(64, np.int32)),
+         "shfl_down_sync with mask 0xffffffff names lanes 20, 21", (0, 0, 0), "a[i], 1)"),
+        (lambda: _own_lane_left_out[1, 64](a, np.zeros(64, bool)), "does not name its own "
+         "lane 16", (16, 0, 0), "0x0000FFFF"),
+        (lambda: _syncwarp_in_branch[1, 32](a, np.zeros(64, np.int32)),
+         "syncwarp with mask 0xffffffff names lanes 8, 9", (0, 0, 0), "simt.syncwarp()"),
+    ]  # fmt: skip
+    for run, says, thread, source in cases:
+        e = _error(run)
+        assert isinstance(e, simt.KernelError), e
+        text = str(e)
+        assert says in text and source in text, text
+        assert e.thread == thread and e.filename == __file__, text
+        assert "simt.ballot_sync(0xFFFFFFFF, condition)" in text and "activemask()" in text
+        assert not _problems("warp mask", e), text
+    out = np.zeros(64, np.int32)
+    _masks_done_right[1, 48](a, out)  # no error: computed masks, returned and missing lanes
+    assert out[0] != 0

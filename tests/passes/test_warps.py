@@ -23,8 +23,9 @@ def branchy(a, out):
     i = simt.grid(1)
     v = a[i]
     out[i, 1] = simt.shfl_xor_sync(FULL, v, 1)
+    evens = simt.ballot_sync(FULL, v % 2 == 0)  # a mask naming exactly the lanes of the branch
     if v % 2 == 0:  # (a shuffle here would read lanes outside the branch: undefined)
-        out[i, 0] = simt.ballot_sync(FULL, v > 2)
+        out[i, 0] = simt.ballot_sync(evens, v > 2)
         out[i, 2] = simt.activemask()
     else:
         out[i, 3] = simt.all_sync(simt.activemask(), v > 0)

@@ -475,7 +475,9 @@ class _Renderer:
         return f"{sim_name(op.attrs['fn'])}({', '.join(a)})"
 
     def warp(self, op: Op, a: list[str], mask: str) -> str:
-        return f"_c.warp({op.attrs['op']!r}, {mask}{''.join(', ' + x for x in a)})"
+        loc = op.loc  # the user's line, for a mask that names a lane not making the call
+        where = (loc.filename, loc.line, loc.source_line) if loc is not None else None
+        return f"_c.warp({op.attrs['op']!r}, {mask}, {where!r}{''.join(', ' + x for x in a)})"
 
     def special(self, op: Op, a: list[str], mask: str) -> str:
         reg, axis = op.attrs["reg"], op.attrs["axis"]

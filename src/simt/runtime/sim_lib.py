@@ -172,13 +172,19 @@ class Launch:
         for sh in self.shadows.values():
             sh.reset(blocks)
 
-    def warp(self, op: str, m: Mask, *args: Any) -> Any:
+    def warp(self, op: str, m: Mask, where: tuple[str, int, str] | None, *args: Any) -> Any:
         """Warp function `op` (IR `warp`; Numba's meaning, warps of 32 threads of a block in
-        linear order) in the active lanes `m`; the values of other lanes are undefined."""
+        linear order) in the active lanes `m`; the values of other lanes are undefined.
+        `where`: the call's file, line and source; `args[0]` its mask, except for activemask.
+        A mask that names a lane which neither makes the call nor has returned, or that leaves
+        out a calling lane, is a KernelError (`_check_mask`): undefined in CUDA, an illegal
+        instruction on an H100."""
         T = self.T
         tl = np.broadcast_to(self.geo.thread_linear, (T,)).astype(np.int64)
         lane_in = tl & 31
         first = self.lane.astype(np.int64) - lane_in  # each lane's warp's lane 0
+        if op != "activemask":
+            self._check_mask(op, m, where, args[0], tl, lane_in, first)
         if op == "syncwarp":
             self.barrier(m)  # its shared-memory writes are seen by the warp after it
             return None
@@ -188,8 +194,8 @@ class Launch:
             src = {"shfl": k & 31, "shfl_up": lane_in - k, "shfl_down": lane_in + k,
                    "shfl_xor": lane_in ^ (k & 31)}[op]  # fmt: skip
             ok = (src >= 0) & (src < 32) & (tl - lane_in + src < self.geo.per_block)
-            where = np.where(ok, first + src, self.lane)
-            return value[where].copy()
+            source = np.where(ok, first + src, self.lane)
+            return value[source].copy()
         active = np.ones(T, bool) if m is None else np.broadcast_to(np.asarray(m, bool), (T,))
         if self.exited is not None:
             active = active & ~self.exited
@@ -213,6 +219,58 @@ class Launch:
         trues = np.zeros(T, np.int64)
         np.add.at(trues, first[pred], 1)
         return trues[first] == counts[first]
+
+    def _check_mask(self, op: str, m: Mask, where: tuple[str, int, str] | None, mask: Any,
+                    tl: np.ndarray, lane_in: np.ndarray, first: np.ndarray) -> None:  # fmt: skip
+        """CUDA's rule for a `*_sync` warp function: each calling thread has its own bit in
+        `mask`, and every thread the mask names that exists and has not returned makes the
+        same call. A lane past the block's last thread counts as returned."""
+        T = self.T
+        calling = np.ones(T, bool) if m is None else np.broadcast_to(np.asarray(m, bool), (T,))
+        if m is None and self.exited is not None:
+            calling = ~self.exited
+        if not calling.any():
+            return
+        bit = np.left_shift(np.uint64(1), lane_in.astype(np.uint64))
+        named = np.broadcast_to(np.asarray(mask).astype(np.uint64), (T,))
+        callers = np.zeros(T, np.uint64)  # per warp (at its lane 0): the lanes calling
+        np.bitwise_or.at(callers, first[calling], bit[calling])
+        gone = np.zeros(T, np.uint64)  # per warp: the lanes that returned
+        if self.exited is not None:
+            np.bitwise_or.at(gone, first[self.exited], bit[self.exited])
+        size = np.minimum(32, self.geo.per_block - (tl - lane_in))  # lanes in the warp
+        exist = np.left_shift(np.uint64(1), size.astype(np.uint64)) - np.uint64(1)
+        missing = named & exist & ~callers[first] & ~gone[first]
+        own = (named & bit) == 0
+        bad = calling & ((missing != 0) | own)
+        if not bad.any():
+            return
+        lane = int(np.argmax(bad))
+        mk = int(named[lane])
+        name = "syncwarp" if op == "syncwarp" else f"{op}_sync"
+        if own[lane]:
+            what = (f"this thread calls {name} with mask {mk:#010x}, which does not name its "
+                    f"own lane {int(lane_in[lane])}")  # fmt: skip
+        else:
+            lanes = [k for k in range(32) if int(missing[lane]) >> k & 1]
+            shown = ", ".join(map(str, lanes[:8])) + (", ..." if len(lanes) > 8 else "")
+            many = len(lanes) > 1
+            what = (f"{name} with mask {mk:#010x} names lane{'s' if many else ''} {shown} of "
+                    f"this thread's warp, which {'do' if many else 'does'} not make this call "
+                    f"and {'have' if many else 'has'} not returned")  # fmt: skip
+        block, thread = unflatten(lane, self.geo.grid, self.geo.block)
+        filename, line, source_line = where if where is not None else (None, None, None)
+        raise KernelError(
+            f"{what}: undefined in CUDA (an illegal instruction on an H100, which ends the "
+            "process's use of the GPU). Every lane a mask names must make the same call or "
+            "have returned, and each caller must be in the mask: compute the mask before the "
+            "branch with simt.ballot_sync(0xFFFFFFFF, condition), or use simt.activemask()",
+            block=block,  # type: ignore[arg-type]
+            thread=thread,  # type: ignore[arg-type]
+            filename=filename,
+            line=line,
+            source_line=source_line,
+        )
 
     def _same_barrier(self, m: np.ndarray, where: tuple[str, int, str]) -> None:
         active = np.broadcast_to(m, (self.T,))

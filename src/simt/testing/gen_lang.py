@@ -109,7 +109,9 @@ def early_return(g: Grammar) -> None:
 
 def warp(g: Grammar) -> None:
     """A warp function at the kernel's top level, where every lane of each (full) warp runs
-    it: shuffles of exact values and votes."""
+    it: shuffles of exact values and votes. Masks name every lane (or the lanes running the
+    call): CUDA leaves a mask that names a lane not making the call, or that leaves a caller
+    out, undefined (an H100 raised an illegal instruction), and sim refuses it."""
     r = g.r
     g.features.add("warp")
     x = g.fresh("wp")
@@ -122,8 +124,8 @@ def warp(g: Grammar) -> None:
         g.emit(f"{x} = simt.{fn}(0xFFFFFFFF, {text}, {r.choice(('1', '3', '16', 't % 7'))})")
         g.declare(x, ty, min(bound, 1e6) if ty == "f32" else 0.0)
     elif k == 4:
-        g.emit(f"{x} = simt.ballot_sync({r.choice(('0xFFFFFFFF', '0x0F0F0F0F'))}, "
-               f"{g.boolean(2)})")  # fmt: skip
+        g.emit(f"{x} = simt.ballot_sync({r.choice(('0xFFFFFFFF', 'simt.activemask()'))}, "
+               f"{g.boolean(2)}) & 0x0F0F0F0F")  # fmt: skip
         g.declare(x, "u32")
     else:
         fn = r.choice(("all_sync", "any_sync"))
