@@ -5,7 +5,8 @@
 1. W1 column sum (256 x 262144 float32) against `colsum.cu` built by nvcc (loaded from its
    CUBIN and launched the same way), and against the device's copy-bandwidth floor;
 2. W1-W6 (bench/workloads.py) against CuPy and PyTorch equivalents;
-3. the launch overhead of a cached kernel against CuPy's `RawKernel`;
+3. the launch overhead of a cached kernel against CuPy's `RawKernel` (the whole launch, the
+   runtime's ordinary launch, and its cached launch `CudaFastLaunch` alone);
 4. first compile and cached compile of a kernel in a fresh process.
 
 Every result is checked against the float64 reference before it is timed. GPU times are CUDA
@@ -420,6 +421,11 @@ def bench_launch(n_launch: int = 20000) -> None:
     args = [da, np.int32(1 << 20)]
     g, b = Dim3(1), Dim3(32)
     row["simt_runtime_only_us"] = host_us(lambda: rt.launch(spec.compiled, g, b, args))
+    # the cached launch `nothing[1, 32](...)` takes after its first call (CudaFastLaunch: one
+    # cuLaunchKernel over a packed parameter buffer), alone: "simt_us" minus the launcher
+    fast = rt.fast_launch(spec.compiled, g, b, [da, 1 << 20], set())
+    row["simt_cached_launch_us"] = -1.0 if fast is None else host_us(
+        lambda: fast.fn((da, 1 << 20)))  # fmt: skip
     if cp is not None:
         raw = cp.RawKernel(
             r'extern "C" __global__ void nothing(float* a, int n) '

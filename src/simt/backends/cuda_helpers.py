@@ -8,6 +8,8 @@ helpers an entry needs before it.
 
 from __future__ import annotations
 
+from .cuda_layout import ERR_FLAG
+
 # (C type, suffix, unsigned C type) of the signed integer types.
 _SIGNED = (("int", "i32", "unsigned int"), ("long long", "i64", "unsigned long long"))
 _FLOATS = (("float", "f32", "f"), ("double", "f64", ""))
@@ -127,9 +129,18 @@ __device__ __forceinline__ unsigned long long simt_tid() {
 
 # The error report: the smallest (thread << 20 | site) wins, so the host names the failing
 # thread with the lowest launch-wide id, as `sim` does; the buffer starts as all ones.
+# The failure flag (`cuda_layout.ERR_FLAG`): a plain store into mapped host memory that the
+# host reads after its synchronisation; the record itself stays in device memory (atomics).
+_FLAG = f"""\
+__device__ __forceinline__ void simt_flag(unsigned long long* err) {{
+    unsigned long long f = err[{ERR_FLAG}];
+    if (f != 0ULL && f != ~0ULL) *(volatile unsigned int*)f = 1u;
+}}"""
+
 _FAIL = """\
 __device__ __noinline__ void simt_fail(unsigned long long* err, unsigned int site) {
     atomicMin(err, (simt_tid() << 20) | site);
+    simt_flag(err);
 }"""
 
 # A failing array access: reported as `simt_fail` does, and its index and the array's extents
@@ -142,6 +153,7 @@ __device__ __noinline__ void simt_fail_at(unsigned long long* err, unsigned int 
         long long s0, long long s1, long long s2, long long s3) {
     unsigned long long key = (simt_tid() << 20) | site;
     atomicMin(err, key);
+    simt_flag(err);
     volatile unsigned long long* rec = err + 1;
     if (key > rec[1]) return;
     while (atomicCAS(err + 1, 0ULL, 1ULL) != 0ULL) { }
@@ -238,14 +250,15 @@ HELPERS: dict[str, str] = {
     **_float_divmod(),
     **_float_atomics(),
     "simt_tid": _TID,
+    "simt_flag": _FLAG,
     "simt_fail": _FAIL,
     "simt_fail_at": _FAIL_AT,
     "simt_put": _PUT,
     "simt_record": _RECORD,
 }
 HELPER_DEPS: dict[str, tuple[str, ...]] = {
-    "simt_fail": ("simt_tid",),
-    "simt_fail_at": ("simt_tid",),
+    "simt_fail": ("simt_tid", "simt_flag"),
+    "simt_fail_at": ("simt_tid", "simt_flag"),
     "simt_record": ("simt_tid",),
 }
 

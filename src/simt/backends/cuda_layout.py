@@ -6,7 +6,10 @@ parameters; then the print buffer and its capacity (when the kernel prints) and 
 buffer (when it has error sites). The error buffer: word 0 the smallest `thread << 20 | site`
 that failed (all ones: none), then the record of the failing access with that key: a lock,
 the key, the number of dimensions, RECORD_DIMS index values and RECORD_DIMS extents (all
-64-bit words).
+64-bit words); last (word ERR_FLAG) the device address of the runtime's failure flag, a 32-bit
+word in mapped pinned host memory that every failing thread sets to 1, so that the host learns
+whether anything failed by reading its own memory after a synchronisation it does anyway
+(no copy back per launch); 0 when there is none.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ PRINT_CAP = "simt_pcap"
 ERR_BUF = "simt_err"
 ERR_RECORD = 1
 RECORD_DIMS = 4
-ERR_WORDS = ERR_RECORD + 3 + 2 * RECORD_DIMS
+ERR_FLAG = ERR_RECORD + 3 + 2 * RECORD_DIMS
+ERR_WORDS = ERR_FLAG + 1
 
 
 @dataclass(frozen=True)

@@ -7,16 +7,28 @@ their arrays can be passed in without copies (`wrap_foreign`).
 
 Prints and errors: a kernel with `print` (or compiled in debug mode) is checked right after
 its launch (the launch then waits), so its output lands where `sim`'s would; a kernel whose
-only failure sites are `assert`s is checked at the next `synchronize` or copy back.
+only failure sites are `assert`s and bounds checks is checked at the next `synchronize` or copy
+back. That check costs no driver call when nothing failed: every failing thread also sets one
+word of mapped pinned host memory (the failure flag, `cuda_layout.ERR_FLAG`), which the host
+reads after the synchronisation; only when it is set are the kernels' error records copied back.
+
+Sticky errors: after an illegal address, an illegal instruction, a misaligned access (and the
+other errors in `STICKY`) CUDA leaves the process's context unusable; every later driver call
+fails the same way. The runtime remembers the first such failure (the kernels launched since the
+last good synchronisation, the user's file and line) and reports every later compile, allocation,
+launch and copy as a `KernelError` naming it and saying to restart the Python process, rather
+than as an error of the innocent kernel that happens to run next.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -26,7 +38,7 @@ from ..backends import cuda as renderer
 from ..backends import cuda_layout as layout
 from ..backends.common import describe_failure
 from ..errors import BackendUnavailable, KernelError, LaunchError
-from ..ir import Function
+from ..ir import Function, walk
 from ..types import ArrayType, scalar_of_dtype
 from . import nvrtc
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
@@ -36,6 +48,15 @@ from .printing import emit
 _NO_ERROR = 0xFFFFFFFFFFFFFFFF
 _SCALAR, _ARRAY, _CONST = range(3)  # launch plan entries
 PRINT_WORDS = int(os.environ.get("SIMT_CUDA_PRINT_WORDS", str(1 << 22)))
+#: CUDA errors that leave the context unusable: the process must be restarted to use the GPU
+STICKY = frozenset({
+    "CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+    "CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_HARDWARE_STACK_ERROR",
+    "CUDA_ERROR_INVALID_ADDRESS_SPACE", "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_LAUNCH_FAILED",
+    "CUDA_ERROR_LAUNCH_TIMEOUT", "CUDA_ERROR_ASSERT", "CUDA_ERROR_EXTERNAL_DEVICE",
+})  # fmt: skip
+_ERROR_NAME = re.compile(r"CUDA_ERROR_[A-Z_]+")
+_HOSTALLOC_DEVICEMAP = 0x02  # CU_MEMHOSTALLOC_DEVICEMAP
 
 
 def _core() -> Any:
@@ -57,6 +78,20 @@ def _driver() -> Any:
     return driver
 
 
+def sticky_error(e: BaseException) -> str | None:
+    """The name of the sticky CUDA error (`STICKY`) that exception `e` reports, or None."""
+    for name in _ERROR_NAME.findall(f"{getattr(e, 'name', '')} {e}"):
+        if name in STICKY:
+            return name
+    return None
+
+
+def where(fn: Function) -> tuple[str | None, int | None]:
+    """The user's file and the first line of kernel `fn`'s body (None when unknown)."""
+    lines = [op.loc.line for op in walk(fn.body) if op.loc is not None]
+    return (fn.filename, min(lines)) if lines else (None, None)
+
+
 def _ok(result: Any, what: str) -> Any:
     """Unpack a `cuda.bindings.driver` call's (error, *values), raising on failure."""
     err, *rest = result if isinstance(result, tuple) else (result,)
@@ -74,6 +109,12 @@ class CudaBuffer:
     nbytes: int
     owner: Any = None
     strides: tuple[int, ...] | None = None  # in elements, for a foreign non-C-ordered view
+
+
+class _AlwaysSet:
+    """The failure flag where mapped pinned memory could not be had: always "maybe failed"."""
+
+    value = property(lambda self: 1, lambda self, v: None)
 
 
 @dataclass
@@ -155,6 +196,10 @@ class CudaRuntime(Runtime):
             return False, f"{what}; cuda-core is not installed (pip install simt[cuda])"
         return True, what
 
+    #: the first sticky error of this process (its message), shared by every instance: once
+    #: set, the GPU cannot be used again until the process restarts
+    broken: ClassVar[KernelError | None] = None
+
     def __init__(self) -> None:
         try:
             core = _core()
@@ -170,6 +215,9 @@ class CudaRuntime(Runtime):
             raise BackendUnavailable(f"the CUDA device could not be opened: {e}") from None
         self._pending: list[_Pending] = []
         self._configs: dict[tuple[Dim3, Dim3], Any] = {}
+        self._inflight: list[Function] = []  # launched since the last good synchronisation
+        self._flag: Any = None  # the failure flag: a ctypes uint32 in mapped host memory
+        self._flag_dev = 0  # its device address
 
     # ---------------------------------------------------------------- compile
     @classmethod
@@ -190,10 +238,15 @@ class CudaRuntime(Runtime):
 
     def compile(self, fn: Function) -> Compiled:
         """Render, compile to CUBIN for this GPU (through the disk cache), load."""
+        self._usable(f"compiling {fn.name}()")
         kern = renderer.build(fn)
         cubin, log = cached_cubin(kern.source, self.arch, nvrtc_options(kern))
-        code = self.core.ObjectCode.from_cubin(cubin, name=kern.name)
-        handle = code.get_kernel(kern.name)
+        try:
+            code = self.core.ObjectCode.from_cubin(cubin, name=kern.name)
+            handle = code.get_kernel(kern.name)
+        except Exception as e:  # noqa: BLE001 - cuda.core's CUDAError is not a RuntimeError
+            self._raise_if_sticky(e, f"loading {fn.name}()")
+            raise
         res = nvrtc.parse_resources(log).get(kern.name, {})
         meta: dict[str, Any] = {"cuda": kern, "code": code, "resources": res}
         compiled = Compiled(fn, kern.source, handle, meta)
@@ -201,8 +254,9 @@ class CudaRuntime(Runtime):
             meta["print_buf"] = self._alloc_raw(4 * (PRINT_WORDS + 2))
         if kern.sites:
             err = self._alloc_raw(8 * layout.ERR_WORDS)
-            self._reset_error(err)
+            meta["err_init"] = self._error_words()
             meta["err_buf"] = err
+            self._reset_error(compiled)
         meta["plan"] = self._plan(fn, kern, meta)
         return compiled
 
@@ -233,6 +287,8 @@ class CudaRuntime(Runtime):
     def launch(self, kernel: Compiled, grid: Dim3, block: Dim3, args: list[Any]) -> None:
         """Launch on the default stream; waits only when the kernel prints or is in debug
         mode, to report what it printed or the first failing thread."""
+        if CudaRuntime.broken is not None:
+            self._usable(f"launching {kernel.fn.name}()")
         kern: layout.CudaKernel = kernel.meta["cuda"]
         pbuf: CudaBuffer | None = kernel.meta.get("print_buf")
         ebuf: CudaBuffer | None = kernel.meta.get("err_buf")
@@ -258,18 +314,32 @@ class CudaRuntime(Runtime):
         if config is None:
             config = self.core.LaunchConfig(grid=tuple(grid), block=tuple(block))
             self._configs[(grid, block)] = config
+        self._inflight.append(kernel.fn)
         try:
             self.core.launch(self.stream, config, kernel.handle, *values)
         except Exception as e:  # noqa: BLE001 - cuda.core's CUDAError is not a RuntimeError
+            self._raise_if_sticky(e, f"launching {kernel.fn.name}()")
             raise LaunchError(f"the CUDA launch of {kern.name} failed: {e}") from None
+        if ebuf is not None:
+            self._pending.append(_Pending(kernel, grid, block))
         if pbuf is not None or kernel.fn.debug:
             self._sync()
             if pbuf is not None:
                 self._emit_prints(kern, pbuf)
-            if ebuf is not None:
-                self._check_error(kernel, grid, block)
-        elif ebuf is not None:
-            self._pending.append(_Pending(kernel, grid, block))
+            self._check_pending()
+
+    def fast_launch(
+        self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str]
+    ) -> CudaFastLaunch | None:
+        """A cached launch (`CudaFastLaunch`) for more launches of `kernel` on (`grid`,
+        `block`) with arguments of the types of `values`, or None: the kernel prints or is in
+        debug mode (those launches wait), it has hidden or complex parameters, or an argument
+        is not a simt device array of this runtime or a plain number."""
+        if kernel.meta.get("print_buf") is not None or kernel.fn.debug:
+            return None
+        if any(p.index < 0 or p.part for p in kernel.fn.params):
+            return None
+        return CudaFastLaunch.make(self, kernel, grid, block, values)
 
     def device_timer(self) -> Callable[[Callable[[], Any]], float] | None:
         """A function timing `run()` with CUDA events on this runtime's stream (seconds), or
@@ -293,17 +363,86 @@ class CudaRuntime(Runtime):
         return timed
 
     def synchronize(self) -> None:
-        """Wait for every launch, then report the first failed `assert` among them."""
+        """Wait for every launch, then report the first failed `assert` or out-of-bounds
+        access among them."""
         self._sync()
+        self._check_pending()
+
+    def _check_pending(self) -> None:
+        """After a synchronisation: nothing to do unless a thread set the failure flag; then
+        read back the error record of each kernel launched since the last check (once per
+        kernel), reset those that failed, and raise the first failure."""
         pending, self._pending = self._pending, []
+        if not pending or self._flag is None or self._flag.value == 0:
+            return
+        self._flag.value = 0
+        first: KernelError | None = None
+        seen: set[int] = set()
         for p in pending:
-            self._check_error(p.kernel, p.grid, p.block)
+            if id(p.kernel) in seen:
+                continue  # its record holds the first failure of all its launches
+            seen.add(id(p.kernel))
+            err = self._check_error(p.kernel, p.grid, p.block)
+            first = first or err
+        if first is not None:
+            raise first
 
     def _sync(self) -> None:
+        self._usable("waiting for the GPU")
         try:
             self.stream.sync()
         except Exception as e:  # noqa: BLE001
+            self._raise_if_sticky(e, "waiting for the GPU")
             raise KernelError(f"the CUDA device reported an error: {e}") from None
+        self._inflight.clear()
+
+    # ---------------------------------------------------------------- sticky errors
+    def _usable(self, what: str) -> None:
+        """Raise the KernelError of the process's first sticky error, if there was one."""
+        first = CudaRuntime.broken
+        if first is not None:
+            cause = first.message.split(". CUDA leaves", 1)[0]
+            raise KernelError(
+                f"{what} is impossible: the GPU stopped working in this process earlier "
+                f"({cause}), and CUDA cannot recover from that in the same process: restart "
+                "the Python process (in Jupyter: restart the kernel); to see what the failing "
+                "kernel's threads do, run it on backend 'sim' (simt.use(\"sim\"))",
+                filename=first.filename,
+                line=first.line,
+            )
+
+    def _raise_if_sticky(self, e: BaseException, what: str) -> None:
+        """When `e` is a sticky CUDA error: remember it as the process's first (naming the
+        kernels in flight) and raise it as a KernelError; otherwise return."""
+        name = sticky_error(e)
+        if name is None:
+            return
+        if CudaRuntime.broken is None:
+            CudaRuntime.broken = self._first_failure(name, what)
+            raise CudaRuntime.broken from None
+        self._usable(what)
+
+    def _first_failure(self, name: str, what: str) -> KernelError:
+        kernels = list(dict.fromkeys(fn.name for fn in self._inflight))
+        filename, line = where(self._inflight[-1]) if len(kernels) == 1 else (None, None)
+        if kernels:
+            which = (f"kernel {kernels[0]}()" if len(kernels) == 1 else
+                     "one of the kernels " + ", ".join(f"{k}()" for k in kernels))  # fmt: skip
+            ran = f"{which} failed on the GPU with {name}"
+        else:
+            ran = f"the GPU reported {name} while {what}"
+        if name == "CUDA_ERROR_ILLEGAL_INSTRUCTION":
+            ran += (" (often a warp operation such as ballot_sync whose mask names a thread "
+                    "that does not make the call: backend 'sim' says which)")  # fmt: skip
+        elif name in ("CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_MISALIGNED_ADDRESS"):
+            ran += " (an access outside any array; boundscheck=False turns simt's checks off)"
+        return KernelError(
+            f"{ran}. CUDA leaves the process's GPU context unusable after this error: every "
+            "later GPU operation in this process will fail; restart the Python process (in "
+            "Jupyter: restart the kernel)",
+            filename=filename,
+            line=line,
+        )
 
     def _emit_prints(self, kern: layout.CudaKernel, pbuf: CudaBuffer) -> None:
         head = np.empty(2, np.uint32)
@@ -320,32 +459,78 @@ class CudaRuntime(Runtime):
                 f"holds {PRINT_WORDS} words (set SIMT_CUDA_PRINT_WORDS for more)\n"
             )
 
-    def _check_error(self, kernel: Compiled, grid: Dim3, block: Dim3) -> None:
+    def _check_error(self, kernel: Compiled, grid: Dim3, block: Dim3) -> KernelError | None:
+        """The failure kernel's error record holds (reset for its next launch), or None."""
         ebuf: CudaBuffer = kernel.meta["err_buf"]
         words = np.empty(layout.ERR_WORDS, np.uint64)
         self._dtoh(words, ebuf.ptr)
         if int(words[0]) == _NO_ERROR:
-            return
-        self._reset_error(ebuf)
-        err = decode_error(words, kernel.meta["cuda"], grid, block)
-        if err is not None:
-            raise err
+            return None
+        self._reset_error(kernel)
+        return decode_error(words, kernel.meta["cuda"], grid, block)
 
-    def _reset_error(self, ebuf: CudaBuffer) -> None:
-        """No failure yet: the error word and the record's key all ones, the lock open."""
-        self._memset8(ebuf.ptr, 0xFF, 8 * layout.ERR_WORDS)
-        self._memset8(ebuf.ptr + 8 * layout.ERR_RECORD, 0, 8)
+    def _error_words(self) -> np.ndarray:
+        """A fresh error buffer's words: no failure yet (the error word and the record's key
+        all ones), the lock open, the failure flag's device address last."""
+        words = np.full(layout.ERR_WORDS, _NO_ERROR, np.uint64)
+        words[layout.ERR_RECORD] = 0
+        words[layout.ERR_FLAG] = self._failure_flag()
+        return words
+
+    def _failure_flag(self) -> int:
+        """The device address of the failure flag (made on first use; 0 where mapped pinned
+        memory is not available: the host then reads every kernel's record back)."""
+        if self._flag is None:
+            try:
+                host = int(self._drv(self.driver.cuMemHostAlloc(4, _HOSTALLOC_DEVICEMAP),
+                                     "cuMemHostAlloc"))  # fmt: skip
+                dev = int(self._drv(self.driver.cuMemHostGetDevicePointer(host, 0),
+                                    "cuMemHostGetDevicePointer"))  # fmt: skip
+            except Exception as e:  # noqa: BLE001 - no mapped memory: the slower path
+                self._raise_if_sticky(e, "allocating pinned memory")
+                self._flag = _AlwaysSet()
+                return 0
+            self._flag = ctypes.c_uint32.from_address(host)
+            self._flag.value = 0
+            self._flag_dev = dev
+        return self._flag_dev
+
+    def _reset_error(self, kernel: Compiled) -> None:
+        """Put kernel's error buffer back to no failure (at compile time and after one)."""
+        init: np.ndarray = kernel.meta["err_init"]
+        ebuf: CudaBuffer = kernel.meta["err_buf"]
+        self._drv(
+            self.driver.cuMemcpyHtoDAsync(ebuf.ptr, init.ctypes.data, init.nbytes,
+                                          self.stream_handle),
+            "cuMemcpyHtoD",
+        )  # fmt: skip
 
     # ---------------------------------------------------------------- memory
+    def _drv(self, result: Any, what: str) -> Any:
+        """`_ok` for the runtime's own driver calls: a sticky error is remembered and
+        reported as such."""
+        try:
+            return _ok(result, what)
+        except RuntimeError as e:
+            self._raise_if_sticky(e, what)
+            raise
+
     def _alloc_raw(self, nbytes: int) -> CudaBuffer:
-        buf = self.device.allocate(max(int(nbytes), 1), stream=self.stream)
+        self._usable("allocating GPU memory")
+        try:
+            buf = self.device.allocate(max(int(nbytes), 1), stream=self.stream)
+        except Exception as e:  # noqa: BLE001 - cuda.core's CUDAError is not a RuntimeError
+            self._raise_if_sticky(e, "allocating GPU memory")
+            raise
         return CudaBuffer(int(buf.handle), int(nbytes), buf)
 
     def _memset8(self, ptr: int, byte: int, nbytes: int) -> None:
-        _ok(self.driver.cuMemsetD8Async(ptr, byte, nbytes, self.stream_handle), "cuMemsetD8")
+        self._drv(self.driver.cuMemsetD8Async(ptr, byte, nbytes, self.stream_handle),
+                  "cuMemsetD8")  # fmt: skip
 
     def _dtoh(self, out: np.ndarray, ptr: int) -> None:
-        _ok(
+        self._usable("copying from the GPU")
+        self._drv(
             self.driver.cuMemcpyDtoHAsync(out.ctypes.data, ptr, out.nbytes, self.stream_handle),
             "cuMemcpyDtoH",
         )
@@ -361,7 +546,7 @@ class CudaRuntime(Runtime):
         host = np.ascontiguousarray(host)
         buf = self._alloc_raw(host.nbytes)
         if host.nbytes:
-            _ok(
+            self._drv(
                 self.driver.cuMemcpyHtoDAsync(
                     buf.ptr, host.ctypes.data, host.nbytes, self.stream_handle
                 ),
@@ -373,6 +558,7 @@ class CudaRuntime(Runtime):
 
     def download(self, buf: Any, out: np.ndarray) -> None:
         """Copy `buf` into `out` after every launch so far, then report failed asserts."""
+        self._usable("copying from the GPU")
         self.synchronize()
         if out.nbytes == 0:
             return
@@ -435,6 +621,140 @@ class CudaRuntime(Runtime):
     def resources(self, fn: Function) -> dict[str, int]:
         """Registers, spills and shared memory per block of `fn` on this GPU."""
         return resources(fn, self.arch)
+
+
+class CudaFastLaunch:
+    """A cached launch of one kernel specialisation on one launch shape, for arguments of the
+    types it was made for: the kernel's parameters live in one packed buffer (8 bytes a
+    parameter) and an array of pointers to them, both made once; a launch checks each argument
+    against what the specialisation's key guaranteed, copies an array's pointer, shape and
+    strides (packed once per array) or a number into its slots, and makes one `cuLaunchKernel`
+    call: no `LaunchConfig`, no argument conversion by cuda.core, no copy or fill (a kernel's
+    failures are seen through the failure flag at the next synchronisation).
+
+    `fn(args)` returns 0 when it launched, 1 when an argument differs from what the cache was
+    made for (nothing ran: the caller launches the ordinary way, whose checks and messages are
+    the user's); `failure()` is never needed (failures surface at synchronisation)."""
+
+    def __init__(self, rt: CudaRuntime, kernel: Compiled, grid: Dim3, block: Dim3,
+                 checks: list[tuple[Any, ...]], block_bytes: bytearray,
+                 n_params: int) -> None:  # fmt: skip
+        self.runtime = rt
+        self.kernel = kernel
+        self.checks = checks  # per argument: (kind, position, slot offset, what it must be)
+        self.nargs = len(checks)
+        self.params = block_bytes  # the packed parameter values
+        self.view = memoryview(block_bytes)
+        base = ctypes.addressof((ctypes.c_char * len(block_bytes)).from_buffer(block_bytes))
+        self.pointers = np.array([base + 8 * k for k in range(n_params)] or [0], np.uint64)
+        self.shape = (*grid, *block)
+        driver = rt.driver
+        self.launch = driver.cuLaunchKernel
+        self.func = driver.CUfunction(int(kernel.handle.handle))
+        self.pending = _Pending(kernel, grid, block) if "err_buf" in kernel.meta else None
+
+    @classmethod
+    def make(cls, rt: CudaRuntime, kernel: Compiled, grid: Dim3, block: Dim3,
+             values: list[Any]) -> CudaFastLaunch | None:  # fmt: skip
+        """The cache for `kernel` with arguments like `values` (None: one it cannot take)."""
+        fn = kernel.fn
+        params = {p.index: p for p in fn.params}
+        checks: list[tuple[Any, ...]] = []
+        offsets: dict[int, tuple[int, Any]] = {}  # argument -> (first slot, index type)
+        consts: list[tuple[int, bytes]] = []
+        slots = 0  # the plan, slot by slot: an array takes 1 + 2 * ndim, the rest one each
+        for code, i, conv in kernel.meta["plan"]:
+            if code == _ARRAY:
+                t = params[i].value.type
+                assert isinstance(t, ArrayType)
+                offsets[i] = (slots, conv)
+                slots += 1 + 2 * t.ndim
+            elif code == _SCALAR:
+                offsets[i] = (slots, params[i].value.scalar.np.type)
+                slots += 1
+            else:
+                consts.append((slots, _slot_bytes(conv)))
+                slots += 1
+        for k, v in enumerate(values):
+            if isinstance(v, DeviceArray):
+                if v.runtime is not rt or not isinstance(v.buf, CudaBuffer) or v.dtype.kind == "c":
+                    return None
+                at, conv = offsets.get(k, (-1, None))
+                ty = params[k].value.type if at >= 0 else None
+                if isinstance(ty, ArrayType) and len(v.shape) != ty.ndim:
+                    return None
+                checks.append(("array", k, 8 * at if at >= 0 else -1, v.dtype, v.ndim,
+                               v.size >= 2**31, conv))  # fmt: skip
+            elif type(v) in (int, float, bool) or (
+                isinstance(v, np.generic) and v.dtype.kind in "biuf"
+            ):
+                fits = type(v) is int and -(2**31) <= v < 2**31
+                at, conv = offsets.get(k, (-1, None))
+                checks.append(("number", k, 8 * at if at >= 0 else -1, type(v), fits, None,
+                               conv))  # fmt: skip
+            else:
+                return None  # a host array (copied per launch), a foreign array, complex
+        buf = bytearray(8 * max(slots, 1))
+        for at, data in consts:
+            buf[8 * at : 8 * at + len(data)] = data
+        return cls(rt, kernel, grid, block, checks, buf, slots)
+
+    def fn(self, args: tuple[Any, ...]) -> int:
+        """Launch with `args` (0), or 1 where they differ from what this cache takes."""
+        rt = self.runtime
+        if len(args) != self.nargs or CudaRuntime.broken is not None:
+            return 1
+        view = self.view
+        for kind, k, at, want, nd, big, conv in self.checks:
+            a = args[k]
+            if kind == "array":
+                if (type(a) is not DeviceArray or a.runtime is not rt
+                        or (a.dtype is not want and a.dtype != want)
+                        or len(a.shape) != nd or (a.size >= 2**31) != big):  # fmt: skip
+                    return 1
+                if at >= 0:
+                    packed = a.__dict__.get("_cuda_packed")
+                    if packed is None or packed[0] is not conv:
+                        b = a.buf
+                        if not isinstance(b, CudaBuffer):
+                            return 1
+                        packed = (conv, b"".join(_slot_bytes(x)
+                                                 for x in _array_params(a, conv, "")))  # fmt: skip
+                        a.__dict__["_cuda_packed"] = packed
+                    data = packed[1]
+                    view[at : at + len(data)] = data
+            else:
+                if type(a) is not want:
+                    return 1
+                if want is int and (-(2**31) <= a < 2**31) != nd:
+                    return 1
+                if at >= 0:
+                    try:
+                        view[at : at + 8] = _slot_bytes(conv(a))
+                    except (OverflowError, ValueError, TypeError):
+                        return 1
+        pending = rt._pending
+        if self.pending is not None and (not pending or pending[-1] is not self.pending):
+            pending.append(self.pending)
+        inflight = rt._inflight
+        if not inflight or inflight[-1] is not self.kernel.fn:
+            inflight.append(self.kernel.fn)
+        g = self.shape
+        (err,) = self.launch(self.func, g[0], g[1], g[2], g[3], g[4], g[5], 0,
+                             rt.stream_handle, self.pointers.ctypes.data, 0)  # fmt: skip
+        if int(err) != 0:
+            e = RuntimeError(f"cuLaunchKernel failed: {getattr(err, 'name', err)}")
+            rt._raise_if_sticky(e, f"launching {self.kernel.fn.name}()")
+            raise LaunchError(f"the CUDA launch of {self.kernel.fn.name}() failed: {e}")
+        return 0
+
+    def failure(self) -> None:
+        """Not used: a failing thread is reported at the next synchronisation."""
+
+
+def _slot_bytes(x: Any) -> bytes:
+    """A kernel parameter's value as its 8-byte slot (little-endian, zero-padded)."""
+    return np.asarray(x).tobytes().ljust(8, b"\0")
 
 
 def _buffer_of(x: Any) -> CudaBuffer:
