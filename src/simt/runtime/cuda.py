@@ -337,7 +337,7 @@ class CudaRuntime(Runtime):
         is not a simt device array of this runtime or a plain number."""
         if kernel.meta.get("print_buf") is not None or kernel.fn.debug:
             return None
-        if any(p.index < 0 or p.part for p in kernel.fn.params):
+        if any(p.hidden or p.part for p in kernel.fn.params):
             return None
         return CudaFastLaunch.make(self, kernel, grid, block, values)
 
