@@ -297,3 +297,42 @@ def test_default_schedule_of_a_large_contraction() -> None:
         np.testing.assert_allclose(comp.exec(*args), want, rtol=1e-4, atol=1e-4)
     # the other backends keep their kernels (GPUs: not measured; sim: the reference)
     assert "register-tiled GEMM" not in cases[0][0].source("cuda", q, k)
+
+
+def test_tune_searches_dot_kernels_and_measures_the_default_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """For q·kᵀ (both operands along k) tune's candidates include the dot micro-kernel, ranked
+    by the model; a candidate the default already runs (the default GEMM) is not compiled and
+    measured a second time."""
+    from simt.tensor import gemm, tune
+
+    monkeypatch.setenv("SIMT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(gemm, "CPU_TILES", ((1, 1),))  # ranked below the dot kernel
+    monkeypatch.setattr(gemm, "CPU_KC", (16,))
+    monkeypatch.setattr(gemm, "CPU_MC", (8,))
+    monkeypatch.setattr(gemm, "DOT_TILES", ((4, 4),))
+    monkeypatch.setattr(gemm, "DOT_MIN_WORK", 0)
+    monkeypatch.setattr(tune, "GEMM_MIN_WORK", 0)
+    simt.use("cpu")
+    q, k = rand((12, 80), 1), rand((10, 80), 2)
+    found = (i("ik*jk~ijk") >> i("+ijk~ij")).tune(q, k, budget=30.0, verbose=True)
+    out = capsys.readouterr().out
+    assert "+ijk~ij | tile(i:4,j:4) vector(k): as default" in out
+    times = found.tuning.times  # type: ignore[attr-defined]
+    assert "default" in times and any("tile(i:1,j:1)" in label for label in times)
+    assert not any("vector(k)" in label for label in times)
+    np.testing.assert_allclose(found.exec(q, k), q @ k.T, rtol=1e-5, atol=1e-5)
+
+
+def test_model_ranks_dot_tiles() -> None:
+    """The model prefers a 4 x 4 dot tile (16 accumulators) to a 2 x 2 one (latency-bound)."""
+    from simt.tensor import gemm
+
+    def est(tile: str) -> float:
+        g = (i("ik*jk~ijk") >> i(f"+ijk~ij | {tile} vector(k)")).graph
+        t = gemm.tiling(g, 1, [("in", 0), ("in", 1)])
+        assert t is not None and t.dot == 16
+        return gemm.estimate(t, {"i": 32, "j": 32, "k": 2048}, 16, 2, True)
+
+    assert est("tile(i:4,j:4)") < est("tile(i:2,j:2)")

@@ -646,6 +646,8 @@ CPU_TILES = ((8, 32), (4, 64), (16, 16), (8, 16), (4, 32), (2, 64))
 CPU_KC = (256, 384, 512)
 CPU_MC = (96, 128, 192)
 CPU_NC = 256  # columns a thread sweeps (n_r strips) after each k block
+# dot micro-kernels (`vector(k)`): m_r x n_r vector accumulators and m_r + n_r loads a step
+DOT_TILES = ((4, 4), (2, 8), (8, 2), (5, 4), (3, 4))
 GPU_TILES = ((4, 4), (8, 4), (4, 8), (8, 8))
 L1_BYTES = 32 << 10  # the panels a micro-kernel sweeps should fit (typical L1 data cache)
 L2_BYTES = 512 << 10  # a thread's block of the broadcast operand should fit (half an L2)
@@ -662,6 +664,9 @@ def candidates(u: str, v: str, r: str, spmd: bool, pattern_a: str, pattern_b: st
                         nc = max(nr, CPU_NC // nr * nr)
                         out.append(f"tile({u}:{mr},{v}:{nr}) block({r}:{kc},{u}:{mc},{v}:{nc}) "
                                    f"pack({pattern_a},{pattern_b})")  # fmt: skip
+        if pattern_a[-1] == r and pattern_b[-1] == r:  # both along k: the dot micro-kernel
+            for mr, nr in DOT_TILES:
+                out.append(f"tile({u}:{mr},{v}:{nr}) vector({r})")
     else:
         for mr, nr in GPU_TILES:
             out.append(f"tile({u}:{mr},{v}:{nr}) block({r}:16)")
@@ -713,6 +718,8 @@ def estimate(t: Tiling, ext: dict[str, int], lanes: int, cores: int, spmd: bool)
     Low et al.: the micro-kernel's registers and loads, the panels' cache fit, the edge tiles'
     waste, the balance of threads over cores, the packing passes)."""
     U, V, K = max(1, ext[t.u]), max(1, ext[t.v]), max(1, ext[t.r])
+    if t.dot:
+        return _estimate_dot(t, U, V, K, lanes, cores)
     vecs = -(-t.nr // lanes)  # vector registers per tile row
     acc = t.mr * vecs  # vector accumulators
     regs = 32 if lanes >= 16 else 16
@@ -738,3 +745,21 @@ def estimate(t: Tiling, ext: dict[str, int], lanes: int, cores: int, spmd: bool)
     flops_cycles = padded * K / (2 * lanes) / cores  # 2 FMA pipes x lanes per cycle
     pack = ((U * K if t.pack_u else 0) + (V * K if t.pack_v else 0)) / max(1, lanes // 2) / cores
     return flops_cycles / (eff * balance) + pack
+
+
+def _estimate_dot(t: Tiling, U: int, V: int, K: int, lanes: int, cores: int) -> float:
+    """`estimate` of the dot micro-kernel (`vector(k)`): its m_r x n_r vector accumulators
+    against the registers and the FMA latency, m_r + n_r loads a step, the lanes' pairwise sums
+    after each tile, edge waste and the balance of threads."""
+    vecs = -(-t.dot // lanes)
+    acc, loads = t.mr * t.nr * vecs, (t.mr + t.nr) * vecs
+    regs = 32 if lanes >= 16 else 16
+    eff = 0.3 if acc + t.mr + t.nr > regs else 1.0
+    eff *= min(1.0, acc / 8) * min(1.0, acc / loads)
+    tiles = -(-U // t.mr) * -(-V // t.nr)
+    threads = -(-V // t.nc) * -(-U // t.mc)
+    rounds = -(-threads // cores)
+    balance = threads / (rounds * cores)
+    flops_cycles = tiles * t.mr * t.nr * K / (2 * lanes) / cores
+    sums = tiles * t.mr * t.nr * t.dot / 2 / cores  # the lanes' sums: scalar adds, two a cycle
+    return flops_cycles / (eff * balance) + sums

@@ -377,12 +377,20 @@ def compile_for(g: Graph, inp: Inputs, backend: str) -> tuple[Program, list[dict
     blocks run as vector lanes (the CPU), a contraction with no GEMM directives written gets
     `gemm.default_directives` (a peer's `| splits | order` on it is a hint they replace)."""
     extents = S.infer(g, inp.shapes)
+    g = effective_graph(g, inp, backend, extents)
     p = get_plan(g)
-    if registry.has(backend, "spmd"):
-        g = with_default_gemms(g, p, extents, node_types(g, inp.types), inp.types)
-        p = get_plan(g)
     ranks = [len(s) for s in inp.shapes]
     return program(g, inp.types, ranks, backend, choices(g, p, extents)), extents
+
+
+def effective_graph(g: Graph, inp: Inputs, backend: str,
+                    extents: list[dict[str, int]] | None = None) -> Graph:  # fmt: skip
+    """The graph `backend` runs for these inputs: `g`, with `gemm.default_directives` on its
+    contractions on a backend whose blocks run as vector lanes (`compile_for`)."""
+    if not registry.has(backend, "spmd"):
+        return g
+    extents = extents if extents is not None else S.infer(g, inp.shapes)
+    return with_default_gemms(g, get_plan(g), extents, node_types(g, inp.types), inp.types)
 
 
 def with_default_gemms(g: Graph, p: Plan, extents: list[dict[str, int]],

@@ -205,12 +205,13 @@ def tune(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tuning:
 def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tuning:
     from ..benchtool.timing import sample
     from ..runtime import registry
-    from .run import compile_for, execute, host_stand_ins, prepare_inputs
+    from .run import compile_for, effective_graph, execute, host_stand_ins, prepare_inputs
 
     start = time.perf_counter()
     rt = registry.current()
     g = comp.graph
-    prog, _ = compile_for(g, prepare_inputs(host_stand_ins(values), registry.get("sim")), rt.name)
+    stand_ins = prepare_inputs(host_stand_ins(values), registry.get("sim"))
+    prog, _ = compile_for(g, stand_ins, rt.name)
     # coordinate search: each thread kernel's options ranked by the cost model, others fixed
     chosen: dict[int, str] = {}
     predicted: dict[str, float] = {}
@@ -264,12 +265,19 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
     times: dict[str, float] = {}
     best_t, best_s = float("inf"), {}
     last = 0.0  # what measuring the previous candidate took: the next one will take about as long
+    ran: dict[str, str] = {}  # the graph a trial runs (default GEMMs included) -> its label
     for sched in trials:
         began = time.perf_counter()
         # over budget: stop, but the model's first choice is always measured
         if began - start + last > budget and sched and sched is not first_choice:
             break
         gv = with_schedules(g, sched)
+        runs = effective_graph(gv, stand_ins, rt.name).key()
+        if runs in ran:  # the default already runs this schedule: measured once
+            if verbose:
+                print(f"  {_label(g, sched)}: as {ran[runs]}")
+            continue
+        ran[runs] = _label(g, sched)
 
         def run(gv: Graph = gv) -> None:
             execute(gv, values)
