@@ -199,3 +199,24 @@ def test_a_runtime_array_given_to_a_host_function_says_to_compile_it_in():
 
     with pytest.raises(simt.CompileError, match=r"simt.compile\(kernel, weights=...\)"):
         k[1, 4](WEIGHTS, np.zeros(4, np.float32))
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_a_math_domain_error_folds_to_what_the_kernel_computes(backend):
+    """Known operands fold as the kernel computes at run time: gamma at a pole is NaN and an
+    overflow inf (the C library's answers, builtins.elementwise), not a compile error that
+    only a known operand would raise (OOB fuzz campaign, seed 33962)."""
+    simt.use(backend)
+    x0 = 0.5
+
+    @simt.kernel
+    def k(out, n):
+        i = thread_idx.x
+        out[i, 0] = math.gamma(x0 % 6.0 - 2.5)  # gamma(-2.0): a pole
+        out[i, 1] = math.exp(1000.0)  # overflow
+        out[i, 2] = math.gamma(n * 1.0 - 2.0)  # the same pole at run time
+
+    out = np.zeros((4, 3), np.float32)
+    k[1, 4](out, 0)
+    assert np.isnan(out[:, 0]).all() and np.isnan(out[:, 2]).all()
+    assert (out[:, 1] == np.inf).all()

@@ -444,6 +444,23 @@ def _sum(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -
     return acc
 
 
+def _as_at_run_time(host: Callable[..., Any]) -> Callable[..., Any]:
+    """`host` folding known operands as the kernel computes them at run time: a domain error
+    (`math.gamma(-2.0)`) is NaN and an overflow is inf, as in every backend's math library
+    (builtins.elementwise), not a compile error that only known operands would raise."""
+
+    def folded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return host(*args, **kwargs)
+        except (ValueError, ZeroDivisionError):
+            return math.nan
+        except OverflowError:
+            return math.inf
+
+    folded.__module__ = getattr(host, "__module__", None) or "math"
+    return folded
+
+
 def _math(fn: MathFn, host: Callable[..., Any], to_int: bool = False) -> Handler:
     """The handler of a math function: evaluated in CPython (`host`) when every operand is
     known, else one `math` op per row (a tuple-valued row, as `frexp`, gives a tuple)."""
@@ -460,7 +477,8 @@ def _math(fn: MathFn, host: Callable[..., Any], to_int: bool = False) -> Handler
             extra = f" and keywords {', '.join(sorted(allowed))}" if allowed else ""
             tr.fail(node, f"{shown}() takes {fn.nargs} argument(s){extra}")
         if _all_known([*args, *kwargs.values()]):
-            return _only_known(host, name)(tr, args, kwargs, node)
+            folded = host if to_int or fn.result != "float" else _as_at_run_time(host)
+            return _only_known(folded, name)(tr, args, kwargs, node)
         operands = [*args, *(kwargs.get(k, Known(d)) for k, d in fn.keywords)]
         if fn.parts:
             return Tup(tuple(_math_op(tr, MATH[p], operands, node) for p in fn.parts))
