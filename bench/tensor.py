@@ -2,6 +2,9 @@
 
     PYTHONPATH=src .venv/bin/python bench/tensor.py              # the table in bench/RESULTS.md
     PYTHONPATH=src .venv/bin/python bench/tensor.py --quick      # small sizes, a smoke test
+    PYTHONPATH=src .venv/bin/python bench/tensor.py --only flash # some workloads
+    SIMT_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=src .venv/bin/python bench/tensor.py
+                                        # one thread each: steadier on a loaded machine
 
 Workloads (issues #16 and #28): matmul 1024 and 2048 (the chain `ik*kj~ijk >> +ijk~ij` with
 no schedule, and tuned: `tune` picks a register-tiled GEMM schedule), the peer's
@@ -98,14 +101,18 @@ CPU: dict[str, float] = {}  # variant -> median CPU seconds per call (of the las
 def interleave(
     variants: dict[str, Callable[[], Any]], rounds: int, slow: set[str]
 ) -> dict[str, float]:
-    """Median wall seconds of each variant, the variants taking turns; `slow` ones run fewer
-    rounds. The median CPU seconds of this process per call go to `CPU`."""
+    """Median wall seconds of each variant, the variants taking turns (each round starts one
+    later: OpenBLAS's threads spin on after NumPy's call, and whichever variant came next
+    always paid for it); `slow` ones run fewer rounds. The median CPU seconds of this
+    process per call go to `CPU`."""
     samples: dict[str, list[float]] = {k: [] for k in variants}
     cpu: dict[str, list[float]] = {k: [] for k in variants}
     sync = simt.synchronize
     CPU.clear()
+    names = list(variants)
     for r in range(rounds):
-        for name, run in variants.items():
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            run = variants[name]
             if name in slow and r >= 2:
                 continue
             c0 = time.process_time()
@@ -162,7 +169,10 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--budget", type=float, default=20.0, help="tune's budget, seconds")
+    ap.add_argument("--only", default="matmul,flash,mlp,softmax",
+                    help="the workloads to run, comma-separated (default: all)")  # fmt: skip
     args = ap.parse_args()
+    only = set(args.only.split(","))
     simt.use(args.backend)
     q = args.quick
     sizes = [64, 128] if q else [1024, 2048]
@@ -220,77 +230,93 @@ def main() -> int:
             "target": ("tuned", 1.25),
         }  # fmt: skip
 
-    rows.extend(matmul_row(n) for n in sizes)
+    if "matmul" in only:
+        rows.extend(matmul_row(n) for n in sizes)
 
     # flash attention -----------------------------------------------------------------------
-    qq, kk, vv = rand(att, 1), rand(att, 2), rand(att, 3)
-    s = qq.astype(np.float64) @ kk.T.astype(np.float64)
-    w = np.exp(s - s.max(1, keepdims=True))
-    want = (w / w.sum(1, keepdims=True)) @ vv.astype(np.float64)
-    fl, plain = flash((i, I)), plain_flash()
-    t0 = time.perf_counter()
-    check("simt flash", fl.exec(qq, kk, vv), want, 1e-4)
-    first = time.perf_counter() - t0
-    check("simt flash, no schedules", plain.exec(qq, kk, vv), want, 1e-4)
-    t0 = time.perf_counter()
-    fl_tuned = fl.tune(qq, kk, vv, budget=args.budget)  # the peer's schedules as hints
-    tune_s = time.perf_counter() - t0
-    check("simt flash tuned", fl_tuned.exec(qq, kk, vv), want, 1e-4)
+    def flash_row() -> None:
+        qq, kk, vv = rand(att, 1), rand(att, 2), rand(att, 3)
+        s = qq.astype(np.float64) @ kk.T.astype(np.float64)
+        w = np.exp(s - s.max(1, keepdims=True))
+        want = (w / w.sum(1, keepdims=True)) @ vv.astype(np.float64)
+        fl, plain = flash((i, I)), plain_flash()
+        t0 = time.perf_counter()
+        check("simt flash", fl.exec(qq, kk, vv), want, 1e-4)
+        first = time.perf_counter() - t0
+        check("simt flash, no schedules", plain.exec(qq, kk, vv), want, 1e-4)
+        t0 = time.perf_counter()
+        fl_tuned = fl.tune(qq, kk, vv, budget=args.budget)  # the peer's schedules as hints
+        tune_s = time.perf_counter() - t0
+        check("simt flash tuned", fl_tuned.exec(qq, kk, vv), want, 1e-4)
 
-    def np_attn() -> Any:
-        x = qq @ kk.T
-        e = np.exp(x - x.max(1, keepdims=True))
-        return (e / e.sum(1, keepdims=True)) @ vv
+        def np_attn() -> Any:
+            x = qq @ kk.T
+            e = np.exp(x - x.max(1, keepdims=True))
+            return (e / e.sum(1, keepdims=True)) @ vv
 
-    check("numpy flash", np_attn(), want, 1e-4)
-    variants = {
-        "simt": lambda: fl.exec(qq, kk, vv), "plain": lambda: plain.exec(qq, kk, vv),
-        "tuned": lambda: fl_tuned.exec(qq, kk, vv), "numpy": np_attn,
-    }  # fmt: skip
-    if "flash" in peers:
-        check("ilang flash", peers["flash"].exec(qq, kk, vv), want, 3e-4)
-        variants["ilang"] = lambda: peers["flash"].exec(qq, kk, vv)
-    t = interleave(variants, args.rounds * 3, set())
-    name = f"FlashAttention {att[0]} x {att[1]}"
-    rows.append({"name": name + ", its schedules", "simt": t["simt"], "numpy": t["numpy"],
-                 "peer": t.get("ilang"), "first": first, "tuned": t["tuned"], "cpu": dict(CPU),
-                 "tune": tune_s, "schedule": fl_tuned.text(), "target": ("tuned", 1.5),
-                 "plain": t["plain"]})  # fmt: skip
+        check("numpy flash", np_attn(), want, 1e-4)
+        variants = {
+            "simt": lambda: fl.exec(qq, kk, vv), "plain": lambda: plain.exec(qq, kk, vv),
+            "tuned": lambda: fl_tuned.exec(qq, kk, vv), "numpy": np_attn,
+        }  # fmt: skip
+        if "flash" in peers:
+            check("ilang flash", peers["flash"].exec(qq, kk, vv), want, 3e-4)
+            variants["ilang"] = lambda: peers["flash"].exec(qq, kk, vv)
+        t = interleave(variants, args.rounds * 3, set())
+        name = f"FlashAttention {att[0]} x {att[1]}"
+        rows.append({"name": name + ", its schedules", "simt": t["simt"], "numpy": t["numpy"],
+                     "peer": t.get("ilang"), "first": first, "tuned": t["tuned"], "cpu": dict(CPU),
+                     "tune": tune_s, "schedule": fl_tuned.text(), "target": ("tuned", 1.5),
+                     "plain": t["plain"]})  # fmt: skip
+
+    if "flash" in only:
+        flash_row()
 
     # MLP -----------------------------------------------------------------------------------
-    x, w1, w2 = rand((mlp_n,), 1), rand((mlp_n, mlp_n), 2), rand((mlp_n, mlp_n), 3)
-    want = w2.astype(np.float64) @ np.maximum(w1.astype(np.float64) @ x, 0)
-    t0 = time.perf_counter()
-    check("simt mlp", MLP.exec(w2, w1, x), want, 1e-4)
-    first = time.perf_counter() - t0
-    variants = {"simt": lambda: MLP.exec(w2, w1, x), "numpy": lambda: w2 @ np.maximum(w1 @ x, 0)}
-    if "mlp" in peers:
-        check("ilang mlp", peers["mlp"].exec(w2, w1, x), want, 1e-4)
-        variants["ilang"] = lambda: peers["mlp"].exec(w2, w1, x)
-    t = interleave(variants, args.rounds * 3, set())
-    rows.append({"name": f"MLP {mlp_n} x {mlp_n}", "simt": t["simt"], "numpy": t["numpy"],
-                 "peer": t.get("ilang"), "first": first, "cpu": dict(CPU)})  # fmt: skip
+    def mlp_row() -> None:
+        x, w1, w2 = rand((mlp_n,), 1), rand((mlp_n, mlp_n), 2), rand((mlp_n, mlp_n), 3)
+        want = w2.astype(np.float64) @ np.maximum(w1.astype(np.float64) @ x, 0)
+        t0 = time.perf_counter()
+        check("simt mlp", MLP.exec(w2, w1, x), want, 1e-4)
+        first = time.perf_counter() - t0
+        variants = {
+            "simt": lambda: MLP.exec(w2, w1, x),
+            "numpy": lambda: w2 @ np.maximum(w1 @ x, 0),
+        }
+        if "mlp" in peers:
+            check("ilang mlp", peers["mlp"].exec(w2, w1, x), want, 1e-4)
+            variants["ilang"] = lambda: peers["mlp"].exec(w2, w1, x)
+        t = interleave(variants, args.rounds * 3, set())
+        rows.append({"name": f"MLP {mlp_n} x {mlp_n}", "simt": t["simt"], "numpy": t["numpy"],
+                     "peer": t.get("ilang"), "first": first, "cpu": dict(CPU)})  # fmt: skip
+
+    if "mlp" in only:
+        mlp_row()
 
     # row softmax ---------------------------------------------------------------------------
-    xs = rand(soft, 4)
-    e = np.exp(xs - xs.max(1, keepdims=True).astype(np.float64))
-    want = e / e.sum(1, keepdims=True)
-    t0 = time.perf_counter()
-    check("simt softmax", SOFTMAX.exec(xs), want, 1e-5)
-    first = time.perf_counter() - t0
+    def softmax_row() -> None:
+        xs = rand(soft, 4)
+        e = np.exp(xs - xs.max(1, keepdims=True).astype(np.float64))
+        want = e / e.sum(1, keepdims=True)
+        t0 = time.perf_counter()
+        check("simt softmax", SOFTMAX.exec(xs), want, 1e-5)
+        first = time.perf_counter() - t0
 
-    def np_softmax() -> Any:
-        z = np.exp(xs - xs.max(1, keepdims=True))
-        return z / z.sum(1, keepdims=True)
+        def np_softmax() -> Any:
+            z = np.exp(xs - xs.max(1, keepdims=True))
+            return z / z.sum(1, keepdims=True)
 
-    variants = {"simt": lambda: SOFTMAX.exec(xs), "numpy": np_softmax}
-    if "softmax" in peers:
-        check("ilang softmax", peers["softmax"].exec(xs), want, 1e-5)
-        variants["ilang"] = lambda: peers["softmax"].exec(xs)
-    t = interleave(variants, args.rounds, {"ilang"})
-    name = f"row softmax {soft[0]} x {soft[1]}"
-    rows.append({"name": name, "simt": t["simt"], "numpy": t["numpy"], "peer": t.get("ilang"),
-                 "first": first, "cpu": dict(CPU), "target": ("simt", 1.5)})  # fmt: skip
+        variants = {"simt": lambda: SOFTMAX.exec(xs), "numpy": np_softmax}
+        if "softmax" in peers:
+            check("ilang softmax", peers["softmax"].exec(xs), want, 1e-5)
+            variants["ilang"] = lambda: peers["softmax"].exec(xs)
+        t = interleave(variants, args.rounds, {"ilang"})
+        name = f"row softmax {soft[0]} x {soft[1]}"
+        rows.append({"name": name, "simt": t["simt"], "numpy": t["numpy"], "peer": t.get("ilang"),
+                     "first": first, "cpu": dict(CPU), "target": ("simt", 1.5)})  # fmt: skip
+
+    if "softmax" in only:
+        softmax_row()
 
     wall = time.perf_counter() - wall0
     own1 = os.times()

@@ -279,6 +279,7 @@ def test_default_schedule_of_a_large_contraction() -> None:
     a, b = rand((256, 256), 3), rand((256, 256), 4)
     cases = [
         (i("ik*jk~ijk") >> i("+ijk~ij"), (q, k), q @ k.T, "vector(k)"),
+        (i("ik*jk~ijk") >> i("+ijk~ij"), (q.astype(np.float64), k), q @ k.T, "vector(k:8)"),
         (i("ik*jk~ijk | i:16,j:16 | jii'j'k") >> i("+ijk~ij | i:16,j:16 | jii'j'k0"), (q, k),
          q @ k.T, "vector(k)"),
         (i("ik*kj~ijk") >> i("+ijk~ij"), (a, b), a @ b, "pack(ik,kj)"),

@@ -687,12 +687,13 @@ GEMM_MIN_WORK = 1 << 24
 
 
 def default_directives(g: Graph, root: int, reads: list[Ref], ext: dict[str, int],
-                       floats: bool) -> str | None:  # fmt: skip
+                       itemsize: int) -> str | None:  # fmt: skip
     """The GEMM directives node `root` runs with when it has none written (the CPU), or None:
     a sum over one axis of a product of two float arrays (`contraction`) with enough work.
-    `floats`: both operands are floating point (the micro-kernels accumulate in floats)."""
+    `itemsize`: the wider operand's bytes when both are floating point (the micro-kernels
+    accumulate in floats), else 0."""
     e = g.nodes[root].expr
-    if e.directives or not floats:
+    if e.directives or not itemsize:
         return None
     found = contraction(g, root, reads)
     if found is None or any(ext[a] == 0 for a in ext):
@@ -703,7 +704,8 @@ def default_directives(g: Graph, root: int, reads: list[Ref], ext: dict[str, int
     if op0.pattern[-1] == r and op1.pattern[-1] == r:
         if work < DOT_MIN_WORK or ext[r] < 4 * DOT_LANES:
             return None
-        return f"tile({u}:{DEFAULT_DOT[0]},{v}:{DEFAULT_DOT[1]}) vector({r})"
+        lanes = "" if itemsize <= 4 else f":{DOT_LANES * 4 // itemsize}"  # a vector a row
+        return f"tile({u}:{DEFAULT_DOT[0]},{v}:{DEFAULT_DOT[1]}) vector({r}{lanes})"
     if work < GEMM_MIN_WORK:
         return None
     a = op0 if u in op0.pattern else op1

@@ -406,7 +406,8 @@ def with_default_gemms(g: Graph, p: Plan, extents: list[dict[str, int]],
         e = g.nodes[kp.root].expr
         operand_types = [types[r[1]] if r[0] == "in" else ntypes[r[1]] for r in kp.reads]
         floats = len(operand_types) == 2 and all(t.is_float for t in operand_types)
-        directives = gemm.default_directives(g, kp.root, kp.reads, extents[kp.root], floats)
+        size = max(t.np.itemsize for t in operand_types) if floats else 0
+        directives = gemm.default_directives(g, kp.root, kp.reads, extents[kp.root], size)
         if directives is not None:
             nodes[kp.root] = Node(parse(f"{e.body()} | {directives}", e.where),
                                   g.nodes[kp.root].args)  # fmt: skip
