@@ -1,25 +1,40 @@
-"""The renderers as tables: one dispatch idiom (`common.Rules`), every IR operator spelled by
-each C-like language's BIN/UN table, CUDA's atomics spelled (or refused) per element type."""
+"""The renderers as tables: one dispatch idiom (`ir.rules.Rules`) for every renderer and the cost
+model's evaluator, every IR operator spelled by each C-like language's BIN/UN table, CUDA's
+atomics spelled (or refused) per element type."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from simt.backends import common, cuda, cuda_types, llvm, wgsl
+from simt.backends import cuda, cuda_types, llvm, sim, wgsl
+from simt.benchtool import cost
+from simt.ir import ops
 from simt.ir.ops import ATOMIC_OPS, BIN_OPS, UN_OPS
+from simt.ir.rules import Rules
 from simt.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64
 
 RENDERERS = {"cuda": cuda._Renderer, "wgsl": wgsl._Renderer, "llvm": llvm._Renderer}
+WALKERS = {**RENDERERS, "sim": sim._Renderer, "cost": cost._Eval}
 
 
-@pytest.mark.parametrize("name", RENDERERS)
+@pytest.mark.parametrize("name", WALKERS)
 def test_every_renderer_dispatches_through_rules_to_its_own_methods(name: str) -> None:
-    cls = RENDERERS[name]
-    assert issubclass(cls, common.Rules)
+    cls = WALKERS[name]
+    assert issubclass(cls, Rules)
     for opcode, method in cls.RULES.items():
         assert callable(getattr(cls, method, None)), (name, opcode, method)
     for opcode in ("const", "bin", "un", "cmp", "cast", "load", "store", "if", "for", "while"):
         assert opcode in cls.RULES, (name, opcode)
+
+
+def test_sim_has_a_rule_for_every_opcode() -> None:
+    """sim runs IR as the front end makes it (no lowering first): every opcode of the table in
+    ir/ops.py but the terminators has its rule."""
+    opcodes = set(re.findall(r"^\| (\w+) +\|", ops.__doc__ or "", re.M)) - {"opcode"}
+    assert {"const", "warp", "exit", "note"} <= opcodes
+    assert opcodes - ops.TERMINATORS - set(sim._Renderer.RULES) == set()
 
 
 @pytest.mark.parametrize("name", ["cuda", "wgsl"])

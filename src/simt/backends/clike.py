@@ -16,8 +16,9 @@ from typing import Any, ClassVar
 
 from ..ir import Block, Function, Op, Value
 from ..ir.ops import TERMINATORS
+from ..ir.rules import Rules
 from ..types import Scalar
-from .common import Rules, checked
+from .common import checked
 
 # Operators spelled the same in C/C++ and WGSL, by IR op name.
 BIN_SYMBOLS: dict[str, str] = {
@@ -129,7 +130,7 @@ class Lines:
         return "\n".join(self.lines) + "\n"
 
 
-class CRenderer(Rules):
+class CRenderer(Rules[Callable[[Op], None]]):
     """What a renderer to a C-like language does the same way whatever the language.
 
     SSA values become immutable locals (`define`); the values an `if` merges or a loop
@@ -137,7 +138,7 @@ class CRenderer(Rules):
     region arguments as immutable copies of those locals (so it reads this iteration's values
     while it assigns the next ones, and no parallel assignment is ever needed); `if`, counted
     `for` and `while` are emitted here, once. Ops are dispatched through `RULES`, a table
-    {opcode: method name} that each subclass completes with its own methods (`common.Rules`,
+    {opcode: method name} that each subclass completes with its own methods (`ir.rules.Rules`,
     the idiom every renderer uses).
 
     A subclass gives the language: `type_name`, `literal`, the declaration forms `let` and

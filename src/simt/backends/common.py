@@ -1,30 +1,10 @@
-"""What every renderer needs to agree on: which print op is which, which op can fail, and the
-one way a renderer dispatches an op to its rule (`Rules`)."""
+"""What every renderer needs to agree on: which print op is which and which op can fail (the
+one way a renderer dispatches an op to its rule is `ir.rules.Rules`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ClassVar
-
 from ..ir import Function, Op, walk
 from ..ir.ops import MEMORY
-
-
-class Rules:
-    """The dispatch idiom of every renderer: `RULES`, a class table {opcode: method name} that
-    a subclass extends with its own methods (`{**Base.RULES, "bin": "bin", ...}`), bound to
-    the renderer once (`rule`)."""
-
-    RULES: ClassVar[dict[str, str]] = {}
-
-    def __init__(self) -> None:
-        self._rules: dict[str, Callable[[Op], None]] = {
-            opcode: getattr(self, method) for opcode, method in self.RULES.items()
-        }
-
-    def rule(self, op: Op) -> Callable[[Op], None] | None:
-        """The method that renders `op` (None: no rule for its opcode)."""
-        return self._rules.get(op.opcode)
 
 
 def print_ops(fn: Function) -> list[Op]:

@@ -35,14 +35,16 @@ result is unspecified).
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..builtins import MATH
 from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import MEMORY
+from ..ir.rules import Rules
 from ..types import BOOL, CONST, FLOAT32, INT64, SHARED, ArrayType, Scalar
 from . import llvm_math
-from .common import Rules, checked
+from .common import checked
 from .llvm_abi import (
     BODY,
     ENTRY,
@@ -84,8 +86,8 @@ class _FloatConsts:
         return _float_const(float(value), self.t)
 
 
-class _Renderer(Rules):
-    """LLVM IR text of an SPMD-lowered kernel; ops dispatch through `RULES` (`common.Rules`)."""
+class _Renderer(Rules[Callable[[Op], None]]):
+    """LLVM IR text of an SPMD-lowered kernel; ops dispatch through `RULES` (`ir.rules.Rules`)."""
 
     RULES: ClassVar[dict[str, str]] = {
         "const": "_op_const", "bin": "_op_bin", "cmp": "_op_cmp", "un": "_op_un",

@@ -15,19 +15,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from typing import ClassVar
 
 from ..builtins import sim_name
 from ..ir import Block, Function, Op, Value, walk, walk_blocks
 from ..ir.ops import ATOMICS, MEMORY, PURE, STORES
-from ..ir.semantics import expression
+from ..ir.rules import Rules
+from ..ir.semantics import UFUNC, expression
 from ..types import CONST, GLOBAL, LOCAL, SHARED, ArrayType, Scalar
 from .common import error_sites, print_ops
 
-# bin ops that are NumPy ufuncs with the kernel semantics (a store of one fuses with it).
-_UFUNC = {"add": "np.add", "sub": "np.subtract", "mul": "np.multiply", "div": "np.true_divide",
-          "floordiv": "np.floor_divide", "mod": "np.remainder", "min": "np.minimum",
-          "max": "np.maximum", "and": "np.bitwise_and", "or": "np.bitwise_or",
-          "xor": "np.bitwise_xor"}  # fmt: skip
 # Ops that read their operands into a fresh result (or into memory, overlap-safe) and never
 # pass one through. Not atomics: they write while they read their values, lane by lane.
 _CONSUMERS = frozenset({"bin", "cmp", "un", "cast", "math", "store", "print", "assert"})
@@ -243,8 +240,39 @@ def _view_safe_loads(fn: Function) -> set[int]:
 # rendering -----------------------------------------------------------------------------------
 
 
-class _Renderer:
+Statement = Callable[[Op, int, str], None]  # a rule: (op, indentation depth, mask name)
+Expression = Callable[["_Renderer", Op, list[str], str], str]
+
+
+def _value(rule: Expression) -> Callable[[_Renderer, Op, int, str], None]:
+    """An expression rule (op, operand names, mask) -> text, as a statement: the op's results
+    assigned the expression (the expression alone when nothing reads them)."""
+
+    def statement(self: _Renderer, op: Op, depth: int, mask: str) -> None:
+        expr = rule(self, op, [self.name(v) for v in op.operands], mask)
+        if op.results and (self.trace or any(self.uses.get(r.id, 0) for r in op.results)):
+            self.emit(depth, f"{self.names_of(op.results)} = {expr}")
+        else:
+            self.emit(depth, expr)
+
+    statement.__doc__ = rule.__doc__
+    return statement
+
+
+class _Renderer(Rules[Statement]):
+    """The NumPy program of a kernel; ops dispatch through `RULES` (`ir.rules.Rules`)."""
+
+    RULES: ClassVar[dict[str, str]] = {
+        "if": "op_if", "for": "op_for", "while": "op_while", "const": "op_const",
+        "note": "op_note", "barrier": "op_barrier", "exit": "op_exit", "fence": "op_fence",
+        "bin": "bin", "cmp": "cmp", "un": "un", "cast": "cast", "select": "select",
+        "math": "math", "special": "special", "shape": "shape", "alloc": "alloc",
+        **dict.fromkeys(MEMORY, "memory"), "print": "print_", "assert": "assert_",
+        "warp": "warp",
+    }  # fmt: skip
+
     def __init__(self, fn: Function, trace: bool = False) -> None:
+        super().__init__()
         self.fn = fn
         self.trace = trace
         self.trace_ids = {id(op): k for k, op in enumerate(trace_sites(fn))} if trace else {}
@@ -307,7 +335,7 @@ class _Renderer:
                     op.opcode == "store"
                     and prev is not None
                     and prev.opcode == "bin"
-                    and prev.attrs["op"] in _UFUNC
+                    and prev.attrs["op"] in UFUNC
                     and id(prev) not in self.global_idx
                     and prev.result is op.operands[-1]
                     and self.uses.get(prev.result.id) == 1
@@ -425,66 +453,65 @@ class _Renderer:
                 self.emit(depth, f"_c.t.val({k}, {name!r}, {self.name(r)}, {mask})")
 
     def op(self, op: Op, depth: int, mask: str) -> None:
-        k = op.opcode
-        if k in _CONTROL:
-            _CONTROL[k](self, op, depth, mask)
-            return
-        if k == "const":
-            self.names[op.result.id] = typed_const(op.attrs["value"], op.result.scalar)
-            return
-        if k == "note":
-            return  # only a traced program reports it (trace_op)
-        if k == "barrier":
-            # the lanes run in lockstep, so program order is the barrier; this only tells the
-            # race watch that shared-memory accesses before it are ordered before those after
-            loc = op.loc
-            where = (loc.filename, loc.line, loc.source_line) if loc is not None else None
-            self.emit(depth, f"_c.barrier({mask}, {where!r})")
-            return
-        if k == "exit":
-            self.emit(depth, f"_c.exit({mask})")
-            return
-        if k == "fence":
-            return  # one process, stores made in program order: nothing to order
-        expr = self.expr(op, mask)
-        if op.results and (self.trace or any(self.uses.get(r.id, 0) for r in op.results)):
-            self.emit(depth, f"{self.names_of(op.results)} = {expr}")
-        else:
-            self.emit(depth, expr)
-
-    def expr(self, op: Op, mask: str) -> str:
-        """The Python expression computing `op` (its effect, for ops without results)."""
-        rule = _EXPR.get(op.opcode)
+        rule = self.rule(op)
         if rule is None:
             raise AssertionError(f"sim backend: no rendering for opcode {op.opcode!r}")
-        return rule(self, op, [self.name(v) for v in op.operands], mask)
+        rule(op, depth, mask)
 
+    def op_const(self, op: Op, depth: int, mask: str) -> None:
+        self.names[op.result.id] = typed_const(op.attrs["value"], op.result.scalar)
+
+    def op_note(self, op: Op, depth: int, mask: str) -> None:
+        pass  # only a traced program reports it (trace_op)
+
+    def op_barrier(self, op: Op, depth: int, mask: str) -> None:
+        # the lanes run in lockstep, so program order is the barrier; this only tells the
+        # race watch that shared-memory accesses before it are ordered before those after
+        loc = op.loc
+        where = (loc.filename, loc.line, loc.source_line) if loc is not None else None
+        self.emit(depth, f"_c.barrier({mask}, {where!r})")
+
+    def op_exit(self, op: Op, depth: int, mask: str) -> None:
+        self.emit(depth, f"_c.exit({mask})")
+
+    def op_fence(self, op: Op, depth: int, mask: str) -> None:
+        pass  # one process, stores made in program order: nothing to order
+
+    # expressions: (op, its operands' names, mask) -> the Python expression computing it (its
+    # effect, for ops without results), made statements by `_value`
+    @_value
     def cmp(self, op: Op, a: list[str], mask: str) -> str:
         t = op.operands[0].scalar
         return expression("cmp", op.attrs["op"], _kind(t), a[0], a[1])
 
+    @_value
     def cast(self, op: Op, a: list[str], mask: str) -> str:
         return f"_cast({a[0]}, {np_type(op.result.scalar)})"
 
+    @_value
     def select(self, op: Op, a: list[str], mask: str) -> str:
         if op.operands[0].id in self.vary:
             return f"_where({a[0]}, {a[1]}, {a[2]})"
         return f"({a[1]} if {a[0]} else {a[2]})"
 
+    @_value
     def math(self, op: Op, a: list[str], mask: str) -> str:
         return f"{sim_name(op.attrs['fn'])}({', '.join(a)})"
 
+    @_value
     def warp(self, op: Op, a: list[str], mask: str) -> str:
         loc = op.loc  # the user's line, for a mask that names a lane not making the call
         where = (loc.filename, loc.line, loc.source_line) if loc is not None else None
         return f"_c.warp({op.attrs['op']!r}, {mask}, {where!r}{''.join(', ' + x for x in a)})"
 
+    @_value
     def special(self, op: Op, a: list[str], mask: str) -> str:
         reg, axis = op.attrs["reg"], op.attrs["axis"]
         if reg in ("block_dim", "grid_dim"):
             return f"_c.{reg}[{axis}]"
         return f"_c.{reg}({axis})"
 
+    @_value
     def shape(self, op: Op, a: list[str], mask: str) -> str:
         t = op.operands[0].array
         if t.space != GLOBAL:
@@ -492,6 +519,7 @@ class _Renderer:
             return typed_const(t.shape[op.attrs["dim"]], t.index)
         return f"np.{t.index.name}({a[0]}.shape[{op.attrs['dim']}])"
 
+    @_value
     def alloc(self, op: Op, a: list[str], mask: str) -> str:
         t = op.result.array
         assert t.shape is not None
@@ -501,23 +529,28 @@ class _Renderer:
         where = "shared" if t.space == SHARED else "local"
         return f"_c.{where}({t.shape!r}, {np_type(t.dtype)})"
 
+    @_value
     def print_(self, op: Op, a: list[str], mask: str) -> str:
         return f"_c.print({self.prints[id(op)]}, {mask}, {_tuple(a)})"
 
+    @_value
     def assert_(self, op: Op, a: list[str], mask: str) -> str:
         return f"_c.check_assert({a[0]}, {mask}, {self.sites[id(op)]})"
 
-    def bin(self, op: Op, a: list[str], mask: str = "") -> str:
+    @_value
+    def bin(self, op: Op, a: list[str], mask: str) -> str:
         if id(op) in self.global_idx:
             return f"_c.global_idx({self.global_idx[id(op)]})"
         name, t = op.attrs["op"], op.result.scalar
         width = typed_const(t.bits - 1, t) if t.is_int else ""
         return expression("bin", name, _kind(t), a[0], a[1], w=width)
 
-    def un(self, op: Op, args: list[str], mask: str = "") -> str:
+    @_value
+    def un(self, op: Op, args: list[str], mask: str) -> str:
         t = op.result.scalar
         return expression("un", op.attrs["op"], _kind(t), args[0], t=np_type(t))
 
+    @_value
     def memory(self, op: Op, a: list[str], mask: str) -> str:
         t: ArrayType = op.operands[0].array
         idx = a[1 : 1 + t.ndim]
@@ -535,7 +568,7 @@ class _Renderer:
             fused = self.fused.get(id(op))
             if fused is not None:
                 x, y = (self.name(v) for v in fused.operands)
-                ufunc = _UFUNC[fused.attrs["op"]]
+                ufunc = UFUNC[fused.attrs["op"]]
                 return f"_st_op(_c, {a[0]}, {index}, {ufunc}, {x}, {y}, {mask}, {site})"
             return f"_st(_c, {a[0]}, {index}, {rest[0]}, {mask}, {site})"
         # traced, the old value is shown even when the kernel does not use it
@@ -668,19 +701,6 @@ def _identifier(name: str) -> str:
     n = re.sub(r"\W", "_", name) or "kernel"
     return n if not n[0].isdigit() else "_" + n
 
-
-# Control flow: statements over regions.
-_CONTROL: dict[str, Callable[[_Renderer, Op, int, str], None]] = {
-    "if": _Renderer.op_if, "for": _Renderer.op_for, "while": _Renderer.op_while,
-}  # fmt: skip
-# The expression of each opcode that is not control flow, `const` or `barrier` (see `op`).
-_EXPR: dict[str, Callable[[_Renderer, Op, list[str], str], str]] = {
-    "bin": _Renderer.bin, "cmp": _Renderer.cmp, "un": _Renderer.un, "cast": _Renderer.cast,
-    "select": _Renderer.select, "math": _Renderer.math, "special": _Renderer.special,
-    "shape": _Renderer.shape, "alloc": _Renderer.alloc,
-    **dict.fromkeys(MEMORY, _Renderer.memory),
-    "print": _Renderer.print_, "assert": _Renderer.assert_, "warp": _Renderer.warp,
-}  # fmt: skip
 
 __all__ = [
     "display_names", "np_type", "render", "trace_sites", "typed_const", "varying_values",

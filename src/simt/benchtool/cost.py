@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from .. import types as T
 from ..builtins import MATH
 from ..builtins import weight as math_weight
 from ..ir import Block, Function, Op, Value, semantics
+from ..ir.rules import Rules
 from ..runtime.base import Dim3
 from .profile import Profile
 
@@ -170,8 +171,18 @@ class _Stats:
         self.footprint: dict[str, float] = {}  # array -> new distinct lines (scaled)
 
 
-class _Eval:
-    """Lane-parallel evaluation of one block of a launch (see the module doc)."""
+class _Eval(Rules[Callable[[Op, np.ndarray], None]]):
+    """Lane-parallel evaluation of one block of a launch (see the module doc); ops dispatch
+    through `RULES` (`ir.rules.Rules`), `other` for the rest (print, assert, warp, ...)."""
+
+    RULES: ClassVar[dict[str, str]] = {
+        "const": "op_const", "special": "op_special", "shape": "op_shape",
+        "alloc": "op_alloc", "load": "op_load", "store": "op_store",
+        "atomic": "op_atomic", "cas": "op_cas", "barrier": "op_barrier",
+        "fence": "op_fence",
+        "if": "op_if", "for": "op_for", "while": "op_while",
+        **dict.fromkeys(("bin", "cmp", "un", "cast", "select", "math"), "arith"),
+    }  # fmt: skip
 
     def __init__(
         self,
@@ -184,6 +195,7 @@ class _Eval:
         line: int,
         tile: int = 0,
     ) -> None:
+        super().__init__()
         self.fn = fn
         self.arrays = arrays
         self.scalars = scalars
@@ -236,7 +248,7 @@ class _Eval:
             for r in op.results:
                 self.env[r] = None
             return
-        _RULES.get(oc, _Eval.other)(self, op, mask)
+        (self.rule(op) or self.other)(op, mask)
 
     def other(self, op: Op, mask: np.ndarray) -> None:
         """print, assert: one group op, no result."""
@@ -562,17 +574,6 @@ class _Eval:
             self.env[r] = final[i] if i < len(final) else None
 
 
-# What the evaluator does for each opcode (`_Eval.other` for the rest).
-_RULES: dict[str, Callable[[_Eval, Op, np.ndarray], None]] = {
-    "const": _Eval.op_const, "special": _Eval.op_special, "shape": _Eval.op_shape,
-    "alloc": _Eval.op_alloc, "load": _Eval.op_load, "store": _Eval.op_store,
-    "atomic": _Eval.op_atomic, "cas": _Eval.op_cas, "barrier": _Eval.op_barrier,
-    "fence": _Eval.op_fence,
-    "if": _Eval.op_if, "for": _Eval.op_for, "while": _Eval.op_while,
-    **dict.fromkeys(("bin", "cmp", "un", "cast", "select", "math"), _Eval.arith),
-}  # fmt: skip
-
-
 _AFFINE_BIN = {"add", "sub", "mul", "shl"}
 _defs: dict[Value, Op] = {}
 
@@ -606,12 +607,12 @@ def compute(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray | None:
     """One op of the evaluator on the sampled lanes' values (None: not known)."""
     oc = op.opcode
     dt = t.np
-    if oc == "cast":
+    if oc == "cast":  # the IR's one conversion (ir/semantics.py)
         a = args[0]
-        if t.is_int and a.dtype.kind == "f":
+        if t.is_int and a.dtype.kind == "f":  # where the semantics leave it unspecified: 0
             a = np.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0)
             a = np.clip(a, -(2.0**62), 2.0**62)
-        return a.astype(dt)
+        return semantics.cast(a, dt)  # type: ignore[no-any-return]
     if oc == "select":
         return np.where(args[0].astype(bool), args[1], args[2]).astype(dt)
     if oc == "math":

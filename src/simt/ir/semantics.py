@@ -1,6 +1,7 @@
 """The executable semantics of the IR's operators: one row per `bin`, `cmp` and `un` operator,
 each a NumPy expression over arrays or NumPy scalars of the operation's type, executable as
-a Python function (`fn`, `evaluate`), in the manner of tinygrad's `python_alu`.
+a Python function (`fn`, `evaluate`), in the manner of tinygrad's `python_alu`; and the one
+conversion of a `cast` op (`cast`).
 
 This table is the one definition every evaluator reads: constant folding (`passes/fold.py`,
 on NumPy scalars), the `sim` backend (it writes the rows' expressions into its NumPy
@@ -11,7 +12,10 @@ The rules the rows state (docs/semantics.md): integers wrap (two's complement); 
 are floored, and an integer division or remainder by zero is 0; a shift amount is taken
 modulo the width; an integer power with a negative exponent is 0 except for a base of 1 or
 -1; `not` of a number is 1 where it is zero, else 0, in its own type; float operations are
-IEEE in the operation's type, with NumPy's NaN propagation for `min`/`max`.
+IEEE in the operation's type, with NumPy's NaN propagation for `min`/`max`; a cast wraps an
+integer into the target's width, truncates a float toward zero to an integer (a float outside
+the integer's range, NaN or an infinity gives a value the semantics leave unspecified: folding
+leaves such a cast to run time), rounds once to a float, and gives a bool `x != 0`.
 """
 
 from __future__ import annotations
@@ -82,10 +86,22 @@ TABLE: dict[str, dict[str, Row]] = {"bin": BIN, "cmp": CMP, "un": UN}
 assert set(BIN) == set(BIN_OPS) and set(CMP) == set(CMP_OPS) and set(UN) == set(UN_OPS)
 
 
+# The bin rows that are one NumPy ufunc for every operand kind: what `sim` computes straight
+# into an array's elements when a store takes the op's result (`sim_lib.store_op`).
+# tests/ir/test_semantics.py checks each against its row.
+UFUNC: dict[str, str] = {
+    "add": "np.add", "sub": "np.subtract", "mul": "np.multiply", "div": "np.true_divide",
+    "floordiv": "np.floor_divide", "mod": "np.remainder", "min": "np.minimum",
+    "max": "np.maximum", "and": "np.bitwise_and", "or": "np.bitwise_or", "xor": "np.bitwise_xor",
+}  # fmt: skip
+
+
 def cast(a: Any, t: Any) -> Any:
-    """`a` (bool, an array or a NumPy scalar) as NumPy type `t`, keeping scalars scalars."""
-    r = np.asarray(a).astype(t)
-    return r if isinstance(a, np.ndarray) else r[()]
+    """`a` (an array, a NumPy scalar or a Python bool) as NumPy type `t`, keeping scalars
+    scalars: the `cast` op (see the module docstring for what it does)."""
+    if isinstance(a, (np.ndarray, np.generic)):
+        return a.astype(t)
+    return np.asarray(a).astype(t)[()]
 
 
 # what the expressions call, bound in the namespace they are evaluated in (sim's too)

@@ -334,25 +334,20 @@ def fold_un(name: str, t: Scalar, a: Py) -> Py | None:
 
 
 def fold_cast(src: Scalar, dst: Scalar, a: Py) -> Py | None:
-    """`a` of type `src` converted to `dst` as every backend converts it."""
-    if dst.is_bool:
-        return bool(a != 0)
-    if dst.is_int:
-        if not src.is_float:
-            return wrap(int(a), dst)
+    """`a` of type `src` converted to `dst` as the IR's semantics table converts it
+    (ir/semantics.py), or None where it leaves the result unspecified (a float that is not
+    finite or does not fit the integer type) or the result is not a finite float."""
+    if dst.is_int and src.is_float:
         f = float(a)
         if not math.isfinite(f):
             return None
-        r = math.trunc(f)
         half = 1 << (dst.bits - 1)
         lo, hi = (-half, half) if dst.is_signed else (0, 2 * half)
-        return r if lo <= r < hi else None  # out of range: unspecified, left to the backend
-    # To a float: one rounding, from the source's exact value (NumPy's C conversion).
-    if src.is_int:
-        a = wrap(int(a), src)
+        if not lo <= math.trunc(f) < hi:
+            return None  # out of range: unspecified, left to the backend
     with np.errstate(all="ignore"):
-        x = np.array(a, dtype=src.np).astype(dst.np)[()]
-    return _finite(float(x))
+        x = semantics.cast(_np(a, src), dst.np)
+    return _finite(to_py(x, dst))
 
 
 def fold_math(fn: str, t: Scalar, args: list[Any]) -> Py | None:

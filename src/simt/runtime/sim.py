@@ -40,7 +40,7 @@ _HELPERS: dict[str, Any] = {
     "_in_range": sim_lib.in_range,
     "_urange": sim_lib.urange,
     "_ipow": semantics.ipow,
-    "_cast": sim_lib.cast,
+    "_cast": semantics.cast,
     **SIM_NAMES,
 }
 _MAX_GEOMETRIES = 8  # launch shapes whose per-lane registers are kept

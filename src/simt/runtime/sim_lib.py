@@ -17,7 +17,8 @@ import numpy as np
 
 from ..backends.common import describe_failure
 from ..errors import KernelError
-from ..ir import Op
+from ..ir import Op, semantics
+from ..ir.ops import ATOMIC_OPS
 from .base import Dim3, PrintRecord, unflatten
 from .printing import Stream
 
@@ -605,14 +606,6 @@ def urange(start: Any, stop: Any, step: Any) -> Any:
     return map(t, range(int(start), int(stop), int(step)))
 
 
-# arithmetic ----------------------------------------------------------------------------------
-
-
-def cast(x: Any, dtype: type) -> Any:
-    """`x` converted to `dtype` (float to int truncates toward zero)."""
-    return x.astype(dtype)
-
-
 # memory --------------------------------------------------------------------------------------
 
 
@@ -740,14 +733,11 @@ def _store(
 
 # atomics -------------------------------------------------------------------------------------
 
+# the atomics that are a `bin` operator's row (all but exch): that row's ufunc (ir/semantics.py)
 _UFUNCS = {
-    "add": np.add,
-    "sub": np.subtract,
-    "min": np.minimum,
-    "max": np.maximum,
-    "and": np.bitwise_and,
-    "or": np.bitwise_or,
-    "xor": np.bitwise_xor,
+    k: getattr(np, semantics.UFUNC[k].removeprefix("np."))
+    for k in ATOMIC_OPS
+    if k in semantics.UFUNC
 }
 # Address groups at least this long are scanned with one `accumulate` each; shorter ones are
 # applied in rounds (the r-th lane of every group in round r).
@@ -869,6 +859,6 @@ def _sequential(
 
 
 __all__ = [
-    "Geometry", "Launch", "Shadow", "atomic", "cast", "in_range", "keep", "load",
+    "Geometry", "Launch", "Shadow", "atomic", "in_range", "keep", "load",
     "load_view", "narrow", "split", "store", "store_op", "urange", "where",
 ]  # fmt: skip
