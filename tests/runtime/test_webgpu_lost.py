@@ -139,3 +139,113 @@ def test_a_lost_device_is_a_kernel_error_and_is_opened_again(tmp_path: Path) -> 
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == ["KernelError: True", "next: [2.0, 2.0]", "LaunchError: True"]
+
+
+# NVIDIA's Vulkan driver failing to compile a shader (H100, 2026-11-26: it printed "NVVM
+# compilation failed: 1" at pipeline creation and wgpu said "Parent device is lost"; every
+# later kernel of the process then failed as "a bug in simt"). Faked here on lavapipe: the
+# wgpu calls of a kernel holding 12345.0 print the driver's line, destroy the device and raise
+# wgpu's error, at pipeline creation, then at shader-module creation.
+LOST_COMPILING = r'''
+import os
+
+import numpy as np
+
+import simt
+from wgpu.backends.wgpu_native import _api
+
+simt.use("webgpu")
+codes = {}
+make_module = _api.GPUDevice.create_shader_module
+make_pipeline = _api.GPUDevice.create_compute_pipeline
+where = {"at": ""}
+
+
+def lose(device, call):  # as NVIDIA's driver did: its compiler prints, the device is lost
+    os.write(2, b"NVVM compilation failed: 1\n")
+    device.destroy()
+    raise RuntimeError(f"Validation Error\n\nCaused by:\n  In {call}\n    Parent device is lost")
+
+
+def module(self, *args, **kw):
+    if where["at"] == "module" and "12345.0" in kw.get("code", ""):
+        lose(self, "wgpuDeviceCreateShaderModule")
+    m = make_module(self, *args, **kw)
+    codes[id(m)] = kw.get("code", "")
+    return m
+
+
+def pipeline(self, *args, **kw):
+    if where["at"] == "pipeline" and "12345.0" in codes.get(id(kw["compute"]["module"]), ""):
+        lose(self, "wgpuDeviceCreateComputePipeline")
+    return make_pipeline(self, *args, **kw)
+
+
+_api.GPUDevice.create_shader_module = module
+_api.GPUDevice.create_compute_pipeline = pipeline
+
+
+@simt.kernel
+def bad(a):
+    i = simt.grid(1)
+    a[i] = a[i] * 12345.0
+
+
+@simt.kernel
+def good(a):
+    i = simt.grid(1)
+    a[i] += 1.0
+
+
+def check(e):
+    text = str(e)
+    return (
+        "failed while compiling bad()" in text and "NVVM compilation failed: 1" in text
+        and "bug in simt" not in text and "refused a block" not in text
+        and e.filename == __file__ and e.line == bad.pyfunc.__code__.co_firstlineno + 2
+    )
+
+
+a = np.zeros(64, np.float32)
+for at in ("pipeline", "module"):
+    where["at"] = at
+    try:
+        bad[1, 64](a)
+        print(at, "no error")
+    except simt.CompileError as e:
+        print(at, "CompileError:", check(e) or repr((str(e), e.filename, e.line)))
+    good[1, 64](a)
+    print(at, "next:", a[:2].tolist())
+where["at"] = ""
+simt.runtime.registry.get("webgpu").dev.device.destroy()  # lost unnoticed, before a compile
+
+@simt.kernel
+def fresh(a):
+    i = simt.grid(1)
+    a[i] += 2.0
+
+
+fresh[1, 64](a)  # compiled after the loss: on a device opened again
+print("lost before:", a[:2].tolist())
+'''
+
+
+def test_a_driver_that_loses_the_device_compiling_is_a_compile_error(tmp_path: Path) -> None:
+    ok, why = registry.probe("webgpu")
+    if not ok:
+        pytest.skip(f"webgpu not present: {why}")
+    script = tmp_path / "lost_compiling.py"
+    script.write_text(LOST_COMPILING)
+    env = dict(os.environ, PYTHONPATH=SRC)
+    run = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "pipeline CompileError: True",
+        "pipeline next: [1.0, 1.0]",  # the device was opened again: the next kernel runs
+        "module CompileError: True",
+        "module next: [2.0, 2.0]",
+        "lost before: [4.0, 4.0]",  # lost unnoticed before a compile: compiled on a new one
+    ]
+    assert "NVVM compilation failed: 1" in run.stderr  # what the driver printed still shows

@@ -26,8 +26,8 @@ import hashlib
 import os
 import threading
 import warnings
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -41,13 +41,13 @@ from ..errors import (
     SimtError,
     mark_internal,
 )
-from ..ir import Function
+from ..ir import Function, walk
 from ..passes import legalise
 from ..types import FLOAT64, INT64, UINT64, Scalar
 from . import webgpu_cache
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .printing import emit
-from .webgpu_device import Device, is_lost, open_device, reopen
+from .webgpu_device import Device, driver_output, is_lost, open_device, reopen
 
 _NO_ERROR = 0xFFFFFFFF
 # Mesa's llvmpipe leaves the loops of an invocation after this many iterations in all (gallivm's
@@ -59,6 +59,43 @@ DEFAULT_TIMEOUT = 300.0
 # devices left behind by a launch past its time budget: kept, since dropping one waits for
 # its queue to finish
 _abandoned: list[Any] = []
+_T = TypeVar("_T")
+
+
+def last_line(e: BaseException) -> str:
+    """The last non-empty line of a wgpu error (its cause: "Parent device is lost")."""
+    return next((ln.strip() for ln in reversed(str(e).splitlines()) if ln.strip()), "")
+
+
+def lost_message(name: str, what: str, said: str, reopened: bool = False) -> str:
+    """A device lost while simt was `what` (running a kernel, reading an array back)."""
+    when = "before simt was" if reopened else "while"
+    return (
+        f"the webgpu device ({name}) was lost {when} {what} (the driver said: {said!r}). A "
+        "kernel that runs too long (a loop that never ends, say) makes the driver reset the "
+        "device. simt opened the device again: launches work, but arrays kept on the device "
+        "before (simt.to_device) are gone; make them again"
+    )
+
+
+def driver_failure(
+    fn: Function, what: str, device: str, error: BaseException, printed: list[str]
+) -> CompileError:
+    """The CompileError of a kernel whose compilation by the GPU driver lost the device
+    (twice: on the device it found and on a fresh one, `WebGPURuntime._driver_compile`)."""
+    loc = next((op.loc for op in walk(fn.body) if op.loc is not None), None)
+    said = f"the driver printed {' / '.join(printed[-3:])!r}; " if printed else ""
+    return CompileError(
+        f"the webgpu driver of {device} failed while compiling {fn.name}() ({what}) and the "
+        f"device was lost ({said}wgpu said {last_line(error)!r}), on a fresh device again: "
+        "the GPU driver's own shader compiler fails on the WGSL simt made for this kernel, "
+        "not your code. simt opened a fresh device, so other kernels run; run this one on "
+        "another backend (simt.use(\"cpu\")) and please report it with its WGSL "
+        f"({fn.name}.source(\"webgpu\", ...)); docs/backends.md lists what is known",
+        filename=loc.filename if loc else fn.filename,
+        line=loc.line if loc else None,
+        source_line=loc.source_line if loc else None,
+    )
 
 
 def time_budget() -> float | None:
@@ -126,6 +163,7 @@ class WebGPURuntime(Runtime):
         self._waiter: threading.Thread | None = None
         self._wait_lock = threading.Lock()  # launches may come from several threads (dask)
         self._waiting_for: list[str] = []
+        self._last_loss = ""  # what wgpu said when simt last found the device lost
 
     # ------------------------------------------------------------------ discovery
     @classmethod
@@ -205,19 +243,63 @@ class WebGPURuntime(Runtime):
         key = hashlib.sha256(k.source.encode()).hexdigest()
         module = self._modules.get(key)
         if module is None:
-            try:
-                module = self.dev.device.create_shader_module(code=k.source)
-            except Exception as e:  # noqa: BLE001 - naga refused our WGSL: a simt bug, said so
-                raise mark_internal(CompileError(
-                    f"internal error: the WebGPU driver rejected the WGSL simt made for "
-                    f"{fn.name} (this is a bug in simt): {e}"
-                )) from None
+            source = k.source
+            module = self._driver_compile(
+                fn, "its shader module", lambda: self._shader_module(fn, source)
+            )
             self._modules[key] = module
         return k, module, key
 
+    def _shader_module(self, fn: Function, source: str) -> Any:
+        try:
+            return self.dev.device.create_shader_module(code=source)
+        except Exception as e:
+            if is_lost(e):
+                raise  # the driver, not the WGSL (`_driver_compile`)
+            # naga refused our WGSL: a simt bug, said so
+            raise mark_internal(CompileError(
+                f"internal error: the WebGPU driver rejected the WGSL simt made for "
+                f"{fn.name} (this is a bug in simt): {e}"
+            )) from None
+
+    def _driver_compile(self, fn: Function, what: str, make: Callable[[], _T]) -> _T:
+        """`make()` (a shader module or pipeline of `fn` made on this device), where a lost
+        device is told apart: lost before (a kernel that ran too long, a reset) or lost by the
+        driver's own compiler failing on this kernel (NVIDIA's Vulkan driver printed "NVVM
+        compilation failed" and wgpu said "Parent device is lost"). The device is opened again
+        and `make()` tried once more with the driver's output captured: lost again, it is
+        this kernel, a CompileError in the user's terms (not "a bug in simt", not a refused
+        block shape), and the device is opened again, so the next kernel runs."""
+        try:
+            return make()
+        except Exception as e:
+            if isinstance(e, SimtError) or not is_lost(e):
+                raise
+            self._last_loss = last_line(e)
+        self._reopen()
+        failure: Exception | None = None
+        with driver_output() as said:
+            try:
+                result = make()
+            except Exception as e:  # noqa: BLE001 - judged below, once the output is read
+                failure = e
+        if failure is None:
+            return result
+        if isinstance(failure, SimtError) or not is_lost(failure):
+            raise failure
+        device = self.dev.describe()
+        self._reopen()
+        raise driver_failure(fn, what, device, failure, said) from None
+
     def _pipeline(self, compiled: Compiled, block: Dim3, args: list[Any]) -> Any:
         """(pipeline, bind group layout, kernel) for this launch: per block shape, and per
-        set of array arguments bound twice (`f(a, a)`: those are declared writable)."""
+        set of array arguments bound twice (`f(a, a)`: those are declared writable). A
+        device lost on the way: `_driver_compile`."""
+        return self._driver_compile(
+            compiled.fn, "its compute pipeline", lambda: self._make_pipeline(compiled, block, args)
+        )
+
+    def _make_pipeline(self, compiled: Compiled, block: Dim3, args: list[Any]) -> Any:
         k: WgslKernel = compiled.meta["wgsl"]
         aliased = self._aliased(k, args)
         module, source_key = compiled.handle, compiled.meta["key"]
@@ -249,7 +331,9 @@ class WebGPURuntime(Runtime):
                 layout=layout,
                 compute={"module": module, "entry_point": k.entry, "constants": constants},
             )
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
+            if is_lost(e):
+                raise  # the driver's compiler, or a device lost before (`_driver_compile`)
             raise LaunchError(
                 f"the WebGPU device refused a block of {tuple(block)} threads for "
                 f"{compiled.fn.name}: {e}"
@@ -348,14 +432,8 @@ class WebGPURuntime(Runtime):
             if isinstance(e, SimtError) or not is_lost(e):
                 raise
             name = self.dev.name
-            said = next((ln.strip() for ln in reversed(str(e).splitlines()) if ln.strip()), "")
             self._reopen()
-            raise KernelError(
-                f"the webgpu device ({name}) was lost while {what} (the driver said: "
-                f"{said!r}). A kernel that runs too long (a loop that never ends, say) makes "
-                "the driver reset the device. simt opened the device again: launches work, "
-                "but arrays kept on the device before (simt.to_device) are gone; make them again"
-            ) from None
+            raise KernelError(lost_message(name, what, last_line(e))) from None
 
     def _reopen(self) -> None:
         self.dev = reopen()
@@ -509,7 +587,12 @@ class WebGPURuntime(Runtime):
             self._wait_launches()
         dims = self._dispatch(grid, block)
         self._check_args(kernel.meta["wgsl"], args, [p.name for p in kernel.fn.params])
+        before = self.dev.device
         pipe, bgl, k = self._pipeline(kernel, block, args)
+        if self.dev.device is not before:  # lost before this launch, opened again meanwhile
+            raise KernelError(lost_message(
+                self.dev.name, f"preparing {kernel.fn.name}", self._last_loss, reopened=True
+            ))
         dev = self.dev.device
         queue = dev.queue
         ubuf = dev.create_buffer(

@@ -16,8 +16,11 @@ unavailable and says how to get a Vulkan driver (`OPENGL_REFUSED`);
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,3 +176,39 @@ def is_lost(e: BaseException) -> bool:
     lost", "Device is lost", "DeviceLost")."""
     text = str(e).lower()
     return "lost" in text and "device" in text
+
+
+@contextlib.contextmanager
+def driver_output() -> Iterator[list[str]]:
+    """What the driver prints itself while the block runs (NVIDIA's Vulkan driver writes
+    "NVVM compilation failed: 1" to the process's stdout/stderr when its shader compiler
+    fails, and wgpu then reports only a lost device): file descriptors 1 and 2 go to a
+    temporary file meanwhile; afterwards the text is written to stderr as it would have been,
+    and its non-empty lines are put in the list the block received. Where the descriptors
+    cannot be redirected, nothing is captured."""
+    lines: list[str] = []
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    try:
+        tmp = tempfile.TemporaryFile()
+        saved = (os.dup(1), os.dup(2))
+    except OSError:
+        yield lines
+        return
+    try:
+        os.dup2(tmp.fileno(), 1)
+        os.dup2(tmp.fileno(), 2)
+        yield lines
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved:
+            os.close(fd)
+        tmp.seek(0)
+        data = tmp.read()
+        tmp.close()
+        if data:
+            with contextlib.suppress(OSError):
+                os.write(2, data)
+        lines.extend(ln.strip() for ln in data.decode(errors="replace").splitlines() if ln.strip())
