@@ -136,6 +136,8 @@ fn simt_fmod_{t}(a: {t}, b: {t}) -> {t} {{
     }}
     return select(r, -r, a < 0.0{s});
 }}"""
+    if t == "f64":
+        out["simt_fmod_f64"] = _FMOD_F64
     if t == "f32":
         # Python's (and C's) pow: WGSL's is undefined for a negative base and for a zero base
         # with a non-positive exponent, and gives NaN for pow(1, inf) on drivers that compute
@@ -192,6 +194,45 @@ fn simt_pow_f32(a: f32, b: f32) -> f32 {
     return select(r, -r, neg && odd);
 }"""
     return out
+
+
+# C's fmod in float64 without WGSL's frexp and ldexp, which NVIDIA's Vulkan driver failed to
+# compile in float64 (every shader with a float64 `%` was "NVVM compilation failed" and a
+# lost device on the H100, 2026-11-26; frexp/ldexp of f64 were the only constructs those
+# shaders had that the ones it compiled had not: docs/backends.md). t = m * 2**k, the
+# largest not above r, has m's significand and r's exponent, or one less: it is made of the
+# bits. A subnormal r (and m <= r) is scaled by 2**64 first, and the result back: exact.
+_FMOD_F64 = """\
+fn simt_fmod_f64(a: f64, b: f64) -> f64 {
+    let ea = bitcast<u64>(a) & 0x7ff0000000000000lu;
+    let eb = bitcast<u64>(b) & 0x7ff0000000000000lu;
+    let nb = (bitcast<u64>(b) & ~0x7ff0000000000000lu) != 0lu;
+    if (b == 0.0lf || ea == 0x7ff0000000000000lu || (eb == 0x7ff0000000000000lu && nb)) {
+        return bitcast<f64>(0x7ff8000000000000lu);
+    }
+    if (eb == 0x7ff0000000000000lu) { return a; }
+    var m = abs(b);
+    var r = abs(a);
+    var back = 1.0lf;
+    if ((bitcast<u64>(r) & 0x7ff0000000000000lu) == 0lu) {
+        r = r * 18446744073709551616.0lf;
+        m = m * 18446744073709551616.0lf;
+        back = 5.421010862427522e-20lf;  // 2**-64
+    }
+    // m's significand (of m * 2**64 where m is subnormal)
+    let m_tiny = (bitcast<u64>(m) & 0x7ff0000000000000lu) == 0lu;
+    let mn = select(m, m * 18446744073709551616.0lf, m_tiny);
+    let sig = bitcast<u64>(mn) & 0x000ffffffffffffflu;
+    loop {
+        if (r < m) { break; }
+        // the largest m * 2**k not above r: r - t is exact (t <= r < 2 t)
+        var t = bitcast<f64>((bitcast<u64>(r) & 0x7ff0000000000000lu) | sig);
+        if (t > r) { t = t * 0.5lf; }
+        r = r - t;
+    }
+    r = r * back;
+    return select(r, -r, a < 0.0lf);
+}"""
 
 
 def _exact(t: str, s: str) -> dict[str, str]:
