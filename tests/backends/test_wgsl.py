@@ -141,6 +141,21 @@ def test_float64_remainder_uses_no_frexp_or_ldexp() -> None:
     assert "frexp" not in src and "ldexp" not in src
 
 
+def test_int64_constants_a_driver_may_misread_are_hidden() -> None:
+    # NVIDIA's Vulkan driver computed x * 2147483648 (int64) as x * -2147483648 (the corpus
+    # case big_constants on the H100): constants of magnitude 2**31..2**32 and powers of two
+    # from 2**31 reach the driver as `(c ^ i64(simt_P.zero))`; others stay literals
+    def body(b: Builder, a: Value, x: Value) -> None:
+        y = b.bin("mul", x, b.const(2**31, INT64))
+        z = b.bin("add", y, b.const(2**40, INT64))
+        store_at_0(b, a, b.bin("add", z, b.const(12345678901, INT64)))
+
+    src = render(make([arr(INT64), INT64], body))
+    assert "(2147483648li ^ i64(simt_P.zero))" in src
+    assert "(1099511627776li ^ i64(simt_P.zero))" in src
+    assert "12345678901li" in src and "(12345678901li ^" not in src
+
+
 def test_shift_amounts_are_taken_modulo_the_width() -> None:
     def body(b: Builder, a: Value, x: Value, y: Value) -> None:
         store_at_0(b, a, b.bin("shl", x, y))

@@ -10,7 +10,7 @@ import simt
 from . import Case, blocks, rng
 
 BIG = 2**40
-ROWS = 7
+ROWS = 8
 
 
 @simt.kernel
@@ -25,6 +25,8 @@ def big_constants(a, out, small, uout):
         out[4, i] = x + BIG // 3  # a global, known at compile time
         out[5, i] = max(x, 5000000000) - min(x, -5000000000)
         out[6, i] = (x + 2**33) // 2**32 + (x * 2**31) % 10**10
+        # NVIDIA's Vulkan driver multiplied by 2**31 as by -2**31 (H100, 2026-11-26)
+        out[7, i] = x * 2**31 - (x % 1000) * 2**36 + (x + 2147483648) - (x - 4294967295)
         small[i] = x + 2**40 + 7  # computed in int64, wrapped by the int32 store
         u = simt.uint32(x)
         uout[i] = u * 2654435761 + 4294967295  # uint32 holds both: uint32 arithmetic
@@ -50,6 +52,7 @@ def _ref(a, out, small, uout):
         x + BIG // 3,
         np.maximum(x, 5000000000) - np.minimum(x, -5000000000),
         (x + 2**33) // 2**32 + (x * 2**31) % 10**10,
+        x * 2**31 - (x % 1000) * 2**36 + (x + 2147483648) - (x - 4294967295),
     ]
     ref = np.array([[int(v) for v in r] for r in rows], np.int64)
     wrapped = np.array([(int(v) + 2**40 + 7) & 0xFFFFFFFF for v in x], np.int64)
