@@ -217,7 +217,11 @@ def _talk(a):
 def _talk64(a):
     i = simt.grid(1)
     if i < len(a) and i % 3 == 0:
-        print(simt.int64(i) * 3_000_000_000, simt.float64(a[i]) / 3.0, sep=" | ")
+        # `* 0.1`, not `/ 3.0`: WGSL leaves `/` to 2.5 ulp (docs/semantics.md) and NVIDIA's
+        # Vulkan driver gave 0.625 / 3.0 one ulp low (0.20833333333333331), so the printed
+        # 17 digits differed from sim's while the float64 print itself is exact (the value's
+        # bits, formatted on the host as sim does: `test_float64_prints_every_bit`)
+        print(simt.int64(i) * 3_000_000_000, simt.float64(a[i]) * 0.1, sep=" | ")
 
 
 def test_print_matches_sim(on_webgpu: Any, capsys: pytest.CaptureFixture[str]) -> None:
@@ -233,6 +237,24 @@ def test_print_matches_sim(on_webgpu: Any, capsys: pytest.CaptureFixture[str]) -
         k[2, 32](a)
         expected = capsys.readouterr().out
         assert got == expected and got
+
+
+@simt.kernel(fp64=True)
+def _bits64(a):
+    i = simt.grid(1)
+    if i < len(a):
+        print(a[i])
+
+
+def test_float64_prints_every_bit(on_webgpu: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    if "shader-f64" not in on_webgpu.dev.features:
+        pytest.skip("the adapter has no float64")
+    a = np.array([0.20833333333333334, 0.20833333333333331, 1 / 3, 2 / 3, 0.1, 1e-300,
+                  -5e-324, 1.7976931348623157e308, 0.30000000000000004], np.float64)  # fmt: skip
+    simt.use("webgpu")
+    _bits64[1, 16](a)
+    got = capsys.readouterr().out.split()
+    assert got == [repr(float(x)) for x in a], got
 
 
 @simt.kernel
@@ -372,6 +394,10 @@ def test_opengl_adapter_runs_the_float32_subset(webgpu_runtime: Any, tmp_path: P
     r = subprocess.run(
         [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120
     )
+    if "the OpenGL adapter has no compute shaders" in r.stderr:
+        # a reported absence (NVIDIA's GL driver on the H100), said as BackendUnavailable
+        assert "BackendUnavailable" in r.stderr, r.stderr
+        pytest.skip("the OpenGL adapter here has no compute shaders (simt said so)")
     assert r.returncode == 0 and "GL OK" in r.stdout, r.stdout + r.stderr
 
 
