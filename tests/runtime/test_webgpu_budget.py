@@ -20,6 +20,7 @@ CHILD = """
 import os, time
 import numpy as np
 import simt
+from simt.runtime import registry
 
 simt.use("webgpu")
 
@@ -37,11 +38,25 @@ def spin(out, n):
 
 out = np.zeros(1 << 16, np.int32)
 spin[256, 256](out, 2)  # compiled before the timed launch
+n = 250  # 62,500 turns a thread (llvmpipe's loop budget is 65,535): seconds on llvmpipe,
+# well past the budget even on an idle machine (n = 100 was not)
+if registry.get("webgpu").caps.loop_limit is None:
+    # a GPU (no loop budget): the H100 ran n = 250 inside 0.5 s, so n grows until a launch
+    # is measured to take ~3 s, whatever the GPU's speed
+    os.environ["SIMT_WEBGPU_TIMEOUT"] = "0"
+    took = 0.0
+    while took < 0.2 and n < 1 << 16:
+        n *= 2
+        t = time.monotonic()
+        spin[256, 256](out, n)
+        simt.synchronize()
+        took = time.monotonic() - t
+    n = int(n * (3.0 / max(took, 1e-3)) ** 0.5)  # the time grows as n * n
+    os.environ["SIMT_WEBGPU_TIMEOUT"] = "0.5"
 t = time.monotonic()
 try:
-    spin[256, 256](out, 250)  # 62,500 turns a thread (llvmpipe's loop budget is 65,535):
-    # seconds on llvmpipe, well past the budget even on an idle machine (n = 100 was not)
-    print("finished", flush=True)
+    spin[256, 256](out, n)
+    print("finished", n, flush=True)
 except simt.KernelError as e:
     print(f"KernelError after {time.monotonic() - t:.1f} s: {e}", flush=True)
 os.environ["SIMT_WEBGPU_TIMEOUT"] = "0"  # now wait for ever: the next launch works
