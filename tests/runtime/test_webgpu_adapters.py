@@ -52,6 +52,40 @@ def test_the_opt_in_chooses_opengl(want: str) -> None:
     assert choose([GL_SOFT], want) == 0
 
 
+class _GLWithoutCompute:
+    """An OpenGL adapter whose driver gives wgpu no compute shaders, as NVIDIA's GL driver did
+    on the H100 (wgpu logged the reason on stderr; the request said the device was lost)."""
+
+    info = {"device": "NVIDIA H100 80GB HBM3/PCIe/SSE2", "vendor": "", "backend_type": "OpenGL",
+            "adapter_type": "DiscreteGPU"}  # fmt: skip
+    features: tuple[str, ...] = ()
+    limits: dict[str, int] = {}
+
+    def request_device_sync(self, **kw: Any) -> Any:
+        os.write(2, b"indirect-validation error: ComputePipeline(Internal(\"The selected version "
+                 b"doesn't support Features(BUFFER_STORAGE | COMPUTE_SHADER | "
+                 b"DYNAMIC_ARRAY_SIZE)\"))\n")  # fmt: skip
+        raise RuntimeError("Request device failed (3): Validation Error\n\nCaused by:\n"
+                           "  Parent device is lost\n")  # fmt: skip
+
+
+def test_an_opengl_adapter_without_compute_shaders_is_said_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    wgpu = pytest.importorskip("wgpu")
+    from simt.runtime import webgpu_device
+
+    monkeypatch.setattr(wgpu.gpu, "enumerate_adapters_sync", lambda: [_GLWithoutCompute()])
+    monkeypatch.setattr(webgpu_device, "_device", None)
+    monkeypatch.setattr(webgpu_device, "_failure", None)
+    monkeypatch.setenv(ENV, "gl")
+    with pytest.raises(BackendUnavailable) as e:
+        webgpu_device.open_device()
+    msg = str(e.value)
+    assert "the OpenGL adapter has no compute shaders" in msg, msg
+    assert "COMPUTE_SHADER" in msg and f"Unset {ENV}" in msg and "mesa-vulkan-drivers" in msg
+
+
 def test_a_name_or_backend_that_matches_nothing_is_named() -> None:
     with pytest.raises(BackendUnavailable, match="matches no WebGPU adapter.*OpenGL"):
         choose([GL_SOFT], "vulkan")

@@ -113,6 +113,24 @@ def choose(infos: list[dict[str, Any]], want: str = "") -> int:
     return min(usable, key=lambda k: _TYPE_RANK.get(str(infos[k].get("adapter_type")), 3))
 
 
+def refusal(info: dict[str, Any], error: BaseException, printed: list[str]) -> str:
+    """Why the adapter described by `info` could not be opened. An OpenGL driver whose GL
+    version gives wgpu no compute shaders (NVIDIA's GL driver, H100 2026-11-26: wgpu logged
+    "The selected version doesn't support Features(BUFFER_STORAGE | COMPUTE_SHADER | ...)"
+    and the request said "Parent device is lost") is said as that."""
+    name = info.get("device") or info.get("description") or "the adapter"
+    text = " ".join([str(error), *printed])
+    if info.get("backend_type") == "OpenGL" and "COMPUTE_SHADER" in text:
+        said = next((ln for ln in printed if "COMPUTE_SHADER" in ln), str(error).strip())
+        return (
+            f"the OpenGL adapter has no compute shaders: wgpu could not run compute on "
+            f"{name} through OpenGL (it said: {said}). Unset {ENV} to use a Vulkan "
+            "adapter, or install a Vulkan driver (on Linux Mesa's, `sudo apt-get install "
+            "mesa-vulkan-drivers`, or your GPU vendor's)"
+        )
+    return f"could not open {name}: {error}"
+
+
 def open_device() -> Device:
     """The process's device, opened on first call; BackendUnavailable when there is none."""
     global _device, _failure
@@ -145,12 +163,16 @@ def open_device() -> Device:
     info = _info(adapter)
     features = frozenset(f for f in FEATURES if f in adapter.features)
     limits = {k: int(adapter.limits[k]) for k in LIMITS if k in adapter.limits}
-    try:
-        device = adapter.request_device_sync(
-            required_features=sorted(features), required_limits=dict(limits)
-        )
-    except Exception as e:  # noqa: BLE001
-        _failure = f"could not open {info.get('device')}: {e}"
+    failure: Exception | None = None
+    with driver_output() as said:  # wgpu-native's GL backend logs its reason on stderr
+        try:
+            device = adapter.request_device_sync(
+                required_features=sorted(features), required_limits=dict(limits)
+            )
+        except Exception as e:  # noqa: BLE001 - said below, with what was printed
+            failure = e
+    if failure is not None:
+        _failure = refusal(info, failure, said)
         raise BackendUnavailable(_failure) from None
     _device = Device(
         device=device,
