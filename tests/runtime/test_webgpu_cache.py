@@ -60,6 +60,15 @@ def test_an_entry_gives_back_what_was_rendered(tmp_path, monkeypatch: pytest.Mon
     assert webgpu_cache.key(fn, caps, frozenset({0})) != key
 
 
+def test_a_changed_renderer_does_not_reuse_old_wgsl(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the key once held only simt's version: a driver workaround added to the renderer was
+    # not used for kernels already in the cache (a float64 `%` kept NVIDIA's failing form)
+    fn = _ir(_gather, *ARGS)
+    key = webgpu_cache.key(fn, WgslCaps(), frozenset())
+    monkeypatch.setattr(webgpu_cache, "renderer_digest", lambda: "another renderer")
+    assert webgpu_cache.key(fn, WgslCaps(), frozenset()) != key
+
+
 def test_kernels_that_print_are_not_stored(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("SIMT_CACHE_DIR", str(tmp_path))
     fn = _ir(_shout, np.zeros(1, np.float32))

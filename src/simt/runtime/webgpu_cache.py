@@ -2,8 +2,9 @@
 
 Keyed, as the cpu runtime's object code and CUDA's CUBIN are, on what decides the artefact: the
 IR as the runtime compiles it (`fingerprint`: every op, type and attribute, source locations
-left out), the kernel's name, the adapter's capabilities the renderer reads and the array
-parameters declared writable. A new process finds the WGSL there instead of rendering it again.
+left out), the kernel's name, the adapter's capabilities the renderer reads, the array
+parameters declared writable and the renderer's own source (`renderer_digest`). A new process
+finds the WGSL there instead of rendering it again.
 Entries are JSON (through `simt.cache`: check-summed, written atomically, never unpickled);
 the IR ops an entry names (the error sites) are stored as their positions in the IR's walk
 order and looked up in the process's own IR, so error messages name the current source lines.
@@ -12,8 +13,11 @@ A kernel that prints is not stored (its print formats are IR attributes, rendere
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 from dataclasses import asdict, fields
+from pathlib import Path
 from typing import Any
 
 from .. import cache
@@ -34,9 +38,23 @@ def usable() -> bool:
     return {f.name for f in fields(WgslKernel)} == KNOWN
 
 
+@functools.cache
+def renderer_digest() -> str:
+    """A hash of the WGSL renderer's own source (backends/wgsl*.py): WGSL rendered by another
+    renderer is not reused under the same simt version (a driver workaround added to the
+    renderer takes effect at once, not after the cache is cleared)."""
+    h = hashlib.sha256()
+    for path in sorted((Path(__file__).resolve().parents[1] / "backends").glob("wgsl*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
 def key(fn: Function, caps: WgslCaps, writable: frozenset[int]) -> str:
-    """The cache key of `fn` rendered for an adapter with `caps`, `writable` arrays."""
-    return cache.key(fingerprint(fn), fn.name, repr(asdict(caps)), repr(sorted(writable)))
+    """The cache key of `fn` rendered for an adapter with `caps`, `writable` arrays, by this
+    renderer (`renderer_digest`)."""
+    return cache.key(
+        fingerprint(fn), fn.name, repr(asdict(caps)), repr(sorted(writable)), renderer_digest()
+    )
 
 
 def load(k: str, fn: Function) -> WgslKernel | None:
