@@ -9,7 +9,9 @@ compilation failed: 1", then wgpu's "Parent device is lost").
 The float64 probes bisect the failure of fuzz seeds 1, 89 and 100 on that card: their
 shaders were the only ones with a float64 `%` (simt_fmod_f64: WGSL's frexp and ldexp of
 f64, since replaced by bit arithmetic); `fmod_f64_frexp` is that first form, `fmod_f64` the
-current one (simt's own helper text). Each line: the probe, ok (with the values
+current one (simt's own helper text). The int64 probes bisect the corpus case big_constants
+(x * 2**31 came out as x * -2**31 there) and `div_f64` the one-ulp float64 quotient of
+test_print_matches_sim. Each line: the probe, ok (with the values
 the shader computed, to compare with the expected ones) or FAIL with what the driver and wgpu
 said.
 """
@@ -21,6 +23,7 @@ import math
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -39,6 +42,18 @@ PROBES: dict[str, tuple[str, str, list[float], list[float]]] = {
                        [math.fmod(1.0, 0.3), math.fmod(1e10, 0.3)]),
     "fmod_f64": ("out[i] = simt_fmod_f64(x, 0.3lf);", "f64", [1.0, 1e10],
                  [math.fmod(1.0, 0.3), math.fmod(1e10, 0.3)]),
+    # int64: NVIDIA gave x * 2147483648 as x * -2147483648 (corpus case big_constants);
+    # simt now hides such constants behind a run-time zero (`mul_2p31_hidden`, `zero` = 0)
+    "mul_2p31": ("out[i] = x * 2147483648li;", "i64", [-262, 5], [-262 * 2**31, 5 * 2**31]),
+    "mul_2p31_hidden": ("out[i] = x * (2147483648li ^ i64(zero[0]));", "i64", [-262, 5],
+                        [-262 * 2**31, 5 * 2**31]),
+    "mul_2p36": ("out[i] = x * 68719476736li;", "i64", [-262, 5], [-262 * 2**36, 5 * 2**36]),
+    "mul_3e9": ("out[i] = x * 3000000000li;", "i64", [-262, 5],
+                [-262 * 3000000000, 5 * 3000000000]),
+    "add_2p31": ("out[i] = x + 2147483648li;", "i64", [-262, 5], [-262 + 2**31, 5 + 2**31]),
+    "shl_31": ("out[i] = x << 31u;", "i64", [-262, 5], [-262 * 2**31, 5 * 2**31]),
+    # float64 division: NVIDIA gave 0.625 / 3.0 one ulp low (WGSL allows 2.5 ulp)
+    "div_f64": ("out[i] = x / 3.0lf;", "f64", [0.625, 1.0], [0.625 / 3.0, 1.0 / 3.0]),
 }
 
 OLD_FMOD = """
@@ -64,10 +79,11 @@ def shader(name: str) -> str:
     extra = OLD_FMOD if "simt_fmod_old" in body else ""
     if "simt_fmod_f64" in body:
         extra = helper("simt_fmod_f64")
+    zero = "@group(0) @binding(2) var<storage, read> zero: array<u32>;\n" if "zero[" in body else ""
     return f"""
 @group(0) @binding(0) var<storage, read> xs: array<{t}>;
 @group(0) @binding(1) var<storage, read_write> out: array<{t}>;
-{extra}
+{zero}{extra}
 @compute @workgroup_size(1)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
     let i = gid.x;
@@ -89,7 +105,7 @@ def run_one(name: str) -> dict[str, object]:
     _, t, xs, want = PROBES[name]
     dev = open_device()
     d = dev.device
-    dt = np.float32 if t == "f32" else np.float64
+    dt = {"f32": np.float32, "f64": np.float64, "i64": np.int64}[t]
     data = np.array(xs, dt)
     stage = "shader module"
     with driver_output() as said:
@@ -103,10 +119,15 @@ def run_one(name: str) -> dict[str, object]:
             u = wgpu.BufferUsage
             a = d.create_buffer_with_data(data=data.tobytes(), usage=u.STORAGE)
             o = d.create_buffer(size=data.nbytes, usage=u.STORAGE | u.COPY_SRC)
-            group = d.create_bind_group(layout=pipe.get_bind_group_layout(0), entries=[
+            z = d.create_buffer_with_data(data=np.zeros(4, np.uint32).tobytes(), usage=u.STORAGE)
+            entries = [
                 {"binding": 0, "resource": {"buffer": a}},
                 {"binding": 1, "resource": {"buffer": o}},
-            ])  # fmt: skip
+                {"binding": 2, "resource": {"buffer": z}},
+            ]
+            if "zero[" not in PROBES[name][0]:
+                entries.pop()
+            group = d.create_bind_group(layout=pipe.get_bind_group_layout(0), entries=entries)
             enc = d.create_command_encoder()
             cp = enc.begin_compute_pass()
             cp.set_pipeline(pipe)
@@ -125,27 +146,35 @@ def run_one(name: str) -> dict[str, object]:
     return result
 
 
+def _child(name: str) -> dict[str, object]:
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    try:
+        p = subprocess.run([sys.executable, __file__, "--one", name], capture_output=True,
+                           text=True, timeout=30, env=env)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "error": "no answer in 30 s"}
+    line = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
+    return json.loads(line) if line.startswith("{") else {"ok": False, "error": p.stderr[-300:]}
+
+
 def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "--one":
         print(json.dumps(run_one(argv[1])))
         return 0
     names = argv or list(PROBES)
-    env = dict(os.environ, PYTHONPATH=str(SRC))
-    for name in names:
-        try:
-            p = subprocess.run([sys.executable, __file__, "--one", name], capture_output=True,
-                               text=True, timeout=30, env=env)  # fmt: skip
-            line = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
-            failed = {"ok": False, "error": p.stderr[-300:]}
-            r = json.loads(line) if line.startswith("{") else failed
-        except subprocess.TimeoutExpired:
-            r = {"ok": False, "error": "no answer in 30 s"}
-        if r.get("ok"):
-            verdict = "ok" if r.get("right") else f"ok, WRONG: got {r['got']} want {r['want']}"
-        else:
-            verdict = f"FAIL at {r.get('stage', '?')}: {r.get('wgpu') or r.get('error')}"
-        said = f" (driver printed: {' / '.join(r['driver'])})" if r.get("driver") else ""  # type: ignore[arg-type]
-        print(f"{name:18} {verdict}{said}", flush=True)
+    # 4 processes at a time: a driver that loses its device loses only its own process's
+    with ThreadPoolExecutor(4) as pool:
+        for name, r in zip(names, pool.map(_child, names)):
+            if r.get("ok"):
+                right = r.get("right")
+                verdict = "ok" if right else f"ok, WRONG: got {r['got']} want {r['want']}"
+            else:
+                verdict = f"FAIL at {r.get('stage', '?')}: {r.get('wgpu') or r.get('error')}"
+            printed = r.get("driver")
+            said = ""
+            if isinstance(printed, list) and printed:
+                said = f" (driver printed: {' / '.join(printed)})"
+            print(f"{name:18} {verdict}{said}", flush=True)
     return 0
 
 
