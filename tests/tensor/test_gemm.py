@@ -50,7 +50,7 @@ def _inputs(product: str, m: int, k: int, n: int, dtype: type = np.float32) -> t
 
 
 @pytest.mark.parametrize("product,schedule,ref", CASES, ids=[c[1] for c in CASES])
-@pytest.mark.parametrize("size", [(1, 1, 1), (13, 10, 9), (33, 17, 40)])
+@pytest.mark.parametrize("size", [(1, 1, 1), (13, 10, 9), (33, 17, 40), (5, 0, 9)])
 def test_tiled_matmul_matches_numpy(product, schedule, ref, size, backend) -> None:  # type: ignore[no-untyped-def]
     a, b = _inputs(product, *size)
     got = (i(product) >> i(schedule)).exec(a, b)

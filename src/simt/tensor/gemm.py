@@ -438,9 +438,10 @@ def lower_gemm(
             for (r, q), old, v in zip(cells, prev, acc):
                 m.store(out, at(r, q), b.bin("add", old, v))
 
-        # k blocks of k_c (all of k at once without `block(k:...)`)
+        # k blocks of k_c (all of k at once without `block(k:...)`); one block when k is empty,
+        # which stores the zeros of an empty sum
         kc = m.i32(t.kc) if t.kc else b.bin("max", K, one)
-        m.loop(zero, K, kc, [], sweep)
+        m.loop(zero, b.bin("max", K, one), kc, [], sweep)
 
     m.when(b.bin("and", b.cmp("lt", x, colblocks), b.cmp("lt", y, rowblocks)), thread)
     fp64 = T.FLOAT64 in (out_type, a_type, b_type)

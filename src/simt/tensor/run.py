@@ -452,7 +452,8 @@ def launches(g: Graph, inp: Inputs, rt: Runtime) -> Launches:
             for which, kernel in step.packs:
                 ps = gemm.packed_shape(t, which, extents[n])
                 x, y = (ps[0] * ps[2], ps[1]) if which == "v" else (ps[1], ps[0] * ps[2])
-                pack = kernel.config((-(-x // 16), -(-y // 16)), (16, 16))
+                # nothing to pack when k is empty (the GEMM then stores zeros)
+                pack = kernel.config((-(-x // 16), -(-y // 16)), (16, 16)) if x and y else None
                 packs.append((0 if which == "u" else 1, ps, pack))
         where[("node", n)] = len(where)
         config = launch_shape(step, g, extents[n])
@@ -501,7 +502,8 @@ def run(lp: Launches, arrays: Sequence[Any]) -> list[Any]:
                 packed: Any = np.empty(shape, src.dtype)
             else:
                 packed = DeviceArray(rt, rt.empty(shape, src.dtype), shape, src.dtype)
-            pack(packed, src)
+            if pack is not None:
+                pack(packed, src)
             args[k] = packed
         launcher(buf, *args)
     return [
