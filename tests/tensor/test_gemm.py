@@ -295,6 +295,7 @@ def test_default_schedule_of_a_large_contraction() -> None:
             assert "register-tiled GEMM" not in text
         else:
             assert "register-tiled GEMM" in text and directive in text
+            assert "t1 = +ijk~ij | tile(" in text  # the heading: the schedule it ran
         np.testing.assert_allclose(comp.exec(*args), want, rtol=1e-4, atol=1e-4)
     # the other backends keep their kernels (GPUs: not measured; sim: the reference)
     assert "register-tiled GEMM" not in cases[0][0].source("cuda", q, k)

@@ -608,7 +608,7 @@ def sources(g: Graph, values: Sequence[Any], backend: str) -> str:
     prog, _ = compile_for(g, inp, backend)
     parts = []
     for k, step in enumerate(prog.steps, start=1):
-        e = g.nodes[step.kp.root].expr
+        e = prog.graph.nodes[step.kp.root].expr  # with the schedule it runs (default GEMMs)
         head = f"kernel {k} of {len(prog.steps)}: t{step.kp.root} = {e}"
         if step.note:
             head += f"\n{step.note}"
