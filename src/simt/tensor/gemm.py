@@ -32,6 +32,9 @@ from L1). Here that is written in simt IR, so every backend takes it:
   bounds by construction and marked so (`inbounds`).
 
 `unroll(k:u)` repeats the micro-kernel's body u times per iteration (a remainder loop after).
+`vector(k)` (the reduced axis) selects the *dot* micro-kernel instead (`lower_dot`), for
+operands that both run along k. Without directives, the CPU gives a large float contraction
+`default_directives` (`run.effective_graph`).
 """
 
 from __future__ import annotations
