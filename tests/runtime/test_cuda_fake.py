@@ -322,6 +322,17 @@ def test_a_cached_launch_is_one_driver_call_with_the_same_parameters(fake: FakeG
     launch.kernel.launch(launch.grid, launch.block, (3.0, y, out, 50), {})  # the ordinary way
     assert fake.last == patched
 
+    for a in (0.1, -1e-40, 3.4028235e38, np.float32(0.3)):  # rounding to float32 as NumPy does
+        launch(a, y, out, 50)
+        cached = fake.last
+        launch.kernel.launch(launch.grid, launch.block, (a, y, out, 50), {})
+        assert fake.last == cached, a
+    fake.calls.clear()
+    with np.errstate(over="ignore"):
+        launch(1e39, x, out, 40)  # beyond float32: the ordinary path converts it (to inf)
+    assert fake.calls["launch"] == 1 and fake.calls["cuLaunchKernel"] == 0
+    assert fake.last[0] == slot(np.float32(np.inf))
+
     fake.calls.clear()
     launch(2.0, x, out, 2**40)  # an int64 now: another specialisation, the ordinary path
     assert fake.calls["launch"] == 1 and fake.calls["cuLaunchKernel"] == 0

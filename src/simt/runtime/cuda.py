@@ -25,6 +25,7 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import struct
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -647,6 +648,7 @@ class CudaFastLaunch:
         self.view = memoryview(block_bytes)
         base = ctypes.addressof((ctypes.c_char * len(block_bytes)).from_buffer(block_bytes))
         self.pointers = np.array([base + 8 * k for k in range(n_params)] or [0], np.uint64)
+        self.address = int(self.pointers.ctypes.data)  # (`.ctypes` costs microseconds)
         self.shape = (*grid, *block)
         driver = rt.driver
         self.launch = driver.cuLaunchKernel
@@ -690,8 +692,11 @@ class CudaFastLaunch:
             ):
                 fits = type(v) is int and -(2**31) <= v < 2**31
                 at, conv = offsets.get(k, (-1, None))
+                fmt = _STRUCT.get(np.dtype(conv).char) if conv is not None else None
+                if conv is not None and fmt is None:
+                    return None
                 checks.append(("number", k, 8 * at if at >= 0 else -1, type(v), fits, None,
-                               conv))  # fmt: skip
+                               fmt))  # fmt: skip
             else:
                 return None  # a host array (copied per launch), a foreign array, complex
         buf = bytearray(8 * max(slots, 1))
@@ -705,6 +710,7 @@ class CudaFastLaunch:
         if len(args) != self.nargs or CudaRuntime.broken is not None:
             return 1
         view = self.view
+        pack = struct.pack_into
         for kind, k, at, want, nd, big, conv in self.checks:
             a = args[k]
             if kind == "array":
@@ -730,8 +736,8 @@ class CudaFastLaunch:
                     return 1
                 if at >= 0:
                     try:
-                        view[at : at + 8] = _slot_bytes(conv(a))
-                    except (OverflowError, ValueError, TypeError):
+                        pack(conv, view, at, a)  # as NumPy converts it, or an error
+                    except (OverflowError, ValueError, TypeError, struct.error):
                         return 1
         pending = rt._pending
         if self.pending is not None and (not pending or pending[-1] is not self.pending):
@@ -741,7 +747,7 @@ class CudaFastLaunch:
             inflight.append(self.kernel.fn)
         g = self.shape
         (err,) = self.launch(self.func, g[0], g[1], g[2], g[3], g[4], g[5], 0,
-                             rt.stream_handle, self.pointers.ctypes.data, 0)  # fmt: skip
+                             rt.stream_handle, self.address, 0)  # fmt: skip
         if int(err) != 0:
             e = RuntimeError(f"cuLaunchKernel failed: {getattr(err, 'name', err)}")
             rt._raise_if_sticky(e, f"launching {self.kernel.fn.name}()")
@@ -750,6 +756,13 @@ class CudaFastLaunch:
 
     def failure(self) -> None:
         """Not used: a failing thread is reported at the next synchronisation."""
+
+
+# struct's format of each parameter type a number may have (little-endian, standard sizes):
+# packing converts as NumPy's scalar types do where both succeed, and raises where NumPy would
+# give a value the ordinary path must judge (a float32 overflow to inf, an int out of range)
+_STRUCT = {"?": "<?", "b": "<b", "B": "<B", "h": "<h", "H": "<H", "i": "<i", "I": "<I",
+           "l": "<q", "L": "<Q", "q": "<q", "Q": "<Q", "f": "<f", "d": "<d"}  # fmt: skip
 
 
 def _slot_bytes(x: Any) -> bytes:
