@@ -274,6 +274,20 @@ def _syncwarp_in_branch(a, out):
 
 
 @simt.kernel
+def _two_masks(a, out):
+    i = simt.grid(1)
+    m = 0x0000FFFF if simt.laneid < 8 else 0xFFFF0000  # lanes 8-15 name themselves out
+    out[i] = simt.shfl_sync(m, a[i], 0)
+
+
+@simt.kernel
+def _halves(a, out):
+    i = simt.grid(1)
+    m = 0x0000FFFF if simt.laneid < 8 else 0xFFFFFF00  # lane 8 is in both, with another mask
+    out[i] = simt.shfl_sync(m, a[i], 0)
+
+
+@simt.kernel
 def _masks_done_right(a, out):
     i = simt.grid(1)
     if i >= 40:
@@ -282,6 +296,8 @@ def _masks_done_right(a, out):
     if i % 3 == 0:
         out[i] = simt.ballot_sync(thirds, a[i] > 0) + simt.ballot_sync(simt.activemask(), True)
     out[i] += simt.shfl_xor_sync(FULL, a[i], 1)  # lanes past the block's end do not exist
+    half = 0x0000FFFF if simt.laneid < 16 else 0xFFFF0000  # two groups, each its own mask
+    out[i] += simt.shfl_sync(half, a[i], 0)
 
 
 def test_a_warp_mask_naming_a_lane_not_in_the_call_is_named_on_sim() -> None:
@@ -300,6 +316,11 @@ def test_a_warp_mask_naming_a_lane_not_in_the_call_is_named_on_sim() -> None:
          "lane 16", (16, 0, 0), "0x0000FFFF"),
         (lambda: _syncwarp_in_branch[1, 32](a, np.zeros(64, np.int32)),
          "syncwarp with mask 0xffffffff names lanes 8, 9", (0, 0, 0), "simt.syncwarp()"),
+        (lambda: _two_masks[1, 32](a, np.zeros(64, np.int32)), "own lane 8", (8, 0, 0),
+         "shfl_sync(m, a[i], 0)"),
+        (lambda: _halves[1, 32](a, np.zeros(64, np.int32)), "shfl_sync with mask 0x0000ffff "
+         "names lane 8 of this thread's warp, which makes the call with mask 0xffffff00",
+         (0, 0, 0), "shfl_sync(m, a[i], 0)"),
     ]  # fmt: skip
     for run, says, thread, source in cases:
         e = _error(run)

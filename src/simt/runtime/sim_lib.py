@@ -244,11 +244,12 @@ class Launch:
         missing = named & exist & ~callers[first] & ~gone[first]
         own = (named & bit) == 0
         bad = calling & ((missing != 0) | own)
+        name = "syncwarp" if op == "syncwarp" else f"{op}_sync"
         if not bad.any():
+            self._same_mask(name, calling, named, first, size, where)
             return
         lane = int(np.argmax(bad))
         mk = int(named[lane])
-        name = "syncwarp" if op == "syncwarp" else f"{op}_sync"
         if own[lane]:
             what = (f"this thread calls {name} with mask {mk:#010x}, which does not name its "
                     f"own lane {int(lane_in[lane])}")  # fmt: skip
@@ -259,9 +260,29 @@ class Launch:
             what = (f"{name} with mask {mk:#010x} names lane{'s' if many else ''} {shown} of "
                     f"this thread's warp, which {'do' if many else 'does'} not make this call "
                     f"and {'have' if many else 'has'} not returned")  # fmt: skip
+        raise self._mask_error(what, lane, where)
+
+    def _same_mask(self, name: str, calling: np.ndarray, named: np.ndarray, first: np.ndarray,
+                   size: np.ndarray, where: tuple[str, int, str] | None) -> None:  # fmt: skip
+        """CUDA's other half of the rule: the lanes a mask names pass that same mask."""
+        if (named[calling] == named[calling][0]).all():
+            return  # one mask for every caller (the common case)
+        last = self.T - 1
+        for k in range(32):
+            src = np.minimum(first + k, last)
+            hit = (calling & (k < size) & calling[src] & (named[src] != named)
+                   & ((named >> np.uint64(k)) & np.uint64(1) != 0))  # fmt: skip
+            if hit.any():
+                lane = int(np.argmax(hit))
+                raise self._mask_error(
+                    f"{name} with mask {int(named[lane]):#010x} names lane {k} of this "
+                    f"thread's warp, which makes the call with mask {int(named[src[lane]]):#010x}"
+                    " (the lanes of a mask must all pass that same mask)", lane, where)  # fmt: skip
+
+    def _mask_error(self, what: str, lane: int, where: tuple[str, int, str] | None) -> KernelError:
         block, thread = unflatten(lane, self.geo.grid, self.geo.block)
         filename, line, source_line = where if where is not None else (None, None, None)
-        raise KernelError(
+        return KernelError(
             f"{what}: undefined in CUDA (an illegal instruction on an H100, which ends the "
             "process's use of the GPU). Every lane a mask names must make the same call or "
             "have returned, and each caller must be in the mask: compute the mask before the "
