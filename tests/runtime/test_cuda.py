@@ -342,3 +342,81 @@ def test_arrays_over_2_to_the_31_elements(on_cuda: None) -> None:
     assert bool(a[-8:].all()) and not bool(a[-9]) and int(a.sum()) == 8
     src = _tail.source("cuda", a)
     assert re.search(r"long long a_\d+_shape0", src)
+
+
+@simt.kernel
+def _affine(a, x, out, n, shift):
+    i, j = simt.grid(2)
+    if i < n and j < out.shape[1]:
+        out[i, j] = a * x[i, j] + shift
+
+
+@gpu
+def test_cached_launches_pass_each_launchs_arguments(on_cuda: None) -> None:
+    """The cached launch (`CudaFastLaunch`: one cuLaunchKernel over a packed parameter
+    buffer) with other numbers and other arrays of other shapes each time: every result as
+    NumPy's. The fake-driver tests check its bytes; this checks the GPU reads them."""
+    rng = np.random.default_rng(3)
+    host = rng.standard_normal((40, 30)).astype(np.float32)
+    launch = _affine[(8, 8), (8, 8)]
+    for k in range(6):
+        cols = 30 - 6 * (k % 2)
+        xs = np.ascontiguousarray(host[:, :cols] * (k + 1))
+        x = simt.to_device(xs)
+        out = simt.to_device(np.zeros((40, cols), np.float32))
+        a, n, shift = 0.5 + k, 40 - 3 * k, k - 2
+        launch(a, x, out, n, shift)
+        want = np.zeros((40, cols), np.float32)
+        want[:n] = np.float32(a) * xs[:n] + np.float32(shift)
+        np.testing.assert_array_equal(out.numpy(), want)
+
+
+_STICKY_SCRIPT = """
+import numpy as np, simt
+simt.use("cuda")
+
+@simt.kernel(boundscheck=False)
+def wild(a):
+    a[simt.grid(1) + (1 << 40)] = 1.0   # far outside any allocation: an illegal address
+
+@simt.kernel
+def fine(a):
+    i = simt.grid(1)
+    if i < len(a):
+        a[i] = 2.0
+
+a = simt.to_device(np.zeros(32, np.float32))
+for step in ("first", "later launch", "later compile", "later copy"):
+    try:
+        if step == "first":
+            wild[1, 32](a); simt.synchronize()
+        elif step == "later launch":
+            wild[1, 32](a)
+        elif step == "later compile":
+            fine[1, 32](a)
+        else:
+            a.numpy()
+        print(step, "NO ERROR", flush=True)
+    except simt.KernelError as e:
+        print(step, "|", e, flush=True)
+"""
+
+
+@gpu
+def test_a_sticky_error_on_the_gpu_is_named_afterwards(tmp_path: object) -> None:
+    """A real illegal address (boundscheck=False) in a fresh process: the first error names
+    the kernel, every later use names it again and says to restart; never 'bug in simt'."""
+    import pathlib
+    import subprocess
+    import sys
+
+    script = pathlib.Path(str(tmp_path)) / "sticky.py"
+    script.write_text(_STICKY_SCRIPT)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=120)  # fmt: skip
+    lines = run.stdout.splitlines()
+    assert len(lines) == 4, run.stdout + run.stderr
+    assert lines[0].startswith("first |") and "wild()" in lines[0] and "ILLEGAL" in lines[0]
+    for line in lines[1:]:
+        assert "wild()" in line and "restart the Python process" in line, line
+    assert "bug in simt" not in run.stdout and "internal error" not in run.stdout
