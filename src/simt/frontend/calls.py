@@ -23,7 +23,7 @@ from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..filewrites import MARK, SEP, KernelFile
 from ..ir import Field, Value
-from . import lists, raising, views
+from . import list_ops, lists, raising, views
 from .context import Translating
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
@@ -44,7 +44,7 @@ def dtype_arg(v: V) -> T.Scalar | None:
 # ---------------------------------------------------------------------------- attributes
 def attribute(tr: Translating, base: V, attr: str, node: ast.Attribute) -> V:
     if lists.is_list(base):
-        return lists.attribute(tr, base, attr, node)  # type: ignore[arg-type]
+        return list_ops.attribute(tr, base, attr, node)  # type: ignore[arg-type]
     if raising.is_caught(base):  # `e.args`, `e.code` of `except ... as e`
         return raising.attribute(tr, base, attr, node)  # type: ignore[arg-type]
     if isinstance(base, Obj):
@@ -120,7 +120,7 @@ def call(tr: Translating, node: ast.Call) -> V:
         if k.arg is None:
             tr.fail(k, "**kwargs in a call is not supported in kernels")
         kwargs[k.arg] = tr.expr(k.value)  # type: ignore[index]
-    if isinstance(fn, Bound) and isinstance(fn.func, lists.Method):
+    if isinstance(fn, Bound) and isinstance(fn.func, list_ops.Method):
         return fn.func.call(tr, fn.obj, args, kwargs, node)
     if isinstance(fn, Bound):
         return tr.inline(fn.func, [fn.obj, *args], kwargs, node)
@@ -266,12 +266,17 @@ def _items(tr: Translating, v: V, node: ast.AST) -> list[V]:
     tr.fail(node, "expected a tuple or a sequence known at compile time")
 
 
+is_run_time_list = lists.is_list
+
+
 def _seq_fn(name: str) -> Handler:
     """zip / enumerate / reversed / tuple / list over tuples with run-time items."""
 
     def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         if _all_known([*args, *kwargs.values()]):
             return _only_known(getattr(builtins, name), name)(tr, args, kwargs, node)
+        if name == "list" and len(args) == 1 and is_run_time_list(args[0]):
+            return list_ops.copy_of(tr, args[0], node)  # type: ignore[arg-type]
         lists = [_items(tr, a, node) for a in args]
         if name == "zip":
             out = [tr.sequence(list(t), tuple) for t in zip(*lists)]
@@ -316,6 +321,8 @@ def _minmax(op: str) -> Handler:
     def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
         if kwargs:
             tr.fail(node, f"{op}() keyword arguments are not supported in kernels")
+        if len(args) == 1 and lists.is_list(args[0]):
+            return list_ops.min_max(tr, args[0], op, node)  # type: ignore[arg-type]
         if len(args) == 1:
             args = _items(tr, args[0], node)
         if not args:
@@ -432,9 +439,24 @@ def _round(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call)
     return tr.b.bin("div", r, scale)
 
 
+def _sorted(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    """`sorted(xs)`: a new run-time list (of a list, or of a tuple with run-time items)."""
+    if _all_known([*args, *kwargs.values()]):
+        return _only_known(builtins.sorted, "sorted")(tr, args, kwargs, node)
+    if len(args) != 1:
+        tr.fail(node, f"sorted expected 1 argument, got {len(args)}")
+    src = args[0]
+    if not lists.is_list(src):
+        src = lists.make(tr, _items(tr, src, node), node)
+    return list_ops.sorted_copy(tr, src, kwargs, node)  # type: ignore[arg-type]
+
+
 def _sum(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
     if _all_known([*args, *kwargs.values()]):
         return _only_known(builtins.sum, "sum")(tr, args, kwargs, node)
+    if args and lists.is_list(args[0]):
+        start = args[1] if len(args) > 1 else kwargs.get("start", Known(0))
+        return list_ops.total(tr, args[0], start, node)  # type: ignore[arg-type]
     items = _items(tr, args[0], node)
     acc: V = args[1] if len(args) > 1 else kwargs.get("start", Known(0))
     if isinstance(acc, Known) and acc.value == 0 and items and not isinstance(items[0], Known):
@@ -1083,6 +1105,7 @@ def _handlers() -> dict[Any, Handler]:
         builtins.bool: _bool,
         builtins.round: _round,
         builtins.sum: _sum,
+        builtins.sorted: _sorted,
         builtins.range: _only_known(range, "range"),
         builtins.zip: _seq_fn("zip"),
         builtins.enumerate: _seq_fn("enumerate"),

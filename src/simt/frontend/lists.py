@@ -33,9 +33,11 @@ from .arena import DEFAULT_HEAP, Arena
 from .context import Translating
 from .raising import raise_builtin
 from .scalars import coerce, known_type
-from .values import Bound, Known, Obj, Tup, V, View, is_number
+from .values import Known, Obj, Tup, V, View, is_number
 
-MUTATORS = frozenset({"append", "pop", "extend", "insert", "clear"})
+MUTATORS = frozenset({"append", "pop", "extend", "insert", "clear", "sort", "reverse", "remove"})
+# methods that make a display assigned to the name a run-time list (tuples have none of them)
+LIST_METHODS = MUTATORS | {"index", "count", "copy"}
 LEN, CAP, DATA = 0, 1, 2  # the header's words
 
 
@@ -61,19 +63,6 @@ class ListInfo:
         return id(self)
 
 
-class Method:
-    """A list method (`xs.append`), bound by `attribute` and run by `call`."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def call(self, tr: Translating, lst: Obj, args: list[V], kwargs: dict[str, V],
-             node: ast.AST) -> V:  # fmt: skip
-        if kwargs:
-            tr.fail(node, f"list.{self.name}() takes no keyword arguments")
-        return _METHODS[self.name](tr, lst, args, node)
-
-
 def is_list(v: Any) -> bool:
     return isinstance(v, Obj) and v.cls is RList
 
@@ -85,31 +74,31 @@ def arena(tr: Translating) -> Arena:
     return tr.ctx.arena  # type: ignore[no-any-return]
 
 
-def _info(lst: Obj) -> ListInfo:
+def info_of(lst: Obj) -> ListInfo:
     info = lst.get("info")
     assert isinstance(info, Known) and isinstance(info.value, ListInfo)
     return info.value
 
 
-def _h(lst: Obj) -> Value:
+def handle(lst: Obj) -> Value:
     h = lst.get("h")
     assert isinstance(h, Value)
     return h
 
 
-def _i32(tr: Translating, v: int) -> Value:
+def i32(tr: Translating, v: int) -> Value:
     return tr.b.const(v, T.INT32)
 
 
-def _header(tr: Translating, lst: Obj, word: int) -> Value:
-    return arena(tr).load(tr.b, T.INT32, tr.b.bin("add", _h(lst), _i32(tr, word)))
+def header(tr: Translating, lst: Obj, word: int) -> Value:
+    return arena(tr).load(tr.b, T.INT32, tr.b.bin("add", handle(lst), i32(tr, word)))
 
 
-def _set_header(tr: Translating, lst: Obj, word: int, v: Value) -> None:
-    arena(tr).store(tr.b, T.INT32, tr.b.bin("add", _h(lst), _i32(tr, word)), v)
+def set_header(tr: Translating, lst: Obj, word: int, v: Value) -> None:
+    arena(tr).store(tr.b, T.INT32, tr.b.bin("add", handle(lst), i32(tr, word)), v)
 
 
-def _when(tr: Translating, cond: Value, then: Callable[[], None]) -> None:
+def when(tr: Translating, cond: Value, then: Callable[[], None]) -> None:
     """An `if cond:` of the list machinery itself (no variable changes)."""
     blk, other = Block(), Block()
     with tr.b.at(blk):
@@ -130,13 +119,13 @@ def _ok_when(tr: Translating, cond: Value, then: Callable[[], Value]) -> Value:
     return tr.b.op("if", [cond], [T.BOOL], [blk, other]).result
 
 
-def _raise(tr: Translating, cls: type, ok: Value, message: str, node: ast.AST) -> None:
+def raise_unless(tr: Translating, cls: type, ok: Value, message: str, node: ast.AST) -> None:
     """The thread raises `cls(message)` at `node` where `ok` does not hold (catchable by a
     `try`; uncaught, it ends the thread and is reported after the launch)."""
     raise_builtin(tr, cls, tr.b.un("not", ok), message, node)
 
 
-def _loop(tr: Translating, lo: Value, hi: Value, body: Callable[[Value], None]) -> None:
+def loop(tr: Translating, lo: Value, hi: Value, body: Callable[[Value], None]) -> None:
     """`for k in range(lo, hi): body(k)` of the list machinery itself."""
     blk = Block()
     k = Value(T.INT32, "k")
@@ -144,12 +133,12 @@ def _loop(tr: Translating, lo: Value, hi: Value, body: Callable[[Value], None]) 
     with tr.b.at(blk):
         body(k)
         tr.b.op("yield", [])
-    tr.b.op("for", [lo, hi, _i32(tr, 1)], [], [blk], sign=1)
+    tr.b.op("for", [lo, hi, i32(tr, 1)], [], [blk], sign=1)
 
 
 # ------------------------------------------------------------------------------- element type
-def _dtype(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:
-    info = _info(lst)
+def element_type(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:
+    info = info_of(lst)
     if info.dtype is None:
         # read before its first item in program order (in a loop, a later line appends): int32
         # until an item says otherwise, then the kernel is translated again knowing the type
@@ -158,10 +147,10 @@ def _dtype(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:
     return info.dtype
 
 
-def _fix_type(tr: Translating, lst: Obj, t: T.Scalar, node: ast.AST) -> None:
+def fix_type(tr: Translating, lst: Obj, t: T.Scalar, node: ast.AST) -> None:
     """An item of type `t` goes into `lst`: the first fixes the list's type; later ones
     must fit it (an int into a float list, a bool into an int list)."""
-    info = _info(lst)
+    info = info_of(lst)
     if info.dtype is None:
         info.dtype = t
         tr.ctx.list_hints[info.site] = t
@@ -181,19 +170,19 @@ def _fix_type(tr: Translating, lst: Obj, t: T.Scalar, node: ast.AST) -> None:
             )
 
 
-def _item(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
+def as_item(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
     """`v` as an item of `lst`: the first item fixes the list's type; later ones must fit."""
     if isinstance(v, Known) and not is_number(v.value):
         tr.fail(node, f"a list in a kernel holds numbers, not a {type(v.value).__name__}")
     if not isinstance(v, Known) and not (isinstance(v, Value) and isinstance(v.type, T.Scalar)):
         tr.fail(node, "a list in a kernel holds numbers (int, float, bool), not this value")
-    info = _info(lst)
+    info = info_of(lst)
     if isinstance(v, Known):
         t = known_type(v.value, info.dtype, tr.ctx.fp64)
     else:
         assert isinstance(v, Value)
         t = T.compute_type(v.scalar)
-    _fix_type(tr, lst, t, node)
+    fix_type(tr, lst, t, node)
     assert info.dtype is not None
     return coerce(tr.b, v, info.dtype)
 
@@ -203,29 +192,29 @@ def make(tr: Translating, items: list[V], node: ast.AST) -> Obj:
     """A new run-time list holding `items` (known or typed numbers)."""
     ar = arena(tr)
     tr.at(node)
-    h, ok = ar.alloc(tr.b, T.INT32, _i32(tr, 3))
-    _raise(tr, MemoryError, ok, ar.exhausted(T.INT32, "a new list"), node)
+    h, ok = ar.alloc(tr.b, T.INT32, i32(tr, 3))
+    raise_unless(tr, MemoryError, ok, ar.exhausted(T.INT32, "a new list"), node)
     site = (id(tr.ctx.inline_stack[-1]), node.lineno, node.col_offset)  # type: ignore[attr-defined]
     info = ListInfo(tr.ctx.list_hints.get(site), site)
     lst = Obj(RList, (("h", h), ("info", Known(info))))
-    values = [_item(tr, lst, v, node) for v in items]
-    _set_header(tr, lst, LEN, _i32(tr, 0))
-    _set_header(tr, lst, CAP, _i32(tr, 0))
-    _set_header(tr, lst, DATA, _i32(tr, 0))
+    values = [as_item(tr, lst, v, node) for v in items]
+    set_header(tr, lst, LEN, i32(tr, 0))
+    set_header(tr, lst, CAP, i32(tr, 0))
+    set_header(tr, lst, DATA, i32(tr, 0))
     if values:
-        t = _dtype(tr, lst, node)
-        n = _i32(tr, len(values))
+        t = element_type(tr, lst, node)
+        n = i32(tr, len(values))
         data, ok = ar.alloc(tr.b, t, n)
-        _raise(tr, MemoryError, ok, ar.exhausted(t, f"a list of {len(values)} items"), node)
+        raise_unless(tr, MemoryError, ok, ar.exhausted(t, f"a list of {len(values)} items"), node)
 
         def fill() -> None:
             for k, v in enumerate(values):
-                ar.store(tr.b, t, tr.b.bin("add", data, _i32(tr, k)), v)
-            _set_header(tr, lst, LEN, n)
-            _set_header(tr, lst, CAP, n)
-            _set_header(tr, lst, DATA, data)
+                ar.store(tr.b, t, tr.b.bin("add", data, i32(tr, k)), v)
+            set_header(tr, lst, LEN, n)
+            set_header(tr, lst, CAP, n)
+            set_header(tr, lst, DATA, data)
 
-        _when(tr, ok, fill)
+        when(tr, ok, fill)
     return lst
 
 
@@ -233,28 +222,28 @@ def repeat(tr: Translating, items: list[V], count: V, node: ast.AST) -> Obj:
     """`[a, b] * n` with a run-time `n`: a run-time list of the items n times."""
     lst = make(tr, [], node)
     n = coerce(tr.b, tr.scalar(count, node), T.INT32)
-    values = [_item(tr, lst, v, node) for v in items]
+    values = [as_item(tr, lst, v, node) for v in items]
     if not values:
         return lst
-    t = _dtype(tr, lst, node)
+    t = element_type(tr, lst, node)
     ar = arena(tr)
-    n = tr.b.bin("max", n, _i32(tr, 0))
-    total = tr.b.bin("mul", n, _i32(tr, len(values)))
+    n = tr.b.bin("max", n, i32(tr, 0))
+    total = tr.b.bin("mul", n, i32(tr, len(values)))
     data, ok = ar.alloc(tr.b, t, total)
-    _raise(tr, MemoryError, ok, ar.exhausted(t, "a repeated list"), node)
+    raise_unless(tr, MemoryError, ok, ar.exhausted(t, "a repeated list"), node)
 
     def fill() -> None:
         def body(k: Value) -> None:
-            at = tr.b.bin("add", data, tr.b.bin("mul", k, _i32(tr, len(values))))
+            at = tr.b.bin("add", data, tr.b.bin("mul", k, i32(tr, len(values))))
             for j, v in enumerate(values):
-                ar.store(tr.b, t, tr.b.bin("add", at, _i32(tr, j)), v)
+                ar.store(tr.b, t, tr.b.bin("add", at, i32(tr, j)), v)
 
-        _loop(tr, _i32(tr, 0), n, body)
-        _set_header(tr, lst, LEN, total)
-        _set_header(tr, lst, CAP, total)
-        _set_header(tr, lst, DATA, data)
+        loop(tr, i32(tr, 0), n, body)
+        set_header(tr, lst, LEN, total)
+        set_header(tr, lst, CAP, total)
+        set_header(tr, lst, DATA, data)
 
-    _when(tr, ok, fill)
+    when(tr, ok, fill)
     return lst
 
 
@@ -274,10 +263,10 @@ def repeat_parts(node: ast.BinOp, a: V, b: V) -> tuple[list[V], V]:
 
 # ------------------------------------------------------------------------------- operations
 def length(tr: Translating, lst: Obj) -> Value:
-    return _header(tr, lst, LEN)
+    return header(tr, lst, LEN)
 
 
-def _index(
+def checked_index(
     tr: Translating, lst: Obj, key: V, n: Value, node: ast.AST, what: str
 ) -> tuple[Value, Value]:
     """The checked, non-negative item number of `key` (Python's negative indices count from
@@ -286,7 +275,7 @@ def _index(
     if isinstance(key, Known):
         if not isinstance(key.value, (int, np.integer)) or isinstance(key.value, bool):
             tr.fail(node, f"list indices must be integers, not {type(key.value).__name__}")
-        i = _i32(tr, int(key.value))
+        i = i32(tr, int(key.value))
     else:
         if not (isinstance(key, Value) and isinstance(key.type, T.Scalar) and key.type.is_int):
             tr.fail(node, "list indices must be integers")
@@ -295,27 +284,27 @@ def _index(
     b = tr.b
     if not (isinstance(key, Known) and int(key.value) >= 0):
         if isinstance(key, Known) or key.scalar.is_signed:  # type: ignore[union-attr]
-            i = b.select(b.cmp("lt", i, _i32(tr, 0)), b.bin("add", i, n), i)
-    ok = b.bin("and", b.cmp("ge", i, _i32(tr, 0)), b.cmp("lt", i, n))
-    _raise(tr, IndexError, ok, what, node)
-    return b.select(ok, i, _i32(tr, 0)), ok
+            i = b.select(b.cmp("lt", i, i32(tr, 0)), b.bin("add", i, n), i)
+    ok = b.bin("and", b.cmp("ge", i, i32(tr, 0)), b.cmp("lt", i, n))
+    raise_unless(tr, IndexError, ok, what, node)
+    return b.select(ok, i, i32(tr, 0)), ok
 
 
 def getitem(tr: Translating, lst: Obj, key: V, node: ast.AST) -> Value:
-    t = _dtype(tr, lst, node)
+    t = element_type(tr, lst, node)
     tr.at(node)
-    i, _ = _index(tr, lst, key, length(tr, lst), node, "list index out of range")
-    data = _header(tr, lst, DATA)
+    i, _ = checked_index(tr, lst, key, length(tr, lst), node, "list index out of range")
+    data = header(tr, lst, DATA)
     return arena(tr).load(tr.b, t, tr.b.bin("add", data, i))
 
 
 def setitem(tr: Translating, lst: Obj, key: V, value: V, node: ast.AST) -> None:
-    v = _item(tr, lst, value, node)
-    t = _dtype(tr, lst, node)
+    v = as_item(tr, lst, value, node)
+    t = element_type(tr, lst, node)
     tr.at(node)
-    i, ok = _index(tr, lst, key, length(tr, lst), node, "list assignment index out of range")
-    data = _header(tr, lst, DATA)
-    _when(tr, ok, lambda: arena(tr).store(tr.b, t, tr.b.bin("add", data, i), v))
+    i, ok = checked_index(tr, lst, key, length(tr, lst), node, "list assignment index out of range")
+    data = header(tr, lst, DATA)
+    when(tr, ok, lambda: arena(tr).store(tr.b, t, tr.b.bin("add", data, i), v))
 
 
 def _grow(tr: Translating, lst: Obj, t: T.Scalar, n: Value, need: Value) -> Value:
@@ -323,29 +312,29 @@ def _grow(tr: Translating, lst: Obj, t: T.Scalar, n: Value, need: Value) -> Valu
     in place when the list's items are the last block of their type, else in a new block
     the items move to. Whether there was room (if not, the list stays as it was)."""
     b, ar = tr.b, arena(tr)
-    cap = _header(tr, lst, CAP)
-    data = _header(tr, lst, DATA)
-    new_cap = b.bin("max", b.bin("max", b.bin("mul", cap, _i32(tr, 2)), need), _i32(tr, 4))
-    last = b.bin("and", b.cmp("gt", cap, _i32(tr, 0)),
+    cap = header(tr, lst, CAP)
+    data = header(tr, lst, DATA)
+    new_cap = b.bin("max", b.bin("max", b.bin("mul", cap, i32(tr, 2)), need), i32(tr, 4))
+    last = b.bin("and", b.cmp("gt", cap, i32(tr, 0)),
                  b.cmp("eq", b.bin("add", data, cap), ar.top(b, t)))  # fmt: skip
 
     def extend_in_place() -> Value:  # doubling, or as much as is left if that is enough
         more = b.bin("max", b.bin("min", b.bin("sub", new_cap, cap), ar.free(b, t)),
                      b.bin("sub", need, cap))  # fmt: skip
         _, ok = ar.alloc(b, t, more)
-        _set_header(tr, lst, CAP, b.select(ok, b.bin("add", cap, more), cap))
+        set_header(tr, lst, CAP, b.select(ok, b.bin("add", cap, more), cap))
         return ok
 
     def move() -> Value:
         at, ok = ar.alloc(b, t, new_cap)
 
         def copy() -> None:
-            _loop(tr, _i32(tr, 0), n, lambda k: ar.store(
+            loop(tr, i32(tr, 0), n, lambda k: ar.store(
                 b, t, b.bin("add", at, k), ar.load(b, t, b.bin("add", data, k))))  # fmt: skip
-            _set_header(tr, lst, DATA, at)
-            _set_header(tr, lst, CAP, new_cap)
+            set_header(tr, lst, DATA, at)
+            set_header(tr, lst, CAP, new_cap)
 
-        _when(tr, ok, copy)
+        when(tr, ok, copy)
         return ok
 
     ok_here = _ok_when(tr, last, extend_in_place)
@@ -353,40 +342,40 @@ def _grow(tr: Translating, lst: Obj, t: T.Scalar, n: Value, need: Value) -> Valu
     return b.bin("and", ok_here, ok_moved)
 
 
-def _reserve(tr: Translating, lst: Obj, t: T.Scalar, extra: Value, node: ast.AST) -> Value:
+def reserve(tr: Translating, lst: Obj, t: T.Scalar, extra: Value, node: ast.AST) -> Value:
     """Room for `extra` more items: whether there is (if not, the thread raises MemoryError
     at `node` and the caller changes nothing)."""
     b = tr.b
     n = length(tr, lst)
     need = b.bin("add", n, extra)
-    ok = _ok_when(tr, b.cmp("gt", need, _header(tr, lst, CAP)),
+    ok = _ok_when(tr, b.cmp("gt", need, header(tr, lst, CAP)),
                   lambda: _grow(tr, lst, t, n, need))  # fmt: skip
-    _raise(tr, MemoryError, ok, arena(tr).exhausted(t, "a growing list"), node)
+    raise_unless(tr, MemoryError, ok, arena(tr).exhausted(t, "a growing list"), node)
     return ok
 
 
-def _push(tr: Translating, lst: Obj, t: T.Scalar, values: list[Value], node: ast.AST) -> None:
+def push(tr: Translating, lst: Obj, t: T.Scalar, values: list[Value], node: ast.AST) -> None:
     """Append `values` (of the list's type)."""
     b, ar = tr.b, arena(tr)
     n = length(tr, lst)
-    ok = _reserve(tr, lst, t, _i32(tr, len(values)), node)
+    ok = reserve(tr, lst, t, i32(tr, len(values)), node)
 
     def put() -> None:
-        data = _header(tr, lst, DATA)
+        data = header(tr, lst, DATA)
         for k, v in enumerate(values):
-            ar.store(b, t, b.bin("add", data, b.bin("add", n, _i32(tr, k))), v)
-        _set_header(tr, lst, LEN, b.bin("add", n, _i32(tr, len(values))))
+            ar.store(b, t, b.bin("add", data, b.bin("add", n, i32(tr, k))), v)
+        set_header(tr, lst, LEN, b.bin("add", n, i32(tr, len(values))))
 
-    _when(tr, ok, put)
+    when(tr, ok, put)
 
 
 def append(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     if len(args) != 1:
         tr.fail(node, f"list.append() takes exactly one argument ({len(args)} given)")
-    v = _item(tr, lst, args[0], node)
-    t = _dtype(tr, lst, node)
+    v = as_item(tr, lst, args[0], node)
+    t = element_type(tr, lst, node)
     tr.at(node)
-    _push(tr, lst, t, [v], node)
+    push(tr, lst, t, [v], node)
     return Known(None)
 
 
@@ -397,29 +386,29 @@ def extend(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     known_seq = isinstance(other, Known) and isinstance(other.value, (tuple, list))
     if isinstance(other, Tup) or known_seq:
         items = list(other.items) if isinstance(other, Tup) else [Known(x) for x in other.value]  # type: ignore[union-attr]
-        values = [_item(tr, lst, v, node) for v in items]
+        values = [as_item(tr, lst, v, node) for v in items]
         if values:
             tr.at(node)
-            _push(tr, lst, _dtype(tr, lst, node), values, node)
+            push(tr, lst, element_type(tr, lst, node), values, node)
         return Known(None)
     if is_list(other):
         assert isinstance(other, Obj)
-        ot = _dtype(tr, other, node)
-        _fix_type(tr, lst, ot, node)
-        t = _dtype(tr, lst, node)
+        ot = element_type(tr, other, node)
+        fix_type(tr, lst, ot, node)
+        t = element_type(tr, lst, node)
         tr.at(node)
         b, ar = tr.b, arena(tr)
         n, m = length(tr, lst), length(tr, other)  # before: `xs.extend(xs)` doubles xs
-        ok = _reserve(tr, lst, t, m, node)
+        ok = reserve(tr, lst, t, m, node)
 
         def copy() -> None:
-            src, dst = _header(tr, other, DATA), _header(tr, lst, DATA)
-            _loop(tr, _i32(tr, 0), m, lambda k: ar.store(
+            src, dst = header(tr, other, DATA), header(tr, lst, DATA)
+            loop(tr, i32(tr, 0), m, lambda k: ar.store(
                 b, t, b.bin("add", dst, b.bin("add", n, k)),
                 coerce(b, ar.load(b, ot, b.bin("add", src, k)), t)))  # fmt: skip
-            _set_header(tr, lst, LEN, b.bin("add", n, m))
+            set_header(tr, lst, LEN, b.bin("add", n, m))
 
-        _when(tr, ok, copy)
+        when(tr, ok, copy)
         return Known(None)
     tr.fail(node, "list.extend() takes a list or a tuple in a kernel")
 
@@ -427,62 +416,62 @@ def extend(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
 def pop(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     if len(args) > 1:
         tr.fail(node, "list.pop() takes at most one argument")
-    t = _dtype(tr, lst, node)
+    t = element_type(tr, lst, node)
     tr.at(node)
     b, ar = tr.b, arena(tr)
     n = length(tr, lst)
     if not args:
-        ok = b.cmp("gt", n, _i32(tr, 0))
-        _raise(tr, IndexError, ok, "pop from empty list", node)
-        last = b.select(ok, b.bin("sub", n, _i32(tr, 1)), _i32(tr, 0))
-        v = ar.load(b, t, b.bin("add", _header(tr, lst, DATA), last))
-        _set_header(tr, lst, LEN, b.select(ok, last, n))
+        ok = b.cmp("gt", n, i32(tr, 0))
+        raise_unless(tr, IndexError, ok, "pop from empty list", node)
+        last = b.select(ok, b.bin("sub", n, i32(tr, 1)), i32(tr, 0))
+        v = ar.load(b, t, b.bin("add", header(tr, lst, DATA), last))
+        set_header(tr, lst, LEN, b.select(ok, last, n))
         return v
-    i, ok = _index(tr, lst, args[0], n, node, "pop index out of range")
-    data = _header(tr, lst, DATA)
+    i, ok = checked_index(tr, lst, args[0], n, node, "pop index out of range")
+    data = header(tr, lst, DATA)
     v = ar.load(b, t, b.bin("add", data, i))
 
     def remove() -> None:
-        end = b.bin("sub", n, _i32(tr, 1))
+        end = b.bin("sub", n, i32(tr, 1))
 
         def shift(k: Value) -> None:
-            nxt = ar.load(b, t, b.bin("add", data, b.bin("add", k, _i32(tr, 1))))
+            nxt = ar.load(b, t, b.bin("add", data, b.bin("add", k, i32(tr, 1))))
             ar.store(b, t, b.bin("add", data, k), nxt)
 
-        _loop(tr, i, end, shift)
-        _set_header(tr, lst, LEN, end)
+        loop(tr, i, end, shift)
+        set_header(tr, lst, LEN, end)
 
-    _when(tr, ok, remove)
+    when(tr, ok, remove)
     return v
 
 
 def insert(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     if len(args) != 2:
         tr.fail(node, "list.insert() takes exactly two arguments")
-    v = _item(tr, lst, args[1], node)
-    t = _dtype(tr, lst, node)
+    v = as_item(tr, lst, args[1], node)
+    t = element_type(tr, lst, node)
     tr.at(node)
     b, ar = tr.b, arena(tr)
     n = length(tr, lst)
     key = coerce(b, tr.scalar(args[0], node), T.INT32)
     # Python clips the position to the list: negative counts from the end
-    i = b.select(b.cmp("lt", key, _i32(tr, 0)), b.bin("add", key, n), key)
-    i = b.bin("min", b.bin("max", i, _i32(tr, 0)), n)
-    ok = _reserve(tr, lst, t, _i32(tr, 1), node)
+    i = b.select(b.cmp("lt", key, i32(tr, 0)), b.bin("add", key, n), key)
+    i = b.bin("min", b.bin("max", i, i32(tr, 0)), n)
+    ok = reserve(tr, lst, t, i32(tr, 1), node)
 
     def place() -> None:
-        data = _header(tr, lst, DATA)
+        data = header(tr, lst, DATA)
 
         def shift(j: Value) -> None:  # j runs i to n - 1: item n - 1 - (j - i) moves up one
-            k = b.bin("sub", b.bin("add", n, i), b.bin("add", j, _i32(tr, 1)))
+            k = b.bin("sub", b.bin("add", n, i), b.bin("add", j, i32(tr, 1)))
             src = ar.load(b, t, b.bin("add", data, k))
-            ar.store(b, t, b.bin("add", data, b.bin("add", k, _i32(tr, 1))), src)
+            ar.store(b, t, b.bin("add", data, b.bin("add", k, i32(tr, 1))), src)
 
-        _loop(tr, i, n, shift)
+        loop(tr, i, n, shift)
         ar.store(b, t, b.bin("add", data, i), v)
-        _set_header(tr, lst, LEN, b.bin("add", n, _i32(tr, 1)))
+        set_header(tr, lst, LEN, b.bin("add", n, i32(tr, 1)))
 
-    _when(tr, ok, place)
+    when(tr, ok, place)
     return Known(None)
 
 
@@ -490,35 +479,20 @@ def clear(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     if args:
         tr.fail(node, "list.clear() takes no arguments")
     tr.at(node)
-    _set_header(tr, lst, LEN, _i32(tr, 0))
+    set_header(tr, lst, LEN, i32(tr, 0))
     return Known(None)
-
-
-_METHODS: dict[str, Callable[[Translating, Obj, list[V], ast.AST], V]] = {
-    "append": append, "pop": pop, "extend": extend, "insert": insert, "clear": clear,
-}  # fmt: skip
-
-
-def attribute(tr: Translating, lst: Obj, attr: str, node: ast.AST) -> V:
-    if attr not in _METHODS:
-        tr.fail(
-            node,
-            f"lists in kernels have {', '.join(sorted(_METHODS))}, len(), indexing and "
-            f"iteration, not .{attr}",
-        )
-    return Bound(lst, Method(attr))
 
 
 def print_items(tr: Translating, lst: Obj) -> None:
     """`print(xs)`'s text of the list, as Python writes it (`[1, 2, 3]`), by print ops: the
     brackets, the first item, then each next one after ", "."""
     b, ar = tr.b, arena(tr)
-    t = _info(lst).dtype
+    t = info_of(lst).dtype
     if t is None:
         b.op("print", [], parts=("[]",))
         return
     n = length(tr, lst)
-    data = _header(tr, lst, DATA)
+    data = header(tr, lst, DATA)
     item = Field(0, "")  # formatted on the host as print formats a number
 
     def first() -> None:
@@ -528,13 +502,13 @@ def print_items(tr: Translating, lst: Obj) -> None:
         b.op("print", [ar.load(b, t, b.bin("add", data, k))], parts=(", ", item))
 
     b.op("print", [], parts=("[",))
-    _when(tr, b.cmp("gt", n, _i32(tr, 0)), first)
-    _loop(tr, _i32(tr, 1), n, next_one)
+    when(tr, b.cmp("gt", n, i32(tr, 0)), first)
+    loop(tr, i32(tr, 1), n, next_one)
     b.op("print", [], parts=("]",))
 
 
 def truth(tr: Translating, lst: Obj) -> Value:
-    return tr.b.cmp("gt", length(tr, lst), _i32(tr, 0))
+    return tr.b.cmp("gt", length(tr, lst), i32(tr, 0))
 
 
 # ------------------------------------------------------------------------------- syntax
@@ -549,7 +523,7 @@ def mutated_names(body: list[ast.stmt]) -> set[str]:
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and isinstance(node.func.value, ast.Name)
-                and node.func.attr in MUTATORS
+                and node.func.attr in LIST_METHODS
             ):
                 out.add(node.func.value.id)
             elif isinstance(node, (ast.Assign, ast.AugAssign)):

@@ -25,7 +25,7 @@ from .. import lang
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Block, Op, Value
-from . import calls, contexts, iteration, known, lists, loops, raising, tables, views
+from . import calls, contexts, iteration, known, list_ops, lists, loops, raising, tables, views
 from .context import Context, NeedsKnown, fail
 from .merge import leaf_values, merge_into
 from .scalars import (
@@ -816,6 +816,8 @@ class Translator:
             table = tables.as_array(base.value)
             if table is not None:
                 return self.table_item(base, table, node)
+        if lists.is_list(base) and isinstance(node.slice, ast.Slice):
+            return list_ops.getslice(self, base, node.slice, node)  # type: ignore[arg-type]
         key = self.expr(node.slice)
         if lists.is_list(base):
             return lists.getitem(self, base, key, node)  # type: ignore[arg-type]
@@ -1172,12 +1174,35 @@ class Translator:
         assert result is not None
         return result
 
+    def membership(self, op: ast.In | ast.NotIn, a: V, b: V, node: ast.AST) -> V:
+        """`a in b` / `a not in b` with a run-time side: `b` a run-time list, or a tuple
+        (compared item by item, as Python's `==`)."""
+        if lists.is_list(b):
+            found: V = list_ops.contains(self, b, a, node)  # type: ignore[arg-type]
+        elif isinstance(b, Tup) or (isinstance(b, Known) and isinstance(b.value, (tuple, list))):
+            items = list(b.items) if isinstance(b, Tup) else [Known(x) for x in b.value]  # type: ignore[union-attr]
+            found = Known(False)
+            for x in items:
+                same = self.to_bool(self.compare(ast.Eq(), a, x, node), node)
+                found = self.binop("or", self.to_bool(found, node), same, node)
+        else:
+            what = "a run-time list or a tuple" if isinstance(b, Value) else "this value"
+            self.fail(node, f"`in` needs a list or a tuple on its right in a kernel, not {what}")
+        if isinstance(op, ast.NotIn):
+            found = self.to_bool(found, node)
+            if isinstance(found, Known):
+                return Known(not found.value)
+            return self.b.un("not", found)  # type: ignore[arg-type]
+        return found
+
     def compare(self, op: ast.cmpop, a: V, b: V, node: ast.AST) -> V:
         if isinstance(a, Known) and isinstance(b, Known):
             try:
                 return Known(_PYCMP[type(op)](a.value, b.value))
             except Exception as e:  # noqa: BLE001
                 self.fail(node, f"comparing at compile time failed: {type(e).__name__}: {e}")
+        if isinstance(op, (ast.In, ast.NotIn)):
+            return self.membership(op, a, b, node)
         name = _CMP.get(type(op))
         if name is None:
             self.fail(node, f"`{type(op).__name__}` works only on values known at compile time")

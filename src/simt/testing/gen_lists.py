@@ -1,10 +1,12 @@
 """The fuzz generator's `lists` feature (registers its section in grammar.py): lists that
 grow per thread in the arena (`frontend/lists.py`): built by `append` in loops over run-time
 ranges and arrays, by comprehensions over run-time ranges and by `[v] * n`, then changed with
-`pop`, `insert`, item assignment and read by indexing (negative indices too), iteration and
-`len`. Every index it writes is inside the list (the lists' lengths are known from how they
-were built), so a difference between backends is a bug, never an IndexError; values are
-int32 (wrapping exactly) or float32 multiples of 1/8 far below 2**21 (exact sums)."""
+`pop`, `insert`, item assignment, reordered (`sort`, `reverse`, slices, `sorted`) and read by
+indexing (negative indices too), iteration, `len`, `sum`, `min`/`max`, `in`, `count`,
+`index`. Every index it writes is inside the list (the lists' lengths are known from how they
+were built; `min`, `max` and `index` are guarded by `if xs`), so a difference between
+backends is a bug, never an IndexError; values are int32 (wrapping exactly) or float32
+multiples of 1/8 far below 2**21 (exact sums)."""
 
 from __future__ import annotations
 
@@ -48,10 +50,46 @@ def grow(g: Grammar) -> None:
         g.emit(f"{acc}p = {xs}[{r.choice(('0', '-1', '1', '-2'))}]")
     zero = "0.0" if floats else "0"
     g.emit(f"{acc} = {acc}p")
+    reorder(g, xs)
+    read(g, xs, acc, floats)
     g.emit(f"for x in {xs}:")
     g.emit(f"    {acc} = {acc} + x" if floats else f"    {acc} = ({acc} * 3) ^ x")
     g.emit(f"{acc} = {acc} + len({xs}) * {'0.5' if floats else '11'} + {zero}")
     g.declare(acc, "f32" if floats else "i32", 4096.0)
+
+
+def reorder(g: Grammar, xs: str) -> None:
+    """Maybe reorder the list in place or replace it by a new list made from it (a slice,
+    `sorted`), so the order-sensitive fold that follows sees the result."""
+    r = g.r
+    k = r.randrange(6)
+    if k == 0:
+        g.emit(f"{xs}.sort({r.choice(('', 'reverse=True'))})")
+    elif k == 1:
+        g.emit(f"{xs}.reverse()")
+    elif k == 2:
+        g.emit(f"{xs} = {xs}[{r.choice(('1:', ':-1', '::-1', '::2', '-3:', '5:1:-2', '1:4'))}]")
+    elif k == 3:
+        g.emit(f"{xs} = sorted({xs}{r.choice(('', ', reverse=True'))})")
+
+
+def read(g: Grammar, xs: str, acc: str, floats: bool) -> None:
+    """Maybe fold a whole-list reading (`sum`, `min`, `max`, `in`, `count`, `index`) into
+    `acc`; the list may be empty here (after a slice)."""
+    r = g.r
+    k = r.randrange(6)
+    probe = r.choice(("0.5", "0.125", "1.5")) if floats else r.choice(("t", "9", "3"))
+    if k == 0:
+        g.emit(f"{acc} = {acc} + sum({xs})")
+    elif k == 1:
+        g.emit(f"{acc} = {acc} + ({r.choice(('min', 'max'))}({xs}) if {xs} else {probe})")
+    elif k == 2:
+        g.emit(f"if {probe} {r.choice(('in', 'not in'))} {xs}:")
+        g.emit(f"    {acc} = {acc} + {'0.25' if floats else '5'}")
+    elif k == 3:
+        g.emit(f"{acc} = {acc} + {xs}.count({probe}) * {'0.5' if floats else '7'}")
+    elif k == 4:
+        g.emit(f"{acc} = {acc} + ({xs}.index({xs}[-1]) if {xs} else 2)")
 
 
 def lists_section(g: Grammar) -> None:

@@ -1,0 +1,418 @@
+"""What a user does with a run-time list beyond growing it (`lists.py`): reading it whole
+(`sum`, `min`, `max`, `x in xs`, `xs.index`, `xs.count`), reordering it in place
+(`xs.reverse()`, `xs.sort()`, `xs.remove(v)`), and making new lists from it (`xs[a:b:c]`,
+`sorted(xs)`, `xs.copy()`), plus the table of list methods (`METHODS`) that `xs.name`
+looks up.
+
+Each operation is a loop over the list's items in the arena, built as IR directly: a `for`
+op whose carried values are the running result (`fold`). The results follow Python exactly
+where the choice shows: `min`/`max` keep the first of equal items and compare as Python's
+builtins do (an item replaces the running result only when it is strictly smaller/larger, so
+a NaN behaves as in CPython), `sum` of bools is an int, an empty `min` is a `ValueError`.
+Sorting is an insertion-free bubble sort: O(n^2), meant for the short lists a thread keeps.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+import numpy as np
+
+from .. import types as T
+from ..ir import Block, Value
+from .context import Translating
+from .lists import (
+    DATA,
+    LEN,
+    append,
+    arena,
+    clear,
+    element_type,
+    extend,
+    fix_type,
+    header,
+    i32,
+    insert,
+    length,
+    loop,
+    make,
+    pop,
+    raise_unless,
+    set_header,
+    when,
+)
+from .raising import raise_builtin
+from .scalars import coerce, known_type, scalar_type
+from .values import Bound, Known, Obj, V
+
+
+def fold(
+    tr: Translating,
+    lo: Value,
+    hi: Value,
+    inits: list[Value],
+    body: Callable[[Value, list[Value]], list[Value]],
+) -> list[Value]:
+    """`for k in range(lo, hi): carried = body(k, carried)` of the list machinery itself,
+    starting from `inits`; the carried values after the loop."""
+    blk = Block()
+    k = Value(T.INT32, "k")
+    carried = [Value(v.type, "acc") for v in inits]
+    blk.args.extend([k, *carried])
+    with tr.b.at(blk):
+        new = body(k, carried)
+        tr.b.op("yield", new)
+    op = tr.b.op("for", [lo, hi, i32(tr, 1), *inits], [v.type for v in inits], [blk], sign=1)
+    return list(op.results)
+
+
+def _load(tr: Translating, lst: Obj, t: T.Scalar, k: Value) -> Value:
+    return arena(tr).load(tr.b, t, tr.b.bin("add", header(tr, lst, DATA), k))
+
+
+def _store(tr: Translating, lst: Obj, t: T.Scalar, k: Value, v: Value) -> None:
+    arena(tr).store(tr.b, t, tr.b.bin("add", header(tr, lst, DATA), k), v)
+
+
+def _equal(tr: Translating, item: Value, v: V, node: ast.AST) -> Value:
+    """`item == v` as Python compares two numbers (of different types too)."""
+    got = tr.compare(ast.Eq(), item, v, node)
+    return coerce(tr.b, got, T.BOOL)
+
+
+def _number(tr: Translating, v: V, what: str, node: ast.AST) -> V:
+    if isinstance(v, Known) and not isinstance(v.value, (bool, int, float, np.number)):
+        tr.fail(node, f"{what}: a list in a kernel holds numbers, not a {type(v.value).__name__}")
+    return tr.scalar(v, node)
+
+
+# ------------------------------------------------------------------------------- reading
+def total(tr: Translating, lst: Obj, start: V, node: ast.AST) -> Value:
+    """`sum(xs, start)`: the start plus each item in order (Python adds left to right)."""
+    t = element_type(tr, lst, node)
+    start = _number(tr, start, "sum()", node)
+    acc_t = T.compute_type(t)
+    acc_t = T.INT32 if acc_t.is_bool else acc_t
+    st = scalar_type(start) or known_type(start.value, acc_t, tr.ctx.fp64)  # type: ignore[union-attr]
+    acc_t = T.promote(acc_t, T.compute_type(st))
+    tr.at(node)
+
+    def add(k: Value, acc: list[Value]) -> list[Value]:
+        item = coerce(tr.b, _load(tr, lst, t, k), acc_t)
+        return [tr.b.bin("add", acc[0], item)]
+
+    (out,) = fold(tr, i32(tr, 0), length(tr, lst), [coerce(tr.b, start, acc_t)], add)
+    return out
+
+
+def min_max(tr: Translating, lst: Obj, op: str, node: ast.AST) -> Value:
+    """`min(xs)` / `max(xs)`: the first item no other item is strictly below (above); an
+    empty list raises ValueError as in Python."""
+    t = element_type(tr, lst, node)
+    tr.at(node)
+    b = tr.b
+    n = length(tr, lst)
+    raise_unless(tr, ValueError, b.cmp("gt", n, i32(tr, 0)), f"{op}() arg is an empty sequence",
+                 node)  # fmt: skip
+    better = "lt" if op == "min" else "gt"
+
+    def pick(k: Value, acc: list[Value]) -> list[Value]:
+        item = _load(tr, lst, t, k)
+        if t.is_bool:  # min of bools is `and`, max is `or`
+            return [b.bin("and" if op == "min" else "or", acc[0], item)]
+        return [b.select(b.cmp(better, item, acc[0]), item, acc[0])]
+
+    (out,) = fold(tr, i32(tr, 1), n, [_load(tr, lst, t, i32(tr, 0))], pick)
+    return out
+
+
+def contains(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
+    """`v in xs`: whether an item equals `v`."""
+    t = element_type(tr, lst, node)
+    v = _number(tr, v, "in", node)
+    tr.at(node)
+
+    def test(k: Value, acc: list[Value]) -> list[Value]:
+        return [tr.b.bin("or", acc[0], _equal(tr, _load(tr, lst, t, k), v, node))]
+
+    (out,) = fold(tr, i32(tr, 0), length(tr, lst), [tr.b.const(False, T.BOOL)], test)
+    return out
+
+
+def _find(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
+    """The first position holding an item equal to `v`, or -1."""
+    t = element_type(tr, lst, node)
+    b = tr.b
+
+    def test(k: Value, acc: list[Value]) -> list[Value]:
+        hit = b.bin("and", b.cmp("lt", acc[0], i32(tr, 0)),
+                    _equal(tr, _load(tr, lst, t, k), v, node))  # fmt: skip
+        return [b.select(hit, k, acc[0])]
+
+    (out,) = fold(tr, i32(tr, 0), length(tr, lst), [i32(tr, -1)], test)
+    return out
+
+
+def _not_in_list(tr: Translating, lst: Obj, v: V, found: Value, node: ast.AST) -> None:
+    """Raise Python's `ValueError: 5 is not in list` where `found` is -1."""
+    t = element_type(tr, lst, node)
+    ok = tr.b.cmp("ge", found, i32(tr, 0))
+    if t.is_int and not t.is_bool:
+        word = coerce(tr.b, v, T.INT64) if not isinstance(v, Known) else Known(int(v.value))
+        fails = tr.b.un("not", ok)
+        raise_builtin(tr, ValueError, fails, (0, " is not in list"), node, (word, Known(0)))
+    else:
+        raise_unless(tr, ValueError, ok, "the value is not in list", node)
+
+
+def index(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if len(args) != 1:
+        tr.fail(node, "list.index() takes one argument in a kernel (no start/stop)",
+                "slice first: xs[a:b].index(v) + a")  # fmt: skip
+    v = _number(tr, args[0], "list.index()", node)
+    tr.at(node)
+    found = _find(tr, lst, v, node)
+    _not_in_list(tr, lst, v, found, node)
+    return tr.b.bin("max", found, i32(tr, 0))
+
+
+def count(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if len(args) != 1:
+        tr.fail(node, "list.count() takes exactly one argument")
+    t = element_type(tr, lst, node)
+    v = _number(tr, args[0], "list.count()", node)
+    tr.at(node)
+    b = tr.b
+
+    def test(k: Value, acc: list[Value]) -> list[Value]:
+        hit = _equal(tr, _load(tr, lst, t, k), v, node)
+        return [b.bin("add", acc[0], b.select(hit, i32(tr, 1), i32(tr, 0)))]
+
+    (out,) = fold(tr, i32(tr, 0), length(tr, lst), [i32(tr, 0)], test)
+    return out
+
+
+# ------------------------------------------------------------------------------- in place
+def reverse(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if args:
+        tr.fail(node, "list.reverse() takes no arguments")
+    t = element_type(tr, lst, node)
+    tr.at(node)
+    b = tr.b
+    n = length(tr, lst)
+    last = b.bin("sub", n, i32(tr, 1))
+
+    def swap(k: Value) -> None:
+        other = b.bin("sub", last, k)
+        x, y = _load(tr, lst, t, k), _load(tr, lst, t, other)
+        _store(tr, lst, t, k, y)
+        _store(tr, lst, t, other, x)
+
+    loop(tr, i32(tr, 0), b.bin("floordiv", n, i32(tr, 2)), swap)
+    return Known(None)
+
+
+def remove(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if len(args) != 1:
+        tr.fail(node, "list.remove() takes exactly one argument")
+    element_type(tr, lst, node)
+    v = _number(tr, args[0], "list.remove()", node)
+    tr.at(node)
+    found = _find(tr, lst, v, node)
+    ok = tr.b.cmp("ge", found, i32(tr, 0))
+    raise_unless(tr, ValueError, ok, "list.remove(x): x not in list", node)
+    when(tr, ok, lambda: _drop(tr, lst, found, node))
+    return Known(None)
+
+
+def _drop(tr: Translating, lst: Obj, i: Value, node: ast.AST) -> None:
+    """Remove item `i` (inside the list): the later items move down one."""
+    t = element_type(tr, lst, node)
+    b = tr.b
+    end = b.bin("sub", length(tr, lst), i32(tr, 1))
+
+    def shift(k: Value) -> None:
+        _store(tr, lst, t, k, _load(tr, lst, t, b.bin("add", k, i32(tr, 1))))
+
+    loop(tr, i, end, shift)
+    set_header(tr, lst, LEN, end)
+
+
+def _sort_keywords(tr: Translating, kwargs: dict[str, V], node: ast.AST) -> bool:
+    """Whether `reverse=True` was given (a known bool); `key=` is refused."""
+    if "key" in kwargs:
+        tr.fail(node, "sorting with key= is not supported in kernels",
+                "sort a list of the keys, or of (key, value) numbers packed into one")  # fmt: skip
+    unknown = set(kwargs) - {"reverse"}
+    if unknown:
+        tr.fail(node, f"sort() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    rev = kwargs.get("reverse", Known(False))
+    if not isinstance(rev, Known):
+        tr.fail(node, "sort(reverse=...) must be known at compile time")
+    return bool(rev.value)  # type: ignore[union-attr]
+
+
+def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST) -> None:
+    """A bubble sort of the list's items: adjacent items swap when the later is strictly
+    smaller (larger, reversed), so equal items keep their order as in Python's stable sort."""
+    t = element_type(tr, lst, node)
+    tr.at(node)
+    b = tr.b
+    n = length(tr, lst)
+    work_t = T.INT32 if t.is_bool else t
+
+    def sweep(i: Value) -> None:
+        def step(j: Value) -> None:
+            j1 = b.bin("add", j, i32(tr, 1))
+            x, y = _load(tr, lst, t, j), _load(tr, lst, t, j1)
+            xw, yw = coerce(b, x, work_t), coerce(b, y, work_t)
+            swap = b.cmp("gt" if reverse_order else "lt", yw, xw)
+            _store(tr, lst, t, j, b.select(swap, y, x))
+            _store(tr, lst, t, j1, b.select(swap, x, y))
+
+        loop(tr, i32(tr, 0), b.bin("sub", b.bin("sub", n, i32(tr, 1)), i), step)
+
+    loop(tr, i32(tr, 0), n, sweep)
+
+
+def sort(tr: Translating, lst: Obj, args: list[V], node: ast.AST,
+         kwargs: dict[str, V] | None = None) -> V:  # fmt: skip
+    if args:
+        tr.fail(node, "list.sort() takes no positional arguments")
+    sort_in_place(tr, lst, _sort_keywords(tr, kwargs or {}, node), node)
+    return Known(None)
+
+
+# ------------------------------------------------------------------------------- new lists
+def copy_of(tr: Translating, lst: Obj, node: ast.AST) -> Obj:
+    """A new list with the items of `lst` (`xs.copy()`, `list(xs)`, `xs[:]`)."""
+    out = make(tr, [], node)
+    extend(tr, out, [lst], node)
+    return out
+
+
+def copy(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if args:
+        tr.fail(node, "list.copy() takes no arguments")
+    return copy_of(tr, lst, node)
+
+
+def sorted_copy(tr: Translating, lst: Obj, kwargs: dict[str, V], node: ast.AST) -> Obj:
+    """`sorted(xs)`: a new, sorted list; `xs` stays as it was."""
+    rev = _sort_keywords(tr, kwargs, node)
+    out = copy_of(tr, lst, node)
+    sort_in_place(tr, out, rev, node)
+    return out
+
+
+def _bound(tr: Translating, e: ast.expr | None, what: str) -> V | None:
+    if e is None:
+        return None
+    v = tr.expr(e)
+    if isinstance(v, Known) and v.value is None:
+        return None
+    if isinstance(v, Known):
+        if not isinstance(v.value, (int, np.integer)) or isinstance(v.value, bool):
+            tr.fail(e, f"slice {what} must be an integer, not {type(v.value).__name__}")
+        return v
+    if not (isinstance(v, Value) and isinstance(v.type, T.Scalar) and v.type.is_int):
+        tr.fail(e, f"slice {what} must be an integer")
+    return v
+
+
+def getslice(tr: Translating, lst: Obj, sl: ast.Slice, node: ast.AST) -> Obj:
+    """`xs[a:b:c]` as Python reads it: a new list of the items from a up to (not including)
+    b, every c-th; bounds past either end are clipped, negative ones count from the end.
+    The step must be known at compile time (it decides the direction)."""
+    start, stop = _bound(tr, sl.lower, "start"), _bound(tr, sl.upper, "stop")
+    step_v = _bound(tr, sl.step, "step")
+    if step_v is not None and not isinstance(step_v, Known):
+        tr.fail(sl.step or node, "a list slice's step must be known at compile time",  # type: ignore[arg-type]
+                "write the loop: [xs[k] for k in range(a, b, step)]")  # fmt: skip
+    step = int(step_v.value) if isinstance(step_v, Known) else 1
+    if step == 0:
+        tr.fail(node, "slice step cannot be zero")
+    t = element_type(tr, lst, node)
+    tr.at(node)
+    b = tr.b
+    n = length(tr, lst)
+    zero, one = i32(tr, 0), i32(tr, 1)
+
+    def adjust(v: V | None, default: Value) -> Value:
+        # CPython's PySlice_AdjustIndices: negative counts from the end, then clipped to
+        # [0, n] going up and to [-1, n - 1] going down
+        if v is None:
+            return default
+        x = coerce(b, v, T.INT32)
+        x = b.select(b.cmp("lt", x, zero), b.bin("add", x, n), x)
+        if step > 0:
+            return b.bin("min", b.bin("max", x, zero), n)
+        return b.bin("min", b.bin("max", x, i32(tr, -1)), b.bin("sub", n, one))
+
+    if step > 0:
+        lo, hi = adjust(start, zero), adjust(stop, n)
+        span = b.bin("sub", hi, lo)
+        size = i32(tr, step)
+    else:
+        lo, hi = adjust(start, b.bin("sub", n, one)), adjust(stop, i32(tr, -1))
+        span = b.bin("sub", lo, hi)
+        size = i32(tr, -step)
+    rounded_up = b.bin("floordiv", b.bin("add", span, b.bin("sub", size, one)), size)
+    count_ = b.select(b.cmp("gt", span, zero), rounded_up, zero)
+    out = make(tr, [], node)
+    fix_type(tr, out, t, node)
+    _fill_slice(tr, lst, out, t, lo, step, count_, node)
+    return out
+
+
+def _fill_slice(tr: Translating, src: Obj, out: Obj, t: T.Scalar, lo: Value, step: int,
+                count_: Value, node: ast.AST) -> None:  # fmt: skip
+    b = tr.b
+    ar = arena(tr)
+    data, ok = ar.alloc(b, t, count_)
+    raise_unless(tr, MemoryError, ok, ar.exhausted(t, "a list slice"), node)
+
+    def fill() -> None:
+        def body(k: Value) -> None:
+            at = b.bin("add", lo, b.bin("mul", k, i32(tr, step)))
+            ar.store(b, t, b.bin("add", data, k), _load(tr, src, t, at))
+
+        loop(tr, i32(tr, 0), count_, body)
+        set_header(tr, out, LEN, count_)
+        set_header(tr, out, 1, count_)
+        set_header(tr, out, DATA, data)
+
+    when(tr, ok, fill)
+
+
+# ------------------------------------------------------------------------------- methods
+Op = Callable[[Translating, Obj, list[V], ast.AST], V]
+METHODS: dict[str, Op] = {
+    "append": append, "pop": pop, "extend": extend, "insert": insert, "clear": clear,
+    "index": index, "count": count, "reverse": reverse, "remove": remove, "copy": copy,
+}  # fmt: skip
+KEYWORDS = {"sort"}  # the methods that take keyword arguments
+
+
+class Method:
+    """A list method (`xs.append`), bound by `attribute` and run by `call`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def call(self, tr: Translating, lst: Obj, args: list[V], kwargs: dict[str, V],
+             node: ast.AST) -> V:  # fmt: skip
+        if self.name == "sort":
+            return sort(tr, lst, args, node, kwargs)
+        if kwargs:
+            tr.fail(node, f"list.{self.name}() takes no keyword arguments")
+        return METHODS[self.name](tr, lst, args, node)
+
+
+def attribute(tr: Translating, lst: Obj, attr: str, node: ast.AST) -> V:
+    if attr not in METHODS and attr not in KEYWORDS:
+        names = ", ".join(sorted([*METHODS, *KEYWORDS]))
+        tr.fail(node, f"lists in kernels have {names}, len(), indexing, slicing and iteration, "
+                      f"not .{attr}")  # fmt: skip
+    return Bound(lst, Method(attr))
