@@ -29,9 +29,21 @@ def split_records(
     """(what threads printed, their file records), each as (thread, text) in thread order."""
     shown: list[tuple[int, str]] = []
     records: list[tuple[int, str]] = []
+    open_record: dict[int, int] = {}  # thread -> its record still missing its end mark
     for t, text in prints:
+        if t in open_record:  # the next piece of a record written by several print ops (the
+            k = open_record[t]  # characters of a run-time string, one op each)
+            records[k] = (t, records[k][1] + text)
+            if text.endswith(MARK):
+                del open_record[t]
+            continue
         kind = text[1:2]
-        (records if text.startswith(MARK) and kind in ("o", "w", "c") else shown).append((t, text))
+        if text.startswith(MARK) and kind in ("o", "w", "c"):
+            records.append((t, text))
+            if len(text) < 3 or not text.endswith(MARK):
+                open_record[t] = len(records) - 1
+        else:
+            shown.append((t, text))
     return shown, records
 
 

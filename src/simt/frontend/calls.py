@@ -23,7 +23,7 @@ from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..filewrites import MARK, SEP, KernelFile
 from ..ir import Field, Value
-from . import list_ops, lists, raising, views
+from . import list_ops, lists, raising, strings, views
 from .context import Translating
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
@@ -45,6 +45,10 @@ def dtype_arg(v: V) -> T.Scalar | None:
 def attribute(tr: Translating, base: V, attr: str, node: ast.Attribute) -> V:
     if lists.is_list(base):
         return list_ops.attribute(tr, base, attr, node)  # type: ignore[arg-type]
+    if strings.is_str(base):
+        return strings.attribute(tr, base, attr, node)  # type: ignore[arg-type]
+    if attr == "join" and isinstance(base, Known) and isinstance(base.value, str):
+        return Bound(base, strings.Method("join"))
     if raising.is_caught(base):  # `e.args`, `e.code` of `except ... as e`
         return raising.attribute(tr, base, attr, node)  # type: ignore[arg-type]
     if isinstance(base, Obj):
@@ -120,8 +124,20 @@ def call(tr: Translating, node: ast.Call) -> V:
         if k.arg is None:
             tr.fail(k, "**kwargs in a call is not supported in kernels")
         kwargs[k.arg] = tr.expr(k.value)  # type: ignore[index]
-    if isinstance(fn, Bound) and isinstance(fn.func, list_ops.Method):
-        return fn.func.call(tr, fn.obj, args, kwargs, node)
+    if isinstance(fn, Bound) and isinstance(fn.func, (list_ops.Method, strings.Method)):
+        return fn.func.call(tr, fn.obj, args, kwargs, node)  # type: ignore[arg-type]
+    if (
+        isinstance(fn, Known)
+        and raising.is_exception_class(fn.value)
+        and any(strings.is_str(a) for a in [*args, *kwargs.values()])
+    ):
+        tr.fail(
+            node,
+            "an exception's message is known at compile time in a kernel, not a string built "
+            "at run time",
+            "print the string, then raise with a literal message: print(s); raise "
+            "ValueError('bad input')",
+        )
     if isinstance(fn, Bound):
         return tr.inline(fn.func, [fn.obj, *args], kwargs, node)
     if isinstance(fn, Obj):
@@ -296,6 +312,8 @@ def _len(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -
     (a,) = args
     if lists.is_list(a):
         return lists.length(tr, a)  # type: ignore[arg-type]
+    if strings.is_str(a):
+        return strings.length(tr, a)  # type: ignore[arg-type]
     if isinstance(a, Value) and isinstance(a.type, T.ArrayType):
         return array_dim(tr, a, 0)
     if isinstance(a, View):
@@ -874,7 +892,7 @@ def _print_call(tr: Translating, node: ast.Call) -> V:
             parts.extend(fstring_parts(tr, a))
             continue
         v = tr.expr(a)
-        if lists.is_list(v):  # printed item by item, by print ops of its own (below)
+        if lists.is_list(v) or strings.is_str(v):  # printed by print ops of its own (below)
             parts.append(v)  # type: ignore[arg-type]
             continue
         parts.extend(_print_value(tr, v, a, top=True))
@@ -894,11 +912,14 @@ def _print_ops(tr: Translating, parts: list[Any]) -> None:
                 out[-1] += p
             else:
                 out.append(p)
-        elif lists.is_list(p):
+        elif lists.is_list(p) or strings.is_str(p):
             if out:
                 _print_op(tr, values, tuple(out))
             values, out = [], []
-            lists.print_items(tr, p)
+            if lists.is_list(p):
+                lists.print_items(tr, p)
+            else:
+                strings.print_chars(tr, p)
         else:
             values.append(p[0])
             out.append(Field(len(values) - 1, p[1]))
@@ -911,6 +932,8 @@ def _print_op(tr: Translating, values: list[Value], parts: tuple[str | Field, ..
 
 
 def _print_value(tr: Translating, v: V, node: ast.AST, top: bool) -> list[str | tuple[Value, str]]:
+    if strings.is_str(v) and top:
+        return [v]  # type: ignore[list-item]
     if raising.is_caught(v):
         assert isinstance(v, Obj)
         if top and not v.has("repr"):
@@ -971,6 +994,8 @@ def _str(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -
     otherwise of known values only."""
     if len(args) == 1 and not kwargs and raising.is_caught(args[0]):
         return args[0]
+    if len(args) == 1 and not kwargs and not isinstance(args[0], Known):
+        return strings.value_of(strings.from_number(tr, args[0], node))
     return _only_known(str, "str")(tr, args, kwargs, node)
 
 
@@ -1016,6 +1041,8 @@ def fstring_parts(tr: Translating, node: ast.JoinedStr) -> list[str | tuple[Valu
             except (ValueError, TypeError) as e:
                 tr.fail(piece, f"bad format spec {spec!r} for a {t.name} value: {e}")
             out.append((v, spec))
+        elif strings.is_str(v) and not spec and piece.conversion != ord("r"):
+            out.append(v)  # type: ignore[arg-type]
         elif isinstance(v, Tup) and not spec:
             out.extend(_print_value(tr, v, piece, top=False))
         elif raising.is_caught(v) and not spec:

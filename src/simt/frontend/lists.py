@@ -119,7 +119,9 @@ def _ok_when(tr: Translating, cond: Value, then: Callable[[], Value]) -> Value:
     return tr.b.op("if", [cond], [T.BOOL], [blk, other]).result
 
 
-def raise_unless(tr: Translating, cls: type, ok: Value, message: str, node: ast.AST) -> None:
+def raise_unless(
+    tr: Translating, cls: type, ok: Value, message: str, node: ast.AST | None
+) -> None:
     """The thread raises `cls(message)` at `node` where `ok` does not hold (catchable by a
     `try`; uncaught, it ends the thread and is reported after the launch)."""
     raise_builtin(tr, cls, tr.b.un("not", ok), message, node)

@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import types as T
 from ..ir import Block, Value
-from . import raising
+from . import raising, strings
 from .context import Translating
 from .merge import merge_type
 from .scalars import coerce, known_type
@@ -188,6 +188,9 @@ class _Carried:
                     f"the array variable `{n}` is reassigned inside a loop that runs at run time",
                     "use separate names, or index one array",
                 )
+            if isinstance(v, Known) and isinstance(v.value, str):
+                # a string the loop reassigns lives in the arena (frontend/strings.py)
+                v = tr.env[n] = strings.materialise(tr, v.value, node)
             if (isinstance(v, Known) and not is_number(v.value) and v.value is not None) and (
                 _type_of(v, None, tr.ctx.fp64) is None
             ):

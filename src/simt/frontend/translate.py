@@ -25,7 +25,19 @@ from .. import lang
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Block, Op, Value
-from . import calls, contexts, iteration, known, list_ops, lists, loops, raising, tables, views
+from . import (
+    calls,
+    contexts,
+    iteration,
+    known,
+    list_ops,
+    lists,
+    loops,
+    raising,
+    strings,
+    tables,
+    views,
+)
 from .context import Context, NeedsKnown, fail
 from .merge import leaf_values, merge_into
 from .scalars import (
@@ -174,6 +186,8 @@ class Translator:
             return Known(len(v.items) > 0)
         if lists.is_list(v):
             return lists.truth(self, v)  # type: ignore[arg-type]
+        if strings.is_str(v):
+            return self.b.cmp("gt", strings.length(self, v), self.const(0, T.INT32))  # type: ignore[arg-type]
         if isinstance(v, Value) and isinstance(v.type, T.ArrayType):
             self.fail(node, "an array has no truth value in a kernel", "compare an element")
         assert isinstance(v, Value)
@@ -551,7 +565,30 @@ class Translator:
         with self.b.at(eb):
             orelse()
         env_e = self.env
+        env_t, env_e = self.unify_strings((tb, env_t), (eb, env_e))
         self.env = merge_into(self.b, cond, tb, eb, env_t, env_e, self.ctx.fp64, self.ctx.partial)
+
+    def unify_strings(
+        self, *arms: tuple[Block, dict[str, V]]
+    ) -> tuple[dict[str, V], ...]:
+        """A variable holding different strings on the two paths of an `if` (a run-time one,
+        or two known ones) holds a run-time string on both: each known one is written into
+        the arena at the end of its path."""
+        (tb, env_t), (eb, env_e) = arms
+        out = [env_t, env_e]
+        for n in dict.fromkeys([*env_t, *env_e]):
+            vt, ve = env_t.get(n), env_e.get(n)
+            if not (strings.is_text(vt) and strings.is_text(ve)) or vt == ve:
+                continue
+            for k, (block, env) in enumerate(arms):
+                v = env[n]
+                if isinstance(v, Known):
+                    self.env = env
+                    with self.b.at(block):
+                        made = strings.materialise(self, v.value, None)
+                    out[k] = self.env
+                    out[k][n] = made
+        return out[0], out[1]
 
     # loops -----------------------------------------------------------------
     def stmt_For(self, node: ast.For) -> None:
@@ -790,11 +827,7 @@ class Translator:
         parts = calls.fstring_parts(self, node)
         if all(isinstance(p, str) for p in parts):
             return Known("".join(parts))  # type: ignore[arg-type]
-        self.fail(
-            node,
-            "strings computed at run time exist only inside print()",
-            "print the f-string directly: print(f'...')",
-        )
+        return strings.value_of(strings.fstring(self, node))
 
     def expr_Attribute(self, node: ast.Attribute) -> V:
         base = self.expr(node.value)
@@ -819,6 +852,8 @@ class Translator:
         if lists.is_list(base) and isinstance(node.slice, ast.Slice):
             return list_ops.getslice(self, base, node.slice, node)  # type: ignore[arg-type]
         key = self.expr(node.slice)
+        if strings.is_str(base):
+            return strings.char_at(self, base, key, node)  # type: ignore[arg-type]
         if lists.is_list(base):
             return lists.getitem(self, base, key, node)  # type: ignore[arg-type]
         if isinstance(base, Tup):
@@ -1006,6 +1041,8 @@ class Translator:
         """`a op b` with the number rules of docs/semantics.md."""
         if isinstance(a, Known) and isinstance(b, Known):
             return self.known_binop(op, a, b, node)
+        if strings.is_text(a) or strings.is_text(b):  # one is a string, one is not known
+            return self.string_binop(op, a, b, node)
         a, b = self._complex_known(a, b, node)
         if op == "pow" and (_is_complex(a) or _is_complex(b)):
             if not (
@@ -1174,6 +1211,18 @@ class Translator:
         assert result is not None
         return result
 
+    def string_binop(self, op: str, a: V, b: V, node: ast.AST) -> V:
+        """`s + t` and `s * n` / `n * s` with a string built at run time."""
+        if op == "add" and strings.is_text(a) and strings.is_text(b):
+            text = strings.concat(self, strings.text_of(a), strings.text_of(b), node)
+            return strings.value_of(text)
+        if op == "mul":
+            s, n = (a, b) if strings.is_text(a) else (b, a)
+            if not strings.is_text(n):
+                return strings.value_of(strings.repeat(self, strings.text_of(s), n, node))
+        self.fail(node, f"`{op}` of a string and this value: strings take + (another string; "
+                        "str(v) makes one of a number) and * (an int)")  # fmt: skip
+
     def membership(self, op: ast.In | ast.NotIn, a: V, b: V, node: ast.AST) -> V:
         """`a in b` / `a not in b` with a run-time side: `b` a run-time list, or a tuple
         (compared item by item, as Python's `==`)."""
@@ -1203,6 +1252,11 @@ class Translator:
                 self.fail(node, f"comparing at compile time failed: {type(e).__name__}: {e}")
         if isinstance(op, (ast.In, ast.NotIn)):
             return self.membership(op, a, b, node)
+        if (strings.is_str(a) or strings.is_str(b)) and isinstance(op, (ast.Eq, ast.NotEq)):
+            if not (strings.is_text(a) and strings.is_text(b)):
+                return Known(isinstance(op, ast.NotEq))  # a string never equals a number
+            same = strings.equal(self, strings.text_of(a), strings.text_of(b), node)
+            return self.b.un("not", same) if isinstance(op, ast.NotEq) else same
         name = _CMP.get(type(op))
         if name is None:
             self.fail(node, f"`{type(op).__name__}` works only on values known at compile time")
@@ -1237,7 +1291,7 @@ class Translator:
             a, b = self.expr(node.body), self.expr(node.orelse)
             if isinstance(a, Known) and isinstance(b, Known) and a == b:
                 return a
-            if not any(_is_complex(v) or isinstance(v, Tup) or (
+            if not any(_is_complex(v) or isinstance(v, Tup) or strings.is_text(v) or (
                        isinstance(v, Known) and isinstance(v.value, (complex, tuple)))
                        for v in (a, b)):  # fmt: skip
                 a, b = self.scalar(a, node.body), self.scalar(b, node.orelse)

@@ -1,0 +1,403 @@
+"""Strings built at run time, one per thread, in the per-thread arena (`arena.py`).
+
+A run-time string is an `Obj` of class `RStr` with two int32 fields: `off`, where its
+characters start in the thread's int32 region, and `n`, how many there are. Characters are
+code points, one int32 word each, so `len`, indexing and comparison are Python's for any
+text. Strings never change once made (as Python's): an operation that makes a string takes
+new words from the region, except that `s + t` (and `s += t` in a loop) writes `t` straight
+after `s` when `s`'s characters are the last words taken, so a string grown in a loop takes
+one word per character, not a copy per step. A string that does not fit is a `MemoryError`
+at the user's line (catchable), never a cut: the capacity is the heap's int32 words
+(`@simt.kernel(heap=N)`: N / 4 words, shared with int lists and list headers).
+
+Numbers enter a string through `str(v)` and f-strings (`f"x={v}"`): ints and bools are
+written on the device exactly as Python writes them; floats are not (formatting a float
+exactly as Python does needs the shortest round-trip digits): `print` and `f.write` format
+floats on the host, so they are refused here with that advice. `print(s)` and `f.write(s)`
+write the characters one print field each (`Field` with spec "c", formatted by the host).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+import numpy as np
+
+from .. import types as T
+from ..ir import Field, Value
+from .context import Translating
+from .list_ops import fold
+from .lists import arena, i32, loop, raise_unless, when
+from .scalars import coerce
+from .values import Bound, Known, Obj, Tup, V
+
+Text = Obj | str  # a run-time string, or a known one
+
+
+class RStr:
+    """The class of run-time strings (`Obj(RStr, (("off", off), ("n", n)))`)."""
+
+
+def is_str(v: object) -> bool:
+    return isinstance(v, Obj) and v.cls is RStr
+
+
+def is_text(v: object) -> bool:
+    """A run-time string or a known `str`."""
+    return is_str(v) or (isinstance(v, Known) and isinstance(v.value, str))
+
+
+def _make(off: Value, n: Value) -> Obj:
+    return Obj(RStr, (("off", off), ("n", n)))
+
+
+def _off(s: Obj) -> Value:
+    v = s.get("off")
+    assert isinstance(v, Value)
+    return v
+
+
+def length(tr: Translating, s: Text) -> Value:
+    if isinstance(s, str):
+        return i32(tr, len(s))
+    v = s.get("n")
+    assert isinstance(v, Value)
+    return v
+
+
+def text_of(v: V) -> Text:
+    """The string of a front-end value `is_text` holds."""
+    if isinstance(v, Known):
+        assert isinstance(v.value, str)
+        return v.value
+    assert isinstance(v, Obj)
+    return v
+
+
+def _char(tr: Translating, s: Text, k: Value) -> Value:
+    """The code point at position `k` (inside the string) of `s`."""
+    if isinstance(s, str):  # a known string: a select chain over its characters
+        out = i32(tr, 0)
+        for j, c in enumerate(s):
+            out = tr.b.select(tr.b.cmp("eq", k, i32(tr, j)), i32(tr, ord(c)), out)
+        return out
+    return arena(tr).load(tr.b, T.INT32, tr.b.bin("add", _off(s), k))
+
+
+def _put(tr: Translating, at: Value, k: Value, c: Value) -> None:
+    arena(tr).store(tr.b, T.INT32, tr.b.bin("add", at, k), c)
+
+
+def _copy(tr: Translating, src: Text, at: Value, start: Value) -> None:
+    """Write the characters of `src` at `at + start`..."""
+    b = tr.b
+    if isinstance(src, str):
+        for j, c in enumerate(src):
+            _put(tr, at, b.bin("add", start, i32(tr, j)), i32(tr, ord(c)))
+        return
+    loop(tr, i32(tr, 0), length(tr, src),
+         lambda k: _put(tr, at, b.bin("add", start, k), _char(tr, src, k)))  # fmt: skip
+
+
+def _alloc(tr: Translating, n: Value, what: str, node: ast.AST | None) -> tuple[Value, Value]:
+    """`n` words for a new string's characters: (where, ok); MemoryError where not ok."""
+    ar = arena(tr)
+    at, ok = ar.alloc(tr.b, T.INT32, n)
+    raise_unless(tr, MemoryError, ok, ar.exhausted(T.INT32, what), node)
+    return at, ok
+
+
+def _new(tr: Translating, n: Value, what: str, node: ast.AST | None,
+         fill: Callable[[Value], None]) -> Obj:  # fmt: skip
+    """A new string of `n` characters that `fill(at)` writes; the empty string where the
+    heap is full (the thread raises MemoryError)."""
+    at, ok = _alloc(tr, n, what, node)
+    when(tr, ok, lambda: fill(at))
+    return _make(at, tr.b.select(ok, n, i32(tr, 0)))
+
+
+# ------------------------------------------------------------------------------- making
+def materialise(tr: Translating, s: str, node: ast.AST | None) -> Obj:
+    """A known string as a run-time one (a variable a run-time loop reassigns, or an `if`
+    gives different strings)."""
+    if node is not None:
+        tr.at(node)
+    return _new(tr, i32(tr, len(s)), "a string", node, lambda at: _copy(tr, s, at, i32(tr, 0)))
+
+
+def from_number(tr: Translating, v: V, node: ast.AST) -> Text:
+    """`str(v)`: a known value's text now; an int or a bool's digits at run time."""
+    if isinstance(v, Known):
+        return str(v.value)
+    if is_str(v):
+        return v  # type: ignore[return-value]
+    if not (isinstance(v, Value) and isinstance(v.type, T.Scalar)):
+        tr.fail(node, "str() in a kernel takes a number or a string")
+    t = v.type
+    if t.is_float:
+        tr.fail(
+            node,
+            "a float cannot be made into a string at run time (its shortest digits are "
+            "written by the host)",
+            "print it, or write it to a file: print(s, x), f.write(f'{s}{x:.3f}'); or "
+            "put an integer in the string: str(int(x * 1000))",
+        )
+    tr.at(node)
+    if t.is_bool:
+        return _booltext_of(tr, v, node)
+    return _inttext_of(tr, v, node)
+
+
+def _booltext_of(tr: Translating, v: Value, node: ast.AST) -> Obj:
+    b = tr.b
+    n = b.select(v, i32(tr, 4), i32(tr, 5))
+
+    def fill(at: Value) -> None:
+        for j in range(5):
+            yes = ord("True"[j]) if j < 4 else 0
+            _put(tr, at, i32(tr, j), b.select(v, i32(tr, yes), i32(tr, ord("False"[j]))))
+
+    return _new(tr, i32(tr, 5), "str() of a bool", node, fill).with_field("n", n)
+
+
+def _inttext_of(tr: Translating, v: Value, node: ast.AST) -> Obj:
+    """The decimal digits of an int, with a '-' when negative, as Python writes it."""
+    b = tr.b
+    t = v.scalar
+    wide = t.bits == 64
+    ut = T.UINT64 if wide else T.UINT32
+    st = T.INT64 if wide else T.INT32
+    x = coerce(b, v, st) if t.is_signed else None
+    u = b.cast(v, ut) if v.type != ut else v
+    if x is not None:  # the magnitude, unsigned (the most negative value too)
+        neg = b.cmp("lt", x, b.const(0, st))
+        u = b.select(neg, b.bin("sub", b.const(0, ut), u), u)
+        sign = b.select(neg, i32(tr, 1), i32(tr, 0))
+    else:
+        sign = i32(tr, 0)
+    digits = i32(tr, 1)
+    for k in range(1, 20 if wide else 10):
+        more = b.cmp("ge", u, b.const(10**k, ut))
+        digits = b.bin("add", digits, b.select(more, i32(tr, 1), i32(tr, 0)))
+    n = b.bin("add", sign, digits)
+
+    def fill(at: Value) -> None:
+        when(tr, b.cmp("gt", sign, i32(tr, 0)), lambda: _put(tr, at, i32(tr, 0), i32(tr, 45)))
+        ten = b.const(10, ut)
+        def digit(k: Value, acc: list[Value]) -> list[Value]:
+            d = coerce(b, b.bin("mod", acc[0], ten), T.INT32)
+            _put(tr, at, b.bin("sub", b.bin("sub", n, i32(tr, 1)), k), b.bin("add", d, i32(tr, 48)))
+            return [b.bin("floordiv", acc[0], ten)]
+
+        fold(tr, i32(tr, 0), digits, [u], digit)
+
+    return _new(tr, n, "str() of an int", node, fill)
+
+
+def concat(tr: Translating, a: Text, c: Text, node: ast.AST) -> Text:
+    """`a + c`: written after `a` in place when `a`'s characters are the last words taken."""
+    if isinstance(a, str) and isinstance(c, str):
+        return a + c
+    tr.at(node)
+    b, ar = tr.b, arena(tr)
+    an, cn = length(tr, a), length(tr, c)
+    if isinstance(a, str):
+        in_place = b.const(False, T.BOOL)
+    else:
+        end = b.bin("add", _off(a), an)
+        in_place = b.bin("and", b.cmp("eq", end, ar.top(b, T.INT32)), b.cmp("gt", an, i32(tr, 0)))
+    total = b.bin("add", an, cn)
+    at, ok = _alloc(tr, b.select(in_place, cn, total), "a string", node)
+    start = b.select(in_place, _off(a), at) if not isinstance(a, str) else at  # type: ignore[arg-type]
+
+    def fill() -> None:
+        when(tr, b.un("not", in_place), lambda: _copy(tr, a, start, i32(tr, 0)))
+        _copy(tr, c, start, an)
+
+    when(tr, ok, fill)
+    return _make(start, b.select(ok, total, i32(tr, 0)))
+
+
+def repeat(tr: Translating, s: Text, count: V, node: ast.AST) -> Text:
+    """`s * n` (n <= 0: the empty string)."""
+    if isinstance(count, Known) and isinstance(s, str):
+        return s * int(count.value)
+    if isinstance(count, Known) and (
+        not isinstance(count.value, (int, np.integer)) or isinstance(count.value, bool)
+    ):
+        tr.fail(node, "a string can only be repeated an integer number of times")
+    tr.at(node)
+    b = tr.b
+    times = b.bin("max", coerce(b, tr.scalar(count, node), T.INT32), i32(tr, 0))
+    n1 = length(tr, s)
+
+    def fill(at: Value) -> None:
+        loop(tr, i32(tr, 0), times, lambda k: _copy(tr, s, at, b.bin("mul", k, n1)))
+
+    return _new(tr, b.bin("mul", times, n1), "a repeated string", node, fill)
+
+
+def join(tr: Translating, sep: Text, items: list[V], node: ast.AST) -> Text:
+    """`sep.join((a, b, c))` of a tuple of strings."""
+    out: Text = ""
+    for k, item in enumerate(items):
+        if not is_text(item):
+            tr.fail(node, "str.join() takes strings (str(v) makes one of a number)")
+        if k:
+            out = concat(tr, out, sep, node)
+        out = concat(tr, out, text_of(item), node)
+    return out
+
+
+def fstring(tr: Translating, node: ast.JoinedStr) -> Text:
+    """An f-string outside `print`: its pieces joined; numbers as `str(v)` would write them."""
+    out: Text = ""
+    for piece in node.values:
+        if isinstance(piece, ast.Constant):
+            out = concat(tr, out, str(piece.value), node)
+            continue
+        assert isinstance(piece, ast.FormattedValue)
+        v = tr.expr(piece.value)
+        if isinstance(v, Known) and piece.format_spec is None:
+            text: Text = repr(v.value) if piece.conversion == ord("r") else str(v.value)
+        else:
+            spec = piece.format_spec
+            if spec is not None and not (
+                len(spec.values) == 1  # type: ignore[attr-defined]
+                and isinstance(spec.values[0], ast.Constant)  # type: ignore[attr-defined]
+                and spec.values[0].value == "d"  # type: ignore[attr-defined]
+            ):
+                tr.fail(piece, "a format spec in a string built at run time (only {v} and {v:d})",
+                        "print the f-string directly: print(f'...') formats any spec on the "
+                        "host")  # fmt: skip
+            text = from_number(tr, v, piece)
+        out = concat(tr, out, text, node)
+    return out
+
+
+# ------------------------------------------------------------------------------- reading
+def char_at(tr: Translating, s: Obj, key: V, node: ast.AST) -> Obj:
+    """`s[i]`: the one-character string (the same words: strings never change)."""
+    b = tr.b
+    tr.at(node)
+    n = length(tr, s)
+    if isinstance(key, Known):
+        if not isinstance(key.value, (int, np.integer)) or isinstance(key.value, bool):
+            tr.fail(node, f"string indices must be integers, not {type(key.value).__name__}")
+        i = i32(tr, int(key.value))
+    else:
+        if not (isinstance(key, Value) and isinstance(key.type, T.Scalar) and key.type.is_int):
+            tr.fail(node, "string indices must be integers")
+        i = coerce(b, key, T.INT32)
+    i = b.select(b.cmp("lt", i, i32(tr, 0)), b.bin("add", i, n), i)
+    ok = b.bin("and", b.cmp("ge", i, i32(tr, 0)), b.cmp("lt", i, n))
+    raise_unless(tr, IndexError, ok, "string index out of range", node)
+    at = b.bin("add", _off(s), b.select(ok, i, i32(tr, 0)))
+    return _make(at, b.select(ok, i32(tr, 1), i32(tr, 0)))
+
+
+def _same_at(tr: Translating, s: Text, t: Text, shift: Value, n: Value) -> Value:
+    """Whether `t`'s `n` characters equal `s`'s from `shift` on."""
+    def test(k: Value, acc: list[Value]) -> list[Value]:
+        same = tr.b.cmp("eq", _char(tr, s, tr.b.bin("add", shift, k)), _char(tr, t, k))
+        return [tr.b.bin("and", acc[0], same)]
+
+    (out,) = fold(tr, i32(tr, 0), n, [tr.b.const(True, T.BOOL)], test)
+    return out
+
+
+def equal(tr: Translating, a: Text, c: Text, node: ast.AST) -> Value:
+    """`a == c`: the same length and the same characters."""
+    tr.at(node)
+    b = tr.b
+    an, cn = length(tr, a), length(tr, c)
+    same_n = b.cmp("eq", an, cn)
+    return b.bin("and", same_n, _same_at(tr, a, c, i32(tr, 0), b.select(same_n, an, i32(tr, 0))))
+
+
+def _affix(tr: Translating, s: Obj, args: list[V], node: ast.AST, end: bool) -> V:
+    name = "endswith" if end else "startswith"
+    if len(args) != 1 or not is_text(args[0]):
+        tr.fail(node, f"str.{name}() takes one string in a kernel")
+    p = text_of(args[0])
+    tr.at(node)
+    b = tr.b
+    n, pn = length(tr, s), length(tr, p)
+    fits = b.cmp("le", pn, n)
+    shift = b.select(fits, b.bin("sub", n, pn), i32(tr, 0)) if end else i32(tr, 0)
+    return b.bin("and", fits, _same_at(tr, s, p, shift, b.select(fits, pn, i32(tr, 0))))
+
+
+def _case(tr: Translating, s: Obj, args: list[V], node: ast.AST, upper: bool) -> V:
+    if args:
+        tr.fail(node, f"str.{'upper' if upper else 'lower'}() takes no arguments")
+    tr.at(node)
+    b = tr.b
+    lo, hi = (ord("a"), ord("z")) if upper else (ord("A"), ord("Z"))
+    shift = -32 if upper else 32
+
+    def fill(at: Value) -> None:
+        def one(k: Value) -> None:
+            c = _char(tr, s, k)
+            inside = b.bin("and", b.cmp("ge", c, i32(tr, lo)), b.cmp("le", c, i32(tr, hi)))
+            _put(tr, at, k, b.select(inside, b.bin("add", c, i32(tr, shift)), c))
+
+        loop(tr, i32(tr, 0), length(tr, s), one)
+
+    return _new(tr, length(tr, s), "a string", node, fill)
+
+
+METHODS: dict[str, Callable[[Translating, Obj, list[V], ast.AST], V]] = {
+    "upper": lambda tr, s, a, n: _case(tr, s, a, n, True),
+    "lower": lambda tr, s, a, n: _case(tr, s, a, n, False),
+    "startswith": lambda tr, s, a, n: _affix(tr, s, a, n, False),
+    "endswith": lambda tr, s, a, n: _affix(tr, s, a, n, True),
+}
+
+
+class Method:
+    """A method of a run-time string (`s.upper`), or `sep.join` of a known separator."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def call(self, tr: Translating, s: V, args: list[V], kwargs: dict[str, V],
+             node: ast.AST) -> V:  # fmt: skip
+        if kwargs:
+            tr.fail(node, f"str.{self.name}() takes no keyword arguments in a kernel")
+        if self.name == "join":
+            if len(args) != 1:
+                tr.fail(node, "str.join() takes exactly one argument")
+            (seq,) = args
+            if isinstance(seq, Tup):
+                items = list(seq.items)
+            elif isinstance(seq, Known) and isinstance(seq.value, (tuple, list)):
+                items = [Known(x) for x in seq.value]
+            else:
+                tr.fail(node, "str.join() in a kernel joins a tuple or list display of strings",
+                        "','.join((a, b, c)); a list that grows holds numbers only")  # fmt: skip
+            return value_of(join(tr, text_of(s), items, node))
+        assert isinstance(s, Obj)
+        return METHODS[self.name](tr, s, args, node)
+
+
+def attribute(tr: Translating, s: Obj, attr: str, node: ast.AST) -> V:
+    if attr not in METHODS and attr != "join":
+        names = ", ".join(sorted([*METHODS, "join"]))
+        tr.fail(node, f"strings built at run time have {names}, len(), indexing, + and *, "
+                      f"==, not .{attr}")  # fmt: skip
+    return Bound(s, Method(attr))
+
+
+def value_of(t: Text) -> V:
+    """The front end's value of a string: `Known` for a known one."""
+    return Known(t) if isinstance(t, str) else t
+
+
+def print_chars(tr: Translating, s: Obj) -> None:
+    """`print(s)`'s text of a run-time string: one print field per character."""
+    def one(k: Value) -> None:
+        tr.b.op("print", [_char(tr, s, k)], parts=(Field(0, "c"),))
+
+    loop(tr, i32(tr, 0), length(tr, s), one)

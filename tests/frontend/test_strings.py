@@ -1,0 +1,158 @@
+"""Strings built per thread at run time (frontend/strings.py): each operation against Python
+running the same helper on the host, printing and file writes of them, the heap running out
+as a MemoryError, and the refusals (a float made into a string, a run-time message)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simt
+
+BACKENDS = ("sim", "cpu")
+
+
+def text_ops(t, v):
+    """The same code runs in the kernel (inlined) and on the host (the reference)."""
+    s = "x=" + str(v)
+    f = f"t{t}:{v:d}!"
+    loud = s.upper() + "|" + f.lower()
+    r = "ab" * (t % 4)
+    acc = ""
+    for j in range(t % 5):
+        acc += str(j * 7)
+    word = "neg" if v < 0 else "pos"
+    if t % 2 == 0:
+        word = word + str(t)
+    joined = ",".join((s, word, str(t > 3)))
+    return (
+        len(s), len(f), len(loud), len(r), len(acc), len(joined),
+        1 if s == "x=" + str(v) else 0, 1 if s != f else 0,
+        1 if s.startswith("x=-") else 0, 1 if f.endswith("!") else 0,
+        1 if s[-1] == "7" else 0, 1 if acc.endswith("21") else 0,
+        1 if loud[0] == "X" else 0, 1 if word == "pos" else 0,
+    )
+
+
+@simt.kernel
+def text_kernel(a, out):
+    t = simt.grid(1)
+    r = text_ops(t, a[t])
+    for k in range(14):
+        out[k, t] = r[k]
+
+
+VALUES = np.array([7, -17, 0, 123456789, -2147483648, 2147483647, 10, -1, 100000, 99], np.int32)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_string_operations_agree_with_python(backend: str) -> None:
+    simt.use(backend)
+    out = np.zeros((14, len(VALUES)), np.int32)
+    text_kernel[1, len(VALUES)](VALUES, out)
+    for t, v in enumerate(VALUES.tolist()):
+        assert tuple(out[:, t]) == text_ops(t, v), t
+
+
+@simt.kernel
+def printing(a, b):
+    t = simt.grid(1)
+    s = f"{t}:" + str(a[t])
+    if b[t]:
+        s += "!"
+    tag = "yes" if b[t] else "no"
+    print(s, tag.upper(), f"[{s}]", sep="|")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_printed_strings_are_pythons(backend: str, capfd: pytest.CaptureFixture[str]) -> None:
+    simt.use(backend)
+    a = np.array([5, -40, 0, 12345], np.int64)
+    b = np.array([True, False, True, False])
+    printing[1, 4](a, b)
+    want = []
+    for t in range(4):
+        s = f"{t}:" + str(int(a[t])) + ("!" if b[t] else "")
+        want.append(f"{s}|{'YES' if b[t] else 'NO'}|[{s}]")
+    assert capfd.readouterr().out.splitlines() == want
+
+
+OUT = [""]  # the folder the kernel below writes to (a global it reads when compiled)
+
+
+def test_a_string_written_to_a_file(tmp_path) -> None:
+    OUT[0] = str(tmp_path)
+
+    @simt.kernel
+    def k(a):
+        t = simt.grid(1)
+        line = "v" + str(a[t]) * 2
+        with open(f"{OUT[0]}/out{t}.txt", "w") as f:
+            f.write(line + "\n")
+
+    simt.use("sim")
+    k[1, 3](np.array([1, 22, -3], np.int32))
+    assert [(tmp_path / f"out{t}.txt").read_text() for t in range(3)] == [
+        "v11\n", "v2222\n", "v-3-3\n"
+    ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_full_heap_is_a_memory_error_at_the_line(backend: str) -> None:
+    @simt.kernel(heap=256)
+    def k(out, n):
+        t = simt.grid(1)
+        s = ""
+        for _ in range(n * t):
+            s = s + "abc"
+        out[t] = len(s)
+
+    simt.use(backend)
+    out = np.zeros(4, np.int32)
+    with pytest.raises(simt.KernelError) as info:
+        k[1, 4](out, 10)  # 30, 60, 90 characters: the heap has 64 - 16 words
+    text = str(info.value)
+    assert "2 threads raised MemoryError" in text and "out of per-thread heap" in text
+    assert "s = s + \"abc\"" in text
+    assert list(out[:2]) == [0, 30]
+
+
+def test_string_index_outside_is_an_index_error() -> None:
+    @simt.kernel
+    def k(out):
+        t = simt.grid(1)
+        s = str(t * 10)
+        try:
+            out[t] = 1 if s[2] == "0" else 0
+        except IndexError:
+            out[t] = -1
+
+    simt.use("sim")
+    out = np.zeros(12, np.int32)
+    k[1, 12](out)
+    assert list(out) == [-1] * 10 + [1, 1]  # "100", "110"
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("s = 'x' + str(n * 0.5)", "a float cannot be made into a string at run time"),
+        ("s = f'{n:5d}' + str(t)", "a format spec in a string built at run time"),
+        ("raise ValueError('n=' + str(n))", "an exception's message is known at compile time"),
+        ("s = str(t).strip()", "not .strip"),
+        ("s = str(t) + 1", "str(v) makes one of a number"),
+    ],
+)
+def test_refusals_name_the_line_and_say_what_to_write(body: str, words: str, tmp_path) -> None:
+    path = tmp_path / "user_kernel.py"
+    path.write_text(
+        "import simt\n\n@simt.kernel\ndef k(out, n):\n    t = simt.grid(1)\n"
+        f"    {body}\n    out[t] = 0\n"
+    )
+    ns: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), ns)  # noqa: S102 - the test's own file
+    simt.use("sim")
+    with pytest.raises(simt.CompileError) as info:
+        ns["k"][1, 2](np.zeros(2, np.int32), 3)
+    text = str(info.value)
+    assert words in text and "user_kernel.py:6" in text
