@@ -117,6 +117,22 @@ def test_a_full_heap_is_a_memory_error_at_the_line(backend: str) -> None:
     assert list(out[:2]) == [0, 30]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_string_grown_in_a_loop_takes_a_word_per_character(backend: str) -> None:
+    @simt.kernel  # the default heap: 256 words a thread, 16 of them bookkeeping
+    def k(out, n):
+        t = simt.grid(1)
+        s = ""
+        for j in range(n):
+            s += str((j + t) % 10)  # str's word follows s's: joined without a copy
+        out[t] = len(s) * 10 + (1 if s.endswith(str((n - 1 + t) % 10)) else 0)
+
+    simt.use(backend)
+    out = np.zeros(4, np.int32)
+    k[1, 4](out, 230)
+    assert list(out) == [2301] * 4
+
+
 def test_string_index_outside_is_an_index_error() -> None:
     @simt.kernel
     def k(out):

@@ -199,21 +199,40 @@ def concat(tr: Translating, a: Text, c: Text, node: ast.AST) -> Text:
     """`a + c`: written after `a` in place when `a`'s characters are the last words taken."""
     if isinstance(a, str) and isinstance(c, str):
         return a + c
+    if a == "" or c == "":
+        return c if a == "" else a
     tr.at(node)
     b, ar = tr.b, arena(tr)
-    an, cn = length(tr, a), length(tr, c)
+    an = length(tr, a)
     if isinstance(a, str):
         in_place = b.const(False, T.BOOL)
     else:
         end = b.bin("add", _off(a), an)
         in_place = b.bin("and", b.cmp("eq", end, ar.top(b, T.INT32)), b.cmp("gt", an, i32(tr, 0)))
+        if not isinstance(c, str):
+            # `s += str(j)` in a loop: str(j)'s words were taken right after s's, so the two
+            # read as one string: nothing to take or copy
+            adjacent = b.bin("and", b.cmp("eq", end, _off(c)), b.cmp("gt", an, i32(tr, 0)))
+            return _joined(tr, a, c, adjacent, in_place, node)
+    return _joined(tr, a, c, b.const(False, T.BOOL), in_place, node)
+
+
+def _joined(tr: Translating, a: Text, c: Text, adjacent: Value, in_place: Value,
+            node: ast.AST) -> Text:  # fmt: skip
+    """`a + c` where `adjacent` says c's words follow a's already, and `in_place` that c's
+    characters may be written straight after a's (a's are the last words taken)."""
+    b = tr.b
+    an, cn = length(tr, a), length(tr, c)
+    in_place = b.bin("and", in_place, b.un("not", adjacent))
     total = b.bin("add", an, cn)
-    at, ok = _alloc(tr, b.select(in_place, cn, total), "a string", node)
-    start = b.select(in_place, _off(a), at) if not isinstance(a, str) else at  # type: ignore[arg-type]
+    keep = b.bin("or", in_place, adjacent)  # a's words stay where they are
+    need = b.select(adjacent, i32(tr, 0), b.select(in_place, cn, total))
+    at, ok = _alloc(tr, need, "a string", node)
+    start = b.select(keep, _off(a), at) if not isinstance(a, str) else at  # type: ignore[arg-type]
 
     def fill() -> None:
-        when(tr, b.un("not", in_place), lambda: _copy(tr, a, start, i32(tr, 0)))
-        _copy(tr, c, start, an)
+        when(tr, b.un("not", keep), lambda: _copy(tr, a, start, i32(tr, 0)))
+        when(tr, b.un("not", adjacent), lambda: _copy(tr, c, start, an))
 
     when(tr, ok, fill)
     return _make(start, b.select(ok, total, i32(tr, 0)))

@@ -6,7 +6,8 @@ indexing (negative indices too), iteration, `len`, `sum`, `min`/`max`, `in`, `co
 `index`. Every index it writes is inside the list (the lists' lengths are known from how they
 were built; `min`, `max` and `index` are guarded by `if xs`), so a difference between
 backends is a bug, never an IndexError; values are int32 (wrapping exactly) or float32
-multiples of 1/8 far below 2**21 (exact sums)."""
+multiples of 1/8 far below 2**21 (exact sums). About one kernel in two with lists builds a
+string too (`text`)."""
 
 from __future__ import annotations
 
@@ -92,11 +93,46 @@ def read(g: Grammar, xs: str, acc: str, floats: bool) -> None:
         g.emit(f"{acc} = {acc} + ({xs}.index({xs}[-1]) if {xs} else 2)")
 
 
+def text(g: Grammar) -> None:
+    """One string built at run time (frontend/strings.py) from an int expression, grown in a
+    run-time loop and changed, folded into a new int32 variable by `len`, `==`,
+    `startswith`/`endswith` and a character; printed by a few threads."""
+    r = g.r
+    s, acc, n = g.fresh("s"), g.fresh("sl"), g.fresh("sn")
+    first = r.choice(("'k'", "''"))
+    piece = r.choice(("str(j)", "'ab'", "str(j - t)"))
+    g.emit(f"{n} = ({g.i32(1)}) % 5")
+    g.emit(f"{s} = {first} + str(({g.i32(1)}) % 1000)")  # short: the heap holds it all
+    if r.random() < 0.5:
+        g.emit(s + ' = f"<{t}|{' + s + '}>"')
+    g.emit(f"for j in range({n}):")
+    g.emit(f"    {s} += {piece}")
+    k = r.randrange(4)
+    if k == 0:
+        g.emit(f"{s} = {s}.upper()")
+    elif k == 1:
+        g.emit(f"{s} = {s} * ({n} % 3)")
+    elif k == 2:
+        g.emit(f"{s} = ','.join(({s}, {s}.lower(), str(t > 5)))")
+    probe = r.choice(("'k1'", "'K'", "'-'", "'0'", "'ab'"))
+    g.emit(f"{acc} = len({s}) * 5 + (1 if {s} == {probe} else 0)")
+    g.emit(f"{acc} += (2 if {s}.startswith({probe}) else 0) + (4 if {s}.endswith({probe}) else 0)")
+    g.emit(f"if {s}:")
+    g.emit(f"    {acc} += 8 if {s}[{r.choice(('0', '-1'))}] == {probe} else 16")
+    if r.random() < 0.3:
+        g.emit("if t == 1:")
+        g.emit(f"    print({s})")
+    g.declare(acc, "i32", 4096.0)
+
+
 def lists_section(g: Grammar) -> None:
-    """One to three lists, each folded into a new variable the kernel's outputs read."""
+    """One to three lists (and maybe a string), each folded into a new variable the kernel's
+    outputs read."""
     g.features.add("lists")
     for _ in range(g.r.randint(1, 3)):
         grow(g)
+    if g.r.random() < 0.5:
+        text(g)
 
 
 SECTIONS["lists"] = lists_section
