@@ -168,3 +168,20 @@ def test_refusals_name_the_line_and_say_what_to_write(body: str, words: str, tmp
         ns["k"][1, 2](np.zeros(2, np.int32), 3)
     text = str(info.value)
     assert words in text and "user_kernel.py:8" in text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_reassigned_in_a_run_time_loop_is_the_last_one(backend: str) -> None:
+    @simt.kernel
+    def k(out, n):
+        t = simt.grid(1)
+        ys = []  # no item type yet: the loop's lists give it
+        for j in range(n + t):
+            ys = [j, t]
+            ys.append(j * 2)
+        out[t] = len(ys) * 100 + sum(ys)
+
+    simt.use(backend)
+    out = np.zeros(4, np.int32)
+    k[1, 4](out, 2)
+    assert list(out) == [300 + (n - 1) * 3 + t for t, n in enumerate(range(2, 6))]

@@ -63,6 +63,20 @@ class ListInfo:
         return id(self)
 
 
+def is_info(x: object) -> bool:
+    return isinstance(x, ListInfo)
+
+
+def unify_infos(a: ListInfo, b: ListInfo) -> bool:
+    """Whether one variable may hold lists of both infos (a loop reassigning it): the same
+    item type, or one without a type yet, which takes the other's."""
+    if a.dtype is None or b.dtype is None:
+        t = a.dtype or b.dtype
+        a.dtype = b.dtype = t
+        return True
+    return bool(a.dtype == b.dtype)
+
+
 def is_list(v: Any) -> bool:
     return isinstance(v, Obj) and v.cls is RList
 

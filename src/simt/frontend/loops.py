@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import types as T
 from ..ir import Block, Value
-from . import raising, strings
+from . import lists, raising, strings
 from .context import Translating
 from .merge import merge_type
 from .scalars import coerce, known_type
@@ -102,6 +102,21 @@ class _ObjShape:
     fields: tuple[tuple[str, Shape], ...]
 
 
+@dataclass(frozen=True)
+class _Fixed:
+    """A run-time list's `ListInfo` (a field known at compile time, the same on every trip
+    of a loop that reassigns the list): not carried, given back as it is."""
+
+    value: Known
+
+
+def _same_fixed(a: _Fixed, b: _Fixed) -> _Fixed | None:
+    """One known field for both, or None. Two lists' infos agree when their item types do;
+    a list still without a type (`ys = []` before the loop) takes the other's."""
+    x, y = a.value.value, b.value.value
+    return a if x is y or lists.unify_infos(x, y) else None
+
+
 def _complex_cls() -> type:
     from ..complexnum import Complex
 
@@ -117,6 +132,9 @@ def _type_of(v: V, current: Shape, fp64: bool) -> Shape:
         now = current if isinstance(current, _ObjShape) and current.cls is v.cls else None
         fs = []
         for k, x in v.fields:
+            if isinstance(x, Known) and lists.is_info(x.value):
+                fs.append((k, _Fixed(x)))
+                continue
             prev = dict(now.fields).get(k) if now is not None else None
             fs.append((k, _type_of(x, prev, fp64)))
         return None if any(x is None for _, x in fs) else _ObjShape(v.cls, tuple(fs))
@@ -142,6 +160,10 @@ def _tuple_items(v: V) -> list[V] | None:
 
 
 def _merge_shape(a: Shape, b: Shape) -> Shape:
+    if isinstance(a, _Fixed) or isinstance(b, _Fixed):
+        if isinstance(a, _Fixed) and isinstance(b, _Fixed):
+            return _same_fixed(a, b)
+        return None
     if isinstance(a, _ObjShape) or isinstance(b, _ObjShape):
         # a number and a complex number: complex (the number is its real part)
         if isinstance(a, T.Scalar) and b.cls is _complex_cls():
@@ -161,6 +183,8 @@ def _merge_shape(a: Shape, b: Shape) -> Shape:
 
 
 def _leaves(shape: Shape) -> list[T.Scalar]:
+    if isinstance(shape, _Fixed):
+        return []
     if isinstance(shape, _ObjShape):
         return [t for _, s in shape.fields for t in _leaves(s)]
     if isinstance(shape, list):
@@ -216,6 +240,8 @@ class _Carried:
     def _build(self, shape: Shape, leaf: Callable[[T.Scalar], Value]) -> V:
         if shape is None:
             return UNDEF
+        if isinstance(shape, _Fixed):
+            return shape.value
         if isinstance(shape, _ObjShape):
             return Obj(shape.cls, tuple((k, self._build(s, leaf)) for k, s in shape.fields))
         if isinstance(shape, list):
@@ -231,7 +257,7 @@ class _Carried:
         return out
 
     def _flatten(self, tr: Translating, v: V, shape: Shape, out: list[Value]) -> None:
-        if shape is None:
+        if shape is None or isinstance(shape, _Fixed):
             return
         if isinstance(shape, _ObjShape):
             if isinstance(v, Known) and isinstance(v.value, complex):
