@@ -95,10 +95,10 @@ def pick(a, n):
 def loop_return(a, out, n):
     i = simt.grid(1)
     v, k = pick(a[i], n)
-    s = "text"
+    s = (v,)
     for _ in range(n):
-        s = s + "x"
-    out[i] = v + k
+        s = (v, k)  # a tuple that changes length in a run-time loop
+    out[i] = v + k + s[0]
 
 
 def test_messages_name_no_internal_variable() -> None:
