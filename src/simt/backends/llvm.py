@@ -26,10 +26,11 @@ around the body, `simt_blocks`, which gets `jb` as a fifth argument. The poll is
 touch only its arguments and memory the kernel cannot see, on a cold path: an iteration pays
 one add, one test and one predictable branch.
 
-The renderer is a table (`RULES`) over `llvm_ops.OpRenderer`, which writes the scalar ops
-(operators, comparisons, conversions, math rows: docs/semantics.md's semantics) and the text;
-here are the kernel's interface (the prologue reading `args`), memory accesses and their bounds
-checks, prints and control flow.
+The renderer is a table (`RULES`) over two bases, one job each: `llvm_ops.OpRenderer` writes
+the scalar ops (operators, comparisons, conversions, math rows: docs/semantics.md's semantics)
+and the text, `llvm_interface.KernelInterface` the kernel's interface (the prologue reading
+`args`, block indices, where the kernel's own arrays live). Here are the entry around the
+blocks, memory accesses and their bounds checks, prints and control flow.
 """
 
 from __future__ import annotations
@@ -38,27 +39,24 @@ from typing import ClassVar
 
 from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import MEMORY
-from ..types import CONST, INT64, SHARED, ArrayType, Scalar
+from ..types import INT64, SHARED, Scalar
 from .common import checked
 from .llvm_abi import (
     BODY,
     ENTRY,
     JMP_WORDS,
-    NO_MEMORY,
     POLL_EVERY,
     POLL_FREE_TRIPS,
     POLL_FUNCTION,
     RECORD_DIMS,
     SITE_BITS,
-    STACK_BYTES,
     Meta,
     align,
-    arg_layout,
     llvm_type,
     mem_type,
 )
 from .llvm_helpers import ENTRY_WITH_JUMP, FAIL_AT
-from .llvm_ops import OpRenderer
+from .llvm_interface import KernelInterface
 
 
 def walk_ops(op: Op) -> list[Op]:
@@ -66,12 +64,11 @@ def walk_ops(op: Op) -> list[Op]:
     return [o for r in op.regions for o in walk(r)]
 
 
-class _Renderer(OpRenderer):
+class _Renderer(KernelInterface):
     """LLVM IR text of an SPMD-lowered kernel; ops dispatch through `RULES` (`ir.rules.Rules`)."""
 
     RULES: ClassVar[dict[str, str]] = {
-        **OpRenderer.RULES, "special": "_op_special", "shape": "_op_shape",
-        "alloc": "_op_alloc",
+        **KernelInterface.RULES,
         **dict.fromkeys(MEMORY, "_memory"), "print": "_print", "assert": "_assert",
         "if": "_if", "for": "_for", "while": "_while", "barrier": "_op_barrier",
         "fence": "_op_fence",
@@ -81,22 +78,14 @@ class _Renderer(OpRenderer):
         self, fn: Function, unit_stride: frozenset[str], bounds: bool,
         block: tuple[int, int, int] | None = None, poll: bool = True,
     ) -> None:  # fmt: skip
-        super().__init__()
-        self.fn = fn
+        super().__init__(fn, unit_stride, block)
         self.poll = poll  # loops poll for Ctrl-C (see the module's doc)
-        self.block = block
-        self.unit = unit_stride
         self.bounds = bounds
-        self.arrays: dict[int, tuple[str, list[str], list[str]]] = {}  # ptr, shape, strides
-        self.lane_arrays: set[int] = set()  # per-lane arrays (`spmd`): the lane indexes first
         self.last_index: tuple[list[str], list[str]] = ([], [])  # of the last access
-        self.meta = Meta(layout=arg_layout(fn))
         self.lane_stack: list[tuple[str, str, str, str]] = []  # tx, ty, tz, access group
         numbered = [int(o.attrs["site"]) for o in walk(fn.body) if "site" in o.attrs]
         self.next_site = max(numbered, default=0)  # the last site number given out here
         self.site_ids: dict[int, int] = {}  # id of an op without a site number -> its number
-        self.heap: str | None = None  # the malloc'ed area of the large arrays, if any
-        self.heap_at = 0  # the line after its malloc
         # stores to per-lane arrays deferred to the end of the enclosing `if` (see `_if`)
         self.pending: list[dict[tuple[int, int], str]] = []
         self.print_ids: dict[int, int] = {}
@@ -109,7 +98,6 @@ class _Renderer(OpRenderer):
         self.loop_kinds: list[bool] = []
         self.loop_checks: list[dict[int, tuple[Op, list[str]]]] = []
         self.slots: dict[int, list[str]] = {}  # site -> a slot array of indices per dimension
-        self.slot_at = 0  # where the entry block declares them
 
     # ---- module --------------------------------------------------------------------------
     def render(self) -> tuple[str, Meta]:
@@ -178,123 +166,6 @@ class _Renderer(OpRenderer):
         ]
         return "\n".join(out) + "\n", self.meta
 
-    def _slot(self, k: int, ty: str = "i64") -> str:
-        p = self.inst(f"getelementptr i64, ptr %args, i64 {k}")
-        return self.inst(f"load {ty}, ptr {p}, align 8")
-
-    def _prologue(self) -> None:
-        dims = [self._slot(k) for k in range(6)]
-        self.grid64 = dims[:3]
-        # a block shape known when compiling gives LLVM constant thread-loop trip counts
-        self.block64 = [str(b) for b in self.block] if self.block else dims[3:]
-        self.grid32 = [self.inst(f"trunc i64 {d} to i32") for d in self.grid64]
-        self.block32 = [self.inst(f"trunc i64 {d} to i32") for d in self.block64]
-        n = self.inst(f"mul i64 {self.block64[0]}, {self.block64[1]}")
-        self.nthreads = self.inst(f"mul i64 {n}, {self.block64[2]}")
-        self.nthreads32 = self.inst(f"trunc i64 {self.nthreads} to i32")
-        self.slot_at = len(self.lines)
-        for p, slot in zip(self.fn.params, self.meta.layout):
-            t = p.value.type
-            if isinstance(t, ArrayType):
-                ptr = self._slot(slot, "ptr")
-                shape = [self._slot(slot + 1 + d) for d in range(t.ndim)]
-                strides = [self._slot(slot + 1 + t.ndim + d) for d in range(t.ndim)]
-                if p.name in self.unit and t.ndim:
-                    strides[-1] = "1"
-                self.arrays[p.value.id] = (ptr, shape, strides)
-            else:
-                self.vals[p.value.id] = self._slot(slot, mem_type(t))
-                if t.is_bool:
-                    self.vals[p.value.id] = self.inst(f"trunc i8 {self.vals[p.value.id]} to i1")
-        # per-block and per-lane arrays, reused by every block this call runs: on the stack
-        # while they are small, else in one heap area (a block of 1024 threads with a local
-        # array of 4096 floats needs 16 MiB: more than a thread's stack)
-        on_heap: list[tuple[Op, str]] = []  # alloc, its element count
-        stack = 0
-        for op in self.fn.body.ops:
-            if op.opcode != "alloc":
-                continue
-            t = op.result.array
-            assert t.shape is not None
-            if t.space == CONST:  # a table: a constant global, shared by every block
-                self._place(op, self._table(op))
-                continue
-            inner = 1
-            for d in t.shape[1:]:
-                inner *= d
-            mt = mem_type(t.dtype)
-            if op.attrs.get("lane") and self.block is not None:
-                count = str(self.block[0] * self.block[1] * self.block[2] * inner)
-            elif op.attrs.get("lane"):
-                count = self.inst(f"mul i64 {self.nthreads}, {inner}")
-            else:
-                count = str(inner * t.shape[0])
-            size = int(count) * align(t.dtype) if count.isdigit() else None
-            if size is not None and stack + size <= STACK_BYTES:
-                stack += size
-                self._place(op, self.inst(f"alloca {mt}, i64 {count}, align 64"))
-            else:
-                on_heap.append((op, count))
-        if on_heap:
-            self._heap(on_heap)
-
-    def _place(self, op: Op, ptr: str) -> None:
-        """Index `op`'s array (an alloc) at `ptr`, C order."""
-        if op.attrs.get("lane"):  # a per-lane array: its first index is the lane's
-            self.lane_arrays.add(op.result.id)
-        t = op.result.array
-        assert t.shape is not None
-        strides, acc = [], 1
-        for d in reversed(t.shape):
-            strides.append(str(acc))
-            acc *= d
-        self.arrays[op.result.id] = (ptr, [str(d) for d in t.shape], strides[::-1])
-
-    def _table(self, op: Op) -> str:
-        """The constant global holding table `op`'s elements; its name."""
-        t = op.result.array
-        name = f"@simt.table.{op.result.id}"
-        mt = mem_type(t.dtype)
-        items = ", ".join(
-            f"{mt} {self.const(x, t.dtype) if not t.dtype.is_bool else int(x)}"
-            for x in op.attrs["data"]
-        )
-        n = len(op.attrs["data"])
-        self.decls.add(f"{name} = private unnamed_addr constant [{n} x {mt}] [{items}], align 64")
-        return name
-
-    def _heap(self, arrays: list[tuple[Op, str]]) -> None:
-        """One `malloc`ed area for `arrays`, each at a 64-byte aligned offset; freed when the
-        entry returns. No memory: the error word says so (`NO_MEMORY`) and the entry returns."""
-        offsets, total = [], "0"
-        for op, count in arrays:
-            offsets.append(total)
-            nbytes = self.inst(f"mul i64 {count}, {align(op.result.array.dtype)}")
-            padded = self.inst(f"add i64 {nbytes}, 63")
-            padded = self.inst(f"and i64 {padded}, -64")
-            total = self.inst(f"add i64 {total}, {padded}")
-        self.decls.add("declare noalias ptr @malloc(i64)")
-        self.decls.add("declare void @free(ptr)")
-        self.heap = self.inst(f"call ptr @malloc(i64 {total})")
-        self.heap_at = len(self.lines)  # where `render` tells the entry this address
-        failed = self.inst(f"icmp eq ptr {self.heap}, null")
-        oom, ok = self.new_label("nomemory"), self.new_label("memory")
-        self.emit(f"br i1 {failed}, label %{oom}, label %{ok}")
-        self.start(oom)
-        self.emit(f"atomicrmw min ptr %ctx, i64 {NO_MEMORY} monotonic, align 8")
-        self.emit("ret void")
-        self.start(ok)
-        for (op, _), off in zip(arrays, offsets):
-            self._place(op, self.inst(f"getelementptr inbounds i8, ptr {self.heap}, i64 {off}"))
-
-    def _block_index(self) -> None:
-        gx, gy = self.grid64[0], self.grid64[1]
-        bx = self.inst(f"urem i64 %b, {gx}")
-        q = self.inst(f"udiv i64 %b, {gx}")
-        by = self.inst(f"urem i64 {q}, {gy}")
-        bz = self.inst(f"udiv i64 {q}, {gy}")
-        self.bidx = [self.inst(f"trunc i64 {x} to i32") for x in (bx, by, bz)]
-
     # ---- ops -----------------------------------------------------------------------------
     def _ops(self, block: Block) -> None:
         for op in block.ops:
@@ -307,29 +178,6 @@ class _Renderer(OpRenderer):
         if rule is None:
             raise AssertionError(f"cpu renderer: unknown opcode {op.opcode}")
         rule(op)
-
-    def _op_special(self, op: Op) -> None:
-        reg, axis = op.attrs["reg"], op.attrs["axis"]
-        if reg == "block_idx":
-            self.vals[op.result.id] = self.bidx[axis]
-        elif reg == "block_dim":
-            self.vals[op.result.id] = self.block32[axis]
-        elif reg == "grid_dim":
-            self.vals[op.result.id] = self.grid32[axis]
-        else:
-            raise AssertionError("thread_idx left after SPMD lowering")
-
-    def _op_shape(self, op: Op) -> None:
-        arr = op.operands[0]
-        _, shape, _ = self.arrays[arr.id]
-        s = shape[op.attrs["dim"]]
-        it = llvm_type(op.result.scalar)
-        self.vals[op.result.id] = (
-            s if s.isdigit() or it == "i64" else self.inst(f"trunc i64 {s} to {it}")
-        )
-
-    def _op_alloc(self, op: Op) -> None:
-        pass  # made in the prologue
 
     def _op_barrier(self, op: Op) -> None:
         raise AssertionError("barrier left after SPMD lowering")
