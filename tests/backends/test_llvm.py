@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import simt
 from passes.ir_eval import evaluate, function, if_, random_function, random_inputs
 from simt.backends.llvm import render_lowered
 from simt.backends.llvm_abi import ENTRY, arg_layout
@@ -140,3 +141,24 @@ def test_loops_that_can_run_long_poll_for_ctrl_c_and_no_other() -> None:
     plain = short.source("cpu", out)
     assert "simt_poll" not in plain and "_setjmp" not in plain
     assert "simt_poll" not in lower_and_render(_vecadd())[0]
+
+
+LUT = np.array([3, 1, 4, 1, 5, 9, 2, 6], np.int32)
+
+
+def _look(idx, out):  # noqa: ANN001, ANN202 - a kernel reading a constant table
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = LUT[idx[i] % 8]
+
+
+def test_a_kernel_with_a_constant_table_renders_the_same_text_each_time() -> None:
+    """The CPU's compiled-object cache is keyed by the LLVM text: a table's global is numbered
+    in the kernel, not by a process-wide value id (each translation made a new name, so a
+    kernel with a table was compiled again in every process)."""
+    idx, out = np.arange(16, dtype=np.int32), np.zeros(16, np.int32)
+    first = simt.kernel(_look).source("cpu", idx, out)
+    again = simt.kernel(_look).source("cpu", idx, out)
+    assert "@simt.table.0 = private unnamed_addr constant [8 x i32]" in first
+    assert first == again
+

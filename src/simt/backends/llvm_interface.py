@@ -37,6 +37,7 @@ class KernelInterface(OpRenderer):
         self.heap: str | None = None  # the malloc'ed area of the large arrays, if any
         self.heap_at = 0  # the line after its malloc
         self.slot_at = 0  # where the entry block declares the checks' slot arrays
+        self.tables = 0  # constant tables made so far
 
     def _slot(self, k: int, ty: str = "i64") -> str:
         p = self.inst(f"getelementptr i64, ptr %args, i64 {k}")
@@ -113,7 +114,10 @@ class KernelInterface(OpRenderer):
     def _table(self, op: Op) -> str:
         """The constant global holding table `op`'s elements; its name."""
         t = op.result.array
-        name = f"@simt.table.{op.result.id}"
+        # numbered in the kernel (not by the value's process-wide id): the same kernel renders
+        # the same text, which the compiled-object cache is keyed by
+        name = f"@simt.table.{self.tables}"
+        self.tables += 1
         mt = mem_type(t.dtype)
         items = ", ".join(
             f"{mt} {self.const(x, t.dtype) if not t.dtype.is_bool else int(x)}"
