@@ -4,8 +4,9 @@ Known values are evaluated in CPython, and Python's answer is kept wherever Pyth
 `(1 << 40) - 1` is still 2**40 - 1 while it stays known. Where Python raises but
 docs/semantics.md defines the result (`7 // 0`, `7 % 0`, `1 << -1`, `2 ** -1`), and where a
 NumPy-typed number meets another number (`simt.uint32(3) & -8`), the run-time rule applies
-instead, so folding a value never changes a program's answer. `tests/frontend/test_known.py`
-checks every operator against the run-time code.
+instead (for typed numbers, the IR's semantics table: `ir/semantics.py`), so folding a value
+never changes a program's answer. `tests/frontend/test_known.py` checks every operator against
+the run-time code.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import types as T
+from ..ir import semantics
 from .scalars import const_value, known_type
 
 PYTHON: dict[str, Callable[[Any, Any], Any]] = {
@@ -68,18 +70,7 @@ def _typed(op: str, x: Any, y: Any, fp64: bool) -> Any:
     if op == "div" and not t.is_float:
         t = T.float_type(fp64)
     a, b = (t.np.type(const_value(v, t)) for v in (x, y))
-    with np.errstate(all="ignore"):
-        if t.is_int:
-            if op in ("floordiv", "mod") and b == 0:
-                return t.np.type(0)
-            if op in ("shl", "shr"):
-                b = t.np.type(int(b) & (t.bits - 1))
-            if op == "pow":  # modulo 2**bits as it goes: uint32(-1) is a large exponent
-                e = int(b)
-                if e < 0:
-                    return t.np.type(const_value(int_pow(int(a), e), t))
-                return t.np.type(const_value(pow(int(a), e, 1 << t.bits), t))
-        return t.np.type(PYTHON[op](a, b))
+    return t.np.type(semantics.evaluate("bin", op, a, b))  # the IR's own rule (ir/semantics.py)
 
 
 def binop(op: str, x: Any, y: Any, fp64: bool) -> Any:
