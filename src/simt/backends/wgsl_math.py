@@ -344,11 +344,31 @@ fn simt_erfc_f32(x: f32) -> f32 {
     let r = simt_erfcpos_f32(a);
     return select(r, 2.0f - r, x < 0.0f);
 }""",
-    # sin(pi x) for finite x: x = n + r exactly, |r| <= 1/2, and the sign of n's parity
+    # sin(pi x) for finite x: x = n + r exactly, |r| <= 1/2, and the sign of n's parity.
+    # Not WGSL's `sin`, whose accuracy is the driver's (NVIDIA's put lgamma near its poles
+    # 4.9 ulp off, H100 2026-11-26): Taylor series, of sin(pi r) for |r| <= 1/4 (pi split in
+    # two floats) and of cos(pi (1/2 - |r|)) above, both to t**13 with t <= pi/4: within
+    # 1.6 ulp (WGSL's `sin` of the rounded pi r on lavapipe: 1.8)
     "simt_sinpi_f32": """\
 fn simt_sinpi_f32(x: f32) -> f32 {
     let n = round(x);
-    let s = sin(3.14159265358979f * (x - n));
+    let r = x - n;
+    let a = abs(r);
+    let u = select(r, 0.5f - a, a > 0.25f);
+    let t = 3.14159265358979f * u;
+    let t2 = t * t;
+    var s: f32;
+    if (a > 0.25f) {
+        s = 1.0f + t2 * ((((((-1.1470745597729725e-11f * t2 + 2.08767569878681e-09f) * t2
+            - 2.755731922398589e-07f) * t2 + 2.48015873015873e-05f) * t2
+            - 1.388888888888889e-03f) * t2 + 4.1666666666666664e-02f) * t2 - 0.5f);
+        s = select(s, -s, r < 0.0f);
+    } else {
+        let p = (((((1.6059043836821613e-10f * t2 - 2.505210838544172e-08f) * t2
+            + 2.7557319223985893e-06f) * t2 - 1.984126984126984e-04f) * t2
+            + 8.333333333333333e-03f) * t2 - 1.6666666666666666e-01f) * t2;
+        s = t + (u * -8.742278012618954e-08f + t * p);
+    }
     return select(s, -s, n - 2.0f * floor(n * 0.5f) != 0.0f);
 }""",
     # gamma(2 + u) for u in [0, 1]
