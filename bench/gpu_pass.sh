@@ -20,7 +20,8 @@
 #            (default and tuned) against cuBLAS
 #   users    bench/user_kernels/table.py on cuda (the teaching-kernel corpus)
 #   bounds   bench/bounds.py on cuda (bounds checks on/off), when the file exists
-#   webgpu   the corpus and W1-W6 through WGSL on the same card, where the machine has NVIDIA's
+#   webgpu   bench/gpu/wgsl_probe.py (which WGSL constructs the driver cannot compile), then
+#            the corpus and W1-W6 through WGSL on the same card, where the machine has NVIDIA's
 #            Vulkan driver (wgpu picks it); says so when it does not
 #
 # Output under $OUT (default /tmp/gpu-pass), at most 8 files (the device tool returns no more):
@@ -152,14 +153,15 @@ else
   step tests 220 env SIMT_REQUIRE_BACKENDS=$REQUIRE $PY -m pytest -q -rf --tb=short \
     $XDIST -k "$SELECT" --junitxml "$OUT/tests.xml" tests
   step fuzz 100 bash -c "$(declare -f fuzz_parallel); PY=$PY WORK=$WORK fuzz_parallel sim,cuda 15"
-  step suite 80 $PY bench/cuda/run.py --json "$WORK/suite.json"
-  step matmul 50 $PY bench/cuda/matmul.py --n 2048 --json "$WORK/matmul.json"
+  step suite 60 $PY bench/cuda/run.py --json "$WORK/suite.json"
+  step matmul 40 $PY bench/cuda/matmul.py --n 2048 --json "$WORK/matmul.json"
   step users 35 $PY bench/user_kernels/table.py --backend cuda --rounds 3 --json "$WORK/users.json"
   if [ -f bench/bounds.py ]; then
     step bounds 35 $PY bench/bounds.py --backend cuda --json "$WORK/bounds.json"
   fi
   if vulkan_gpu >>"$LOG" 2>&1; then
-    step webgpu 55 bash -c "SIMT_BACKEND=webgpu $PY -m pytest -q -p no:cacheprovider \
+    step webgpu 75 bash -c "$PY bench/gpu/wgsl_probe.py; \
+      SIMT_BACKEND=webgpu $PY -m pytest -q -p no:cacheprovider \
       tests/corpus -k webgpu --junitxml $OUT/webgpu.xml; \
       $PY bench/suite.py --backend webgpu --reps 5 --json $WORK/webgpu_suite.json"
   else
