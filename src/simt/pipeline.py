@@ -4,13 +4,10 @@ front end (typed IR), checks and passes (optimised IR), what one backend compile
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from .frontend.raising import place_of
 from .frontend.specialise import ArgSpec, translate
 from .ir import Function, format_function, verify, walk
-from .ir.ops import MEMORY
 from .passes.barriers import lift as lift_barriers
 from .passes.barriers import strip_exits
 from .passes.bounds import prove_bounds
@@ -34,59 +31,21 @@ def build(
     heap: int | None = None,
     division: str = "numpy",
     int64: bool = False,
-    raising: bool = True,
 ) -> Function:
     """Front end, checks and optimisation passes: the IR every backend starts from. Without
     `optimise` the IR is the front end's own, branch for branch; `explain` adds `note` ops
     for assignments that make no op (both for `kernel.explain`, on sim only). `boundscheck`
     False compiles the accesses unchecked (`Function.boundscheck`); `heap`: the bytes of
     per-thread arena per element type lists may use (`frontend.arena`); `int64`:
-    Numba's typing of integers (`simt.cuda.jit`). `raising` False: the accesses the bounds
-    pass cannot prove are left to the backends' own checks (`unproven`; its tests use it)."""
-    def front(raise_at: Any = None, after: bool = False) -> Function:
-        fn = translate(
-            pyfunc, specs, fp64=fp64, debug=debug, explain=explain,
-            dynamic_shared=dynamic_shared, heap=heap, division=division, int64=int64,
-            raise_at=raise_at, raise_after=after,
-        )  # fmt: skip
-        fn.boundscheck = boundscheck
-        return finish(fn, optimise)
-
-    fn = front()
-    if boundscheck and raising and not debug:  # (debug mode: the backends check every access)
-        at = unproven(fn)
-        if at:  # again, those accesses raising IndexError when out of bounds
-            # (a raising thread runs on without effects, unless threads meet at barriers or
-            # warp functions, where one that stopped must not take part)
-            quiet = not any(op.opcode in ("barrier", "warp") for op in walk(fn.body))
-            fn = front(at, quiet)
-    return fn
-
-
-def unproven(fn: Function) -> set[tuple[str, int, int]]:
-    """The places (`raising.place_of`) of the accesses of `fn` that the bounds pass does not
-    prove in bounds for every launch.
-
-    The front end translates a kernel with those again, each checked as raising IndexError
-    (`raising.check_index`), so that an access out of bounds is a Python exception of its
-    thread on every backend: the thread stops, the others finish, and the launch reports the
-    threads that raised in one grouped KernelError. The checks the pass proves in bounds are
-    never made; those it hoists to a block-level test it removes again from the copy of the
-    body that test guards (`passes.bounds`)."""
-    trial = prove_bounds_copy(fn)
-    return {
-        p
-        for op in walk(trial.body)
-        if op.opcode in MEMORY and not op.attrs.get("inbounds") and not op.attrs.get("spill")
-        and (p := place_of(op.loc)) is not None
-    }  # fmt: skip
-
-
-def prove_bounds_copy(fn: Function) -> Function:
-    """A copy of `fn` as a compiled backend proves it (`prepare`), `fn` left as it is."""
-    trial = copy.deepcopy(fn)
-    prove_bounds(strip_view_checks(trial))
-    return trial
+    Numba's typing of integers (`simt.cuda.jit`)."""
+    fn = translate(
+        pyfunc, specs, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared,
+        heap=heap,
+        division=division,
+        int64=int64,
+    )
+    fn.boundscheck = boundscheck
+    return finish(fn, optimise)
 
 
 def finish(fn: Function, optimise: bool = True) -> Function:

@@ -104,7 +104,8 @@ class _Renderer(KernelInterface):
         self.lines.append(f"define void @{ENTRY}(ptr noalias %args, ptr noalias %ctx, "
                           "i64 %begin, i64 %end) {")  # fmt: skip
         self.start("entry")
-        failkey_at = len(self.lines)  # `%failkey` goes here when a check uses it
+        self.emit("%failkey = alloca i64, align 8")  # see `_note_failure`
+        self.emit("store i64 9223372036854775807, ptr %failkey, align 8")
         if self.poll:  # the back-edge counter (in the entry block: promoted to registers)
             self.emit("%polls = alloca i32, align 4")
             self.emit("store i32 0, ptr %polls, align 4")
@@ -152,11 +153,6 @@ class _Renderer(KernelInterface):
             f"  {p} = alloca i64, i64 {self.nthreads}, align 64"
             for ps in self.slots.values() for p in ps
         ]
-        if self.slots:  # a check recorded without a branch (`_note_failure`) uses it
-            self.lines[failkey_at:failkey_at] = [
-                "  %failkey = alloca i64, align 8",
-                "  store i64 9223372036854775807, ptr %failkey, align 8",
-            ]
         out = [
             "; simt kernel " + self.fn.name,
             *sorted(self.decls),

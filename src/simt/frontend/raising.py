@@ -1,7 +1,6 @@
 """Exceptions per thread: `raise`, `try`/`except`/`else`/`finally`, and the errors simt itself
-detects (an index out of bounds, inside a `try` or where the bounds pass has no proof:
-`check_index`; a failed `assert`, a division by zero under `division="python"`), lowered
-without any jump: a per-thread error state checked as
+detects (an index out of bounds inside `try`, a failed `assert`, a division by zero under
+`division="python"`), lowered without any jump: a per-thread error state checked as
 structured control flow, as `return` and `break` are (translate.py's flags).
 
 The state is four variables of the environment, carried through `if`s and loops like any
@@ -39,7 +38,7 @@ import numpy as np
 
 from .. import types as T
 from ..errors import KernelError, ThreadFailure
-from ..ir import Block, Loc, Param, Value
+from ..ir import Block, Param, Value
 from ..ir.nodes import FAILURE_BUFFER, Hidden
 from .context import Translating
 from .scalars import coerce
@@ -126,15 +125,6 @@ def _typed(tr: Translating, v: V, t: T.Scalar) -> Value:
     return coerce(tr.b, v, t)
 
 
-def state_value(tr: Translating, name: str, v: V | None) -> Value:
-    """The value of state variable `name` (one of `STATE`) as a typed value (`v` None: its
-    initial value), for a branch made outside `Translating.branch` to yield."""
-    t = T.BOOL if name == RAISED else T.INT32 if name == EXC else PAYLOAD_TYPE
-    if v is None or v is UNDEF:
-        v = Known(False) if name == RAISED else Known(0)
-    return _typed(tr, v, t)
-
-
 def set_state(
     tr: Translating, sid: int, fails: Value | None, payload: tuple[V, V] = (Known(0), Known(0))
 ) -> None:
@@ -165,9 +155,7 @@ def set_state(
             tr.env[RAISED] = tr.b.bin("or", before, fails)
         else:
             tr.env[RAISED] = fails
-    if tr.ctx.try_depth == 0 and not tr.ctx.raise_after:
-        # nothing can catch it: the thread leaves (barriers count it out; a kernel without
-        # barriers or warp functions needs no `exit`: `pipeline.finish` drops them)
+    if tr.ctx.try_depth == 0:  # nothing can catch it: the thread leaves (barriers count it out)
         if fails is None:
             tr.b.op("exit", [])
         else:
@@ -285,33 +273,13 @@ def guarded_value(tr: Translating, ok: Value, make: Callable[[], Value], t: T.Sc
 
 
 # ---------------------------------------------------------------- checks simt makes
-def place_of(loc: Loc | None) -> tuple[str, int, int] | None:
-    """The key naming an access's place in `Context.raise_at` (its op's location)."""
-    return None if loc is None else (loc.filename, loc.line, loc.col)
-
-
-def checks_here(tr: Translating) -> bool:
-    """Whether the access made now raises IndexError when out of bounds: inside a `try`, and
-    outside one where the kernel is translated with the access's place in
-    `Context.raise_at` (`pipeline.build`: the accesses the bounds pass cannot prove)."""
-    if tr.ctx.try_depth > 0:
-        return True
-    if getattr(tr, "library", False):
-        return False  # simt's own code (its accesses are the backends' to check)
-    at = tr.ctx.raise_at
-    return at is True or (bool(at) and place_of(tr.b.loc) in at)
-
-
 def check_index(
     tr: Translating, arr: Value, idx: list[Value], node: ast.AST | None = None
 ) -> Value | None:
-    """The IndexError of `arr[idx]` as the thread's state, where the access checks here
-    (`checks_here`). Returns the condition under which the access is in bounds (None: not
-    checked here: proven in bounds by the bounds pass, or a kernel compiled without
-    checks). The two comparisons of each index carry `check` ("lower": `i >= 0`, "upper":
-    `i < n`) and `array` (its name), for the bounds pass, which replaces those it proves by
-    True (`passes.bounds`)."""
-    if not checks_here(tr):
+    """Inside a `try`: the IndexError of `arr[idx]` as the thread's state. Returns the
+    condition under which the access is in bounds (None: outside a `try`, where the
+    backends' own checks report it)."""
+    if tr.ctx.try_depth == 0:
         return None
     at = arr.array
     name = arr.hint or "array"
@@ -322,10 +290,11 @@ def check_index(
         wide = T.INT64 if (it.bits == 64 or at.index.bits == 64) else T.INT32
         iv = coerce(tr.b, i, wide) if it.kind != "u" else coerce(tr.b, i, T.INT64)
         nv = coerce(tr.b, n, iv.scalar)
-        low = tr.b.op("cmp", [iv, tr.b.const(0, iv.scalar)], [T.BOOL], op="ge", check="lower",
-                      array=name).result  # fmt: skip
-        high = tr.b.op("cmp", [iv, nv], [T.BOOL], op="lt", check="upper", array=name).result
-        ok = tr.b.bin("and", low, high)
+        ok = tr.b.bin(
+            "and",
+            tr.b.cmp("ge", iv, tr.b.const(0, iv.scalar)),
+            tr.b.cmp("lt", iv, nv),
+        )
         bad = tr.b.un("not", ok)
         axis = f" for axis {k}" if len(idx) > 1 else ""
         parts: tuple[str | int, ...] = (
@@ -633,14 +602,12 @@ def epilogue(tr: Translating) -> Param | None:
     buf = Value(T.ArrayType(T.INT32, 1), FAILURES)
     b = tr.b
 
-    # (the buffer is `buffer_words(nsites)` long: its accesses are in bounds by construction)
-
     def record() -> None:
         i32 = T.INT32
         one = b.const(1, i32)
-        slot = b.op("atomic", [buf, b.const(0, i32), one], [i32], op="add", inbounds=True).result
+        slot = b.op("atomic", [buf, b.const(0, i32), one], [i32], op="add").result
         exc = _typed(tr, tr.env.get(EXC, Known(0)), i32)
-        b.op("atomic", [buf, exc, one], [i32], op="add", inbounds=True)
+        b.op("atomic", [buf, exc, one], [i32], op="add")
         fits = b.cmp("lt", slot, b.const(CAPACITY, i32))
         tb, eb = Block(), Block()
         with b.at(tb):
@@ -658,7 +625,7 @@ def epilogue(tr: Translating) -> Param | None:
                 words.append(b.cast(b.bin("shr", v, b.const(32, PAYLOAD_TYPE)), i32))
             for k, w in enumerate(words):
                 at = b.bin("add", base, b.const(k, i32))
-                b.op("atomic", [buf, at, w], [i32], op="exch", inbounds=True)
+                b.op("atomic", [buf, at, w], [i32], op="exch")
             b.op("yield", [])
         eb.ops.append(_yield_nothing(tr))
         b.op("if", [fits], [], [tb, eb])

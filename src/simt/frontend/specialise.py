@@ -58,8 +58,6 @@ def translate(
     heap: int | None = None,
     division: str = "numpy",
     int64: bool = False,
-    raise_at: Any = None,
-    raise_after: bool = False,
 ) -> Function:
     """Translate `pyfunc` for the given parameter specs into a verified-shape IR function.
 
@@ -69,8 +67,7 @@ def translate(
     Numba's typing of integers (Python ints int64, integer results 64 bits wide).
     """
     return translate_with_names(
-        pyfunc, specs, fp64, debug, name, explain, dynamic_shared, heap, division, int64,
-        raise_at, raise_after,
+        pyfunc, specs, fp64, debug, name, explain, dynamic_shared, heap, division, int64
     )[0]
 
 
@@ -138,18 +135,13 @@ def translate_with_names(
     heap: int | None = None,
     division: str = "numpy",
     int64: bool = False,
-    raise_at: Any = None,
-    raise_after: bool = False,
 ) -> tuple[Function, dict[str, V]]:
     """`translate`, and the names the function's body leaves bound at its end (typed values,
     known values, tuples, objects): what the REPL keeps of an input between lines.
     `dynamic_shared`: the launch's bytes of dynamic shared memory; `heap`: the bytes of
     per-thread arena per element type (`frontend.arena`) the kernel's lists may use.
     `division`: "numpy" (integer `//` and `%` by zero give 0) or "python" (division by zero
-    raises ZeroDivisionError). `raise_at`: the accesses whose failed bounds check raises
-    IndexError outside a `try` as well (`Context.raise_at`; `pipeline.build` gives those the
-    bounds pass cannot prove); `raise_after`: a thread raising uncaught runs on without
-    effects (`Context.raise_after`).
+    raises ZeroDivisionError).
 
     A kernel in which an exception can reach its end uncaught gets one more parameter after
     the others, `raising.FAILURES` (index -1: no argument of the user's): the launch's failure
@@ -162,8 +154,7 @@ def translate_with_names(
     def make_context(b: Builder) -> Context:
         return Context(
             b, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared, heap=heap,
-            division=division, int64=int64, raise_at=raise_at,
-            raise_after=raise_after,
+            division=division, int64=int64,
             list_hints=hints,
         )
 
