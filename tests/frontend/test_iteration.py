@@ -131,3 +131,25 @@ def test_refusals_name_the_line(kernel: simt.Kernel, args: tuple, words: str, li
     with pytest.raises(CompileError) as e:
         kernel[1, 1](np.zeros(4, np.float32), *args)
     assert words in str(e.value) and line in str(e.value) and "test_iteration.py" in str(e.value)
+
+
+def test_a_tuple_whose_length_an_if_changes_in_a_run_time_loop_is_refused() -> None:
+    """`best` is a 1-tuple before the loop and a 2-tuple on one path of an `if` inside it: the
+    carried variable used to keep the 1-tuple's shape and read zeros after the loop (found by
+    the lists engineer, 2026-11-26); now a located CompileError, like a loop body whose end
+    gives it another length."""
+    simt.use("sim")
+
+    @simt.kernel
+    def k(a, out, n):
+        t = simt.grid(1)
+        best = [a[t]]
+        for k in range(n):
+            cand = [a[t] * k, a[t] + k]
+            if sum(cand) > sum(best):
+                best = cand
+        out[t] = sum(best) * 10 + len(best)
+
+    a = np.arange(4, dtype=np.int32)
+    with pytest.raises(CompileError, match="`best` changes between .* tuples of different lengths"):
+        k[1, 4](a, np.zeros(4, np.int32), 4)

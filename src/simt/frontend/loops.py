@@ -289,10 +289,14 @@ class _Carried:
         changed = False
         for n in self.names:
             cur = self.types[n]
-            yt = _type_of(env.get(n, UNDEF), cur, tr.ctx.fp64)
-            if yt is None:
+            v = env.get(n, UNDEF)
+            yt = _type_of(v, cur, tr.ctx.fp64)
+            if yt is None and not (v is UNDEF and cur is not None and not n.startswith("$")):
                 continue
-            new = yt if cur is None else _merge_shape(cur, yt)
+            # a variable typed before the loop and UNDEF at the body's end: the body's paths
+            # gave it different shapes (an `if` merged a 1-tuple with a 2-tuple); carrying the
+            # old shape would silently read zeros after the loop
+            new = None if yt is None else yt if cur is None else _merge_shape(cur, yt)
             if new is None:
                 tr.fail(
                     self.node,
