@@ -13,6 +13,7 @@ import pytest
 
 import simt
 from simt.cli import main
+from spawn_env import pythonpath
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = str(ROOT / "examples" / "demo.py")
@@ -39,7 +40,7 @@ def test_version_and_every_command_in_help(capsys: pytest.CaptureFixture[str]) -
 
 def test_bare_simt_is_a_usage_error_on_stderr() -> None:
     """Through the real entry point: `python -m simt` with nothing else."""
-    env = dict(os.environ, PYTHONPATH=str(Path(simt.__file__).parents[1]))
+    env = dict(os.environ, PYTHONPATH=pythonpath())
     p = subprocess.run([sys.executable, "-m", "simt"], capture_output=True, text=True, env=env)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.startswith("usage: simt") and "simt: error:" in p.stderr

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-import simt
+from spawn_env import pythonpath
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -76,7 +76,7 @@ def test_every_complete_block_runs(page: Path, tmp_path: Path) -> None:
         pytest.skip(f"{page.name} has no complete python block")
     path = tmp_path / f"{page.stem}_md.py"  # the name tracebacks show, with the page's lines
     path.write_text(code)
-    env = dict(os.environ, PYTHONPATH=str(Path(simt.__file__).parents[1]), MPLBACKEND="Agg")
+    env = dict(os.environ, PYTHONPATH=pythonpath(), MPLBACKEND="Agg")
     env.setdefault("SIMT_BACKEND", "cpu")
     # run as a module of its own, not as __main__: a page's LocalCluster starts worker
     # processes, which (spawned) would run a __main__ script again, as in a notebook they don't

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import simt
+from spawn_env import pythonpath
 
 SRC = str(Path(simt.__file__).resolve().parent.parent)
 HEAD = """\
@@ -89,7 +90,7 @@ CASES = [
 def _run(body: str, tmp_path: Path, env: dict[str, str] | None = None) -> tuple[str, Path]:
     script = tmp_path / "user_script.py"
     script.write_text(HEAD + textwrap.dedent(body).strip() + "\n")
-    environ = dict(os.environ, PYTHONPATH=SRC, SIMT_BACKEND="sim", **(env or {}))
+    environ = dict(os.environ, PYTHONPATH=pythonpath(), SIMT_BACKEND="sim", **(env or {}))
     environ.pop("SIMT_INTERNAL_ERRORS", None)
     environ.update(env or {})
     proc = subprocess.run(

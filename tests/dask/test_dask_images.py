@@ -21,6 +21,7 @@ import simt.imagefn  # noqa: E402
 from simt.dask import halo  # noqa: E402
 from simt.image import Color, Float, Image, Position  # noqa: E402
 from simt.runtime import nvrtc, registry  # noqa: E402
+from spawn_env import pythonpath  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("simt_example_sobel", ROOT / "examples" / "sobel.py")
@@ -227,7 +228,7 @@ def test_import_simt_never_imports_dask_and_no_extra_is_a_clear_message() -> Non
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-        env={**__import__("os").environ, "PYTHONPATH": str(ROOT / "src")},
+        env={**__import__("os").environ, "PYTHONPATH": pythonpath()},
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "pip install 'simt[dask]'" in out.stdout

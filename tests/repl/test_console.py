@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from spawn_env import pythonpath
+
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
@@ -30,7 +32,7 @@ class Repl:
         self.master, slave = pty.openpty()
         # wide enough that the line editor never scrolls a long input sideways
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 400, 0, 0))
-        env = dict(os.environ, TERM="dumb", PYTHONPATH=SRC, SIMT_INTERNAL_ERRORS="0")
+        env = dict(os.environ, TERM="dumb", PYTHONPATH=pythonpath(), SIMT_INTERNAL_ERRORS="0")
 
         def controlling_tty() -> None:
             os.setsid()

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from simt.runtime.sim import SimRuntime
+from spawn_env import pythonpath
 
 from .sessions import new_session
 
@@ -82,7 +83,7 @@ def test_the_repl_runs_on_an_opengl_adapter(tmp_path: Path) -> None:
     pytest.importorskip("wgpu")
     script = tmp_path / "child.py"
     script.write_text(_CHILD)
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), SIMT_WEBGPU_ADAPTER="gl")
+    env = dict(os.environ, PYTHONPATH=pythonpath(), SIMT_WEBGPU_ADAPTER="gl")
     env["VK_ICD_FILENAMES"] = env["VK_DRIVER_FILES"] = str(tmp_path / "none.json")
     r = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
                        timeout=300)  # fmt: skip

@@ -9,13 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import simt
+from spawn_env import pythonpath
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_transcript_is_what_the_repl_prints() -> None:
-    env = dict(os.environ, PYTHONPATH=str(Path(simt.__file__).parents[1]))
+    env = dict(os.environ, PYTHONPATH=pythonpath())
     p = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "make_repl_session.py"), "--check"],
         capture_output=True, text=True, env=env, timeout=600,

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from simt.runtime import registry
+from spawn_env import pythonpath
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -76,7 +77,7 @@ def _line(proc: subprocess.Popen[bytes], timeout: float) -> str:
 def test_ctrl_c_stops_a_cpu_launch_within_a_second(threads: str, tmp_path: Path) -> None:
     ok, why = registry.probe("cpu")
     assert ok, f"cpu is a core backend (llvmlite is a dependency): {why}"
-    env = dict(os.environ, PYTHONPATH=SRC, SIMT_NUM_THREADS=threads)
+    env = dict(os.environ, PYTHONPATH=pythonpath(), SIMT_NUM_THREADS=threads)
     script = tmp_path / "spin.py"  # simt reads a kernel's source from its file
     script.write_text(CHILD)
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, env=env)
@@ -146,7 +147,7 @@ print("next", small[:3].tolist(), small[-1], flush=True)
 
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_ctrl_c_stops_one_block_looping_for_ever(threads: str, tmp_path: Path) -> None:
-    env = dict(os.environ, PYTHONPATH=SRC, SIMT_NUM_THREADS=threads)
+    env = dict(os.environ, PYTHONPATH=pythonpath(), SIMT_NUM_THREADS=threads)
     script = tmp_path / "forever.py"
     script.write_text(FOREVER)
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, env=env)
@@ -191,7 +192,7 @@ except KeyboardInterrupt:
     print("interrupted", flush=True)
 """
     )
-    env = dict(os.environ, PYTHONPATH=SRC, SIMT_NUM_THREADS="1")
+    env = dict(os.environ, PYTHONPATH=pythonpath(), SIMT_NUM_THREADS="1")
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, env=env)
     try:
         assert _line(proc, 120) == "start"

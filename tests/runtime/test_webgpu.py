@@ -21,6 +21,7 @@ from simt.runtime import registry
 from simt.runtime.base import PrintRecord
 from simt.runtime.webgpu import WebGPURuntime, decode_prints
 from simt.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32
+from spawn_env import pythonpath
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -388,7 +389,7 @@ def test_opengl_adapter_runs_the_float32_subset(webgpu_runtime: Any, tmp_path: P
     backends = {a.info["backend_type"] for a in wgpu.gpu.enumerate_adapters_sync()}
     if "OpenGL" not in backends:
         pytest.skip("no OpenGL adapter here")
-    env = dict(os.environ, SIMT_WEBGPU_ADAPTER="gl", PYTHONPATH=str(ROOT / "src"))
+    env = dict(os.environ, SIMT_WEBGPU_ADAPTER="gl", PYTHONPATH=pythonpath())
     script = tmp_path / "gl_saxpy.py"  # kernels need a source file
     script.write_text(GL_SCRIPT)
     r = subprocess.run(

@@ -17,6 +17,7 @@ import pytest
 
 from simt.errors import BackendUnavailable
 from simt.runtime.webgpu_device import ENV, choose
+from spawn_env import pythonpath
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -124,7 +125,7 @@ _CHILD = textwrap.dedent(
 def _without_vulkan(tmp_path: Path, **extra: str) -> subprocess.CompletedProcess[str]:
     script = tmp_path / "child.py"
     script.write_text(_CHILD)
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), **extra)
+    env = dict(os.environ, PYTHONPATH=pythonpath(), **extra)
     env.pop(ENV, None)
     env.update(extra)
     # the Vulkan loader then finds no driver, as on a machine without mesa-vulkan-drivers
@@ -150,7 +151,7 @@ def test_without_vulkan_webgpu_is_refused_and_simt_info_says_why(
     r = _without_vulkan(tmp_path)
     assert "PROBE False" in r.stdout and "REFUSED" in r.stdout, r.stdout + r.stderr
     assert "mesa-vulkan-drivers" in r.stdout and "OpenGL" in r.stdout
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    env = dict(os.environ, PYTHONPATH=pythonpath())
     env.pop(ENV, None)
     env["VK_ICD_FILENAMES"] = env["VK_DRIVER_FILES"] = str(tmp_path / "none.json")
     info = subprocess.run([sys.executable, "-m", "simt", "info"], env=env, capture_output=True,

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from simt.runtime import registry
+from spawn_env import pythonpath
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -73,7 +74,7 @@ def test_a_launch_past_its_time_budget_is_reported(tmp_path: Path) -> None:
         pytest.skip(f"webgpu not present: {why}")
     script = tmp_path / "spin.py"  # simt reads a kernel's source from its file
     script.write_text(CHILD)
-    env = dict(os.environ, PYTHONPATH=SRC, SIMT_WEBGPU_TIMEOUT="0.5")
+    env = dict(os.environ, PYTHONPATH=pythonpath(), SIMT_WEBGPU_TIMEOUT="0.5")
     res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          env=env, timeout=300)  # fmt: skip
     lines = res.stdout.splitlines()

@@ -19,6 +19,7 @@ import pytest
 import simt
 from simt.backends.wgsl import WgslCaps, render_kernel
 from simt.runtime import registry
+from spawn_env import pythonpath
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -133,7 +134,7 @@ def test_a_lost_device_is_a_kernel_error_and_is_opened_again(tmp_path: Path) -> 
         pytest.skip(f"webgpu not present: {why}")
     script = tmp_path / "lost.py"  # its own process: the device of this one stays
     script.write_text(LOST)
-    env = dict(os.environ, PYTHONPATH=SRC)
+    env = dict(os.environ, PYTHONPATH=pythonpath())
     run = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120
     )
@@ -236,7 +237,7 @@ def test_a_driver_that_loses_the_device_compiling_is_a_compile_error(tmp_path: P
         pytest.skip(f"webgpu not present: {why}")
     script = tmp_path / "lost_compiling.py"
     script.write_text(LOST_COMPILING)
-    env = dict(os.environ, PYTHONPATH=SRC)
+    env = dict(os.environ, PYTHONPATH=pythonpath())
     run = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120
     )
