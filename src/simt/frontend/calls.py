@@ -189,8 +189,11 @@ def call(tr: Translating, node: ast.Call) -> V:
         and first.hint
     ):
         hint = (
-            f"`{first.hint}` is an array passed at the launch; if it only shapes the program, "
-            f"give it when compiling instead: simt.compile(kernel, {first.hint}=...)"
+            f"`{first.hint}` is an array passed at the launch, which a kernel reads element by "
+            f"element (a loop over `{first.hint}[k]`, or one element per thread); compute "
+            f"{_name(f)} on the host before the launch and pass its result, or, if "
+            f"`{first.hint}` only shapes the program (a filter's weights, a table), give it "
+            f"when compiling: simt.compile(kernel, {first.hint}=...)"
         )
     tr.fail(
         node,
