@@ -5,12 +5,18 @@
     PYTHONPATH=src .venv/bin/python bench/tensor.py --only flash # some workloads
     SIMT_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=src .venv/bin/python bench/tensor.py
                                         # one thread each: steadier on a loaded machine
+    PYTHONPATH=src .venv/bin/python bench/tensor.py --only parts   # q·kᵀ and P·v alone
+    PYTHONPATH=src .venv/bin/python bench/tensor.py --backend webgpu --only matmul --quick
+                                        # matmul against a hand-written WGSL one
 
 Workloads (issues #16 and #28): matmul 1024 and 2048 (the chain `ik*kj~ijk >> +ijk~ij` with
 no schedule, and tuned: `tune` picks a register-tiled GEMM schedule), the peer's
 FlashAttention example (q, k, v of 32 x 2048) with its schedules, without them, and tuned,
+its two contractions alone (q·kᵀ and P·v, simt's default schedules, against NumPy's `@`),
 the MLP `(I | (mvp >> relu)) >> mvp`, and a row softmax of 4096 x 4096. Baselines: NumPy
-(OpenBLAS for matmul), simt's hand-written naive matmul kernel (W6), and ilang-python when it
+(OpenBLAS for matmul), simt's hand-written naive matmul kernel (W6; on `webgpu` instead a
+tiled matmul hand-written in WGSL, `bench/webgpu/matmul_ref.py`, the operands then on the
+device for both), and ilang-python when it
 is installed (`pip install ilang-python==0.1.0`, a benchmark-only peer; the table says so when
 it is absent). Every result is checked against a float64 NumPy reference before anything is
 timed. The variants of a workload take turns (interleaved rounds, each call timed with
@@ -31,6 +37,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,6 +47,9 @@ from simt.benchtool.suite_cli import busy_cpu_s
 from simt.benchtool.timing import sample
 from simt.benchtool.workloads import matmul as w6
 from simt.tensor import I, i
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "webgpu"))
+from matmul_ref import HandMatmul  # noqa: E402 - bench/webgpu/matmul_ref.py
 
 try:
     import ilang  # type: ignore[import-not-found]
@@ -169,8 +179,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--budget", type=float, default=20.0, help="tune's budget, seconds")
-    ap.add_argument("--only", default="matmul,flash,mlp,softmax",
-                    help="the workloads to run, comma-separated (default: all)")  # fmt: skip
+    ap.add_argument("--only", default="matmul,flash,parts,mlp,softmax",
+                    help="the workloads to run, comma-separated (default: all): matmul, "
+                    "flash, parts (FlashAttention's q·kᵀ and P·v alone), mlp, softmax")
     args = ap.parse_args()
     only = set(args.only.split(","))
     simt.use(args.backend)
@@ -196,6 +207,12 @@ def main() -> int:
         want = a.astype(np.float64) @ b.astype(np.float64)
         c = np.empty((n, n), np.float32)
         grid = ((n + 15) // 16, (n + 15) // 16)
+        hand = None
+        if args.backend == "webgpu":  # the reference: a matmul hand-written in WGSL
+            hand = HandMatmul(a, b)
+            hand.run()
+            check("hand-written WGSL", hand.result(), want, 1e-4)
+            a, b = simt.to_device(a), simt.to_device(b)  # compared without host copies
         t0 = time.perf_counter()
         check("simt chain", MATMUL.exec(a, b), want, 1e-4)
         first = time.perf_counter() - t0
@@ -210,7 +227,9 @@ def main() -> int:
             "numpy": lambda: a @ b,
         }
         slow: set[str] = {"simt"}
-        if n <= 1024:
+        if hand is not None:
+            variants["hand"] = hand.run
+        if n <= 1024 and hand is None:
             w6[grid, (16, 16)](a, b, c)
             check("W6", c, want, 1e-4)
             variants["W6"] = lambda: w6[grid, (16, 16)](a, b, c)
@@ -227,7 +246,7 @@ def main() -> int:
             "name": f"matmul {n}", "simt": t["simt"], "tuned": t["tuned"], "W6": t.get("W6"),
             "numpy": t["numpy"], "peer": peer, "first": first, "tune": tune_s,
             "schedule": tuned.text(), "flops": 2.0 * n**3, "cpu": cpu,
-            "target": ("tuned", 1.25),
+            "target": ("tuned", 1.25), "hand": t.get("hand"),
         }  # fmt: skip
 
     if "matmul" in only:
@@ -271,6 +290,33 @@ def main() -> int:
 
     if "flash" in only:
         flash_row()
+
+    # FlashAttention's two contractions alone (simt's defaults) ------------------------------
+    def parts_rows() -> None:
+        qq, kk, vv = rand(att, 1), rand(att, 2), rand(att, 3)
+        s = qq.astype(np.float64) @ kk.T.astype(np.float64)
+        w = np.exp(s - s.max(1, keepdims=True))
+        p = (w / w.sum(1, keepdims=True)).astype(np.float32)  # attention's P (mostly tiny)
+        qkt = i("ik*jk~ijk") >> i("+ijk~ij")
+        pv = i("ij*jk~ikj") >> i("+ikj~ik")
+        cases = [
+            ("q·kᵀ", qkt, (qq, kk), lambda: qq @ kk.T, s),
+            ("P·v", pv, (p, vv), lambda: p @ vv, p.astype(np.float64) @ vv.astype(np.float64)),
+        ]
+        for label, comp, ins, np_fn, want in cases:
+            check(f"simt {label}", comp.exec(*ins), want, 1e-4)
+            check(f"numpy {label}", np_fn(), want, 1e-4)
+            t0 = time.perf_counter()
+            comp.exec(*ins)
+            first = time.perf_counter() - t0
+            t = interleave({"simt": lambda c=comp, a=ins: c.exec(*a), "numpy": np_fn},
+                           args.rounds * 3, set())  # fmt: skip
+            name = f"FlashAttention's {label}, {att[0]} x {att[1]}"
+            rows.append({"name": name, "simt": t["simt"], "numpy": t["numpy"], "first": first,
+                         "cpu": dict(CPU), "target": ("simt", 1.2)})  # fmt: skip
+
+    if "parts" in only:
+        parts_rows()
 
     # MLP -----------------------------------------------------------------------------------
     def mlp_row() -> None:
@@ -362,6 +408,11 @@ def main() -> int:
         if "flops" in r:
             g = [f"{k} {r['flops'] / r[k] / 1e9:.0f}" for k in ("simt", "tuned", "numpy")]
             print(f"{r['name']} GFLOP/s (wall): " + ", ".join(g))
+        if r.get("hand"):
+            got = r["tuned"] / r["hand"]
+            print(f"{r['name']} against the hand-written WGSL matmul (bench/webgpu/matmul_ref.py)"
+                  f": tuned {ms(r['tuned'])} ms, hand {ms(r['hand'])} ms, {got:.2f}x (target "
+                  f"<= 1.25x on a GPU: {'met' if got <= 1.25 else 'missed'})")  # fmt: skip
         if "plain" in r:
             print(f"{r['name']} without its schedules: {ms(r['plain'])} ms "
                   f"({ratio(r['plain'], r['numpy'])} NumPy; the peer's schedules "

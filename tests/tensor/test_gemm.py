@@ -237,6 +237,9 @@ def test_gpu_form_stages_panels_in_shared_memory(backend_name: str) -> None:
     shared = [o for o in ops if o.opcode == "alloc" and o.result.array.space == "shared"]
     assert len(shared) == 2 and sum(o.opcode == "barrier" for o in ops) == 2
     assert any(o.opcode == "for" and o.attrs.get("tile") and len(o.results) == 16 for o in ops)
+    # `ik` runs along k: staged k fastest (neighbouring threads, neighbouring words), its
+    # shared rows one word longer (the stores of a column hit distinct banks); `kj` as it lies
+    assert sorted(o.result.array.shape for o in shared) == [(16, 32), (16, 33)]
 
 
 def test_cpu_micro_kernel_multiply_adds_may_fuse() -> None:
@@ -272,17 +275,23 @@ def test_gemm_kernels_skip_the_bounds_search() -> None:
 
 def test_default_schedule_of_a_large_contraction() -> None:
     """On the CPU a contraction with no directives gets a GEMM schedule when it has enough
-    work: the dot micro-kernel when both operands run along k (q·kᵀ), the packed broadcast one
-    otherwise; a peer's `| splits | order` is a hint it replaces; integer products and small
-    ones keep the thread kernels. `sources` shows what ran; results match NumPy."""
+    work (or a long axis: attention's q·kᵀ and P·v): the packed broadcast one in any layout,
+    k blocked only for a large output; a peer's `| splits | order` is a hint it replaces;
+    integer products and small ones keep the thread kernels. `sources` shows what ran;
+    results match NumPy."""
     q, k = rand((32, 1024), 1), rand((40, 1024), 2)
+    p, v = rand((32, 32), 5), rand((32, 2048), 6)
     a, b = rand((256, 256), 3), rand((256, 256), 4)
+    qk = "tile(i:4,j:32) block(i:8,j:64) pack(ik,jk)"  # 4 row blocks, all of k
     cases = [
-        (i("ik*jk~ijk") >> i("+ijk~ij"), (q, k), q @ k.T, "vector(k)"),
-        (i("ik*jk~ijk") >> i("+ijk~ij"), (q.astype(np.float64), k), q @ k.T, "vector(k:8)"),
+        (i("ik*jk~ijk") >> i("+ijk~ij"), (q, k), q @ k.T, qk),
+        (i("ik*jk~ijk") >> i("+ijk~ij"), (q.astype(np.float64), k), q @ k.T, qk),
         (i("ik*jk~ijk | i:16,j:16 | jii'j'k") >> i("+ijk~ij | i:16,j:16 | jii'j'k0"), (q, k),
-         q @ k.T, "vector(k)"),
-        (i("ik*kj~ijk") >> i("+ijk~ij"), (a, b), a @ b, "pack(ik,kj)"),
+         q @ k.T, qk),
+        (i("ij*jk~ikj") >> i("+ikj~ik"), (p, v), p @ v,
+         "tile(i:4,k:32) block(i:8,k:256) pack(ij,jk)"),
+        (i("ik*kj~ijk") >> i("+ijk~ij"), (a, b), a @ b,
+         "tile(i:4,j:32) block(i:64,j:256) pack(ik,kj)"),  # k of 256: one block
         (i("ik*kj~ijk") >> i("+ijk~ij"), (a[:64, :64], b[:64, :64]), a[:64, :64] @ b[:64, :64],
          None),
         (i("ik*kj~ijk") >> i("+ijk~ij"), (a.astype(np.int32), b.astype(np.int32)),
@@ -295,7 +304,7 @@ def test_default_schedule_of_a_large_contraction() -> None:
             assert "register-tiled GEMM" not in text
         else:
             assert "register-tiled GEMM" in text and directive in text
-            assert "t1 = +ijk~ij | tile(" in text  # the heading: the schedule it ran
+            assert "t1 = +i" in text and "| tile(" in text  # the heading: the schedule it ran
         np.testing.assert_allclose(comp.exec(*args), want, rtol=1e-4, atol=1e-4)
     # the other backends keep their kernels (GPUs: not measured; sim: the reference)
     assert "register-tiled GEMM" not in cases[0][0].source("cuda", q, k)
@@ -304,26 +313,31 @@ def test_default_schedule_of_a_large_contraction() -> None:
 def test_tune_searches_dot_kernels_and_measures_the_default_once(
     monkeypatch: pytest.MonkeyPatch, tmp_path: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """For q·kᵀ (both operands along k) tune's candidates include the dot micro-kernel, ranked
-    by the model; a candidate the default already runs (the default GEMM) is not compiled and
-    measured a second time."""
+    """For q·kᵀ (both operands along k) tune's candidates include the dot micro-kernel; a
+    candidate the default already runs (the default GEMM) is not compiled and measured a
+    second time."""
     from simt.tensor import gemm, tune
 
     monkeypatch.setenv("SIMT_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(gemm, "CPU_TILES", ((1, 1),))  # ranked below the dot kernel
     monkeypatch.setattr(gemm, "CPU_KC", (16,))
-    monkeypatch.setattr(gemm, "CPU_MC", (8,))
+    monkeypatch.setattr(gemm, "CPU_MC", (3,))
+    monkeypatch.setattr(gemm, "CPU_NC", 1)
     monkeypatch.setattr(gemm, "DOT_TILES", ((4, 4),))
-    monkeypatch.setattr(gemm, "DOT_MIN_WORK", 0)
+    # the default GEMM is then the one candidate of the broadcast form
+    monkeypatch.setattr(gemm, "LONG_MIN_WORK", 0)
+    monkeypatch.setattr(gemm, "LONG_AXIS", 0)
+    monkeypatch.setattr(gemm, "BLOCK_K_MIN_OUTPUTS", 0)
+    monkeypatch.setattr(gemm, "DEFAULT_TILE", (1, 1))
     monkeypatch.setattr(tune, "GEMM_MIN_WORK", 0)
     simt.use("cpu")
     q, k = rand((12, 80), 1), rand((10, 80), 2)
     found = (i("ik*jk~ijk") >> i("+ijk~ij")).tune(q, k, budget=30.0, verbose=True)
     out = capsys.readouterr().out
-    assert "+ijk~ij | tile(i:4,j:4) vector(k): as default" in out
+    assert "+ijk~ij | tile(i:1,j:1) block(k:16,i:3,j:1) pack(ik,jk): as default" in out
     times = found.tuning.times  # type: ignore[attr-defined]
-    assert "default" in times and any("tile(i:1,j:1)" in label for label in times)
-    assert not any("vector(k)" in label for label in times)
+    assert "default" in times and any("tile(i:4,j:4) vector(k)" in label for label in times)
+    assert not any("tile(i:1,j:1)" in label for label in times)
     np.testing.assert_allclose(found.exec(q, k), q @ k.T, rtol=1e-5, atol=1e-5)
 
 

@@ -291,9 +291,33 @@ def _fma(b: Builder, acc: Value, x: Value, y: Value) -> Value:
     return b.op("bin", [acc, p], [acc.type], op="add", contract=True).result
 
 
-def lower_pack(t: Tiling, which: str, elem: T.Scalar, out_type: T.Scalar, name: str) -> Function:
+PACK_K = 64  # values of k a packing thread copies where a thread is a block (the CPU)
+PACK_LANES = 16  # of those, read at once from an operand that runs along k
+
+
+def pack_launch(
+    t: Tiling, which: str, ext: dict[str, int], per_block: bool
+) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """(grid, block) of the kernel packing operand `which` ("u" or "v"; `lower_pack`), or None
+    when there is nothing to pack (k empty)."""
+    units, k, width = packed_shape(t, which, ext)
+    if not (units and k):
+        return None
+    if per_block:  # a thread a block: a unit (strip or tile) and PACK_K values of k each
+        return (units, -(-k // PACK_K)), (1, 1)
+    x, y = (units * width, k) if which == "v" else (k, units * width)
+    return (-(-x // 16), -(-y // 16)), (16, 16)
+
+
+def lower_pack(t: Tiling, which: str, elem: T.Scalar, out_type: T.Scalar, name: str,
+               per_block: bool = False) -> Function:  # fmt: skip
     """The kernel packing one operand (see the module doc): a thread per packed element,
-    x over the packed rows' contiguous axis. Indices past the end are clamped (replicated)."""
+    x over the packed rows' contiguous axis; or, `per_block` (the CPU, where a thread is a
+    block), a thread per unit (a strip of n_r or a tile of m_r) and PACK_K values of k, which
+    copies each k's unit in a loop run one lane at a time — a unit that reaches no edge reads
+    its values at consecutive indices, which LLVM turns into vector loads where the operand
+    runs along the unit's axis (a thread per element made gathers: 35 µs to pack a 32 x 2048
+    operand, 145 µs to transpose one). Indices past the end are clamped (replicated)."""
     m = _Emit()
     b = m.b
     op = t.b if which == "v" else t.a
@@ -304,6 +328,52 @@ def lower_pack(t: Tiling, which: str, elem: T.Scalar, out_type: T.Scalar, name: 
     ext_axis = b.op("shape", [src], [T.INT32], dim=op.pattern.index(axis)).result
     ext_r = b.op("shape", [src], [T.INT32], dim=op.pattern.index(t.r)).result
     one = m.i32(1)
+    if per_block:
+        unit, k0 = b.special("block_idx", 0), b.bin("mul", b.special("block_idx", 1),
+                                                     m.i32(PACK_K))  # fmt: skip
+        units = b.op("shape", [out], [T.INT32], dim=0).result
+
+        def copy(clamp: bool) -> None:
+            base = b.bin("mul", unit, m.i32(width))
+            last = b.bin("sub", ext_axis, one)
+            pos = [b.bin("add", base, m.i32(q)) for q in range(width)]
+            if clamp:
+                pos = [b.bin("min", p, last) for p in pos]
+
+            def step(k: Value, _: list[Value]) -> list[Value]:
+                for q in range(width):
+                    v = m.load(src, _index(op.pattern, {axis: pos[q], t.r: k}))
+                    m.store(out, [unit, k, m.i32(q)], v)
+                return []
+
+            kend = b.bin("min", ext_r, b.bin("add", k0, m.i32(PACK_K)))
+            if op.pattern[-1] == t.r:
+                # the operand runs along k (a transpose): PACK_LANES consecutive k of each
+                # position a step (one vector load each), then the k left over one at a time
+                n = b.bin("sub", kend, k0)
+                main = b.bin("sub", kend, b.bin("mod", n, m.i32(PACK_LANES)))
+
+                def lanes(k: Value, _: list[Value]) -> list[Value]:
+                    for q in range(width):
+                        for j in range(PACK_LANES):
+                            kj = b.bin("add", k, m.i32(j)) if j else k
+                            v = m.load(src, _index(op.pattern, {axis: pos[q], t.r: kj}))
+                            m.store(out, [unit, kj, m.i32(q)], v)
+                    return []
+
+                m.loop(k0, main, m.i32(PACK_LANES), [], lanes, tile=True)
+                k0_ = main
+            else:
+                k0_ = k0
+            m.loop(k0_, kend, one, [], step, tile=True)
+
+        def both() -> None:
+            end = b.bin("mul", b.bin("add", unit, one), m.i32(width))
+            m.when(b.cmp("le", end, ext_axis), lambda: copy(False))
+            m.when(b.cmp("gt", end, ext_axis), lambda: copy(True))
+
+        m.when(b.bin("and", b.cmp("lt", unit, units), b.cmp("lt", k0, ext_r)), both)
+        return m.function(name, [out, src], T.FLOAT64 in (elem, out_type))
     x, y = m.gid(0), m.gid(1)
     w = m.i32(width)
     if which == "v":  # x: strip * n_r + q (padded), y: k
@@ -540,7 +610,7 @@ SHARED_BYTES = 12 << 10  # the shared-memory tiles of a block (WebGPU guarantees
 
 def shared_k(t: Tiling, block: tuple[int, int], itemsize: int) -> int:
     """The k depth of the shared tiles of a GPU block (`block(k:...)`, at most what fits)."""
-    per_k = (block[1] * t.mr + block[0] * t.nr) * itemsize
+    per_k = (block[1] * t.mr + block[0] * t.nr + 2) * itemsize  # (+2: rows maybe padded)
     fit = max(1, SHARED_BYTES // per_k)
     want = t.kc or 16
     depth = 1
@@ -566,8 +636,13 @@ def lower_gemm_shared(
     kc = shared_k(t, block, max(a_type.np.itemsize, b_type.np.itemsize))
     out, pa, pb, U, V, K = _operands(m, t, out_type, a_type, b_type)
     one, zero = m.i32(1), m.i32(0)
-    sa = b.op("alloc", [], [T.ArrayType(acc_t, 2, T.SHARED, (kc, bm))]).result
-    sb = b.op("alloc", [], [T.ArrayType(acc_t, 2, T.SHARED, (kc, bn))]).result
+    # an operand read as it lies whose rows run along k (`ik`, q·kᵀ's `jk`) is staged k
+    # fastest, so that neighbouring threads read neighbouring words; its shared rows are then
+    # one word longer, so that their stores (a column of the tile each) hit distinct banks
+    a_kfast = not t.pack_u and t.a.pattern[-1] == t.r
+    b_kfast = not t.pack_v and t.b.pattern[-1] == t.r
+    sa = b.op("alloc", [], [T.ArrayType(acc_t, 2, T.SHARED, (kc, bm + a_kfast))]).result
+    sb = b.op("alloc", [], [T.ArrayType(acc_t, 2, T.SHARED, (kc, bn + b_kfast))]).result
     tx, ty = b.special("thread_idx", 0), b.special("thread_idx", 1)
     tid = b.bin("add", b.bin("mul", ty, m.i32(bx)), tx)
     u_base = b.bin("mul", b.special("block_idx", 1), m.i32(bm))
@@ -587,12 +662,16 @@ def lower_gemm_shared(
         return m.load(pb, _index(t.b.pattern, {t.v: col, t.r: k}))
 
     def stage(k0: Value, shared: Value, width: int, base: Value, last: Value,
-              get: Callable[[Value, Value], Value]) -> None:  # fmt: skip
-        """shared[kk, x] = operand at (base + x, k0 + kk), clamped; 0 past k's end."""
+              get: Callable[[Value, Value], Value], k_fast: bool) -> None:  # fmt: skip
+        """shared[kk, x] = operand at (base + x, k0 + kk), clamped; 0 past k's end. The
+        block's threads take the elements in turn, x fastest, or kk (`k_fast`)."""
         total = kc * width
 
         def body(i: Value, _: list[Value]) -> list[Value]:
-            kk, x = b.bin("floordiv", i, m.i32(width)), b.bin("mod", i, m.i32(width))
+            if k_fast:
+                kk, x = b.bin("mod", i, m.i32(kc)), b.bin("floordiv", i, m.i32(kc))
+            else:
+                kk, x = b.bin("floordiv", i, m.i32(width)), b.bin("mod", i, m.i32(width))
             k = b.bin("add", k0, kk)
             pos = b.bin("min", b.bin("add", base, x), last)
             v = b.cast(get(pos, b.bin("min", k, last_k)), acc_t)
@@ -603,8 +682,8 @@ def lower_gemm_shared(
         m.loop(tid, m.i32(total), m.i32(bx * by), [], body)
 
     def kblock(k0: Value, acc: list[Value]) -> list[Value]:
-        stage(k0, sa, bm, u_base, last_u, a_at)
-        stage(k0, sb, bn, v_base, last_v, b_at)
+        stage(k0, sa, bm, u_base, last_u, a_at, a_kfast)
+        stage(k0, sb, bn, v_base, last_v, b_at, b_kfast)
         b.op("barrier")
 
         def step(kk: Value, acc: list[Value]) -> list[Value]:
@@ -678,16 +757,22 @@ def candidates(u: str, v: str, r: str, spmd: bool, pattern_a: str, pattern_b: st
 
 
 # The schedule a contraction gets when none is written (`default_directives`), on runtimes that
-# run a block's threads as vector lanes (the CPU): operands both contiguous along the reduced
-# axis (q·kᵀ) take the dot micro-kernel from DOT_MIN_WORK multiply-adds; other layouts the
-# packed broadcast GEMM from GEMM_MIN_WORK (below it a thread per output, whose loop over a
-# row of the vector operand is already contiguous, was as fast: P·v of FlashAttention, 2M
-# multiply-adds). The broadcast tile is 4 x 32, not the 8 x 32 `tune` often picks: as fast at
-# 1024 (under load) and about half its compile time.
-DEFAULT_DOT = (4, 4)
+# run a block's threads as vector lanes (the CPU): the packed broadcast GEMM, in any operand
+# layout (the dot micro-kernel that q·kᵀ's layout had by default until the packing kernels
+# copied whole vectors: 1.6x NumPy at 32 x 2048 and 3.2x at 1024 ik*jk, against 1.15x and 1.19x
+# packed, one thread each, idle), from GEMM_MIN_WORK multiply-adds, or from LONG_MIN_WORK when
+# an axis is at least LONG_AXIS long (FlashAttention's q·kᵀ and P·v, 2M multiply-adds: 1.8x
+# and 1.7x NumPy as thread kernels, 1.1x as GEMMs; a matmul of 128, also 2M, kept its thread
+# kernel: 1.06x NumPy, against 1.3x for the GEMM's three launches). The tile is 4 x 32, not the
+# 8 x 32 `tune` often picks: nearly as fast and about a third of its compile time. k is
+# blocked for outputs of at least BLOCK_K_MIN_OUTPUTS (a small output's tiles then add up
+# their k blocks for nothing: q·kᵀ 1.24x against 1.15x); a thread's rows are cut so that a
+# small output still makes several threads.
 DEFAULT_TILE = (4, 32)
-DOT_MIN_WORK = 1 << 20
 GEMM_MIN_WORK = 1 << 24
+LONG_MIN_WORK = 1 << 20
+LONG_AXIS = 1024
+BLOCK_K_MIN_OUTPUTS = 1 << 16
 
 
 def default_directives(g: Graph, root: int, reads: list[Ref], ext: dict[str, int],
@@ -703,20 +788,18 @@ def default_directives(g: Graph, root: int, reads: list[Ref], ext: dict[str, int
     if found is None or any(ext[a] == 0 for a in ext):
         return None
     r, op0, op1 = found
-    work = ext[r] * ext[e.output[0]] * ext[e.output[1]]
     u, v = e.output[0], e.output[-1]
-    if op0.pattern[-1] == r and op1.pattern[-1] == r:
-        if work < DOT_MIN_WORK or ext[r] < 4 * DOT_LANES:
-            return None
-        lanes = "" if itemsize <= 4 else f":{DOT_LANES * 4 // itemsize}"  # a vector a row
-        return f"tile({u}:{DEFAULT_DOT[0]},{v}:{DEFAULT_DOT[1]}) vector({r}{lanes})"
-    if work < GEMM_MIN_WORK:
+    U, V, K = ext[u], ext[v], ext[r]
+    work = U * V * K
+    if work < GEMM_MIN_WORK and (work < LONG_MIN_WORK or max(U, V, K) < LONG_AXIS):
         return None
     a = op0 if u in op0.pattern else op1
     b = op1 if a is op0 else op0
     mr, nr = DEFAULT_TILE
-    return (f"tile({u}:{mr},{v}:{nr}) block({r}:{CPU_KC[0]},{u}:{CPU_MC[0]},{v}:{CPU_NC}) "
-            f"pack({a.pattern},{b.pattern})")  # fmt: skip
+    blocks = [f"{r}:{CPU_KC[0]}"] if U * V >= BLOCK_K_MIN_OUTPUTS and K > CPU_KC[0] else []
+    rows = min(CPU_MC[0], -(-U // (4 * mr)) * mr)  # at least 4 row blocks where U allows
+    blocks += [f"{u}:{rows}", f"{v}:{min(CPU_NC, -(-V // nr) * nr)}"]
+    return f"tile({u}:{mr},{v}:{nr}) block({','.join(blocks)}) pack({a.pattern},{b.pattern})"
 
 
 def estimate(t: Tiling, ext: dict[str, int], lanes: int, cores: int, spmd: bool) -> float:

@@ -317,11 +317,13 @@ def _gemm_step(kp: KernelPlan, t: gemm.Tiling, ntypes: list[T.Scalar], types: li
 
     a_t, b_t = elem(t.a.ref), elem(t.b.ref)
     packs = []
+    per_block = registry.has(backend, "spmd")
     for which, on, et in (("u", t.pack_u, a_t), ("v", t.pack_v, b_t)):
         if on:
-            fn = passes(gemm.lower_pack(t, which, et, et, f"t{kp.root}_pack_{which}"))
-            packs.append((which, Kernel.from_ir(fn, f"{doc} (packing an operand)")))
-    per_block = registry.has(backend, "spmd")
+            fn = passes(gemm.lower_pack(t, which, et, et, f"t{kp.root}_pack_{which}", per_block))
+            kernel = Kernel.from_ir(fn, f"{doc} (packing an operand)")
+            kernel.advice_shown = True  # (blocks of one thread on the CPU, as the GEMM's)
+            packs.append((which, kernel))
     if t.dot:  # the dot-product micro-kernel: threads as on the CPU everywhere
         fn = gemm.lower_dot(t, ntypes[kp.root], a_t, b_t, f"t{kp.root}", per_block)
     elif per_block:  # the CPU: a thread a block, its tile loop one lane wide
@@ -451,9 +453,9 @@ def launches(g: Graph, inp: Inputs, rt: Runtime) -> Launches:
             reads = (where[t.a.ref], where[t.b.ref])
             for which, kernel in step.packs:
                 ps = gemm.packed_shape(t, which, extents[n])
-                x, y = (ps[0] * ps[2], ps[1]) if which == "v" else (ps[1], ps[0] * ps[2])
                 # nothing to pack when k is empty (the GEMM then stores zeros)
-                pack = kernel.config((-(-x // 16), -(-y // 16)), (16, 16)) if x and y else None
+                config_ = gemm.pack_launch(t, which, extents[n], step.per_block)
+                pack = kernel.config(*config_) if config_ is not None else None
                 packs.append((0 if which == "u" else 1, ps, pack))
         where[("node", n)] = len(where)
         config = launch_shape(step, g, extents[n])
