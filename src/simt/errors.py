@@ -185,6 +185,22 @@ class KernelError(SimtError):
         return e
 
 
+def reword(e: SimtError, words: Callable[[str], str]) -> None:
+    """Pass the texts of `e` through `words`, in place (`simt.cuda` names simt's functions as
+    a Numba program spells them: `cuda.syncthreads()` where simt says `simt.syncthreads()`).
+    Internal errors keep their words."""
+    if is_internal(e):
+        return
+    if isinstance(e, CompileError):
+        e.message = words(e.message)
+        e.hint = words(e.hint) if e.hint else e.hint
+        e.args = (e._render(),)
+        return
+    if isinstance(e, KernelError):
+        e.message = words(e.message)
+    e.args = tuple(words(a) if isinstance(a, str) else a for a in e.args)
+
+
 class BackendUnavailable(SimtError):
     """The backend asked for is not installed or has no device here; the message says why."""
 

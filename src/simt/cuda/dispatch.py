@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from ..errors import CompileError, LaunchError, user_facing
+from ..errors import CompileError, KernelError, LaunchError, SimtError, reword, user_facing
 from ..kernel import Kernel
 
 # Numba's type names in signature strings, as NumPy dtypes
@@ -38,6 +39,72 @@ NO_OP_OPTIONS = {
     "extensions": "not used by simt",
     "forceinline": "simt inlines every device function",
 }
+
+
+# simt's names in its messages, as a Numba program spells them: the errors of a cuda.jit
+# kernel say `cuda.syncthreads()`, `cuda.shared.array`, `np.float32(x)` (what its author
+# writes) where a simt.kernel's say `simt.syncthreads()`, `simt.shared.array`, ...
+_NUMBA_WORDS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\bsimt\.(shared|local|const|atomic)\b"), r"cuda.\1"),
+    (re.compile(r"\bsimt\.(syncthreads\w*|threadfence\w*|gridsize|grid)\b"), r"cuda.\1"),
+    (re.compile(r"\bsimt\.((?:u?int|float)\d+)\b"), r"np.\1"),
+    # a NumPy function of a whole array (np.sum(a)) in a kernel: no compile-time value helps
+    (re.compile(r"`(\w+)` is an array passed at the launch; if it only shapes the program, "
+                r"give it when compiling instead: simt\.compile\(kernel, \w+=\.\.\.\)"),
+     r"NumPy's functions of whole arrays do not run inside a kernel (nor in Numba's): compute "
+     r"it from `\1` on the host, or in a kernel of its own (a reduction), and pass the result "
+     r"as an argument"),
+]  # fmt: skip
+# the shape of a shared or local array: a cuda.jit kernel has no static arguments
+_STATIC_HINT = "use a constant, a global or a static argument"
+_NUMBA_SHAPE_HINT = (
+    "use a constant or a module-level global, as in Numba (a shared array sized at the launch "
+    "is cuda.shared.array(0, dtype), its size in bytes the launch's fourth value: "
+    "kernel[blocks, threads, 0, nbytes](...))"
+)
+
+
+# an index computed at run time that is negative: Numba wraps it (Python's rule), simt does
+# not (docs/semantics.md, "Arrays and memory"), so a ported kernel learns how to write it
+_NEGATIVE_INDEX = re.compile(r"\(index -\d")
+_NEGATIVE_INDEX_HINT = (
+    "Numba wraps a negative index computed at run time as Python does (a[i - 1] at i = 0 "
+    "reads the last element); simt's kernels do not: for a periodic neighbour write "
+    "a[(i - 1) % n], else guard the index (a known a[-1] counts from the end in both)"
+)
+
+
+def numba_spelling(text: str) -> str:
+    """`text`, a message of simt's, with simt's names spelled as in a Numba program."""
+    for pattern, repl in _NUMBA_WORDS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _numba_words(fn: F) -> F:
+    """Errors leaving `fn` (a cuda.jit kernel's compile or launch) say what a Numba program
+    writes (`numba_spelling`)."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except SimtError as e:
+            if isinstance(e, CompileError) and e.hint == _STATIC_HINT:
+                e.hint = (
+                    _NUMBA_SHAPE_HINT
+                    if "shared" in e.message
+                    else "use a constant or a module-level global, as in Numba"
+                )
+            reword(e, numba_spelling)
+            if isinstance(e, KernelError) and _NEGATIVE_INDEX.search(str(e)):
+                e.args = (f"{e}\n  {_NEGATIVE_INDEX_HINT}", *e.args[1:])
+            raise
+
+    return run  # type: ignore[return-value]
 
 
 def parse_signature(sig: str) -> tuple[str, list[tuple[np.dtype, int]]]:
@@ -172,20 +239,24 @@ class CUDAKernel:
 
     # Numba's inspection names
     @user_facing
+    @_numba_words
     def inspect_types(self, *args: Any, **kwargs: Any) -> None:
         print(self.kernel(0).ir(*args, **kwargs))
 
     @user_facing
+    @_numba_words
     def source(self, backend: str, *args: Any, **kwargs: Any) -> str:
         """The text `backend` compiles for these arguments (as `simt.Kernel.source`)."""
         return self.kernel(0).source(backend, *args, **kwargs)
 
     @user_facing
+    @_numba_words
     def ir(self, *args: Any, **kwargs: Any) -> str:
         """simt's optimised IR for these arguments (as `simt.Kernel.ir`)."""
         return self.kernel(0).ir(*args, **kwargs)
 
     @user_facing
+    @_numba_words
     def explain(self, grid: Any, block: Any, *args: Any, sharedmem: int = 0, **kwargs: Any) -> None:
         """Run the launch on `sim` and print one thread's path (as `simt.Kernel.explain`:
         `thread=(block, thread)`)."""
@@ -229,6 +300,7 @@ class Launch:
         self.launcher = kernel.kernel(sharedmem).config(griddim, blockdim)
 
     @user_facing
+    @_numba_words
     def __call__(self, *args: Any) -> None:
         self.launcher(*self.cuda_kernel.convert(args))
 
@@ -271,7 +343,7 @@ def jit(
             for s in sigs:
                 parse_signature(s)  # read, so that a typo is an error; types follow the call
             return fn
-        return CUDAKernel(fn, sigs, dbg, dict(options), boundscheck)
+        return _numba_words(CUDAKernel)(fn, sigs, dbg, dict(options), boundscheck)
 
     if func_or_sig is None:
         return lambda fn: decorate(fn, [])

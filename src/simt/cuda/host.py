@@ -33,13 +33,77 @@ def _c_order(order: str, what: str) -> None:
         )
 
 
+def _key_text(k: Any) -> str:
+    """An index as written in brackets: `2:5`, `::2`, `...`, `3`."""
+    if isinstance(k, slice):
+        text = ":".join("" if v is None else str(v) for v in (k.start, k.stop, k.step))
+        return text[:-1] if k.step is None else text
+    return "..." if k is Ellipsis else repr(k)
+
+
+class DeviceNDArray(DeviceArray):
+    """A simt device array with what Numba's `DeviceNDArray` adds for the host: `d[i]` (an
+    element, copied back), `d[i] = v` and `d[:] = host` (copied in), `reshape`, `ravel`,
+    `is_c_contiguous()`. A slice is a view of the device memory in Numba; simt's device
+    arrays are whole arrays, so `d[2:5]` is refused by name, never a silent copy."""
+
+    @classmethod
+    def of(cls, a: DeviceArray) -> DeviceNDArray:
+        return cls(a.runtime, a.buf, a.shape, a.dtype, a.strides)
+
+    def _index(self, key: Any, what: str) -> tuple[int, ...] | None:
+        """`key` as a whole element's index, or None for `...`/`:` (the whole array)."""
+        items = key if isinstance(key, tuple) else (key,)
+        if all(isinstance(k, (int, np.integer)) for k in items) and len(items) == self.ndim:
+            return tuple(int(k) for k in items)
+        if items in ((Ellipsis,), (slice(None),)):
+            return None
+        shown = ", ".join(_key_text(k) for k in items)
+        raise NotImplementedError(
+            f"{what} d[{shown}] of a device array: simt's device arrays are whole arrays, not "
+            "views of each other as Numba's slices are; index one element (d[i], d[i, j]), "
+            f"copy the whole array back and slice it (d.copy_to_host()[{shown}]), or pass "
+            "the whole array and the range's bounds to the kernel"
+        )
+
+    def __getitem__(self, key: Any) -> Any:
+        idx = self._index(key, "reading")
+        host = self.copy_to_host()
+        return host if idx is None else host[idx]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        idx = self._index(key, "writing")
+        if isinstance(self.buf, np.ndarray):  # cpu, sim: the device memory is host memory
+            self.buf[... if idx is None else idx] = value
+            return
+        host = self.copy_to_host()
+        host[... if idx is None else idx] = value
+        self.copy_to_device(host)
+
+    def reshape(self, *newshape: Any, order: str = "C") -> DeviceNDArray:
+        """The same memory as an array of `newshape` (C order, as simt's arrays are)."""
+        _c_order(order, "reshape")
+        shp = tuple(np.empty(self.shape, np.bool_).reshape(*newshape).shape)
+        buf = self.buf.reshape(shp) if isinstance(self.buf, np.ndarray) else self.buf
+        return DeviceNDArray(self.runtime, buf, shp, self.dtype)
+
+    def ravel(self, order: str = "C") -> DeviceNDArray:
+        return self.reshape(self.size, order=order)
+
+    def is_c_contiguous(self) -> bool:
+        return True
+
+    def is_f_contiguous(self) -> bool:
+        return self.ndim <= 1 or sum(s > 1 for s in self.shape) <= 1
+
+
 @user_facing
 def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceArray | None = None) -> Any:
     """A device copy of the array `obj` (or, with `to=`, `obj` copied into that array)."""
     if to is not None:
         copy_to_device(to, obj)
         return to
-    return api.to_device(np.ascontiguousarray(obj))
+    return DeviceNDArray.of(api.to_device(np.ascontiguousarray(obj)))
 
 
 @user_facing
@@ -54,16 +118,16 @@ def copy_to_device(dev: DeviceArray, ary: Any) -> None:
 @user_facing
 def device_array(
     shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C", stream: Any = 0
-) -> DeviceArray:
+) -> DeviceNDArray:
     """An uninitialised device array (Numba's default dtype is float64)."""
     _c_order(order, "device_array")
-    return api.empty(_shape(shape), dtype)
+    return DeviceNDArray.of(api.empty(_shape(shape), dtype))
 
 
 @user_facing
-def device_array_like(ary: Any, stream: Any = 0) -> DeviceArray:
+def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
     """An uninitialised device array of `ary`'s shape and dtype."""
-    return api.empty(_shape(ary.shape), ary.dtype)
+    return DeviceNDArray.of(api.empty(_shape(ary.shape), ary.dtype))
 
 
 @user_facing

@@ -636,6 +636,72 @@ def _ref_hist2d(xs, ys, hist):
     return {2: h}
 
 
+# ----------------------------------------------------------- a benchmark repository: CSR SpMV
+@cuda.jit
+def csr_spmv(rowptr, colidx, val, x, y):
+    row = cuda.blockIdx.x
+    acc = 0.0
+    for j in range(rowptr[row], rowptr[row + 1]):
+        acc += val[j] * x[colidx[j]]
+    y[row] = acc
+
+
+def _make_csr():
+    r = rng(120)
+    dense = r.uniform(-1, 1, (40, 30)) * (r.random((40, 30)) < 0.2)
+    rowptr = np.concatenate([[0], np.cumsum((dense != 0).sum(axis=1))]).astype(np.int32)
+    rows, cols = np.nonzero(dense)
+    return (rowptr, cols.astype(np.int32), dense[rows, cols], uniform(121, 30, np.float64),
+            np.zeros(40))  # fmt: skip
+
+
+def _ref_csr(rowptr, colidx, val, x, y):
+    out = np.zeros(len(rowptr) - 1)
+    for r in range(len(out)):
+        for j in range(rowptr[r], rowptr[r + 1]):
+            out[r] += val[j] * x[colidx[j]]
+    return {4: out}
+
+
+# ----------------------------------------------------------- a public repository: Game of Life
+LIFE_N = 24
+
+
+@cuda.jit
+def life_step(grid, new):
+    x, y = cuda.grid(2)
+    if x < LIFE_N and y < LIFE_N:
+        neighbors = 0
+        for i in range(x - 1, x + 2):
+            for j in range(y - 1, y + 2):
+                if i != x or j != y:
+                    neighbors += grid[i % LIFE_N, j % LIFE_N]
+        if grid[x, y] == 1 and neighbors not in [2, 3]:
+            new[x, y] = 0
+        elif grid[x, y] == 0 and neighbors == 3:
+            new[x, y] = 1
+        else:
+            new[x, y] = grid[x, y]
+
+
+def _launch_life(kernel, args):
+    a = cuda.to_device(args[0])
+    b = cuda.device_array_like(args[0])
+    for _ in range(8):
+        kernel[(2, 2), (16, 16)](a, b)
+        a, b = b, a
+    args[0][:] = a.copy_to_host()
+
+
+def _ref_life(grid):
+    g = grid.copy()
+    for _ in range(8):
+        n = sum(np.roll(np.roll(g, a, 0), b, 1)
+                for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0))  # fmt: skip
+        g = np.where((g == 1) & ((n == 2) | (n == 3)) | (g == 0) & (n == 3), 1, 0).astype(g.dtype)
+    return {0: g}
+
+
 # Numba's compiler widens int8/uint8 operands to int64 before adding (as simt does; the
 # references follow it, and numba.njit, which types numbers as the CUDA target does, agrees);
 # Numba's CUDA simulator adds them as NumPy int8/uint8 values, which wrap
@@ -718,4 +784,10 @@ CASES = [
           lambda: (uniform(118, 600, np.float32, 0.0, 1.0), uniform(119, 600, np.float32, 0.0, 1.0),
                    np.zeros((6, 5), np.int32)),
           5, 128, _ref_hist2d, features=frozenset({"int64"})),
+    NCase("field_csr_spmv", "a benchmark repository (CSR sparse matrix-vector product)",
+          csr_spmv, _make_csr, 40, 1, _ref_csr, tol=close(1e-12, 1e-14),
+          features=frozenset({"fp64"})),
+    NCase("field_game_of_life", "a public repository (Game of Life, `not in [2, 3]`)",
+          life_step, lambda: (rng(122).integers(0, 2, (LIFE_N, LIFE_N)),), (2, 2), (16, 16),
+          _ref_life, launch=_launch_life, features=frozenset({"int64"})),
 ]  # fmt: skip
