@@ -84,7 +84,8 @@ def test_no_compile_time_advice_for_data() -> None:
         whole_array_function[1, 64](a, np.zeros_like(a))
     text = str(e.value)
     assert "simt.compile" not in text
-    assert "on the host, or in a kernel of its own" in text
+    assert "compute the whole-array function on the host before the launch" in text
+    assert "`a[k]`" in text
 
 
 def test_simt_kernels_keep_simts_words() -> None:

@@ -48,12 +48,13 @@ _NUMBA_WORDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bsimt\.(shared|local|const|atomic)\b"), r"cuda.\1"),
     (re.compile(r"\bsimt\.(syncthreads\w*|threadfence\w*|gridsize|grid)\b"), r"cuda.\1"),
     (re.compile(r"\bsimt\.((?:u?int|float)\d+)\b"), r"np.\1"),
-    # a NumPy function of a whole array (np.sum(a)) in a kernel: no compile-time value helps
-    (re.compile(r"`(\w+)` is an array passed at the launch; if it only shapes the program, "
-                r"give it when compiling instead: simt\.compile\(kernel, \w+=\.\.\.\)"),
-     r"NumPy's functions of whole arrays do not run inside a kernel (nor in Numba's): compute "
-     r"it from `\1` on the host, or in a kernel of its own (a reduction), and pass the result "
-     r"as an argument"),
+    # a NumPy function of a whole array (np.sum(a)) in a kernel: a cuda.jit kernel has no
+    # compile-time arrays (simt.compile is for simt.kernel), so only the run-time advice
+    (re.compile(r"`(\w+)` is an array passed at the launch\b.*", re.DOTALL),
+     r"`\1` is an array passed at the launch, which a kernel reads element by element (a "
+     r"loop over `\1[k]`, or one element per thread), in Numba too: compute the whole-array "
+     r"function on the host before the launch, or in a kernel of its own (a reduction), and "
+     r"pass its result"),
 ]  # fmt: skip
 # the shape of a shared or local array: a cuda.jit kernel has no static arguments
 _STATIC_HINT = "use a constant, a global or a static argument"
