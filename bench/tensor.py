@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -111,17 +112,20 @@ CPU: dict[str, float] = {}  # variant -> median CPU seconds per call (of the las
 def interleave(
     variants: dict[str, Callable[[], Any]], rounds: int, slow: set[str]
 ) -> dict[str, float]:
-    """Median wall seconds of each variant, the variants taking turns (each round starts one
-    later: OpenBLAS's threads spin on after NumPy's call, and whichever variant came next
-    always paid for it); `slow` ones run fewer rounds. The median CPU seconds of this
-    process per call go to `CPU`."""
+    """Median wall seconds of each variant, the variants taking turns in an order shuffled
+    every round (a call pays for what ran before it: OpenBLAS's threads spinning on after
+    NumPy's call, the peer's 8 MB temporaries freed; with the same cyclic order every round
+    FlashAttention's first variant, always after the peer's, measured 1.9x slower than the
+    same kernels measured elsewhere); `slow` ones run fewer rounds. The median CPU seconds of
+    this process per call go to `CPU`."""
     samples: dict[str, list[float]] = {k: [] for k in variants}
     cpu: dict[str, list[float]] = {k: [] for k in variants}
     sync = simt.synchronize
     CPU.clear()
     names = list(variants)
+    order = random.Random(0)
     for r in range(rounds):
-        for name in names[r % len(names) :] + names[: r % len(names)]:
+        for name in order.sample(names, len(names)):
             run = variants[name]
             if name in slow and r >= 2:
                 continue

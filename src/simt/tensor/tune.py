@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -296,15 +297,15 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
         timed()  # compile outside the timing
         runs.append((_label(g, sched), sched, timed))
         last = time.perf_counter() - began
-    # the candidates take turns, a call each per round (each round starting one later), so
+    # the candidates take turns, a call each per round in an order shuffled every round, so
     # that a phase of the machine (another process, the pool's threads waking, the cache of
     # what ran before) weighs on all alike: measured one after another, a candidate 1.4x
     # slower than the default was once chosen
     samples: dict[str, list[float]] = {label: [] for label, _, _ in runs}
     rounds = 0
+    order = random.Random(0)
     while rounds < ROUNDS_MIN or (rounds < ROUNDS_MAX and time.perf_counter() - start < budget):
-        turn = runs[rounds % len(runs):] + runs[: rounds % len(runs)]
-        for label, _, run in turn:
+        for label, _, run in order.sample(runs, len(runs)):
             samples[label] += sample(run, rt.synchronize, 0, 1, 0.0)
         rounds += 1
     for label, _, _ in runs:
