@@ -306,8 +306,37 @@ def test_default_schedule_of_a_large_contraction() -> None:
             assert "register-tiled GEMM" in text and directive in text
             assert "t1 = +i" in text and "| tile(" in text  # the heading: the schedule it ran
         np.testing.assert_allclose(comp.exec(*args), want, rtol=1e-4, atol=1e-4)
-    # the other backends keep their kernels (GPUs: not measured; sim: the reference)
+    # GPUs take their default only from 2^24 multiply-adds (below: thread kernels); sim, the
+    # reference, keeps its kernels
     assert "register-tiled GEMM" not in cases[0][0].source("cuda", q, k)
+    assert "register-tiled GEMM" not in cases[4][0].source("sim", a, b)
+
+
+@pytest.mark.skipif(nvrtc.version() is None, reason="NVRTC is not installed")
+def test_gpu_default_schedule_of_a_large_contraction() -> None:
+    """On a GPU a contraction of 2^24 multiply-adds and more runs the shared-memory GEMM
+    (`gemm.GPU_DEFAULT`: 8 x 4 register blocks, 16-deep panels) unless it has directives;
+    CUDA's source compiles with NVRTC, and WebGPU (lavapipe here) computes it right."""
+    a, b = rand((256, 256), 3), rand((256, 256), 4)
+    mm = i("ik*kj~ijk") >> i("+ijk~ij")
+    prog, _ = compile_for(mm.graph, prepare_inputs([a, b], registry.get("sim")), "cuda")
+    assert prog.steps[0].kp.tiling is not None and not prog.steps[0].per_block
+    text = mm.source("cuda", a, b)
+    assert "register-tiled GEMM: tile(i:8,j:4) block(k:16)" in text
+    fn = prog.steps[0].kernel.fn
+    assert fn is not None
+    kern = cuda.build(fn)
+    nvrtc.compile_cubin(kern.source, "sm_90", nvrtc_options(kern))
+    ok, why = registry.probe("webgpu")
+    if not ok:
+        pytest.skip(f"webgpu not present: {why}")
+    simt.use("webgpu")
+    try:
+        assert "register-tiled GEMM: tile(i:8,j:4)" in mm.source("webgpu", a, b)
+        got = mm.exec(a, b)
+    finally:
+        simt.use("cpu")
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
 
 
 def test_tune_searches_dot_kernels_and_measures_the_default_once(

@@ -769,6 +769,11 @@ def candidates(u: str, v: str, r: str, spmd: bool, pattern_a: str, pattern_b: st
 # their k blocks for nothing: q·kᵀ 1.24x against 1.15x); a thread's rows are cut so that a
 # small output still makes several threads.
 DEFAULT_TILE = (4, 32)
+# On GPUs (`lower_gemm_shared`) from GEMM_MIN_WORK: register blocks of 8 x 4 in blocks of 8 x 8
+# threads, panels 16 deep in shared memory — what `tune` chose for matmul 2048 on an H100
+# (1.70 ms against the thread kernel's 3.15 ms, bench/gpu/2026-11-26-h100; not measured
+# since, nor on a GPU through WebGPU)
+GPU_DEFAULT = (8, 4)
 GEMM_MIN_WORK = 1 << 24
 LONG_MIN_WORK = 1 << 20
 LONG_AXIS = 1024
@@ -776,11 +781,11 @@ BLOCK_K_MIN_OUTPUTS = 1 << 16
 
 
 def default_directives(g: Graph, root: int, reads: list[Ref], ext: dict[str, int],
-                       itemsize: int) -> str | None:  # fmt: skip
-    """The GEMM directives node `root` runs with when it has none written (the CPU), or None:
-    a sum over one axis of a product of two float arrays (`contraction`) with enough work.
-    `itemsize`: the wider operand's bytes when both are floating point (the micro-kernels
-    accumulate in floats), else 0."""
+                       itemsize: int, gpu: bool = False) -> str | None:  # fmt: skip
+    """The GEMM directives node `root` runs with when it has none written (the CPU; `gpu`: a
+    GPU, GPU_DEFAULT), or None: a sum over one axis of a product of two float arrays
+    (`contraction`) with enough work. `itemsize`: the wider operand's bytes when both are
+    floating point (the micro-kernels accumulate in floats), else 0."""
     e = g.nodes[root].expr
     if e.directives or not itemsize:
         return None
@@ -791,6 +796,11 @@ def default_directives(g: Graph, root: int, reads: list[Ref], ext: dict[str, int
     u, v = e.output[0], e.output[-1]
     U, V, K = ext[u], ext[v], ext[r]
     work = U * V * K
+    if gpu:
+        if work < GEMM_MIN_WORK:
+            return None
+        mr, nr = GPU_DEFAULT
+        return f"tile({u}:{mr},{v}:{nr}) block({r}:16)"
     if work < GEMM_MIN_WORK and (work < LONG_MIN_WORK or max(U, V, K) < LONG_AXIS):
         return None
     a = op0 if u in op0.pattern else op1

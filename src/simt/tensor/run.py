@@ -388,15 +388,19 @@ def compile_for(g: Graph, inp: Inputs, backend: str) -> tuple[Program, list[dict
 def effective_graph(g: Graph, inp: Inputs, backend: str,
                     extents: list[dict[str, int]] | None = None) -> Graph:  # fmt: skip
     """The graph `backend` runs for these inputs: `g`, with `gemm.default_directives` on its
-    contractions on a backend whose blocks run as vector lanes (`compile_for`)."""
-    if not registry.has(backend, "spmd"):
+    contractions on a backend whose blocks run as vector lanes (`compile_for`), or on a GPU
+    (a runtime that hides latency with many threads: its shared-memory form)."""
+    gpu = registry.has(backend, "latency_hiding")
+    if not (registry.has(backend, "spmd") or gpu):
         return g
     extents = extents if extents is not None else S.infer(g, inp.shapes)
-    return with_default_gemms(g, get_plan(g), extents, node_types(g, inp.types), inp.types)
+    return with_default_gemms(g, get_plan(g), extents, node_types(g, inp.types), inp.types,
+                              gpu)  # fmt: skip
 
 
 def with_default_gemms(g: Graph, p: Plan, extents: list[dict[str, int]],
-                       ntypes: list[T.Scalar], types: list[T.Scalar]) -> Graph:  # fmt: skip
+                       ntypes: list[T.Scalar], types: list[T.Scalar],
+                       gpu: bool = False) -> Graph:  # fmt: skip
     """`g` with `gemm.default_directives` on each contraction kernel that has none written."""
     from .graph import Node
     from .parse import parse
@@ -409,7 +413,7 @@ def with_default_gemms(g: Graph, p: Plan, extents: list[dict[str, int]],
         operand_types = [types[r[1]] if r[0] == "in" else ntypes[r[1]] for r in kp.reads]
         floats = len(operand_types) == 2 and all(t.is_float for t in operand_types)
         size = max(t.np.itemsize for t in operand_types) if floats else 0
-        directives = gemm.default_directives(g, kp.root, kp.reads, extents[kp.root], size)
+        directives = gemm.default_directives(g, kp.root, kp.reads, extents[kp.root], size, gpu)
         if directives is not None:
             nodes[kp.root] = Node(parse(f"{e.body()} | {directives}", e.where),
                                   g.nodes[kp.root].args)  # fmt: skip
