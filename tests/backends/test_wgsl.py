@@ -12,9 +12,9 @@ import pytest
 
 import simt
 from corpus import CASES
-from simt.backends.wgsl import WgslCaps, literal, render_kernel
+from simt.backends.wgsl import literal, render_kernel
 from simt.ir import Block, Builder, Field, Function, Param, Value, verify
-from simt.runtime.webgpu import render_checked
+from simt.runtime.webgpu import WgslCaps, render_checked
 from simt.types import (
     BOOL,
     FLOAT32,

@@ -10,11 +10,11 @@ import pytest
 import simt
 from simt import thread_idx
 from simt.backends.wgsl import render_kernel
-from simt.backends.wgsl_layout import WgslCaps
 from simt.ir import walk
 from simt.runtime import registry, webgpu_cache
 from simt.runtime import webgpu as W
 from simt.runtime.fingerprint import fingerprint
+from simt.runtime.webgpu_device import WgslCaps
 
 
 def _gather(x, idx, out):

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import simt
-from simt.backends.wgsl import WgslCaps, render_kernel
 from simt.runtime import registry
+from simt.runtime.webgpu import WgslCaps, render_checked
 from spawn_env import pythonpath
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -91,10 +91,12 @@ def test_a_loop_that_never_ends_is_a_kernel_error_not_a_number() -> None:
 def test_the_loop_checks_are_rendered_only_for_a_loop_budget() -> None:
     fn, _ = forever.specialised_ir(np.zeros(4, np.int32), 1)
     fn.boundscheck = False  # the loop's check alone (bounds checks are failure sites too)
-    plain = render_kernel(fn).source
-    checked = render_kernel(fn, WgslCaps(loop_limit=65535)).source
+    plain = render_checked(fn).source
+    checked = render_checked(fn, WgslCaps(loop_limit=65535)).source
     assert "simt_fail" not in plain
     assert checked.count("simt_fail(0u)") == 1  # after the loop: its condition, again
+    again = render_checked(fn, WgslCaps(loop_limit=65535)).source
+    assert again == checked  # legalised in place once: a second time adds nothing
 
 
 LOST = """

@@ -1,13 +1,14 @@
 """The WGSL renderer: a kernel's IR as one WGSL compute shader, plus what the runtime needs to
-bind and launch it. No device calls: what the adapter can do comes in as `WgslCaps`; what it
-cannot compile was refused before rendering (`passes.legalise`, run by the webgpu runtime).
+bind and launch it. No device calls: what the adapter cannot compile was refused, and what it
+needs written differently rewritten, before rendering (`passes.legalise`, run by the webgpu
+runtime with its adapter's limits).
 
 What is only WGSL's, on top of the C-like base (`clike.CRenderer`): its operators and
 conversions (`bin`, `un`, `cast`, `convert`), its math spellings (the rows' `wgsl`), array
 addressing through the uniform struct, the bounds-check failure record, and the dispatch of
 ops. Its parts are layers and modules beside it, one job each: `wgsl_storage` (what WGSL
 memory lacks: packed 8/16-bit elements, bool storage, emulated atomics; helper bookkeeping),
-`wgsl_loops` (`loop {}` forms and lavapipe's loop-budget check), `wgsl_layout` (bindings, the
+`wgsl_loops` (`loop {}` forms), `wgsl_layout` (bindings, the
 uniform struct, thread indices, print records and the module text around the kernel's body),
 `wgsl_types` (type names and literals), `wgsl_helpers` / `wgsl_math` (helper functions).
 
@@ -44,13 +45,11 @@ from .wgsl_layout import (
     UNIFORM,
     Binding,
     UniformField,
-    WgslCaps,
     WgslKernel,
     assemble,
     bind_params,
     layout_uniform,
     print_record,
-    shared_bytes,
     special,
 )
 from .wgsl_loops import LoopRenderer
@@ -65,19 +64,17 @@ F32_ONLY_MATH = WGSL_F32_ONLY
 MISSING_MATH = frozenset(name for name, row in MATH.items() if row.wgsl is None)
 
 
-def render_kernel(
-    fn: Function, caps: WgslCaps | None = None, writable: frozenset[int] = frozenset()
-) -> WgslKernel:
-    """Render `fn` as WGSL for an adapter with `caps` (default: one with f64 and i64), with
-    the binding and uniform layout the runtime needs. Array parameters the kernel never
-    writes are declared `read`, except those whose positions are in `writable` (WebGPU
-    refuses one buffer bound both read-only and writable, as in `f(a, a)`)."""
-    return _Renderer(fn, caps or WgslCaps(), writable).run()
+def render_kernel(fn: Function, writable: frozenset[int] = frozenset()) -> WgslKernel:
+    """Render `fn` (legalised for its adapter: `passes.legalise`) as WGSL, with the binding
+    and uniform layout the runtime needs. Array parameters the kernel never writes are
+    declared `read`, except those whose positions are in `writable` (WebGPU refuses one
+    buffer bound both read-only and writable, as in `f(a, a)`)."""
+    return _Renderer(fn, writable).run()
 
 
-def render(fn: Function, caps: WgslCaps | None = None) -> str:
-    """The WGSL text of `fn` (what `kernel.source("webgpu", ...)` shows)."""
-    return render_kernel(fn, caps).source
+def render(fn: Function) -> str:
+    """The WGSL text of `fn`."""
+    return render_kernel(fn).source
 
 
 class _Renderer(LoopRenderer):
@@ -93,9 +90,8 @@ class _Renderer(LoopRenderer):
         "assert": "assert_",
     }  # fmt: skip
 
-    def __init__(self, fn: Function, caps: WgslCaps, writable: frozenset[int]) -> None:
+    def __init__(self, fn: Function, writable: frozenset[int]) -> None:
         super().__init__(fn)
-        self.caps = caps
         self.writable = writable
         self.consts: set[int] = set()
         self.const_value: dict[int, int | float | bool] = {}
@@ -160,30 +156,12 @@ class _Renderer(LoopRenderer):
         bindings = self.bind_params()
         self.out.depth = 1
         self.block(fn.body)
-        n_storage = sum(1 for b in bindings if b.kind != "params")
         if self.errors:
             bindings.append(Binding(len(bindings), "errors", "simt_errors"))
         if self.prints:
             bindings.append(Binding(len(bindings), "prints", "simt_prints"))
             if self.uses_f64_print:
                 bindings.append(Binding(len(bindings), "prints64", "simt_prints64"))
-        n_storage = sum(1 for b in bindings if b.kind != "params")
-        if n_storage > self.caps.max_storage_buffers:
-            raise self.fail(
-                None,
-                f"kernel {fn.name} needs {n_storage} storage buffers (its array arguments plus "
-                f"print and error buffers); {self.caps.adapter} binds at most "
-                f"{self.caps.max_storage_buffers}",
-                "pass fewer arrays (pack several into one)",
-            )
-        shared = shared_bytes(fn)
-        if shared > self.caps.max_workgroup_storage:
-            raise self.fail(
-                None,
-                f"kernel {fn.name} uses {shared} bytes of shared memory; {self.caps.adapter} "
-                f"allows {self.caps.max_workgroup_storage}",
-                "use smaller simt.shared.array tiles",
-            )
         self.uniform, size = layout_uniform(self.uniform)
         arrays = [b for b in bindings if b.kind == "array"]
         elems = {b.index: self.elem(fn.params[b.param].value) for b in arrays}

@@ -16,18 +16,15 @@ the kernel's body.
 - a print buffer of records `[thread, seq, print id, values...]` when the kernel prints
   (float64 values go to a second buffer of f64, their record word is its index).
 
-What the adapter can do comes in as `WgslCaps`; what the renderer made goes out as
-`WgslKernel`.
+What the renderer made goes out as `WgslKernel`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from ..ir import Function, Op, walk
-from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, SHARED, UINT32, UINT64, ArrayType, Scalar
+from ..ir import Function, Op
+from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64, ArrayType, Scalar
 from .clike import Lines, value_name
 from .wgsl_types import literal, wgsl_type
 
@@ -39,19 +36,6 @@ BLOCK_OVERRIDES = ("simt_bx", "simt_by", "simt_bz")
 RECORD_DIMS = 4
 RECORD_ARGS = 1 + 3 * RECORD_DIMS  # dimensions, index words (low, high), extents
 RECORD_WORDS = 3 + RECORD_ARGS
-
-
-@dataclass(frozen=True)
-class WgslCaps:
-    """What the adapter can do, as far as the renderer needs to know. The defaults (used to
-    show WGSL with no device open) allow everything; the runtime passes its adapter's."""
-
-    f64: bool = True
-    i64: bool = True
-    max_storage_buffers: int = 1 << 30
-    max_workgroup_storage: int = 1 << 30
-    adapter: str = "the WebGPU adapter"
-    loop_limit: int | None = None  # iterations after which the driver leaves any loop
 
 
 @dataclass(frozen=True)
@@ -189,18 +173,6 @@ def special(reg: str, axis: int) -> str:
     if axis == 1:
         return f"i32((simt_block / {UNIFORM}.grid_x) % {UNIFORM}.grid_y)"
     return f"i32(simt_block / ({UNIFORM}.grid_x * {UNIFORM}.grid_y))"
-
-
-def shared_bytes(fn: Function) -> int:
-    """The bytes of workgroup memory `fn`'s shared arrays take."""
-    total = 0
-    for op in walk(fn.body):
-        if op.opcode == "alloc" and op.result.array.space == SHARED:
-            a = op.result.array
-            n = int(np.prod(a.shape or (1,), dtype=np.int64))
-            # bool and the 8/16-bit types take a word per element in shared memory
-            total += n * max(a.dtype.bits // 8, 4)
-    return total
 
 
 def layout_uniform(fields: list[UniformField]) -> tuple[list[UniformField], int]:

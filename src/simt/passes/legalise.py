@@ -1,25 +1,34 @@
-"""What a target cannot compile, refused before rendering, at the user's line.
+"""What a target cannot compile, refused before rendering, at the user's line; and what its
+device needs written differently, rewritten in the IR before rendering.
 
 A renderer gets IR its language can say; what the language or the device lacks is found here,
 as data (`Target`), not inside the renderer: types the device does not have (float64,
 int64: `Runtime.has_float64()` / `has_int64()`), complex128 arguments without float64 (named
 as the user wrote them, not as the two float64 parts the IR sees), math a language computes
 in float32 precision only, a float64 `**`, atomics on elements the language has no atomics
-for, and a known index outside a shared or local array (a shader compiler refuses the
-shader). WebGPU's runtime builds its `Target` from its adapter (`runtime/webgpu.py`); a
-target that lacks nothing passes every kernel.
+for, a known index outside a shared or local array (a shader compiler refuses the
+shader), and the device's limits: storage buffers one kernel binds, shared memory a block has.
+WebGPU's runtime builds its `Target` from its adapter (`runtime/webgpu.py`); a target that
+lacks nothing passes every kernel.
 
-Only checks: the IR is not changed.
+`check` only checks. `legalise` also rewrites, in place, what the device declares it needs:
+on a device that leaves an invocation's loops after a budget of iterations (`loop_limit`:
+Mesa's llvmpipe), every loop is followed by its condition, evaluated again on the values it
+left, and an `assert` that it is false (`_loop_checks`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..errors import CompileError
-from ..ir import Function, Op, Value, walk
-from ..ir.ops import ATOMICS
+from ..ir import Block, Builder, Function, Op, Value, walk
+from ..ir.failures import LOOP_BUDGET, error_sites
+from ..ir.ops import ATOMICS, EFFECTS, STRUCTURED
 from ..types import FLOAT64, INT64, SHARED, UINT64, ArrayType, Scalar
+from .rewrite import clone_op
 
 
 @dataclass(frozen=True)
@@ -30,7 +39,13 @@ class Target:
     math rows computed in float32 precision whatever the operand (refused on float64);
     `float64_pow`: `**` on float64 is exact enough; `atomic_bits`: atomics only on elements of
     this width (not bool; float32 emulated), None for any; `known_index_in_bounds`: a known
-    index outside a shared or local array is a compile error of the language."""
+    index outside a shared or local array is a compile error of the language.
+
+    What the device declares: `storage_buffers`, the most storage buffers one kernel binds (a
+    kernel binds one per array argument, and one each for its failure records, its print
+    records and their float64 values when it has them); `workgroup_bytes`, the shared memory
+    of a block, where each shared element takes at least `shared_word` bytes; `loop_limit`,
+    the loop iterations after which the device leaves an invocation's loops (None: never)."""
 
     backend: str
     language: str = ""
@@ -42,11 +57,25 @@ class Target:
     float64_pow: bool = True
     atomic_bits: int | None = None
     known_index_in_bounds: bool = False
+    storage_buffers: int | None = None
+    workgroup_bytes: int | None = None
+    shared_word: int = 1
+    loop_limit: int | None = None
+
+
+def legalise(fn: Function, target: Target) -> Function:
+    """`fn` as `target` compiles it (changed in place, and returned; a second call changes
+    nothing more): the device's rewrites (`_loop_checks`), then `check`."""
+    if target.loop_limit is not None:
+        _loop_checks(fn.body, target.loop_limit)
+    check(fn, target)
+    return fn
 
 
 def check(fn: Function, target: Target) -> None:
     """Raise the CompileError (at the user's line) of the first construct of `fn` that
-    `target` cannot compile: its types first (arguments, then every value), then each op."""
+    `target` cannot compile: its types first (arguments, then every value), then each op,
+    then the device's limits."""
     _complex_args(fn, target)
     for p in fn.params:
         _value(fn, target, p.value, None)
@@ -56,6 +85,116 @@ def check(fn: Function, target: Target) -> None:
     consts = {op.result.id: op.attrs["value"] for op in walk(fn.body) if op.opcode == "const"}
     for op in walk(fn.body):
         _op(fn, target, op, consts)
+    _limits(fn, target)
+
+
+def storage_buffers(fn: Function) -> int:
+    """The storage buffers `fn` binds (see `Target`)."""
+    arrays = sum(1 for p in fn.params if isinstance(p.value.type, ArrayType))
+    prints = [op for op in walk(fn.body) if op.opcode == "print"]
+    f64 = any(v.type == FLOAT64 for op in prints for v in op.operands)
+    return arrays + bool(error_sites(fn, fn.checks_bounds)) + bool(prints) + f64
+
+
+def shared_bytes(fn: Function, word: int = 1) -> int:
+    """The bytes of `fn`'s shared arrays, each element taking at least `word` bytes."""
+    total = 0
+    for op in walk(fn.body):
+        if op.opcode == "alloc" and op.result.array.space == SHARED:
+            a = op.result.array
+            n = int(np.prod(a.shape or (1,), dtype=np.int64))
+            total += n * max(a.dtype.bits // 8, word)
+    return total
+
+
+def _limits(fn: Function, target: Target) -> None:
+    if target.storage_buffers is not None:
+        n = storage_buffers(fn)
+        if n > target.storage_buffers:
+            raise _error(
+                fn,
+                None,
+                f"kernel {fn.name} needs {n} storage buffers (its array arguments plus "
+                f"print and error buffers); {target.device} binds at most "
+                f"{target.storage_buffers}",
+                "pass fewer arrays (pack several into one)",
+            )
+    if target.workgroup_bytes is not None:
+        shared = shared_bytes(fn, target.shared_word)
+        if shared > target.workgroup_bytes:
+            raise _error(
+                fn,
+                None,
+                f"kernel {fn.name} uses {shared} bytes of shared memory; {target.device} "
+                f"allows {target.workgroup_bytes}",
+                "use smaller simt.shared.array tiles",
+            )
+
+
+# ops whose evaluation does something besides giving a value: a `while` condition holding one
+# is not evaluated again after its loop
+_REPEATS = EFFECTS | STRUCTURED | {"alloc"}
+
+
+def _loop_checks(block: Block, limit: int) -> None:
+    """After every loop in `block` (nested ones too) not checked yet: its condition evaluated
+    again on the values it left, and `assert` that it is false (a KernelError at the loop's
+    line saying the device left it: the loop may also never end). A flag cleared at the
+    loop's own exit does not work: a shader compiler knows that exit is the only one and
+    drops the check. A `for` carries its next counter value out for that; a `while` whose
+    condition does something (a store, a print, a loop) is not checked."""
+    ops: list[Op] = []
+    for op in block.ops:
+        for region in op.regions:
+            _loop_checks(region, limit)
+        ops.append(op)
+        if op.opcode not in ("for", "while") or op.attrs.get(LOOP_BUDGET):
+            continue
+        after = Block()
+        b = Builder(after)
+        b.loc = op.loc
+        if op.opcode == "while":
+            cond = op.regions[0]
+            if any(o.opcode in _REPEATS for o in walk(cond)):
+                continue
+            vmap = {a.id: r for a, r in zip(cond.args, op.results)}
+            for o in cond.ops[:-1]:
+                after.ops.append(clone_op(o, vmap))
+            c = cond.ops[-1].operands[0]
+            going = vmap.get(c.id, c)
+        else:
+            going = _for_going_on(b, op)
+        op.attrs[LOOP_BUDGET] = limit
+        check = b.op("assert", [b.un("not", going)], [], msg=None)
+        check.attrs[LOOP_BUDGET] = limit
+        ops.extend(after.ops)
+    block.ops = ops
+
+
+def _for_going_on(b: Builder, op: Op) -> Value:
+    """Whether `for` loop `op` would go round again after its last iteration: its counter's
+    next value (carried out of the loop as one more result) against its stop."""
+    start, stop, step = op.operands[:3]
+    (body,) = op.regions
+    t = start.scalar
+    carried = Value(t, "next")
+    body.args.append(carried)
+    term = body.ops[-1]
+    step_op = Op("bin", [body.args[0], step], [Value(t, "next")], {"op": "add"}, [], op.loc)
+    body.ops.insert(len(body.ops) - 1, step_op)
+    term.operands.append(step_op.result)
+    op.operands.append(start)
+    end = Value(t, "next")
+    op.results.append(end)
+    sign = op.attrs.get("sign", 0)
+    if sign > 0:
+        return b.cmp("lt", end, stop)
+    if sign < 0:
+        return b.cmp("gt", end, stop)
+    zero = b.const(0, t)
+    up = b.bin("and", b.cmp("gt", step, zero), b.cmp("lt", end, stop))
+    down = b.bin("and", b.cmp("lt", step, zero), b.cmp("gt", end, stop))
+    return b.bin("or", up, down)
 
 
 def _error(fn: Function, op: Op | None, message: str, hint: str | None) -> CompileError:

@@ -207,7 +207,8 @@ class Runtime(ABC):
 
     def has_int64(self) -> bool:
         """Whether kernels may compute in int64 (and uint64) on this device: the one answer
-        to it (a WebGPU adapter's shader-int64; its renderer's `WgslCaps` is built from it)."""
+        to it (a WebGPU adapter's shader-int64: its `WgslCaps` and legalisation target are
+        built from it)."""
         return True
 
     def has_float64(self) -> bool:

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..backends.wgsl import F32_ONLY_MATH, MISSING_MATH, render_kernel
-from ..backends.wgsl_layout import RECORD_DIMS, RECORD_WORDS, Binding, WgslCaps, WgslKernel
+from ..backends.wgsl_layout import RECORD_DIMS, RECORD_WORDS, Binding, WgslKernel
 from ..errors import (
     BackendUnavailable,
     CompileError,
@@ -47,11 +47,13 @@ from ..types import FLOAT64, INT64, UINT64, Scalar
 from . import webgpu_cache
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .printing import emit
-from .webgpu_device import Device, driver_output, is_lost, open_device, reopen
+from .webgpu_device import Device, WgslCaps, driver_output, is_lost, open_device, reopen
+
+__all__ = ["WebGPURuntime", "WgslCaps", "render_checked", "wgsl_target"]
 
 _NO_ERROR = 0xFFFFFFFF
 # Mesa's llvmpipe leaves the loops of an invocation after this many iterations in all (gallivm's
-# LP_MAX_TGSI_LOOP_ITERATIONS): the renderer flags loops it cut (`WgslCaps.loop_limit`)
+# LP_MAX_TGSI_LOOP_ITERATIONS): `passes.legalise` checks every loop after it (`WgslCaps.loop_limit`)
 LLVMPIPE_LOOP_LIMIT = 65535
 _MIB = 1 << 20
 TIMEOUT_ENV = "SIMT_WEBGPU_TIMEOUT"
@@ -114,7 +116,8 @@ def time_budget() -> float | None:
 
 
 def wgsl_target(caps: WgslCaps) -> legalise.Target:
-    """What WGSL, and an adapter with `caps`, cannot compile (`passes.legalise`)."""
+    """What WGSL, and an adapter with `caps`, cannot compile or needs written differently
+    (`passes.legalise`)."""
     return legalise.Target(
         backend="webgpu",
         language="WGSL",
@@ -126,6 +129,10 @@ def wgsl_target(caps: WgslCaps) -> legalise.Target:
         float64_pow=False,  # WGSL's pow is float32 precision
         atomic_bits=32,
         known_index_in_bounds=True,  # a shader compiler refuses a known index out of bounds
+        storage_buffers=caps.max_storage_buffers,
+        workgroup_bytes=caps.max_workgroup_storage,
+        shared_word=4,  # bool and 8/16-bit shared elements take a word each (wgsl_storage)
+        loop_limit=caps.loop_limit,
     )
 
 
@@ -133,10 +140,9 @@ def render_checked(
     fn: Function, caps: WgslCaps | None = None, writable: frozenset[int] = frozenset()
 ) -> WgslKernel:
     """`fn` refused where WGSL or the adapter cannot compile it (a CompileError at the user's
-    line), else rendered (`backends.wgsl.render_kernel`)."""
-    caps = caps or WgslCaps()
-    legalise.check(fn, wgsl_target(caps))
-    return render_kernel(fn, caps, writable)
+    line), else legalised for it (in place) and rendered (`backends.wgsl.render_kernel`)."""
+    legalise.legalise(fn, wgsl_target(caps or WgslCaps()))
+    return render_kernel(fn, writable)
 
 
 class WebGPURuntime(Runtime):
@@ -233,13 +239,14 @@ class WebGPURuntime(Runtime):
     def _variant(self, fn: Function, writable: frozenset[int]) -> tuple[WgslKernel, Any, str]:
         """The rendered kernel, its shader module and its hash, with the array parameters at
         `writable` declared writable (see `render_kernel`)."""
+        # refusals said at the user's line, and the adapter's rewrites, before the cache's
+        # key is made (its error sites are ops of the legalised IR)
+        legalise.legalise(fn, wgsl_target(self.caps))
         disk = webgpu_cache.key(fn, self.caps, writable)
         k = webgpu_cache.load(disk, fn)
         if k is None:
-            k = render_checked(fn, self.caps, writable)
+            k = render_kernel(fn, writable)
             webgpu_cache.store(disk, fn, k)
-        else:
-            legalise.check(fn, wgsl_target(self.caps))  # refusals are said as they were
         key = hashlib.sha256(k.source.encode()).hexdigest()
         module = self._modules.get(key)
         if module is None:

@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import cache
-from ..backends.wgsl_layout import Binding, UniformField, WgslCaps, WgslKernel
+from ..backends.wgsl_layout import Binding, UniformField, WgslKernel
 from ..ir import Function, walk
 from ..types import SCALARS
 from .fingerprint import fingerprint
+from .webgpu_device import WgslCaps
 
 BACKEND = "webgpu-wgsl"
 # the fields of `WgslKernel` an entry holds (or derives: prints are never stored); a kernel
@@ -40,11 +41,13 @@ def usable() -> bool:
 
 @functools.cache
 def renderer_digest() -> str:
-    """A hash of the WGSL renderer's own source (backends/wgsl*.py): WGSL rendered by another
-    renderer is not reused under the same simt version (a driver workaround added to the
-    renderer takes effect at once, not after the cache is cleared)."""
+    """A hash of the WGSL renderer's own source (backends/wgsl*.py) and of the legalisation
+    before it (passes/legalise.py): WGSL rendered by another renderer is not reused under the
+    same simt version (a driver workaround added to either takes effect at once, not after
+    the cache is cleared)."""
     h = hashlib.sha256()
-    for path in sorted((Path(__file__).resolve().parents[1] / "backends").glob("wgsl*.py")):
+    root = Path(__file__).resolve().parents[1]
+    for path in [*sorted((root / "backends").glob("wgsl*.py")), root / "passes" / "legalise.py"]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 

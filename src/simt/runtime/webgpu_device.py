@@ -44,6 +44,22 @@ LIMITS = (
 FEATURES = ("shader-f64", "shader-int64")
 
 
+@dataclass(frozen=True)
+class WgslCaps:
+    """What an adapter declares, as far as compiling a kernel for it goes: its types (`f64`,
+    `i64`), its limits (storage buffers a shader binds, workgroup memory in bytes) and the
+    loop iterations after which its driver leaves an invocation's loops (`loop_limit`, None:
+    never). The defaults (used to show WGSL with no device open) allow everything. The
+    webgpu runtime makes its legalisation target of it (`runtime.webgpu.wgsl_target`)."""
+
+    f64: bool = True
+    i64: bool = True
+    max_storage_buffers: int = 1 << 30
+    max_workgroup_storage: int = 1 << 30
+    adapter: str = "the WebGPU adapter"
+    loop_limit: int | None = None
+
+
 @dataclass
 class Device:
     """An opened device and what simt needs to know about its adapter."""
