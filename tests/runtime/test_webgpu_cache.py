@@ -38,7 +38,7 @@ def test_an_entry_gives_back_what_was_rendered(tmp_path, monkeypatch: pytest.Mon
     monkeypatch.setenv("SIMT_CACHE_DIR", str(tmp_path))
     fn = _ir(_gather, *ARGS)
     caps = WgslCaps(f64=False, i64=False)
-    k = render_kernel(fn, caps)
+    k = W.render_checked(fn, caps)
     assert k.error_ops, "the gather's access is checked: an error site"
     key = webgpu_cache.key(fn, caps, frozenset())
     assert webgpu_cache.load(key, fn) is None

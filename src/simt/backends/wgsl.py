@@ -18,7 +18,6 @@ every operand is a name or a literal and the text reads like the IR.
 
 from __future__ import annotations
 
-import math
 import re
 from typing import ClassVar
 
@@ -26,7 +25,8 @@ import numpy as np
 
 from ..builtins import MATH, WGSL_F32_ONLY
 from ..errors import CompileError
-from ..ir import Function, Op, Value, walk
+from ..ir import Function, Op, Value
+from ..ir.ops import EXACT, HIDE
 from ..types import (
     CONST,
     FLOAT16,
@@ -103,17 +103,6 @@ class _Renderer(LoopRenderer):
         self.record_index = False  # some access reports its index (`fail_at`)
         self.uniform: list[UniformField] = []
         self.uses_f64_print = False
-        # Float arithmetic feeding more float arithmetic is kept apart (see `simt_exact`):
-        # drivers otherwise fuse `a * b + c` into an FMA and fold `(x * 0.1) * 10` into `x`,
-        # and NumPy, the reference, does neither.
-        arith = [
-            op
-            for op in walk(fn.body)
-            if op.opcode == "bin"
-            and op.attrs["op"] in ("add", "sub", "mul")
-            and op.result.scalar.is_float
-        ]
-        self.chained = {v.id for op in arith for v in op.operands}
 
     # ---------------------------------------------------------------- errors and types
     def fail(self, op: Op | None, message: str, hint: str | None = None) -> CompileError:
@@ -191,13 +180,14 @@ class _Renderer(LoopRenderer):
 
     def const(self, op: Op) -> None:
         v = op.result
-        self.names[v.id] = literal(op.attrs["value"], v.scalar)
-        if v.scalar.bits == 64 and v.scalar.is_int and _hidden_int64(int(op.attrs["value"])):
-            # NVIDIA's Vulkan driver multiplied an int64 by the constant 2147483648 as by
-            # -2147483648 (the corpus case big_constants, H100 2026-11-26): such constants
-            # reach it hidden behind the run-time zero (one xor), as a value it cannot fold
-            t = wgsl_type(v.scalar)
-            self.names[v.id] = f"({self.names[v.id]} ^ {t}({UNIFORM}.zero))"
+        text = literal(op.attrs["value"], v.scalar)
+        if op.attrs.get(HIDE):  # a value the driver's compiler must not see (`passes.legalise`)
+            t = wgsl_type(v.scalar)  # behind the run-time zero: an xor, or `simt_exact`
+            if v.scalar.is_int:
+                text = f"({text} ^ {t}({UNIFORM}.zero))"
+            else:
+                text = f"{self.use_helper(f'simt_exact_{t}')}({text})"
+        self.names[v.id] = text
         self.consts.add(v.id)
         self.const_value[v.id] = op.attrs["value"]
 
@@ -403,34 +393,19 @@ def _typed(spell: BinSpelling) -> BinSpelling:
 
 
 def _arith(r: _Renderer, op: Op, a: str, b: str) -> str:
-    """`+ - *`: float arithmetic feeding more float arithmetic kept apart (`simt_exact`):
-    drivers otherwise fuse `a * b + c` into an FMA and fold `(x * 0.1) * 10` into `x`, and
-    NumPy, the reference, does neither."""
+    """`+ - *`: a float result marked EXACT (`passes.legalise`) kept from the arithmetic
+    reading it (`simt_exact`)."""
     t = op.result.scalar
     expr = f"{a} {BIN_SYMBOLS[op.attrs['op']]} {b}"
-    if t.is_float and op.result.id in r.chained:
+    if t.is_float and op.attrs.get(EXACT):
         return f"{r.use_helper(f'simt_exact_{wgsl_type(t)}')}({expr})"
     return expr
 
 
 def _div(r: _Renderer, op: Op, a: str, b: str) -> str:
-    t, d = op.result.scalar, op.operands[1]
-    if not t.is_float:
+    if not op.result.scalar.is_float:
         raise r.fail(op, "internal: integer true division")
-    if d.id in r.consts and r.const_value[d.id] in (0.0, math.inf, -math.inf):
-        # the driver folds `x / 0.0` to 0.0 (it assumes finite floats): an opaque divisor
-        # keeps IEEE's inf and nan, as the other backends give
-        return f"{a} / {r.use_helper(f'simt_exact_{wgsl_type(t)}')}({b})"
     return f"{a} / {b}"
-
-
-def _hidden_int64(v: int) -> bool:
-    """Whether an int64/uint64 constant is written hidden from the driver's compiler: those
-    of magnitude 2**31 to 2**32 (a 32-bit pattern with its top bit set, which a driver may
-    take for a sign-extended int32) and the powers of two from 2**31 (a multiply the driver
-    makes a shift). Which of the two NVIDIA got wrong is not established (docs/backends.md)."""
-    m = abs(v) if v != -(2**63) else 2**63
-    return m >= 2**31 and (m <= 2**32 or m & (m - 1) == 0)
 
 
 def _helper_call(r: _Renderer, op: Op, a: str, b: str) -> str:

@@ -104,6 +104,13 @@ COMMUTATIVE = frozenset({"add", "mul", "and", "or", "xor", "eq", "ne"})
 STRUCTURED = frozenset({"if", "for", "while"})
 TERMINATORS = frozenset({"yield", "condition"})
 
+# Attributes the legalisation (`passes.legalise`) leaves for a renderer to spell, where a
+# device's compiler would otherwise compute something else than the IR says: on a `const`,
+# HIDE: its value reaches the device's compiler as a value it cannot fold; on a float `bin`,
+# EXACT: its result is rounded as written, never fused with the arithmetic that reads it.
+HIDE = "hide"
+EXACT = "exact"
+
 
 @dataclass(frozen=True)
 class Field:

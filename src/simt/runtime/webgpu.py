@@ -133,6 +133,8 @@ def wgsl_target(caps: WgslCaps) -> legalise.Target:
         workgroup_bytes=caps.max_workgroup_storage,
         shared_word=4,  # bool and 8/16-bit shared elements take a word each (wgsl_storage)
         loop_limit=caps.loop_limit,
+        hide_wide_ints=True,  # NVIDIA's Vulkan driver misread some (docs/backends.md)
+        exact_float=True,  # drivers fuse and fold float arithmetic; NumPy does neither
     )
 
 
