@@ -57,7 +57,16 @@ def operands(dtype: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _kernel_module(tmp: Path) -> Any:
     """A module with one kernel per operand type: row k of `out` is operator k."""
-    lines = ["import simt", ""]
+    lines = ["import numpy as np", "import simt", ""]
+    for dtype in OPS:  # the select op: x where i % 3 == 0, else y
+        lines += [
+            "@simt.kernel",
+            f"def select_{dtype}(a, b, out):",
+            "    i = simt.grid(1)",
+            "    if i < len(a):",
+            "        out[i] = np.where(i % 3 == 0, a[i], b[i])",
+            "",
+        ]
     for dtype, (bins, cmps, uns) in OPS.items():
         lines += [
             "@simt.kernel",
@@ -218,4 +227,55 @@ def test_cuda_compiles_every_operator(dtype: str, kernels: Any) -> None:
     k = getattr(kernels, f"ops_{dtype}")
     fn, _ = k.specialised_ir(a, b, np.zeros((1, N), a.dtype), np.zeros((1, N), bool))
     kern = cuda.build(fn)
+    nvrtc.compile_cubin(kern.source, "sm_80", nvrtc_options(kern))
+
+
+# ---------------------------------------------------------------- select
+def _select_op(kernels: Any, dtype: str) -> Any:
+    a, b = operands(dtype)
+    fn, _ = getattr(kernels, f"select_{dtype}").specialised_ir(a, b, np.zeros(N, a.dtype))
+    (op,) = [op for op in walk(fn.body) if op.opcode == "select"]
+    return op
+
+
+@pytest.mark.parametrize("dtype", list(OPS))
+def test_select_is_the_table_in_folding_and_the_cost_model(dtype: str, kernels: Any) -> None:
+    a, b = operands(dtype)
+    c = np.arange(N) % 3 == 0
+    want = semantics.select(c, a, b)
+    assert np.array_equal(want, np.where(c, a, b))
+    op = _select_op(kernels, dtype)
+    assert np.array_equal(cost.compute(op, [c, a, b], op.result.scalar), want)
+    # folding a known condition picks the operand the table picks
+    assert semantics.select(True, op.operands[1], op.operands[2]) is op.operands[1]
+    assert semantics.select(False, op.operands[1], op.operands[2]) is op.operands[2]
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
+@pytest.mark.parametrize("dtype", list(OPS))
+def test_every_backend_selects_as_the_table(dtype: str, backend: str, kernels: Any) -> None:
+    ok, why = registry.probe(backend)
+    if not ok:
+        pytest.skip(f"backend {backend!r} not present: {why}")
+    a, b = operands(dtype)
+    out = np.zeros(N, a.dtype)
+    with simt.using(backend):
+        getattr(kernels, f"select_{dtype}")[1, N](a, b, out)
+        simt.synchronize()
+    assert np.array_equal(out, semantics.select(np.arange(N) % 3 == 0, a, b))
+
+
+@pytest.mark.parametrize("dtype", list(OPS))
+def test_cuda_compiles_select(dtype: str, kernels: Any) -> None:
+    from simt.runtime import nvrtc
+
+    if nvrtc.version() is None:
+        pytest.skip("NVRTC is not installed")
+    from simt.backends import cuda
+    from simt.runtime.cuda import nvrtc_options
+
+    a, b = operands(dtype)
+    fn, _ = getattr(kernels, f"select_{dtype}").specialised_ir(a, b, np.zeros(N, a.dtype))
+    kern = cuda.build(fn)
+    assert " ? " in kern.source
     nvrtc.compile_cubin(kern.source, "sm_80", nvrtc_options(kern))

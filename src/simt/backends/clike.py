@@ -155,9 +155,12 @@ class CRenderer(Rules[Callable[[Op], None]]):
 
     RULES: ClassVar[dict[str, str]] = {
         "if": "if_", "for": "for_", "while": "while_", "bin": "op_bin", "un": "op_un",
+        "select": "op_select",
     }  # fmt: skip
     BIN: ClassVar[dict[str, BinSpelling]] = {}  # the language's operators (`BinSpelling`)
     UN: ClassVar[dict[str, UnSpelling]] = {}
+    # the `select` op (`ir.semantics.SELECT`: `{a}` where the bool `{c}` holds, else `{b}`)
+    SELECT = "{c} ? {a} : {b}"
     LOOP = "while (true) {"  # an unconditional loop's first line
 
     def __init__(self, fn: Function) -> None:
@@ -254,6 +257,11 @@ class CRenderer(Rules[Callable[[Op], None]]):
             raise self.fail(op, f"unknown unary operator {op.attrs['op']}")
         (a,) = self.operands(op, op.operands)
         self.define(op.result, spell(self, op, a))
+
+    def op_select(self, op: Op) -> None:
+        """`select`, spelled by the language's `SELECT`."""
+        c, a, b = self.operands(op, op.operands)
+        self.define(op.result, self.SELECT.format(c=c, a=a, b=b))
 
     # ---------------------------------------------------------------- values
     def name(self, v: Value) -> str:

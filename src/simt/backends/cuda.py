@@ -74,7 +74,7 @@ class _Renderer(clike.CRenderer):
     RULES: ClassVar[dict[str, str]] = {
         **clike.CRenderer.RULES,
         "const": "_op_const", "cmp": "_op_cmp",
-        "cast": "_op_cast", "select": "_op_select", "math": "_op_math",
+        "cast": "_op_cast", "math": "_op_math",
         "special": "_op_special", "shape": "_op_shape", "alloc": "_op_alloc",
         "load": "_op_load", "store": "_op_store", "atomic": "_op_atomic", "cas": "_op_cas",
         "barrier": "_op_barrier", "fence": "_op_fence", "print": "_op_print",
@@ -200,10 +200,6 @@ class _Renderer(clike.CRenderer):
         else:
             expr = f"({CTYPE[to]}){self.name(a)}"
         self.define(op.result, expr)
-
-    def _op_select(self, op: Op) -> None:
-        c, a, b = (self.name(v) for v in op.operands)
-        self.define(op.result, f"{c} ? {a} : {b}")
 
     def _op_math(self, op: Op) -> None:
         fn = op.attrs["fn"]

@@ -21,7 +21,7 @@ from ..builtins import sim_name
 from ..ir import Block, Function, Op, Value, walk, walk_blocks
 from ..ir.ops import ATOMICS, MEMORY, PURE, STORES
 from ..ir.rules import Rules
-from ..ir.semantics import UFUNC, expression
+from ..ir.semantics import SELECT, UFUNC, expression
 from ..types import CONST, GLOBAL, LOCAL, SHARED, ArrayType, Scalar
 from .common import error_sites, print_ops
 
@@ -490,9 +490,7 @@ class _Renderer(Rules[Statement]):
 
     @_value
     def select(self, op: Op, a: list[str], mask: str) -> str:
-        if op.operands[0].id in self.vary:
-            return f"_where({a[0]}, {a[1]}, {a[2]})"
-        return f"({a[1]} if {a[0]} else {a[2]})"
+        return SELECT.format(c=a[0], a=a[1], b=a[2])
 
     @_value
     def math(self, op: Op, a: list[str], mask: str) -> str:
@@ -600,9 +598,8 @@ class _Renderer(Rules[Statement]):
             self.block(other, depth + 1, me, more=bool(op.results))
             for r, y in zip(op.results, _yields(other)):
                 rn, yn = self.name(r), self.name(y)
-                self.emit(
-                    depth + 1, f"{rn} = {yn} if {mt} is False else _where({cond}, {rn}, {yn})"
-                )
+                pick = SELECT.format(c=cond, a=rn, b=yn)  # the merge is a select
+                self.emit(depth + 1, f"{rn} = {yn} if {mt} is False else {pick}")
 
     def branch(self, b: Block, results: list[Value], depth: int, mask: str) -> None:
         self.block(b, depth, mask, more=any(r.id != y.id for r, y in zip(results, _yields(b))))

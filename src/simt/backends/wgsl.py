@@ -81,10 +81,11 @@ class _Renderer(LoopRenderer):
     """WGSL: the C-like renderer (through the storage and loop layers) with WGSL's types,
     literals, operator tables (`BIN`/`UN`, below), addressing and error records."""
 
+    SELECT = "select({b}, {a}, {c})"
     RULES: ClassVar[dict[str, str]] = {
         **CRenderer.RULES,
-        "const": "const", "cmp": "cmp", "cast": "cast",
-        "select": "select", "math": "math", "special": "special_op", "shape": "shape",
+        "const": "const", "cmp": "cmp", "cast": "cast", "math": "math",
+        "special": "special_op", "shape": "shape",
         "alloc": "alloc", "load": "memory", "store": "memory", "atomic": "memory",
         "cas": "memory", "barrier": "barrier", "fence": "fence", "print": "print",
         "assert": "assert_",
@@ -198,10 +199,6 @@ class _Renderer(LoopRenderer):
         if t.is_bool and sym not in ("==", "!="):
             a, b = f"i32({a})", f"i32({b})"
         self.define(op.result, f"{a} {sym} {b}")
-
-    def select(self, op: Op) -> None:
-        c, a, b = self.args(op, op.operands)
-        self.define(op.result, f"select({b}, {a}, {c})")
 
     def special_op(self, op: Op) -> None:
         self.define(op.result, special(op.attrs["reg"], op.attrs["axis"]))

@@ -613,8 +613,8 @@ def compute(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray | None:
             a = np.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0)
             a = np.clip(a, -(2.0**62), 2.0**62)
         return semantics.cast(a, dt)  # type: ignore[no-any-return]
-    if oc == "select":
-        return np.where(args[0].astype(bool), args[1], args[2]).astype(dt)
+    if oc == "select":  # the IR's semantics (ir/semantics.py), as sim and folding have them
+        return np.asarray(semantics.select(args[0].astype(bool), args[1], args[2])).astype(dt)
     if oc == "math":
         with np.errstate(all="ignore"):
             return np.asarray(MATH[op.attrs["fn"]].ref(*args)).astype(dt)

@@ -1,7 +1,7 @@
 """The executable semantics of the IR's operators: one row per `bin`, `cmp` and `un` operator,
 each a NumPy expression over arrays or NumPy scalars of the operation's type, executable as
-a Python function (`fn`, `evaluate`), in the manner of tinygrad's `python_alu`; and the one
-conversion of a `cast` op (`cast`).
+a Python function (`fn`, `evaluate`), in the manner of tinygrad's `python_alu`; the `select`
+op's row (`SELECT`, `select`); and the one conversion of a `cast` op (`cast`).
 
 This table is the one definition every evaluator reads: constant folding (`passes/fold.py`,
 on NumPy scalars), the `sim` backend (it writes the rows' expressions into its NumPy
@@ -104,8 +104,20 @@ def cast(a: Any, t: Any) -> Any:
     return np.asarray(a).astype(t)[()]
 
 
+def select(c: Any, a: Any, b: Any) -> Any:
+    """The `select` op: `a` where `c`, else `b` (operands of one type); a scalar `c` picks one
+    whole operand (folding picks an operand value with it)."""
+    if isinstance(c, np.ndarray):
+        return np.where(c, a, b)
+    return a if c else b
+
+
+# The `select` op's row, as the bin/cmp/un rows: the expression over the operand texts `{c}`
+# (the bool), `{a}` (taken where it holds) and `{b}`; `select` is it as a function.
+SELECT = "_select({c}, {a}, {b})"
+
 # what the expressions call, bound in the namespace they are evaluated in (sim's too)
-HELPERS: dict[str, Any] = {"np": np, "_ipow": ipow, "_cast": cast}
+HELPERS: dict[str, Any] = {"np": np, "_ipow": ipow, "_cast": cast, "_select": select}
 
 
 def _kind(dtype: np.dtype[Any]) -> str:

@@ -124,8 +124,8 @@ class _Folder:
             if shape is not None:
                 value = shape[op.attrs["dim"]]
         elif k == "select":
-            if args[0] is not _MISSING:
-                return self.replace(op, op.operands[1] if args[0] else op.operands[2])
+            if args[0] is not _MISSING:  # the semantics' select picks the operand
+                return self.replace(op, semantics.select(bool(args[0]), *op.operands[1:]))
             if op.operands[1] is op.operands[2]:
                 return self.replace(op, op.operands[1])
             a, b = args[1], args[2]

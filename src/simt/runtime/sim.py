@@ -36,11 +36,9 @@ _HELPERS: dict[str, Any] = {
     "_split": sim_lib.split,
     "_narrow": sim_lib.narrow,
     "_keep": sim_lib.keep,
-    "_where": sim_lib.where,
     "_in_range": sim_lib.in_range,
     "_urange": sim_lib.urange,
-    "_ipow": semantics.ipow,
-    "_cast": semantics.cast,
+    **semantics.HELPERS,
     **SIM_NAMES,
 }
 _MAX_GEOMETRIES = 8  # launch shapes whose per-lane registers are kept

@@ -606,13 +606,6 @@ def keep(m: Mask, new: Any, old: Any) -> Any:
     return np.where(m, new, old)
 
 
-def where(c: Any, a: Any, b: Any) -> Any:
-    """`a` where `c`, else `b`; a scalar `c` picks one whole value."""
-    if isinstance(c, np.ndarray):
-        return np.where(c, a, b)
-    return a if c else b
-
-
 def in_range(i: Any, stop: Any, step: Any) -> Any:
     """Whether a `range` loop with a step of unknown sign goes round again."""
     return ((step > 0) & (i < stop)) | ((step < 0) & (i > stop))
@@ -881,5 +874,5 @@ def _sequential(
 
 __all__ = [
     "Geometry", "Launch", "Shadow", "atomic", "in_range", "keep", "load",
-    "load_view", "narrow", "split", "store", "store_op", "urange", "where",
+    "load_view", "narrow", "split", "store", "store_op", "urange",
 ]  # fmt: skip
