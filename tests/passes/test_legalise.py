@@ -194,3 +194,17 @@ def test_what_a_drivers_compiler_gets_wrong_is_marked_for_the_renderer() -> None
     assert format_function(fn) == text
     assert misread_int(2**31) and misread_int(-(2**32)) and misread_int(2**40)
     assert not misread_int(2**31 - 1) and not misread_int(2**32 + 1)
+
+
+def test_a_signed_abs_is_written_with_the_irs_wrapping_subtraction() -> None:
+    def build() -> Function:
+        fn, b, (out, x, u) = function(ArrayType(INT64, 1), INT32, INT64)
+        store_(b, out, 0, b.cast(b.un("abs", x), INT64))
+        store_(b, out, 1, b.un("abs", u))
+        return fn
+
+    edges = (0, 1, -1, 7, -(2**31), 2**31 - 1)
+    inputs = [[np.zeros(2, np.int64), x, u] for x in edges for u in (*edges, -(2**63))]
+    fn = same_behaviour(build, lambda f: legalise(f, Target("gpu", wrapping_abs=True)), inputs)
+    assert not [op for op in walk(fn.body) if op.opcode == "un"]
+    assert len([op for op in walk(fn.body) if op.opcode == "select"]) == 2

@@ -426,18 +426,9 @@ def _integer(r: _Renderer, op: Op, a: str, b: str) -> str:
 
 
 def _abs(r: _Renderer, op: Op, a: str) -> str:
+    """WGSL's `abs` (a signed integer's reaches here written as a select: `passes.legalise`)."""
     t = op.result.scalar
-    if t.kind == "u" or t.is_bool:
-        return a
-    if not t.is_int:
-        return f"abs({a})"
-    # not WGSL's abs: naga emits SAbs, which lavapipe's LLVM lowers with INT_MIN poison, so
-    # abs(-2**31) >> t then % 64 gave garbage (fuzzer seed 21623); the negation in unsigned
-    # arithmetic wraps as WGSL's abs is defined to
-    u, z = ("u32", "0u") if t.bits == 32 else ("u64", "0lu")
-    ty = "i32" if t.bits == 32 else "i64"
-    neg = f"{z} - bitcast<{u}>({a})"
-    return f"bitcast<{ty}>(select(bitcast<{u}>({a}), {neg}, {a} < {_zero(t)}))"
+    return a if t.kind == "u" or t.is_bool else f"abs({a})"
 
 
 _Renderer.BIN = {

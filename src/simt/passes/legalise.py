@@ -22,7 +22,11 @@ compilers get wrong, leaving the renderer only spellings:
   FMA, `(x * 0.1) * 10` folded into `x`, `x / 0.0` folded to 0 as if floats were finite),
   float `+ - *` results that feed more of them are marked `EXACT`, and a division by a known
   zero or infinity divides by a `HIDE` copy of it (`_exact_float`); NumPy, the reference,
-  does none of that.
+  does none of that;
+- where their integer `abs` is not the IR's at the minimum value (`wrapping_abs`: naga emits
+  SAbs, which lavapipe's LLVM lowers with INT_MIN poison, so `abs(-2**31) >> t` then `% 64`
+  gave garbage: fuzzer seed 21623), a signed `abs` is written `x < 0 ? 0 - x : x` with the
+  IR's wrapping subtraction (`_wrapping_abs`).
 """
 
 from __future__ import annotations
@@ -57,7 +61,8 @@ class Target:
     the loop iterations after which the device leaves an invocation's loops (None: never).
 
     What its compilers get wrong (rewritten by `legalise`): `hide_wide_ints`, some 64-bit
-    integer constants; `exact_float`, float arithmetic contracted or folded as if exact."""
+    integer constants; `exact_float`, float arithmetic contracted or folded as if exact;
+    `wrapping_abs`, a signed integer `abs` at the type's minimum."""
 
     backend: str
     language: str = ""
@@ -75,6 +80,7 @@ class Target:
     loop_limit: int | None = None
     hide_wide_ints: bool = False
     exact_float: bool = False
+    wrapping_abs: bool = False
 
 
 def legalise(fn: Function, target: Target) -> Function:
@@ -86,6 +92,8 @@ def legalise(fn: Function, target: Target) -> Function:
         _hide_wide_ints(fn)
     if target.exact_float:
         _exact_float(fn)
+    if target.wrapping_abs:
+        _wrapping_abs(fn)
     check(fn, target)
     return fn
 
@@ -196,6 +204,25 @@ def _limits(fn: Function, target: Target) -> None:
                 f"allows {target.workgroup_bytes}",
                 "use smaller simt.shared.array tiles",
             )
+
+
+def _wrapping_abs(fn: Function) -> None:
+    for block in walk_blocks(fn.body):
+        ops: list[Op] = []
+        for op in block.ops:
+            t = op.result.type if op.opcode == "un" and op.attrs["op"] == "abs" else None
+            if not (isinstance(t, Scalar) and t.is_int and t.is_signed):
+                ops.append(op)
+                continue
+            b = Builder(Block())
+            b.loc = op.loc
+            (x,) = op.operands
+            zero = b.const(0, t)
+            negative = b.cmp("lt", x, zero)
+            b.op("select", [negative, b.bin("sub", zero, x), x], [t])
+            b.block.ops[-1].results = [op.result]  # its uses read the select
+            ops.extend(b.block.ops)
+        block.ops = ops
 
 
 # ops whose evaluation does something besides giving a value: a `while` condition holding one
