@@ -212,22 +212,23 @@ def main() -> int:
         c = np.empty((n, n), np.float32)
         grid = ((n + 15) // 16, (n + 15) // 16)
         hand = None
+        xa, xb = a, b  # simt's operands
         if args.backend == "webgpu":  # the reference: a matmul hand-written in WGSL
             hand = HandMatmul(a, b)
             hand.run()
             check("hand-written WGSL", hand.result(), want, 1e-4)
-            a, b = simt.to_device(a), simt.to_device(b)  # compared without host copies
+            xa, xb = simt.to_device(a), simt.to_device(b)  # compared without host copies
         t0 = time.perf_counter()
-        check("simt chain", MATMUL.exec(a, b), want, 1e-4)
+        check("simt chain", MATMUL.exec(xa, xb), want, 1e-4)
         first = time.perf_counter() - t0
         t0 = time.perf_counter()
-        tuned = MATMUL.tune(a, b, budget=args.budget)
+        tuned = MATMUL.tune(xa, xb, budget=args.budget)
         tune_s = time.perf_counter() - t0
-        check("simt tuned", tuned.exec(a, b), want, 1e-4)
+        check("simt tuned", tuned.exec(xa, xb), want, 1e-4)
         check("numpy", a @ b, want, 1e-4)
         variants: dict[str, Callable[[], Any]] = {
-            "simt": lambda: MATMUL.exec(a, b),
-            "tuned": lambda: tuned.exec(a, b),
+            "simt": lambda: MATMUL.exec(xa, xb),
+            "tuned": lambda: tuned.exec(xa, xb),
             "numpy": lambda: a @ b,
         }
         slow: set[str] = {"simt"}
