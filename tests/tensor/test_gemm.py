@@ -381,3 +381,28 @@ def test_model_ranks_dot_tiles() -> None:
         return gemm.estimate(t, {"i": 32, "j": 32, "k": 2048}, 16, 2, True)
 
     assert est("tile(i:4,j:4)") < est("tile(i:2,j:2)")
+
+
+def test_cpu_packing_kernels_copy_vectors_and_stay_small() -> None:
+    """On the CPU a packing thread copies a strip (or tile) for PACK_K values of k (blocks of
+    one thread); an operand that runs along k is read PACK_LANES k at a time in a loop over
+    the strip's positions, not written out for every position (512 loads for a strip of 32:
+    LLVM then took seconds to compile q·kᵀ's packing)."""
+    from simt.tensor import gemm
+
+    q = rand((32, 300), 1)
+    comp = i("ik*jk~ijk") >> i("+ijk~ij | tile(i:4,j:32) pack(ik,jk)")
+    prog, ext = compile_for(comp.graph, prepare_inputs([q, q], registry.get("sim")), "cpu")
+    step = prog.steps[0]
+    assert [w for w, _ in step.packs] == ["u", "v"]
+    for which, kernel in step.packs:
+        fn = kernel.fn
+        assert fn is not None
+        loads = [o for o in walk(fn.body) if o.opcode == "load"]
+        # per path (edge or not): PACK_LANES in the loop over positions, a unit's worth for
+        # the k left over
+        width = 4 if which == "u" else 32
+        assert len(loads) == 2 * (gemm.PACK_LANES + width)
+        grid, block = gemm.pack_launch(step.kp.tiling, which, ext[1], True)  # type: ignore[arg-type, misc]
+        assert block == (1, 1) and grid[1] == -(-300 // gemm.PACK_K)
+    np.testing.assert_allclose(comp.exec(q, q), q @ q.T, rtol=1e-4, atol=1e-4)

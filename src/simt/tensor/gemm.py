@@ -348,17 +348,25 @@ def lower_pack(t: Tiling, which: str, elem: T.Scalar, out_type: T.Scalar, name: 
 
             kend = b.bin("min", ext_r, b.bin("add", k0, m.i32(PACK_K)))
             if op.pattern[-1] == t.r:
-                # the operand runs along k (a transpose): PACK_LANES consecutive k of each
-                # position a step (one vector load each), then the k left over one at a time
+                # the operand runs along k (a transpose): for each PACK_LANES consecutive k, a
+                # loop over the unit's positions reads them at once (one vector load each; the
+                # body stays small: written out for every position, LLVM took seconds over
+                # it), then the k left over one at a time
                 n = b.bin("sub", kend, k0)
                 main = b.bin("sub", kend, b.bin("mod", n, m.i32(PACK_LANES)))
 
                 def lanes(k: Value, _: list[Value]) -> list[Value]:
-                    for q in range(width):
+                    def position(q: Value, _: list[Value]) -> list[Value]:
+                        at = b.bin("add", base, q)
+                        if clamp:
+                            at = b.bin("min", at, last)
                         for j in range(PACK_LANES):
                             kj = b.bin("add", k, m.i32(j)) if j else k
-                            v = m.load(src, _index(op.pattern, {axis: pos[q], t.r: kj}))
-                            m.store(out, [unit, kj, m.i32(q)], v)
+                            v = m.load(src, _index(op.pattern, {axis: at, t.r: kj}))
+                            m.store(out, [unit, kj, q], v)
+                        return []
+
+                    m.loop(m.i32(0), m.i32(width), one, [], position, tile=True)
                     return []
 
                 m.loop(k0, main, m.i32(PACK_LANES), [], lanes, tile=True)
