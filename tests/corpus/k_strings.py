@@ -1,8 +1,9 @@
 """Strings built per thread at run time: `str(v)` of ints (negative, the most negative, zero),
 f-strings assigned to variables, `+`, `+=` in a run-time loop, `s * n`, `upper`/`lower`,
 `startswith`/`endswith`, `==`/`!=`, indexing a character, `",".join` of a tuple, a variable
-given different strings on the two paths of an `if`, and the strings printed. The reference is
-the same helper run by Python on the host."""
+given different strings on the two paths of an `if`, and the strings printed; exceptions
+raised with a message built at run time (`raise ValueError(f"...")`), caught with `as e` and
+read as `str(e)`. The reference is the same helper run by Python on the host."""
 
 import numpy as np
 
@@ -73,8 +74,56 @@ def _stdout_printed(a):
     return "".join(lines)
 
 
+def checked(t, v):
+    if v % 3 == 0:
+        raise ValueError(f"t{t}: {v} is a multiple of 3")
+    if v % 7 == 0:
+        raise ValueError("seven in " + str(v))
+    return v * 2
+
+
+def handled(t, v):
+    """(result, length of the message, 1 if the message ends in '3') and the line printed."""
+    try:
+        return (checked(t, v), 0, 0), ""
+    except ValueError as e:
+        msg = str(e)
+        return (-1, len(msg), 1 if msg.endswith("3") else 0), f"{t} {e}\n"
+
+
+@simt.kernel
+def strings_raised(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        try:
+            out[0, t] = checked(t, a[t])
+        except ValueError as e:
+            msg = str(e)
+            out[0, t] = -1
+            out[1, t] = len(msg)
+            out[2, t] = 1 if msg.endswith("3") else 0
+            print(t, e)
+        if a[t] > 1000:  # never here: an uncaught raise with a run-time message compiled
+            raise RuntimeError(f"too large: {a[t]}")
+
+
+def _make_raised():
+    return np.arange(-20, 44, dtype=np.int32), np.zeros((3, 64), np.int32)
+
+
+def _ref_raised(a, out):
+    r = np.array([handled(t, int(v))[0] for t, v in enumerate(a)], np.int64)
+    return {1: r.T.astype(np.int32)}
+
+
+def _stdout_raised(a, out):
+    return "".join(handled(t, int(v))[1] for t, v in enumerate(a))
+
+
 CASES = [
     Case("strings_per_thread", strings_per_thread, _make, 2, 64, _ref, tol=EXACT),
     Case("strings_printed", strings_printed, _make_printed, 1, 8, lambda a: {}, tol=EXACT,
          stdout=_stdout_printed),
+    Case("strings_raised", strings_raised, _make_raised, 2, 32, _ref_raised, tol=EXACT,
+         stdout=_stdout_raised),
 ]

@@ -220,3 +220,83 @@ def test_a_raising_thread_does_not_arrive_at_later_barriers(backend: str) -> Non
         k[1, 8](a, out)
     assert [f.thread for f in info.value.failures] == [2] and info.value.finished == 7
     np.testing.assert_array_equal(out, [2, -3, 0, 5, 6, 7, 8, 1])
+
+
+def test_return_in_finally_drops_the_exception_and_wins(backend: str) -> None:
+    """As Python: a `return` in `finally` ends the function with its value, dropping an
+    exception in flight and overriding an earlier `return`; a `break` in `finally` drops it
+    too (a `continue` there is Python 3.8+'s)."""
+
+    def pick(v):
+        try:
+            if v < 0:
+                raise ValueError("negative")
+            if v > 100:
+                return 1
+        finally:
+            if v % 2 == 0:
+                return 2  # noqa: B012 - the construct under test
+        return 3
+
+    def looped(v):
+        total = 0
+        for k in range(4):
+            try:
+                if k == v:
+                    raise KeyError("k")
+                total += 10
+            finally:
+                if v > 5:
+                    break  # noqa: B012
+        return total
+
+    @simt.kernel
+    def k(a, out):
+        i = simt.grid(1)
+        out[i, 0] = pick(a[i])
+        out[i, 1] = looped(a[i] % 8)
+
+    a = np.array([4, 101, 102, 7, -4, 1, 6, 13], np.int32)
+    out = np.zeros((8, 2), np.int32)
+    with pytest.raises(KernelError) as info:
+        k[1, 8](a, out)
+    want = {}
+    for i, v in enumerate(a.tolist()):
+        try:
+            want[i] = (pick(v), looped(v % 8))
+        except (ValueError, KeyError) as e:
+            want[i] = type(e).__name__
+    failed = {f.thread: f.exception for f in info.value.failures}
+    assert failed == {i: w for i, w in want.items() if isinstance(w, str)}
+    for i, w in want.items():
+        if not isinstance(w, str):
+            assert tuple(out[i]) == w, i
+
+
+def test_a_statement_that_raised_assigns_nothing(backend: str) -> None:
+    """As Python: `w += xs[i]` or `w = f(i)` that raises inside a `try` leaves `w` as it was
+    (the handler and the code after the `try` read the old value; it used to get the value
+    computed from the failed read)."""
+
+    def f(xs, i):
+        return xs[i] * 2
+
+    @simt.kernel
+    def k(a, out):
+        t = simt.grid(1)
+        xs = [7, 8]
+        xs.append(t)
+        w = 5
+        v = 1
+        try:
+            w += xs[a[t]]
+            v = f(xs, a[t] - 1)
+        except IndexError:
+            w += 100
+        out[t, 0] = w
+        out[t, 1] = v
+
+    a = np.array([0, 10, 1, 3], np.int32)
+    out = np.zeros((4, 2), np.int32)
+    k[1, 4](a, out)
+    assert out.tolist() == [[12, 0], [105, 1], [13, 14], [105, 1]]

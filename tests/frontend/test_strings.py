@@ -1,6 +1,7 @@
 """Strings built per thread at run time (frontend/strings.py): each operation against Python
 running the same helper on the host, printing and file writes of them, the heap running out
-as a MemoryError, and the refusals (a float made into a string, a run-time message)."""
+as a MemoryError, exceptions raised with a message built at run time, and the refusals (a
+float made into a string, a class that builds its own message)."""
 
 from __future__ import annotations
 
@@ -149,26 +150,123 @@ def test_string_index_outside_is_an_index_error() -> None:
     assert list(out) == [-1] * 10 + [1, 1]  # "100", "110"
 
 
+def check(t, v):
+    if v < 0:
+        raise ValueError(f"bad {v} in thread {t}")
+    return v + 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_uncaught_run_time_message_is_reported_per_thread(backend: str) -> None:
+    @simt.kernel
+    def k(a, out):
+        t = simt.grid(1)
+        out[t] = check(t, a[t])
+
+    simt.use(backend)
+    a = np.array([3, -5, 7, -12345, 0, -1], np.int32)
+    out = np.zeros(6, np.int32)
+    with pytest.raises(simt.KernelError) as info:
+        k[1, 6](a, out)
+    e = info.value
+    assert [(f.thread, f.exception, f.message) for f in e.failures] == [
+        (1, "ValueError", "bad -5 in thread 1"),
+        (3, "ValueError", "bad -12345 in thread 3"),
+        (5, "ValueError", "bad -1 in thread 5"),
+    ]
+    text = str(e)
+    assert "3 threads raised ValueError" in text and "first: thread 1: bad -5 in thread 1" in text
+    assert e.finished == 3 and list(out[[0, 2, 4]]) == [4, 8, 1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_str_of_a_caught_run_time_message(backend: str, capfd: pytest.CaptureFixture[str]) -> None:
+    @simt.kernel
+    def k(a, out):
+        t = simt.grid(1)
+        try:
+            try:
+                out[t] = check(t, a[t])
+            except ValueError:
+                raise  # the same exception, its message kept
+        except ValueError as e:
+            msg = str(e)
+            out[t] = len(msg) * 10 + (1 if msg.startswith("bad -") else 0)
+            print(e, repr(e), f"<{e}>", msg.upper())
+
+    simt.use(backend)
+    a = np.array([2, -40, 5, -7], np.int32)
+    out = np.zeros(4, np.int32)
+    k[1, 4](a, out)
+    msgs = {1: "bad -40 in thread 1", 3: "bad -7 in thread 3"}
+    assert list(out) == [3, len(msgs[1]) * 10 + 1, 6, len(msgs[3]) * 10 + 1]
+    assert capfd.readouterr().out.splitlines() == [
+        f"{m} {ValueError(m)!r} <{m}> {m.upper()}" for m in msgs.values()
+    ]
+
+
+def test_a_long_message_is_kept_to_its_first_characters() -> None:
+    @simt.kernel
+    def k(out, n):
+        t = simt.grid(1)
+        raise RuntimeError("ab" * n + str(t))
+
+    simt.use("sim")
+    with pytest.raises(simt.KernelError) as info:
+        k[1, 2](np.zeros(2, np.int32), 100)
+    f = info.value.failures
+    assert f[0].message == ("ab" * 60 + "... (201 characters, the first 120 kept)")
+    with pytest.raises(simt.KernelError) as info:
+        k[1, 2](np.zeros(2, np.int32), 3)
+    assert [x.message for x in info.value.failures] == ["ababab0", "ababab1"]
+
+
+def test_a_handler_of_literal_and_run_time_messages_prints_each(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    class Odd(ValueError):
+        pass
+
+    @simt.kernel
+    def k(a):
+        t = simt.grid(1)
+        try:
+            if a[t] % 2 == 1:
+                raise Odd(f"odd {a[t]}")
+            if a[t] > 4:
+                raise ValueError("large")
+        except ValueError as e:
+            print(t, e)
+
+    simt.use("sim")
+    k[1, 4](np.array([1, 2, 6, 9], np.int32))
+    assert capfd.readouterr().out.splitlines() == ["0 odd 1", "2 large", "3 odd 9"]
+
+
 @pytest.mark.parametrize(
     ("body", "words"),
     [
         ("s = 'x' + str(n * 0.5)", "a float cannot be made into a string at run time"),
         ("s = f'{n:5d}' + str(t)", "a format spec in a string built at run time"),
-        ("raise ValueError('n=' + str(n))", "an exception's message is known at compile time"),
+        ("raise KeyError('n=' + str(n))", "KeyError takes its message at compile time"),
+        ("raise ValueError('n=' + str(n), 2)", "takes that one string in a kernel"),
         ("s = str(t).strip()", "not .strip"),
         ("s = str(t) + 1", "str(v) makes one of a number"),
     ],
 )
-def test_refusals_name_the_line_and_say_what_to_write(body: str, words: str, tmp_path) -> None:
-    path = tmp_path / "user_kernel.py"
-    path.write_text(
+def test_refusals_name_the_line_and_say_what_to_write(body: str, words: str, refusal) -> None:
+    text = refusal(
         "import simt\n\n@simt.kernel\ndef k(out, n):\n    t = simt.grid(1)\n"
         f"    {body}\n    out[t] = 0\n"
     )
-    ns: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), ns)  # noqa: S102 - the test's own file
-    simt.use("sim")
-    with pytest.raises(simt.CompileError) as info:
-        ns["k"][1, 2](np.zeros(2, np.int32), 3)
-    text = str(info.value)
     assert words in text and "user_kernel.py:6" in text
+
+
+def test_an_exception_class_with_its_own_init_takes_known_values(refusal) -> None:
+    text = refusal(
+        "import simt\n\nclass Coded(Exception):\n    def __init__(self, m, code=1):\n"
+        "        super().__init__(m)\n        self.code = code\n\n@simt.kernel\n"
+        "def k(out, n):\n    t = simt.grid(1)\n    raise Coded('t=' + str(t))\n"
+    )
+    assert "Coded takes its message at compile time" in text and "its own __init__" in text
+    assert "user_kernel.py:11" in text

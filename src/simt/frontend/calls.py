@@ -131,13 +131,7 @@ def call(tr: Translating, node: ast.Call) -> V:
         and raising.is_exception_class(fn.value)
         and any(strings.is_str(a) for a in [*args, *kwargs.values()])
     ):
-        tr.fail(
-            node,
-            "an exception's message is known at compile time in a kernel, not a string built "
-            "at run time",
-            "print the string, then raise with a literal message: print(s); raise "
-            "ValueError('bad input')",
-        )
+        return strings.exception(tr, fn.value, args, kwargs, node)
     if isinstance(fn, Bound):
         return tr.inline(fn.func, [fn.obj, *args], kwargs, node)
     if isinstance(fn, Obj):
@@ -934,11 +928,13 @@ def _print_value(tr: Translating, v: V, node: ast.AST, top: bool) -> list[str | 
         return [v]  # type: ignore[list-item]
     if raising.is_caught(v):
         assert isinstance(v, Obj)
+        parts = [strings.of_payload(tr, p) if isinstance(p, raising.RunTimeText) else p
+                 for p in raising.message_parts(tr, v)]  # fmt: skip
         if top and not v.has("repr"):
-            return raising.message_parts(tr, v)
+            return parts
         cls = raising.attribute(tr, v, "__class__", node)
         assert isinstance(cls, Known)
-        return [f"{cls.value.__name__}(", *_quoted(raising.message_parts(tr, v)), ")"]
+        return [f"{cls.value.__name__}(", *_quoted(parts), ")"]
     if isinstance(v, Obj) and tr.method_of(v, "__simt_print__") is not None:
         return _printed_obj(tr, v, node)
     if isinstance(v, Known):
@@ -991,7 +987,11 @@ def _str(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -
     """`str(x)`: of a caught exception, its message (a value `print` and f-strings show);
     otherwise of known values only."""
     if len(args) == 1 and not kwargs and raising.is_caught(args[0]):
-        return args[0]
+        e = args[0]
+        assert isinstance(e, Obj)
+        if len(raising.caught_sites(e)) == 1 or raising.run_time_text(tr, e) is not None:
+            return strings.value_of(strings.message_text(tr, e, node))
+        return e  # printed once per place it may come from
     if len(args) == 1 and not kwargs and not isinstance(args[0], Known):
         return strings.value_of(strings.from_number(tr, args[0], node))
     return _only_known(str, "str")(tr, args, kwargs, node)

@@ -52,6 +52,9 @@ FAILURES = FAILURE_BUFFER
 RECORD = ("bx", "by", "bz", "tx", "ty", "tz", "site", "a_lo", "a_hi", "b_lo", "b_hi")
 #: records kept per launch (every raising thread is counted, the first this many listed)
 CAPACITY = 1024
+#: characters kept of each record's message built at run time (`raise ValueError(s)`): a
+#: kernel with such a raise has a text area of this many words per record after the records
+TEXT_WORDS = 120
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,10 @@ class Site:
     source_line: str
     # the exception object a `raise` builds at compile time (its attributes: `e.code`)
     instance: BaseException | None = None
+    # the message is a string built at run time (`raise ValueError(s)`): the payload is its
+    # offset and length in the thread's arena, the epilogue copies it into the text area;
+    # `parts`, if any, are the text before and after it (a KeyError's quotes)
+    text: bool = False
 
     def __deepcopy__(self, memo: dict[int, object]) -> Site:
         return self  # immutable (a pass copying the IR shares it; exceptions may not copy)
@@ -74,15 +81,32 @@ class Site:
         return "".join(p if isinstance(p, str) else str(payload[p]) for p in self.parts)
 
 
+class RaisedText:
+    """An exception built with a message made at run time (`ValueError(s)`,
+    `ValueError(f"bad {i}")`, made by calls.py): an `Obj` of this class with fields `cls`
+    (the known class) and `off`, `n` (the int32 offset and length of the message's characters
+    in the thread's arena, as `strings.py` keeps them)."""
+
+
+@dataclass(frozen=True)
+class RunTimeText:
+    """A part of a caught exception's message (`message_parts`) that is the run-time string
+    at `off`, `n` (its caller makes the string value of it)."""
+
+    off: V
+    n: V
+
+
 class Caught:
     """The value `e` of `except ... as e`: an `Obj` of this class with fields `exc` (the site),
     `a`, `b` (the payload) and `sites` (a known tuple of the site numbers it can be)."""
 
 
-def buffer_words(nsites: int) -> int:
+def buffer_words(nsites: int, text: bool = False) -> int:
     """The failure buffer's length in int32 words: the count of raising threads, one count per
-    site, then `CAPACITY` records."""
-    return 1 + nsites + CAPACITY * len(RECORD)
+    site, then `CAPACITY` records (and, when a site's message is built at run time, `text`,
+    `TEXT_WORDS` characters of each record's message)."""
+    return 1 + nsites + CAPACITY * len(RECORD) + (CAPACITY * TEXT_WORDS if text else 0)
 
 
 # ---------------------------------------------------------------- the state
@@ -102,17 +126,18 @@ def site(
     parts: tuple[str | int, ...],
     node: ast.AST | None,
     instance: BaseException | None = None,
+    text: bool = False,
 ) -> int:
     """The number of the raise site of `cls` with message `parts` at `node` (None: the
     location of the ops made now) — one number for the same class, message and place, however
-    often the body is translated."""
+    often the body is translated. `text`: the message is a string built at run time."""
     loc = tr.src.loc(node) if node is not None else tr.b.loc
     assert loc is not None
-    key = (cls, parts, loc.filename, loc.line, loc.col)
+    key = (cls, parts, loc.filename, loc.line, loc.col, text)
     sid = tr.ctx.site_ids.get(key)
     if sid is None:
         tr.ctx.sites.append(
-            Site(cls, parts, loc.filename, loc.line, loc.source_line or "", instance)
+            Site(cls, parts, loc.filename, loc.line, loc.source_line or "", instance, text)
         )
         sid = tr.ctx.site_ids[key] = len(tr.ctx.sites)
     return sid
@@ -358,7 +383,13 @@ def stmt_raise(tr: Translating, node: ast.Raise) -> None:
         if tr.ctx.try_depth == 0:
             tr.b.op("exit", [])
         return
-    exc = _exception_of(tr, tr.expr(node.exc), node.exc)
+    v = tr.expr(node.exc)
+    if isinstance(v, Obj) and v.cls is RaisedText:  # a message built at run time
+        cls = v.get("cls").value
+        sid = site(tr, cls, (), node, None, text=True)
+        set_state(tr, sid, None, (v.get("off"), v.get("n")))
+        return
+    exc = _exception_of(tr, v, node.exc)
     text = str(exc)
     set_state(tr, site(tr, type(exc), (text,), node, exc), None)
 
@@ -571,6 +602,14 @@ def always(tr: Translating, run: Callable[[], None]) -> None:
         tr.env[n] = Known(False)
     run()
     own = tr.env.get(RAISED, Known(False))  # whether the finally block raised itself
+    # whether it returned, broke or continued itself: as Python, that drops an exception in
+    # flight (`return` in `finally` wins)
+    left: V = Known(False)
+    for n in names:
+        if n != RAISED:
+            left = _either(tr, left, tr.env.get(n, Known(False)))
+    if RAISED in kept and not (isinstance(left, Known) and not left.value):
+        kept[RAISED] = _both(tr, kept[RAISED], _negated(tr, left))
     for n in names:
         old, new = kept[n], tr.env.get(n, Known(False))
         if isinstance(new, Known):
@@ -591,6 +630,24 @@ def always(tr: Translating, run: Callable[[], None]) -> None:
             tr.env[n] = tr.b.select(own, _typed(tr, cur, t), _typed(tr, old, t))
 
 
+def _either(tr: Translating, a: V, c: V) -> V:
+    if isinstance(a, Known) or isinstance(c, Known):
+        k, other = (a, c) if isinstance(a, Known) else (c, a)
+        return Known(True) if k.value else other  # type: ignore[union-attr]
+    return tr.b.bin("or", a, c)  # type: ignore[arg-type]
+
+
+def _both(tr: Translating, a: V, c: V) -> V:
+    if isinstance(a, Known) or isinstance(c, Known):
+        k, other = (a, c) if isinstance(a, Known) else (c, a)
+        return other if k.value else Known(False)  # type: ignore[union-attr]
+    return tr.b.bin("and", a, c)  # type: ignore[arg-type]
+
+
+def _negated(tr: Translating, a: V) -> V:
+    return Known(not a.value) if isinstance(a, Known) else tr.b.un("not", a)  # type: ignore[arg-type]
+
+
 # ---------------------------------------------------------------- the kernel's end
 def epilogue(tr: Translating) -> Param | None:
     """At the kernel's end: each thread still raising writes its record into the failure
@@ -599,6 +656,7 @@ def epilogue(tr: Translating) -> Param | None:
     if isinstance(f, Known) and not f.value:
         return None
     nsites = len(tr.ctx.sites)
+    texts = [k for k, s in enumerate(tr.ctx.sites, 1) if s.text]
     buf = Value(T.ArrayType(T.INT32, 1), FAILURES)
     b = tr.b
 
@@ -626,6 +684,8 @@ def epilogue(tr: Translating) -> Param | None:
             for k, w in enumerate(words):
                 at = b.bin("add", base, b.const(k, i32))
                 b.op("atomic", [buf, at, w], [i32], op="exch")
+            if texts:
+                _copy_text(tr, buf, slot, exc, texts, nsites)
             b.op("yield", [])
         eb.ops.append(_yield_nothing(tr))
         b.op("if", [fits], [], [tb, eb])
@@ -641,6 +701,32 @@ def epilogue(tr: Translating) -> Param | None:
         eb.ops.append(_yield_nothing(tr))
         b.op("if", [f], [], [tb, eb])
     return Param.made(Hidden.FAILURES, buf)
+
+
+def _copy_text(tr: Translating, buf: Value, slot: Value, exc: Value, texts: list[int],
+               nsites: int) -> None:  # fmt: skip
+    """A record whose site's message is built at run time: up to `TEXT_WORDS` of its
+    characters (code points in the thread's int32 arena) into the record's text words."""
+    b, i32 = tr.b, T.INT32
+    ar = tr.ctx.arena
+    assert ar is not None  # a run-time string lives there
+    off = _typed(tr, tr.env.get(EXA, Known(0)), i32)
+    n = b.bin("min", _typed(tr, tr.env.get(EXB, Known(0)), i32), b.const(TEXT_WORDS, i32))
+    start = b.bin("add", b.bin("mul", slot, b.const(TEXT_WORDS, i32)),
+                  b.const(1 + nsites + CAPACITY * len(RECORD), i32))  # fmt: skip
+    blk = Block()
+    k = Value(i32, "k")
+    blk.args.append(k)
+    with b.at(blk):
+        c = ar.load(b, i32, b.bin("add", off, k))
+        b.op("atomic", [buf, b.bin("add", start, k), c], [i32], op="exch")
+        b.op("yield", [])
+    tb, eb = Block(), Block()
+    with b.at(tb):
+        b.op("for", [b.const(0, i32), n, b.const(1, i32)], [], [blk], sign=1)
+        b.op("yield", [])
+    eb.ops.append(_yield_nothing(tr))
+    b.op("if", [_site_test(tr, exc, texts)], [], [tb, eb])
 
 
 def is_exception_class(x: object) -> bool:
@@ -677,6 +763,9 @@ def message_parts(tr: Translating, e: Obj) -> list[str | tuple[Value, str]]:
     if len(sites) != 1:
         raise Split(e)
     s = tr.ctx.sites[sites[0] - 1]
+    if s.text:
+        around = (*s.parts, "", "")[:2]
+        return [around[0], RunTimeText(e.get("a"), e.get("b")), around[1]]  # type: ignore[list-item]
     out: list[str | tuple[Value, str]] = []
     for p in s.parts:
         if isinstance(p, str):
@@ -685,6 +774,15 @@ def message_parts(tr: Translating, e: Obj) -> list[str | tuple[Value, str]]:
         w = e.get("a" if p == 0 else "b")
         out.append(str(w.value) if isinstance(w, Known) else (w, ""))
     return out
+
+
+def run_time_text(tr: Translating, e: Obj) -> RunTimeText | None:
+    """`str(e)` of a caught exception whose every site's message is built at run time: where
+    its characters are (None when a site's message is known)."""
+    if not all(tr.ctx.sites[s - 1].text and not tr.ctx.sites[s - 1].parts
+               for s in caught_sites(e)):  # fmt: skip
+        return None
+    return RunTimeText(e.get("a"), e.get("b"))
 
 
 def each_site(tr: Translating, e: Obj, emit: Callable[[], None]) -> None:
@@ -741,6 +839,13 @@ def attribute(tr: Translating, e: Obj, attr: str, node: ast.AST) -> V:
 
 
 # ---------------------------------------------------------------- after the launch
+def _text(chars: np.ndarray, n: int) -> str:
+    """A message built at run time from its record's text words (`n` characters, of which
+    the first `TEXT_WORDS` were kept)."""
+    kept = "".join(chr(c) if 0 <= c <= 0x10FFFF else "\ufffd" for c in chars[: max(0, n)].tolist())
+    return kept if n <= TEXT_WORDS else f"{kept}... ({n} characters, the first {TEXT_WORDS} kept)"
+
+
 def decode(
     words: np.ndarray, sites: tuple[Site, ...], grid: tuple[int, int, int],
     block: tuple[int, int, int],
@@ -752,7 +857,9 @@ def decode(
         return None
     counts = words[1 : 1 + len(sites)]
     n = min(total, CAPACITY)
-    recs = words[1 + len(sites) :].reshape(CAPACITY, len(RECORD))[:n].astype(np.int64)
+    at = 1 + len(sites)
+    recs = words[at : at + CAPACITY * len(RECORD)].reshape(CAPACITY, len(RECORD))[:n]
+    recs = recs.astype(np.int64)
     bx, by, bz, tx, ty, tz = (recs[:, k] for k in range(6))
     per_block = block[0] * block[1] * block[2]
     blin = bx + grid[0] * (by + grid[1] * bz)
@@ -760,12 +867,19 @@ def decode(
     gid = blin * per_block + tlin
     a = (recs[:, 7] & 0xFFFFFFFF) | (recs[:, 8] << 32)
     b = (recs[:, 9] & 0xFFFFFFFF) | (recs[:, 10] << 32)
+    text_at = 1 + len(sites) + CAPACITY * len(RECORD)  # the text area, where there is one
     failures: list[ThreadFailure] = []
     for k in np.argsort(gid, kind="stable"):
         s = sites[int(recs[k, 6]) - 1]
+        if s.text:
+            around = (*s.parts, "", "")[:2]
+            message = _text(words[text_at + k * TEXT_WORDS :][: TEXT_WORDS], int(b[k]))
+            message = f"{around[0]}{message}{around[1]}"
+        else:
+            message = s.message((int(a[k]), int(b[k])))
         failures.append(ThreadFailure(
             int(gid[k]), (int(bx[k]), int(by[k]), int(bz[k])), (int(tx[k]), int(ty[k]), int(tz[k])),
-            s.cls.__name__, s.message((int(a[k]), int(b[k]))), s.filename, s.line,
+            s.cls.__name__, message, s.filename, s.line,
         ))  # fmt: skip
     groups: list[tuple[ThreadFailure, int]] = []
     seen: dict[tuple[str, str, int], int] = {}

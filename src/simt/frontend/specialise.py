@@ -169,7 +169,9 @@ def translate_with_names(
     if failures is not None:
         fn.attrs["raise_sites"] = tuple(ctx.sites)
         # the failure buffer's int32 words: what a launch (or the cost model) passes for it
-        fn.attrs["failure_words"] = raising.buffer_words(len(ctx.sites))
+        fn.attrs["failure_words"] = raising.buffer_words(
+            len(ctx.sites), any(s.text for s in ctx.sites)
+        )
     # which parameters are complex (the IR sees their float parts), for messages: the
     # argument's name -> "complex64 array", "complex128 number", ...
     complex_params = {}

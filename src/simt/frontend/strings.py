@@ -20,6 +20,7 @@ write the characters one print field each (`Field` with spec "c", formatted by t
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Callable
 
 import numpy as np
@@ -29,6 +30,13 @@ from ..ir import Field, Value
 from .context import Translating
 from .list_ops import fold
 from .lists import arena, i32, loop, raise_unless, when
+from .raising import (
+    RaisedText,
+    RunTimeText,
+    Split,
+    message_parts,
+    run_time_text,
+)
 from .scalars import coerce
 from .values import Bound, Known, Obj, Tup, V
 
@@ -292,6 +300,67 @@ def fstring(tr: Translating, node: ast.JoinedStr) -> Text:
                         "host")  # fmt: skip
             text = from_number(tr, v, piece)
         out = concat(tr, out, text, node)
+    return out
+
+
+# ------------------------------------------------------------------------------- exceptions
+def exception(tr: Translating, cls: type[BaseException], args: list[V], kwargs: dict[str, V],
+              node: ast.AST) -> Obj:  # fmt: skip
+    """`ValueError(s)` of a string built at run time: the exception object `raise` takes
+    (`raising.RaisedText`); its message is the string's characters, reported per thread."""
+    name = cls.__name__
+    if kwargs or len(args) != 1 or not is_text(args[0]):
+        tr.fail(node, f"{name}() of a string built at run time takes that one string in a kernel",
+                f"build one message: raise {name}(f'...')")  # fmt: skip
+    plain = all(  # only built-in classes say how it is made
+        getattr(builtins, c.__name__, None) is c
+        for c in cls.__mro__ if "__init__" in vars(c) or "__new__" in vars(c)
+    )  # fmt: skip
+    if not plain or cls.__str__ is not BaseException.__str__:
+        tr.fail(
+            node,
+            f"{name} takes its message at compile time in a kernel: its class "
+            + ("builds its own message (str(e) is not the string given)"
+               if plain else "has its own __init__"),
+            "raise an exception class without its own __init__, e.g. raise ValueError(s), "
+            "or print the string and raise with values known at compile time",
+        )  # fmt: skip
+    s = text_of(args[0])
+    if isinstance(s, str):
+        s = materialise(tr, s, node)
+    return Obj(RaisedText, (("cls", Known(cls)), ("off", _off(s)), ("n", length(tr, s))))
+
+
+def of_payload(tr: Translating, text: RunTimeText) -> Obj:
+    """The string of a caught exception's run-time message (`str(e)`): the same characters
+    (strings never change)."""
+    def word(v: V) -> Value:
+        if isinstance(v, Known):
+            return i32(tr, int(v.value))
+        assert isinstance(v, Value)
+        return coerce(tr.b, v, T.INT32)
+
+    return _make(word(text.off), word(text.n))
+
+
+def message_text(tr: Translating, e: Obj, node: ast.AST) -> Text:
+    """`str(e)` of a caught exception `e` as a string: its message, known when it is one
+    known text, a run-time string when built at run time or holding run-time numbers."""
+    text = run_time_text(tr, e)
+    if text is not None:
+        return of_payload(tr, text)
+    try:
+        parts = message_parts(tr, e)
+    except Split:
+        tr.fail(node, "the message of an exception that may come from several `raise`s with "
+                "different messages, as a string", "print it (print(e)), or catch each in "
+                "its own `except` clause")  # fmt: skip
+    out: Text = ""
+    for p in parts:
+        if isinstance(p, RunTimeText):
+            out = concat(tr, out, of_payload(tr, p), node)
+        else:
+            out = concat(tr, out, p if isinstance(p, str) else from_number(tr, p[0], node), node)
     return out
 
 

@@ -300,14 +300,32 @@ class Translator:
 
     def stmt_Assign(self, node: ast.Assign) -> None:
         block, start = self.b.block, len(self.b.block.ops)
+        before = raising.flag(self)
         if self.makes_list(node.targets, node.value):
             value: V = lists.from_display(self, node.value)
         else:
             value = self.expr(node.value)
         if self.ctx.explain:
             self.note_assignment(node.targets, value, block.ops[start:])
-        for target in node.targets:
-            self.assign(target, value, node.value)
+
+        def bind() -> None:
+            for target in node.targets:
+                self.assign(target, value, node.value)
+
+        self.unless_raised(before, bind)
+
+    def unless_raised(self, before: V, bind: Callable[[], None]) -> None:
+        """Bind a statement's result unless evaluating it raised (Python then assigns
+        nothing): inside a `try`, where the thread goes on to a handler that may read the
+        variable, under `if not raising` where the statement may have raised."""
+        after = raising.flag(self)
+        if after is before or (isinstance(after, Value) and self.ctx.try_depth == 0):
+            bind()
+        elif isinstance(after, Known):
+            if not after.value:
+                bind()
+        else:
+            self.branch(self.b.un("not", after), bind, self.left)  # type: ignore[arg-type]
 
     def makes_list(self, targets: list[ast.expr], value: ast.expr) -> bool:
         """Whether `targets = value` makes a run-time list: a list display assigned to a
@@ -351,19 +369,22 @@ class Translator:
         op = _BIN.get(type(node.op))
         if op is None:
             self.fail(node, f"{type(node.op).__name__} is not supported in kernels")
+        before = raising.flag(self)
         if isinstance(node.target, ast.Name):
-            cur = self.lookup(node.target.id, node.target)
+            name = node.target.id
+            cur = self.lookup(name, node.target)
             if lists.is_list(cur) and op == "add":  # xs += [v]: extends the list in place
                 lists.extend(self, cur, [self.expr(node.value)], node)  # type: ignore[arg-type]
                 return
-            self.env[node.target.id] = self.binop(op, cur, self.expr(node.value), node)
+            new_v = self.binop(op, cur, self.expr(node.value), node)
+            self.unless_raised(before, lambda: self.env.__setitem__(name, new_v))
         elif isinstance(node.target, ast.Subscript):
             base = self.expr(node.target.value)
             if lists.is_list(base):
                 key = self.expr(node.target.slice)
                 cur = lists.getitem(self, base, key, node.target)  # type: ignore[arg-type]
                 new = self.binop(op, cur, self.expr(node.value), node)
-                lists.setitem(self, base, key, new, node)  # type: ignore[arg-type]
+                self.unless_raised(before, lambda: lists.setitem(self, base, key, new, node))  # type: ignore[arg-type]
                 return
             if isinstance(base, CArray):
                 cur_c = views.complex_subscript(self, base, node.target)

@@ -7,7 +7,8 @@ indexing (negative indices too), iteration, `len`, `sum`, `min`/`max`, `in`, `co
 were built; `min`, `max` and `index` are guarded by `if xs`), so a difference between
 backends is a bug, never an IndexError; values are int32 (wrapping exactly) or float32
 multiples of 1/8 far below 2**21 (exact sums). About one kernel in two with lists builds a
-string too (`text`)."""
+string too (`text`); with the exceptions feature on, it may put the string in the message of
+a ValueError it raises and catches."""
 
 from __future__ import annotations
 
@@ -119,6 +120,13 @@ def text(g: Grammar) -> None:
     g.emit(f"{acc} += (2 if {s}.startswith({probe}) else 0) + (4 if {s}.endswith({probe}) else 0)")
     g.emit(f"if {s}:")
     g.emit(f"    {acc} += 8 if {s}[{r.choice(('0', '-1'))}] == {probe} else 16")
+    if g.exceptions_on and r.random() < 0.5:  # a message built from it, raised and caught
+        g.emit("try:")
+        g.emit(f"    if not {s}.startswith({probe}):")
+        g.emit(f"        raise ValueError('no ' + {probe} + ' in ' + {s})")
+        g.emit(f"    {acc} += 1")
+        g.emit("except ValueError as e:")
+        g.emit(f"    {acc} += len(str(e)) + (9 if str(e).endswith({s}) else 0)")
     if r.random() < 0.3:
         g.emit("if t == 1:")
         g.emit(f"    print({s})")

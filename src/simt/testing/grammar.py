@@ -47,6 +47,7 @@ class Grammar(Protocol):
     in_helper: bool
     complex_on: bool
     u64_on: bool
+    exceptions_on: bool  # try statements may be written (the mutator's kernels have none)
     atomic_op: str
     extras: set[str]
     features: set[str]

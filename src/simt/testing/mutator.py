@@ -46,7 +46,20 @@ CONSTRUCTS: dict[str, tuple[str, ...]] = {
     "Slice": ("{v} = (1, 2, 3)[{v}:]",),
     "NamedExprString": ("{v} = len(s := 'ab')",),
     "Recursion": ("{v} = kernel(fa, ia, ua, fo, io, uo, fx, hist, s0, s1)",),
+    # a tuple whose length an `if` inside a run-time loop changes (commit 5dff1f3: it was
+    # carried with its old shape and read zeros after the loop)
+    "TupleLengthInLoop": (
+        "mt_best = [{v}]\nfor mt_q in range({v} % 4):\n    mt_cand = [{v} * mt_q, {v} + mt_q]\n"
+        "    if sum(mt_cand) > sum(mt_best):\n        mt_best = mt_cand\n"
+        "io[0] = sum(mt_best) + len(mt_best)",
+    ),
     "Await": (),  # SyntaxError in a plain def: Python refuses it first
+}
+
+
+# constructs whose refusal must say this (other constructs: any located CompileError)
+EXPECTED_WORDS: dict[str, str] = {
+    "TupleLengthInLoop": "tuples of different lengths",
 }
 
 
@@ -114,6 +127,9 @@ def verdict(m: Mutant) -> str | None:
                 f"{m.construct}: located at line {line}, the construct is on lines "
                 f"{m.first_line}-{m.last_line}: {text}"
             )
+        words = EXPECTED_WORDS.get(m.construct)
+        if words is not None and words not in text:
+            return f"{m.construct}: the error does not say {words!r}: {text}"
         return None
     except Exception as e:  # noqa: BLE001 - anything else is the finding
         return f"{m.construct}: {type(e).__name__} instead of a CompileError: {e}"
