@@ -72,6 +72,35 @@ def test_constructs_outside_the_language(tmp_path, body, words):
         assert words in str(e)
 
 
+@pytest.mark.parametrize(
+    "body, words, hint",
+    [  # mistakes met porting Numba programs: each ran silently wrong or was an internal error
+        ("a[0] = random.random()", "random.random() would run once, at compile time", "xoroshiro"),
+        ("a[0] = np.random.rand()", "np.random.rand() would run once", "on the host"),
+        ("simt.syncthreads\n        a[0] = 1.0", "names a function without calling it",
+         "simt.syncthreads()"),
+        ("for j in range(len(a) / 2):\n            a[j] = 1.0", "range() bounds must be integers",
+         "`//`"),
+        ("for j in range(1, len(a) * 0.5):\n            a[j] = 1.0",
+         "range() bounds must be integers", "int(...)"),
+    ],
+)  # fmt: skip
+def test_silent_or_internal_mistakes_are_located_errors(tmp_path, body, words, hint):
+    src = (
+        "import random\nimport numpy as np\nimport simt\n\n@simt.kernel\ndef k(a):\n"
+        f"        {body}\n"
+    ).replace("\n        ", "\n    ")
+    path = tmp_path / "user_kernel.py"
+    path.write_text(src)
+    ns: dict = {}
+    exec(compile(src, str(path), "exec"), ns)
+    with pytest.raises(simt.CompileError) as info:
+        ns["k"][1, 4](np.zeros(4, np.float32))
+    e = info.value
+    assert e.filename == str(path) and e.line == 7
+    assert words in str(e) and e.hint and hint in e.hint
+
+
 def test_runtime_value_to_an_uncompilable_callable():
     import statistics
 

@@ -12,6 +12,7 @@ import builtins
 import cmath
 import inspect
 import math
+import random
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -149,6 +150,16 @@ def call(tr: Translating, node: ast.Call) -> V:
         return _bit_function(tr, f, args, node)
     if isinstance(f, lang.Inlined):  # an intrinsic written in the kernel language
         return tr.inline(f.impl, args, kwargs, node)
+    if _draws_at_random(f):
+        tr.fail(
+            node,
+            f"{ast.unparse(node.func)}() would run once, at compile time, and give every thread "
+            "the same number",
+            "draw per-thread random numbers with simt.cuda.random: states from "
+            "create_xoroshiro128p_states(threads, seed) passed to the kernel, then "
+            "xoroshiro128p_uniform_float32(states, i) in it; or draw them on the host "
+            "(np.random) and pass the array",
+        )
     if all(isinstance(a, Known) for a in [*args, *kwargs.values()]):
         try:
             return Known(f(*[_kv(a) for a in args], **{k: _kv(v) for k, v in kwargs.items()}))
@@ -195,6 +206,17 @@ def call(tr: Translating, node: ast.Call) -> V:
         " is only known at run time",
         hint,
     )
+
+
+def _draws_at_random(f: Any) -> bool:
+    """A random-number function of the standard library or NumPy (`random.random`,
+    `np.random.rand`, a `Generator`'s methods): run at compile time like other library calls,
+    it would give every thread one number, silently."""
+    owner = getattr(f, "__self__", None)
+    if isinstance(owner, (random.Random, np.random.RandomState, np.random.Generator)):
+        return True
+    module = getattr(f, "__module__", None) or ""
+    return module == "random" or module.startswith("numpy.random")
 
 
 def _library(f: Any) -> bool:

@@ -296,7 +296,18 @@ class Translator:
     def stmt_Expr(self, node: ast.Expr) -> None:
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # a docstring
-        self.expr(node.value)
+        value = self.expr(node.value)
+        if (
+            isinstance(node.value, (ast.Name, ast.Attribute))
+            and isinstance(value, Known)
+            and callable(value.value)
+        ):  # `cuda.syncthreads` without its call: Python does nothing, and neither would we
+            text = ast.unparse(node.value)
+            self.fail(
+                node.value,
+                f"`{text}` names a function without calling it, so it does nothing",
+                f"call it: {text}()",
+            )
 
     def stmt_Assign(self, node: ast.Assign) -> None:
         block, start = self.b.block, len(self.b.block.ops)
@@ -702,11 +713,19 @@ class Translator:
         if not isinstance(node.target, ast.Name):
             self.fail(node.target, "the variable of a range() loop must be a plain name")
         start, stop, step = range_parts(bounds)
-        for v, a in zip((start, stop, step), node.iter.args):  # type: ignore[attr-defined]
-            if isinstance(v, Known) and not isinstance(v.value, (int, np.integer)):
-                self.fail(a, "range() bounds must be integers")
-            if isinstance(v, Value) and not (isinstance(v.type, T.Scalar) and v.type.is_int):
-                self.fail(a, "range() bounds must be integers")
+        for v, a in zip(bounds, node.iter.args):  # type: ignore[attr-defined]
+            known_int = isinstance(v, Known) and isinstance(v.value, (int, np.integer))
+            if not known_int and not (
+                isinstance(v, Value) and isinstance(v.type, T.Scalar) and v.type.is_int
+            ):
+                self.fail(
+                    a,
+                    "range() bounds must be integers",
+                    "`/` always gives a float in Python: use `//` for an integer quotient, "
+                    "or int(...)"
+                    if isinstance(a, ast.BinOp) and isinstance(a.op, ast.Div)
+                    else "convert it with int(...)",
+                )
         typed_types = [v.type for v in (start, stop, step) if isinstance(v, Value)]
         t = T.INT64 if self.ctx.int64 else T.INT32  # Numba's range variables are int64
         for tt in typed_types:
