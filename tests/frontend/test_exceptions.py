@@ -300,3 +300,26 @@ def test_a_statement_that_raised_assigns_nothing(backend: str) -> None:
     out = np.zeros((4, 2), np.int32)
     k[1, 4](a, out)
     assert out.tolist() == [[12, 0], [105, 1], [13, 14], [105, 1]]
+
+
+@simt.kernel
+def guarded_by_and(flags, a, out):
+    i = simt.grid(1)
+    if i < len(out):
+        try:
+            if flags[i] > 0 and a[i + 1] > 0.5:  # the right side raises for the last thread
+                out[i] = 1.0
+            else:
+                out[i] = 2.0
+        except IndexError:
+            out[i] = -1.0
+
+
+def test_an_index_error_in_the_right_side_of_and_is_caught(backend: str) -> None:
+    """`a and b[i]` inside `try`: the IndexError raised in the right side leaves its branch
+    (it was an internal IRError, 'used before it is defined', on cpu and webgpu)."""
+    out = np.zeros(8, np.float32)
+    flags = np.array([1, 0, 1, 1, 0, 1, 1, 1], np.int32)
+    a = np.array([0.0, 1, 1, 0, 1, 1, 1, 1], np.float32)
+    guarded_by_and[1, 8](flags, a, out)
+    assert out.tolist() == [1.0, 2.0, 2.0, 1.0, 2.0, 1.0, 1.0, -1.0]

@@ -150,6 +150,15 @@ def _typed(tr: Translating, v: V, t: T.Scalar) -> Value:
     return coerce(tr.b, v, t)
 
 
+def state_value(tr: Translating, name: str, v: V | None) -> Value:
+    """The value of state variable `name` (one of `STATE`) as a typed value (`v` None: its
+    initial value), for a branch made outside `Translating.branch` to yield."""
+    t = T.BOOL if name == RAISED else T.INT32 if name == EXC else PAYLOAD_TYPE
+    if v is None or v is UNDEF:
+        v = Known(False) if name == RAISED else Known(0)
+    return _typed(tr, v, t)
+
+
 def set_state(
     tr: Translating, sid: int, fails: Value | None, payload: tuple[V, V] = (Known(0), Known(0))
 ) -> None:

@@ -1201,19 +1201,22 @@ class Translator:
                 return self.const(False, T.BOOL) if is_and else left
             return self.b.bin("and" if is_and else "or", left, r)  # type: ignore[arg-type]
         tb, eb = Block(), Block()
-        with self.b.at(tb):
-            if is_and:
-                r = coerce(self.b, self.to_bool(self.expr(rhs), rhs), T.BOOL)
-            else:
-                r = self.const(True, T.BOOL)
-            self.b.op("yield", [r])
-        with self.b.at(eb):
-            if is_and:
-                r = self.const(False, T.BOOL)
-            else:
-                r = coerce(self.b, self.to_bool(self.expr(rhs), rhs), T.BOOL)
-            self.b.op("yield", [r])
-        return self.b.op("if", [left], [T.BOOL], [tb, eb]).result
+        saved = {n: self.env.get(n) for n in raising.STATE}
+        with self.b.at(tb if is_and else eb):
+            r = coerce(self.b, self.to_bool(self.expr(rhs), rhs), T.BOOL)
+            # `rhs` may raise (`a[i]` inside `try`): the thread's exception state leaves the
+            # branch as its results (it was defined inside it only: an IRError)
+            changed = [n for n in raising.STATE if self.env.get(n) is not saved[n]]
+            state = [raising.state_value(self, n, self.env.get(n)) for n in changed]
+            self.b.op("yield", [r, *state])
+        with self.b.at(eb if is_and else tb):
+            r = self.const(not is_and, T.BOOL)
+            state = [raising.state_value(self, n, saved[n]) for n in changed]
+            self.b.op("yield", [r, *state])
+        op = self.b.op("if", [left], [T.BOOL, *(v.type for v in state)], [tb, eb])
+        for n, v in zip(changed, op.results[1:]):
+            self.env[n] = v
+        return op.results[0]
 
     def expr_Compare(self, node: ast.Compare) -> V:
         left = self.expr(node.left)
