@@ -39,6 +39,19 @@ def test_dict_is_rejected_with_location():
     assert e.hint and "tuple" in e.hint
 
 
+def _user_kernel_error(tmp_path, header: str, body: str) -> simt.CompileError:
+    """The CompileError of `def k(a): <body>` written after `header` in a user's file."""
+    src = (f"{header}\n\n@simt.kernel\ndef k(a):\n        {body}\n").replace("\n        ", "\n    ")
+    path = tmp_path / "user_kernel.py"
+    path.write_text(src)
+    ns: dict = {}
+    exec(compile(src, str(path), "exec"), ns)
+    with pytest.raises(simt.CompileError) as info:
+        ns["k"][1, 4](np.zeros(4, np.float32))
+    assert info.value.filename == str(path)
+    return info.value
+
+
 @pytest.mark.parametrize(
     "body, words",
     [
@@ -56,17 +69,7 @@ def test_dict_is_rejected_with_location():
     ],
 )
 def test_constructs_outside_the_language(tmp_path, body, words):
-    src = (
-        f"import simt\nfrom simt import thread_idx\n\n@simt.kernel\ndef k(a):\n        {body}\n"
-    ).replace("\n        ", "\n    ")
-    path = tmp_path / "user_kernel.py"
-    path.write_text(src)
-    ns: dict = {}
-    exec(compile(src, str(path), "exec"), ns)
-    with pytest.raises(simt.CompileError) as info:
-        ns["k"][1, 4](np.zeros(4, np.float32))
-    e = info.value
-    assert e.filename == str(path)
+    e = _user_kernel_error(tmp_path, "import simt\nfrom simt import thread_idx", body)
     assert e.line is not None and e.line >= 6
     if words:
         assert words in str(e)
@@ -86,18 +89,8 @@ def test_constructs_outside_the_language(tmp_path, body, words):
     ],
 )  # fmt: skip
 def test_silent_or_internal_mistakes_are_located_errors(tmp_path, body, words, hint):
-    src = (
-        "import random\nimport numpy as np\nimport simt\n\n@simt.kernel\ndef k(a):\n"
-        f"        {body}\n"
-    ).replace("\n        ", "\n    ")
-    path = tmp_path / "user_kernel.py"
-    path.write_text(src)
-    ns: dict = {}
-    exec(compile(src, str(path), "exec"), ns)
-    with pytest.raises(simt.CompileError) as info:
-        ns["k"][1, 4](np.zeros(4, np.float32))
-    e = info.value
-    assert e.filename == str(path) and e.line == 7
+    e = _user_kernel_error(tmp_path, "import random\nimport numpy as np\nimport simt", body)
+    assert e.line == 7
     assert words in str(e) and e.hint and hint in e.hint
 
 
