@@ -8,8 +8,8 @@ pass to helper functions, nest (`a[1:-1][::2]`) and cost nothing once constants 
 Slices take Python's semantics: bounds known or computed at run time, negative bounds count
 from the end and are clipped to the axis; the step must be known at compile time. A known
 negative index into a view counts from the view's end. An index into a sliced axis is checked
-against the view's extent by an `assert` op marked `view_check`; `sim` keeps those checks
-always, the other backends in debug mode only (`strip_view_checks`), as array bounds checks.
+against the view's extent by an `assert` op marked `view_check`, kept on every backend as
+array bounds checks are; `boundscheck=False` drops them (`strip_view_checks`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """Dropping the bounds checks of array views (`frontend.views`) where they are not wanted.
 
 Indexing a sliced view is checked against the view's extent by an `assert` op marked
-`view_check`. `sim` keeps those checks always; the other backends keep them in debug mode
-only, as they do array bounds checks: this pass removes them, then the comparisons that fed
-them (dead-code elimination).
+`view_check`. Every backend keeps those checks, as it keeps array bounds checks, unless the
+kernel is compiled with `boundscheck=False` (the documented unsafe opt-out): then this pass
+removes them, then the comparisons that fed them (dead-code elimination). (Until 2026-11-26
+the compiled backends dropped them outside debug mode, and an index past a view read the
+array's next elements silently.)
 """
 
 from __future__ import annotations
