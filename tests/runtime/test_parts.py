@@ -59,11 +59,12 @@ def test_every_runtime_declares_its_capabilities(name: str) -> None:
         registry.has(name, "host_memroy")
 
 
-def test_only_the_reference_keeps_view_checks_outside_debug_mode() -> None:
-    """`pipeline.for_runtime` says once that sim checks views: a launch and `kernel.source`
-    strip the front end's view checks for every other runtime."""
+def test_every_runtime_keeps_view_checks_unless_boundscheck_is_off() -> None:
+    """`pipeline.for_runtime` keeps the front end's view checks for every runtime, as it keeps
+    array bounds checks (they were dropped outside debug mode, and an index past a view read
+    the array's next elements on cpu and webgpu); `boundscheck=False` drops them everywhere
+    but on sim, which checks every access itself (`checks_views`)."""
 
-    @simt.kernel
     def window(a, out, lo):
         i = simt.grid(1)
         if i < len(out):
@@ -74,11 +75,15 @@ def test_only_the_reference_keeps_view_checks_outside_debug_mode() -> None:
         return sum(op.opcode == "assert" and bool(op.attrs.get("view_check"))
                    for op in simt.ir.walk(fn.body))  # fmt: skip
 
-    fn, _ = window.specialised_ir(np.ones(8, np.float32), np.zeros(4, np.float32), 2)
-    assert checks(fn) > 0
-    kept = {name for name in registry.RUNTIMES
-            if checks(pipeline.for_runtime(copy.deepcopy(fn), registry.runtime_class(name)))}
-    assert kept == {"sim"}
+    def kept_by(kernel: simt.Kernel) -> set[str]:
+        fn, _ = kernel.specialised_ir(np.ones(8, np.float32), np.zeros(4, np.float32), 2)
+        assert checks(fn) > 0
+        prepared = {name: pipeline.for_runtime(copy.deepcopy(fn), registry.runtime_class(name))
+                    for name in registry.RUNTIMES}  # fmt: skip
+        return {name for name, f in prepared.items() if checks(f)}
+
+    assert kept_by(simt.kernel(window)) == set(registry.RUNTIMES)
+    assert kept_by(simt.kernel(boundscheck=False)(window)) == {"sim"}
 
 
 def test_the_pipeline_renders_through_the_runtime() -> None:
