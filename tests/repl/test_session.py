@@ -257,10 +257,20 @@ def test_ctrl_c_in_a_kernel_names_the_buffers_it_was_writing() -> None:
     s.bind("h", (256,), np.dtype(np.int64))
     assert s.run("y = tid\n")
     timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))
+    again = threading.Event()  # a second Ctrl-C, so that a lost first one fails, not hangs
+
+    def press_again() -> None:
+        again.set()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    watchdog = threading.Timer(60.0, press_again)
     timer.start()
+    watchdog.start()
     try:
         s.run("h[tid] = 1\nwhile y >= 0:\n    y = (y + 1) % 1000\n")
     finally:
         timer.cancel()
+        watchdog.cancel()
+    assert not again.is_set(), "the first Ctrl-C was lost: the launch ran on until the second"
     assert "KeyboardInterrupt (the input was abandoned; h may be partly written)" in buf.getvalue()
     assert s.run("y + 1\n")
