@@ -76,10 +76,10 @@ def prepare(fn: Function, rt: str | type[Runtime] | Runtime | Any) -> Function:
     """The IR runtime `rt` (a runtime, its class or its name) compiles of `fn` (changed in
     place, and returned): one that checks every access and view itself (`checks_views`: sim)
     takes `fn` as it is; the others keep the views' checks (dropped with `boundscheck=False`)
-    and get their accesses proven in bounds (`passes.bounds`: marked unchecked, or checked once per block),
-    before any lowering of their own (the CPU's SPMD pass), so that CUDA, WGSL and LLVM
-    compile the same proofs. (A stand-in runtime that only keeps the IR, as the fuzzer's
-    NVRTC check uses, declares no capability.)"""
+    and get their accesses proven in bounds (`passes.bounds`: marked unchecked, or checked
+    once per block), before any lowering of their own (the CPU's SPMD pass), so that CUDA,
+    WGSL and LLVM compile the same proofs. (A stand-in runtime that only keeps the IR, as
+    the fuzzer's NVRTC check uses, declares no capability.)"""
     if _has(rt, "checks_views") or fn.debug:
         return fn
     if getattr(fn, "boundscheck", True):
