@@ -1,6 +1,7 @@
 """Test-wide settings: an isolated compile cache, and every test's backend choice undone."""
 
 import os
+import signal
 import tempfile
 from collections.abc import Iterator
 
@@ -11,6 +12,11 @@ os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="simt-xdg-"))
 os.environ.setdefault("SIMT_STREAM_PRINT", "off")
 # launch advice (a SimtPerformanceWarning once per kernel) is tested where it is asked for
 os.environ.setdefault("SIMT_ADVICE", "off")
+# A suite started as a background job of a non-interactive shell (`... &`) inherits SIGINT
+# ignored, and so would every REPL it starts: the Ctrl-C tests need Python's own handler
+# (with SIGINT ignored they failed, and one waited for ever for its KeyboardInterrupt).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 import pytest  # noqa: E402 - after the environment it reads
 
