@@ -47,15 +47,22 @@ from ..types import FLOAT64, INT64, UINT64, Scalar
 from . import webgpu_cache
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .printing import emit
-from .webgpu_device import Device, WgslCaps, driver_output, is_lost, open_device, reopen
+from .webgpu_device import (
+    MIB,
+    Device,
+    WgslCaps,
+    caps_of,
+    check_binding,
+    dispatch,
+    driver_output,
+    is_lost,
+    open_device,
+    reopen,
+)
 
 __all__ = ["WebGPURuntime", "WgslCaps", "render_checked", "wgsl_target"]
 
 _NO_ERROR = 0xFFFFFFFF
-# Mesa's llvmpipe leaves the loops of an invocation after this many iterations in all (gallivm's
-# LP_MAX_TGSI_LOOP_ITERATIONS): `passes.legalise` checks every loop after it (`WgslCaps.loop_limit`)
-LLVMPIPE_LOOP_LIMIT = 65535
-_MIB = 1 << 20
 TIMEOUT_ENV = "SIMT_WEBGPU_TIMEOUT"
 DEFAULT_TIMEOUT = 300.0
 # devices left behind by a launch past its time budget: kept, since dropping one waits for
@@ -173,6 +180,7 @@ class WebGPURuntime(Runtime):
         self._wait_lock = threading.Lock()  # launches may come from several threads (dask)
         self._waiting_for: list[str] = []
         self._last_loss = ""  # what wgpu said when simt last found the device lost
+        self._caps: tuple[Device, WgslCaps] | None = None  # `caps`, of the device it was read on
 
     # ------------------------------------------------------------------ discovery
     @classmethod
@@ -199,22 +207,17 @@ class WebGPURuntime(Runtime):
             "backend": d.backend,
             "type": "CPU adapter (software)" if d.is_cpu else d.adapter_type,
             "features": ", ".join(sorted(d.features)) or "no f64, no i64",
-            "max binding": f"{d.limits.get('max-storage-buffer-binding-size', 0) // _MIB} MiB",
+            "max binding": f"{d.limits.get('max-storage-buffer-binding-size', 0) // MIB} MiB",
             "wgpu": wgpu.__version__,
         }
 
     @property
     def caps(self) -> WgslCaps:
-        """What the renderer may use on this device."""
-        d = self.dev
-        return WgslCaps(
-            f64=self.has_float64(),
-            i64=self.has_int64(),
-            max_storage_buffers=d.limits.get("max-storage-buffers-per-shader-stage", 8),
-            max_workgroup_storage=d.limits.get("max-compute-workgroup-storage-size", 16384),
-            adapter=d.describe(),
-            loop_limit=LLVMPIPE_LOOP_LIMIT if "llvmpipe" in d.name.lower() else None,
-        )
+        """What this device compiles and launches (`webgpu_device.caps_of`), read once per
+        device (a lost device is replaced by a new one)."""
+        if self._caps is None or self._caps[0] is not self.dev:
+            self._caps = (self.dev, caps_of(self.dev))
+        return self._caps[1]
 
     # ------------------------------------------------------------------ compile
     @classmethod
@@ -358,15 +361,6 @@ class WebGPURuntime(Runtime):
         u = wgpu.BufferUsage
         return int(u.STORAGE | u.COPY_SRC | u.COPY_DST)
 
-    def _check_size(self, nbytes: int, what: str) -> None:
-        limit = self.dev.limits.get("max-storage-buffer-binding-size", 128 * _MIB)
-        if nbytes > limit:
-            raise LaunchError(
-                f"{what} takes {nbytes} bytes; {self.dev.describe()} binds at most {limit} "
-                f"bytes ({limit // _MIB} MiB) per array: split the data into smaller arrays "
-                "or use another backend"
-            )
-
     @staticmethod
     def _padded(nbytes: int) -> int:
         return max((nbytes + 15) // 16 * 16, 16)
@@ -379,7 +373,7 @@ class WebGPURuntime(Runtime):
         dt = np.dtype(dtype)
         n = int(np.prod(shape, dtype=np.int64))
         nbytes = n * (4 if dt == np.bool_ else dt.itemsize)
-        self._check_size(nbytes, f"an array of shape {tuple(shape)} and dtype {dt}")
+        check_binding(self.caps, nbytes, f"an array of shape {tuple(shape)} and dtype {dt}")
         return self.dev.device.create_buffer(size=self._padded(nbytes), usage=self._usage())
 
     def upload(self, host: np.ndarray) -> Any:
@@ -392,7 +386,8 @@ class WebGPURuntime(Runtime):
         data = np.ascontiguousarray(host)
         if data.dtype == np.bool_:
             data = data.astype(np.uint32)
-        self._check_size(data.nbytes, f"an array of shape {host.shape} and dtype {host.dtype}")
+        what = f"an array of shape {host.shape} and dtype {host.dtype}"
+        check_binding(self.caps, data.nbytes, what)
         buf = self.dev.device.create_buffer(size=self._padded(data.nbytes), usage=self._usage())
         if data.nbytes:
             raw = data.reshape(-1).view(np.uint8)
@@ -501,34 +496,6 @@ class WebGPURuntime(Runtime):
             )
 
     # ------------------------------------------------------------------ launch
-    def _dispatch(self, grid: Dim3, block: Dim3) -> tuple[int, int, int]:
-        lim = self.dev.limits
-        per_block = block.size
-        if per_block > lim.get("max-compute-invocations-per-workgroup", 256):
-            raise LaunchError(
-                f"block {tuple(block)} has {per_block} threads; {self.dev.describe()} runs at "
-                f"most {lim.get('max-compute-invocations-per-workgroup')} per block"
-            )
-        for axis, n in zip("xyz", block):
-            m = lim.get(f"max-compute-workgroup-size-{axis}", 1024)
-            if n > m:
-                raise LaunchError(f"block {tuple(block)}: {axis} = {n} exceeds the adapter's {m}")
-        total = grid.size
-        if total * per_block >= 2**32:
-            raise LaunchError(
-                f"a launch of {total} blocks of {per_block} threads has 2**32 threads or more, "
-                "which webgpu cannot number; launch fewer threads (a grid-stride loop)"
-            )
-        # Wide grids are folded into y and z; the shader rebuilds block_idx from the linear id.
-        m = lim.get("max-compute-workgroups-per-dimension", 65535)
-        dx = min(total, m)
-        rest = -(-total // dx)
-        dy = min(rest, m)
-        dz = -(-rest // dy)
-        if dz > m:
-            raise LaunchError(f"grid {tuple(grid)} has more blocks than webgpu can dispatch")
-        return dx, dy, dz
-
     def _uniform(self, k: WgslKernel, grid: Dim3, args: list[Any]) -> bytes:
         raw = bytearray(k.uniform_size)
         for f in k.uniform:
@@ -578,8 +545,8 @@ class WebGPURuntime(Runtime):
     def _print_buffers(self) -> tuple[Any, Any]:
         if self._print_buf is None:
             mb = float(os.environ.get("SIMT_WEBGPU_PRINT_MB", "16"))
-            limit = self.dev.limits.get("max-storage-buffer-binding-size", 128 * _MIB)
-            size = min(max(int(mb * _MIB) // 16 * 16, 64), limit)
+            limit = self.caps.max_binding_bytes
+            size = min(max(int(mb * MIB) // 16 * 16, 64), limit)
             self._print_buf = self.dev.device.create_buffer(size=size, usage=self._usage())
             self._print64_buf = self.dev.device.create_buffer(
                 size=min(size, limit), usage=self._usage()
@@ -595,7 +562,7 @@ class WebGPURuntime(Runtime):
 
         if self._waiter is not None:  # still running a launch past its time budget
             self._wait_launches()
-        dims = self._dispatch(grid, block)
+        dims = dispatch(self.caps, (grid.x, grid.y, grid.z), (block.x, block.y, block.z))
         self._check_args(kernel.meta["wgsl"], args, [p.name for p in kernel.fn.params])
         before = self.dev.device
         pipe, bgl, k = self._pipeline(kernel, block, args)
@@ -671,7 +638,7 @@ class WebGPURuntime(Runtime):
             )
         records, lost = decode_prints(words[:used], k.print_types, f64s)
         if head > capacity:
-            mb = words_buf.size / _MIB
+            mb = words_buf.size / MIB
             warnings.warn(
                 f"simt: the webgpu print buffer ({mb:.3g} MiB) filled up during this launch and "
                 f"about {4 * (head - used)} bytes of print records were dropped; set "

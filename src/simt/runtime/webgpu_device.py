@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import BackendUnavailable
+from ..errors import BackendUnavailable, LaunchError
 
 ENV = "SIMT_WEBGPU_ADAPTER"
 _BACKEND_ALIASES = {
@@ -44,20 +44,34 @@ LIMITS = (
 FEATURES = ("shader-f64", "shader-int64")
 
 
+# Mesa's llvmpipe leaves the loops of an invocation after this many iterations in all (gallivm's
+# LP_MAX_TGSI_LOOP_ITERATIONS): `passes.legalise` checks every loop after it (`WgslCaps.loop_limit`)
+LLVMPIPE_LOOP_LIMIT = 65535
+MIB = 1 << 20
+_ALL = 1 << 30  # a limit no kernel or launch reaches: the defaults allow everything
+
+
 @dataclass(frozen=True)
 class WgslCaps:
-    """What an adapter declares, as far as compiling a kernel for it goes: its types (`f64`,
-    `i64`), its limits (storage buffers a shader binds, workgroup memory in bytes) and the
-    loop iterations after which its driver leaves an invocation's loops (`loop_limit`, None:
-    never). The defaults (used to show WGSL with no device open) allow everything. The
-    webgpu runtime makes its legalisation target of it (`runtime.webgpu.wgsl_target`)."""
+    """What an adapter declares, for compiling a kernel and for launching it: its types (`f64`,
+    `i64`), its limits (storage buffers a shader binds, workgroup memory in bytes; threads a
+    workgroup has, in all and along each axis; workgroups a dispatch has along one axis; bytes
+    one storage binding holds) and the loop iterations after which its driver leaves an
+    invocation's loops (`loop_limit`, None: never). The defaults (used to show WGSL with no
+    device open) allow everything. The webgpu runtime makes its legalisation target of it
+    (`runtime.webgpu.wgsl_target`) and checks each launch's shape (`dispatch`) and each
+    array's size (`check_binding`) against it; `caps_of` reads it from an opened device."""
 
     f64: bool = True
     i64: bool = True
-    max_storage_buffers: int = 1 << 30
-    max_workgroup_storage: int = 1 << 30
+    max_storage_buffers: int = _ALL
+    max_workgroup_storage: int = _ALL
     adapter: str = "the WebGPU adapter"
     loop_limit: int | None = None
+    max_block_threads: int = _ALL
+    max_block: tuple[int, int, int] = (_ALL, _ALL, _ALL)
+    max_groups_per_axis: int = _ALL
+    max_binding_bytes: int = _ALL
 
 
 @dataclass
@@ -79,6 +93,73 @@ class Device:
         """One line naming the adapter (the registry looks for "CPU adapter" in it)."""
         kind = "CPU adapter" if self.is_cpu else _kind(self.adapter_type)
         return f"{self.name} ({self.backend}, {kind})"
+
+
+def caps_of(dev: Device) -> WgslCaps:
+    """The caps of opened device `dev`: its features and the limits it was opened with (WebGPU's
+    defaults where the adapter did not say)."""
+    lim = dev.limits
+    return WgslCaps(
+        f64="shader-f64" in dev.features,
+        i64="shader-int64" in dev.features,
+        max_storage_buffers=lim.get("max-storage-buffers-per-shader-stage", 8),
+        max_workgroup_storage=lim.get("max-compute-workgroup-storage-size", 16384),
+        adapter=dev.describe(),
+        loop_limit=LLVMPIPE_LOOP_LIMIT if "llvmpipe" in dev.name.lower() else None,
+        max_block_threads=lim.get("max-compute-invocations-per-workgroup", 256),
+        max_block=(
+            lim.get("max-compute-workgroup-size-x", 1024),
+            lim.get("max-compute-workgroup-size-y", 1024),
+            lim.get("max-compute-workgroup-size-z", 1024),
+        ),
+        max_groups_per_axis=lim.get("max-compute-workgroups-per-dimension", 65535),
+        max_binding_bytes=lim.get("max-storage-buffer-binding-size", 128 * MIB),
+    )
+
+
+Shape = tuple[int, int, int]
+
+
+def dispatch(caps: WgslCaps, grid: Shape, block: Shape) -> Shape:
+    """The workgroup counts that run a launch of `grid` blocks of `block` threads on a device
+    with `caps`: a wide grid is folded into y and z (the shader rebuilds `block_idx` from the
+    linear workgroup id). A LaunchError, naming the value and the limit, for a block or grid
+    the device cannot run."""
+    per_block = block[0] * block[1] * block[2]
+    if per_block > caps.max_block_threads:
+        raise LaunchError(
+            f"block {tuple(block)} has {per_block} threads; {caps.adapter} runs at most "
+            f"{caps.max_block_threads} per block"
+        )
+    for axis, n, m in zip("xyz", block, caps.max_block):
+        if n > m:
+            raise LaunchError(f"block {tuple(block)}: {axis} = {n} exceeds the adapter's {m}")
+    total = grid[0] * grid[1] * grid[2]
+    if total * per_block >= 2**32:
+        raise LaunchError(
+            f"a launch of {total} blocks of {per_block} threads has 2**32 threads or more, "
+            "which webgpu cannot number; launch fewer threads (a grid-stride loop)"
+        )
+    m = caps.max_groups_per_axis
+    dx = min(total, m)
+    rest = -(-total // dx)
+    dy = min(rest, m)
+    dz = -(-rest // dy)
+    if dz > m:
+        raise LaunchError(f"grid {tuple(grid)} has more blocks than webgpu can dispatch")
+    return dx, dy, dz
+
+
+def check_binding(caps: WgslCaps, nbytes: int, what: str) -> None:
+    """A LaunchError when `what` (an array of `nbytes` bytes) is larger than one storage binding
+    of a device with `caps` holds."""
+    limit = caps.max_binding_bytes
+    if nbytes > limit:
+        raise LaunchError(
+            f"{what} takes {nbytes} bytes; {caps.adapter} binds at most {limit} bytes "
+            f"({limit // MIB} MiB) per array: split the data into smaller arrays or use another "
+            "backend"
+        )
 
 
 def _kind(adapter_type: str) -> str:
