@@ -108,6 +108,13 @@ class OpRenderer(Emitter):
         "const": "_op_const", "bin": "_op_bin", "cmp": "_op_cmp", "un": "_op_un",
         "cast": "_op_cast", "select": "_op_select", "math": "_op_math",
     }  # fmt: skip
+    # the `select` op (`ir.semantics.SELECT`: `{a}` where the bool `{c}` holds, else `{b}`),
+    # as the C-like languages spell it by theirs (`clike.CRenderer.SELECT`); `{t}`: the type
+    SELECT = "select i1 {c}, {t} {a}, {t} {b}"
+
+    def select(self, c: str, a: str, b: str, ty: str) -> str:
+        """A new temporary holding `a` where `c` holds, else `b` (of LLVM type `ty`): `SELECT`."""
+        return self.inst(self.SELECT.format(c=c, a=a, b=b, t=ty))
 
     def _op_const(self, op: Op) -> None:
         self.vals[op.result.id] = self.const(op.attrs["value"], op.result.scalar)
@@ -134,8 +141,7 @@ class OpRenderer(Emitter):
 
     def _op_select(self, op: Op) -> None:
         c, x, y = (self.v(v) for v in op.operands)
-        ty = llvm_type(op.result.scalar)
-        self.vals[op.result.id] = self.inst(f"select i1 {c}, {ty} {x}, {ty} {y}")
+        self.vals[op.result.id] = self.select(c, x, y, llvm_type(op.result.scalar))
 
     def _op_math(self, op: Op) -> None:
         self.vals[op.result.id] = self._math(op)
@@ -156,7 +162,7 @@ class OpRenderer(Emitter):
         if o in ("min", "max"):
             if f:
                 c = self.inst(f"fcmp {'olt' if o == 'min' else 'ogt'} {ty} {a}, {b}")
-                return self.inst(f"select i1 {c}, {ty} {a}, {ty} {b}")
+                return self.select(c, a, b, ty)
             if t.is_bool:
                 return self.inst(f"{'and' if o == 'min' else 'or'} i1 {a}, {b}")
             sign = "s" if t.is_signed else "u"
@@ -232,7 +238,7 @@ class OpRenderer(Emitter):
             self.decls.add(f"declare {it} @{full}({st})")
             r = self.inst(f"call {it} @{full}({st} {x})")
             big = self.inst(f"fcmp uge {st} {x}, {_float_const(2.0 ** (bits - 1), src)}")
-            r = self.inst(f"select i1 {big}, {it} {-(2 ** (bits - 1))}, {it} {r}")
+            r = self.select(big, str(-(2 ** (bits - 1))), r, it)
             return r if bits == dst.bits else self.inst(f"trunc {it} {r} to {dt}")
         if dst.is_float:
             return self.inst(f"{'sitofp' if src.is_signed else 'uitofp'} {st} {x} to {dt}")
