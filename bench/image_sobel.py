@@ -21,6 +21,7 @@ import argparse
 import math
 import statistics
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -89,15 +90,30 @@ def sobel_loop(img, out):
         out[y, x] = math.sqrt(gx * gx + gy * gy)
 
 
-def round_robin(runs: list[Callable[[], Any]], rounds: int, calls: int = 5) -> list[float]:
+def cpu_time(run: Callable[[], Any]) -> float:
+    """The process's CPU seconds during `run()` (every thread of it, OpenMP's spinning ones
+    too): with one thread each, what a call costs on a machine whose other processes take
+    the cores away now and then."""
+    t0 = time.process_time()
+    run()
+    return time.process_time() - t0
+
+
+Timer = Callable[[Callable[[], Any]], float]
+
+
+def round_robin(
+    runs: list[Callable[[], Any]], rounds: int, calls: int = 5, timer: Timer | None = None
+) -> list[float]:
     """Each run's warm median in ms. The runs take turns, `calls` calls each per round, so
     that all of them see the same states of a noisy machine; the first call of each turn is
     left out (OpenMP's threads spin on for a while after a C run, on the cores the next run
-    needs)."""
+    needs). `timer` times one call (wall time without it)."""
     times: list[list[float]] = [[] for _ in runs]
     for _ in range(rounds):
         for run, ts in zip(runs, times):
-            ts += sample(run, simt.synchronize, warmup=1, repeat=calls - 1, min_time=0.0)
+            ts += sample(run, simt.synchronize, warmup=1, repeat=calls - 1, min_time=0.0,
+                         timer=timer)  # fmt: skip
     return [statistics.median(ts) * 1e3 for ts in times]
 
 
@@ -107,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=int, default=2048)
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--kit", type=Path, default=HERE.parent.parent / "shared" / "peers")
+    ap.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time by the process's CPU time, not wall time (with one thread each: "
+        "SIMT_NUM_THREADS=1 OMP_NUM_THREADS=1; steadier under load)",
+    )
     args = ap.parse_args(argv)
     simt.use(args.backend)
     rng = np.random.default_rng(0)
@@ -137,8 +159,9 @@ def main(argv: list[str] | None = None) -> int:
         made = kit.make(name, "sobel", {"img": img}, {"h": h, "w": w})
         if made is not None:
             runs[name] = made
-    print(f"Sobel {h} x {w} float32 on {args.backend}: ms, median of {args.rounds} turns x 4 warm "
-          "calls (first call)\n")  # fmt: skip
+    clock = "CPU ms" if args.cpu else "ms"
+    print(f"Sobel {h} x {w} float32 on {args.backend}: {clock}, median of {args.rounds} turns x "
+          "4 warm calls (first call)\n")  # fmt: skip
     firsts = {}
     for name, (run, result) in runs.items():
         firsts[name] = sample(run, simt.synchronize, warmup=0, repeat=1, min_time=0.0)[0] * 1e3
@@ -146,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         if not err < 1e-5:
             print(f"{name}: WRONG RESULT (max relative error {err:.2e})")
             return 1
-    warm = round_robin([run for run, _ in runs.values()], args.rounds)
+    warm = round_robin([run for run, _ in runs.values()], args.rounds,
+                       timer=cpu_time if args.cpu else None)  # fmt: skip
     rows = [(name, t, firsts[name]) for name, t in zip(runs, warm)]
     base = {n: t for n, t, _ in rows}
     peer = "c-tuned" if "c-tuned" in base else "numpy"

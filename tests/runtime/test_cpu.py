@@ -219,6 +219,56 @@ def test_adjacent_blocks_run_as_one_wider_block(on: Any) -> None:
     assert any(key[2] > 1 for key in spec.compiled.handle.variants), rt
 
 
+def _wide(kernel: Any) -> set[int]:
+    """How many blocks the cpu variants of `kernel` compiled so far run as one."""
+    return {key[2] for spec in kernel._cache.values() for key in spec.compiled.handle.variants}
+
+
+def test_a_2d_launch_runs_a_whole_row_of_blocks_as_one(
+    on: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2-D blocks: a whole row of the grid runs as one block (its rows are then one stream in
+    address order; 16384 threads here, where pieces of 8192 ran before), and every thread
+    still sees its own block and thread; an index past the array names the block and thread
+    of the launch the user asked for."""
+    on("cpu")
+    monkeypatch.setattr(registry.get("cpu"), "threads", 2)  # 32 rows of blocks keep 2 busy
+    grid, block = (128, 32), (16, 8)
+    h, w = grid[1] * block[1], grid[0] * block[0]
+    many = simt.kernel(ids.pyfunc)
+    out = np.zeros((h, w, 5), np.int32)
+    many[grid, block](out)
+    y, x = np.mgrid[0:h, 0:w]
+    want = np.stack([x // 16, x % 16, np.full_like(x, 16), np.full_like(x, 128),
+                     y % 8 + 10 * (y // 8)], -1)  # fmt: skip
+    np.testing.assert_array_equal(out, want)
+    assert _wide(many) == {128}
+
+    @simt.kernel
+    def fill(o):
+        o[block_idx.y * block_dim.y + thread_idx.y, block_idx.x * block_dim.x + thread_idx.x] = 1.0
+
+    with pytest.raises(KernelError) as e:
+        fill[grid, block](np.zeros((h, w - 3), np.float32))
+    assert "block (127, 0, 0), thread (13, 0, 0)" in str(e.value)
+    assert _wide(fill) == {128}
+
+
+def test_whole_rows_keep_the_checks_index_slots_small(
+    on: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row of blocks whose kept checks would need too many index slots a lane (`ids`: five
+    checked stores of three indices, 15 slots of 8 bytes for each of 32768 threads) runs in
+    smaller pieces (`cpu.ROW_SLOT_BYTES`)."""
+    on("cpu")
+    monkeypatch.setattr(registry.get("cpu"), "threads", 2)
+    many = simt.kernel(ids.pyfunc)
+    out = np.zeros((16 * 16, 128 * 16, 5), np.int32)
+    many[(128, 16), (16, 16)](out)
+    assert out[-1, -1, 4] == 15 + 10 * 15
+    assert _wide(many) == {32}  # 8192 threads (`cpu.COARSE_LANES`)
+
+
 def test_vector_kernel_small_and_large_launches(on: Any) -> None:
     on("cpu")
     for n in (100, 1 << 18):  # the calling thread, then the thread pool

@@ -49,6 +49,7 @@ from ..backends.llvm_abi import (
 )  # fmt: skip
 from ..errors import CompileError, KernelError, LaunchError
 from ..ir import Function, Op, walk
+from ..ir.failures import checked
 from ..passes.clamp_split import split_clamps
 from ..passes.sites import number_sites
 from ..passes.spmd import can_coarsen, coarsen, one_thread
@@ -73,6 +74,14 @@ _PRINT_CAPACITY = 1 << 20
 # 8 KiB) from 24.4 to 18.1 ms on one core and 14.7 to 12.9 ms on two; W2-W6 moved by less
 # than their noise. Per-lane arrays that no longer fit the stack go to the heap (`llvm`).
 COARSE_LANES = 8192
+# A launch of 2-D (or 3-D) blocks runs a whole row of blocks as one block when that is at most
+# this many threads: its rows are then read and written as one stream in address order, where
+# pieces of rows (16 rows of 512 lanes for 16 x 16 blocks) made as many short streams. On
+# 2048^2 float32 images, one thread: a copy 2.1-2.3 -> 0.86-0.97 ms, W4's Sobel 2.9 -> 2.3-2.7 ms
+# (bench/image_sobel.py; W3 and W6 unchanged). The index slots of a thread loop's kept checks
+# (`backends.llvm`, 8 bytes a lane each) stay within ROW_SLOT_BYTES of stack.
+ROW_LANES = 1 << 15
+ROW_SLOT_BYTES = 1 << 21
 
 _lock = threading.Lock()
 _llvm: Any = None
@@ -209,6 +218,8 @@ class _Kernel:
     # register-tiled (`tile=True` loops, `tensor.gemm`): each thread is heavy, so even a small
     # grid runs on the pool
     heavy: bool = False
+    # index slots per lane that the checks kept in a thread loop may need (`_slots`)
+    slots: int = 0
     # compiled code per (contiguous arrays, block shape, blocks run as one): constants to LLVM
     variants: dict[tuple[frozenset[str], tuple[int, int, int], int], _Variant] = field(
         default_factory=dict
@@ -306,7 +317,7 @@ class CpuRuntime(Runtime):
         prints = any(o.opcode == "print" for o in walk(fn.body))
         heavy = any(o.opcode == "for" and o.attrs.get("tile") for o in walk(fn.body))
         kernel = _Kernel(fn, fingerprint(fn), arrays, arg_layout(fn), prints, can_coarsen(fn),
-                         heavy=heavy)  # fmt: skip
+                         heavy=heavy, slots=_slots(fn))  # fmt: skip
         return Compiled(fn, kernel.fingerprint, kernel, {})
 
     def _variant(self, k: _Kernel, units: frozenset[str], shape: tuple[int, int, int],
@@ -581,14 +592,27 @@ def _no_memory(fn: Function, block: Dim3) -> KernelError:
 
 def _coarsening(k: _Kernel, grid: Dim3, block: Dim3, threads: int) -> int:
     """How many adjacent blocks (in x) to run as one: 1 unless the kernel allows it
-    (`can_coarsen`) and enough blocks are left to keep every pool thread busy."""
+    (`can_coarsen`) and enough blocks are left to keep every pool thread busy; a whole row of
+    2-D blocks where it is small enough (`ROW_LANES`)."""
     if not k.coarsenable:
         return 1
+    lanes = block.size * grid.x
+    if (block.y * block.z > 1 and grid.x > 1 and lanes <= ROW_LANES
+            and 8 * lanes * k.slots <= ROW_SLOT_BYTES
+            and grid.size // grid.x >= 8 * threads):  # fmt: skip
+        return grid.x  # whole rows (`ROW_LANES`)
     for wide in (64, 32, 16, 8, 4, 2):
         if (grid.x % wide == 0 and block.size * wide <= COARSE_LANES
                 and grid.size // wide >= 8 * threads):  # fmt: skip
             return wide
     return 1
+
+
+def _slots(fn: Function) -> int:
+    """At most how many index slots per lane (one per dimension of each access that keeps
+    its bounds check) the rendered thread loops of `fn` keep for an error report."""
+    return sum(op.operands[0].array.ndim for op in walk(fn.body)
+               if checked(op, fn.checks_bounds))  # fmt: skip
 
 
 def _level(meta: Meta) -> int:
