@@ -142,20 +142,24 @@ class CRenderer(Rules[Callable[[Op], None]]):
     the idiom every renderer uses).
 
     A subclass gives the language: `type_name`, `literal`, the declaration forms `let` and
-    `var`, the loop forms (`LOOP`, `open_counted`, `close_counted`), `index_below` (one
-    dimension's bounds test) and its op methods.
+    `var`, the loop forms (`LOOP`, `open_counted`, `close_counted`), its memory accesses
+    (`extents`, `index_below`, `fail_at`, `access`: below) and its op methods.
 
-    Bounds checks (`in_bounds`, `guarded`, `checked_value`): every load, store, atomic and cas
-    of a kernel compiled with `boundscheck` (or `debug`) is checked unless analysis proved it
-    in bounds (`op.attrs["inbounds"]`). A failing access runs the language's failure statement
-    (which records the thread, the site and the index for the KernelError raised after the
-    launch) instead of the access: a failing store or atomic writes nothing, a failing load
-    reads nothing and gives 0.
+    Memory accesses (`memory`, the rule of every load, store, atomic and cas): the operands
+    are split into the array, its index and the rest, and the access's bounds condition
+    (`in_bounds`) and failure statement (`fail_at`) are made here, once; the language writes
+    the access itself (`access`, with `guarded` and `checked_value`). Every access of a kernel
+    compiled with `boundscheck` (or `debug`) is checked unless analysis proved it in bounds
+    (`op.attrs["inbounds"]`). A failing access runs the language's failure statement (which
+    records the thread, the site and the index for the KernelError raised after the launch)
+    instead of the access: a failing store or atomic writes nothing, a failing load reads
+    nothing and gives 0.
     """
 
     RULES: ClassVar[dict[str, str]] = {
         "if": "if_", "for": "for_", "while": "while_", "bin": "op_bin", "un": "op_un",
         "select": "op_select",
+        "load": "memory", "store": "memory", "atomic": "memory", "cas": "memory",
     }  # fmt: skip
     BIN: ClassVar[dict[str, BinSpelling]] = {}  # the language's operators (`BinSpelling`)
     UN: ClassVar[dict[str, UnSpelling]] = {}
@@ -203,7 +207,35 @@ class CRenderer(Rules[Callable[[Op], None]]):
         of the array's extent there)."""
         raise NotImplementedError
 
-    # ---------------------------------------------------------------- bounds checks
+    def extents(self, arr: Value, index: list[Value]) -> list[str]:
+        """The texts of array `arr`'s extents, one per dimension of `index` (its shape's
+        literals, or the kernel's shape parameters), as `index_below` compares them."""
+        raise NotImplementedError
+
+    def fail_at(self, op: Op, arr: Value, index: list[Value], extents: list[str]) -> str:
+        """The statement that reports access `op` of `arr` at `index` failing (its site, the
+        thread and the index, for the KernelError)."""
+        raise NotImplementedError
+
+    def access(self, op: Op, arr: Value, index: list[Value], rest: list[str], ok: str | None,
+               fail: str | None) -> None:  # fmt: skip
+        """Write access `op` of `arr[index]` (`rest`: the texts of its operands after the
+        index), run only where `ok` holds, `fail` where it does not (both None: unchecked)."""
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- memory accesses
+    def memory(self, op: Op) -> None:
+        """A load, store, atomic or cas: its bounds condition and failure statement made once,
+        here, its access written by the language (`access`)."""
+        arr = op.operands[0]
+        nd = arr.array.ndim
+        index = op.operands[1 : 1 + nd]
+        rest = self.operands(op, op.operands[1 + nd :])
+        extents = self.extents(arr, index)
+        ok = self.in_bounds(op, index, extents)
+        fail = None if ok is None else self.fail_at(op, arr, index, extents)
+        self.access(op, arr, index, rest, ok, fail)
+
     def in_bounds(self, op: Op, index: list[Value], extents: list[str]) -> str | None:
         """The in-bounds condition of access `op` at `index` of an array with these extents,
         or None when the access is not checked (proven in bounds, or `boundscheck=False`)."""

@@ -76,7 +76,6 @@ class _Renderer(clike.CRenderer):
         "const": "_op_const", "cmp": "_op_cmp",
         "cast": "_op_cast", "math": "_op_math",
         "special": "_op_special", "shape": "_op_shape", "alloc": "_op_alloc",
-        "load": "_op_load", "store": "_op_store", "atomic": "_op_atomic", "cas": "_op_cas",
         "barrier": "_op_barrier", "fence": "_op_fence", "print": "_op_print",
         "assert": "_op_assert",
         "warp": "_op_warp",
@@ -260,21 +259,24 @@ class _Renderer(clike.CRenderer):
         items = ", ".join(c_literal(x, t.dtype) for x in op.attrs["data"])
         self.tables.append(f"{space} {CTYPE[t.dtype]} {name}[{size}] = {{{items}}};")
 
-    def _address(self, op: Op) -> tuple[str, str | None]:
-        """(`array[offset]` lvalue, bounds condition or None) of a load/store/atomic."""
-        arr = op.operands[0]
-        t = arr.array
-        idx = op.operands[1 : 1 + t.ndim]
-        names = [self.name(v) for v in idx]
+    def extents(self, arr: Value, index: list[Value]) -> list[str]:
         if arr.id in self.arrays:
-            ptr, shapes, strides = self.arrays[arr.id]
+            return self.arrays[arr.id][1]
+        assert arr.array.shape is not None
+        return [str(s) for s in arr.array.shape]
+
+    def element(self, arr: Value, index: list[Value]) -> str:
+        """The lvalue `array[offset]` of `arr[index]` (addresses in 64 bits where needed)."""
+        t = arr.array
+        names = [self.name(v) for v in index]
+        if arr.id in self.arrays:
+            ptr, _, strides = self.arrays[arr.id]
             terms = [f"(long long){i} * {s}" for i, s in zip(names, strides)]
             offset = " + ".join(terms) if terms else "0"
         else:
             assert t.shape is not None
             ptr = self.name(arr)
-            shapes = [str(s) for s in t.shape]
-            wide = any(v.scalar.bits > 32 for v in idx) or int(np.prod(t.shape)) >= 2**31
+            wide = any(v.scalar.bits > 32 for v in index) or int(np.prod(t.shape)) >= 2**31
             it = "long long" if wide else "int"
             terms = []
             stride = 1
@@ -282,8 +284,7 @@ class _Renderer(clike.CRenderer):
                 terms.append(f"({it}){i}" + (f" * {stride}" if stride != 1 else ""))
                 stride *= extent
             offset = " + ".join(reversed(terms)) if terms else "0"
-        self._index = (idx, shapes)  # for `_fail_at`
-        return f"{ptr}[{offset}]", self.in_bounds(op, idx, shapes)
+        return f"{ptr}[{offset}]"
 
     def index_below(self, index: Value, extent: str) -> str:
         # one unsigned compare: a negative index converts to a huge one
@@ -291,31 +292,39 @@ class _Renderer(clike.CRenderer):
         conv = "(unsigned long long)" + (f"(long long){i}" if index.scalar.is_signed else i)
         return f"{conv} < (unsigned long long){extent}"
 
-    def _fail_at(self, op: Op) -> str:
-        """The statement that reports the failing access `op` (its site, thread and index):
-        `simt_fail_at` keeps the index of the access with the smallest (thread, site)."""
-        idx, shapes = self._index
+    def fail_at(self, op: Op, arr: Value, index: list[Value], extents: list[str]) -> str:
+        """`simt_fail_at` keeps the index of the failing access with the smallest (thread,
+        site)."""
         site = self.site_id[id(op)]
-        if not idx or len(idx) > RECORD_DIMS:
+        if not index or len(index) > RECORD_DIMS:
             return f"simt_fail({ERR_BUF}, {site}u);"
         self.used.add("simt_fail_at")
-        words = [f"(long long){self.name(v)}" for v in idx] + ["0LL"] * (RECORD_DIMS - len(idx))
-        words += [f"(long long){s}" for s in shapes] + ["0LL"] * (RECORD_DIMS - len(idx))
-        return f"simt_fail_at({ERR_BUF}, {site}u, {len(idx)}, {', '.join(words)});"
+        pad = ["0LL"] * (RECORD_DIMS - len(index))
+        words = [f"(long long){self.name(v)}" for v in index] + pad
+        words += [f"(long long){s}" for s in extents] + pad
+        return f"simt_fail_at({ERR_BUF}, {site}u, {len(index)}, {', '.join(words)});"
 
-    def _guarded(self, op: Op, check: str | None, lines: list[str]) -> None:
-        self.guarded(check, lines, None if check is None else self._fail_at(op))
+    def access(self, op: Op, arr: Value, index: list[Value], rest: list[str], ok: str | None,
+               fail: str | None) -> None:  # fmt: skip
+        ref = self.element(arr, index)
+        k = op.opcode
+        if k == "load":
+            self.checked_value(op.result, ok, ref, fail)
+            return
+        if k == "store":
+            self.guarded(ok, [f"{ref} = {rest[0]};"], fail)
+            return
+        t = op.result.scalar
+        if k == "cas":
+            if t.name not in CAS:
+                raise self.fail(op, "atomic compare-and-swap on a bool array")
+            expr = CAS[t.name].format(p=f"&{ref}", c=rest[0], v=rest[1])
+        else:
+            expr = self.atomic(op, ref, rest[0])
+        self.checked_value(op.result, ok, expr, fail)
 
-    def _op_load(self, op: Op) -> None:
-        ref, check = self._address(op)
-        self.checked_value(op.result, check, ref, None if check is None else self._fail_at(op))
-
-    def _op_store(self, op: Op) -> None:
-        ref, check = self._address(op)
-        self._guarded(op, check, [f"{ref} = {self.name(op.operands[-1])};"])
-
-    def _op_atomic(self, op: Op) -> None:
-        ref, check = self._address(op)
+    def atomic(self, op: Op, ref: str, value: str) -> str:
+        """The expression of atomic `op` on element `ref` with operand `value` (its old value)."""
         t, k = op.result.scalar, op.attrs["op"]
         if t.is_bool:
             raise self.fail(op, "atomics on bool arrays")
@@ -329,19 +338,7 @@ class _Renderer(clike.CRenderer):
         if "{s}" in template:  # a helper's call (float min/max)
             s = SUFFIX[t]
             self.used.add(template.split("(")[0].format(s=s))
-        expr = template.format(p=f"&{ref}", v=self.name(op.operands[-1]), s=s)
-        self._atomic_result(op, check, expr)
-
-    def _op_cas(self, op: Op) -> None:
-        ref, check = self._address(op)
-        t = op.result.scalar
-        if t.name not in CAS:
-            raise self.fail(op, "atomic compare-and-swap on a bool array")
-        cmp, v = (self.name(x) for x in op.operands[-2:])
-        self._atomic_result(op, check, CAS[t.name].format(p=f"&{ref}", c=cmp, v=v))
-
-    def _atomic_result(self, op: Op, check: str | None, expr: str) -> None:
-        self.checked_value(op.result, check, expr, None if check is None else self._fail_at(op))
+        return template.format(p=f"&{ref}", v=value, s=s)
 
     # ------------------------------------------------------------------ effects
     def _op_barrier(self, op: Op) -> None:

@@ -85,10 +85,8 @@ class _Renderer(LoopRenderer):
     RULES: ClassVar[dict[str, str]] = {
         **CRenderer.RULES,
         "const": "const", "cmp": "cmp", "cast": "cast", "math": "math",
-        "special": "special_op", "shape": "shape",
-        "alloc": "alloc", "load": "memory", "store": "memory", "atomic": "memory",
-        "cas": "memory", "barrier": "barrier", "fence": "fence", "print": "print",
-        "assert": "assert_",
+        "special": "special_op", "shape": "shape", "alloc": "alloc",
+        "barrier": "barrier", "fence": "fence", "print": "print", "assert": "assert_",
     }  # fmt: skip
 
     def __init__(self, fn: Function, writable: frozenset[int]) -> None:
@@ -305,25 +303,23 @@ class _Renderer(LoopRenderer):
             terms.append(texts[-1])
         return " + ".join(terms)
 
-    def bounds(self, op: Op, arr: Value, idx: list[Value]) -> str | None:
-        """The in-bounds condition of an access (`CRenderer.in_bounds`), or None when it is
-        not checked."""
+    def extents(self, arr: Value, index: list[Value]) -> list[str]:
         a = arr.array
-        limits = [
+        return [
             literal(a.shape[d], i.scalar) if a.shape is not None
             else f"{wgsl_type(i.scalar)}({UNIFORM}.{self.name(arr)}_shape{d})"
-            for d, i in enumerate(idx)
+            for d, i in enumerate(index)
         ]  # fmt: skip
-        return self.in_bounds(op, idx, limits)
 
     def index_below(self, index: Value, extent: str) -> str:
         t, i = index.scalar, self.name(index)
         return f"{i} >= {_zero(t)} && {i} < {extent}" if t.is_signed else f"{i} < {extent}"
 
-    def fail_at(self, op: Op, arr: Value, idx: list[Value], site: int | None) -> str:
-        """The call that reports a failing access: `simt_fail_at` keeps the index (two words
-        a dimension, low then high) and the extents, up to RECORD_DIMS dimensions."""
+    def fail_at(self, op: Op, arr: Value, idx: list[Value], extents: list[str]) -> str:
+        """`simt_fail_at` keeps the index (two words a dimension, low then high) and the
+        extents (as u32), up to RECORD_DIMS dimensions."""
         a = arr.array
+        site = self.error_index.get(id(op))
         if len(idx) > RECORD_DIMS:
             return f"simt_fail({site}u);"
         self.record_index = True
@@ -345,23 +341,21 @@ class _Renderer(LoopRenderer):
         words = ", ".join([f"{len(idx)}u", *vals, *["0u"] * (2 * pad), *ext, *["0u"] * pad])
         return f"simt_fail_at({site}u, array<u32, {RECORD_ARGS}>({words}));"
 
-    def memory(self, op: Op) -> None:
-        arr = op.operands[0]
-        a = arr.array
-        nd = a.ndim
-        idx = op.operands[1 : 1 + nd]
-        rest = self.args(op, op.operands[1 + nd :]) if op.operands[1 + nd :] else []
-        ref = f"{self.name(arr)}[{self.address(op, arr, idx)}]"
-        ok = self.bounds(op, arr, idx)
-        site = self.error_index.get(id(op))
+    def access(self, op: Op, arr: Value, index: list[Value], rest: list[str], ok: str | None,
+               fail: str | None) -> None:  # fmt: skip
+        """The condition bound to a `let`, the failure reported before the access (a packed
+        store or an emulated atomic tests it again inside)."""
         if ok is not None:
+            site = self.error_index.get(id(op))
             self.out.add(f"let in_bounds{site} = {ok};")
             ok = f"in_bounds{site}"
-            self.out.add(f"if (!{ok}) {{ {self.fail_at(op, arr, idx, site)} }}")
+            self.out.add(f"if (!{ok}) {{ {fail} }}")
+        addr = self.address(op, arr, index)
         if self.packed(arr):
-            self.packed_access(op, self.address(op, arr, idx), rest, ok)
+            self.packed_access(op, addr, rest, ok)
             return
-        self.access(op, ref, rest, ok, arr.id in self.atomic_arrays and a.space != "local")
+        atomic = arr.id in self.atomic_arrays and arr.array.space != "local"
+        self.element_access(op, f"{self.name(arr)}[{addr}]", rest, ok, atomic)
 
     # ---------------------------------------------------------------- print
     def print(self, op: Op) -> None:

@@ -58,7 +58,8 @@ class StorageRenderer(CRenderer):
                     self.use_helper(called)
         return name
 
-    def access(self, op: Op, ref: str, rest: list[str], ok: str | None, atomic: bool) -> None:
+    def element_access(self, op: Op, ref: str, rest: list[str], ok: str | None,
+                       atomic: bool) -> None:  # fmt: skip
         """A load, store, atomic or cas of element `ref` (not packed) of an array in atomic
         words when `atomic`; `rest` the operands after the index, `ok` the bounds condition
         (None: unchecked). A failing load reads nothing (0), a failing store or atomic writes
