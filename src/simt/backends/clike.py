@@ -11,14 +11,14 @@ atomics, helpers).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from ..ir import Block, Function, Op, Value
 from ..ir.ops import TERMINATORS
 from ..ir.rules import Rules
 from ..types import Scalar
-from .common import checked
+from .common import checked, error_sites, print_ops
 
 # Operators spelled the same in C/C++ and WGSL, by IR op name.
 BIN_SYMBOLS: dict[str, str] = {
@@ -160,17 +160,28 @@ class CRenderer(Rules[Callable[[Op], None]]):
         "if": "if_", "for": "for_", "while": "while_", "bin": "op_bin", "un": "op_un",
         "select": "op_select",
         "load": "memory", "store": "memory", "atomic": "memory", "cas": "memory",
+        "assert": "assert_",
     }  # fmt: skip
     BIN: ClassVar[dict[str, BinSpelling]] = {}  # the language's operators (`BinSpelling`)
     UN: ClassVar[dict[str, UnSpelling]] = {}
     # the `select` op (`ir.semantics.SELECT`: `{a}` where the bool `{c}` holds, else `{b}`)
     SELECT = "{c} ? {a} : {b}"
     LOOP = "while (true) {"  # an unconditional loop's first line
+    # a failed `assert` (its condition `{c}`) reports error site `{site}`; sites are numbered
+    # from FIRST_SITE
+    ASSERT = "if (!{c}) {{ simt_fail({site}u); }}"
+    FIRST_SITE = 0
+    HELPERS: ClassVar[Mapping[str, str]] = {}  # the language's helper functions: name -> text
 
     def __init__(self, fn: Function) -> None:
         self.fn = fn
         self.out = Lines()
         self.names: dict[int, str] = {}
+        self.prints = print_ops(fn)  # the print ops, in the order of their records' ids
+        self.print_index = {id(op): i for i, op in enumerate(self.prints)}
+        self.sites = error_sites(fn, bounds=fn.checks_bounds)  # the ops that can fail
+        self.site_index = {id(op): i + self.FIRST_SITE for i, op in enumerate(self.sites)}
+        self.helpers: list[str] = []  # the helper functions used, in order of first use
         super().__init__()
 
     # ---------------------------------------------------------------- the language
@@ -272,6 +283,32 @@ class CRenderer(Rules[Callable[[Op], None]]):
         self.names[result.id] = name
         self.out.add(self.var(name, result.scalar, self.literal(0, result.scalar)))
         self.guarded(ok, [f"{name} = {expr};"], fail)
+
+    # ---------------------------------------------------------------- helpers, failures
+    def use_helper(self, name: str) -> str:
+        """Helper function `name` (of `HELPERS`) is used, and the helpers it calls; returns
+        its name."""
+        if name not in self.helpers:
+            self.helpers.append(name)
+            for called in self.helper_calls(name):
+                self.use_helper(called)
+        return name
+
+    def helper_calls(self, name: str) -> list[str]:
+        """The helpers helper `name` calls, where the language declares them with it (by
+        default, none: the language orders its helpers itself)."""
+        return []
+
+    def use_helpers_in(self, text: str) -> None:
+        """Every helper named in `text` (a math row's template) is used."""
+        for name in re.findall(r"\bsimt_\w+", text):
+            if name in self.HELPERS:
+                self.use_helper(name)
+
+    def assert_(self, op: Op) -> None:
+        """`assert`: where its condition fails, the language's `ASSERT` reports its site."""
+        (c,) = self.operands(op, op.operands)
+        self.out.add(self.ASSERT.format(c=c, site=self.site_index[id(op)]))
 
     # ---------------------------------------------------------------- operators
     def op_bin(self, op: Op) -> None:

@@ -18,7 +18,6 @@ every operand is a name or a literal and the text reads like the IR.
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 import numpy as np
@@ -37,8 +36,7 @@ from ..types import (
     compute_type,
 )
 from .clike import BIN_SYMBOLS, CMP_SYMBOLS, BinSpelling, CRenderer, value_name
-from .common import error_sites, print_ops
-from .wgsl_helpers import HELPERS, helper
+from .wgsl_helpers import helper
 from .wgsl_layout import (
     RECORD_ARGS,
     RECORD_DIMS,
@@ -86,7 +84,7 @@ class _Renderer(LoopRenderer):
         **CRenderer.RULES,
         "const": "const", "cmp": "cmp", "cast": "cast", "math": "math",
         "special": "special_op", "shape": "shape", "alloc": "alloc",
-        "barrier": "barrier", "fence": "fence", "print": "print", "assert": "assert_",
+        "barrier": "barrier", "fence": "fence", "print": "print",
     }  # fmt: skip
 
     def __init__(self, fn: Function, writable: frozenset[int]) -> None:
@@ -95,10 +93,6 @@ class _Renderer(LoopRenderer):
         self.consts: set[int] = set()
         self.const_value: dict[int, int | float | bool] = {}
         self.module: list[str] = []  # module-scope declarations (shared arrays)
-        self.prints = print_ops(fn)
-        self.print_index = {id(op): i for i, op in enumerate(self.prints)}
-        self.errors = error_sites(fn, bounds=fn.checks_bounds)
-        self.error_index = {id(op): i for i, op in enumerate(self.errors)}
         self.record_index = False  # some access reports its index (`fail_at`)
         self.uniform: list[UniformField] = []
         self.uses_f64_print = False
@@ -144,7 +138,7 @@ class _Renderer(LoopRenderer):
         bindings = self.bind_params()
         self.out.depth = 1
         self.block(fn.body)
-        if self.errors:
+        if self.sites:
             bindings.append(Binding(len(bindings), "errors", "simt_errors"))
         if self.prints:
             bindings.append(Binding(len(bindings), "prints", "simt_prints"))
@@ -156,7 +150,7 @@ class _Renderer(LoopRenderer):
         text = assemble(
             fn, self.out.text(), bindings, self.uniform, elems, self.module,
             [helper(name) for name in self.helpers], bool(self.prints), self.uses_f64_print,
-            len(self.errors), self.record_index,
+            len(self.sites), self.record_index,
         )  # fmt: skip
         return WgslKernel(
             source=text,
@@ -165,7 +159,7 @@ class _Renderer(LoopRenderer):
             uniform_size=size,
             print_formats=[op.attrs["parts"] for op in self.prints],
             print_types=[[v.scalar for v in op.operands] for op in self.prints],
-            error_ops=self.errors,
+            error_ops=self.sites,
             error_record=self.record_index,
         )
 
@@ -218,10 +212,6 @@ class _Renderer(LoopRenderer):
         # of the workgroup to reach them): a fence orders nothing more here (docs/numba.md)
         self.out.add("// threadfence: no WGSL equivalent")
 
-    def assert_(self, op: Op) -> None:
-        (c,) = self.args(op, op.operands)
-        self.out.add(f"if (!{c}) {{ simt_fail({self.error_index[id(op)]}u); }}")
-
     def cast(self, op: Op) -> None:
         (a,) = self.args(op, op.operands)
         s, t = op.operands[0].scalar, op.result.scalar
@@ -255,9 +245,7 @@ class _Renderer(LoopRenderer):
             raise self.fail(op, f"internal: no WGSL spelling of math.{name}")
         args = self.args(op, op.operands)
         text = fn.wgsl.format(*args, s=wgsl_type(op.operands[0].scalar))
-        for name in re.findall(r"\bsimt_\w+", text):
-            if name in HELPERS:
-                self.use_helper(name)
+        self.use_helpers_in(text)
         self.define(op.result, text)
 
     def alloc(self, op: Op) -> None:
@@ -319,7 +307,7 @@ class _Renderer(LoopRenderer):
         """`simt_fail_at` keeps the index (two words a dimension, low then high) and the
         extents (as u32), up to RECORD_DIMS dimensions."""
         a = arr.array
-        site = self.error_index.get(id(op))
+        site = self.site_index.get(id(op))
         if len(idx) > RECORD_DIMS:
             return f"simt_fail({site}u);"
         self.record_index = True
@@ -346,7 +334,7 @@ class _Renderer(LoopRenderer):
         """The condition bound to a `let`, the failure reported before the access (a packed
         store or an emulated atomic tests it again inside)."""
         if ok is not None:
-            site = self.error_index.get(id(op))
+            site = self.site_index.get(id(op))
             self.out.add(f"let in_bounds{site} = {ok};")
             ok = f"in_bounds{site}"
             self.out.add(f"if (!{ok}) {{ {fail} }}")

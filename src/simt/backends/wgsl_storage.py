@@ -39,6 +39,8 @@ class StorageRenderer(CRenderer):
     """The WGSL renderer's storage layer: element types of arrays in WGSL memory, packed
     loads and stores, emulated atomics."""
 
+    HELPERS = HELPERS
+
     def __init__(self, fn: Function) -> None:
         super().__init__(fn)
         self.atomic_arrays = {op.operands[0].id for op in walk(fn.body) if op.opcode in ATOMICS}
@@ -46,17 +48,12 @@ class StorageRenderer(CRenderer):
         self.packed_written: set[int] = set()  # packed arrays bound writable: atomic words
         self.tmp = 0  # a counter for unique names of temporaries
         self.half_bits: dict[int, str] = {}  # float16 value id -> the name of its bits (u32)
-        self.helpers: list[str] = []  # the helper functions used, in order of first use
 
-    def use_helper(self, name: str) -> str:
-        """Emit helper `name` (and the helpers it calls) once; returns its name."""
-        if name not in self.helpers:
-            self.helpers.append(name)
-            # and the helpers it calls (WGSL functions may be declared in any order)
-            for called in re.findall(r"\b(simt_\w+)\(", helper(name)):
-                if called != name and called in HELPERS:
-                    self.use_helper(called)
-        return name
+    def helper_calls(self, name: str) -> list[str]:
+        """The helpers whose calls helper `name`'s text holds (WGSL declares functions in any
+        order: each is emitted after its first user)."""
+        called = re.findall(r"\b(simt_\w+)\(", helper(name))
+        return [c for c in called if c != name and c in HELPERS]
 
     def element_access(self, op: Op, ref: str, rest: list[str], ok: str | None,
                        atomic: bool) -> None:  # fmt: skip
