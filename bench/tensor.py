@@ -107,6 +107,17 @@ def peer_components() -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------ measuring
 CPU: dict[str, float] = {}  # variant -> median CPU seconds per call (of the last interleave)
+# OpenBLAS's worker threads spin on after each call for 2^28 cycles (its THREAD_TIMEOUT):
+# measured here, a 1024 sgemm left 105 ms of one core's CPU spent while the caller slept
+# (none with OPENBLAS_THREAD_TIMEOUT=4). A simt call right after a NumPy one shared the cores
+# with that spinner, which simt's second thread paid for: a call after another library's
+# waits this long first (`settle`), so each is measured as it runs when called again and again.
+SETTLE_S = 0.2
+
+
+def settle() -> None:
+    """Wait until the BLAS threads of NumPy's last call stopped spinning (`SETTLE_S`)."""
+    time.sleep(SETTLE_S)
 
 
 def interleave(
@@ -116,7 +127,8 @@ def interleave(
     every round (a call pays for what ran before it: OpenBLAS's threads spinning on after
     NumPy's call, the peer's 8 MB temporaries freed; with the same cyclic order every round
     FlashAttention's first variant, always after the peer's, measured 1.9x slower than the
-    same kernels measured elsewhere); `slow` ones run fewer rounds. The median CPU seconds of
+    same kernels measured elsewhere); `slow` ones run fewer rounds. A simt variant that follows
+    NumPy's or the peer's (names starting so) runs after `settle`. The median CPU seconds of
     this process per call go to `CPU`."""
     samples: dict[str, list[float]] = {k: [] for k in variants}
     cpu: dict[str, list[float]] = {k: [] for k in variants}
@@ -124,11 +136,16 @@ def interleave(
     CPU.clear()
     names = list(variants)
     order = random.Random(0)
+    blas = {k for k in names if k.startswith(("numpy", "ilang"))}  # their calls may spin on
+    prev = ""
     for r in range(rounds):
         for name in order.sample(names, len(names)):
             run = variants[name]
             if name in slow and r >= 2:
                 continue
+            if prev in blas and name not in blas:
+                settle()
+            prev = name
             c0 = time.process_time()
             samples[name] += sample(run, sync, 0, 1, 0.0)
             cpu[name].append(time.process_time() - c0)
@@ -221,6 +238,7 @@ def main() -> int:
         t0 = time.perf_counter()
         check("simt chain", MATMUL.exec(xa, xb), want, 1e-4)
         first = time.perf_counter() - t0
+        settle()  # the float64 reference's BLAS threads: `tune` times turns from the start
         t0 = time.perf_counter()
         tuned = MATMUL.tune(xa, xb, budget=args.budget)
         tune_s = time.perf_counter() - t0
@@ -268,6 +286,7 @@ def main() -> int:
         check("simt flash", fl.exec(qq, kk, vv), want, 1e-4)
         first = time.perf_counter() - t0
         check("simt flash, no schedules", plain.exec(qq, kk, vv), want, 1e-4)
+        settle()
         t0 = time.perf_counter()
         fl_tuned = fl.tune(qq, kk, vv, budget=args.budget)  # the peer's schedules as hints
         tune_s = time.perf_counter() - t0
