@@ -647,3 +647,59 @@ def test_a_coarsened_kernel_tests_every_block_it_runs_once() -> None:
         np.testing.assert_array_equal(got, data + np.repeat(incr, 64))
         with pytest.raises(simt.KernelError, match=r"`incr` \(index 1023, length 1023\)"):
             add_block_sums[1024, 64](np.zeros(1024 * 64, np.float32), np.ones(1023, np.float32))
+
+
+# ------------------------------------------------ the front end's IndexError checks (`try`)
+def _checks(block: Any) -> list[str]:
+    return [op.attrs["check"] for op in walk(block) if op.opcode == "cmp" and "check" in op.attrs]
+
+
+@simt.kernel
+def guarded_in_try(a, out):
+    i = simt.grid(1)
+    if i < len(a) and i < len(out):
+        try:
+            out[i] = a[i] * 2.0
+        except IndexError:
+            out[i] = -1.0
+
+
+@simt.kernel
+def other_guard_in_try(a, b, c):
+    i = simt.grid(1)
+    if i < len(c):
+        try:
+            c[i] = a[i] + b[i]
+        except IndexError:
+            c[i] = -1.0
+
+
+def test_a_proven_check_is_folded_away() -> None:
+    """Inside `try` every access is checked by the front end (its comparisons marked
+    `check`); where the guard proves it, the check becomes True and the handler and the
+    exception state go with it: the same loads and stores as without the `try`."""
+    fn, rep = _proved(guarded_in_try, _f32(8), _f32(8))
+    assert _checks(_fn(guarded_in_try, _f32(8), _f32(8)).body) != []  # before the pass
+    assert _checks(fn.body) == []
+    assert [op.opcode for op in walk(fn.body) if op.opcode in MEMORY] == ["load", "store"]
+    assert (rep.proven, rep.hoisted, rep.checked) == (3, 0, 0)  # (the handler's store too)
+
+
+def test_a_hoisted_check_is_true_in_the_copy_the_block_test_guards() -> None:
+    """Inside `try`, an access the pass can only test per block (`a[i]` guarded on `c`): the
+    copy of the body the block-level test guards has the check True (no comparison left),
+    the other keeps it and raises the catchable IndexError as before."""
+    n = 50
+    fn, rep = _proved(other_guard_in_try, _f32(n), _f32(n), _f32(n))
+    top = fn.body.ops[-1]
+    assert top.opcode == "if" and top.attrs.get("version")
+    fast, slow = top.regions
+    assert _checks(fast) == []
+    assert sorted(_checks(slow)) == ["upper", "upper"]  # `a[i]`, `b[i]` (`i >= 0` proven)
+    assert (rep.proven, rep.hoisted, rep.checked) == (2, 2, 0)  # `c[i]`s proven
+    for backend in ("sim", "cpu"):
+        c = np.zeros(n, np.float32)
+        with simt.using(backend):
+            other_guard_in_try[2, 32](_f32(n - 5), _f32(n), c)
+        np.testing.assert_array_equal(c[: n - 5], 2 * _f32(n - 5))
+        assert c[n - 5 :].tolist() == [-1.0] * 5

@@ -770,7 +770,8 @@ def _atomic(op: str) -> Handler:
         vals = [coerce(tr.b, tr.scalar(v, node), dt) for v in args[2:]]
         if dt.is_bool and op != "cas":
             tr.fail(node, "atomics need an integer or float array")
-        raising.check_index(tr, arr, idx, node)  # inside `try`: a catchable IndexError
+        ok = raising.check_index(tr, arr, idx, node)  # an IndexError where checked here
+        sure = ok is not None  # in bounds where it runs: a failed check raises (`busy`)
         busy = raising.any_raising(tr)
         if isinstance(busy, Known) and busy.value:
             return tr.b.const(0, dt)  # raising for sure: no atomic
@@ -779,8 +780,12 @@ def _atomic(op: str) -> Handler:
 
             def make() -> Value:
                 if op == "cas":
-                    return tr.b.op("cas", [arr, *idx, *vals], [dt]).result
-                return tr.b.op("atomic", [arr, *idx, *vals], [dt], op=op).result
+                    made = tr.b.op("cas", [arr, *idx, *vals], [dt])
+                else:
+                    made = tr.b.op("atomic", [arr, *idx, *vals], [dt], op=op)
+                if sure:
+                    made.attrs["inbounds"] = True
+                return made.result
 
             return raising.guarded_value(tr, not_raising, make, dt)
         if op == "cas":

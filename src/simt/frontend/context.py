@@ -54,6 +54,16 @@ class Context:
     sites: list[Any] = field(default_factory=list)
     site_ids: dict[Any, int] = field(default_factory=dict)
     try_depth: int = 0
+    # accesses checked here as a raised IndexError outside a `try` too (`raising.check_index`):
+    # None none, True every one, else the set of their places (`raising.place_of`)
+    raise_at: Any = None
+    # a thread raising where nothing catches it runs on without effects instead of skipping
+    # the rest of each statement list (`Translator.exit_state`); not in kernels with barriers
+    # or warp functions, where a thread that stopped must not take part
+    raise_after: bool = False
+    # the payload words of the exception state are int32 (`raising.payload_type`): the kernel
+    # has no 64-bit integers of its own (`pipeline.build`)
+    payload32: bool = False
     handling: list[dict[str, Any]] = field(default_factory=list)
     # the callers' raising flags around the call being inlined (raising.enter_call)
     raising_outer: list[Any] = field(default_factory=list)
@@ -136,6 +146,8 @@ class Translating(Protocol):
     def to_bool(self, v: V, node: ast.AST) -> V: ...
     def unpack(self, value: V, n: int, node: ast.AST) -> list[V]: ...
     def assign(self, target: ast.expr, value: V, node: ast.AST) -> None: ...
-    def load(self, arr: Value, idx: list[Value]) -> Value: ...
-    def store(self, arr: Value, idx: list[Value], value: V, node: ast.AST) -> None: ...
+    def load(self, arr: Value, idx: list[Value], inner: int = 0) -> Value: ...
+    def store(
+        self, arr: Value, idx: list[Value], value: V, node: ast.AST, inner: int = 0
+    ) -> None: ...
     def index_values(self, arr: Value, given: list[V], node: ast.AST) -> list[Value]: ...

@@ -1,6 +1,7 @@
 """Exceptions per thread: `raise`, `try`/`except`/`else`/`finally`, and the errors simt itself
-detects (an index out of bounds inside `try`, a failed `assert`, a division by zero under
-`division="python"`), lowered without any jump: a per-thread error state checked as
+detects (an index out of bounds, inside a `try` or where the bounds pass has no proof:
+`check_index`; a failed `assert`, a division by zero under `division="python"`), lowered
+without any jump: a per-thread error state checked as
 structured control flow, as `return` and `break` are (translate.py's flags).
 
 The state is four variables of the environment, carried through `if`s and loops like any
@@ -38,7 +39,7 @@ import numpy as np
 
 from .. import types as T
 from ..errors import KernelError, ThreadFailure
-from ..ir import Block, Param, Value
+from ..ir import Block, Loc, Param, Value
 from ..ir.nodes import FAILURE_BUFFER, Hidden
 from .context import Translating
 from .scalars import coerce
@@ -46,7 +47,7 @@ from .values import UNDEF, Known, Obj, V
 
 RAISED, EXC, EXA, EXB = "$raised", "$exc", "$exa", "$exb"
 STATE = (RAISED, EXC, EXA, EXB)
-PAYLOAD_TYPE = T.INT64
+PAYLOAD_TYPE = T.INT64  # (int32 in a kernel without 64-bit integers: `payload_type`)
 #: the failure buffer's parameter name, and the words of one record in it
 FAILURES = FAILURE_BUFFER
 RECORD = ("bx", "by", "bz", "tx", "ty", "tz", "site", "a_lo", "a_hi", "b_lo", "b_hi")
@@ -150,10 +151,17 @@ def _typed(tr: Translating, v: V, t: T.Scalar) -> Value:
     return coerce(tr.b, v, t)
 
 
+def payload_type(tr: Translating) -> T.Scalar:
+    """The type of the payload words `$exa`, `$exb`: int64, or int32 where the kernel is
+    translated without 64-bit integers (`Context.payload32`: a device without int64, as
+    WebGPU through OpenGL, then still runs its IndexError checks)."""
+    return T.INT32 if tr.ctx.payload32 else PAYLOAD_TYPE
+
+
 def state_value(tr: Translating, name: str, v: V | None) -> Value:
     """The value of state variable `name` (one of `STATE`) as a typed value (`v` None: its
     initial value), for a branch made outside `Translating.branch` to yield."""
-    t = T.BOOL if name == RAISED else T.INT32 if name == EXC else PAYLOAD_TYPE
+    t = T.BOOL if name == RAISED else T.INT32 if name == EXC else payload_type(tr)
     if v is None or v is UNDEF:
         v = Known(False) if name == RAISED else Known(0)
     return _typed(tr, v, t)
@@ -178,7 +186,8 @@ def set_state(
         elif isinstance(before, Known) and before.value:
             return  # raising already
         assert take is not None
-        for name, v, t in zip((EXC, EXA, EXB), new, (T.INT32, PAYLOAD_TYPE, PAYLOAD_TYPE)):
+        pt = payload_type(tr)
+        for name, v, t in zip((EXC, EXA, EXB), new, (T.INT32, pt, pt)):
             old = tr.env.get(name, Known(0))
             if isinstance(v, Known) and isinstance(old, Known) and v.value == old.value:
                 continue
@@ -189,7 +198,9 @@ def set_state(
             tr.env[RAISED] = tr.b.bin("or", before, fails)
         else:
             tr.env[RAISED] = fails
-    if tr.ctx.try_depth == 0:  # nothing can catch it: the thread leaves (barriers count it out)
+    if tr.ctx.try_depth == 0 and not tr.ctx.raise_after:
+        # nothing can catch it: the thread leaves (barriers count it out; a kernel without
+        # barriers or warp functions needs no `exit`: `pipeline.finish` drops them)
         if fails is None:
             tr.b.op("exit", [])
         else:
@@ -250,7 +261,8 @@ def leave_call(tr: Translating, outer: V, callee_env: dict[str, V]) -> None:
     if isinstance(outer, Known):
         return  # raising for sure already
     assert isinstance(outer, Value)
-    for name, t in zip((EXC, EXA, EXB), (T.INT32, PAYLOAD_TYPE, PAYLOAD_TYPE)):
+    pt = payload_type(tr)
+    for name, t in zip((EXC, EXA, EXB), (T.INT32, pt, pt)):
         mine, theirs = tr.env.get(name, Known(0)), callee_env.get(name, Known(0))
         if isinstance(mine, Known) and isinstance(theirs, Known) and mine.value == theirs.value:
             continue
@@ -307,13 +319,33 @@ def guarded_value(tr: Translating, ok: Value, make: Callable[[], Value], t: T.Sc
 
 
 # ---------------------------------------------------------------- checks simt makes
+def place_of(loc: Loc | None) -> tuple[str, int, int] | None:
+    """The key naming an access's place in `Context.raise_at` (its op's location)."""
+    return None if loc is None else (loc.filename, loc.line, loc.col)
+
+
+def checks_here(tr: Translating) -> bool:
+    """Whether the access made now raises IndexError when out of bounds: inside a `try`, and
+    outside one where the kernel is translated with the access's place in
+    `Context.raise_at` (`pipeline.build`: the accesses the bounds pass cannot prove)."""
+    if tr.ctx.try_depth > 0:
+        return True
+    if getattr(tr, "library", False):
+        return False  # simt's own code (its accesses are the backends' to check)
+    at = tr.ctx.raise_at
+    return at is True or (bool(at) and place_of(tr.b.loc) in at)
+
+
 def check_index(
     tr: Translating, arr: Value, idx: list[Value], node: ast.AST | None = None
 ) -> Value | None:
-    """Inside a `try`: the IndexError of `arr[idx]` as the thread's state. Returns the
-    condition under which the access is in bounds (None: outside a `try`, where the
-    backends' own checks report it)."""
-    if tr.ctx.try_depth == 0:
+    """The IndexError of `arr[idx]` as the thread's state, where the access checks here
+    (`checks_here`). Returns the condition under which the access is in bounds (None: not
+    checked here: proven in bounds by the bounds pass, or a kernel compiled without
+    checks). The two comparisons of each index carry `check` ("lower": `i >= 0`, "upper":
+    `i < n`) and `array` (its name), for the bounds pass, which replaces those it proves by
+    True (`passes.bounds`)."""
+    if not checks_here(tr):
         return None
     at = arr.array
     name = arr.hint or "array"
@@ -322,13 +354,13 @@ def check_index(
         n = tr.b.op("shape", [arr], [at.index], dim=k).result
         it = i.scalar
         wide = T.INT64 if (it.bits == 64 or at.index.bits == 64) else T.INT32
-        iv = coerce(tr.b, i, wide) if it.kind != "u" else coerce(tr.b, i, T.INT64)
+        # (an unsigned 32- or 64-bit index compares in int64: no value of it wraps negative)
+        iv = coerce(tr.b, i, T.INT64 if it.kind == "u" and it.bits >= 32 else wide)
         nv = coerce(tr.b, n, iv.scalar)
-        ok = tr.b.bin(
-            "and",
-            tr.b.cmp("ge", iv, tr.b.const(0, iv.scalar)),
-            tr.b.cmp("lt", iv, nv),
-        )
+        low = tr.b.op("cmp", [iv, tr.b.const(0, iv.scalar)], [T.BOOL], op="ge", check="lower",
+                      array=name).result  # fmt: skip
+        high = tr.b.op("cmp", [iv, nv], [T.BOOL], op="lt", check="upper", array=name).result
+        ok = tr.b.bin("and", low, high)
         bad = tr.b.un("not", ok)
         axis = f" for axis {k}" if len(idx) > 1 else ""
         parts: tuple[str | int, ...] = (
@@ -336,7 +368,7 @@ def check_index(
         )  # fmt: skip
         raise_builtin(
             tr, IndexError, bad, parts, node,
-            (coerce(tr.b, iv, PAYLOAD_TYPE), coerce(tr.b, nv, PAYLOAD_TYPE)),
+            (coerce(tr.b, iv, payload_type(tr)), coerce(tr.b, nv, payload_type(tr))),
         )  # fmt: skip
         ok_all = ok if ok_all is None else tr.b.bin("and", ok_all, ok)
     return ok_all
@@ -542,7 +574,7 @@ def reraise(tr: Translating, saved: dict[str, V], cond: Value | None, own: V) ->
         return
     tr.env[RAISED] = take if not isinstance(own, Value) else tr.b.bin("or", own, take)
     for n, v in saved.items():
-        t = T.INT32 if n == EXC else PAYLOAD_TYPE
+        t = T.INT32 if n == EXC else payload_type(tr)
         cur = tr.env.get(n, Known(0))
         if isinstance(cur, Known) and isinstance(v, Known) and cur.value == v.value:
             continue
@@ -635,7 +667,7 @@ def always(tr: Translating, run: Callable[[], None]) -> None:
                 tr.env[n] = old
         elif not (isinstance(cur, Known) and isinstance(old, Known) and cur.value == old.value):
             assert isinstance(own, Value)
-            t = T.INT32 if n == EXC else PAYLOAD_TYPE
+            t = T.INT32 if n == EXC else payload_type(tr)
             tr.env[n] = tr.b.select(own, _typed(tr, cur, t), _typed(tr, old, t))
 
 
@@ -669,12 +701,14 @@ def epilogue(tr: Translating) -> Param | None:
     buf = Value(T.ArrayType(T.INT32, 1), FAILURES)
     b = tr.b
 
+    # (the buffer is `buffer_words(nsites)` long: its accesses are in bounds by construction)
+
     def record() -> None:
         i32 = T.INT32
         one = b.const(1, i32)
-        slot = b.op("atomic", [buf, b.const(0, i32), one], [i32], op="add").result
+        slot = b.op("atomic", [buf, b.const(0, i32), one], [i32], op="add", inbounds=True).result
         exc = _typed(tr, tr.env.get(EXC, Known(0)), i32)
-        b.op("atomic", [buf, exc, one], [i32], op="add")
+        b.op("atomic", [buf, exc, one], [i32], op="add", inbounds=True)
         fits = b.cmp("lt", slot, b.const(CAPACITY, i32))
         tb, eb = Block(), Block()
         with b.at(tb):
@@ -686,13 +720,17 @@ def epilogue(tr: Translating) -> Param | None:
                 exc,
             ]
             for name in (EXA, EXB):
-                v = _typed(tr, tr.env.get(name, Known(0)), PAYLOAD_TYPE)
-                lo = b.cast(b.bin("and", v, b.const(0xFFFFFFFF, PAYLOAD_TYPE)), T.UINT32)
+                pt = payload_type(tr)
+                v = _typed(tr, tr.env.get(name, Known(0)), pt)
+                if pt == T.INT32:  # the word itself, and its sign
+                    words += [v, b.bin("shr", v, b.const(31, pt))]
+                    continue
+                lo = b.cast(b.bin("and", v, b.const(0xFFFFFFFF, pt)), T.UINT32)
                 words.append(b.cast(lo, i32))
-                words.append(b.cast(b.bin("shr", v, b.const(32, PAYLOAD_TYPE)), i32))
+                words.append(b.cast(b.bin("shr", v, b.const(32, pt)), i32))
             for k, w in enumerate(words):
                 at = b.bin("add", base, b.const(k, i32))
-                b.op("atomic", [buf, at, w], [i32], op="exch")
+                b.op("atomic", [buf, at, w], [i32], op="exch", inbounds=True)
             if texts:
                 _copy_text(tr, buf, slot, exc, texts, nsites)
             b.op("yield", [])
@@ -708,7 +746,8 @@ def epilogue(tr: Translating) -> Param | None:
             record()
             b.op("yield", [])
         eb.ops.append(_yield_nothing(tr))
-        b.op("if", [f], [], [tb, eb])
+        # `record`: the CPU renderer makes it after a vectorised thread loop (llvm.py)
+        b.op("if", [f], [], [tb, eb], record=True)
     return Param.made(Hidden.FAILURES, buf)
 
 
@@ -728,7 +767,7 @@ def _copy_text(tr: Translating, buf: Value, slot: Value, exc: Value, texts: list
     blk.args.append(k)
     with b.at(blk):
         c = ar.load(b, i32, b.bin("add", off, k))
-        b.op("atomic", [buf, b.bin("add", start, k), c], [i32], op="exch")
+        b.op("atomic", [buf, b.bin("add", start, k), c], [i32], op="exch", inbounds=True)
         b.op("yield", [])
     tb, eb = Block(), Block()
     with b.at(tb):

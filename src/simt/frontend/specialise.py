@@ -58,6 +58,9 @@ def translate(
     heap: int | None = None,
     division: str = "numpy",
     int64: bool = False,
+    raise_at: Any = None,
+    raise_after: bool = False,
+    payload32: bool = False,
 ) -> Function:
     """Translate `pyfunc` for the given parameter specs into a verified-shape IR function.
 
@@ -67,7 +70,8 @@ def translate(
     Numba's typing of integers (Python ints int64, integer results 64 bits wide).
     """
     return translate_with_names(
-        pyfunc, specs, fp64, debug, name, explain, dynamic_shared, heap, division, int64
+        pyfunc, specs, fp64, debug, name, explain, dynamic_shared, heap, division, int64,
+        raise_at, raise_after, payload32,
     )[0]
 
 
@@ -135,13 +139,19 @@ def translate_with_names(
     heap: int | None = None,
     division: str = "numpy",
     int64: bool = False,
+    raise_at: Any = None,
+    raise_after: bool = False,
+    payload32: bool = False,
 ) -> tuple[Function, dict[str, V]]:
     """`translate`, and the names the function's body leaves bound at its end (typed values,
     known values, tuples, objects): what the REPL keeps of an input between lines.
     `dynamic_shared`: the launch's bytes of dynamic shared memory; `heap`: the bytes of
     per-thread arena per element type (`frontend.arena`) the kernel's lists may use.
     `division`: "numpy" (integer `//` and `%` by zero give 0) or "python" (division by zero
-    raises ZeroDivisionError).
+    raises ZeroDivisionError). `raise_at`: the accesses whose failed bounds check raises
+    IndexError outside a `try` as well (`Context.raise_at`; `pipeline.build` gives those the
+    bounds pass cannot prove); `raise_after`: a thread raising uncaught runs on without
+    effects (`Context.raise_after`); `payload32`: int32 payload words (`Context.payload32`).
 
     A kernel in which an exception can reach its end uncaught gets one more parameter after
     the others, `raising.FAILURES` (index -1: no argument of the user's): the launch's failure
@@ -154,7 +164,8 @@ def translate_with_names(
     def make_context(b: Builder) -> Context:
         return Context(
             b, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared, heap=heap,
-            division=division, int64=int64,
+            division=division, int64=int64, raise_at=raise_at,
+            raise_after=raise_after, payload32=payload32,
             list_hints=hints,
         )
 
@@ -172,6 +183,9 @@ def translate_with_names(
         fn.attrs["failure_words"] = raising.buffer_words(
             len(ctx.sites), any(s.text for s in ctx.sites)
         )
+        # a runtime that reads the buffer itself (`Runtime.keeps_failures`) decodes it with
+        # this: `decode(words, raise_sites, grid, block)`, the grouped KernelError or None
+        fn.attrs["decode_failures"] = raising.decode
     # which parameters are complex (the IR sees their float parts), for messages: the
     # argument's name -> "complex64 array", "complex128 number", ...
     complex_params = {}

@@ -223,7 +223,13 @@ class Translator:
 
     # ---------------------------------------------------------------- statements
     def exit_state(self) -> str:
-        """'none', 'maybe' or 'always': whether a return/break/continue may have run."""
+        """'none', 'maybe' or 'always': whether a return/break/continue may have run.
+
+        A thread that may be raising where nothing can catch it (`Context.raise_after`) does
+        not make the rest of the statement list conditional: it runs on without effects (its
+        stores, atomics and prints test the flag, `raising.guard_effect`; every loop tests it
+        in its condition), so that a kernel with many checked accesses does not nest a level
+        per access."""
         state = "none"
         for f in FLAGS:
             v = self.env.get(f)
@@ -232,7 +238,7 @@ class Translator:
             if isinstance(v, Known):
                 if v.value:
                     return "always"
-            else:
+            elif not (f == raising.RAISED and self.ctx.raise_after and self.ctx.try_depth == 0):
                 state = "maybe"
         return state
 
@@ -244,12 +250,23 @@ class Translator:
             state = self.exit_state()
             if state == "always":
                 return
+            if state == "none" and i + 1 < len(body) and self.raising_into_try(body[i + 1 :]):
+                state = "maybe"
             if state == "maybe" and i + 1 < len(body):
                 rest = body[i + 1 :]
                 self.at(rest[0])
                 cond = self.not_exited()
                 self.branch(cond, lambda rest=rest: self.stmts_not_exited(rest), self.left)  # type: ignore[misc]
                 return
+
+    def raising_into_try(self, rest: list[ast.stmt]) -> bool:
+        """Whether a thread that may be raising and runs on without effects (`exit_state`)
+        would reach a `try` or `with` in `rest`: its handlers would take the exception for
+        one of their own, so the rest runs under `if not exited` after all."""
+        f = self.env.get(raising.RAISED)
+        return isinstance(f, Value) and any(
+            isinstance(n, (ast.Try, ast.With)) for st in rest for n in ast.walk(st)
+        )
 
     def left(self) -> None:
         """Mark the path being translated as one that left the statement list (a return,
@@ -464,20 +481,23 @@ class Translator:
             self.fail(node, f"expected {n} values to unpack, got {len(items)}")
         return items
 
-    def load(self, arr: Value, idx: list[Value]) -> Value:
+    def load(self, arr: Value, idx: list[Value], inner: int = 0) -> Value:
         """`arr[idx]`, in the compute type of its element type (an 8- or 16-bit element is
-        loaded as itself and converted at once: no other op sees those types)."""
+        loaded as itself and converted at once: no other op sees those types). `inner`: the
+        last indices are simt's own, in bounds (a complex element's part)."""
         t = arr.array.dtype
-        ok = raising.check_index(self, arr, idx)  # inside `try`: a catchable IndexError
+        ok = raising.check_index(self, arr, idx[: len(idx) - inner])  # an IndexError
         if ok is not None:
             v = raising.guarded_value(
-                self, ok, lambda: self.b.op("load", [arr, *idx], [t]).result, t
-            )
+                self, ok, lambda: self.b.op("load", [arr, *idx], [t], inbounds=True).result, t
+            )  # (checked by `ok`)
         else:
             v = self.b.op("load", [arr, *idx], [t]).result
         return v if not t.is_storage else self.b.cast(v, T.compute_type(t))
 
-    def store(self, arr: Value, idx: list[Value], value: V, node: ast.AST) -> None:
+    def store(
+        self, arr: Value, idx: list[Value], value: V, node: ast.AST, inner: int = 0
+    ) -> None:
         t = arr.array.dtype
         if isinstance(value, Known) and not is_number(value.value):
             self.fail(node, f"cannot store a {type(value.value).__name__} into a {t} array")
@@ -494,7 +514,7 @@ class Translator:
             )
         v = narrow(self.b, value, t) if t.is_storage else coerce(self.b, value, t)
         # (a storage type is converted in its compute type, then narrowed: ints wrap)
-        ok = raising.check_index(self, arr, idx, node)  # inside `try`: a catchable IndexError
+        ok = raising.check_index(self, arr, idx[: len(idx) - inner], node)  # an IndexError
 
         def emit() -> None:
             if ok is None:
@@ -502,7 +522,7 @@ class Translator:
                 return
             tb, eb = Block(), Block()
             with self.b.at(tb):
-                self.b.op("store", [arr, *idx, v])
+                self.b.op("store", [arr, *idx, v], inbounds=True)  # (checked by `ok`)
                 self.b.op("yield", [])
             with self.b.at(eb):
                 self.b.op("yield", [])

@@ -206,8 +206,8 @@ def complex_subscript(tr: Translating, c: CArray, node: ast.Subscript) -> V:
     if isinstance(got, View):
         return CArray(got)
     arr, idx = got
-    re = tr.load(arr, [*idx, tr.const(0, arr.array.index)])
-    im = tr.load(arr, [*idx, tr.const(1, arr.array.index)])
+    re = tr.load(arr, [*idx, tr.const(0, arr.array.index)], inner=1)  # (part 0 or 1)
+    im = tr.load(arr, [*idx, tr.const(1, arr.array.index)], inner=1)
     from ..complexnum import Complex
 
     return tr.construct(Complex, [re, im], {}, node)
@@ -249,8 +249,8 @@ def complex_store(tr: Translating, c: CArray, node: ast.Subscript, value: V) -> 
                 "assign one element at a time")  # fmt: skip
     arr, idx = got
     re, im = complex_parts(tr, value, node)
-    tr.store(arr, [*idx, tr.const(0, arr.array.index)], re, node)
-    tr.store(arr, [*idx, tr.const(1, arr.array.index)], im, node)
+    tr.store(arr, [*idx, tr.const(0, arr.array.index)], re, node, inner=1)
+    tr.store(arr, [*idx, tr.const(1, arr.array.index)], im, node, inner=1)
 
 
 def complex_parts(tr: Translating, value: V, node: ast.AST) -> tuple[V, V]:

@@ -51,6 +51,13 @@ which a test placed after lowering would have to rebuild. `sim` checks every acc
 checks stay, and their IR stays the front end's) and with `boundscheck=False` (nothing is
 checked there).
 
+The front end checks an access itself, as raising IndexError, where a first run of this pass
+on a copy could not prove it (`pipeline.unproven`; inside a `try`, always): two comparisons per
+index, `i >= 0` and `i < n`, marked `check` (`frontend.raising.check_index`), the access itself
+under their `if` and marked in bounds. The pass judges each such comparison as it judges an
+access: one it proves becomes True, one it hoists becomes True in the copy the block-level test
+guards; folding then removes the exception state it fed (`prove_bounds` runs `optimize`).
+
 The pass is one package, a module a job: `forms` (linear forms, bounds, facts), `ranges`
 (numeric ranges, leaf keys, block-level values, guard facts), `blocktest` (what a block-level
 test of a form can be, and its text), `search` (the symbolic bound search), `sites` (each
@@ -61,9 +68,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...ir import Function
+from ...ir import Function, Op
+from ..optimize import optimize
 from .search import Analysis
-from .sites import Site, judge_block
+from .sites import Site, is_check, judge_block
 from .version import MAX_COPY_OPS, no_copy, strictest, version_body
 
 
@@ -89,7 +97,7 @@ def prove_bounds(fn: Function) -> Report:
     judge_block(an, fn.body, (), sites)
     for s in sites:
         if s.status == "proven":
-            s.op.attrs["inbounds"] = True
+            prove(s.op)
     hoisted = [s for s in sites if s.status == "hoisted"]
     rep = Report()
     if hoisted:
@@ -99,10 +107,18 @@ def prove_bounds(fn: Function) -> Report:
                 s.status, s.why = "checked", why
         else:
             conds = strictest(c for s in hoisted for c in s.conds)
-            version_body(an, fn, {id(s.op) for s in hoisted}, conds)
+            version_body(an, fn, {id(s.op) for s in hoisted}, conds, prove)
             rep.versioned = True
             rep.tests = [an.show(c) for c in conds]
+    # an access the front end checks counts once: checked if one of its comparisons is,
+    # else hoisted if one is, else proven
+    order = {"proven": 0, "hoisted": 1, "checked": 2}
+    verdict: dict[object, Site] = {}
     for s in sites:
+        key = s.check if s.check is not None else id(s)
+        if key not in verdict or order[s.status] > order[verdict[key].status]:
+            verdict[key] = s
+    for s in verdict.values():
         if s.status == "proven":
             rep.proven += 1
         elif s.status == "hoisted":
@@ -110,9 +126,19 @@ def prove_bounds(fn: Function) -> Report:
         else:
             rep.checked += 1
             line = s.op.loc.line if s.op.loc is not None else 0
-            rep.kept.append((line, s.op.operands[0].hint, s.why))
+            rep.kept.append((line, s.array, s.why))
+    if any(s.check is not None and s.status != "checked" for s in sites):
+        optimize(fn)  # a check made True: its IndexError's state and branches go
     fn.attrs["bounds"] = rep
     return rep
 
 
-__all__ = ["MAX_COPY_OPS", "Report", "prove_bounds"]
+def prove(op: Op) -> None:
+    """Mark access `op` in bounds; a check of the front end's (`is_check`) becomes True."""
+    if is_check(op):
+        op.opcode, op.operands, op.attrs = "const", [], {"value": True}
+    else:
+        op.attrs["inbounds"] = True
+
+
+__all__ = ["MAX_COPY_OPS", "Report", "prove", "prove_bounds"]

@@ -18,10 +18,56 @@ MAX_DEPTH = 6
 
 @dataclass
 class Site:
+    """An access (`load`, `store`, `atomic`, `cas`) or one comparison of the front end's
+    check of one (`is_check`), and its verdict."""
+
     op: Op
     status: str  # "proven", "hoisted", "checked"
     conds: tuple[Lin, ...] = ()
     why: str = ""
+    # a check (`is_check`): the access it checks, as (place, array name); None: an access
+    check: tuple[object, str] | None = None
+
+    @property
+    def array(self) -> str:
+        return self.check[1] if self.check is not None else self.op.operands[0].hint
+
+
+def is_check(op: Op) -> bool:
+    """Whether `op` is one comparison of the front end's check of an index, `i >= 0` (attrs
+    `check="lower"`) or `i < n` (`"upper"`), where an access raises IndexError
+    (`frontend.raising.check_index`): the pass judges it as it judges an access, proven ones
+    becoming True (`prove_bounds`)."""
+    return op.opcode == "cmp" and op.attrs.get("check") in ("lower", "upper")
+
+
+def _judge_check(an: Analysis, op: Op, facts: tuple[Fact, ...]) -> Site:
+    """The verdict of check `op` (`is_check`): `idx >= 0`, or `idx < n` for any `n` (an
+    array's extent, most often; the form of `n` then is that extent)."""
+    idx, n = op.operands
+    upper = op.attrs["check"] == "upper"
+    if upper:
+        d = an.defs.get(an.canon(n).id)
+        ext = Lin((), d.attrs["value"]) if d is not None and d.opcode == "const" else (
+            Lin.leaf(an.key(n)))  # fmt: skip
+    else:
+        ext = Lin((), 1)  # (unused: a lower bound needs none)
+    ext_keys = {k for k, _ in ext.terms}
+
+    def good(k: Key) -> bool:
+        return k in ext_keys or an.key_hoistable(k)
+
+    ck = (facts, frozenset(ext_keys))
+    ctx = an.contexts.get(ck)
+    if ctx is None:
+        ctx = an.contexts[ck] = Ctx(facts, good)
+    got = _side(an, idx, upper, ext, ctx, MAX_DEPTH)
+    loc = op.loc
+    of = ((loc.filename, loc.line, loc.col) if loc is not None else None, str(op.attrs["array"]))
+    if got is None:
+        side = "upper" if upper else "lower"
+        return Site(op, "checked", why=f"no {side} bound of the index the block shares", check=of)
+    return Site(op, "hoisted" if got else "proven", tuple(dict.fromkeys(got)), check=of)
 
 
 def _judge(an: Analysis, op: Op, facts: tuple[Fact, ...]) -> Site:
@@ -115,8 +161,10 @@ def _pick(an: Analysis, cands: list[tuple[Bound, tuple[Lin, ...]]], upper: bool
 def judge_block(an: Analysis, block: Block, facts: tuple[Fact, ...], out: list[Site]) -> None:
     """Judge every access in `block`, with the guards `facts` that hold there."""
     for op in block.ops:
-        if op.opcode in MEMORY and not op.attrs.get("spill"):
-            out.append(_judge(an, op, facts))
+        if op.opcode in MEMORY and not op.attrs.get("spill") and not op.attrs.get("inbounds"):
+            out.append(_judge(an, op, facts))  # (in bounds already: under a check's `if`)
+        elif is_check(op):
+            out.append(_judge_check(an, op, facts))
         if op.opcode == "if":
             cond = op.operands[0]
             judge_block(an, op.regions[0], facts + tuple(facts_of(an, cond, True)), out)

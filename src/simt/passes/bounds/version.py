@@ -4,7 +4,7 @@ at the top in 32 bits from block-level values (a pure IR transform)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ...ir import Block, Function, Op, Value, walk
 from ...ir.ops import PURE
@@ -42,9 +42,11 @@ def _nested(block: Block) -> Iterable[Block]:
             yield from _nested(r)
 
 
-def version_body(an: Analysis, fn: Function, hoisted: set[int], conds: list[Lin]) -> None:
-    """`fn.body` becomes `if all(c <= 0 for c in conds): <copy, `hoisted` unchecked> else:
-    <body>`, the test computed before it in 32 bits (`test_type`); shared and local arrays
+def version_body(
+    an: Analysis, fn: Function, hoisted: set[int], conds: list[Lin], mark: Callable[[Op], None]
+) -> None:
+    """`fn.body` becomes `if all(c <= 0 for c in conds): <copy, `hoisted` unchecked (`mark`)>
+    else: <body>`, the test computed before it in 32 bits (`test_type`); shared and local arrays
     stay outside."""
     # arrays, and the block-level values at the top (extents, `block_idx.x * block_dim.x`),
     # stay outside the copies: both use them, and the CPU's SPMD pass still sees them as the
@@ -140,7 +142,7 @@ def version_body(an: Analysis, fn: Function, hoisted: set[int], conds: list[Lin]
     fast = clone_block(Block([], rest), vmap)
     for old, new in zip(walk(Block([], rest)), walk(fast)):
         if id(old) in hoisted:
-            new.attrs["inbounds"] = True
+            mark(new)
     fast.ops.append(Op("yield"))
     slow = Block([], [*rest, Op("yield")])
     # `version` marks the test for passes that change what the block-level values are
