@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from simt.ir import Function, verify
+from simt.ir import Function, Value, verify
 from simt.passes.cse import cse
 from simt.types import FLOAT32, INT32, ArrayType
 
@@ -138,3 +138,26 @@ def test_commutative_operands_are_matched_in_either_order() -> None:
     inputs = [[np.zeros(6, np.int32), np.zeros(2, np.float32), 3, -4, 0.0, -0.0]]
     fn = same_behaviour(build, cse, inputs)
     assert count(fn, "bin") == 6
+
+
+def test_checked_loads_are_merged_like_loads() -> None:
+    """`if ok: load a[i] else 0` (the front end's IndexError check of an access no proof
+    covers) is merged as a load is: with the same condition and index, once, until a write."""
+
+    def build() -> Function:
+        fn, b, (a, i) = function(ArrayType(INT32, 1), INT32)
+        ok = b.cmp("lt", i, b.op("shape", [a], [INT32], dim=0).result)
+
+        def checked() -> Value:
+            then = lambda: [b.op("load", [a, i], [INT32], inbounds=True).result]  # noqa: E731
+            (v,) = if_(b, ok, then, lambda: [b.const(0, INT32)], [INT32])
+            return v
+
+        v1, v2 = checked(), checked()  # the same element twice: one load
+        b.op("store", [a, b.const(0, INT32), b.bin("add", v1, v2)])
+        v3 = checked()  # after a store: stays
+        b.op("store", [a, b.const(1, INT32), v3])
+        return fn
+
+    fn = same_behaviour(build, cse, [[np.arange(4, dtype=np.int32) + 10, i] for i in range(6)])
+    assert count(fn, "load") == 2 and count(fn, "if") == 2

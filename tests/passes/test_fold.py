@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from simt.ir import Function, format_function, verify
+from simt.ir import Function, Value, format_function, verify
 from simt.passes.fold import fold
 from simt.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, ArrayType, Scalar
 
@@ -379,3 +379,44 @@ def test_multiplying_by_minus_one_is_a_subtraction(t: Scalar) -> None:
     vals = [0.0, -0.0, 1.5, float("inf"), float("nan")] if t.is_float else [0, -big - 1, big]
     inputs = [[np.zeros(2, t.np), x, y] for x in vals for y in vals]
     same_behaviour(lambda: _negation_fn(t), fold, inputs)
+
+
+def test_an_if_result_every_branch_yields_as_one_constant_is_that_constant() -> None:
+    """A flag no branch sets (the exception state of a check the bounds pass proved) becomes
+    a constant, and the `if` that only carried it goes: `if raised: <record>` disappears."""
+    fn, b, (x, out) = function(INT32, ArrayType(INT32, 1))
+    c = b.cmp("lt", x, b.const(3, INT32))
+
+    def side(k: int) -> list[Value]:  # a branch with an effect: not made a select
+        store(b, out, 2, b.const(k, INT32))
+        return [b.const(False, BOOL), b.const(k, INT32)]
+
+    flag, v = if_(b, c, lambda: side(1), lambda: side(2), [BOOL, INT32])
+    if_(b, flag, lambda: (store(b, out, 0, v), [])[1], lambda: [], [])
+    store(b, out, 1, v)
+    fold(fn)
+    verify(fn)
+    ifs = [op for op in fn.body.ops if op.opcode == "if"]
+    assert len(ifs) == 1 and len(ifs[0].results) == 1  # v's; the flag's `if` is gone
+    for xv, want in ((0, 1), (5, 2)):
+        arrs = [np.zeros(3, np.int32)]
+        evaluate(fn, [xv, *arrs], {})
+        assert arrs[0].tolist() == [0, want, want]
+
+
+def test_x_and_not_x_or_y_is_false() -> None:
+    """A second IndexError check of an element already checked: `take = fails and not
+    raised`, where `raised` is `fails or ...`, folds to False (its state goes)."""
+    fn, b, (x, y, out) = function(INT32, INT32, ArrayType(INT32, 1))
+    fails = b.cmp("lt", x, b.const(0, INT32))
+    other = b.cmp("gt", y, b.const(5, INT32))
+    raised = b.bin("or", other, fails)
+    take = b.bin("and", fails, b.un("not", raised))
+    b.op("store", [out, b.const(0, INT32), b.select(take, x, y)])
+    fold(fn)
+    verify(fn)
+    assert not any(op.opcode == "select" for op in fn.body.ops)
+    for xv, yv in ((-1, 7), (3, 2)):
+        arrs = [np.zeros(1, np.int32)]
+        evaluate(fn, [xv, yv, *arrs], {})
+        assert arrs[0][0] == yv

@@ -246,7 +246,28 @@ class _Folder:
             if a is b and not t.is_float:
                 return name in ("eq", "le", "ge")
             return None
+        if name == "and" and t.is_bool and (self.excludes(a, b) or self.excludes(b, a)):
+            return False
         return bin_identity(name, t, a, b, ca, cb)
+
+    def excludes(self, x: Value, y: Value) -> bool:
+        """Whether bool `y` is `not (... or x or ...)`, so that `x and y` is False: a second
+        IndexError check of an element already checked (`take = fails and not raised`,
+        `frontend.raising.set_state`) folds away once CSE has made its comparison the
+        first's."""
+        d = self.definer.get(y.id)
+        if d is None or d.opcode != "un" or d.attrs["op"] != "not":
+            return False
+        todo, seen = [d.operands[0]], 0
+        while todo and seen < 16:
+            v = todo.pop()
+            seen += 1
+            if v is x:
+                return True
+            e = self.definer.get(v.id)
+            if e is not None and e.opcode == "bin" and e.attrs["op"] == "or":
+                todo.extend(e.operands)
+        return False
 
     def fold_if(self, op: Op) -> list[Op] | None:
         c = self.const(op.operands[0])
@@ -255,6 +276,9 @@ class _Folder:
                 self.block(region)
             bodies = [region.ops[:-1] for region in op.regions]
             n = sum(len(body) for body in bodies)
+            same = self.same_results(op)
+            if same:
+                return [*same, op]  # (`op` is folded again, without those results)
             if n <= SPECULATE and all(o.opcode in PURE for body in bodies for o in body):
                 # Branches of a few pure ops (`a and b` gives these): both are computed, which
                 # is safe as pure ops neither trap nor write, and one `select` per result picks
@@ -271,6 +295,27 @@ class _Folder:
         for r, v in zip(op.results, term.operands):
             self.subst.set(r, v)
         return taken.ops[:-1]
+
+    def same_results(self, op: Op) -> list[Op]:
+        """The results of `if` op `op` that every branch yields as the same constant (a flag
+        no branch sets: `raising`'s state where its checks were proven), made constants
+        before it and removed from it; [] when there are none."""
+        made: list[Op] = []
+        keep: list[int] = []
+        for j, r in enumerate(op.results):
+            vals = [self.const(region.ops[-1].operands[j]) for region in op.regions]
+            v = vals[0]
+            if v is not _MISSING and all(x is not _MISSING and x == v and type(x) is type(v)
+                                         for x in vals):  # fmt: skip
+                made.append(Op("const", [], [r], {"value": v}, [], op.loc))
+            else:
+                keep.append(j)
+        if made:
+            op.results = [op.results[j] for j in keep]
+            for region in op.regions:
+                term = region.ops[-1]
+                term.operands = [term.operands[j] for j in keep]
+        return made
 
     def fold_for(self, op: Op) -> list[Op] | None:
         bounds = [self.const(v) for v in op.operands[:3]]

@@ -11,14 +11,16 @@ from .cse import cse
 from .dce import dce
 from .fold import fold
 from .licm import licm
+from .records import sink_records
 from .unroll import unroll
 
 Pass = Callable[[Function], Function]
 
 # The order of one round: folding makes constants (and inlines known branches) that the
-# others feed on; unrolling comes next and its copies are cleaned up by the next round; what
-# is left invariant in the loops that remain is hoisted last.
-PASSES: tuple[Pass, ...] = (fold, copyprop, cse, dce, unroll, licm)
+# others feed on (then a raising thread's failure record sinks into the branch that can raise);
+# unrolling comes next and its copies are cleaned up by the next round; what is left invariant
+# in the loops that remain is hoisted last.
+PASSES: tuple[Pass, ...] = (fold, sink_records, copyprop, cse, dce, unroll, licm)
 MAX_ROUNDS = 8
 
 
