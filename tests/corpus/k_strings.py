@@ -3,7 +3,8 @@ f-strings assigned to variables, `+`, `+=` in a run-time loop, `s * n`, `upper`/
 `startswith`/`endswith`, `==`/`!=`, indexing a character, `",".join` of a tuple, a variable
 given different strings on the two paths of an `if`, and the strings printed; exceptions
 raised with a message built at run time (`raise ValueError(f"...")`), caught with `as e` and
-read as `str(e)`. The reference is the same helper run by Python on the host."""
+read as `str(e)`; searched and cut (`in`, `find`, slices with steps, `for ch in s`). The
+reference is the same helper run by Python on the host."""
 
 import numpy as np
 
@@ -120,10 +121,54 @@ def _stdout_raised(a, out):
     return "".join(handled(t, int(v))[1] for t, v in enumerate(a))
 
 
+def searched(t, v):
+    s = "v=" + str(v) + ";" + str(t)
+    body = s[s.find("=") + 1 : s.find(";")]
+    odd = 0
+    for ch in body:
+        if ch in "13579":
+            odd += 1
+    return (
+        len(body) + 100 * odd,
+        s.find(str(t % 10), 2) + 100 * s.find("-", -len(s)),
+        len(s[::3]) + 100 * len(body[::-2]) + 10000 * len(s[t % 5 : -2]),
+        (1 if str(t) in s else 0) + (2 if "99" in body else 0) + (4 if body[:1] == "-" else 0)
+        + (8 if s[-2:] in body else 0) + (16 if "" in s[9:2] else 0),
+    ), s[::-1][:4]
+
+
+@simt.kernel
+def strings_searched(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        r, tail = searched(t, a[t])
+        for k in range(4):
+            out[k, t] = r[k]
+        if t % 11 == 0:
+            print(t, tail)
+
+
+def _make_searched():
+    a = rng(14).integers(-(2**31), 2**31 - 1, 50, dtype=np.int64).astype(np.int32)
+    a[:4] = [0, -(2**31), 2**31 - 1, -99]
+    return a, np.zeros((4, 50), np.int32)
+
+
+def _ref_searched(a, out):
+    r = np.array([searched(t, int(v))[0] for t, v in enumerate(a)], np.int64)
+    return {1: r.T.astype(np.int32)}
+
+
+def _stdout_searched(a, out):
+    return "".join(f"{t} {searched(t, int(v))[1]}\n" for t, v in enumerate(a) if t % 11 == 0)
+
+
 CASES = [
     Case("strings_per_thread", strings_per_thread, _make, 2, 64, _ref, tol=EXACT),
     Case("strings_printed", strings_printed, _make_printed, 1, 8, lambda a: {}, tol=EXACT,
          stdout=_stdout_printed),
     Case("strings_raised", strings_raised, _make_raised, 2, 32, _ref_raised, tol=EXACT,
          stdout=_stdout_raised),
+    Case("strings_searched", strings_searched, _make_searched, 2, 32, _ref_searched, tol=EXACT,
+         stdout=_stdout_searched),
 ]

@@ -78,6 +78,63 @@ def test_printed_strings_are_pythons(backend: str, capfd: pytest.CaptureFixture[
     assert capfd.readouterr().out.splitlines() == want
 
 
+def search_ops(t, v):
+    """`in`, `find`, slices and iteration of run-time strings; the same code runs in the kernel
+    and on the host."""
+    w = "x=" + str(v)
+    ones = 0
+    for ch in w:
+        if ch == "1" or ch == "-":
+            ones += 1
+    return (
+        1 if "=" in w else 0, 1 if str(t) in w else 0, 1 if "zz" not in w else 0,
+        1 if "" in w else 0, 1 if w[2:] in "x=-12345" else 0,
+        w.find("="), w.find(str(t % 10)), w.find("-", 1), w.find("", 50), w.find("", -2),
+        w.find("1", -3), w.find("x=", t),
+        len(w[2:]), len(w[-3:]), len(w[t:]), 1 if w[::-1].endswith("=x") else 0,
+        len(w[1:-1:2]), len(w[t % 4 : t]), len(w[:-t]), len(w[::-3]),
+        1 if w[2:].startswith("-") == (v < 0) else 0, 1 if w[:2] == "x=" else 0,
+        ones, len(str(t)[0:9]), 1 if "abc"[t % 3 :] in "abc" else 0,
+    )
+
+
+NSEARCH = len(search_ops(0, 0))
+
+
+@simt.kernel
+def search_kernel(a, out):
+    t = simt.grid(1)
+    r = search_ops(t, a[t])
+    for k in range(NSEARCH):
+        out[k, t] = r[k]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_searching_and_cutting_agree_with_python(backend: str) -> None:
+    simt.use(backend)
+    out = np.zeros((NSEARCH, len(VALUES)), np.int32)
+    search_kernel[1, len(VALUES)](VALUES, out)
+    for t, v in enumerate(VALUES.tolist()):
+        assert tuple(out[:, t]) == search_ops(t, v), t
+
+
+def test_cut_strings_print_as_pythons(capfd: pytest.CaptureFixture[str]) -> None:
+    @simt.kernel
+    def k(a):
+        t = simt.grid(1)
+        s = "<" + str(a[t]) + ">"
+        print(s[1:-1], s[::2], s[::-1], s[t:], len(s[5:1]))
+
+    simt.use("sim")
+    a = np.array([-1, 1210], np.int32)
+    k[1, 2](a)
+    want = []
+    for t, v in enumerate(a.tolist()):
+        s = "<" + str(v) + ">"
+        want.append(f"{s[1:-1]} {s[::2]} {s[::-1]} {s[t:]} {len(s[5:1])}")
+    assert capfd.readouterr().out.splitlines() == want
+
+
 OUT = [""]  # the folder the kernel below writes to (a global it reads when compiled)
 
 
@@ -250,7 +307,10 @@ def test_a_handler_of_literal_and_run_time_messages_prints_each(
         ("s = f'{n:5d}' + str(t)", "a format spec in a string built at run time"),
         ("raise KeyError('n=' + str(n))", "KeyError takes its message at compile time"),
         ("raise ValueError('n=' + str(n), 2)", "takes that one string in a kernel"),
-        ("s = str(t).strip()", "not .strip"),
+        ("s = str(t).split(',')", "not .split"),
+        ("s = str(t)[::n]", "string slice's step must be known at compile time"),
+        ("s = str(t).find('1', 0, 3)", "slice first for an end"),
+        ("s = 1 in str(t)", "requires a string as its left operand"),
         ("s = str(t) + 1", "str(v) makes one of a number"),
     ],
 )

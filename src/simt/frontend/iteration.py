@@ -27,6 +27,7 @@ from ..errors import CompileError
 from ..ir import Value
 from .context import Translating
 from .lists import is_list
+from .strings import is_str
 from .values import Known, V, View, range_parts
 
 _SEQ_FNS = ("zip", "enumerate", "reversed")
@@ -34,9 +35,9 @@ Item = Callable[[ast.expr], ast.expr]
 
 
 def is_sequence(v: V) -> bool:
-    """Whether `v` is a run-time sequence a `for` can walk: an array, a view of one, or a
-    run-time list (`frontend.lists`)."""
-    if is_list(v):
+    """Whether `v` is a run-time sequence a `for` can walk: an array, a view of one, a
+    run-time list (`frontend.lists`) or string (`frontend.strings`: its characters)."""
+    if is_list(v) or is_str(v):
         return True
     if isinstance(v, View):
         return v.ndim >= 1

@@ -306,7 +306,7 @@ def sorted_copy(tr: Translating, lst: Obj, kwargs: dict[str, V], node: ast.AST) 
     return out
 
 
-def _bound(tr: Translating, e: ast.expr | None, what: str) -> V | None:
+def bound(tr: Translating, e: ast.expr | None, what: str) -> V | None:
     if e is None:
         return None
     v = tr.expr(e)
@@ -325,8 +325,8 @@ def getslice(tr: Translating, lst: Obj, sl: ast.Slice, node: ast.AST) -> Obj:
     """`xs[a:b:c]` as Python reads it: a new list of the items from a up to (not including)
     b, every c-th; bounds past either end are clipped, negative ones count from the end.
     The step must be known at compile time (it decides the direction)."""
-    start, stop = _bound(tr, sl.lower, "start"), _bound(tr, sl.upper, "stop")
-    step_v = _bound(tr, sl.step, "step")
+    start, stop = bound(tr, sl.lower, "start"), bound(tr, sl.upper, "stop")
+    step_v = bound(tr, sl.step, "step")
     if step_v is not None and not isinstance(step_v, Known):
         tr.fail(sl.step or node, "a list slice's step must be known at compile time",  # type: ignore[arg-type]
                 "write the loop: [xs[k] for k in range(a, b, step)]")  # fmt: skip
@@ -335,14 +335,23 @@ def getslice(tr: Translating, lst: Obj, sl: ast.Slice, node: ast.AST) -> Obj:
         tr.fail(node, "slice step cannot be zero")
     t = element_type(tr, lst, node)
     tr.at(node)
+    lo, count_ = slice_bounds(tr, length(tr, lst), start, stop, step, node)
+    out = make(tr, [], node)
+    fix_type(tr, out, t, node)
+    _fill_slice(tr, lst, out, t, lo, step, count_, node)
+    return out
+
+
+def slice_bounds(tr: Translating, n: Value, start: V | None, stop: V | None, step: int,
+                 node: ast.AST) -> tuple[Value, Value]:  # fmt: skip
+    """Where `[start:stop:step]` of a sequence of `n` items begins and how many items it
+    takes, as CPython's PySlice_AdjustIndices reads them: negative bounds count from the end,
+    then clipped to [0, n] going up and to [-1, n - 1] going down."""
     b = tr.b
-    n = length(tr, lst)
     zero, one = i32(tr, 0), i32(tr, 1)
 
     def adjust(v: V | None, default: Value) -> Value:
-        # CPython's PySlice_AdjustIndices: negative counts from the end, then clipped to
-        # [0, n] going up and to [-1, n - 1] going down
-        if v is None:
+        if v is None or (isinstance(v, Known) and v.value is None):
             return default
         x = coerce(b, v, T.INT32)
         x = b.select(b.cmp("lt", x, zero), b.bin("add", x, n), x)
@@ -359,11 +368,7 @@ def getslice(tr: Translating, lst: Obj, sl: ast.Slice, node: ast.AST) -> Obj:
         span = b.bin("sub", lo, hi)
         size = i32(tr, -step)
     rounded_up = b.bin("floordiv", b.bin("add", span, b.bin("sub", size, one)), size)
-    count_ = b.select(b.cmp("gt", span, zero), rounded_up, zero)
-    out = make(tr, [], node)
-    fix_type(tr, out, t, node)
-    _fill_slice(tr, lst, out, t, lo, step, count_, node)
-    return out
+    return lo, b.select(b.cmp("gt", span, zero), rounded_up, zero)
 
 
 def _fill_slice(tr: Translating, src: Obj, out: Obj, t: T.Scalar, lo: Value, step: int,

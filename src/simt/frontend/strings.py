@@ -15,6 +15,10 @@ written on the device exactly as Python writes them; floats are not (formatting 
 exactly as Python does needs the shortest round-trip digits): `print` and `f.write` format
 floats on the host, so they are refused here with that advice. `print(s)` and `f.write(s)`
 write the characters one print field each (`Field` with spec "c", formatted by the host).
+
+Searching (`t in s`, `s.find(t)`) compares `t` at each position; a slice with step 1 is a
+view (another start and length over the same words); `for ch in s` walks the characters
+(frontend/iteration.py).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import numpy as np
 from .. import types as T
 from ..ir import Field, Value
 from .context import Translating
-from .list_ops import fold
+from .list_ops import bound, fold, slice_bounds
 from .lists import arena, i32, loop, raise_unless, when
 from .raising import (
     RaisedText,
@@ -436,11 +440,89 @@ def _case(tr: Translating, s: Obj, args: list[V], node: ast.AST, upper: bool) ->
     return _new(tr, length(tr, s), "a string", node, fill)
 
 
+# ------------------------------------------------------------------------------- searching
+def _find(tr: Translating, s: Text, t: Text, lo: Value) -> Value:
+    """The first position >= `lo` where `t` starts in `s`, or -1: `t` compared at each
+    position, O(len(s) x len(t)) loads (meant for the short strings a thread keeps)."""
+    b = tr.b
+    n, m = length(tr, s), length(tr, t)
+
+    def test(k: Value, acc: list[Value]) -> list[Value]:
+        hit = b.bin("and", b.cmp("lt", acc[0], i32(tr, 0)), _same_at(tr, s, t, k, m))
+        return [b.select(hit, k, acc[0])]
+
+    # the positions t can start at: lo .. n - m (none when lo is past it)
+    (out,) = fold(tr, lo, b.bin("add", b.bin("sub", n, m), i32(tr, 1)), [i32(tr, -1)], test)
+    return out
+
+
+def contains(tr: Translating, sub: V, s: V, node: ast.AST) -> Value:
+    """`sub in s` of strings: whether `s.find(sub)` finds it."""
+    if not (is_text(sub) and is_text(s)):
+        tr.fail(node, "'in <string>' requires a string as its left operand",
+                "str(v) makes one of a number")  # fmt: skip
+    tr.at(node)
+    found = _find(tr, text_of(s), text_of(sub), i32(tr, 0))
+    return tr.b.cmp("ge", found, i32(tr, 0))
+
+
+def _find_method(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
+    """`s.find(t)`, `s.find(t, start)`: the first position of `t` from `start` on, or -1
+    (`find("")` is the start, as Python's)."""
+    if not 1 <= len(args) <= 2 or not is_text(args[0]):
+        tr.fail(node, "str.find() takes a string and an optional start in a kernel",
+                "slice first for an end: s[:end].find(t)")  # fmt: skip
+    tr.at(node)
+    if len(args) == 1:
+        return _find(tr, s, text_of(args[0]), i32(tr, 0))
+    b = tr.b
+    n = length(tr, s)
+    # as Python: a negative start counts from the end (clipped at 0); past the end: -1
+    start = coerce(b, tr.scalar(args[1], node), T.INT32)
+    start = b.select(b.cmp("lt", start, i32(tr, 0)), b.bin("add", start, n), start)
+    lo = b.bin("min", b.bin("max", start, i32(tr, 0)), n)
+    found = _find(tr, s, text_of(args[0]), lo)
+    return b.select(b.cmp("gt", start, n), i32(tr, -1), found)
+
+
+def getslice(tr: Translating, s: Text, sl: ast.Slice, node: ast.AST) -> V:
+    """`s[a:b:c]` as Python reads it (bounds clipped, negative ones from the end); step 1 is
+    a view of the same characters (strings never change: nothing copied), another known step
+    copies them. A known string cut at known bounds is cut now."""
+    start, stop = bound(tr, sl.lower, "start"), bound(tr, sl.upper, "stop")
+    step_v = bound(tr, sl.step, "step")
+    if step_v is not None and not isinstance(step_v, Known):
+        tr.fail(sl.step or node, "a string slice's step must be known at compile time",  # type: ignore[arg-type]
+                "cut with step 1 and pick characters: s[a:b][k] in a loop")  # fmt: skip
+    step = int(step_v.value) if isinstance(step_v, Known) else 1
+    if step == 0:
+        tr.fail(node, "slice step cannot be zero")
+    if isinstance(s, str) and all(v is None or isinstance(v, Known) for v in (start, stop)):
+        lo_k = None if start is None else int(start.value)  # type: ignore[union-attr]
+        hi_k = None if stop is None else int(stop.value)  # type: ignore[union-attr]
+        return Known(s[lo_k:hi_k:step])
+    s = s if isinstance(s, Obj) else materialise(tr, s, node)
+    tr.at(node)
+    b = tr.b
+    lo, count = slice_bounds(tr, length(tr, s), start, stop, step, node)
+    if step == 1:
+        return _make(b.bin("add", _off(s), lo), count)
+
+    def one(at: Value, k: Value) -> None:
+        _put(tr, at, k, _char(tr, s, b.bin("add", lo, b.bin("mul", k, i32(tr, step)))))
+
+    def fill(at: Value) -> None:
+        loop(tr, i32(tr, 0), count, lambda k: one(at, k))
+
+    return _new(tr, count, "a string slice", node, fill)
+
+
 METHODS: dict[str, Callable[[Translating, Obj, list[V], ast.AST], V]] = {
     "upper": lambda tr, s, a, n: _case(tr, s, a, n, True),
     "lower": lambda tr, s, a, n: _case(tr, s, a, n, False),
     "startswith": lambda tr, s, a, n: _affix(tr, s, a, n, False),
     "endswith": lambda tr, s, a, n: _affix(tr, s, a, n, True),
+    "find": _find_method,
 }
 
 
@@ -473,8 +555,8 @@ class Method:
 def attribute(tr: Translating, s: Obj, attr: str, node: ast.AST) -> V:
     if attr not in METHODS and attr != "join":
         names = ", ".join(sorted([*METHODS, "join"]))
-        tr.fail(node, f"strings built at run time have {names}, len(), indexing, + and *, "
-                      f"==, not .{attr}")  # fmt: skip
+        tr.fail(node, f"strings built at run time have {names}, len(), indexing, slicing, "
+                      f"iteration, in, + and *, ==, not .{attr}")  # fmt: skip
     return Bound(s, Method(attr))
 
 

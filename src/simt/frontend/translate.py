@@ -891,6 +891,8 @@ class Translator:
                 return self.table_item(base, table, node)
         if lists.is_list(base) and isinstance(node.slice, ast.Slice):
             return list_ops.getslice(self, base, node.slice, node)  # type: ignore[arg-type]
+        if strings.is_text(base) and isinstance(node.slice, ast.Slice):
+            return strings.getslice(self, strings.text_of(base), node.slice, node)
         key = self.expr(node.slice)
         if strings.is_str(base):
             return strings.char_at(self, base, key, node)  # type: ignore[arg-type]
@@ -1269,6 +1271,8 @@ class Translator:
         (compared item by item, as Python's `==`)."""
         if lists.is_list(b):
             found: V = list_ops.contains(self, b, a, node)  # type: ignore[arg-type]
+        elif strings.is_text(b):
+            found = strings.contains(self, a, b, node)
         elif isinstance(b, Tup) or (isinstance(b, Known) and isinstance(b.value, (tuple, list))):
             items = list(b.items) if isinstance(b, Tup) else [Known(x) for x in b.value]  # type: ignore[union-attr]
             found = Known(False)

@@ -7,8 +7,9 @@ indexing (negative indices too), iteration, `len`, `sum`, `min`/`max`, `in`, `co
 were built; `min`, `max` and `index` are guarded by `if xs`), so a difference between
 backends is a bug, never an IndexError; values are int32 (wrapping exactly) or float32
 multiples of 1/8 far below 2**21 (exact sums). About one kernel in two with lists builds a
-string too (`text`); with the exceptions feature on, it may put the string in the message of
-a ValueError it raises and catches."""
+string too (`text`): sliced (`cut`), searched (`find`, `in`, iteration: `search`); with the
+exceptions feature on, it may put the string in the message of a ValueError it raises and
+catches."""
 
 from __future__ import annotations
 
@@ -116,10 +117,12 @@ def text(g: Grammar) -> None:
     elif k == 2:
         g.emit(f"{s} = ','.join(({s}, {s}.lower(), str(t > 5)))")
     probe = r.choice(("'k1'", "'K'", "'-'", "'0'", "'ab'"))
+    cut(g, s, n, probe)
     g.emit(f"{acc} = len({s}) * 5 + (1 if {s} == {probe} else 0)")
     g.emit(f"{acc} += (2 if {s}.startswith({probe}) else 0) + (4 if {s}.endswith({probe}) else 0)")
     g.emit(f"if {s}:")
     g.emit(f"    {acc} += 8 if {s}[{r.choice(('0', '-1'))}] == {probe} else 16")
+    search(g, s, acc, probe)
     if g.exceptions_on and r.random() < 0.5:  # a message built from it, raised and caught
         g.emit("try:")
         g.emit(f"    if not {s}.startswith({probe}):")
@@ -131,6 +134,26 @@ def text(g: Grammar) -> None:
         g.emit("if t == 1:")
         g.emit(f"    print({s})")
     g.declare(acc, "i32", 4096.0)
+
+
+def cut(g: Grammar, s: str, n: str, probe: str) -> None:
+    """Maybe replace the string by a slice of it."""
+    r = g.r
+    k = r.randrange(6)
+    if k == 0:
+        bounds = r.choice(("1:", ":-1", "::2", "1:4", "::-1", f"{n}:", f"-{n}:"))
+        g.emit(f"{s} = {s}[{bounds}]")
+
+
+def search(g: Grammar, s: str, acc: str, probe: str) -> None:
+    """Maybe fold a search of the string (`find`, `in`, its characters) into `acc`."""
+    r = g.r
+    k = r.randrange(3)
+    if k == 0:
+        g.emit(f"{acc} += {s}.find({probe}) * 3 + (7 if {probe} in {s} else 0)")
+    elif k == 1:
+        g.emit(f"for ch in {s}:")
+        g.emit(f"    {acc} = ({acc} * 3 + (1 if ch == {probe} else 2)) % 4096")
 
 
 def lists_section(g: Grammar) -> None:
