@@ -96,3 +96,63 @@ def test_two_dimensional_blocks_name_the_thread_and_both_indices() -> None:
             gather_2d[(3, 2), (16, 8)](out, m, rows)
     assert "read of `m` (index (5, 13), shape (5, 40))" in str(e.value)
     assert "(block (0, 0, 0), thread (13, 7, 0))" in str(e.value)
+
+
+def _vector_body(opt: str) -> str:
+    """The first vectorised loop body of optimised LLVM text."""
+    start = opt.index("\nvector.body:")
+    end = opt.index("\n\n", start)
+    return opt[start:end]
+
+
+@simt.kernel(division="python")
+def floor_div(out, a, d):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = a[i] // d[i]  # ZeroDivisionError where d[i] == 0: the thread raises
+
+
+def test_a_raising_threads_record_is_made_after_the_vectorised_loop() -> None:
+    """A thread that may raise writes its failure record with atomics, which would keep the
+    thread loop scalar; the renderer defers it (`_defer_record`): each lane stores its flag
+    and the record's values into per-lane slots, and after the loop the lanes that raised
+    make their records. The loop body is vector code without an atomic."""
+    n = 4096
+    args = (np.zeros(n, np.int32), np.ones(n, np.int32), np.ones(n, np.int32))
+    specs, _ = floor_div._specs(floor_div._bind(args, {}), "cpu")
+    fn = prepare(build(floor_div.pyfunc, specs, False, False, division="python"), "cpu")
+    opt = registry.get("cpu").render(fn, stage="opt")  # type: ignore[call-arg]
+    assert "atomicrmw" not in _vector_body(opt)
+    assert "%recflag" in opt and "atomicrmw" in opt  # the records, after the loop
+    a, d = np.arange(n, dtype=np.int32), np.ones(n, np.int32)
+    d[[7, 1000, 4095]] = 0
+    out = np.full(n, -1, np.int32)
+    with simt.using("cpu"), pytest.raises(simt.KernelError) as e:
+        floor_div[n // 128, 128](out, a, d)
+    assert [f.thread for f in e.value.failures] == [7, 1000, 4095]
+    assert {f.exception for f in e.value.failures} == {"ZeroDivisionError"}
+    assert e.value.finished == n - 3
+    good = d != 0
+    np.testing.assert_array_equal(out[good], a[good])
+
+
+@simt.kernel
+def add(a, b, c):
+    i = simt.grid(1)
+    if i < len(a) and i < len(b) and i < len(c):
+        c[i] = a[i] + b[i]
+
+
+def test_the_failure_key_slot_is_made_only_where_a_check_uses_it() -> None:
+    """`%failkey` (the branch-free checks' smallest failing key) was allocated in every cpu
+    kernel; now only in one whose renderer records a check without a branch."""
+    n = 4096
+    x = np.zeros(n, np.float32)
+
+    def llvm(kernel: Any, *args: Any) -> str:  # the renderer's text, before LLVM's passes
+        specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
+        fn = prepare(build(kernel.pyfunc, specs, False, False), "cpu")
+        return registry.get("cpu").render(fn)  # type: ignore[no-any-return]
+
+    assert "%failkey" not in llvm(add, x, x, x)  # every access proven
+    assert "%failkey" in llvm(gather, x, np.ones(256, np.float32), np.zeros(n, np.int32))

@@ -35,7 +35,7 @@ blocks, memory accesses and their bounds checks, prints and control flow.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import MEMORY
@@ -98,14 +98,19 @@ class _Renderer(KernelInterface):
         self.loop_kinds: list[bool] = []
         self.loop_checks: list[dict[int, tuple[Op, list[str]]]] = []
         self.slots: dict[int, list[str]] = {}  # site -> a slot array of indices per dimension
+        # a thread's failure record (the front end's `if raised: <record>`, attr `record`)
+        # directly in a vectorisable thread loop's body is deferred (`_defer_record`): per
+        # thread loop being rendered, its record ops' ids, the values its body defines, and
+        # the records deferred (op, flag slot, [(value, slot, type)])
+        self.loop_records: list[tuple[set[int], set[int], list[Any]]] = []
+        self.record_slots: list[tuple[str, str]] = []  # (slot array, element type)
 
     # ---- module --------------------------------------------------------------------------
     def render(self) -> tuple[str, Meta]:
         self.lines.append(f"define void @{ENTRY}(ptr noalias %args, ptr noalias %ctx, "
                           "i64 %begin, i64 %end) {")  # fmt: skip
         self.start("entry")
-        self.emit("%failkey = alloca i64, align 8")  # see `_note_failure`
-        self.emit("store i64 9223372036854775807, ptr %failkey, align 8")
+        failkey_at = len(self.lines)  # `%failkey` goes here when a check uses it
         if self.poll:  # the back-edge counter (in the entry block: promoted to registers)
             self.emit("%polls = alloca i32, align 4")
             self.emit("store i32 0, ptr %polls, align 4")
@@ -153,6 +158,19 @@ class _Renderer(KernelInterface):
             f"  {p} = alloca i64, i64 {self.nthreads}, align 64"
             for ps in self.slots.values() for p in ps
         ]
+        self.lines[self.slot_at:self.slot_at] = [
+            f"  {p} = alloca {ty}, i64 {self.nthreads}, align 64" for p, ty in self.record_slots
+        ]
+        if self.record_slots:  # any lane of the thread loop deferred a record
+            self.lines[failkey_at:failkey_at] = [
+                "  %anyrecord = alloca i8, align 1",
+                "  store i8 0, ptr %anyrecord, align 1",
+            ]
+        if self.slots:  # a check recorded without a branch (`_note_failure`) uses it
+            self.lines[failkey_at:failkey_at] = [
+                "  %failkey = alloca i64, align 8",
+                "  store i64 9223372036854775807, ptr %failkey, align 8",
+            ]
         out = [
             "; simt kernel " + self.fn.name,
             *sorted(self.decls),
@@ -420,6 +438,100 @@ class _Renderer(KernelInterface):
             self.emit(f"store i64 {x}, ptr {at}, align 8{md}")
         self.loop_checks[-1][site] = (op, shape)
 
+    def _defer_record(self, op: Op) -> None:
+        """The failure record of a raising thread (`frontend.raising.epilogue`'s `if raised:
+        <record>`) directly in the body of a thread loop LLVM may vectorise: its atomics on
+        the failure buffer would keep the loop scalar, so the lane stores, without a branch,
+        whether it raised and the values the record reads (plain vector stores into per-lane
+        slot arrays) and ors the flag into `%anyrecord` (a reduction); after the loop,
+        `_flush_records` makes the records of the lanes that raised, in lane order."""
+        _, defs, deferred = self.loop_records[-1]
+        lane = self._lane()
+        inner = {r.id for o in walk_ops(op) for r in o.results}
+        inner.update(a.id for o in [op, *walk_ops(op)] for r in o.regions for a in r.args)
+        used: dict[int, Value] = {}
+        for o in walk_ops(op):
+            for x in o.operands:
+                if x.id in defs and x.id not in inner:
+                    used.setdefault(x.id, x)
+        k = len(self.record_slots)
+        flag = f"%recflag{k}"
+        self.record_slots.append((flag, "i8"))
+        f8 = self.inst(f"zext i1 {self.v(op.operands[0])} to i8")
+        self.emit(f"store i8 {f8}, ptr {self.inst(f'getelementptr i8, ptr {flag}, i64 {lane}')}"
+                  f", align 1{self._access_md()}")  # fmt: skip
+        cur = self.inst("load i8, ptr %anyrecord, align 1")
+        self.emit(f"store i8 {self.inst(f'or i8 {cur}, {f8}')}, ptr %anyrecord, align 1")
+        kept = []
+        for j, x in enumerate(used.values()):
+            ty = mem_type(x.scalar)
+            slot = f"%recval{k}.{j}"
+            self.record_slots.append((slot, ty))
+            val = self.v(x)
+            if x.scalar.is_bool:
+                val = self.inst(f"zext i1 {val} to i8")
+            at = self.inst(f"getelementptr {ty}, ptr {slot}, i64 {lane}")
+            self.emit(f"store {ty} {val}, ptr {at}, align {align(x.scalar)}{self._access_md()}")
+            kept.append((x, slot, ty))
+        deferred.append((op, flag, kept))
+
+    def _flush_records(self, loop: Op, deferred: list[Any], bounds: tuple[str, str, str]) -> None:
+        """After a thread loop with deferred records (`_defer_record`): if a lane raised, the
+        loop's lanes again, scalar, making the record of each lane whose flag is set (its
+        values read back from the slots, the loop's index bound to the lane)."""
+        start, stop, step = bounds
+        t = loop.operands[0].scalar
+        ty = llvm_type(t)
+        s = "s" if t.is_signed else "u"
+        cur = self.inst("load i8, ptr %anyrecord, align 1")
+        none = self.inst(f"icmp eq i8 {cur}, 0")
+        head, done = self.new_label("records"), self.new_label("recorded")
+        self.emit(f"br i1 {none}, label %{done}, label %{head}, !prof {self._likely()}")
+        self.start(head)
+        self.emit("store i8 0, ptr %anyrecord, align 1")
+        pre = self.label
+        top, body, latch, end = (
+            self.new_label(x) for x in ("rec", "recbody", "reclatch", "recend"))
+        self.emit(f"br label %{top}")
+        self.start(top)
+        iv, nxt = self.tmp(), self.tmp()
+        self.emit(f"{iv} = phi {ty} [{start}, %{pre}], [{nxt}, %{latch}]")
+        up = self.inst(f"icmp {s}gt {ty} {step}, 0")
+        lt = self.inst(f"icmp {s}lt {ty} {iv}, {stop}")
+        gt = self.inst(f"icmp {s}gt {ty} {iv}, {stop}")
+        go = self.inst(f"select i1 {up}, i1 {lt}, i1 {gt}")
+        self.emit(f"br i1 {go}, label %{body}, label %{end}")
+        self.start(body)
+        outer = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")
+        self.lane_stack.append((iv, outer[1], outer[2], ""))
+        arg = loop.regions[0].args[0]
+        saved = self.vals.get(arg.id)
+        self.vals[arg.id] = iv
+        lane = self._lane()
+        for op, flag, kept in deferred:
+            f = self.inst(f"load i8, ptr {self.inst(f'getelementptr i8, ptr {flag}, i64 {lane}')}"
+                          ", align 1")  # fmt: skip
+            yes, no = self.new_label("rec"), self.new_label("norec")
+            self.emit(f"br i1 {self.inst(f'icmp ne i8 {f}, 0')}, label %{yes}, label %{no}")
+            self.start(yes)
+            for x, slot, mt in kept:
+                at = self.inst(f"getelementptr {mt}, ptr {slot}, i64 {lane}")
+                val = self.inst(f"load {mt}, ptr {at}, align {align(x.scalar)}")
+                self.vals[x.id] = self.inst(f"trunc i8 {val} to i1") if x.scalar.is_bool else val
+            self._region(op.regions[0])
+            self.emit(f"br label %{no}")
+            self.start(no)
+        if saved is not None:
+            self.vals[arg.id] = saved
+        self.lane_stack.pop()
+        self.emit(f"br label %{latch}")
+        self.start(latch)
+        self.emit(f"{nxt} = add {ty} {iv}, {step}")
+        self.emit(f"br label %{top}")
+        self.start(end)
+        self.emit(f"br label %{done}")
+        self.start(done)
+
     def _flush_checks(self, checks: dict[int, tuple[Op, list[str]]]) -> None:
         """After a thread loop with `_note_failure` checks: if one failed, its key, index and
         extents to the context (`@simt.fail.at`, out of line), and `%failkey` empty again."""
@@ -511,6 +623,11 @@ class _Renderer(KernelInterface):
         return [self.v(x) for x in term.operands] if term is not None else []
 
     def _if(self, op: Op) -> None:
+        if op.attrs.get("record") and self.loop_kinds and self.loop_kinds[-1] and (
+            id(op) in self.loop_records[-1][0]
+        ):
+            self._defer_record(op)
+            return
         keys = self._deferrable(op) if self.lane_stack else {}
         olds: dict[tuple[int, int], str] = {}
         for key, store in keys.items():
@@ -638,15 +755,25 @@ class _Renderer(KernelInterface):
             else:
                 self.lane_stack.append((tx, ty_, iv, ""))
         # a thread loop LLVM may vectorise (atomics and prints keep it scalar, and a jammed
-        # one is many lanes wide already): its checks record failures without a branch
+        # one is many lanes wide already): its checks record failures without a branch, and
+        # the failure record of a raising thread (the front end's `if raised: <record>`,
+        # directly in the body) is deferred to after the loop (`_defer_record`)
+        records = {id(o) for o in body.ops if o.opcode == "if" and o.attrs.get("record")}
+        in_records = {id(o) for o in body.ops if id(o) in records for o in walk_ops(o)}
         thread_loop = lanes == "x" and not any(
-            o.opcode in ("atomic", "cas", "print") for o in walk(body))
+            o.opcode in ("atomic", "cas", "print") and id(o) not in in_records
+            for o in walk(body))  # fmt: skip
         self.loop_kinds.append(thread_loop)
         if thread_loop:
             self.loop_checks.append({})
+            defs = {a.id for a in body.args[1:]}
+            defs.update(r.id for o in walk(body) for r in o.results)
+            defs.update(a.id for o in walk(body) for r in o.regions for a in r.args)
+            self.loop_records.append((records, defs, []))
         ys = self._region(body)
         self.loop_kinds.pop()
         checks = self.loop_checks.pop() if thread_loop else {}
+        deferred = self.loop_records.pop()[2] if thread_loop else []
         if lanes:
             self.lane_stack.pop()
         self._back_edge(latch, not lanes and not self._bounded(op, start, stop, step))
@@ -686,6 +813,8 @@ class _Renderer(KernelInterface):
             self.vals[r.id] = c
         if checks:
             self._flush_checks(checks)
+        if deferred:
+            self._flush_records(op, deferred, (start, stop, step))
 
     @staticmethod
     def _bounded(op: Op, start: str, stop: str, step: str) -> bool:
