@@ -112,6 +112,11 @@ class OpRenderer(Emitter):
     # as the C-like languages spell it by theirs (`clike.CRenderer.SELECT`); `{t}`: the type
     SELECT = "select i1 {c}, {t} {a}, {t} {b}"
 
+    def __init__(self) -> None:
+        super().__init__()
+        # the temporaries holding a product `0.0 * x`: their zero and x (`_zero_product`)
+        self.zero_products: dict[str, tuple[str, str]] = {}
+
     def select(self, c: str, a: str, b: str, ty: str) -> str:
         """A new temporary holding `a` where `c` holds, else `b` (of LLVM type `ty`): `SELECT`."""
         return self.inst(self.SELECT.format(c=c, a=a, b=b, t=ty))
@@ -127,7 +132,31 @@ class OpRenderer(Emitter):
             ty = llvm_type(a.scalar)
             self.vals[op.result.id] = self.inst(f"{name} contract {ty} {self.v(a)}, {self.v(b)}")
             return
-        self.vals[op.result.id] = self._bin(op.attrs["op"], a.scalar, self.v(a), self.v(b))
+        o, t, x, y = op.attrs["op"], a.scalar, self.v(a), self.v(b)
+        fused = self._zero_product(o, t, x, y) if t.is_float else None
+        self.vals[op.result.id] = fused if fused is not None else self._bin(o, t, x, y)
+
+    def _zero_product(self, o: str, t: Scalar, x: str, y: str) -> str | None:
+        """`s + 0.0 * x`, `s - 0.0 * x` and `0.0 * x + s` as one `llvm.fma(±0.0, x, s)`: a
+        known stencil's zero weight, which cannot be folded away (`0.0 * x` is NaN for an
+        infinite or NaN `x`). The product of a zero is exact (a signed zero or NaN), so the
+        fused form rounds exactly as the two operations do; products that round are never
+        fused. A product `0.0 * x` is written as it is (LLVM drops it when nothing else reads
+        it) and remembered here by its temporary; None for any other operation."""
+        zeros = (_float_const(0.0, t), _float_const(-0.0, t))
+        if o == "mul" and (x in zeros or y in zeros):
+            r = self._bin(o, t, x, y)
+            self.zero_products[r] = (x, y) if x in zeros else (y, x)
+            return r
+        if o in ("add", "sub") and y in self.zero_products:  # s + 0*x, s - 0*x
+            zero, factor = self.zero_products[y]
+            if o == "sub":  # s - 0*x is s + (-0)*x, exactly
+                zero = zeros[1] if zero == zeros[0] else zeros[0]
+            return self._intrinsic("llvm.fma", t, [zero, factor, x])
+        if o == "add" and x in self.zero_products:  # 0*x + s
+            zero, factor = self.zero_products[x]
+            return self._intrinsic("llvm.fma", t, [zero, factor, y])
+        return None
 
     def _op_cmp(self, op: Op) -> None:
         self.vals[op.result.id] = self._cmp(op)
