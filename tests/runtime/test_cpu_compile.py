@@ -118,6 +118,32 @@ def test_jammed_loops_are_optimised_at_o2_the_rest_at_o3() -> None:
     assert not meta.jammed and cpu._level(meta) == 3
 
 
+def test_register_tiled_kernels_are_optimised_at_o1(
+    cached: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GEMM schedule's kernels (the packing kernels and the micro-kernel: `tile=True`
+    loops, written out as they should run) compile at O1 with the vectorisers on."""
+    from simt.tensor import i
+
+    levels: list[int] = []
+    compile_object = cpu.CpuRuntime._object
+
+    def record(self: Any, text: str, level: int = 3) -> bytes:
+        levels.append(level)
+        return compile_object(self, text, level)
+
+    monkeypatch.setattr(cpu.CpuRuntime, "_object", record)
+    rng = np.random.default_rng(5)
+    a, b = rng.random((37, 29), np.float32), rng.random((29, 41), np.float32)
+    gemm = i("ik*kj~ijk") >> i("+ijk~ij | tile(i:4,j:16) pack(ik,kj)")
+    np.testing.assert_allclose(gemm.exec(a, b), a @ b, rtol=1e-5)
+    assert levels == [1, 1, 1]  # two packing kernels, the GEMM
+    levels.clear()
+    v = np.arange(300, dtype=np.float32)
+    simt.kernel(scale)[2, 256](v, np.zeros_like(v), 2.0)
+    assert levels == [3]
+
+
 # a loop LLVM is told to vectorise but cannot (it calls an unknown function): LLVM prints a
 # remark and a warning to file descriptor 2 while optimising it
 _UNVECTORISABLE = """

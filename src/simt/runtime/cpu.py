@@ -332,7 +332,7 @@ class CpuRuntime(Runtime):
                         ".".join(map(str, llvm.llvm_version_info)))  # fmt: skip
         obj = cache.load("cpu", key)
         if obj is None:
-            obj = self._object(text, _level(meta))
+            obj = self._object(text, _level(meta, k.heavy))
             cache.store("cpu", key, obj)
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine())
         engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
@@ -615,11 +615,15 @@ def _slots(fn: Function) -> int:
                if checked(op, fn.checks_bounds))  # fmt: skip
 
 
-def _level(meta: Meta) -> int:
+def _level(meta: Meta, heavy: bool = False) -> int:
     """LLVM's optimisation level for a module: 3, or 2 for one with jammed loops. Their bodies
     are already many lanes wide (SLP makes the vectors); O3's extra loop unswitching and
-    unrolling of those copies cost W6 (naive matmul) ~80 ms more to compile and ran no faster."""
-    return 2 if meta.jammed else 3
+    unrolling of those copies cost W6 (naive matmul) ~80 ms more to compile and ran no faster.
+    1 (the vectorisers still on) for a register-tiled kernel (`heavy`: `tensor.gemm`'s
+    micro-kernels and packing loops, written out as they should run; jammed, they were at 2):
+    q·kᵀ's three kernels compiled 0.14 s faster (0.61 -> 0.47 s of CPU for its first exec)
+    and ran as fast, and so did matmul 1024 (first exec 0.63 -> 0.50 s, 28 ms a call)."""
+    return 1 if heavy else 2 if meta.jammed else 3
 
 
 # LLVM's diagnostics as it prints them: "remark: <unknown>:0:0: loop not vectorized: ..."
