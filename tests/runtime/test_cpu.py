@@ -259,7 +259,7 @@ def test_whole_rows_keep_the_checks_index_slots_small(
 ) -> None:
     """A row of blocks whose kept checks would need too many index slots a lane (`ids`: five
     checked stores of three indices, 15 slots of 8 bytes for each of 32768 threads) runs in
-    smaller pieces (`cpu.ROW_SLOT_BYTES`)."""
+    smaller pieces (`cpu.ROW_SLOT_BYTES`), and so does a kernel with per-thread arrays."""
     on("cpu")
     monkeypatch.setattr(registry.get("cpu"), "threads", 2)
     many = simt.kernel(ids.pyfunc)
@@ -267,6 +267,19 @@ def test_whole_rows_keep_the_checks_index_slots_small(
     many[(128, 16), (16, 16)](out)
     assert out[-1, -1, 4] == 15 + 10 * 15
     assert _wide(many) == {32}  # 8192 threads (`cpu.COARSE_LANES`)
+
+    @simt.kernel
+    def scratch(o):
+        x = block_idx.x * block_dim.x + thread_idx.x
+        y = block_idx.y * block_dim.y + thread_idx.y
+        t = simt.local.array(4, np.float32)
+        for q in range(4):
+            t[q] = x + q
+        o[y, x] = t[x % 4]
+
+    o = np.zeros((256, 2048), np.float32)
+    scratch[(128, 16), (16, 16)](o)  # a per-thread array: 8192 threads, not 32768
+    assert o[3, 2045] == 2045 + 1 and _wide(scratch) == {32}
 
 
 def test_vector_kernel_small_and_large_launches(on: Any) -> None:

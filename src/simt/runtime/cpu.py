@@ -79,7 +79,8 @@ COARSE_LANES = 8192
 # pieces of rows (16 rows of 512 lanes for 16 x 16 blocks) made as many short streams. On
 # 2048^2 float32 images, one thread: a copy 2.1-2.3 -> 0.86-0.97 ms, W4's Sobel 2.9 -> 2.3-2.7 ms
 # (bench/image_sobel.py; W3 and W6 unchanged). The index slots of a thread loop's kept checks
-# (`backends.llvm`, 8 bytes a lane each) stay within ROW_SLOT_BYTES of stack.
+# (`backends.llvm`, 8 bytes a lane each) stay within ROW_SLOT_BYTES of stack; a kernel with
+# per-thread arrays (as large as its block: ROW_LANES of them) keeps to COARSE_LANES.
 ROW_LANES = 1 << 15
 ROW_SLOT_BYTES = 1 << 21
 
@@ -220,6 +221,7 @@ class _Kernel:
     heavy: bool = False
     # index slots per lane that the checks kept in a thread loop may need (`_slots`)
     slots: int = 0
+    local: bool = False  # it has per-thread arrays (per-lane arrays of a block's size)
     # compiled code per (contiguous arrays, block shape, blocks run as one): constants to LLVM
     variants: dict[tuple[frozenset[str], tuple[int, int, int], int], _Variant] = field(
         default_factory=dict
@@ -317,7 +319,8 @@ class CpuRuntime(Runtime):
         prints = any(o.opcode == "print" for o in walk(fn.body))
         heavy = any(o.opcode == "for" and o.attrs.get("tile") for o in walk(fn.body))
         kernel = _Kernel(fn, fingerprint(fn), arrays, arg_layout(fn), prints, can_coarsen(fn),
-                         heavy=heavy, slots=_slots(fn))  # fmt: skip
+                         heavy=heavy, slots=_slots(fn),
+                         local=any(o.opcode == "alloc" for o in walk(fn.body)))  # fmt: skip
         return Compiled(fn, kernel.fingerprint, kernel, {})
 
     def _variant(self, k: _Kernel, units: frozenset[str], shape: tuple[int, int, int],
@@ -597,7 +600,7 @@ def _coarsening(k: _Kernel, grid: Dim3, block: Dim3, threads: int) -> int:
     if not k.coarsenable:
         return 1
     lanes = block.size * grid.x
-    if (block.y * block.z > 1 and grid.x > 1 and lanes <= ROW_LANES
+    if (block.y * block.z > 1 and grid.x > 1 and lanes <= ROW_LANES and not k.local
             and 8 * lanes * k.slots <= ROW_SLOT_BYTES
             and grid.size // grid.x >= 8 * threads):  # fmt: skip
         return grid.x  # whole rows (`ROW_LANES`)
