@@ -12,7 +12,7 @@ import simt
 from simt.backends.common import describe_failure
 from simt.ir import Block, Builder, Function, Param, Value, format_function, verify, walk
 from simt.ir.failures import LOOP_BUDGET
-from simt.ir.ops import EXACT, HIDE
+from simt.ir.ops import BIND, EXACT, HIDE
 from simt.passes.legalise import (
     Target,
     check,
@@ -208,3 +208,22 @@ def test_a_signed_abs_is_written_with_the_irs_wrapping_subtraction() -> None:
     fn = same_behaviour(build, lambda f: legalise(f, Target("gpu", wrapping_abs=True)), inputs)
     assert not [op for op in walk(fn.body) if op.opcode == "un"]
     assert len([op for op in walk(fn.body) if op.opcode == "select"]) == 2
+
+
+def test_literals_a_compiler_would_evaluate_are_bound() -> None:
+    def body(b: Builder, a: Value, x: Value) -> None:
+        q = b.bin("floordiv", b.const(5, INT64), b.const(0, INT64))  # all literals: bound
+        y = b.bin("add", x, b.const(7, INT64))  # with a run-time operand: a literal
+        z = b.bin("shl", y, b.const(3, INT64))  # with a run-time operand: a literal
+        b.op("store", [a, b.const(1, INT64), b.bin("add", q, z)])  # an index: a literal
+        b.op("store", [a, b.const(2, INT32), b.const(9, INT64)])  # a stored literal: a literal
+
+    fn = make([ArrayType(INT64, 1), INT64], body)
+    legalise(fn, Target("gpu", bind_literals=True))
+    verify(fn)
+    marked = {op.attrs["value"]: bool(op.attrs.get(BIND)) for op in walk(fn.body)
+              if op.opcode == "const"}  # fmt: skip
+    assert marked == {5: True, 0: True, 7: False, 3: False, 1: False, 2: False, 9: False}
+    text = format_function(fn)
+    legalise(fn, Target("gpu", bind_literals=True))
+    assert format_function(fn) == text

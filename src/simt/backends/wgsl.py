@@ -25,7 +25,7 @@ import numpy as np
 from ..builtins import MATH, WGSL_F32_ONLY
 from ..errors import CompileError
 from ..ir import Function, Op, Value
-from ..ir.ops import EXACT, HIDE
+from ..ir.ops import BIND, EXACT, HIDE
 from ..types import (
     CONST,
     FLOAT16,
@@ -90,12 +90,11 @@ class _Renderer(LoopRenderer):
     def __init__(self, fn: Function, writable: frozenset[int]) -> None:
         super().__init__(fn)
         self.writable = writable
-        self.consts: set[int] = set()
-        self.const_value: dict[int, int | float | bool] = {}
         self.module: list[str] = []  # module-scope declarations (shared arrays)
         self.record_index = False  # some access reports its index (`fail_at`)
         self.uniform: list[UniformField] = []
         self.uses_f64_print = False
+        self.literals: dict[int, int | float | bool] = {}  # literal constants: id -> value
 
     # ---------------------------------------------------------------- errors and types
     def fail(self, op: Op | None, message: str, hint: str | None = None) -> CompileError:
@@ -116,22 +115,6 @@ class _Renderer(LoopRenderer):
 
     def var(self, name: str, t: Scalar, init: str | None) -> str:
         return f"var {name}: {wgsl_type(t)}" + (f" = {init};" if init is not None else ";")
-
-    def operands(self, op: Op, values: list[Value]) -> list[str]:
-        return self.args(op, values)
-
-    def args(self, op: Op, values: list[Value]) -> list[str]:
-        """Operand texts. When every operand is a literal, they are bound to `let`s first:
-        WGSL evaluates an expression of literals at shader creation, where `1 / 0`, an
-        overflow or a float64 `round` are errors rather than values."""
-        if values and all(v.id in self.consts for v in values):
-            out = []
-            for v in values:
-                tmp = f"k{v.id}_{len(self.out.lines)}"
-                self.out.add(f"let {tmp} = {self.name(v)};")
-                out.append(tmp)
-            return out
-        return [self.name(v) for v in values]
 
     def run(self) -> WgslKernel:
         fn = self.fn
@@ -180,12 +163,22 @@ class _Renderer(LoopRenderer):
                 text = f"({text} ^ {t}({UNIFORM}.zero))"
             else:
                 text = f"{self.use_helper(f'simt_exact_{t}')}({text})"
-        self.names[v.id] = text
-        self.consts.add(v.id)
-        self.const_value[v.id] = op.attrs["value"]
+        if not op.attrs.get(HIDE):
+            self.literals[v.id] = op.attrs["value"]
+        if op.attrs.get(BIND):  # a literal the compiler must not evaluate (`passes.legalise`)
+            self.define(v, text)
+        else:
+            self.names[v.id] = text
+
+    def converted(self, v: Value, t: Scalar) -> str:
+        """`v` as integer type `t`: a literal converted here (naga cannot convert a 64-bit
+        literal: `u32(3li)` is an error), any other value by WGSL's conversion."""
+        if v.id in self.literals:
+            return literal(int(self.literals[v.id]), t)
+        return f"{wgsl_type(t)}({self.name(v)})"
 
     def cmp(self, op: Op) -> None:
-        a, b = self.args(op, op.operands)
+        a, b = self.operands(op, op.operands)
         t = op.operands[0].scalar
         sym = CMP_SYMBOLS[op.attrs["op"]]
         if t.is_bool and sym not in ("==", "!="):
@@ -213,7 +206,7 @@ class _Renderer(LoopRenderer):
         self.out.add("// threadfence: no WGSL equivalent")
 
     def cast(self, op: Op) -> None:
-        (a,) = self.args(op, op.operands)
+        (a,) = self.operands(op, op.operands)
         s, t = op.operands[0].scalar, op.result.scalar
         s = compute_type(s)  # a storage-only type's value is held in its compute type
         if not t.is_storage:
@@ -243,7 +236,7 @@ class _Renderer(LoopRenderer):
         fn = MATH.get(name)
         if fn is None or fn.wgsl is None:  # refused before rendering (`passes.legalise`)
             raise self.fail(op, f"internal: no WGSL spelling of math.{name}")
-        args = self.args(op, op.operands)
+        args = self.operands(op, op.operands)
         text = fn.wgsl.format(*args, s=wgsl_type(op.operands[0].scalar))
         self.use_helpers_in(text)
         self.define(op.result, text)
@@ -270,16 +263,7 @@ class _Renderer(LoopRenderer):
     def address(self, op: Op, arr: Value, idx: list[Value]) -> str:
         """The linear element offset of `arr[idx...]`, an i32 expression."""
         a = arr.array
-        texts = [
-            self.name(i)
-            if i.scalar == INT32
-            else (
-                literal(int(self.const_value[i.id]), INT32)
-                if i.id in self.consts
-                else f"i32({self.name(i)})"
-            )
-            for i in idx
-        ]
+        texts = [self.name(i) if i.scalar == INT32 else self.converted(i, INT32) for i in idx]
         if not texts:
             return "0i"
         if a.shape is not None:  # shared or local: C order, strides known
@@ -314,7 +298,10 @@ class _Renderer(LoopRenderer):
         vals = []
         for i in idx:
             x, t = self.name(i), i.scalar
-            if t.bits == 64:
+            if t.bits == 64 and i.id in self.literals:  # (naga cannot convert a 64-bit literal)
+                n = int(self.literals[i.id])
+                vals += [f"{n & 0xFFFFFFFF}u", f"{(n >> 32) & 0xFFFFFFFF}u"]
+            elif t.bits == 64:
                 m = "0xffffffffli" if t.is_signed else "0xfffffffflu"
                 vals += [f"u32({x} & {m})", f"u32(({x} >> 32u) & {m})"]
             elif t.is_signed:
@@ -401,10 +388,8 @@ def _integer(r: _Renderer, op: Op, a: str, b: str) -> str:
     if k not in ("shl", "shr"):
         return f"{a} {BIN_SYMBOLS[k]} {b}"
     mask = "63u" if t.bits == 64 else "31u"
-    amount = f"({b} & {mask})" if t == UINT32 else f"(u32({b}) & {mask})"
-    if op.operands[1].id in r.consts:  # naga cannot convert a 64-bit literal
-        amount = f"{int(r.const_value[op.operands[1].id]) & (t.bits - 1)}u"
-    return f"{a} {BIN_SYMBOLS[k]} {amount}"
+    amount = b if t == UINT32 else r.converted(op.operands[1], UINT32)
+    return f"{a} {BIN_SYMBOLS[k]} ({amount} & {mask})"
 
 
 def _abs(r: _Renderer, op: Op, a: str) -> str:

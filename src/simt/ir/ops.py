@@ -106,9 +106,12 @@ TERMINATORS = frozenset({"yield", "condition"})
 
 # Attributes the legalisation (`passes.legalise`) leaves for a renderer to spell, where a
 # device's compiler would otherwise compute something else than the IR says: on a `const`,
-# HIDE: its value reaches the device's compiler as a value it cannot fold; on a float `bin`,
-# EXACT: its result is rounded as written, never fused with the arithmetic that reads it.
+# HIDE: its value reaches the device's compiler as a value it cannot fold; BIND: its value
+# reaches it bound to a local (a run-time value that costs nothing), not as a literal it
+# evaluates or converts at compile time; on a float `bin`, EXACT: its result is rounded as
+# written, never fused with the arithmetic that reads it.
 HIDE = "hide"
+BIND = "bind"
 EXACT = "exact"
 
 

@@ -23,6 +23,10 @@ compilers get wrong, leaving the renderer only spellings:
   float `+ - *` results that feed more of them are marked `EXACT`, and a division by a known
   zero or infinity divides by a `HIDE` copy of it (`_exact_float`); NumPy, the reference,
   does none of that;
+- where they evaluate an expression of literals when the shader is made (`bind_literals`:
+  WGSL, where `1 / 0`, an overflow or a float64 `round` of literals is an error there, not a
+  value), the constants an op reads when all its operands are constants are marked `BIND`
+  (`_bind_literals`);
 - where their integer `abs` is not the IR's at the minimum value (`wrapping_abs`: naga emits
   SAbs, which lavapipe's LLVM lowers with INT_MIN poison, so `abs(-2**31) >> t` then `% 64`
   gave garbage: fuzzer seed 21623), a signed `abs` is written `x < 0 ? 0 - x : x` with the
@@ -39,7 +43,7 @@ import numpy as np
 from ..errors import CompileError
 from ..ir import Block, Builder, Function, Op, Value, walk, walk_blocks
 from ..ir.failures import LOOP_BUDGET, error_sites
-from ..ir.ops import ATOMICS, EFFECTS, EXACT, HIDE, STRUCTURED
+from ..ir.ops import ATOMICS, BIND, EFFECTS, EXACT, HIDE, STRUCTURED
 from ..types import FLOAT64, INT64, SHARED, UINT64, ArrayType, Scalar
 from .rewrite import clone_op
 
@@ -62,7 +66,9 @@ class Target:
 
     What its compilers get wrong (rewritten by `legalise`): `hide_wide_ints`, some 64-bit
     integer constants; `exact_float`, float arithmetic contracted or folded as if exact;
-    `wrapping_abs`, a signed integer `abs` at the type's minimum."""
+    `bind_literals`, expressions of literals (evaluated when the program is made);
+    `wrapping_abs`, a signed integer `abs` at the
+    type's minimum."""
 
     backend: str
     language: str = ""
@@ -80,6 +86,7 @@ class Target:
     loop_limit: int | None = None
     hide_wide_ints: bool = False
     exact_float: bool = False
+    bind_literals: bool = False
     wrapping_abs: bool = False
 
 
@@ -94,6 +101,8 @@ def legalise(fn: Function, target: Target) -> Function:
         _exact_float(fn)
     if target.wrapping_abs:
         _wrapping_abs(fn)
+    if target.bind_literals:  # last: the rewrites above make constants too
+        _bind_literals(fn)
     check(fn, target)
     return fn
 
@@ -115,6 +124,20 @@ def _hide_wide_ints(fn: Function) -> None:
         if isinstance(t, Scalar) and t.is_int and t.bits == 64:
             if misread_int(int(op.attrs["value"])):
                 op.attrs[HIDE] = True
+
+
+# ops whose operands, when all are literals, make an expression a compiler evaluates
+_EXPRESSIONS = ("bin", "un", "cmp", "cast", "math", "select")
+
+
+def _bind_literals(fn: Function) -> None:
+    consts = {op.result.id: op for op in walk(fn.body) if op.opcode == "const"}
+    for op in walk(fn.body):
+        if op.opcode in _EXPRESSIONS and op.operands:
+            if all(v.id in consts for v in op.operands):
+                for v in op.operands:
+                    if not consts[v.id].attrs.get(HIDE):  # already a run-time value
+                        consts[v.id].attrs[BIND] = True
 
 
 _ARITH = ("add", "sub", "mul")

@@ -142,6 +142,7 @@ def wgsl_target(caps: WgslCaps) -> legalise.Target:
         loop_limit=caps.loop_limit,
         hide_wide_ints=True,  # NVIDIA's Vulkan driver misread some (docs/backends.md)
         exact_float=True,  # drivers fuse and fold float arithmetic; NumPy does neither
+        bind_literals=True,  # naga evaluates literal expressions, cannot convert 64-bit ones
         wrapping_abs=True,  # naga's SAbs is poison at INT_MIN on lavapipe (fuzzer seed 21623)
     )
 
