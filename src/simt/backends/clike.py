@@ -3,9 +3,11 @@
 What both languages do alike lives here: naming SSA values as identifiers, the operators
 spelled the same in both, operator precedence and parenthesisation, indented line collection,
 and `CRenderer`: SSA locals, merged results, `if` / `for` / `while` emission, the
-{opcode: method} dispatch and the bounds check of an array access, written once. Each
-language's renderer is a subclass holding its own tables (types, literals, operators,
-atomics, helpers).
+{opcode: method} dispatch, the rule of every memory access (its bounds condition and failure
+statement), `assert`, the numbering of prints and error sites, the helpers a kernel uses and
+the renderer's errors, written once. Each language's renderer is a subclass holding its own
+tables (types, literals, operators, atomics, helpers) and the few methods that say how it
+writes an access.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+from ..errors import CompileError
 from ..ir import Block, Function, Op, Value
 from ..ir.ops import TERMINATORS
 from ..ir.rules import Rules
@@ -172,6 +175,7 @@ class CRenderer(Rules[Callable[[Op], None]]):
     ASSERT = "if (!{c}) {{ simt_fail({site}u); }}"
     FIRST_SITE = 0
     HELPERS: ClassVar[Mapping[str, str]] = {}  # the language's helper functions: name -> text
+    FAIL_PREFIX = ""  # what the renderer's errors (`fail`) start with
 
     def __init__(self, fn: Function) -> None:
         self.fn = fn
@@ -209,9 +213,14 @@ class CRenderer(Rules[Callable[[Op], None]]):
         """Close the loop `open_counted` opened."""
         raise NotImplementedError
 
-    def fail(self, op: Op, why: str) -> Exception:
-        """The error to raise for `op` (a `CompileError` at the user's line)."""
-        raise NotImplementedError
+    def fail(self, op: Op | None, why: str) -> CompileError:
+        """The error to raise for `op`: a `CompileError` at the user's line (the kernel's file
+        where the op has none), its message `why` after the language's `FAIL_PREFIX`."""
+        message = self.FAIL_PREFIX + why
+        loc = op.loc if op is not None else None
+        if loc is None:
+            return CompileError(message, self.fn.filename)
+        return CompileError(message, loc.filename, loc.line, loc.col, loc.source_line)
 
     def index_below(self, index: Value, extent: str) -> str:
         """The test `0 <= index < extent` of one dimension of an access (`extent` is the text

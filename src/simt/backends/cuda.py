@@ -23,7 +23,6 @@ from typing import ClassVar
 import numpy as np
 
 from ..builtins import MATH
-from ..errors import CompileError
 from ..ir import Function, Op, Value
 from ..types import (
     CONST,
@@ -80,6 +79,7 @@ class _Renderer(clike.CRenderer):
 
     ASSERT = f"if (!{{c}}) simt_fail({ERR_BUF}, {{site}}u);"
     FIRST_SITE = 1  # the error word's 0 is no error
+    FAIL_PREFIX = "the CUDA backend cannot compile this: "
     HELPERS = HELPERS
 
     def __init__(self, fn: Function, fast_math: bool) -> None:
@@ -158,18 +158,6 @@ class _Renderer(clike.CRenderer):
 
     def close_counted(self, counter: str, step: str) -> None:
         self.out.close()
-
-    def fail(self, op: Op, why: str) -> CompileError:
-        loc = op.loc
-        if loc is None:
-            return CompileError(f"the CUDA backend cannot compile this: {why}")
-        return CompileError(
-            f"the CUDA backend cannot compile this: {why}",
-            loc.filename,
-            loc.line,
-            loc.col,
-            loc.source_line,
-        )
 
     # ------------------------------------------------------------------ scalar ops
     def _op_const(self, op: Op) -> None:

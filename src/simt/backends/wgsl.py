@@ -23,7 +23,6 @@ from typing import ClassVar
 import numpy as np
 
 from ..builtins import MATH, WGSL_F32_ONLY
-from ..errors import CompileError
 from ..ir import Function, Op, Value
 from ..ir.ops import BIND, EXACT, HIDE
 from ..types import (
@@ -95,13 +94,6 @@ class _Renderer(LoopRenderer):
         self.uniform: list[UniformField] = []
         self.uses_f64_print = False
         self.literals: dict[int, int | float | bool] = {}  # literal constants: id -> value
-
-    # ---------------------------------------------------------------- errors and types
-    def fail(self, op: Op | None, message: str, hint: str | None = None) -> CompileError:
-        loc = op.loc if op is not None else None
-        if loc is None:
-            return CompileError(message, self.fn.filename, hint=hint)
-        return CompileError(message, loc.filename, loc.line, loc.col, loc.source_line, hint)
 
     # ---------------------------------------------------------------- the language
     def type_name(self, t: Scalar) -> str:
