@@ -56,3 +56,26 @@ def test_cuda_atomics_are_a_table_with_one_fallback_rule() -> None:
     assert cuda_types.atomic_template("sub", INT64) != cuda_types.atomic_template("sub", INT32)
     assert "atomicAdd" in str(cuda_types.atomic_template("sub", FLOAT32))  # add of -v
     assert BOOL.name not in cuda_types.CAS
+
+
+# what the C-like base writes once: no language keeps its own copy
+BASE_ONLY = ("memory", "in_bounds", "guarded", "checked_value", "assert_", "op_bin", "op_un",
+             "op_select", "use_helper", "use_helpers_in", "fail", "define", "if_", "for_",
+             "while_")  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["cuda", "wgsl"])
+def test_each_c_like_language_gives_tables_and_access_hooks_not_rules_of_its_own(
+    name: str,
+) -> None:
+    from simt.backends.clike import CRenderer
+
+    cls = RENDERERS[name]
+    for opcode in ("load", "store", "atomic", "cas", "assert", "select", "if", "for", "while"):
+        assert cls.RULES[opcode] == CRenderer.RULES[opcode], (name, opcode)
+    for method in BASE_ONLY:
+        assert getattr(cls, method) is getattr(CRenderer, method), (name, method)
+    for hook in ("extents", "index_below", "fail_at", "access", "type_name", "literal"):
+        assert getattr(cls, hook) is not getattr(CRenderer, hook), (name, hook)
+    assert "{c}" in cls.ASSERT and "{site}" in cls.ASSERT
+    assert {"{c}", "{a}", "{b}"} <= set(re.findall(r"\{\w\}", cls.SELECT))
