@@ -3,8 +3,8 @@ f-strings assigned to variables, `+`, `+=` in a run-time loop, `s * n`, `upper`/
 `startswith`/`endswith`, `==`/`!=`, indexing a character, `",".join` of a tuple, a variable
 given different strings on the two paths of an `if`, and the strings printed; exceptions
 raised with a message built at run time (`raise ValueError(f"...")`), caught with `as e` and
-read as `str(e)`; searched and cut (`in`, `find`, slices with steps, `for ch in s`). The
-reference is the same helper run by Python on the host."""
+read as `str(e)`; searched and cut (`in`, `find`, slices with steps, `for ch in s`);
+stripped and replaced. The reference is the same helper run by Python on the host."""
 
 import numpy as np
 
@@ -163,6 +163,44 @@ def _stdout_searched(a, out):
     return "".join(f"{t} {searched(t, int(v))[1]}\n" for t, v in enumerate(a) if t % 11 == 0)
 
 
+def rewritten(t, v):
+    s = " \t" + str(v) * (t % 3) + "- "
+    core = s.strip()
+    doubled = core.replace("1", "11")
+    return (
+        len(core) + 100 * len(s.lstrip()) + 10000 * len(s.rstrip()),
+        len(core.strip("-0123")) + 100 * len(core.lstrip("-")) + 10000 * len(core.rstrip("-")),
+        len(doubled) + 100 * len(core.replace("", ".")) + 10000 * len(doubled.replace("11", "")),
+        (1 if doubled.replace("11", "1") == core else 0) + (2 if core.replace("-", "") in s else 0),
+    ), doubled.replace("-", "+")
+
+
+@simt.kernel
+def strings_rewritten(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        r, shown = rewritten(t, a[t])
+        for k in range(4):
+            out[k, t] = r[k]
+        if t % 7 == 0:
+            print(t, shown)
+
+
+def _make_rewritten():
+    a = rng(15).integers(-(2**31), 2**31 - 1, 40, dtype=np.int64).astype(np.int32)
+    a[:5] = [0, -(2**31), 2**31 - 1, -11, 1]
+    return a, np.zeros((4, 40), np.int32)
+
+
+def _ref_rewritten(a, out):
+    r = np.array([rewritten(t, int(v))[0] for t, v in enumerate(a)], np.int64)
+    return {1: r.T.astype(np.int32)}
+
+
+def _stdout_rewritten(a, out):
+    return "".join(f"{t} {rewritten(t, int(v))[1]}\n" for t, v in enumerate(a) if t % 7 == 0)
+
+
 CASES = [
     Case("strings_per_thread", strings_per_thread, _make, 2, 64, _ref, tol=EXACT),
     Case("strings_printed", strings_printed, _make_printed, 1, 8, lambda a: {}, tol=EXACT,
@@ -171,4 +209,6 @@ CASES = [
          stdout=_stdout_raised),
     Case("strings_searched", strings_searched, _make_searched, 2, 32, _ref_searched, tol=EXACT,
          stdout=_stdout_searched),
+    Case("strings_rewritten", strings_rewritten, _make_rewritten, 2, 32, _ref_rewritten,
+         tol=EXACT, stdout=_stdout_rewritten),
 ]

@@ -135,6 +135,62 @@ def test_cut_strings_print_as_pythons(capfd: pytest.CaptureFixture[str]) -> None
     assert capfd.readouterr().out.splitlines() == want
 
 
+def rewrite_ops(t, v):
+    """strip, lstrip, rstrip and replace of run-time strings; the same code runs in the kernel
+    and on the host."""
+    s = "  x=" + str(v) + " \t"
+    w = s.strip()
+    return (
+        len(w), len(s.lstrip()), len(s.rstrip()), len(w.strip("x=-")), len(s.strip(" ")),
+        len(w.lstrip("x")), len(w.rstrip("0123456789")), len(("\u3000" + w + "\n").strip()),
+        len(w.strip(None)), len(w.strip("")), len(str(t).strip(str(t))),
+        len(w.replace("1", "one")), len(w.replace("", ".")), len(w.replace("x=", "")),
+        1 if w.replace("x", "y").startswith("y=") else 0,
+        1 if w.replace("1", "").find("1") < 0 else 0, len(w.replace("11", "1")),
+        len(w.replace(w, "")), len(w.replace(str(t), "<" + str(t) + ">")),
+        1 if w.strip("x=").replace("-", "") == str(abs(v)) else 0,
+    )
+
+
+NREWRITE = len(rewrite_ops(0, 0))
+
+
+@simt.kernel
+def rewrite_kernel(a, out):
+    t = simt.grid(1)
+    r = rewrite_ops(t, a[t])
+    for k in range(NREWRITE):
+        out[k, t] = r[k]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_strip_and_replace_agree_with_python(backend: str) -> None:
+    simt.use(backend)
+    vals = np.array([7, -17, 0, 1, 11, -2147483647, 2147483647, 10, -1, 1111], np.int32)
+    out = np.zeros((NREWRITE, len(vals)), np.int32)
+    rewrite_kernel[1, len(vals)](vals, out)
+    for t, v in enumerate(vals.tolist()):
+        assert tuple(out[:, t]) == rewrite_ops(t, v), t
+
+
+def test_stripped_and_replaced_strings_print_as_pythons(capfd: pytest.CaptureFixture[str]) -> None:
+    @simt.kernel
+    def k(a):
+        t = simt.grid(1)
+        s = " <" + str(a[t]) + "> "
+        print(s.strip(), s.replace("1", "[1]"), s.rstrip().lstrip(" <"), s.replace("", "|"))
+
+    simt.use("sim")
+    a = np.array([-1, 1210], np.int32)
+    k[1, 2](a)
+    want = []
+    for v in a.tolist():
+        s = " <" + str(v) + "> "
+        want.append(f"{s.strip()} {s.replace('1', '[1]')} {s.rstrip().lstrip(' <')} "
+                    f"{s.replace('', '|')}")
+    assert capfd.readouterr().out.splitlines() == want
+
+
 OUT = [""]  # the folder the kernel below writes to (a global it reads when compiled)
 
 
@@ -310,6 +366,9 @@ def test_a_handler_of_literal_and_run_time_messages_prints_each(
         ("s = str(t).split(',')", "not .split"),
         ("s = str(t)[::n]", "string slice's step must be known at compile time"),
         ("s = str(t).find('1', 0, 3)", "slice first for an end"),
+        ("s = str(t).replace('1', '2', 1)", "takes two strings in a kernel (no count)"),
+        ("s = str(t).strip(1)", "a string of the characters to remove"),
+        ("s = str(t).center(9)", "not .center"),
         ("s = 1 in str(t)", "requires a string as its left operand"),
         ("s = str(t) + 1", "str(v) makes one of a number"),
     ],

@@ -24,7 +24,7 @@ from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..filewrites import MARK, SEP, KernelFile
 from ..ir import Field, Value
-from . import list_ops, lists, raising, strings, views
+from . import list_ops, lists, raising, str_ops, strings, views
 from .context import Translating
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
@@ -47,7 +47,7 @@ def attribute(tr: Translating, base: V, attr: str, node: ast.Attribute) -> V:
     if lists.is_list(base):
         return list_ops.attribute(tr, base, attr, node)  # type: ignore[arg-type]
     if strings.is_str(base):
-        return strings.attribute(tr, base, attr, node)  # type: ignore[arg-type]
+        return str_ops.attribute(tr, base, attr, node)  # type: ignore[arg-type]
     if attr == "join" and isinstance(base, Known) and isinstance(base.value, str):
         return Bound(base, strings.Method("join"))
     if raising.is_caught(base):  # `e.args`, `e.code` of `except ... as e`
@@ -125,7 +125,8 @@ def call(tr: Translating, node: ast.Call) -> V:
         if k.arg is None:
             tr.fail(k, "**kwargs in a call is not supported in kernels")
         kwargs[k.arg] = tr.expr(k.value)  # type: ignore[index]
-    if isinstance(fn, Bound) and isinstance(fn.func, (list_ops.Method, strings.Method)):
+    methods = (list_ops.Method, strings.Method, str_ops.Method)
+    if isinstance(fn, Bound) and isinstance(fn.func, methods):
         return fn.func.call(tr, fn.obj, args, kwargs, node)  # type: ignore[arg-type]
     if (
         isinstance(fn, Known)

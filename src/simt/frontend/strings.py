@@ -60,11 +60,11 @@ def is_text(v: object) -> bool:
     return is_str(v) or (isinstance(v, Known) and isinstance(v.value, str))
 
 
-def _make(off: Value, n: Value) -> Obj:
+def make(off: Value, n: Value) -> Obj:
     return Obj(RStr, (("off", off), ("n", n)))
 
 
-def _off(s: Obj) -> Value:
+def offset(s: Obj) -> Value:
     v = s.get("off")
     assert isinstance(v, Value)
     return v
@@ -87,29 +87,29 @@ def text_of(v: V) -> Text:
     return v
 
 
-def _char(tr: Translating, s: Text, k: Value) -> Value:
+def char(tr: Translating, s: Text, k: Value) -> Value:
     """The code point at position `k` (inside the string) of `s`."""
     if isinstance(s, str):  # a known string: a select chain over its characters
         out = i32(tr, 0)
         for j, c in enumerate(s):
             out = tr.b.select(tr.b.cmp("eq", k, i32(tr, j)), i32(tr, ord(c)), out)
         return out
-    return arena(tr).load(tr.b, T.INT32, tr.b.bin("add", _off(s), k))
+    return arena(tr).load(tr.b, T.INT32, tr.b.bin("add", offset(s), k))
 
 
-def _put(tr: Translating, at: Value, k: Value, c: Value) -> None:
+def put(tr: Translating, at: Value, k: Value, c: Value) -> None:
     arena(tr).store(tr.b, T.INT32, tr.b.bin("add", at, k), c)
 
 
-def _copy(tr: Translating, src: Text, at: Value, start: Value) -> None:
+def copy(tr: Translating, src: Text, at: Value, start: Value) -> None:
     """Write the characters of `src` at `at + start`..."""
     b = tr.b
     if isinstance(src, str):
         for j, c in enumerate(src):
-            _put(tr, at, b.bin("add", start, i32(tr, j)), i32(tr, ord(c)))
+            put(tr, at, b.bin("add", start, i32(tr, j)), i32(tr, ord(c)))
         return
     loop(tr, i32(tr, 0), length(tr, src),
-         lambda k: _put(tr, at, b.bin("add", start, k), _char(tr, src, k)))  # fmt: skip
+         lambda k: put(tr, at, b.bin("add", start, k), char(tr, src, k)))  # fmt: skip
 
 
 def _alloc(tr: Translating, n: Value, what: str, node: ast.AST | None) -> tuple[Value, Value]:
@@ -120,13 +120,13 @@ def _alloc(tr: Translating, n: Value, what: str, node: ast.AST | None) -> tuple[
     return at, ok
 
 
-def _new(tr: Translating, n: Value, what: str, node: ast.AST | None,
+def new(tr: Translating, n: Value, what: str, node: ast.AST | None,
          fill: Callable[[Value], None]) -> Obj:  # fmt: skip
     """A new string of `n` characters that `fill(at)` writes; the empty string where the
     heap is full (the thread raises MemoryError)."""
     at, ok = _alloc(tr, n, what, node)
     when(tr, ok, lambda: fill(at))
-    return _make(at, tr.b.select(ok, n, i32(tr, 0)))
+    return make(at, tr.b.select(ok, n, i32(tr, 0)))
 
 
 # ------------------------------------------------------------------------------- making
@@ -135,7 +135,7 @@ def materialise(tr: Translating, s: str, node: ast.AST | None) -> Obj:
     gives different strings)."""
     if node is not None:
         tr.at(node)
-    return _new(tr, i32(tr, len(s)), "a string", node, lambda at: _copy(tr, s, at, i32(tr, 0)))
+    return new(tr, i32(tr, len(s)), "a string", node, lambda at: copy(tr, s, at, i32(tr, 0)))
 
 
 def from_number(tr: Translating, v: V, node: ast.AST) -> Text:
@@ -168,9 +168,9 @@ def _booltext_of(tr: Translating, v: Value, node: ast.AST) -> Obj:
     def fill(at: Value) -> None:
         for j in range(5):
             yes = ord("True"[j]) if j < 4 else 0
-            _put(tr, at, i32(tr, j), b.select(v, i32(tr, yes), i32(tr, ord("False"[j]))))
+            put(tr, at, i32(tr, j), b.select(v, i32(tr, yes), i32(tr, ord("False"[j]))))
 
-    return _new(tr, i32(tr, 5), "str() of a bool", node, fill).with_field("n", n)
+    return new(tr, i32(tr, 5), "str() of a bool", node, fill).with_field("n", n)
 
 
 def _inttext_of(tr: Translating, v: Value, node: ast.AST) -> Obj:
@@ -195,16 +195,16 @@ def _inttext_of(tr: Translating, v: Value, node: ast.AST) -> Obj:
     n = b.bin("add", sign, digits)
 
     def fill(at: Value) -> None:
-        when(tr, b.cmp("gt", sign, i32(tr, 0)), lambda: _put(tr, at, i32(tr, 0), i32(tr, 45)))
+        when(tr, b.cmp("gt", sign, i32(tr, 0)), lambda: put(tr, at, i32(tr, 0), i32(tr, 45)))
         ten = b.const(10, ut)
         def digit(k: Value, acc: list[Value]) -> list[Value]:
             d = coerce(b, b.bin("mod", acc[0], ten), T.INT32)
-            _put(tr, at, b.bin("sub", b.bin("sub", n, i32(tr, 1)), k), b.bin("add", d, i32(tr, 48)))
+            put(tr, at, b.bin("sub", b.bin("sub", n, i32(tr, 1)), k), b.bin("add", d, i32(tr, 48)))
             return [b.bin("floordiv", acc[0], ten)]
 
         fold(tr, i32(tr, 0), digits, [u], digit)
 
-    return _new(tr, n, "str() of an int", node, fill)
+    return new(tr, n, "str() of an int", node, fill)
 
 
 def concat(tr: Translating, a: Text, c: Text, node: ast.AST) -> Text:
@@ -219,12 +219,12 @@ def concat(tr: Translating, a: Text, c: Text, node: ast.AST) -> Text:
     if isinstance(a, str):
         in_place = b.const(False, T.BOOL)
     else:
-        end = b.bin("add", _off(a), an)
+        end = b.bin("add", offset(a), an)
         in_place = b.bin("and", b.cmp("eq", end, ar.top(b, T.INT32)), b.cmp("gt", an, i32(tr, 0)))
         if not isinstance(c, str):
             # `s += str(j)` in a loop: str(j)'s words were taken right after s's, so the two
             # read as one string: nothing to take or copy
-            adjacent = b.bin("and", b.cmp("eq", end, _off(c)), b.cmp("gt", an, i32(tr, 0)))
+            adjacent = b.bin("and", b.cmp("eq", end, offset(c)), b.cmp("gt", an, i32(tr, 0)))
             return _joined(tr, a, c, adjacent, in_place, node)
     return _joined(tr, a, c, b.const(False, T.BOOL), in_place, node)
 
@@ -240,14 +240,14 @@ def _joined(tr: Translating, a: Text, c: Text, adjacent: Value, in_place: Value,
     keep = b.bin("or", in_place, adjacent)  # a's words stay where they are
     need = b.select(adjacent, i32(tr, 0), b.select(in_place, cn, total))
     at, ok = _alloc(tr, need, "a string", node)
-    start = b.select(keep, _off(a), at) if not isinstance(a, str) else at  # type: ignore[arg-type]
+    start = b.select(keep, offset(a), at) if not isinstance(a, str) else at  # type: ignore[arg-type]
 
     def fill() -> None:
-        when(tr, b.un("not", keep), lambda: _copy(tr, a, start, i32(tr, 0)))
-        when(tr, b.un("not", adjacent), lambda: _copy(tr, c, start, an))
+        when(tr, b.un("not", keep), lambda: copy(tr, a, start, i32(tr, 0)))
+        when(tr, b.un("not", adjacent), lambda: copy(tr, c, start, an))
 
     when(tr, ok, fill)
-    return _make(start, b.select(ok, total, i32(tr, 0)))
+    return make(start, b.select(ok, total, i32(tr, 0)))
 
 
 def repeat(tr: Translating, s: Text, count: V, node: ast.AST) -> Text:
@@ -264,9 +264,9 @@ def repeat(tr: Translating, s: Text, count: V, node: ast.AST) -> Text:
     n1 = length(tr, s)
 
     def fill(at: Value) -> None:
-        loop(tr, i32(tr, 0), times, lambda k: _copy(tr, s, at, b.bin("mul", k, n1)))
+        loop(tr, i32(tr, 0), times, lambda k: copy(tr, s, at, b.bin("mul", k, n1)))
 
-    return _new(tr, b.bin("mul", times, n1), "a repeated string", node, fill)
+    return new(tr, b.bin("mul", times, n1), "a repeated string", node, fill)
 
 
 def join(tr: Translating, sep: Text, items: list[V], node: ast.AST) -> Text:
@@ -332,7 +332,7 @@ def exception(tr: Translating, cls: type[BaseException], args: list[V], kwargs: 
     s = text_of(args[0])
     if isinstance(s, str):
         s = materialise(tr, s, node)
-    return Obj(RaisedText, (("cls", Known(cls)), ("off", _off(s)), ("n", length(tr, s))))
+    return Obj(RaisedText, (("cls", Known(cls)), ("off", offset(s)), ("n", length(tr, s))))
 
 
 def of_payload(tr: Translating, text: RunTimeText) -> Obj:
@@ -344,7 +344,7 @@ def of_payload(tr: Translating, text: RunTimeText) -> Obj:
         assert isinstance(v, Value)
         return coerce(tr.b, v, T.INT32)
 
-    return _make(word(text.off), word(text.n))
+    return make(word(text.off), word(text.n))
 
 
 def message_text(tr: Translating, e: Obj, node: ast.AST) -> Text:
@@ -385,14 +385,14 @@ def char_at(tr: Translating, s: Obj, key: V, node: ast.AST) -> Obj:
     i = b.select(b.cmp("lt", i, i32(tr, 0)), b.bin("add", i, n), i)
     ok = b.bin("and", b.cmp("ge", i, i32(tr, 0)), b.cmp("lt", i, n))
     raise_unless(tr, IndexError, ok, "string index out of range", node)
-    at = b.bin("add", _off(s), b.select(ok, i, i32(tr, 0)))
-    return _make(at, b.select(ok, i32(tr, 1), i32(tr, 0)))
+    at = b.bin("add", offset(s), b.select(ok, i, i32(tr, 0)))
+    return make(at, b.select(ok, i32(tr, 1), i32(tr, 0)))
 
 
-def _same_at(tr: Translating, s: Text, t: Text, shift: Value, n: Value) -> Value:
+def same_at(tr: Translating, s: Text, t: Text, shift: Value, n: Value) -> Value:
     """Whether `t`'s `n` characters equal `s`'s from `shift` on."""
     def test(k: Value, acc: list[Value]) -> list[Value]:
-        same = tr.b.cmp("eq", _char(tr, s, tr.b.bin("add", shift, k)), _char(tr, t, k))
+        same = tr.b.cmp("eq", char(tr, s, tr.b.bin("add", shift, k)), char(tr, t, k))
         return [tr.b.bin("and", acc[0], same)]
 
     (out,) = fold(tr, i32(tr, 0), n, [tr.b.const(True, T.BOOL)], test)
@@ -405,7 +405,7 @@ def equal(tr: Translating, a: Text, c: Text, node: ast.AST) -> Value:
     b = tr.b
     an, cn = length(tr, a), length(tr, c)
     same_n = b.cmp("eq", an, cn)
-    return b.bin("and", same_n, _same_at(tr, a, c, i32(tr, 0), b.select(same_n, an, i32(tr, 0))))
+    return b.bin("and", same_n, same_at(tr, a, c, i32(tr, 0), b.select(same_n, an, i32(tr, 0))))
 
 
 def _affix(tr: Translating, s: Obj, args: list[V], node: ast.AST, end: bool) -> V:
@@ -418,7 +418,7 @@ def _affix(tr: Translating, s: Obj, args: list[V], node: ast.AST, end: bool) -> 
     n, pn = length(tr, s), length(tr, p)
     fits = b.cmp("le", pn, n)
     shift = b.select(fits, b.bin("sub", n, pn), i32(tr, 0)) if end else i32(tr, 0)
-    return b.bin("and", fits, _same_at(tr, s, p, shift, b.select(fits, pn, i32(tr, 0))))
+    return b.bin("and", fits, same_at(tr, s, p, shift, b.select(fits, pn, i32(tr, 0))))
 
 
 def _case(tr: Translating, s: Obj, args: list[V], node: ast.AST, upper: bool) -> V:
@@ -431,13 +431,13 @@ def _case(tr: Translating, s: Obj, args: list[V], node: ast.AST, upper: bool) ->
 
     def fill(at: Value) -> None:
         def one(k: Value) -> None:
-            c = _char(tr, s, k)
+            c = char(tr, s, k)
             inside = b.bin("and", b.cmp("ge", c, i32(tr, lo)), b.cmp("le", c, i32(tr, hi)))
-            _put(tr, at, k, b.select(inside, b.bin("add", c, i32(tr, shift)), c))
+            put(tr, at, k, b.select(inside, b.bin("add", c, i32(tr, shift)), c))
 
         loop(tr, i32(tr, 0), length(tr, s), one)
 
-    return _new(tr, length(tr, s), "a string", node, fill)
+    return new(tr, length(tr, s), "a string", node, fill)
 
 
 # ------------------------------------------------------------------------------- searching
@@ -448,7 +448,7 @@ def _find(tr: Translating, s: Text, t: Text, lo: Value) -> Value:
     n, m = length(tr, s), length(tr, t)
 
     def test(k: Value, acc: list[Value]) -> list[Value]:
-        hit = b.bin("and", b.cmp("lt", acc[0], i32(tr, 0)), _same_at(tr, s, t, k, m))
+        hit = b.bin("and", b.cmp("lt", acc[0], i32(tr, 0)), same_at(tr, s, t, k, m))
         return [b.select(hit, k, acc[0])]
 
     # the positions t can start at: lo .. n - m (none when lo is past it)
@@ -506,15 +506,15 @@ def getslice(tr: Translating, s: Text, sl: ast.Slice, node: ast.AST) -> V:
     b = tr.b
     lo, count = slice_bounds(tr, length(tr, s), start, stop, step, node)
     if step == 1:
-        return _make(b.bin("add", _off(s), lo), count)
+        return make(b.bin("add", offset(s), lo), count)
 
     def one(at: Value, k: Value) -> None:
-        _put(tr, at, k, _char(tr, s, b.bin("add", lo, b.bin("mul", k, i32(tr, step)))))
+        put(tr, at, k, char(tr, s, b.bin("add", lo, b.bin("mul", k, i32(tr, step)))))
 
     def fill(at: Value) -> None:
         loop(tr, i32(tr, 0), count, lambda k: one(at, k))
 
-    return _new(tr, count, "a string slice", node, fill)
+    return new(tr, count, "a string slice", node, fill)
 
 
 METHODS: dict[str, Callable[[Translating, Obj, list[V], ast.AST], V]] = {
@@ -552,9 +552,11 @@ class Method:
         return METHODS[self.name](tr, s, args, node)
 
 
-def attribute(tr: Translating, s: Obj, attr: str, node: ast.AST) -> V:
+def attribute(tr: Translating, s: Obj, attr: str, node: ast.AST,
+              more: tuple[str, ...] = ()) -> V:  # fmt: skip
+    """`s.name` of a run-time string; `more`: the other methods it has (`str_ops`)."""
     if attr not in METHODS and attr != "join":
-        names = ", ".join(sorted([*METHODS, "join"]))
+        names = ", ".join(sorted([*METHODS, *more, "join"]))
         tr.fail(node, f"strings built at run time have {names}, len(), indexing, slicing, "
                       f"iteration, in, + and *, ==, not .{attr}")  # fmt: skip
     return Bound(s, Method(attr))
@@ -568,6 +570,6 @@ def value_of(t: Text) -> V:
 def print_chars(tr: Translating, s: Obj) -> None:
     """`print(s)`'s text of a run-time string: one print field per character."""
     def one(k: Value) -> None:
-        tr.b.op("print", [_char(tr, s, k)], parts=(Field(0, "c"),))
+        tr.b.op("print", [char(tr, s, k)], parts=(Field(0, "c"),))
 
     loop(tr, i32(tr, 0), length(tr, s), one)

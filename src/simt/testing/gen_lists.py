@@ -7,9 +7,9 @@ indexing (negative indices too), iteration, `len`, `sum`, `min`/`max`, `in`, `co
 were built; `min`, `max` and `index` are guarded by `if xs`), so a difference between
 backends is a bug, never an IndexError; values are int32 (wrapping exactly) or float32
 multiples of 1/8 far below 2**21 (exact sums). About one kernel in two with lists builds a
-string too (`text`): sliced (`cut`), searched (`find`, `in`, iteration: `search`); with the
-exceptions feature on, it may put the string in the message of a ValueError it raises and
-catches."""
+string too (`text`): sliced, stripped or replaced (`cut`), searched (`find`, `in`,
+iteration: `search`); with the exceptions feature on, it may put the string in the message of
+a ValueError it raises and catches."""
 
 from __future__ import annotations
 
@@ -137,12 +137,23 @@ def text(g: Grammar) -> None:
 
 
 def cut(g: Grammar, s: str, n: str, probe: str) -> None:
-    """Maybe replace the string by a slice of it."""
+    """Maybe replace the string by a slice, a strip or a replacement of it. What makes a new
+    string (a step other than 1, a strip's padding, a replacement) takes at most its first 16
+    characters, so that the heap (240 words a thread by default, shared with the lists and the
+    raised message) holds every string the kernel makes."""
     r = g.r
     k = r.randrange(6)
     if k == 0:
-        bounds = r.choice(("1:", ":-1", "::2", "1:4", "::-1", f"{n}:", f"-{n}:"))
+        bounds = r.choice(("1:", ":-1", ":16:2", "1:4", "15::-1", f"{n}:", f"-{n}:"))
         g.emit(f"{s} = {s}[{bounds}]")
+    elif k == 1:
+        pad = r.choice(("' '", "'\\t'"))
+        g.emit(f"{s} = ({pad} + {s}[:16] + ' ').strip()")
+    elif k == 2:
+        how, chars = r.choice(("strip", "lstrip", "rstrip")), r.choice(("'k-'", "'0'"))
+        g.emit(f"{s} = {s}.{how}({chars})")
+    elif k == 3:
+        g.emit(f"{s} = {s}[:16].replace({probe}, {r.choice(('', 'xy', '-'))!r})")
 
 
 def search(g: Grammar, s: str, acc: str, probe: str) -> None:

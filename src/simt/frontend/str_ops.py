@@ -1,0 +1,164 @@
+"""Strings rewritten at run time (the strings themselves: `strings.py`): `s.strip()`,
+`s.lstrip()`, `s.rstrip()` (of whitespace as `str.isspace` has it, or of the characters
+given) and `s.replace(old, new)`, plus the table (`METHODS`) that `s.name` looks up before
+the building methods of `strings.METHODS`.
+
+A strip is a view (another start and length over the same words: strings never change);
+`replace` reads the string twice, once to size the result and once to write it, comparing
+`old` at each position (O(len(s) x len(old)) loads).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from .. import types as T
+from ..ir import Value
+from . import strings
+from .context import Translating
+from .list_ops import fold
+from .lists import i32, when
+from .strings import (
+    Text,
+    char,
+    copy,
+    is_text,
+    length,
+    make,
+    new,
+    offset,
+    put,
+    same_at,
+    text_of,
+)
+from .values import Bound, Known, Obj, V
+
+# the code points `str.isspace` holds true for, as (first, last) ranges (the last is U+3000)
+_SPACE = [c for c in range(0x3001) if chr(c).isspace()]
+SPACE_RANGES = [
+    (c, c2)
+    for c, c2 in zip(
+        [c for c in _SPACE if c - 1 not in _SPACE], [c for c in _SPACE if c + 1 not in _SPACE]
+    )
+]
+
+
+# ------------------------------------------------------------------------------- cutting
+def _is_space(tr: Translating, c: Value, chars: Text | None) -> Value:
+    b = tr.b
+    if chars is None:
+        acc = b.const(False, T.BOOL)
+        for lo, hi in SPACE_RANGES:
+            inside = b.cmp("eq", c, i32(tr, lo)) if lo == hi else b.bin(
+                "and", b.cmp("ge", c, i32(tr, lo)), b.cmp("le", c, i32(tr, hi)))  # fmt: skip
+            acc = b.bin("or", acc, inside)
+        return acc
+
+    def test(k: Value, acc: list[Value]) -> list[Value]:
+        return [b.bin("or", acc[0], b.cmp("eq", char(tr, chars, k), c))]
+
+    (out,) = fold(tr, i32(tr, 0), length(tr, chars), [b.const(False, T.BOOL)], test)
+    return out
+
+
+def _strip(tr: Translating, s: Obj, args: list[V], node: ast.AST, left: bool, right: bool) -> V:
+    name = "strip" if left and right else "lstrip" if left else "rstrip"
+    if len(args) > 1 or (args and not (is_text(args[0]) or _is_none(args[0]))):
+        tr.fail(node, f"str.{name}() takes no argument or a string of the characters to remove")
+    chars = text_of(args[0]) if args and not _is_none(args[0]) else None
+    tr.at(node)
+    b = tr.b
+    n = length(tr, s)
+
+    def keep(k: Value, acc: list[Value]) -> list[Value]:  # the first and last kept positions
+        kept = b.un("not", _is_space(tr, char(tr, s, k), chars))
+        first = b.select(b.bin("and", kept, b.cmp("eq", acc[0], n)), k, acc[0])
+        return [first, b.select(kept, k, acc[1])]
+
+    first, last = fold(tr, i32(tr, 0), n, [n, i32(tr, -1)], keep)
+    lo = first if left else i32(tr, 0)
+    hi = b.bin("add", last, i32(tr, 1)) if right else n
+    hi = b.bin("max", hi, lo)  # nothing kept: empty
+    return make(b.bin("add", offset(s), lo), b.bin("sub", hi, lo))
+
+
+def _is_none(v: V) -> bool:
+    return isinstance(v, Known) and v.value is None
+
+
+# ------------------------------------------------------------------------------- rewriting
+def replace(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
+    """`s.replace(old, new)`: each occurrence of `old`, left to right and not overlapping,
+    written as `new` (an empty `old`: `new` before each character and at the end)."""
+    if len(args) != 2 or not (is_text(args[0]) and is_text(args[1])):
+        tr.fail(node, "str.replace() takes two strings in a kernel (no count)",
+                "to replace only the first k, cut first: s[:j].replace(a, b) + s[j:]")  # fmt: skip
+    old, rep = text_of(args[0]), text_of(args[1])
+    tr.at(node)
+    b = tr.b
+    n, m, r = length(tr, s), length(tr, old), length(tr, rep)
+    empty = b.cmp("eq", m, i32(tr, 0))
+    one = i32(tr, 1)
+
+    def hits(k: Value, skip: Value) -> Value:  # `old` starts at k, past the last one taken
+        fits = b.cmp("le", b.bin("add", k, m), n)  # (compared only where it fits)
+        same = same_at(tr, s, old, k, b.select(fits, m, i32(tr, 0)))
+        return b.bin("and", b.cmp("ge", k, skip), b.bin("and", fits, same))
+
+    def count(k: Value, acc: list[Value]) -> list[Value]:
+        hit = hits(k, acc[0])
+        return [b.select(hit, b.bin("add", k, m), acc[0]),
+                b.bin("add", acc[1], b.select(hit, one, i32(tr, 0)))]  # fmt: skip
+
+    _, times = fold(tr, i32(tr, 0), n, [i32(tr, 0), i32(tr, 0)], count)
+    times = b.select(empty, b.bin("add", n, one), times)
+    size = b.bin("add", n, b.bin("mul", times, b.bin("sub", r, m)))
+
+    def fill(at: Value) -> None:
+        def step(k: Value, acc: list[Value]) -> list[Value]:
+            skip, pos = acc
+            hit = hits(k, skip)
+            when(tr, hit, lambda: copy(tr, rep, at, pos))
+            pos = b.select(hit, b.bin("add", pos, r), pos)
+            # the character itself, where no `old` covers it (an empty `old` covers none)
+            own = b.bin("and", b.cmp("ge", k, skip), b.bin("or", b.un("not", hit), empty))
+            when(tr, own, lambda: put(tr, at, pos, char(tr, s, k)))
+            pos = b.select(own, b.bin("add", pos, one), pos)
+            return [b.select(hit, b.bin("add", k, m), skip), pos]
+
+        _, pos = fold(tr, i32(tr, 0), n, [i32(tr, 0), i32(tr, 0)], step)
+        when(tr, empty, lambda: copy(tr, rep, at, pos))
+
+    return new(tr, size, "a replaced string", node, fill)
+
+
+# ------------------------------------------------------------------------------- methods
+Op = Callable[[Translating, Obj, list[V], ast.AST], V]
+METHODS: dict[str, Op] = {
+    "strip": lambda tr, s, a, n: _strip(tr, s, a, n, True, True),
+    "lstrip": lambda tr, s, a, n: _strip(tr, s, a, n, True, False),
+    "rstrip": lambda tr, s, a, n: _strip(tr, s, a, n, False, True),
+    "replace": replace,
+}
+
+
+class Method:
+    """A rewriting method of a run-time string (`s.strip`, `s.replace`)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def call(self, tr: Translating, s: V, args: list[V], kwargs: dict[str, V],
+             node: ast.AST) -> V:  # fmt: skip
+        if kwargs:
+            tr.fail(node, f"str.{self.name}() takes no keyword arguments in a kernel")
+        assert isinstance(s, Obj)
+        return METHODS[self.name](tr, s, args, node)
+
+
+def attribute(tr: Translating, s: Obj, attr: str, node: ast.AST) -> V:
+    """`s.name` of a run-time string: a method of this table or of `strings.METHODS`."""
+    if attr in METHODS:
+        return Bound(s, Method(attr))
+    return strings.attribute(tr, s, attr, node, more=tuple(METHODS))
