@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from simt.errors import CompileError
-from simt.testing.differential import _refusal_ok, compare
+from simt.testing.differential import _launch, _refusal_ok, compare
 from simt.testing.generator import Generator
 
 
@@ -97,3 +97,26 @@ def test_a_worker_that_crashes_or_hangs_is_a_finding_and_the_next_kernel_runs() 
     found, features = real.check(3, {"oob": True, "size": 4}, refused)
     real.close()
     assert found == [], found
+
+
+def test_printed_strings_compare_whole_even_when_a_launch_would_stream(monkeypatch) -> None:
+    """Under load a launch runs past SIMT_STREAM_PRINT and would stream its prints, whose
+    batches of two threads may interleave (a run-time string prints a character a record):
+    the runner takes each backend's whole output instead (seed 10 printed three threads'
+    strings interleaved on sim and failed the gate's fuzz run on a loaded machine)."""
+    from simt.testing.differential import load
+    from simt.testing.generator import from_source
+
+    monkeypatch.setenv("SIMT_STREAM_PRINT", "0")  # stream from the first record on
+    src = (
+        '"""three threads print a run-time string."""\n\nimport simt\n'
+        "from simt import thread_idx\n\nLAUNCH = {'seed': 0, 'grid': 3, 'block': 4, "
+        "'fp64': False}\nNSLOT_fo = 1\nNSLOT_io = 1\nNSLOT_uo = 1\nNSLOT_fx = 1\n\n@simt.kernel\n"
+        "def kernel(fa, ia, ua, fo, io, uo, fx, hist, s0, s1):\n    i = simt.grid(1)\n"
+        "    s = '<' + str(i) + '>'\n    if thread_idx.x == 1:\n        print(s)\n"
+        "    io[i] = i\n"
+    )
+    program = from_source(src)
+    kernel = load(program)
+    outs = {b: _launch(kernel, program, b)[1] for b in ("sim", "cpu")}
+    assert outs["sim"] == outs["cpu"] == "<1>\n<5>\n<9>\n"

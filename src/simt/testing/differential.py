@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CompileError, SimtError
-from ..runtime import registry
+from ..runtime import printing, registry
 from .generator import Program
 
 APPROX_TOL = 2.0**-10
@@ -100,9 +100,16 @@ def _launch(kernel: Any, program: Program, backend: str) -> tuple[list[np.ndarra
     api.use(backend)
     args = program.make_args()
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        kernel[program.grid, program.block](*args)
-        api.synchronize()
+    # whole output only: a launch slowed by load would stream its prints as it runs, and
+    # streamed batches of two threads may interleave (a run-time string prints a character a
+    # record), which is allowed and differs from backend to backend
+    printing.stream_print(None)
+    try:
+        with contextlib.redirect_stdout(out):
+            kernel[program.grid, program.block](*args)
+            api.synchronize()
+    finally:
+        printing.stream_print()
     return [a for a in args if isinstance(a, np.ndarray)], out.getvalue()
 
 
