@@ -10,7 +10,8 @@ Prints one row per job: the fastest warm ms with checks on and with checks off, 
 (the goal is at most 1.05; the fastest of interleaved turns is what a machine shared with
 other work still shows best, the ratio of medians is printed beside it), and per kernel of
 the job how many accesses were proven in bounds, tested once per block (the kernel body
-versioned on one block-level test), or left checked, with the block-level tests made and why
+versioned on one block-level test), or left checked (the `gather` jobs keep a check on
+purpose: what a kept check costs), with the block-level tests made and why
 each remaining check was kept. `--size quick` runs small inputs (a smoke test, no figures
 worth recording). Needs `@simt.kernel(boundscheck=False)` (exits 2 without it).
 """
@@ -96,6 +97,52 @@ def job_entries(size: str) -> list[Entry]:
     return out
 
 
+@simt.kernel
+def gather(out, a, idx):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = a[idx[i]] * 2.0  # a data-dependent index: a kept check
+
+
+@simt.kernel
+def gather_reuse(out, a, idx):
+    i = simt.grid(1)
+    if i < len(out):
+        j = idx[i]
+        out[i] = a[j] * a[j] + a[j]  # one kept check, three loads of the same element
+
+
+def kept_entries(size: str) -> list[Entry]:
+    """Jobs whose accesses no proof covers (a gather by data-dependent indices): what a kept
+    check costs, the record of a failure included."""
+    n = 20_000 if size == "quick" else 1 << 22
+    g = np.random.default_rng(23)
+    a = g.random(n, dtype=np.float32)
+    idx = g.integers(0, n, n).astype(np.int32)
+    out = []
+    for name, k, ref in (
+        ("gather", "gather", a[idx].astype(np.float64) * 2.0),
+        ("gather_reuse", "gather_reuse", a[idx].astype(np.float64) ** 2 + a[idx]),
+    ):
+
+        def make(k: str = k) -> Any:
+            kern = globals()[k]
+            res = np.zeros(n, np.float32)
+            grid = (n + 255) // 256
+
+            def run() -> None:
+                kern[grid, 256](res, a, idx)
+                simt.synchronize()
+
+            return run, lambda: res, [(kern, grid, 256, (res, a, idx))]
+
+        def check(out_: Any, ref: Any = ref) -> float:
+            return rel_err(out_, ref)
+
+        out.append(Entry(name, globals(), make, check, 1e-5))
+    return out
+
+
 _TWINS: dict[int, Kernel] = {}
 
 
@@ -164,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     simt.use(args.backend)
     rt = registry.current()
     want = {x for x in args.only.split(",") if x}
-    entries = [e for e in suite_entries(args.size) + job_entries(args.size)
+    every = suite_entries(args.size) + job_entries(args.size) + kept_entries(args.size)
+    entries = [e for e in every
                if not want or e.name in want or e.name.split()[-1] in want]  # fmt: skip
     busy0, own0, wall0 = busy_cpu_s(), own_cpu_s(), time.perf_counter()
     rows = []

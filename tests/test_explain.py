@@ -108,9 +108,11 @@ def test_kernel_error_is_shown_after_the_path() -> None:
 
     rows = _explain(oob, 1, 4, np.zeros(4, np.float32), thread=(0, 0))
     assert rows[2].endswith("i = 0")
-    assert rows[3].strip().endswith("a[i + 1] = 1.0")  # the line it was on: nothing done
-    assert rows[4].startswith("the launch stopped:")
-    assert "out of bounds" in rows[4] and "thread (3, 0, 0)" in rows[4]
+    assert rows[3].strip().endswith("a[i + 1] = 1.0    a[1] = 1.0")  # in bounds: it stored
+    # thread 3's IndexError, the others finished (the launch does not stop)
+    assert rows[4].startswith("the launch raised: 1 thread raised IndexError at ")
+    assert "(first: thread 3: index 4 is out of bounds of `a` with size 4)" in rows[4]
+    assert rows[-1] == "3 threads finished"
 
 
 @pytest.mark.parametrize(

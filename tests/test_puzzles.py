@@ -174,7 +174,7 @@ def test_a_missing_guard_is_the_bounds_error() -> None:
     assert not puzzles.check(3, map_add, file=out)
     text = out.getvalue()
     assert "puzzle 3 (guard): the launch failed" in text
-    assert "index out of bounds" in text and "`a`" in text
+    assert "raised IndexError" in text and "is out of bounds of `a`" in text
 
 
 def test_the_wrong_2d_owner_is_named_as_x_column_y_row() -> None:

@@ -590,9 +590,12 @@ class Kernel:
         optimise: bool = True,
         explain: bool = False,
         int64: bool | None = None,
+        raising: bool = True,
     ) -> Function:
         """The IR of this kernel for the front end's argument specs (`optimise=False,
-        explain=True`: every branch as written, for `explain`). The hook a kernel made from
+        explain=True`: every branch as written, for `explain`; `raising` False: without the
+        front end's IndexError checks of the accesses no proof covers, `pipeline.build`). The
+        hook a kernel made from
         IR by another part overrides (`simt.tensor`'s kernels return the IR they lowered);
         see also `Kernel.from_ir`."""
         from .pipeline import build
@@ -603,7 +606,7 @@ class Kernel:
             return build(
                 self.pyfunc, specs, self.fp64, self.debug, optimise, explain, self.dynamic_shared,
                 self.boundscheck, self.heap, self.division,
-                self.numba if int64 is None else int64,
+                self.numba if int64 is None else int64, raising,
             )
         except SimtError:
             raise
@@ -628,14 +631,17 @@ class Kernel:
 
     def specialised_ir(self, *args: Any, **kwargs: Any) -> tuple[Function, dict[str, Any]]:
         """The optimised IR of the specialisation for these arguments (as a launch would
-        bind them), and the argument values by parameter name. The IR is kept per
-        specialisation: asking again for arguments of the same types builds nothing."""
+        bind them), and the argument values by parameter name: what the kernel's own code
+        does, for the tools that read it (the cost model, the advisor, dask's halo analysis),
+        so without the front end's IndexError checks of accesses no proof covers (a launch
+        compiles those, `pipeline.build`). The IR is kept per specialisation: asking again
+        for arguments of the same types builds nothing."""
         values = self._bind(args, kwargs)
         key = self._key(values, "")
         fn = self._ir_cache.get(key)
         if fn is None:
             specs, _ = self._specs(values)
-            fn = self.build_ir(specs)
+            fn = self.build_ir(specs, raising=False)
             self._ir_cache[key] = fn
         return fn, dict(zip(self._names, values))
 
@@ -745,6 +751,10 @@ class Kernel:
             rt.launch(compiled, g, b, dev, tracer=tracer)  # type: ignore[call-arg]
         except KernelError as e:
             stopped = f"\nthe launch stopped: {e}"
+        for p, words in zip(fn.params, dev):
+            if p.hidden is Hidden.FAILURES:  # the threads that raised, the others finished
+                err = raising.decode(words, fn.attrs["raise_sites"], tuple(g), tuple(b))
+                stopped += f"\nthe launch raised: {err}" if err is not None else ""
         locs = [op.loc for op in trace_sites(fn)]
         if line_map is not None:
             locs = [None if loc is None else line_map(loc) for loc in locs]
@@ -824,6 +834,9 @@ class Kernel:
         failures: tuple[np.ndarray, DeviceArray] | None = None
         for name, position, scalar, hidden in spec.plan:
             if hidden is Hidden.FAILURES:  # the threads' uncaught exceptions
+                if not host and rt.keeps_failures(spec.compiled):  # its own, read at a sync
+                    dev_args.append(None)
+                    continue
                 words = np.zeros(spec.fn.attrs["failure_words"], np.int32)
                 dev = host_view(rt, words) if host else DeviceArray(
                     rt, rt.upload(words), words.shape, words.dtype)  # fmt: skip
@@ -956,7 +969,10 @@ class Kernel:
             return known[key]
         spec = self._cache.get(key)
         fast = None
-        if spec is not None:
+        if spec is not None and (
+            rt.keeps_failures(spec.compiled)
+            or not any(p.hidden is Hidden.FAILURES for p in spec.fn.params)
+        ):
             fast = rt.fast_launch(spec.compiled, grid, block, values, spec.written)
         if len(known) < 16:
             known[key] = fast

@@ -4,10 +4,13 @@ front end (typed IR), checks and passes (optimised IR), what one backend compile
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+from .frontend.raising import place_of
 from .frontend.specialise import ArgSpec, translate
 from .ir import Function, format_function, verify, walk
+from .ir.ops import MEMORY
 from .passes.barriers import lift as lift_barriers
 from .passes.barriers import strip_exits
 from .passes.bounds import prove_bounds
@@ -17,6 +20,7 @@ from .passes.view_checks import strip_view_checks
 from .passes.warps import lower as lower_warps
 from .runtime import registry
 from .runtime.base import Runtime
+from .types import Scalar
 
 
 def build(
@@ -31,21 +35,78 @@ def build(
     heap: int | None = None,
     division: str = "numpy",
     int64: bool = False,
+    raising: bool = True,
 ) -> Function:
     """Front end, checks and optimisation passes: the IR every backend starts from. Without
     `optimise` the IR is the front end's own, branch for branch; `explain` adds `note` ops
     for assignments that make no op (both for `kernel.explain`, on sim only). `boundscheck`
     False compiles the accesses unchecked (`Function.boundscheck`); `heap`: the bytes of
     per-thread arena per element type lists may use (`frontend.arena`); `int64`:
-    Numba's typing of integers (`simt.cuda.jit`)."""
-    fn = translate(
-        pyfunc, specs, fp64=fp64, debug=debug, explain=explain, dynamic_shared=dynamic_shared,
-        heap=heap,
-        division=division,
-        int64=int64,
-    )
-    fn.boundscheck = boundscheck
-    return finish(fn, optimise)
+    Numba's typing of integers (`simt.cuda.jit`). `raising` False: the accesses the bounds
+    pass cannot prove are left to the backends' own checks (`unproven`; for the tools that
+    read what a kernel's own code does, `Kernel.specialised_ir`, and for tests)."""
+    def front(raise_at: Any = None, after: bool = False, narrow: bool = False) -> Function:
+        fn = translate(
+            pyfunc, specs, fp64=fp64, debug=debug, explain=explain,
+            dynamic_shared=dynamic_shared, heap=heap, division=division, int64=int64,
+            raise_at=raise_at, raise_after=after, payload32=narrow,
+        )  # fmt: skip
+        fn.boundscheck = boundscheck
+        return finish(fn, optimise)
+
+    fn = front()
+    # (debug mode: the backends check every access; a kernel whose threads meet at barriers or
+    # warp functions keeps the backends' first-failure checks: a thread that stopped there
+    # would have to be counted out of every later barrier, `docs/semantics.md`)
+    if boundscheck and raising and not debug and not meets(fn):
+        if unproven(fn):  # again, every access raising IndexError when out of bounds (the
+            # bounds pass proves the checks of those it proved here: `passes.bounds`; a
+            # raising thread runs on without effects: `Context.raise_after`)
+            fn = front(True, True, not wide_ints(fn))
+    return fn
+
+
+def wide_ints(fn: Function) -> bool:
+    """Whether `fn` computes with 64-bit or uint32 integers (its IndexError checks then
+    report the index in int64 words; else in int32, so that a device without int64 runs it)."""
+
+    def wide(t: Any) -> bool:
+        return isinstance(t, Scalar) and t.is_int and t.bits >= 32 + 32 * t.is_signed
+
+    return any(wide(r.type) for op in walk(fn.body) for r in op.results) or any(
+        wide(p.value.type) for p in fn.params)  # fmt: skip
+
+
+def meets(fn: Function) -> bool:
+    """Whether the threads of `fn` meet at barriers or warp functions."""
+    return any(op.opcode in ("barrier", "warp") for op in walk(fn.body))
+
+
+def unproven(fn: Function) -> set[tuple[str, int, int]]:
+    """The places (`raising.place_of`) of the accesses of `fn` that the bounds pass does not
+    prove in bounds for every launch.
+
+    Where there is one, the front end translates the kernel again with every access checked
+    as raising IndexError (`raising.check_index`; every one, not only those places: an access
+    CSE merged into another in `fn` has a place of its own), so that an access out of bounds
+    is a Python exception of its thread on every backend: the thread stops, the others
+    finish, and the launch reports the threads that raised in one grouped KernelError. The
+    checks the pass proves in bounds become True and go (`passes.bounds`); those it hoists to
+    a block-level test go from the copy of the body that test guards."""
+    trial = prove_bounds_copy(fn)
+    return {
+        p
+        for op in walk(trial.body)
+        if op.opcode in MEMORY and not op.attrs.get("inbounds") and not op.attrs.get("spill")
+        and (p := place_of(op.loc)) is not None
+    }  # fmt: skip
+
+
+def prove_bounds_copy(fn: Function) -> Function:
+    """A copy of `fn` as a compiled backend proves it (`prepare`), `fn` left as it is."""
+    trial = copy.deepcopy(fn)
+    prove_bounds(trial)  # (view checks are kept, as `prepare` keeps them)
+    return trial
 
 
 def finish(fn: Function, optimise: bool = True) -> Function:

@@ -1,8 +1,11 @@
-"""Bounds checks in the renderers (`backends.common.checked`, `clike.CRenderer.in_bounds`,
-the LLVM renderer's `_address`), without a device: which accesses are checked, the opt-out,
-an access proven in bounds (`op.attrs["inbounds"]`, set by the proving pass), the CUDA error
-record decoded, checked kernels compiled by NVRTC. That a failing access is a KernelError at
-run time is tests/runtime/test_bounds.py's job."""
+"""Bounds checks without a device: by default an access no proof covers is checked by the
+front end as raising the thread's IndexError (`frontend.raising.check_index`, the same IR for
+every backend), the access itself then marked in bounds; the renderers' own checks
+(`backends.common.checked`, `clike.CRenderer.in_bounds`, the LLVM renderer's `_address`) are
+those of debug mode and of kernels whose threads meet at barriers: which accesses they check,
+the opt-out, an access proven in bounds (`op.attrs["inbounds"]`, set by the proving pass), the
+CUDA error record decoded, checked kernels compiled by NVRTC. That a failing access is a
+KernelError at run time is tests/runtime/test_bounds.py's job."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from simt.backends import cuda, cuda_layout, wgsl
 from simt.backends.common import error_sites
 from simt.ir import Function, walk
 from simt.ir.ops import MEMORY
+from simt.pipeline import build, prepare
 from simt.runtime import nvrtc
 from simt.runtime.base import Compiled, Dim3
 from simt.runtime.cpu import lower_and_render
@@ -43,6 +47,11 @@ def _shift(a: Any, out: Any) -> None:
         out[i] = a[i + 1]
 
 
+def _unguarded(a: Any, out: Any) -> None:
+    i = simt.grid(1)
+    out[i] = a[i + 1]
+
+
 def _rows(m: Any, out: Any) -> None:
     i, j = simt.grid(2)
     if i < out.shape[0] and j < out.shape[1]:
@@ -53,6 +62,19 @@ def ir(pyfunc: Any, *args: Any, **options: Any) -> Function:
     """The IR a launch of `pyfunc` compiled with `options` would start from."""
     k = simt.kernel(pyfunc, **options)
     return k.specialise(list(args), _IrOnly()).fn  # type: ignore[arg-type]
+
+
+def renderer_ir(pyfunc: Any, *args: Any, **options: Any) -> Function:
+    """`ir`, without the front end's IndexError checks (`pipeline.build(raising=False)`):
+    every access left to the renderers' checks, as in debug mode."""
+    k = simt.kernel(pyfunc, **options)
+    specs, _ = k._specs(k._bind(args, {}))
+    return build(pyfunc, specs, False, False, raising=False)  # type: ignore[no-any-return]
+
+
+def _raising(fn: Function) -> list[str]:
+    """The arrays whose accesses the front end checks as raising IndexError (sorted)."""
+    return sorted({op.attrs["array"] for op in walk(fn.body) if op.attrs.get("check")})
 
 
 def _args() -> tuple[np.ndarray, np.ndarray]:
@@ -77,7 +99,15 @@ BACKENDS = ("cuda", "webgpu", "cpu")
 def test_every_access_is_checked_by_default(backend: str) -> None:
     fn = ir(_shift, *_args())
     assert fn.boundscheck and fn.checks_bounds and not fn.debug
-    assert _checks(backend, fn) == 2  # the load of a, the store of out
+    # the load of `a` (guarded on `out`: no proof for every launch), and so every access, is
+    # checked by the front end as raising IndexError; none by the renderer
+    assert _raising(fn) == ["a", "out"] and _checks(backend, fn) == 0
+    prepare(fn, backend)  # as a launch compiles it: the store's check proven and gone
+    assert _raising(fn) == ["a"] and _checks(backend, fn) == 0
+    # with every access unguarded, each one raises IndexError
+    assert _raising(ir(_unguarded, *_args())) == ["a", "out"]
+    # the renderers check every access themselves where the front end does not
+    assert _checks(backend, renderer_ir(_shift, *_args())) == 2
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -102,7 +132,7 @@ def test_debug_checks_even_with_boundscheck_false(backend: str) -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_access_marked_inbounds_has_no_check(backend: str) -> None:
-    fn = ir(_shift, *_args())
+    fn = renderer_ir(_shift, *_args())
     store = next(op for op in walk(fn.body) if op.opcode == "store")
     store.attrs["inbounds"] = True  # what the proving pass sets
     assert _checks(backend, fn) == 1  # the load only
@@ -124,7 +154,7 @@ def test_boundscheck_travels_through_simt_compile() -> None:
 
 
 def test_cuda_error_record_names_the_index_and_shape() -> None:
-    fn = ir(_rows, np.zeros((4, 5), np.float32), np.zeros((4, 5), np.float32))
+    fn = renderer_ir(_rows, np.zeros((4, 5), np.float32), np.zeros((4, 5), np.float32))
     kern = cuda.build(fn)
     load = next(op for op in kern.sites if op.opcode == "load")
     site = kern.sites.index(load) + 1
@@ -149,7 +179,7 @@ def test_cuda_error_record_names_the_index_and_shape() -> None:
 
 
 def test_cuda_negative_index_is_reported_signed() -> None:
-    fn = ir(_shift, *_args())
+    fn = renderer_ir(_shift, *_args())
     kern = cuda.build(fn)
     site = next(k for k, op in enumerate(kern.sites, 1) if op.opcode == "load")
     words = np.zeros(cuda_layout.ERR_WORDS, np.uint64)
@@ -168,7 +198,11 @@ needs_nvrtc = pytest.mark.skipif(nvrtc.version() is None, reason="NVRTC is not i
 @pytest.mark.parametrize("pyfunc", [_shift, _rows], ids=["1d", "2d"])
 def test_checked_kernels_compile_with_nvrtc(pyfunc: Any) -> None:
     args = _args() if pyfunc is _shift else (np.zeros((4, 6)), np.zeros((4, 5)))
-    kern = cuda.build(ir(pyfunc, *args))
-    assert "simt_fail_at(" in kern.source
-    for arch in ("sm_80", "sm_90"):
-        nvrtc.compile_cubin(kern.source, arch, nvrtc_options(kern))
+    # the renderer's own checks (debug mode's), and the default: the thread's IndexError
+    checked = cuda.build(renderer_ir(pyfunc, *args))
+    assert "simt_fail_at(" in checked.source
+    raising = cuda.build(ir(pyfunc, *args))
+    assert "simt_failures" in raising.source
+    for kern in (checked, raising):
+        for arch in ("sm_80", "sm_90"):
+            nvrtc.compile_cubin(kern.source, arch, nvrtc_options(kern))

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+import simt
 from corpus import CASES
 from simt.backends import cuda, cuda_layout, cuda_types
 from simt.ir import Block, Builder, Function, Loc, Param, Value, verify
@@ -70,8 +71,11 @@ def test_corpus_compiles_to_cubin(case: object) -> None:
 @needs_nvrtc
 @pytest.mark.parametrize("case", CASES[:3], ids=[c.name for c in CASES[:3]])
 def test_corpus_compiles_in_debug_mode(case: object) -> None:
-    fn = case.kernel.specialise(list(case.make_args()), _IrOnly()).fn  # type: ignore[attr-defined]
-    fn.debug = True
+    k = case.kernel  # type: ignore[attr-defined]
+    # debug mode is chosen when translating: it keeps every access to the renderer's checks
+    debug = simt.kernel(k.pyfunc, fp64=k.fp64, debug=True, static=tuple(k.static))
+    fn = debug.specialise(list(case.make_args()), _IrOnly()).fn  # type: ignore[attr-defined]
+    assert fn.debug
     kern = cuda.build(fn)
     assert kern.sites and "simt_fail" in kern.source
     _compile_all(kern)

@@ -1,8 +1,10 @@
-"""The CPU renderer's kept bounds checks (an index no proof covers, `passes/bounds/`): in a
-thread loop LLVM may vectorise they record a failure without a branch of their own (the
-smallest key in a min reduction, the index in a per-lane slot: `_note_failure`), so the loop
-is still vector code, and the KernelError is the one the failure branch gave: the first
-failing thread, its index, the array's extent."""
+"""The CPU's kept bounds checks (an index no proof covers, `passes/bounds/`). The front end
+checks such an access as raising IndexError (`frontend/raising.py`): the failing thread stops,
+the others finish, and the launch raises one grouped KernelError naming the array, the index,
+the extent, the first failing thread and the line. The renderer's own checks (for accesses the
+front end does not check: `build(..., raising=False)`) record a failure in a thread loop LLVM
+may vectorise without a branch of their own (the smallest key in a min reduction, the index in
+a per-lane slot: `_note_failure`), so the loop is still vector code."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import numpy as np
 import pytest
 
 import simt
+from simt.ir import walk
 from simt.pipeline import build, prepare
 from simt.runtime import registry
 
@@ -39,16 +42,16 @@ def gather_2d(out, m, rows):
         out[y, x] = m[rows[y, x], x]
 
 
-def _opt(kernel: Any, *args: Any) -> str:
+def _opt(kernel: Any, *args: Any, raising: bool = True) -> str:
     specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
-    fn = prepare(build(kernel.pyfunc, specs, False, False), "cpu")  # as a launch compiles it
+    fn = prepare(build(kernel.pyfunc, specs, False, False, raising=raising), "cpu")  # as a launch
     return registry.get("cpu").render(fn, stage="opt")  # type: ignore[call-arg,no-any-return]
 
 
 def test_a_thread_loop_with_a_kept_check_is_vectorised() -> None:
     n = 4096
     a, out = np.ones(256, np.float32), np.zeros(n, np.float32)
-    opt = _opt(gather, out, a, np.zeros(n, np.int32))
+    opt = _opt(gather, out, a, np.zeros(n, np.int32), raising=False)
     assert "x float>" in opt and "masked.gather" in opt  # a vector gather, masked by the check
     assert "masked.store" not in opt  # the failure record is plain stores and a reduction
 
@@ -63,8 +66,15 @@ def test_the_first_failing_thread_is_reported_with_its_index() -> None:
         with pytest.raises(simt.KernelError) as e:
             gather[(n + 127) // 128, 128](out, a, idx)
         msg = str(e.value)
-        assert f"read of `a` (index {m + 5}, length {m})" in msg
-        assert "(block (9, 0, 0), thread (82, 0, 0))" in msg  # 1234 = 9 * 128 + 82
+        assert msg.startswith("4 threads raised IndexError at ")
+        assert f"(first: thread 1234: index {m + 5} is out of bounds of `a` with size {m})" in msg
+        assert (e.value.block, e.value.thread) == ((9, 0, 0), (82, 0, 0))  # 1234 = 9 * 128 + 82
+        assert e.value.finished == n - 4 + (-n) % 128
+        assert [f.thread for f in e.value.failures] == [1234, 1235, 3000, 4321]
+        good = np.ones(n, bool)
+        good[[4321, 1234, 1235, 3000]] = False
+        np.testing.assert_array_equal(out[good], a[idx[good]] * 2)  # the others finished
+        assert (out[~good] == 0).all()  # the failing threads stored nothing
         ok = idx.copy()
         ok[[4321, 1234, 1235, 3000]] = 0
         gather[(n + 127) // 128, 128](out, a, ok)  # the next launch is fine
@@ -78,10 +88,11 @@ def test_a_failing_store_writes_nothing() -> None:
     idx = np.arange(n, dtype=np.int32)[::-1].copy()
     idx[[10, 2000]] = [n + 3, n]
     with simt.using("cpu"):
-        want = rf"write of `out` \(index {n + 3}, length {n}\)"
-        with pytest.raises(simt.KernelError, match=want):
+        want = rf"2 threads raised IndexError .* index {n + 3} is out of bounds of `out` with "
+        with pytest.raises(simt.KernelError, match=want + f"size {n}"):
             scatter[(n + 255) // 256, 256](view, idx, np.ones(n, np.float32))
     assert (out[n:] == -1.0).all()
+    assert (out[:n] == 1.0).sum() == n - 2  # every other thread wrote its element
 
 
 def test_two_dimensional_blocks_name_the_thread_and_both_indices() -> None:
@@ -94,8 +105,13 @@ def test_two_dimensional_blocks_name_the_thread_and_both_indices() -> None:
     with simt.using("cpu"):
         with pytest.raises(simt.KernelError) as e:
             gather_2d[(3, 2), (16, 8)](out, m, rows)
-    assert "read of `m` (index (5, 13), shape (5, 40))" in str(e.value)
-    assert "(block (0, 0, 0), thread (13, 7, 0))" in str(e.value)
+    assert "index 5 is out of bounds for axis 0 of `m` with size 5" in str(e.value)
+    assert (e.value.block, e.value.thread) == ((0, 0, 0), (13, 7, 0))
+    assert sorted(f.message for f in e.value.failures) == [
+        "index 5 is out of bounds for axis 0 of `m` with size 5",
+        "index 6 is out of bounds for axis 0 of `m` with size 5",
+    ]
+
 
 
 def _vector_body(opt: str) -> str:
@@ -149,10 +165,52 @@ def test_the_failure_key_slot_is_made_only_where_a_check_uses_it() -> None:
     n = 4096
     x = np.zeros(n, np.float32)
 
-    def llvm(kernel: Any, *args: Any) -> str:  # the renderer's text, before LLVM's passes
+    def llvm(kernel: Any, *args: Any, raising: bool = True) -> str:  # before LLVM's passes
         specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
-        fn = prepare(build(kernel.pyfunc, specs, False, False), "cpu")
+        fn = prepare(build(kernel.pyfunc, specs, False, False, raising=raising), "cpu")
         return registry.get("cpu").render(fn)  # type: ignore[no-any-return]
 
+    a, idx = np.ones(256, np.float32), np.zeros(n, np.int32)
     assert "%failkey" not in llvm(add, x, x, x)  # every access proven
-    assert "%failkey" in llvm(gather, x, np.ones(256, np.float32), np.zeros(n, np.int32))
+    assert "%failkey" not in llvm(gather, x, a, idx)  # the front end checks `a[idx[i]]`
+    assert "%failkey" in llvm(gather, x, a, idx, raising=False)  # the renderer checks it
+
+
+def test_a_kept_check_raising_indexerror_keeps_the_loop_vectorised() -> None:
+    """The default path: `a[idx[i]]` is checked by the front end as the thread's IndexError;
+    the failure record sinks into the guard (`passes.records`), which stays a range of
+    threads, and the renderer makes it after the thread loop from per-lane slots
+    (`_defer_record`): the loop is vector code with a masked gather and no atomic."""
+    n = 4096
+    a, out = np.ones(256, np.float32), np.zeros(n, np.float32)
+    for kernel in (gather, gather_twice):
+        opt = _opt(kernel, out, a, np.zeros(n, np.int32))
+        body = _vector_body(opt)
+        assert "masked.gather" in body and "atomicrmw" not in body, kernel
+        assert "%recflag" in opt and "atomicrmw" in opt  # the records, after the loop
+
+
+@simt.kernel
+def gather_twice(out, a, idx):
+    i = simt.grid(1)
+    if i < len(out):
+        j = idx[i]
+        out[i] = a[j] * a[j] + a[j]  # one check, one load (`passes.cse`, `passes.fold`)
+
+
+def test_a_repeated_access_is_checked_and_loaded_once() -> None:
+    specs, _ = gather_twice._specs(gather_twice._bind(
+        (np.zeros(8, np.float32), np.ones(8, np.float32), np.zeros(8, np.int32)), {}), "cpu")
+    fn = build(gather_twice.pyfunc, specs, False, False)
+    loads = [op for op in walk(fn.body) if op.opcode == "load" and op.operands[0].hint == "a"]
+    checks = [op for op in walk(fn.body) if op.attrs.get("array") == "a"]
+    assert len(loads) == 1 and len(checks) == 2  # `j >= 0`, `j < len(a)`
+    out = np.zeros(8, np.float32)
+    a = np.arange(8, dtype=np.float32)
+    idx = np.array([0, 1, 9, 3, 4, -1, 6, 7], np.int32)
+    with simt.using("cpu"), pytest.raises(simt.KernelError) as e:
+        gather_twice[1, 8](out, a, idx)
+    assert [f.thread for f in e.value.failures] == [2, 5] and e.value.finished == 6
+    good = np.array([0, 1, 3, 4, 6, 7])
+    np.testing.assert_array_equal(out[good], a[idx[good]] ** 2 + a[idx[good]])
+    assert out[2] == out[5] == 0

@@ -195,6 +195,8 @@ class Case:
     result is not unique (atomics racing for a slot): it returns None or what is wrong.
     `stdout(*before)` is the exact text the launch prints, when it prints.
     `ir_check(text)` inspects the printed IR (e.g. "no float64 anywhere").
+    `raises(error)` checks the KernelError of a launch in which threads raise (an index out
+    of bounds): None when it is the one expected.
     """
 
     name: str
@@ -210,6 +212,9 @@ class Case:
     features: frozenset[str] = field(default_factory=frozenset)
     # per-argument tolerances where one kernel writes arrays of different kinds
     tols: dict[int, Tol] = field(default_factory=dict)
+    # a launch whose threads raise: the KernelError is checked by this (None or what is
+    # wrong), then the arrays by the reference (what the threads that finished wrote)
+    raises: Callable[[Any], str | None] | None = None
 
     def tol_for(self, pos: int) -> Tol:
         """The tolerance for written argument `pos`."""

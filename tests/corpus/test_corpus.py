@@ -34,8 +34,15 @@ def _copy(args: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _launch(case: Case, backend: str, args: tuple[Any, ...]) -> None:
     simt.use(backend)
-    case.kernel[case.grid, case.block](*args)
-    simt.synchronize()
+    if case.raises is None:
+        case.kernel[case.grid, case.block](*args)
+        simt.synchronize()
+        return
+    with pytest.raises(simt.KernelError) as e:
+        case.kernel[case.grid, case.block](*args)
+        simt.synchronize()
+    why = case.raises(e.value)
+    assert why is None, f"{case.name} on {backend}: {why}\n{e.value}"
 
 
 def _check(case: Case, before: tuple[Any, ...], after: tuple[Any, ...]) -> list[str]:

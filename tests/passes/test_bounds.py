@@ -27,7 +27,9 @@ from .ir_eval import EvalBounds, evaluate
 
 def _fn(kernel: Any, *args: Any) -> Function:
     specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
-    return build(kernel.pyfunc, specs, False, False)  # type: ignore[no-any-return]
+    # the pass's verdicts on the accesses themselves (without the front end's IndexError
+    # checks of those it cannot prove, tested at the end)
+    return build(kernel.pyfunc, specs, False, False, raising=False)  # type: ignore[no-any-return]
 
 
 def _proved(kernel: Any, *args: Any) -> tuple[Function, Report]:
@@ -645,13 +647,37 @@ def test_a_coarsened_kernel_tests_every_block_it_runs_once() -> None:
         got = data.copy()
         add_block_sums[1024, 64](got, incr)  # a launch the cpu runtime coarsens
         np.testing.assert_array_equal(got, data + np.repeat(incr, 64))
-        with pytest.raises(simt.KernelError, match=r"`incr` \(index 1023, length 1023\)"):
+        want = r"index 1023 is out of bounds of `incr` with size 1023"
+        with pytest.raises(simt.KernelError, match=want):
             add_block_sums[1024, 64](np.zeros(1024 * 64, np.float32), np.ones(1023, np.float32))
 
 
-# ------------------------------------------------ the front end's IndexError checks (`try`)
+# ------------------------------------------------------ the front end's IndexError checks
+def _built(kernel: Any, *args: Any) -> Function:
+    specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
+    return prepare(build(kernel.pyfunc, specs, False, False), "cpu")  # as a launch compiles it
+
+
 def _checks(block: Any) -> list[str]:
     return [op.attrs["check"] for op in walk(block) if op.opcode == "cmp" and "check" in op.attrs]
+
+
+def test_a_hoisted_check_leaves_the_fast_copy_without_any_trace() -> None:
+    """An access the pass can only test per block (`a[i]` guarded on `c`) is checked by the
+    front end as raising IndexError; the copy of the body the block-level test guards has
+    the check True, and folding removes the exception state and the failure record with it,
+    while the other copy keeps the check."""
+    n = 50
+    fn = _built(other_guard, _f32(n), _f32(n), _f32(n))
+    verify(fn)
+    top = fn.body.ops[-1]
+    assert top.opcode == "if" and top.attrs.get("version")
+    fast, slow = top.regions
+    assert _checks(fast) == [] and not any(op.opcode == "atomic" for op in walk(fast))
+    assert sorted(_checks(slow)) == ["upper", "upper"]  # `a[i]`, `b[i]` (`i >= 0` proven)
+    assert any(op.opcode == "atomic" for op in walk(slow))  # the failure record
+    rep = fn.attrs["bounds"]
+    assert (rep.proven, rep.hoisted, rep.checked) == (1, 2, 0)
 
 
 @simt.kernel
@@ -703,3 +729,32 @@ def test_a_hoisted_check_is_true_in_the_copy_the_block_test_guards() -> None:
             other_guard_in_try[2, 32](_f32(n - 5), _f32(n), c)
         np.testing.assert_array_equal(c[: n - 5], 2 * _f32(n - 5))
         assert c[n - 5 :].tolist() == [-1.0] * 5
+
+
+def test_an_unproven_access_raises_and_its_thread_stops() -> None:
+    """`gather`-like kernel, checks kept: the failing threads raise IndexError, their later
+    store does not happen, the others finish; the pass's audit still holds on the output
+    (no access marked in bounds goes out of bounds)."""
+
+    @simt.kernel
+    def gather(out: Any, a: Any, idx: Any) -> None:
+        i = simt.grid(1)
+        if i < len(out):
+            out[i] = -1.0
+            out[i] = a[idx[i]]
+
+    idx = np.array([0, 5, 2, 9, 1, -1, 3, 4], np.int32)
+    fn = _built(gather, _f32(8), _f32(6), idx)
+    assert _audit(fn, (1,), (8,), np.zeros(8, np.float32), _f32(6), idx, np.zeros(64, np.int32)
+                  ) == 0  # fmt: skip
+    for backend in ("sim", "cpu"):
+        out = np.zeros(8, np.float32)
+        with simt.using(backend), pytest.raises(simt.KernelError) as e:
+            gather[1, 8](out, _f32(6), idx)
+        assert [f.thread for f in e.value.failures] == [3, 5]
+        assert [f.message for f in e.value.failures] == [
+            "index 9 is out of bounds of `a` with size 6",
+            "index -1 is out of bounds of `a` with size 6",
+        ]
+        assert e.value.finished == 6
+        assert out.tolist() == [0.0, 5.0, 2.0, -1.0, 1.0, -1.0, 3.0, 4.0]

@@ -15,6 +15,7 @@ from simt import block_dim, block_idx, thread_idx
 from simt.ir import Function, Op, verify, walk
 from simt.passes.lane_ranges import split_lane_ranges
 from simt.passes.spmd import lower
+from simt.pipeline import prepare
 from simt.runtime import registry
 
 
@@ -118,7 +119,7 @@ def nested(a, out):
 def test_nested_ifs_and_lower_bounds() -> None:
     a = np.random.default_rng(3).random(300, dtype=np.float32)
     out = np.zeros(300, np.float32)
-    low = lower(_ir(nested, a, out))
+    low = lower(prepare(_ir(nested, a, out), "cpu"))  # as a launch compiles it
     split = [lp for lp in _x_loops(low) if any(o.opcode == "const" and o.attrs["value"] is True
                                                for o in walk(lp.regions[0]))]  # fmt: skip
     assert split

@@ -67,3 +67,22 @@ def test_a_record_two_branches_can_reach_stays_at_the_end() -> None:
     (record,) = [op for op in walk(fn.body) if is_record(op)]
     (guard,) = [op for op in fn.body.ops if op.opcode == "if"]
     assert guard.results == [] and record in list(walk(guard.regions[0]))  # into the guard
+
+
+@simt.kernel
+def gather_checked(out, a, idx):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = a[idx[i]] * 2.0  # no proof: the thread's IndexError
+
+
+def test_an_indexerror_checks_record_ends_the_guard_body() -> None:
+    """The front end's check of `a[idx[i]]` sets the exception state without a branch of its
+    own: the record sinks to the end of the guard's body (the CPU's thread loop), and the
+    guard yields nothing."""
+    fn = _built(gather_checked, np.zeros(8, np.float32), np.zeros(8, np.float32),
+                np.zeros(8, np.int32))  # fmt: skip
+    (guard,) = [op for op in fn.body.ops if op.opcode == "if"]
+    assert guard.results == []
+    (record,) = [op for op in walk(fn.body) if is_record(op)]
+    assert record in guard.regions[0].ops

@@ -20,6 +20,7 @@ import pytest
 import simt
 from simt.backends import cuda_layout
 from simt.errors import KernelError
+from simt.frontend import raising
 from simt.runtime import cuda as cuda_rt
 from simt.runtime import nvrtc, registry
 from simt.runtime.cuda import CudaRuntime
@@ -191,6 +192,19 @@ def fail_thread(values: tuple[Any, ...], thread: int, site: int = 1) -> None:
     ctypes.c_uint32.from_address(words[cuda_layout.ERR_FLAG]).value = 1
 
 
+def raise_in_thread(values: tuple[Any, ...], thread: int, index: int, size: int) -> None:
+    """What a thread raising IndexError at the kernel's first site does on the GPU: one record
+    into the kernel's failure buffer in mapped host memory, whose pointer and length are the
+    last parameters but the stride (`runtime.cuda`'s plan)."""
+    ptr, n = int(values[-3]), int(values[-2])
+    words = np.ctypeslib.as_array((ctypes.c_int32 * n).from_address(ptr))
+    nsites = n - 1 - raising.CAPACITY * len(raising.RECORD)
+    at = 1 + nsites + int(words[0]) * len(raising.RECORD)
+    words[0] += 1
+    words[1] += 1
+    words[at : at + len(raising.RECORD)] = [0, 0, 0, thread, 0, 0, 1, index, 0, size, 0]
+
+
 @simt.kernel
 def crashes(a):
     i = simt.grid(1)
@@ -268,14 +282,14 @@ def test_a_checked_launch_costs_no_copy_or_fill(fake: FakeGpu) -> None:
     simt.synchronize()
     assert fake.calls == Counter({"cuLaunchKernel": 10, "stream.sync": 1}), fake.calls
 
-    # a thread fails in the 3rd launch: reported at the synchronisation, then reset
+    # a thread raises IndexError in the 3rd launch: reported at the synchronisation, then reset
     count = 0
 
     def launch(name: str, values: tuple[Any, ...]) -> None:
         nonlocal count
         count += 1
         if count == 3:
-            fail_thread(values, thread=40)
+            raise_in_thread(values, thread=40, index=64, size=64)
 
     fake.on_launch = launch
     fake.calls.clear()
@@ -284,8 +298,9 @@ def test_a_checked_launch_costs_no_copy_or_fill(fake: FakeGpu) -> None:
     with pytest.raises(KernelError) as e:
         simt.synchronize()
     assert e.value.thread == (40, 0, 0) and "a[i] = 3.0" in str(e.value)
-    # one read-back of the one kernel's record (not one per launch), one reset of it
-    assert fake.calls["cuMemcpyDtoHAsync"] == 1 and fake.calls["cuMemcpyHtoDAsync"] == 1
+    assert "(first: thread 40: index 64 is out of bounds of `a` with size 64)" in str(e.value)
+    # the failure buffer is mapped host memory: read and reset without a copy
+    assert fake.calls["cuMemcpyDtoHAsync"] == 0 and fake.calls["cuMemcpyHtoDAsync"] == 0
     fake.on_launch = lambda name, values: None
     fake.calls.clear()
     unguarded[1, 64](a)
@@ -359,12 +374,13 @@ def test_cached_checked_launches_report_failures_and_sticky_errors(fake: FakeGpu
     simt.synchronize()
     assert fake.calls == Counter({"cuLaunchKernel": 10, "stream.sync": 1}), fake.calls
 
-    fake.on_launch = lambda name, values: fail_thread(values, thread=7)
+    fake.on_launch = lambda name, values: raise_in_thread(values, thread=7, index=64, size=64)
     launch(a)
     fake.on_launch = lambda name, values: None
     with pytest.raises(KernelError) as e:
         simt.synchronize()
     assert e.value.thread == (7, 0, 0) and "a[i] = 3.0" in str(e.value)
+    assert str(e.value).startswith("1 thread raised IndexError at ")
 
     fake.on_launch = lambda name, values: setattr(fake, "sticky", ILLEGAL)
     launch(a)

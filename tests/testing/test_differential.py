@@ -58,17 +58,27 @@ def test_printed_zeros_compare_without_their_sign() -> None:
 
 
 def test_out_of_bounds_kernels_expect_a_kernel_error_naming_the_array() -> None:
-    """The `oob` option's verdicts: a KernelError naming the access's array passes; no error
-    is `silent`, another array or another error `wrong-error`."""
-    from simt.errors import KernelError, LaunchError
-    from simt.testing.differential import _oob_finding
+    """The `oob` option's verdicts: the grouped KernelError of threads that raised
+    IndexError naming the access's array passes (and the first-failure report of a kernel
+    with barriers); no error is `silent`, another array or another error `wrong-error`."""
+    from simt.errors import KernelError, LaunchError, ThreadFailure
+    from simt.testing.differential import _form, _oob_finding
     from simt.testing.generator import generate
 
     p = generate(5, oob=True, size=4)
     assert p.oob is not None
     array = p.oob[0]
-    ok = KernelError(f"index out of bounds in array read of `{array}` (index 64, length 64)")
+    msg = f"index 64 is out of bounds of `{array}` with size 64"
+    first = ThreadFailure(64, (1, 0, 0), (0, 0, 0), "IndexError", msg, "k.py", 9)
+    ok = KernelError.grouped([first], [(first, 1)], 63, {})
     assert _oob_finding(p, "cpu", ok) is None
+    # the first-failure report (kept by kernels whose threads meet at barriers) names the
+    # array too; a backend whose form differs from sim's is a `mismatch` (`expect_oob`)
+    old = KernelError(f"index out of bounds in array read of `{array}` (index 64, length 64)")
+    assert _oob_finding(p, "cpu", old) is None
+    assert _form(old) != _form(ok)
+    odd = KernelError(f"assertion failed reading `{array}`")
+    assert _oob_finding(p, "cpu", odd).kind == "wrong-error"  # type: ignore[union-attr]
     silent = _oob_finding(p, "cpu", None)
     assert silent is not None and silent.kind == "silent" and f"`{array}`" in silent.detail
     other = KernelError("index out of bounds in array read of `zz` (index 64, length 64)")

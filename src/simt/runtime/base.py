@@ -235,6 +235,13 @@ class Runtime(ABC):
         """Run `kernel` on `grid` x `block` threads. Asynchronous where the device is; prints
         and kernel errors are reported by the next `synchronize` at the latest."""
 
+    def keeps_failures(self, kernel: Compiled) -> bool:
+        """Whether this runtime keeps the failure buffer (`Hidden.FAILURES`) of `kernel`
+        itself, passed by its launches without an argument, read without a copy and its
+        threads' errors raised at the next synchronisation; else each launch passes a
+        buffer and reads it back (`Kernel.launch`)."""
+        return False
+
     def fast_launch(
         self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str]
     ) -> Any:

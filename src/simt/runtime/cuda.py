@@ -39,7 +39,7 @@ from ..backends import cuda as renderer
 from ..backends import cuda_layout as layout
 from ..backends.common import describe_failure
 from ..errors import BackendUnavailable, KernelError, LaunchError
-from ..ir import Function, walk
+from ..ir import Function, Hidden, walk
 from ..types import ArrayType, scalar_of_dtype
 from . import nvrtc
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
@@ -253,6 +253,8 @@ class CudaRuntime(Runtime):
         compiled = Compiled(fn, kern.source, handle, meta)
         if kern.prints:
             meta["print_buf"] = self._alloc_raw(4 * (PRINT_WORDS + 2))
+        if any(p.hidden is Hidden.FAILURES for p in fn.params):
+            self._failure_buffer(compiled)
         if kern.sites:
             err = self._alloc_raw(8 * layout.ERR_WORDS)
             meta["err_init"] = self._error_words()
@@ -274,6 +276,13 @@ class CudaRuntime(Runtime):
             elif p.kind == "ptr":
                 t = fn.params[p.param].value.type
                 assert isinstance(t, ArrayType)
+                words = meta.get("failures")
+                if fn.params[p.param].hidden is Hidden.FAILURES and words is not None:
+                    # the kernel's own failure buffer in mapped host memory: pointer, length,
+                    # stride, the same at every launch
+                    plan += [(_CONST, 0, np.uint64(meta["failures_dev"])),
+                             (_CONST, 0, t.index.np.type(words.size)), (_CONST, 0, np.int64(1))]
+                    continue
                 plan.append((_ARRAY, p.param, t.index.np.type))
             elif p.kind == "print":
                 plan.append((_CONST, 0, np.uint64(meta["print_buf"].ptr)))
@@ -321,7 +330,7 @@ class CudaRuntime(Runtime):
         except Exception as e:  # noqa: BLE001 - cuda.core's CUDAError is not a RuntimeError
             self._raise_if_sticky(e, f"launching {kernel.fn.name}()")
             raise LaunchError(f"the CUDA launch of {kern.name} failed: {e}") from None
-        if ebuf is not None:
+        if ebuf is not None or "failures" in kernel.meta:
             self._pending.append(_Pending(kernel, grid, block))
         if pbuf is not None or kernel.fn.debug:
             self._sync()
@@ -330,7 +339,8 @@ class CudaRuntime(Runtime):
             self._check_pending()
 
     def fast_launch(
-        self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str]
+        self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str],
+        failures: Any = None,
     ) -> CudaFastLaunch | None:
         """A cached launch (`CudaFastLaunch`) for more launches of `kernel` on (`grid`,
         `block`) with arguments of the types of `values`, or None: the kernel prints or is in
@@ -338,7 +348,9 @@ class CudaRuntime(Runtime):
         is not a simt device array of this runtime or a plain number."""
         if kernel.meta.get("print_buf") is not None or kernel.fn.debug:
             return None
-        if any(p.hidden or p.part for p in kernel.fn.params):
+        if any(p.part or (p.hidden and (p.hidden is not Hidden.FAILURES
+                                        or "failures" not in kernel.meta))
+               for p in kernel.fn.params):  # (its own failure buffer: a constant)
             return None
         return CudaFastLaunch.make(self, kernel, grid, block, values)
 
@@ -374,6 +386,9 @@ class CudaRuntime(Runtime):
         read back the error record of each kernel launched since the last check (once per
         kernel), reset those that failed, and raise the first failure."""
         pending, self._pending = self._pending, []
+        raised = self._raised(pending)
+        if raised is not None:
+            raise raised
         if not pending or self._flag is None or self._flag.value == 0:
             return
         self._flag.value = 0
@@ -387,6 +402,47 @@ class CudaRuntime(Runtime):
             first = first or err
         if first is not None:
             raise first
+
+    def keeps_failures(self, kernel: Compiled) -> bool:
+        return "failures" in kernel.meta
+
+    def _failure_buffer(self, compiled: Compiled) -> None:
+        """The failure buffer of a kernel whose threads may raise, in mapped pinned host
+        memory (the kernel writes it, the host reads it after a synchronisation: no copy), made
+        at compile time and zero between launches; none where mapped memory cannot be had
+        (each launch then passes and reads back a buffer of its own)."""
+        n = int(compiled.fn.attrs["failure_words"])
+        try:
+            host = int(self._drv(self.driver.cuMemHostAlloc(4 * n, _HOSTALLOC_DEVICEMAP),
+                                 "cuMemHostAlloc"))  # fmt: skip
+            dev = int(self._drv(self.driver.cuMemHostGetDevicePointer(host, 0),
+                                "cuMemHostGetDevicePointer"))  # fmt: skip
+        except Exception as e:  # noqa: BLE001 - no mapped memory: the slower path
+            self._raise_if_sticky(e, "allocating pinned memory")
+            return
+        words = np.ctypeslib.as_array((ctypes.c_int32 * n).from_address(host))
+        words[:] = 0
+        compiled.meta["failures"] = words
+        compiled.meta["failures_dev"] = dev
+
+    @staticmethod
+    def _raised(pending: list[_Pending]) -> KernelError | None:
+        """After a synchronisation: the grouped KernelError of the threads that raised in the
+        kernels launched since the last one (read in mapped host memory: no driver call), their
+        buffers zeroed again; None when no thread raised."""
+        first: KernelError | None = None
+        for p in pending:
+            words = p.kernel.meta.get("failures")
+            if words is None or not words[0]:
+                continue
+            fn = p.kernel.fn
+            try:
+                err = fn.attrs["decode_failures"](words, fn.attrs["raise_sites"],
+                                                  tuple(p.grid), tuple(p.block))  # fmt: skip
+            finally:
+                words[:] = 0
+            first = first or err
+        return first
 
     def _sync(self) -> None:
         self._usable("waiting for the GPU")
@@ -637,6 +693,8 @@ class CudaFastLaunch:
     made for (nothing ran: the caller launches the ordinary way, whose checks and messages are
     the user's); `failure()` is never needed (failures surface at synchronisation)."""
 
+    words: Any = None  # (a kernel with a failure buffer has no cached launch here)
+
     def __init__(self, rt: CudaRuntime, kernel: Compiled, grid: Dim3, block: Dim3,
                  checks: list[tuple[Any, ...]], block_bytes: bytearray,
                  n_params: int) -> None:  # fmt: skip
@@ -653,7 +711,8 @@ class CudaFastLaunch:
         driver = rt.driver
         self.launch = driver.cuLaunchKernel
         self.func = driver.CUfunction(int(kernel.handle.handle))
-        self.pending = _Pending(kernel, grid, block) if "err_buf" in kernel.meta else None
+        self.pending = (_Pending(kernel, grid, block)
+                        if "err_buf" in kernel.meta or "failures" in kernel.meta else None)
 
     @classmethod
     def make(cls, rt: CudaRuntime, kernel: Compiled, grid: Dim3, block: Dim3,

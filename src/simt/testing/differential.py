@@ -21,9 +21,12 @@ How results are compared (docs/testing.md says the same):
   to zero, docs/semantics.md) equal each other and 0.
 
 A kernel with an out-of-bounds access (the generator's `oob` option) has no output to
-compare: on `sim` and on every backend its launch must raise a `KernelError` naming the array
-of that access (`expect_oob`); no error is a `silent` finding, another error or another array
-a `wrong-error` one.
+compare: on `sim` and on every backend its launch must raise the grouped `KernelError` of
+threads that raised IndexError, its first line naming the array of that access, with the same
+count of raising threads per line and of finished threads as on `sim` (`expect_oob`); a kernel
+whose threads meet at barriers or warp functions keeps the first-failure report on every
+backend (naming the array too, docs/semantics.md); no error is a `silent` finding, another
+error or another array a `wrong-error` one, other counts or another form a `mismatch`.
 
 A `webgpu` refusal (`CompileError`) naming an element type the kernel uses that webgpu does
 not have yet (int8, uint8, int16, uint16, float16, uint64, complex128; docs/semantics.md) or
@@ -238,12 +241,25 @@ def _oob_finding(program: Program, backend: str, e: BaseException | None) -> Fin
     if e is None:
         why = f"no KernelError: the out-of-bounds access of `{array}` ({kind}) went unnoticed"
         return Finding(program.seed, backend, "silent", why)
-    if isinstance(e, KernelError) and f"`{array}`" in str(e).split("\n")[0]:
+    first = str(e).split("\n")[0]
+    if isinstance(e, KernelError) and f"`{array}`" in first and (
+        (e.counts and e.counts[0][0] == "IndexError" and " raised IndexError at " in first)
+        or (not e.counts and "index out of bounds" in first)
+    ):  # the grouped IndexError, or a kernel with barriers' first failure (`_form`)
         return None
     if not isinstance(e, SimtError) or "internal error" in str(e):
         return _error_finding(program.seed, backend, e)
     why = f"expected a KernelError naming `{array}` ({kind}), got {type(e).__name__}: {e}"
     return Finding(program.seed, backend, "wrong-error", why[:2000])
+
+
+def _form(e: Any) -> tuple[Any, ...]:
+    """What every backend must report as `sim` did: the counts of threads that raised per
+    line and of those that finished (the grouped IndexError); for a kernel whose threads
+    meet at barriers or warp functions, which keeps the first-failure report, that form."""
+    if not e.counts:
+        return ("first failure",)
+    return (tuple(e.counts), e.finished)
 
 
 def expect_oob(
@@ -252,6 +268,7 @@ def expect_oob(
     """Run an out-of-bounds kernel on `sim` and each backend: each must raise a KernelError
     naming the array (see the module's doc)."""
     found: list[Finding] = []
+    want: tuple[Any, ...] | None = None  # sim's counts of raising and finished threads
     for backend in ("sim", *backends):
         err: BaseException | None = None
         try:
@@ -265,6 +282,13 @@ def expect_oob(
         f = _oob_finding(program, backend, err)
         if f is not None:
             found.append(f)
+            continue
+        got = _form(err)
+        if want is None:
+            want = got
+        elif got != want:
+            why = f"threads raised and finished {got}, sim: {want}"
+            found.append(Finding(program.seed, backend, "mismatch", why[:2000]))
     return found
 
 

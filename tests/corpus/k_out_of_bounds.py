@@ -1,0 +1,111 @@
+"""An index out of bounds outside any `try` is an IndexError of its thread (issue 23): that
+thread stops where it raised (its earlier stores stay, none of its later stores or atomics
+happen), every other thread finishes, and the launch raises one KernelError grouping the
+threads that raised by line, with the first one's index and the array's extent. Checked on
+every backend: a stencil reading past the end of its input, a row loop one past the end of
+each row (every thread raises, in a loop), and a shared array smaller than the block. (A
+kernel whose threads meet at barriers or warp functions keeps the backends' first-failure
+report: docs/semantics.md.)"""
+
+import numpy as np
+
+import simt
+
+from . import EXACT, Case, rng, uniform
+
+
+@simt.kernel
+def window(a, out, hits):
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = -1.0
+        s = a[i] + a[i + 2]  # `a` is as long as `out`: the last two threads read past it
+        out[i] = s
+        simt.atomic.add(hits, 0, 1)
+
+
+N = 300
+
+
+def _make_window():
+    return uniform(rng(61), N), np.zeros(N, np.float32), np.zeros(1, np.int32)
+
+
+def _ref_window(a, out, hits):
+    want = np.full(N, -1.0, np.float32)
+    want[: N - 2] = a[: N - 2] + a[2:]
+    return {1: want, 2: np.array([N - 2], np.int32)}
+
+
+def _error(threads, line_text, first, finished):
+    def check(e):
+        head = str(e).split("\n")[0]
+        if not head.startswith(f"{threads:,} thread{'s' if threads != 1 else ''} raised "
+                               "IndexError at "):  # fmt: skip
+            return f"expected {threads} threads raising IndexError, got {head!r}"
+        if first not in head:
+            return f"expected {first!r} in {head!r}"
+        if line_text not in str(e) or not head.split(" at ")[1].startswith(__file__):
+            return f"expected the user's line {line_text!r}"
+        if e.finished != finished or [c[0] for c in e.counts] != ["IndexError"]:
+            return f"expected {finished} threads finished, got {e.finished} ({e.counts})"
+        return None
+
+    return check
+
+
+@simt.kernel
+def row_sums(m, out):
+    y = simt.grid(1)
+    if y < out.shape[0]:
+        s = 0.0
+        for k in range(m.shape[1] + 1):  # `<=` where `<` was meant
+            s += m[y, k]
+            out[y] = s
+
+
+def _make_rows():
+    return uniform(rng(62), (20, 7)), np.zeros(20, np.float32)
+
+
+def _ref_rows(m, out):
+    # float32 running sums, as the kernel adds them: the last one stored before the raise
+    acc = np.zeros(20, np.float32)
+    for k in range(7):
+        acc = (acc + m[:, k]).astype(np.float32)
+    return {1: acc}
+
+
+@simt.kernel
+def tile(a, out):
+    s = simt.shared.array(32, simt.float32)
+    t = simt.thread_idx.x
+    i = simt.grid(1)
+    s[t] = a[i]  # 48 threads a block, 32 elements
+    out[i] = s[t] * 2.0  # (no barrier: one with barriers keeps the first-failure report)
+
+
+def _make_tile():
+    return uniform(rng(63), 96), np.zeros(96, np.float32)
+
+
+def _ref_tile(a, out):
+    want = np.zeros(96, np.float32)
+    for b in range(2):
+        want[b * 48 : b * 48 + 32] = a[b * 48 : b * 48 + 32] * 2.0
+    return {1: want}
+
+
+CASES = [
+    Case("oob_window", window, _make_window, 3, 128, _ref_window, EXACT,
+         raises=_error(2, "s = a[i] + a[i + 2]",
+                       f"(first: thread {N - 2}: index {N} is out of bounds of `a` with size {N})",
+                       384 - 2)),
+    Case("oob_row_loop", row_sums, _make_rows, 1, 32, _ref_rows, EXACT,
+         raises=_error(20, "s += m[y, k]",
+                       "(first: thread 0: index 7 is out of bounds for axis 1 of `m` with "
+                       "size 7)", 12)),
+    Case("oob_shared_tile", tile, _make_tile, 2, 48, _ref_tile, EXACT,
+         raises=_error(32, "s[t] = a[i]",
+                       "(first: thread 32: index 32 is out of bounds of `s` with size 32)", 64)),
+]  # fmt: skip
