@@ -120,6 +120,29 @@ class Specialisation:
     # of a hidden parameter (`Param.hidden`: None for the user's arguments)
     plan: list[tuple[str, int, Any, Hidden | None]] = field(default_factory=list)
     advised: bool = False  # whether its first launch was checked for clear waste (`advice`)
+    # a runtime whose memory is the host's: failure buffers (`Hidden.FAILURES`) of earlier
+    # launches, zero, for the next (`take_failures`)
+    spare: list[np.ndarray] = field(default_factory=list)
+
+    def take_failures(self) -> np.ndarray:
+        """A zero failure buffer for one launch on a runtime whose memory is the host's: one
+        an earlier launch gave back (`spare`) or a new one, so that a launch pays for it a
+        read of its first word, not a fresh 45 KiB; launches on two Python threads at once
+        each get their own."""
+        try:
+            return self.spare.pop()
+        except IndexError:
+            return np.zeros(self.fn.attrs["failure_words"], np.int32)
+
+    def failures_of(self, words: np.ndarray, grid: Dim3, block: Dim3) -> KernelError | None:
+        """The grouped KernelError of the threads that raised in a launch whose failure
+        buffer, in host memory, is `words` (None: none raised); `words` zero again."""
+        if not words[0]:
+            return None
+        try:
+            return raising.decode(words, self.fn.attrs["raise_sites"], tuple(grid), tuple(block))
+        finally:
+            words[:] = 0
 
 
 def _scalar_spec(v: Any, fp64: bool, int64: bool = False) -> T.Scalar | None:
@@ -832,14 +855,18 @@ class Kernel:
         dev_args: list[Any] = []
         copy_back: list[tuple[np.ndarray, DeviceArray]] = []
         failures: tuple[np.ndarray, DeviceArray] | None = None
+        host_words: np.ndarray | None = None  # the failure buffer, in host memory
         for name, position, scalar, hidden in spec.plan:
             if hidden is Hidden.FAILURES:  # the threads' uncaught exceptions
-                if not host and rt.keeps_failures(spec.compiled):  # its own, read at a sync
+                if host:
+                    host_words = spec.take_failures()
+                    dev_args.append(host_view(rt, host_words))
+                    continue
+                if rt.keeps_failures(spec.compiled):  # its own, read at a sync
                     dev_args.append(None)
                     continue
                 words = np.zeros(spec.fn.attrs["failure_words"], np.int32)
-                dev = host_view(rt, words) if host else DeviceArray(
-                    rt, rt.upload(words), words.shape, words.dtype)  # fmt: skip
+                dev = DeviceArray(rt, rt.upload(words), words.shape, words.dtype)
                 failures = (words, dev)
                 dev_args.append(dev)
                 continue
@@ -865,6 +892,9 @@ class Kernel:
             else:
                 rt.launch(spec.compiled, grid, block, dev_args)
         except (SimtError, KeyboardInterrupt):
+            if host_words is not None:  # the launch stopped: what it recorded goes
+                host_words[:] = 0
+                spec.spare.append(host_words)
             raise
         except Exception as e:  # noqa: BLE001 - a runtime bug must still not look like the user's
             if os.environ.get("SIMT_INTERNAL_ERRORS") == "1":
@@ -881,10 +911,17 @@ class Kernel:
                 tmp = np.empty(host_arr.shape, host_arr.dtype)
                 rt.download(dev.buf, tmp)
                 host_arr[...] = tmp
-        if failures is not None:  # the threads that finished wrote their results above
-            words, dev = failures
-            if not host:
-                rt.download(dev.buf, words)
+        if host_words is not None:  # the threads that finished wrote their results above
+            err = spec.failures_of(host_words, grid, block)
+            spec.spare.append(host_words)
+            if err is not None:
+                raise err
+        if failures is not None:  # (a device's buffer: its first word, the count of threads
+            words, dev = failures  # that raised, is read; the rest only when one did)
+            rt.download(dev.buf, words[:1])
+            if not words[0]:
+                return
+            rt.download(dev.buf, words)
             err = raising.decode(words, spec.fn.attrs["raise_sites"], tuple(grid),
                                  tuple(block))  # fmt: skip
             if err is not None:
@@ -969,11 +1006,25 @@ class Kernel:
             return known[key]
         spec = self._cache.get(key)
         fast = None
-        if spec is not None and (
-            rt.keeps_failures(spec.compiled)
-            or not any(p.hidden is Hidden.FAILURES for p in spec.fn.params)
-        ):
-            fast = rt.fast_launch(spec.compiled, grid, block, values, spec.written)
+        if spec is not None:
+            if rt.keeps_failures(spec.compiled) or not any(
+                p.hidden is Hidden.FAILURES for p in spec.fn.params
+            ):
+                fast = rt.fast_launch(spec.compiled, grid, block, values, spec.written)
+            elif rt.host_memory:  # a failure buffer of its own, read after each launch
+                words = spec.take_failures()
+                fast = rt.fast_launch(spec.compiled, grid, block, values, spec.written, words)
+                if fast is None:
+                    spec.spare.append(words)
+                else:
+                    fast.words = words
+
+                    def check(words: np.ndarray, spec: Specialisation = spec) -> None:
+                        err = spec.failures_of(words, grid, block)
+                        if err is not None:
+                            raise err
+
+                    fast.check = check
         if len(known) < 16:
             known[key] = fast
         return fast
@@ -1083,7 +1134,7 @@ class Launcher:
         try:
             fast = self._fast
             if fast is not None and not kwargs and fast.runtime is registry.current():
-                status = fast.fn(args)
+                status = fast.fn(args) if fast.words is None else fast.run_raising(args)
                 if status == 0:
                     return
                 if status == 3:

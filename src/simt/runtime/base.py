@@ -243,7 +243,8 @@ class Runtime(ABC):
         return False
 
     def fast_launch(
-        self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str]
+        self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str],
+        failures: np.ndarray | None = None,
     ) -> Any:
         """A cached fast path for more launches of `kernel` on (`grid`, `block`) with
         arguments of the types of `values` (the kernel's arguments, as the launch that just
@@ -251,7 +252,10 @@ class Runtime(ABC):
         has none. It has `runtime`, `fn` and `failure()`: `fn(args)` launches
         with the argument tuple `args` and returns 0 (ran), 3 (the kernel failed: `failure()`
         raises why) or another value (nothing ran: launch the ordinary way). The cpu runtime
-        has one (`runtime.cpu_fast`)."""
+        has one (`runtime.cpu_fast`). A kernel whose threads may raise: only a runtime whose
+        memory is the host's is asked, with `failures`, the buffer its launches use (the fast
+        path's `words`, then read by its `run_raising(args)`, launching instead of `fn`);
+        `words` is None for any other."""
         return None
 
     # memory -------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ from ..backends.llvm_abi import (
     arg_layout,
 )  # fmt: skip
 from ..errors import CompileError, KernelError, LaunchError
-from ..ir import Function, Op, walk
+from ..ir import Function, Hidden, Op, walk
 from ..ir.failures import checked
 from ..passes.clamp_split import split_clamps
 from ..passes.sites import number_sites
@@ -406,7 +406,8 @@ class CpuRuntime(Runtime):
         return variant, grid, block, wide
 
     def fast_launch(
-        self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str]
+        self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str],
+        failures: np.ndarray | None = None,
     ) -> FastLaunch | None:
         """A native fast path (`cpu_fast`) for launches of `kernel` on (`grid`, `block`) with
         arguments of the types of `values` (the kernel's arguments in order, as the launch
@@ -417,8 +418,9 @@ class CpuRuntime(Runtime):
         fn = k.fn
         if k.prints or not _poll():
             return None
-        if any(p.hidden for p in fn.params):  # hidden arrays, made per launch by `Kernel`
-            return None
+        for p in fn.params:  # hidden arrays, made per launch by `Kernel`, but the failure
+            if p.hidden and (p.hidden is not Hidden.FAILURES or failures is None):  # buffer
+                return None
         units = frozenset(
             p.name for p in fn.params
             if type(v := values[p.index]) is np.ndarray and (v.strides[-1] == v.itemsize
@@ -427,7 +429,9 @@ class CpuRuntime(Runtime):
         table = cpu_fast.table(fn, k.layout, values, written, units)
         if table is None:  # an argument the fast path does not read
             return None
-        args = [host_view(self, values[p.index]) if isinstance(p.value.type, ArrayType)
+        # (the failure buffer's slots are written once, here)
+        args = [host_view(self, failures) if p.hidden and failures is not None else
+                host_view(self, values[p.index]) if isinstance(p.value.type, ArrayType)
                 else values[p.index] for p in fn.params]  # fmt: skip
         variant, run_grid, run_block, wide = self._prepare(k, grid, block, args)
         total = SMALL_LAUNCH if k.heavy else run_grid.size * run_block.size

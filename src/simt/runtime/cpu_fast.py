@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..backends.llvm_abi import CONTEXT_WORDS, INTERRUPT_WORD
-from ..ir import Function
+from ..ir import Function, Hidden
 from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, ArrayType
 
 HEADER = 8
@@ -366,6 +366,12 @@ class FastLaunch:
     ordinary path), `BUSY` (this entry is running on another thread: take the ordinary path) or
     `FAILED` (the kernel stopped: `failure()` raises why)."""
 
+    # a kernel whose threads may raise: its failure buffer, this entry's own (its slots are
+    # bound once), and `check(words)`, which raises its threads' errors and zeroes it (both
+    # set by `Kernel`); launched by `run_raising`
+    words: np.ndarray | None = None
+    check: Callable[[np.ndarray], None] | None = None
+
     def __init__(
         self,
         runtime: Any,
@@ -379,6 +385,25 @@ class FastLaunch:
         self._table = table
         self._keep = keep
         self._failure = failure
+        self._own = threading.Lock()  # `run_raising`
+
+    def run_raising(self, args: tuple[Any, ...]) -> int:
+        """`fn(args)` for a kernel with a failure buffer (`words`), the errors of its threads
+        that raised then raised (`check`). The buffer is read after the native entry is free
+        again, so the launch holds `_own` until then: a launch on another Python thread
+        meanwhile gets `BUSY` (the ordinary path, with a buffer of its own)."""
+        assert self.words is not None and self.check is not None
+        if not self._own.acquire(blocking=False):
+            return BUSY
+        try:
+            status = int(self.fn(args))
+            if status == FAILED:
+                self.words[:] = 0  # the launch stopped: `failure()` says why, as it would
+            elif status == RAN and self.words[0]:
+                self.check(self.words)
+            return status
+        finally:
+            self._own.release()
 
     def failure(self) -> None:
         """Raise the error of the launch that returned `FAILED`, and free the entry."""
@@ -398,10 +423,13 @@ def table(
     """The table of a fast launch with these argument values (see the module's doc; the
     caller fills in words 1-5), or None where a parameter's argument is of a kind `simt_fast`
     does not read (a complex number, a NumPy scalar, a device array, ...)."""
-    words = [0, 0, 0, 0, 0, 0, len(values), len(fn.params)]
+    words = [0, 0, 0, 0, 0, 0, len(values), 0]
     for p, first in zip(fn.params, layout):
-        if p.part or p.index < 0:  # a complex number's part; a hidden array (arena, failures)
+        if p.hidden is Hidden.FAILURES:
+            continue  # the launch's failure buffer: its slots are the same at every launch
+        if p.part or p.index < 0:  # a complex number's part; a hidden array (the arena)
             return None
+        words[7] += 1
         t = p.value.type
         v = values[p.index]
         if isinstance(t, ArrayType):

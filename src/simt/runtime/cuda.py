@@ -693,7 +693,7 @@ class CudaFastLaunch:
     made for (nothing ran: the caller launches the ordinary way, whose checks and messages are
     the user's); `failure()` is never needed (failures surface at synchronisation)."""
 
-    words: Any = None  # (a kernel with a failure buffer has no cached launch here)
+    words: Any = None  # (a failure buffer of its own is read at a sync: `_raised`)
 
     def __init__(self, rt: CudaRuntime, kernel: Compiled, grid: Dim3, block: Dim3,
                  checks: list[tuple[Any, ...]], block_bytes: bytearray,
