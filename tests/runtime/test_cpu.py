@@ -250,23 +250,29 @@ def test_a_2d_launch_runs_a_whole_row_of_blocks_as_one(
 
     with pytest.raises(KernelError) as e:
         fill[grid, block](np.zeros((h, w - 3), np.float32))
-    assert "block (127, 0, 0), thread (13, 0, 0)" in str(e.value)
+    # (the threads' IndexError: the first is block (127, 0, 0)'s thread 13, 16269 in all)
+    assert (e.value.block, e.value.thread) == ((127, 0, 0), (13, 0, 0))
+    assert "(first: thread 16269: index 2045 is out of bounds for axis 1 of `o`" in str(e.value)
     assert _wide(fill) == {128}
 
 
 def test_whole_rows_keep_the_checks_index_slots_small(
     on: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A row of blocks whose kept checks would need too many index slots a lane (`ids`: five
-    checked stores of three indices, 15 slots of 8 bytes for each of 32768 threads) runs in
-    smaller pieces (`cpu.ROW_SLOT_BYTES`), and so does a kernel with per-thread arrays."""
+    """A row of blocks whose kept checks would need too many index slots a lane (`ids` in
+    debug mode, where the renderer checks every access: five checked stores of three
+    indices, 15 slots of 8 bytes for each of 32768 threads) runs in smaller pieces
+    (`cpu.ROW_SLOT_BYTES`). By default the front end checks those stores (the threads'
+    IndexError) and the renderer keeps no index slots: whole rows. A kernel with per-thread
+    arrays runs in smaller pieces too."""
     on("cpu")
     monkeypatch.setattr(registry.get("cpu"), "threads", 2)
-    many = simt.kernel(ids.pyfunc)
-    out = np.zeros((16 * 16, 128 * 16, 5), np.int32)
-    many[(128, 16), (16, 16)](out)
-    assert out[-1, -1, 4] == 15 + 10 * 15
-    assert _wide(many) == {32}  # 8192 threads (`cpu.COARSE_LANES`)
+    for debug, wide in ((True, {32}), (False, {128})):  # 8192 threads (`cpu.COARSE_LANES`)
+        many = simt.kernel(ids.pyfunc, debug=debug)
+        out = np.zeros((16 * 16, 128 * 16, 5), np.int32)
+        many[(128, 16), (16, 16)](out)
+        assert out[-1, -1, 4] == 15 + 10 * 15
+        assert _wide(many) == wide
 
     @simt.kernel
     def scratch(o):
