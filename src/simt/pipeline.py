@@ -20,7 +20,6 @@ from .passes.view_checks import strip_view_checks
 from .passes.warps import lower as lower_warps
 from .runtime import registry
 from .runtime.base import Runtime
-from .types import Scalar
 
 
 def build(
@@ -70,8 +69,8 @@ def wide_ints(fn: Function) -> bool:
     """Whether `fn` computes with 64-bit or uint32 integers (its IndexError checks then
     report the index in int64 words; else in int32, so that a device without int64 runs it)."""
 
-    def wide(t: Any) -> bool:
-        return isinstance(t, Scalar) and t.is_int and t.bits >= 32 + 32 * t.is_signed
+    def wide(t: Any) -> bool:  # (a scalar type: arrays have no `is_int`)
+        return bool(getattr(t, "is_int", False)) and t.bits >= 32 + 32 * t.is_signed
 
     return any(wide(r.type) for op in walk(fn.body) for r in op.results) or any(
         wide(p.value.type) for p in fn.params)  # fmt: skip
