@@ -420,3 +420,23 @@ def test_x_and_not_x_or_y_is_false() -> None:
         arrs = [np.zeros(1, np.int32)]
         evaluate(fn, [xv, yv, *arrs], {})
         assert arrs[0][0] == yv
+
+
+def test_zero_and_minus_zero_from_two_branches_stay_apart() -> None:
+    """`same_results` folds an `if` result every branch yields as one constant, but 0.0 and
+    -0.0 are equal and still two results (1 / x tells them apart)."""
+    fn, b, (x, out) = function(INT32, ArrayType(FLOAT32, 1))
+    c = b.cmp("lt", x, b.const(3, INT32))
+
+    def side(k: float) -> list[Value]:  # a branch with an effect: not made a select
+        store(b, out, 1, b.const(k, FLOAT32))
+        return [b.const(k, FLOAT32)]
+
+    (v,) = if_(b, c, lambda: side(0.0), lambda: side(-0.0), [FLOAT32])
+    store(b, out, 0, v)
+    fold(fn)
+    verify(fn)
+    for xv, sign in ((0, 1.0), (5, -1.0)):
+        arrs = [np.ones(2, np.float32)]
+        evaluate(fn, [xv, *arrs], {})
+        assert np.copysign(1.0, arrs[0][0]) == sign

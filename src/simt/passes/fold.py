@@ -305,8 +305,7 @@ class _Folder:
         for j, r in enumerate(op.results):
             vals = [self.const(region.ops[-1].operands[j]) for region in op.regions]
             v = vals[0]
-            if v is not _MISSING and all(x is not _MISSING and x == v and type(x) is type(v)
-                                         for x in vals):  # fmt: skip
+            if v is not _MISSING and all(x is not _MISSING and _same(x, v) for x in vals):
                 made.append(Op("const", [], [r], {"value": v}, [], op.loc))
             else:
                 keep.append(j)
@@ -503,3 +502,11 @@ def bin_identity(name: str, t: Scalar, a: Value, b: Value, ca: Any, cb: Any) -> 
     if name == "mod" and not fl and a is b:
         return 0
     return None
+
+
+def _same(x: Any, y: Any) -> bool:
+    """Whether constants `x` and `y` are one value: of one type, equal, and for floats of one
+    sign (0.0 and -0.0 are equal but not the same result)."""
+    if type(x) is not type(y) or x != y:
+        return False
+    return not isinstance(x, (float, np.floating)) or math.copysign(1.0, x) == math.copysign(1.0, y)
