@@ -18,7 +18,7 @@ import pytest
 
 import simt
 from corpus import k_math_rows
-from simt.backends import cuda_helpers, llvm_helpers, llvm_math, wgsl
+from simt.backends import cuda_helpers, llvm_helpers, llvm_math, wgsl, wgsl_helpers
 from simt.builtins import LIBM_NAMES, MATH, SIM_NAMES, WGSL_F32_ONLY, sim_name
 from simt.frontend import calls
 from simt.passes.fold import fold_math
@@ -117,7 +117,7 @@ def test_wgsl_spelling_or_refusal(name: str) -> None:
         for helper in re.findall(
             r"\bsimt_\w+", row.wgsl.format(*"abcd", s="f32" if "float" in row.args else "i32")
         ):
-            assert helper in wgsl.HELPERS, helper
+            assert helper in wgsl_helpers.HELPERS, helper
     assert (name in wgsl.F32_ONLY_MATH) == row.wgsl_f32_only
 
 

@@ -67,7 +67,9 @@ _NUMBA_SHAPE_HINT = (
 
 # an index computed at run time that is negative: Numba wraps it (Python's rule), simt does
 # not (docs/semantics.md, "Arrays and memory"), so a ported kernel learns how to write it
-_NEGATIVE_INDEX = re.compile(r"\(index -\d")
+# (the single-failure report says "(index -1, length 8)", the grouped IndexError "index -1 is
+# out of bounds of `a`")
+_NEGATIVE_INDEX = re.compile(r"\bindex -\d")
 _NEGATIVE_INDEX_HINT = (
     "Numba wraps a negative index computed at run time as Python does (a[i - 1] at i = 0 "
     "reads the last element); simt's kernels do not: for a periodic neighbour write "
