@@ -150,7 +150,10 @@ else
     $PY -m pip list 2>/dev/null | grep -iE 'cuda|cupy|torch|llvmlite|wgpu|dask|numba'; \
     nvcc --version | tail -2; $PY -m simt info"
   if vulkan_gpu >>"$LOG" 2>&1; then REQUIRE=$REQUIRE,webgpu; fi
-  step tests 220 env SIMT_REQUIRE_BACKENDS=$REQUIRE $PY -m pytest -q -rf --tb=short \
+  # SIMT_PASS_TESTS_LIMIT: the tests step alone (`--only device,tests`) may take longer; a test
+  # still running after 120 s has its stack printed (faulthandler), the slowest are listed
+  step tests "${SIMT_PASS_TESTS_LIMIT:-220}" env SIMT_REQUIRE_BACKENDS=$REQUIRE $PY -m pytest \
+    -q -rf --tb=short -o faulthandler_timeout=120 --durations=25 \
     $XDIST -k "$SELECT" --junitxml "$OUT/tests.xml" tests
   step fuzz 100 bash -c "$(declare -f fuzz_parallel); PY=$PY WORK=$WORK fuzz_parallel sim,cuda 15"
   step suite 60 $PY bench/cuda/run.py --json "$WORK/suite.json"
