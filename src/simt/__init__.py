@@ -76,6 +76,7 @@ from .lang import (  # noqa: E402
     uint16,
     uint32,
     uint64,
+    void,
     warpsize,
 )
 from .runtime.printing import stream_print  # noqa: E402
@@ -90,7 +91,7 @@ __all__ = [
     "float16", "int8", "int16", "uint8", "uint16", "uint64",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "gridsize",
     "syncwarp", "activemask", "ballot_sync", "all_sync", "any_sync", "shfl_sync",
-    "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "laneid", "warpsize",
+    "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "laneid", "warpsize", "void",
 ]  # fmt: skip
 
 

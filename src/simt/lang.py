@@ -208,11 +208,24 @@ class ScalarCast:
         self.type = t
         self.__doc__ = f"Convert to {t.name}."
 
-    def __call__(self, x: Any) -> Any:
+    def __call__(self, x: Any, *more: Any) -> Any:
+        if _is_type(x):  # Numba's `float32(float32, float32)`: a device function's signature
+            return T.Signature(self, (x, *more))
         return self.type.np.type(x)
+
+    def __getitem__(self, dims: Any) -> T.ArraySpec:
+        """Numba's array type in a signature: `float32[:]`, `float32[:, ::1]`."""
+        return self.type[dims]
 
     def __repr__(self) -> str:
         return f"simt.{self.type.name}"
+
+
+def _is_type(x: Any) -> bool:
+    return isinstance(x, (ScalarCast, T.Scalar, T.ArraySpec, T.Void))
+
+
+void = T.void
 
 
 float32 = ScalarCast(T.FLOAT32)

@@ -8,6 +8,7 @@ takes the type of the other operand of an operator.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -57,6 +58,81 @@ class Scalar:
     def __str__(self) -> str:
         return self.name
 
+    def __getitem__(self, dims: Any) -> ArraySpec:
+        """Numba's spelling of an array type in a signature: `float32[:]`, `float32[:, ::1]`."""
+        return ArraySpec.of(self, dims)
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    """An array parameter of a Numba signature (`float32[:, ::1]`): its element type and its
+    axes as Numba writes them. Only a signature reads it: arrays are typed at the launch."""
+
+    dtype: Scalar
+    dims: tuple[str, ...]
+
+    @staticmethod
+    def of(dtype: Scalar, dims: Any) -> ArraySpec:
+        axes = dims if isinstance(dims, tuple) else (dims,)
+        spelled = []
+        for a in axes:
+            plain = isinstance(a, slice) and a.start is None and a.stop is None
+            if not plain or a.step not in (None, 1):
+                raise TypeError(
+                    f"an array type of a signature has only `:` axes: write {dtype.name}[:] "
+                    f"(one axis), {dtype.name}[:, :] (two) or {dtype.name}[:, ::1] (C order)"
+                )
+            spelled.append(":" if a.step is None else "::1")
+        return ArraySpec(dtype, tuple(spelled))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.dims)
+
+    def __str__(self) -> str:
+        name = "boolean" if self.dtype.kind == "b" else self.dtype.name
+        return f"{name}[{', '.join(self.dims)}]"
+
+
+def _spelled(x: Any) -> str:
+    """A type of a signature as Numba's signature strings write it (`simt.float32`, a
+    `Scalar`, an `ArraySpec` or `void`)."""
+    t = x.type if isinstance(getattr(x, "type", None), Scalar) else x
+    if isinstance(t, Scalar):
+        return "boolean" if t.kind == "b" else t.name
+    if isinstance(t, (ArraySpec, Void)):
+        return str(t)
+    raise TypeError(f"{x!r} is not a type: a signature names types, as in void(float32[:], int32)")
+
+
+class Signature:
+    """A Numba signature made of type objects, `void(float32[:], int32)`: `cuda.jit` reads it
+    as the same signature written as a string (`str(sig)`)."""
+
+    def __init__(self, ret: Any, params: tuple[Any, ...]) -> None:
+        self.text = f"{_spelled(ret)}({', '.join(_spelled(p) for p in params)})"
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"signature {self.text!r}"
+
+
+class Void:
+    """Numba's `void`: the return type of a kernel's signature, `void(float32[:], int32)`."""
+
+    def __call__(self, *params: Any) -> Signature:
+        return Signature(self, params)
+
+    def __str__(self) -> str:
+        return "void"
+
+    def __repr__(self) -> str:
+        return "simt.void"
+
+
+void = Void()
 
 BOOL = Scalar("bool", "b", 8)
 INT32 = Scalar("int32", "i", 32)

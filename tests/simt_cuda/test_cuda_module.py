@@ -79,6 +79,56 @@ def test_signature_mismatch_is_a_launch_error() -> None:
         _scale[1, 16](np.zeros(4, np.float64), np.zeros(4, np.float32), 1.0)
 
 
+@cuda.jit(simt.void(simt.float32[:], simt.float32[:], simt.float32))
+def _scale_typed(a, out, s):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = _add_typed(a[i], s)
+
+
+@cuda.jit(simt.float32(simt.float32, simt.float32), device=True)
+def _add_typed(x, y):
+    return x + y
+
+
+# parameter types alone: a kernel's signature
+@cuda.jit((numba_types.int32[:, ::1], numba_types.int32[:, ::1]))
+def _copy2d(a, out):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        out[i, j] = a[i, j]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_signatures_of_type_objects(backend: str) -> None:
+    """Numba's typed signatures, `void(float32[:], float32)`, read as their strings are."""
+    simt.use(backend)
+    a = np.arange(10, dtype=np.float32)
+    out = np.zeros_like(a)
+    _scale_typed[1, 16](a, out, 2.5)
+    np.testing.assert_array_equal(out, a + np.float32(2.5))
+    m = np.arange(12, dtype=np.int32).reshape(3, 4)
+    got = np.zeros_like(m)
+    _copy2d[(1, 1), (4, 4)](m, got)
+    np.testing.assert_array_equal(got, m)
+    with pytest.raises(simt.LaunchError, match="float32"):
+        _scale_typed[1, 16](np.zeros(4, np.float64), np.zeros(4, np.float32), 1.0)
+
+
+def test_signature_objects_spell_numbas_strings() -> None:
+    f32, i32 = simt.float32, simt.int32
+    assert str(simt.void(f32[:], f32[:, ::1], i32)) == "void(float32[:], float32[:, ::1], int32)"
+    assert str(f32(f32, numba_types.float64)) == "float32(float32, float64)"
+    assert str(simt.void(numba_types.bool_[:])) == "void(boolean[:])"
+    assert f32(3.5) == np.float32(3.5)  # a value, not a type: the host conversion
+    with pytest.raises(TypeError, match="only `:` axes"):
+        f32[1:3]
+    with pytest.raises(TypeError, match="not a type"):
+        simt.void(f32[:], 3)
+    with pytest.raises(simt.CompileError, match="1 parameter"):
+        cuda.jit(simt.void(f32[:]))(lambda a, b: None)
+
+
 def test_bad_signatures_and_options() -> None:
     def f(a):
         pass

@@ -13,6 +13,8 @@ import numpy as np
 
 from ..errors import CompileError, KernelError, LaunchError, SimtError, reword, user_facing
 from ..kernel import Kernel
+from ..lang import ScalarCast
+from ..types import ArraySpec, Scalar, Signature, void
 
 # Numba's type names in signature strings, as NumPy dtypes
 _TYPES = {
@@ -350,15 +352,30 @@ def jit(
 
     if func_or_sig is None:
         return lambda fn: decorate(fn, [])
-    if isinstance(func_or_sig, str):
-        sigs = [func_or_sig]
-        return lambda fn: decorate(fn, sigs)
-    if isinstance(func_or_sig, (list, tuple)) and all(isinstance(s, str) for s in func_or_sig):
-        sigs = list(func_or_sig)
+    sigs = _signature_texts(func_or_sig)
+    if sigs is not None:
         return lambda fn: decorate(fn, sigs)
     if callable(func_or_sig):
         return decorate(func_or_sig, [])
     raise CompileError(
         f"cuda.jit takes a function or a signature string, got {func_or_sig!r:.60}",
-        hint='write @cuda.jit or @cuda.jit("void(float32[:])")',
+        hint='write @cuda.jit, @cuda.jit("void(float32[:])") or @cuda.jit(void(float32[:]))',
     )
+
+
+def _signature_texts(sig: Any) -> list[str] | None:
+    """The signature strings `cuda.jit`'s first argument names, or None when it names none:
+    a string, a signature of type objects (`void(float32[:], int32)`, whose str() is the
+    string), a tuple of parameter types (`(float32[:], int32)`, a kernel's: void), or a list
+    of signatures."""
+    if isinstance(sig, (str, Signature)):
+        return [str(sig)]
+    if isinstance(sig, tuple) and sig and all(_is_param_type(t) for t in sig):
+        return [str(void(*sig))]
+    if isinstance(sig, (list, tuple)) and sig and all(isinstance(s, (str, Signature)) for s in sig):
+        return [str(s) for s in sig]
+    return None
+
+
+def _is_param_type(t: Any) -> bool:
+    return isinstance(t, (ArraySpec, Scalar, ScalarCast))
