@@ -904,13 +904,29 @@ class Kernel:
                 f"{type(e).__name__}: {e} (this is a bug in simt; set SIMT_INTERNAL_ERRORS=1 "
                 "to see the full traceback)"
             )) from None
+        settled: KernelError | None = None
+        if copy_back and rt.keeps_failures(spec.compiled):
+            # the threads that raised are reported at a synchronisation (the copy back's):
+            # take the report first, so that the finished threads' results land in every
+            # one of the user's arrays before the grouped KernelError is raised
+            try:
+                rt.synchronize()
+            except KernelError as e:
+                settled = e
         for host_arr, dev in copy_back:
-            if host_arr.flags.c_contiguous:
-                rt.download(dev.buf, host_arr)
-            else:
-                tmp = np.empty(host_arr.shape, host_arr.dtype)
-                rt.download(dev.buf, tmp)
-                host_arr[...] = tmp
+            try:
+                if host_arr.flags.c_contiguous:
+                    rt.download(dev.buf, host_arr)
+                else:
+                    tmp = np.empty(host_arr.shape, host_arr.dtype)
+                    rt.download(dev.buf, tmp)
+                    host_arr[...] = tmp
+            except KernelError:
+                if settled is None:
+                    raise
+                raise settled from None  # (the device stopped working: its first report)
+        if settled is not None:
+            raise settled
         if host_words is not None:  # the threads that finished wrote their results above
             err = spec.failures_of(host_words, grid, block)
             spec.spare.append(host_words)

@@ -388,3 +388,36 @@ def test_cached_checked_launches_report_failures_and_sticky_errors(fake: FakeGpu
         simt.synchronize()
     with pytest.raises(KernelError, match="restart the Python process"):
         launch(a)  # the cache steps aside: the ordinary path says why nothing can run
+
+
+@simt.kernel
+def fills_two(a, b):
+    i = simt.grid(1)
+    a[i] = 1.0  # threads past the arrays' end raise IndexError; the others finish
+    b[i] = 2.0
+
+
+def test_a_launch_whose_threads_raise_copies_the_finished_threads_results_back(
+    fake: FakeGpu,
+) -> None:
+    """Host arrays: the raised IndexError surfaces at the synchronisation of the copy back,
+    after the finished threads' writes have landed in every one of the user's arrays."""
+
+    def launch(name: str, values: tuple[Any, ...]) -> None:
+        for ptr, n, v in ((values[0], 40, 1.0), (values[3], 40, 2.0)):  # in device memory
+            np.ctypeslib.as_array((ctypes.c_float * n).from_address(int(ptr)))[:] = v
+        raise_in_thread(values, thread=40, index=40, size=40)
+
+    fake.on_launch = launch
+    a, b = np.zeros(40, np.float32), np.zeros(40, np.float32)
+    with pytest.raises(KernelError) as e:
+        fills_two[1, 64](a, b)
+    assert e.value.thread == (40, 0, 0) and "a[i] = 1.0" in str(e.value)
+    assert (a == 1.0).all() and (b == 2.0).all(), (a, b)
+    fake.on_launch = lambda name, values: None
+    fills_two[1, 64](a, b)  # reported once: the next launch is clean
+    simt.synchronize()
+    fake.on_launch = lambda name, values: setattr(fake, "sticky", ILLEGAL)
+    with pytest.raises(KernelError) as e:
+        fills_two[1, 64](a, b)  # the GPU stops working: its first report, not a later one
+    assert "fills_two() failed on the GPU with " + ILLEGAL in str(e.value), str(e.value)
