@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from simt import cuda
+from simt import cuda, float32, int32, void
 
 from .case import NCase, close, l1, uniform
 
@@ -79,6 +79,18 @@ def saxpy(a, x, y, out):
     i = cuda.grid(1)
     if i < out.shape[0]:
         out[i] = a * x[i] + y[i]
+
+
+@cuda.jit(float32(float32, float32, float32), device=True)
+def axpy_one(a, x, y):
+    return a * x + y
+
+
+@cuda.jit(void(float32, float32[:, ::1], float32[:, ::1], int32))
+def axpy_rows(a, x, y, rows):
+    i, j = cuda.grid(2)
+    if i < rows and j < x.shape[1]:
+        y[i, j] = axpy_one(a, x[i, j], y[i, j])
 
 
 def _launch_configure(kernel, args):
@@ -258,6 +270,10 @@ CASES = [
           saxpy, lambda: (np.float32(2.5), uniform(32, 500), uniform(33, 500),
                           np.zeros(500, np.float32)), 4, 128,
           lambda a, x, y, out: {3: a * x + y}, launch=_launch_configure),
+    NCase("lab_axpy_typed_signature", "university lab: typed signatures, void(float32[:, ::1])",
+          axpy_rows, lambda: (np.float32(-1.5), uniform(35, (6, 40)), uniform(36, (6, 40)), 5),
+          (1, 3), (8, 16), lambda a, x, y, rows: {2: np.vstack([a * x[:rows] + y[:rows],
+                                                                y[rows:]])}),
     NCase("lab_forall", "university lab: kernel.forall", increment_forall,
           lambda: (np.arange(1000, dtype=np.int32),), 1, 1,
           lambda a: {0: a + 1}, launch=_launch_forall),

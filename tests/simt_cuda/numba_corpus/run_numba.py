@@ -17,12 +17,15 @@ import numpy as np
 
 
 def main(argv: list[str]) -> int:
+    import numba
     import numba.cuda.random
     from numba import cuda
 
     warnings.simplefilter("ignore")  # Numba's deprecation and performance warnings
     fake = types.ModuleType("simt")
     fake.cuda = cuda  # type: ignore[attr-defined]
+    for name in ("void", "float32", "float64", "int32", "int64", "uint32", "uint64"):
+        setattr(fake, name, getattr(numba, name))  # `from simt import void, float32`
     fake.__path__ = []  # type: ignore[attr-defined]
     sys.modules["simt"] = fake
     sys.modules["simt.cuda"] = cuda
