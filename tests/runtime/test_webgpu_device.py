@@ -112,3 +112,5 @@ def test_the_runtime_launches_within_its_caps(
     np.testing.assert_array_equal(a, 1.0)
     with pytest.raises(LaunchError, match="more blocks than webgpu can dispatch"):
         ones[9, 64](a)
+    # the autotuner and profiles read the same limit (device_facts), not WebGPU's default
+    assert on_webgpu.device_facts().max_block == 64

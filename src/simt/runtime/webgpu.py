@@ -237,7 +237,10 @@ class WebGPURuntime(Runtime):
         return "shader-f64" in self.dev.features
 
     def device_facts(self) -> DeviceFacts:
-        return DeviceFacts(self.info().get("adapter", "webgpu"), 32, 8, 256)
+        # the adapter's own limit on threads per workgroup (its caps), not WebGPU's default
+        return DeviceFacts(
+            self.info().get("adapter", "webgpu"), 32, 8, self.caps.max_block_threads
+        )
 
     def compile(self, fn: Function) -> Compiled:
         k, module, key = self._variant(fn, frozenset())
