@@ -421,3 +421,30 @@ def test_a_launch_whose_threads_raise_copies_the_finished_threads_results_back(
     with pytest.raises(KernelError) as e:
         fills_two[1, 64](a, b)  # the GPU stops working: its first report, not a later one
     assert "fills_two() failed on the GPU with " + ILLEGAL in str(e.value), str(e.value)
+
+
+@simt.kernel
+def may_raise(a):
+    i = simt.grid(1)
+    a[i] = 4.0  # a failure buffer of its own (grouped IndexError), no error record
+
+
+@simt.kernel(debug=True)
+def debug_oob(a):
+    i = simt.grid(1)
+    a[i + 5] = 1.0  # debug mode: the first failing thread's record, read after the launch
+
+
+def test_a_debug_launch_after_an_unchecked_raising_launch_names_its_thread(
+    fake: FakeGpu,
+) -> None:
+    """A kernel whose threads may raise, launched on device arrays and not yet checked, has a
+    failure buffer but no error record: checking the debug kernel's failure skips it (on the
+    H100, KeyError 'err_buf' as simt's internal error)."""
+    d = simt.to_device(np.zeros(64, np.float32))
+    may_raise[1, 64](d)  # nothing raised; checked at the next synchronisation
+    fake.on_launch = lambda name, values: fail_thread(values, thread=95)
+    with pytest.raises(KernelError) as e:
+        debug_oob[1, 128](np.zeros(100, np.float32))
+    assert e.value.block == (0, 0, 0) and e.value.thread == (95, 0, 0), str(e.value)
+    assert "a[i + 5] = 1.0" in str(e.value) and "internal error" not in str(e.value)

@@ -395,8 +395,10 @@ class CudaRuntime(Runtime):
         first: KernelError | None = None
         seen: set[int] = set()
         for p in pending:
-            if id(p.kernel) in seen:
-                continue  # its record holds the first failure of all its launches
+            if id(p.kernel) in seen or "err_buf" not in p.kernel.meta:
+                # its record holds the first failure of all its launches; or it has none (a
+                # kernel whose threads only raise: its failure buffer was read by `_raised`)
+                continue
             seen.add(id(p.kernel))
             err = self._check_error(p.kernel, p.grid, p.block)
             first = first or err
