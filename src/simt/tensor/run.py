@@ -438,6 +438,11 @@ class Launches:
     # per output: (buffer index, shape, whether it is an input (given back as a copy))
     outputs: list[tuple[int, tuple[int, ...], bool]]
     on_device: bool
+    # host memory: the GEMMs' packed operands of an earlier call, each call's set in order,
+    # for the next call to pack into (taken with `pop`, one per call at a time: a call on
+    # another Python thread meanwhile makes its own). Fresh ones cost their pages' first
+    # touch: matmul 2048 packs 32 MB a call, 15 ms of one core's time to fault in.
+    scratch: list[list[Any]] = field(default_factory=list)
 
 
 def launches(g: Graph, inp: Inputs, rt: Runtime) -> Launches:
@@ -484,6 +489,13 @@ def run(lp: Launches, arrays: Sequence[Any]) -> list[Any]:
     rt = lp.runtime
     host = rt.host_memory
     buffers = list(arrays)
+    spare: list[Any] = []
+    if host:
+        try:
+            spare = lp.scratch.pop()
+        except IndexError:
+            pass
+    kept: list[Any] = []
     for alloc, dtype, launcher, reads, split, packs in lp.steps:
         if host:
             buf: Any = np.empty(alloc, dtype)
@@ -505,13 +517,18 @@ def run(lp: Launches, arrays: Sequence[Any]) -> list[Any]:
         for k, shape, pack in packs:  # a GEMM's operands packed first (`gemm.py`)
             src = args[k]
             if host:
-                packed: Any = np.empty(shape, src.dtype)
+                packed: Any = spare[len(kept)] if len(kept) < len(spare) else None
+                if packed is None or packed.shape != shape or packed.dtype != src.dtype:
+                    packed = np.empty(shape, src.dtype)
+                kept.append(packed)
             else:
                 packed = DeviceArray(rt, rt.empty(shape, src.dtype), shape, src.dtype)
             if pack is not None:
                 pack(packed, src)
             args[k] = packed
         launcher(buf, *args)
+    if kept and len(lp.scratch) < 2:
+        lp.scratch.append(kept)
     return [
         _output(rt, buffers[k], shape, is_input, lp.on_device)
         for k, shape, is_input in lp.outputs
