@@ -324,6 +324,29 @@ def test_shared_arrays_and_barriers_from_python() -> None:
     assert "workgroupBarrier();" in src
 
 
+@simt.kernel(debug=True)
+def _store_past(buf):
+    buf[simt.grid(1)] = 1
+
+
+def test_a_failing_access_beaten_by_a_smaller_thread_keeps_out_of_the_records_lock() -> None:
+    """The REPL's `buf[tid] = 1` on a million threads: every thread fails. Each taking the
+    record's lock in turn gave no answer in 120 s on NVIDIA's Vulkan driver; a thread that a
+    smaller one has beaten (at its site, or in the record) leaves before each try."""
+    src = _store_past.source("webgpu", np.zeros(10, np.int32))
+    report = src[src.index("fn simt_report_at()") :]
+    report = report[: report.index("\n}\n")]
+    beaten = re.search(
+        r"if \(atomicLoad\(&simt_errors\[site\]\) < simt_tid \|\| "
+        r"atomicLoad\(&simt_errors\[(\d+)u\]\) < simt_tid\) \{ break; \}",
+        report,
+    )
+    assert beaten is not None, report
+    assert beaten.start() < report.index("atomicCompareExchangeWeak"), report
+    lock = re.search(r"atomicCompareExchangeWeak\(&simt_errors\[(\d+)u\]", report)
+    assert lock is not None and int(beaten.group(1)) == int(lock.group(1)) + 1  # its thread
+
+
 def test_known_out_of_bounds_index_into_a_shared_array_is_refused() -> None:
     def body(b: Builder, out: Value) -> None:
         sh = b.op("alloc", [], [ArrayType(FLOAT32, 2, SHARED, (4, 4))]).result

@@ -271,13 +271,20 @@ def assemble(
             out.add("")
             out.open("fn simt_report_at() {")
             out.add("// keep the index of the failing access with the smallest (thread, site)")
-            out.add("// under a lock; the lock is taken and released in one iteration")
+            out.add("// under a lock; the lock is taken and released in one iteration. A thread")
+            out.add("// that a smaller one beat (at its site, or in the record) keeps out: when")
+            out.add("// all of a million threads fail, each taking the lock in turn on a GPU")
+            out.add("// is minutes of contention on one word")
             out.add("let site = simt_at_site;")
             out.add("let at = simt_at;")
             out.add("atomicMin(&simt_errors[site], simt_tid);")
             out.add("var done = false;")
             out.open("loop {")
             out.add("if (done) { break; }")
+            out.add(
+                f"if (atomicLoad(&simt_errors[site]) < simt_tid"
+                f" || atomicLoad(&simt_errors[{base + 1}u]) < simt_tid) {{ break; }}"
+            )
             out.add(f"let r = atomicCompareExchangeWeak(&simt_errors[{base}u], 0u, 1u);")
             out.open("if (r.exchanged) {")
             out.add(f"let t = atomicLoad(&simt_errors[{base + 1}u]);")
