@@ -21,6 +21,7 @@ from simt.ir.ops import MEMORY
 from simt.passes.bounds import MAX_COPY_OPS, Report, prove_bounds
 from simt.pipeline import build, prepare
 from simt.runtime import registry
+from simt.types import UINT32
 
 from .ir_eval import EvalBounds, evaluate
 
@@ -758,3 +759,30 @@ def test_an_unproven_access_raises_and_its_thread_stops() -> None:
         ]
         assert e.value.finished == 6
         assert out.tolist() == [0.0, 5.0, 2.0, -1.0, 1.0, -1.0, 3.0, 4.0]
+
+
+def test_an_index_left_checked_is_one_unsigned_comparison() -> None:
+    """`0 <= i < n` left to check at run time is `unsigned(i) < unsigned(n)`
+    (`passes/bounds/fuse.py`): one comparison on every backend, and on the CPU the gather
+    keeps its 32-bit indices (LLVM learns no `i >= 0` to turn their sign extension into a
+    zero extension: `vgatherdps`, as without checks)."""
+
+    @simt.kernel
+    def gather(out: Any, a: Any, idx: Any) -> None:
+        i = simt.grid(1)
+        if i < len(out):
+            out[i] = a[idx[i]]
+
+    idx = np.array([0, 5, 2, 1], np.int32)
+    unfused = build(gather.pyfunc, gather._specs(gather._bind((_f32(4), _f32(6), idx), {}),
+                                                 "cpu")[0], False, False)  # fmt: skip
+    assert {"lower", "upper"} <= set(_checks(unfused.body))  # (idx[i] and out[i] proven later)
+    fn = _built(gather, _f32(4), _f32(6), idx)
+    # `a[idx[i]]`'s pair is one comparison; `idx[i]` (guarded on `out`) is tested per block,
+    # its `i < len(idx)` left alone in the copy that checks
+    assert "lower" not in _checks(fn.body)
+    cmps = [op for op in walk(fn.body) if op.opcode == "cmp"]
+    unsigned = [op for op in cmps if op.operands[0].type == UINT32]
+    assert unsigned and all(op.attrs == {"op": "lt"} for op in unsigned)
+    ir = registry.current().source(fn) if simt.backend() == "cpu" else None
+    assert ir is None or "icmp ult i32" in ir

@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 
 from ...ir import Function, Op
 from ..optimize import optimize
+from .fuse import fuse_checks
 from .search import Analysis
 from .sites import Site, is_check, judge_block
 from .version import MAX_COPY_OPS, no_copy, strictest, version_body
@@ -127,7 +128,8 @@ def prove_bounds(fn: Function) -> Report:
             rep.checked += 1
             line = s.op.loc.line if s.op.loc is not None else 0
             rep.kept.append((line, s.array, s.why))
-    if any(s.check is not None and s.status != "checked" for s in sites):
+    fused = fuse_checks(fn)  # the two comparisons of an index left checked: one, unsigned
+    if fused or any(s.check is not None and s.status != "checked" for s in sites):
         optimize(fn)  # a check made True: its IndexError's state and branches go
     fn.attrs["bounds"] = rep
     return rep
