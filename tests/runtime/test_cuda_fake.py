@@ -448,3 +448,34 @@ def test_a_debug_launch_after_an_unchecked_raising_launch_names_its_thread(
         debug_oob[1, 128](np.zeros(100, np.float32))
     assert e.value.block == (0, 0, 0) and e.value.thread == (95, 0, 0), str(e.value)
     assert "a[i + 5] = 1.0" in str(e.value) and "internal error" not in str(e.value)
+
+
+@simt.kernel
+def may_raise_too(a):
+    i = simt.grid(1)
+    a[i] = 4.0
+
+
+@simt.kernel(debug=True)
+def debug_oob_too(a):
+    i = simt.grid(1)
+    a[i + 5] = 1.0
+
+
+def test_a_debug_failure_reported_after_an_earlier_kernels_raise_is_not_reported_again(
+    fake: FakeGpu,
+) -> None:
+    """Both failed before one check: the earlier kernel's raising threads are reported, and the
+    debug kernel's record is reset too (else its next, clean launch reported it)."""
+    d = simt.to_device(np.zeros(64, np.float32))
+    fake.on_launch = lambda name, values: raise_in_thread(values, thread=7, index=64, size=64)
+    may_raise_too[1, 64](d)  # checked at the next synchronisation
+    fake.on_launch = lambda name, values: fail_thread(values, thread=95)
+    d100 = simt.to_device(np.zeros(100, np.float32))
+    with pytest.raises(KernelError) as e:
+        debug_oob_too[1, 128](d100)
+    assert e.value.thread == (7, 0, 0), str(e.value)
+    fake.on_launch = lambda name, values: None
+    debug_oob_too[1, 128](d100)  # clean: nothing to report
+    may_raise_too[1, 64](d)
+    simt.synchronize()

@@ -384,15 +384,16 @@ class CudaRuntime(Runtime):
     def _check_pending(self) -> None:
         """After a synchronisation: nothing to do unless a thread set the failure flag; then
         read back the error record of each kernel launched since the last check (once per
-        kernel), reset those that failed, and raise the first failure."""
+        kernel), reset those that failed, and raise the first failure: the threads that
+        raised (`_raised`) before any record, which is read and reset all the same (else a
+        later, clean launch of its kernel reported it again)."""
         pending, self._pending = self._pending, []
-        raised = self._raised(pending)
-        if raised is not None:
-            raise raised
+        first = self._raised(pending)
         if not pending or self._flag is None or self._flag.value == 0:
+            if first is not None:
+                raise first
             return
         self._flag.value = 0
-        first: KernelError | None = None
         seen: set[int] = set()
         for p in pending:
             if id(p.kernel) in seen or "err_buf" not in p.kernel.meta:
