@@ -10,6 +10,7 @@ import pytest
 
 from simt.backends import cuda, cuda_types, llvm, sim, wgsl
 from simt.benchtool import cost
+from simt.builtins import MATH
 from simt.ir import ops
 from simt.ir.ops import ATOMIC_OPS, BIN_OPS, UN_OPS
 from simt.ir.rules import Rules
@@ -60,8 +61,8 @@ def test_cuda_atomics_are_a_table_with_one_fallback_rule() -> None:
 
 # what the C-like base writes once: no language keeps its own copy
 BASE_ONLY = ("memory", "in_bounds", "guarded", "checked_value", "assert_", "op_bin", "op_un",
-             "op_select", "use_helper", "use_helpers_in", "fail", "define", "if_", "for_",
-             "while_")  # fmt: skip
+             "op_cmp", "op_select", "op_math", "math_call", "use_helper", "use_helpers_in",
+             "fail", "define", "if_", "for_", "while_")  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ["cuda", "wgsl"])
@@ -71,7 +72,8 @@ def test_each_c_like_language_gives_tables_and_access_hooks_not_rules_of_its_own
     from simt.backends.clike import CRenderer
 
     cls = RENDERERS[name]
-    for opcode in ("load", "store", "atomic", "cas", "assert", "select", "if", "for", "while"):
+    for opcode in ("load", "store", "atomic", "cas", "assert", "select", "cmp", "math", "if",
+                   "for", "while"):  # fmt: skip
         assert cls.RULES[opcode] == CRenderer.RULES[opcode], (name, opcode)
     for method in BASE_ONLY:
         assert getattr(cls, method) is getattr(CRenderer, method), (name, method)
@@ -79,3 +81,5 @@ def test_each_c_like_language_gives_tables_and_access_hooks_not_rules_of_its_own
         assert getattr(cls, hook) is not getattr(CRenderer, hook), (name, hook)
     assert "{c}" in cls.ASSERT and "{site}" in cls.ASSERT
     assert {"{c}", "{a}", "{b}"} <= set(re.findall(r"\{\w\}", cls.SELECT))
+    assert "{}" in cls.ORDERED_BOOL
+    assert all(hasattr(row, cls.MATH_SPELLING) for row in MATH.values())  # a row's field

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+from ..builtins import MATH, MathFn
 from ..errors import CompileError
 from ..ir import Block, Function, Op, Value
 from ..ir.ops import TERMINATORS
@@ -51,6 +52,7 @@ def refuse(why: str) -> BinSpelling:
         raise r.fail(op, why.format(k=op.attrs["op"]))
 
     return spell
+
 
 # Binding strength of binary operators (higher binds tighter), the C table. WGSL has the same
 # relative order for the operators it has (it forbids mixing some, which parenthesising every
@@ -161,7 +163,7 @@ class CRenderer(Rules[Callable[[Op], None]]):
 
     RULES: ClassVar[dict[str, str]] = {
         "if": "if_", "for": "for_", "while": "while_", "bin": "op_bin", "un": "op_un",
-        "select": "op_select",
+        "cmp": "op_cmp", "select": "op_select", "math": "op_math",
         "load": "memory", "store": "memory", "atomic": "memory", "cas": "memory",
         "assert": "assert_",
     }  # fmt: skip
@@ -169,6 +171,10 @@ class CRenderer(Rules[Callable[[Op], None]]):
     UN: ClassVar[dict[str, UnSpelling]] = {}
     # the `select` op (`ir.semantics.SELECT`: `{a}` where the bool `{c}` holds, else `{b}`)
     SELECT = "{c} ? {a} : {b}"
+    # a bool operand `{}` of an ordering comparison (`<`, ...), made comparable
+    ORDERED_BOOL = "{}"
+    # the field of a math row (`builtins.MathFn`) that holds the language's spelling
+    MATH_SPELLING = ""
     LOOP = "while (true) {"  # an unconditional loop's first line
     # a failed `assert` (its condition `{c}`) reports error site `{site}`; sites are numbered
     # from FIRST_SITE
@@ -335,6 +341,43 @@ class CRenderer(Rules[Callable[[Op], None]]):
             raise self.fail(op, f"unknown unary operator {op.attrs['op']}")
         (a,) = self.operands(op, op.operands)
         self.define(op.result, spell(self, op, a))
+
+    def op_cmp(self, op: Op) -> None:
+        """A comparison, spelled alike in both languages (`CMP_SYMBOLS`); bool operands of an
+        ordering comparison as the language's `ORDERED_BOOL` makes them."""
+        a, b = self.operands(op, op.operands)
+        sym = CMP_SYMBOLS[op.attrs["op"]]
+        if op.operands[0].scalar.is_bool and sym not in ("==", "!="):
+            a, b = self.ORDERED_BOOL.format(a), self.ORDERED_BOOL.format(b)
+        self.define(op.result, f"{a} {sym} {b}")
+
+    def op_math(self, op: Op) -> None:
+        """A math function: its row's spelling in this language (`math_call`)."""
+        name = op.attrs["fn"]
+        row = MATH.get(name)
+        if row is None:  # pragma: no cover - the front end knows only the rows
+            raise self.fail(op, f"unknown math function {name}")
+        t = op.operands[0].scalar if op.operands else op.result.scalar
+        self.define(op.result, self.math_call(op, row, t, self.operands(op, op.operands)))
+
+    def math_call(self, op: Op, row: MathFn, t: Scalar, args: list[str]) -> str:
+        """The expression of math row `row` on `args` (their type `t`): the language's
+        template of the row (`math_template`) filled in (`math_fill`), its helpers used."""
+        template = self.math_template(row, t)
+        if template is None:  # refused before rendering (`passes.legalise`)
+            raise self.fail(op, f"internal: no spelling of math.{row.name}")
+        text = template.format(*args, **self.math_fill(t))
+        self.use_helpers_in(text)
+        return text
+
+    def math_template(self, row: MathFn, t: Scalar) -> str | None:
+        """The language's template of `row` for operands of type `t` (None: it has none):
+        by default the row's `MATH_SPELLING` field."""
+        return getattr(row, self.MATH_SPELLING)  # type: ignore[no-any-return]
+
+    def math_fill(self, t: Scalar) -> dict[str, str]:
+        """The language's fields of a math template for operands of type `t`."""
+        return {}
 
     def op_select(self, op: Op) -> None:
         """`select`, spelled by the language's `SELECT`."""

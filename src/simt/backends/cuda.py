@@ -22,7 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..builtins import MATH
+from ..builtins import MathFn
 from ..ir import Function, Op, Value
 from ..types import (
     CONST,
@@ -70,8 +70,7 @@ class _Renderer(clike.CRenderer):
 
     RULES: ClassVar[dict[str, str]] = {
         **clike.CRenderer.RULES,
-        "const": "_op_const", "cmp": "_op_cmp",
-        "cast": "_op_cast", "math": "_op_math",
+        "const": "_op_const", "cast": "_op_cast",
         "special": "_op_special", "shape": "_op_shape", "alloc": "_op_alloc",
         "barrier": "_op_barrier", "fence": "_op_fence", "print": "_op_print",
         "warp": "_op_warp",
@@ -80,6 +79,7 @@ class _Renderer(clike.CRenderer):
     ASSERT = f"if (!{{c}}) simt_fail({ERR_BUF}, {{site}}u);"
     FIRST_SITE = 1  # the error word's 0 is no error
     FAIL_PREFIX = "the CUDA backend cannot compile this: "
+    MATH_SPELLING = "c"
     HELPERS = HELPERS
 
     def __init__(self, fn: Function, fast_math: bool) -> None:
@@ -111,7 +111,10 @@ class _Renderer(clike.CRenderer):
         helpers = helper_text(set(self.helpers))
         tables = "\n".join(self.tables) + "\n\n" if self.tables else ""
         text = (
-            "\n".join(head) + "\n\n" + (helpers + "\n\n" if helpers else "") + tables
+            "\n".join(head)
+            + "\n\n"
+            + (helpers + "\n\n" if helpers else "")
+            + tables
             + self.out.text()
         )
         prints = [
@@ -140,6 +143,7 @@ class _Renderer(clike.CRenderer):
         if self.sites:
             self.use_helper("simt_fail")
         return sig.decls
+
     # ------------------------------------------------------------------ the language
     def type_name(self, t: Scalar) -> str:
         return CTYPE[t]
@@ -163,10 +167,6 @@ class _Renderer(clike.CRenderer):
     def _op_const(self, op: Op) -> None:
         self.names[op.result.id] = c_literal(op.attrs["value"], op.result.scalar)
 
-    def _op_cmp(self, op: Op) -> None:
-        a, b = (self.name(v) for v in op.operands)
-        self.define(op.result, f"{a} {clike.CMP_SYMBOLS[op.attrs['op']]} {b}")
-
     def _op_cast(self, op: Op) -> None:
         a = op.operands[0]
         to = op.result.scalar
@@ -180,19 +180,14 @@ class _Renderer(clike.CRenderer):
             expr = f"({CTYPE[to]}){self.name(a)}"
         self.define(op.result, expr)
 
-    def _op_math(self, op: Op) -> None:
-        fn = op.attrs["fn"]
-        spec = MATH.get(fn)
-        if spec is None:
-            raise self.fail(op, f"unknown math function {fn}")
-        args = [self.name(v) for v in op.operands]
-        ft = op.operands[0].scalar if op.operands else op.result.scalar
-        template = spec.c
-        if self.fast_math and ft == FLOAT32 and spec.c_fast:
-            template = spec.c_fast
-        expr = template.format(*args, f="f" if ft == FLOAT32 else "", t=CTYPE[ft])
-        self.use_helpers_in(template)
-        self.define(op.result, expr)
+    def math_template(self, row: MathFn, t: Scalar) -> str:
+        """The row's `c`, or its fast intrinsic (`c_fast`) for float32 under fast math."""
+        if self.fast_math and t == FLOAT32 and row.c_fast:
+            return row.c_fast
+        return row.c
+
+    def math_fill(self, t: Scalar) -> dict[str, str]:
+        return {"f": "f" if t == FLOAT32 else "", "t": CTYPE[t]}
 
     def _op_special(self, op: Op) -> None:
         reg = {

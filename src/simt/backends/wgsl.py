@@ -34,7 +34,7 @@ from ..types import (
     Scalar,
     compute_type,
 )
-from .clike import BIN_SYMBOLS, CMP_SYMBOLS, BinSpelling, CRenderer, value_name
+from .clike import BIN_SYMBOLS, BinSpelling, CRenderer, value_name
 from .wgsl_helpers import helper
 from .wgsl_layout import (
     RECORD_ARGS,
@@ -79,9 +79,11 @@ class _Renderer(LoopRenderer):
     literals, operator tables (`BIN`/`UN`, below), addressing and error records."""
 
     SELECT = "select({b}, {a}, {c})"
+    ORDERED_BOOL = "i32({})"
+    MATH_SPELLING = "wgsl"
     RULES: ClassVar[dict[str, str]] = {
         **CRenderer.RULES,
-        "const": "const", "cmp": "cmp", "cast": "cast", "math": "math",
+        "const": "const", "cast": "cast",
         "special": "special_op", "shape": "shape", "alloc": "alloc",
         "barrier": "barrier", "fence": "fence", "print": "print",
     }  # fmt: skip
@@ -169,14 +171,6 @@ class _Renderer(LoopRenderer):
             return literal(int(self.literals[v.id]), t)
         return f"{wgsl_type(t)}({self.name(v)})"
 
-    def cmp(self, op: Op) -> None:
-        a, b = self.operands(op, op.operands)
-        t = op.operands[0].scalar
-        sym = CMP_SYMBOLS[op.attrs["op"]]
-        if t.is_bool and sym not in ("==", "!="):
-            a, b = f"i32({a})", f"i32({b})"
-        self.define(op.result, f"{a} {sym} {b}")
-
     def special_op(self, op: Op) -> None:
         self.define(op.result, special(op.attrs["reg"], op.attrs["axis"]))
 
@@ -223,15 +217,8 @@ class _Renderer(LoopRenderer):
             expr = f"{x} & {(1 << t.bits) - 1}i"
         self.define(op.result, expr)
 
-    def math(self, op: Op) -> None:
-        name = op.attrs["fn"]
-        fn = MATH.get(name)
-        if fn is None or fn.wgsl is None:  # refused before rendering (`passes.legalise`)
-            raise self.fail(op, f"internal: no WGSL spelling of math.{name}")
-        args = self.operands(op, op.operands)
-        text = fn.wgsl.format(*args, s=wgsl_type(op.operands[0].scalar))
-        self.use_helpers_in(text)
-        self.define(op.result, text)
+    def math_fill(self, t: Scalar) -> dict[str, str]:
+        return {"s": wgsl_type(t)}
 
     def alloc(self, op: Op) -> None:
         v = op.result
@@ -394,9 +381,7 @@ _Renderer.BIN = {
     **dict.fromkeys(("add", "sub", "mul"), _typed(_arith)),
     "div": _typed(_div),
     **dict.fromkeys(("floordiv", "mod", "pow"), _typed(_helper_call)),
-    **dict.fromkeys(
-        ("min", "max"), _typed(lambda r, op, a, b: f"{op.attrs['op']}({a}, {b})")
-    ),
+    **dict.fromkeys(("min", "max"), _typed(lambda r, op, a, b: f"{op.attrs['op']}({a}, {b})")),
     **dict.fromkeys(("and", "or", "xor", "shl", "shr"), _typed(_integer)),
 }
 _Renderer.UN = {
