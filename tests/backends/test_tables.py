@@ -4,6 +4,7 @@ atomics spelled (or refused) per element type."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -11,10 +12,22 @@ import pytest
 from simt.backends import cuda, cuda_types, llvm, sim, wgsl
 from simt.benchtool import cost
 from simt.builtins import MATH
-from simt.ir import ops
+from simt.errors import CompileError
+from simt.ir import Block, Builder, Function, Param, Value, ops, verify
 from simt.ir.ops import ATOMIC_OPS, BIN_OPS, UN_OPS
 from simt.ir.rules import Rules
-from simt.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64
+from simt.passes.legalise import Target, check
+from simt.types import (
+    BOOL,
+    FLOAT32,
+    FLOAT64,
+    INT32,
+    INT64,
+    UINT32,
+    UINT64,
+    ArrayType,
+    Scalar,
+)
 
 RENDERERS = {"cuda": cuda._Renderer, "wgsl": wgsl._Renderer, "llvm": llvm._Renderer}
 WALKERS = {**RENDERERS, "sim": sim._Renderer, "cost": cost._Eval}
@@ -83,3 +96,44 @@ def test_each_c_like_language_gives_tables_and_access_hooks_not_rules_of_its_own
     assert {"{c}", "{a}", "{b}"} <= set(re.findall(r"\{\w\}", cls.SELECT))
     assert "{}" in cls.ORDERED_BOOL
     assert all(hasattr(row, cls.MATH_SPELLING) for row in MATH.values())  # a row's field
+
+
+def _power_kernel(t: Scalar) -> Function:
+    """out[0] = out[0] ** x in type `t` (the `bin pow` op, as the front end writes `**`)."""
+    out, x = Value(ArrayType(t, 1), "out"), Value(t, "x")
+    body = Block()
+    b = Builder(body)
+    zero = b.const(0, INT32)
+    y = b.op("load", [out, zero], [t]).result
+    b.op("store", [out, zero, b.bin("pow", y, x)])
+    fn = Function("power", [Param("out", 0, out), Param("x", 1, x)], body, filename="t.py")
+    verify(fn)
+    return fn
+
+
+def test_float_power_is_spelled_by_the_pow_math_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`x ** y` of floats is the `pow` row's call in each C-like language (no spelling of its
+    own): a row spelled differently changes what `**` renders."""
+    row = dataclasses.replace(
+        MATH["pow"], c="simt_row_pow{f}({0}, {1})", c_fast="simt_row_fast({0}, {1})",
+        wgsl="simt_row_pow({0}, {1})",
+    )  # fmt: skip
+    monkeypatch.setitem(MATH, "pow", row)
+    fn = _power_kernel(FLOAT32)
+    assert "simt_row_powf(" in cuda.build(fn, fast_math=False).source
+    assert "simt_row_fast(" in cuda.build(fn, fast_math=True).source
+    assert "simt_row_pow(" in cuda.build(_power_kernel(FLOAT64), fast_math=True).source
+    assert "simt_row_pow(" in wgsl.render(fn)
+    # integer `**` is the languages' own helper (no math row is defined on integers)
+    assert "simt_row" not in cuda.render(_power_kernel(INT32))
+    assert "simt_row" not in wgsl.render(_power_kernel(INT32))
+
+
+def test_float64_power_is_refused_where_the_pow_row_is_float32_only() -> None:
+    """`passes.legalise` refuses float64 `**` from the row's fact (the target's
+    float32-only math), as it refuses `math.pow` of a float64."""
+    f32_pow = Target("gpu", language="GL", float32_only_math=frozenset({"pow"}))
+    with pytest.raises(CompileError, match=r"float64 \*\* is not available on gpu"):
+        check(_power_kernel(FLOAT64), f32_pow)
+    check(_power_kernel(FLOAT32), f32_pow)
+    check(_power_kernel(FLOAT64), Target("gpu", language="GL"))

@@ -22,7 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..builtins import MathFn
+from ..builtins import MATH, MathFn
 from ..ir import Function, Op, Value
 from ..types import (
     CONST,
@@ -394,11 +394,11 @@ def _floored(r: _Renderer, op: Op, a: str, b: str) -> str:
 
 
 def _pow(r: _Renderer, op: Op, a: str, b: str) -> str:
+    """`**`: of floats, the `pow` math row's call (`c`, or `c_fast` under fast math); of
+    integers, a helper (exponentiation by squaring)."""
     t = op.result.scalar
     if t.is_float:
-        if r.fast_math and t == FLOAT32:
-            return f"__powf({a}, {b})"
-        return f"pow{'f' if t == FLOAT32 else ''}({a}, {b})"
+        return r.math_call(op, MATH["pow"], t, [a, b])
     if t.is_bool:
         raise r.fail(op, "** on bool values")
     return f"{r.use_helper(f'simt_pow_{SUFFIX[t]}')}({a}, {b})"

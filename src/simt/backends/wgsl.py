@@ -354,8 +354,12 @@ def _div(r: _Renderer, op: Op, a: str, b: str) -> str:
 
 
 def _helper_call(r: _Renderer, op: Op, a: str, b: str) -> str:
-    """Python's floor `//` and `%`, and `**` (no float64 `**`: `passes.legalise`)."""
-    name = f"simt_{op.attrs['op']}_{wgsl_type(op.result.scalar)}"
+    """Python's floor `//` and `%`, and `**`: of floats, the `pow` math row's call (no float64
+    `**`: `passes.legalise`)."""
+    t = op.result.scalar
+    if op.attrs["op"] == "pow" and t.is_float:
+        return r.math_call(op, MATH["pow"], t, [a, b])
+    name = f"simt_{op.attrs['op']}_{wgsl_type(t)}"
     return f"{r.use_helper(name)}({a}, {b})"
 
 

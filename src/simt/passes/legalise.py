@@ -53,8 +53,8 @@ class Target:
     """What a target lacks. `backend`, `language` and `device` name it in messages ("webgpu",
     "WGSL", "the WebGPU adapter"); `float64` / `int64`: the device computes in them;
     `missing_math`: math rows the language has no spelling for; `float32_only_math`:
-    math rows computed in float32 precision whatever the operand (refused on float64);
-    `float64_pow`: `**` on float64 is exact enough; `atomic_bits`: atomics only on elements of
+    math rows computed in float32 precision whatever the operand (refused on float64, and
+    so is float64 `**` where `pow` is one of them); `atomic_bits`: atomics only on elements of
     this width (not bool; float32 emulated), None for any; `known_index_in_bounds`: a known
     index outside a shared or local array is a compile error of the language.
 
@@ -77,7 +77,6 @@ class Target:
     float64: bool = True
     int64: bool = True
     float32_only_math: frozenset[str] = frozenset()
-    float64_pow: bool = True
     atomic_bits: int | None = None
     known_index_in_bounds: bool = False
     storage_buffers: int | None = None
@@ -381,8 +380,7 @@ def _op(fn: Function, target: Target, op: Op, consts: dict[int, object]) -> None
         raise _error(
             fn,
             op,
-            f"math.{name} is not available on {target.backend} ({target.language} has no "
-            f"{name})",
+            f"math.{name} is not available on {target.backend} ({target.language} has no {name})",
             f"write it from the functions {target.language} has, or use another backend",
         )
     if k == "math" and op.attrs["fn"] in target.float32_only_math:
@@ -396,7 +394,7 @@ def _op(fn: Function, target: Target, op: Op, consts: dict[int, object]) -> None
                 "compute it in float32 (simt.float32(x)), or use another backend",
             )
     elif k == "bin" and op.attrs["op"] == "pow" and op.result.scalar == FLOAT64:
-        if not target.float64_pow:
+        if "pow" in target.float32_only_math:  # `**` of floats is the `pow` row
             raise _error(
                 fn,
                 op,

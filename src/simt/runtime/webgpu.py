@@ -133,7 +133,6 @@ def wgsl_target(caps: WgslCaps) -> legalise.Target:
         int64=caps.i64,
         missing_math=MISSING_MATH,
         float32_only_math=F32_ONLY_MATH,
-        float64_pow=False,  # WGSL's pow is float32 precision
         atomic_bits=32,
         known_index_in_bounds=True,  # a shader compiler refuses a known index out of bounds
         storage_buffers=caps.max_storage_buffers,
