@@ -4,7 +4,9 @@ f-strings assigned to variables, `+`, `+=` in a run-time loop, `s * n`, `upper`/
 given different strings on the two paths of an `if`, and the strings printed; exceptions
 raised with a message built at run time (`raise ValueError(f"...")`), caught with `as e` and
 read as `str(e)`; searched and cut (`in`, `find`, slices with steps, `for ch in s`);
-stripped and replaced. The reference is the same helper run by Python on the host."""
+stripped and replaced; each `{expr}` of an f-string assigned to a variable, and each argument
+of `str`, `*`, `join` and a raised message, evaluated once (an atomic in it adds once). The
+reference is the same helper run by Python on the host."""
 
 import numpy as np
 
@@ -201,6 +203,39 @@ def _stdout_rewritten(a, out):
     return "".join(f"{t} {rewritten(t, int(v))[1]}\n" for t, v in enumerate(a) if t % 7 == 0)
 
 
+def tick(c, t):
+    """The thread's own counter: its value before, one added (an effect in an expression)."""
+    return simt.atomic.add(c, t, 1)
+
+
+@simt.kernel
+def strings_effects(c):
+    t = simt.grid(1)
+    if t < len(c):
+        s = f"<{tick(c, t)}|{tick(c, t) * 10}>"
+        r = str(tick(c, t)) + "ab" * (tick(c, t) % 4)
+        j = ",".join((str(tick(c, t)), f"{tick(c, t):d}"))
+        m = ""
+        try:
+            raise ValueError(f"#{tick(c, t)}")
+        except ValueError as e:
+            m = str(e)
+        s += f"{tick(c, t)}"
+        if t % 4 == 0:  # (a run-time string prints a record a character)
+            print(s, r, j, m)
+
+
+def _make_effects():
+    return (rng(16).integers(-(10**6), 10**6, 32).astype(np.int32),)
+
+
+def _stdout_effects(c):
+    return "".join(
+        f"<{v}|{(v + 1) * 10}>{v + 7} {v + 2}{'ab' * ((v + 3) % 4)} {v + 4},{v + 5} #{v + 6}\n"
+        for t, v in enumerate(c.tolist()) if t % 4 == 0
+    )
+
+
 CASES = [
     Case("strings_per_thread", strings_per_thread, _make, 2, 64, _ref, tol=EXACT),
     Case("strings_printed", strings_printed, _make_printed, 1, 8, lambda a: {}, tol=EXACT,
@@ -211,4 +246,6 @@ CASES = [
          stdout=_stdout_searched),
     Case("strings_rewritten", strings_rewritten, _make_rewritten, 2, 32, _ref_rewritten,
          tol=EXACT, stdout=_stdout_rewritten),
+    Case("strings_effects", strings_effects, _make_effects, 1, 32, lambda c: {0: c + 8},
+         tol=EXACT, stdout=_stdout_effects),
 ]

@@ -154,3 +154,17 @@ def test_exceptions_feature_draws_try_raise_assert_and_with() -> None:
     assert len(seen) == 4, seen
     for seed in (0, 4, 24):  # a with, an assert, a warp vote feeding the raise's condition
         assert check(generate(seed, exceptions=True, size=6), ("cpu",), nvrtc=True) == []
+
+
+def test_an_f_string_with_an_effect_is_drawn_and_runs_it_once() -> None:
+    """A run-time string (gen_lists.text) may be an f-string holding an atomic add to the
+    thread's own `io` slot, and the kernel asserts the add ran once: comparing backends
+    with `sim` cannot see an expression translated twice (sim runs the same translation),
+    this assertion can."""
+    from simt.testing.differential import check
+
+    drawn = [s for s in range(12) if "simt.atomic.add(io, " in generate(s, lists=True).source]
+    assert drawn, "no kernel of seeds 0-11 draws the f-string with an atomic"
+    p = generate(drawn[0], lists=True)
+    assert "assert io[i * NSLOT_io + " in p.source and "atomics" in p.features
+    assert check(p, ("cpu",), nvrtc=True) == []

@@ -106,8 +106,10 @@ def call(tr: Translating, node: ast.Call) -> V:
     fn = tr.expr(node.func)
     if isinstance(fn, Known) and fn.value is builtins.print:
         return print_call(tr, node)
-    if isinstance(fn, Known) and fn.value is builtins.open and _write_mode(tr, node):
-        return _open_for_writing(tr, node)
+    if isinstance(fn, Known) and fn.value is builtins.open:
+        mode = _write_mode(tr, node)
+        if mode is not None:
+            return _open_for_writing(tr, node, mode)
     if isinstance(fn, Bound) and isinstance(fn.obj, Obj) and fn.obj.cls is KernelFile:
         if fn.func is KernelFile.write or fn.func is KernelFile.close:
             return _file_record(tr, fn.obj, fn.func.__name__, node)
@@ -845,11 +847,11 @@ def _write_mode(tr: Translating, node: ast.Call) -> str | None:
     return None
 
 
-def _open_for_writing(tr: Translating, node: ast.Call) -> V:
+def _open_for_writing(tr: Translating, node: ast.Call, mode: str) -> V:
     """`open(path, "w")` in a kernel: each thread's file, its path formatted per thread (an
     f-string of the thread's index); a record the host reads after the launch
-    (`simt.filewrites`). Returns the file object (`KernelFile`)."""
-    mode = _write_mode(tr, node)
+    (`simt.filewrites`). Returns the file object (`KernelFile`); `mode`: "w" or "a" (the
+    mode's expression is translated once, by the caller)."""
     handle = tr.ctx.files
     tr.ctx.files += 1
     head = f"{MARK}ok{handle}{SEP}{mode}{SEP}"
@@ -873,7 +875,7 @@ def _file_record(tr: Translating, f: Obj, method: str, node: ast.Call) -> V:
 
 def _record(tr: Translating, head: str, arg: ast.expr | None, node: ast.AST) -> None:
     """A file record: `head`, the text of `arg` (printed as `print` would), the end mark."""
-    parts: list[str | tuple[Value, str]] = [head]
+    parts: list[strings.Part] = [head]
     if isinstance(arg, ast.JoinedStr):
         parts.extend(fstring_parts(tr, arg))
     elif arg is not None:
@@ -883,7 +885,7 @@ def _record(tr: Translating, head: str, arg: ast.expr | None, node: ast.AST) -> 
     tr.ctx.file_records = True
 
 
-def _emit_parts(tr: Translating, parts: list[str | tuple[Value, str]]) -> None:
+def _emit_parts(tr: Translating, parts: list[strings.Part]) -> None:
     """One `print` op of literal and formatted `parts` (never empty: they end in a mark),
     skipped by a thread that has raised."""
     raising.guard_effect(tr, lambda: _print_ops(tr, parts))
@@ -904,7 +906,7 @@ def _print_call(tr: Translating, node: ast.Call) -> V:
         return default if v.value is None else v.value  # type: ignore[union-attr]
 
     sep, end = known_str("sep", " "), known_str("end", "\n")
-    parts: list[str | tuple[Value, str]] = []
+    parts: list[strings.Part] = []
     for i, a in enumerate(node.args):
         if i:
             parts.append(sep)
@@ -1032,9 +1034,9 @@ def _repr(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) 
     return _only_known(repr, "repr")(tr, args, kwargs, node)
 
 
-def fstring_parts(tr: Translating, node: ast.JoinedStr) -> list[str | tuple[Value, str]]:
+def fstring_parts(tr: Translating, node: ast.JoinedStr) -> list[strings.Part]:
     """The literal and formatted pieces of an f-string; known values are formatted now."""
-    out: list[str | tuple[Value, str]] = []
+    out: list[strings.Part] = []
     for piece in node.values:
         if isinstance(piece, ast.Constant):
             out.append(str(piece.value))

@@ -281,28 +281,25 @@ def join(tr: Translating, sep: Text, items: list[V], node: ast.AST) -> Text:
     return out
 
 
-def fstring(tr: Translating, node: ast.JoinedStr) -> Text:
-    """An f-string outside `print`: its pieces joined; numbers as `str(v)` would write them."""
+Part = str | Obj | tuple[Value, str]  # a piece of an f-string (`calls.fstring_parts`)
+
+
+def from_parts(tr: Translating, parts: list[Part], node: ast.AST) -> Text:
+    """An f-string outside `print`, from its pieces: literal text, run-time strings and
+    numbers with their format spec. `calls.fstring_parts` translated each `{expr}` once, so
+    the string is sized and written from those values (an expression with an effect, a
+    call of an atomic, runs once, as in Python); numbers as `str(v)` would write them."""
     out: Text = ""
-    for piece in node.values:
-        if isinstance(piece, ast.Constant):
-            out = concat(tr, out, str(piece.value), node)
-            continue
-        assert isinstance(piece, ast.FormattedValue)
-        v = tr.expr(piece.value)
-        if isinstance(v, Known) and piece.format_spec is None:
-            text: Text = repr(v.value) if piece.conversion == ord("r") else str(v.value)
-        else:
-            spec = piece.format_spec
-            if spec is not None and not (
-                len(spec.values) == 1  # type: ignore[attr-defined]
-                and isinstance(spec.values[0], ast.Constant)  # type: ignore[attr-defined]
-                and spec.values[0].value == "d"  # type: ignore[attr-defined]
-            ):
-                tr.fail(piece, "a format spec in a string built at run time (only {v} and {v:d})",
+    for p in parts:
+        if isinstance(p, tuple):
+            v, spec = p
+            if spec not in ("", "d"):
+                tr.fail(node, "a format spec in a string built at run time (only {v} and {v:d})",
                         "print the f-string directly: print(f'...') formats any spec on the "
                         "host")  # fmt: skip
-            text = from_number(tr, v, piece)
+            text = from_number(tr, v, node)
+        else:
+            text = p
         out = concat(tr, out, text, node)
     return out
 

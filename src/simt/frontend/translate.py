@@ -867,7 +867,7 @@ class Translator:
         parts = calls.fstring_parts(self, node)
         if all(isinstance(p, str) for p in parts):
             return Known("".join(parts))  # type: ignore[arg-type]
-        return strings.value_of(strings.fstring(self, node))
+        return strings.value_of(strings.from_parts(self, parts, node))
 
     def expr_Attribute(self, node: ast.Attribute) -> V:
         base = self.expr(node.value)

@@ -9,7 +9,10 @@ backends is a bug, never an IndexError; values are int32 (wrapping exactly) or f
 multiples of 1/8 far below 2**21 (exact sums). About one kernel in two with lists builds a
 string too (`text`): sliced, stripped or replaced (`cut`), searched (`find`, `in`,
 iteration: `search`); with the exceptions feature on, it may put the string in the message of
-a ValueError it raises and catches."""
+a ValueError it raises and catches. An f-string it builds holds a call with an effect (an
+atomic add to the thread's own `io` slot, whose old value is 0) and the kernel asserts it ran
+once: a string sized and written by translating its expressions twice (fixed in 2026-11)
+fails on `sim` too, where comparing backends cannot see it."""
 
 from __future__ import annotations
 
@@ -105,8 +108,12 @@ def text(g: Grammar) -> None:
     piece = r.choice(("str(j)", "'ab'", "str(j - t)"))
     g.emit(f"{n} = ({g.i32(1)}) % 5")
     g.emit(f"{s} = {first} + str(({g.i32(1)}) % 1000)")  # short: the heap holds it all
-    if r.random() < 0.5:
-        g.emit(s + ' = f"<{t}|{' + s + '}>"')
+    if r.random() < 0.5:  # with an effect inside: the thread's own atomic adds once
+        slot = f"i * NSLOT_io + {g.slots['io']}"
+        g.slots["io"] += 1
+        g.emit(s + ' = f"<{t}|{' + s + '}|{simt.atomic.add(io, ' + slot + ', 1)}>"')
+        g.emit(f"assert io[{slot}] == 1, 'an f-string evaluates each expression once'")
+        g.features.add("atomics")
     g.emit(f"for j in range({n}):")
     g.emit(f"    {s} += {piece}")
     k = r.randrange(4)
