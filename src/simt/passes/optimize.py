@@ -7,6 +7,7 @@ from collections.abc import Callable, Hashable
 
 from ..ir import Function, verify, walk
 from .copyprop import copyprop
+from .counted import counted_loops
 from .cse import cse
 from .dce import dce
 from .fold import fold
@@ -17,10 +18,11 @@ from .unroll import unroll
 Pass = Callable[[Function], Function]
 
 # The order of one round: folding makes constants (and inlines known branches) that the
-# others feed on (then a raising thread's failure record sinks into the branch that can raise);
+# others feed on (then a raising thread's failure record sinks into the branch that can raise,
+# and a `while` left counting once folding took a raise out of its condition is a `for` again);
 # unrolling comes next and its copies are cleaned up by the next round; what is left invariant
 # in the loops that remain is hoisted last.
-PASSES: tuple[Pass, ...] = (fold, sink_records, copyprop, cse, dce, unroll, licm)
+PASSES: tuple[Pass, ...] = (fold, sink_records, counted_loops, copyprop, cse, dce, unroll, licm)
 MAX_ROUNDS = 8
 
 
