@@ -6,15 +6,18 @@
 #   bash bench/gpu_pass.sh --only tests,fuzz     # a subset of the steps (names below)
 #
 # On an H100 the whole pass is two device calls, one right after the other (the machine stays
-# warm between them): `--only device,tests` (about 6.5 minutes: the fuzz slice alone took 237 s
-# there, WGSL compiled by NVIDIA's Vulkan compiler) and then
-# `--only device,fuzz,suite,matmul,users,bounds,webgpu` (about 4 minutes).
+# warm between them): `--only device,tests` (up to 7 minutes: each 50 seeds of the fuzz slice
+# took 250-313 s there, WGSL compiled by NVIDIA's Vulkan compiler) and then
+# `--only device,fuzz,suite,matmul,users,bounds,webgpu` (3 minutes on 2026-11-27).
 # Steps, each with its own time limit (the device tool allows 10 minutes per command):
 #   device   versions, the GPU (name, driver, memory, compute capability), `simt info`
 #   tests    every test named for cuda or gpu, and the fuzz slice, with the CUDA runtime
 #            required (SIMT_REQUIRE_BACKENDS has cuda), so the CUDA runtime tests that skip in
 #            CI run: corpus, bounds checks and their read-back, 8/16-bit and complex arrays,
-#            views, tensor, CuPy/PyTorch arrays (the rest of the suite is CI's)
+#            views, tensor, CuPy/PyTorch arrays (the rest of the suite is CI's); the fuzz
+#            slice's chunks in a pytest run of their own beside it, one chunk per worker
+#            (`tests-slice`: xdist hands a worker consecutive tests, so the slow chunks
+#            queued behind each other in the one run of 2026-11-27 and two never started)
 #   fuzz     the differential fuzzer EXECUTING kernels on the GPU against sim (dtypes,
 #            complex numbers and views on)
 #   suite    bench/cuda/run.py: W1 against nvcc-built CUDA C, W1-W6 against CuPy and PyTorch,
@@ -29,7 +32,8 @@
 #
 # Output under $OUT (default /tmp/gpu-pass), at most 8 files (the device tool returns no more):
 #   pass.log (every step's output), summary.txt, results.json (every step's JSON merged),
-#   tests.xml (JUnit of the test run), webgpu.xml (JUnit of the webgpu corpus run).
+#   tests.xml and slice.xml (JUnit of the two test runs), webgpu.xml (JUnit of the webgpu
+#   corpus run).
 #
 # Python packages the GPU image lacks (wgpu, dask, distributed, prompt_toolkit) travel as
 # wheels in .whl/ (bench/gpu_prepare.sh fetches both here); Vulkan/EGL loaders as .deb files in
@@ -83,7 +87,7 @@ wanted() { [ -z "$ONLY" ] || [[ "$ONLY" == *",$1,"* ]]; }
 step() {
   local name=$1 limit=$2
   shift 2
-  wanted "$name" || return 0
+  wanted "${name%%-*}" || return 0  # (tests-slice runs with tests)
   local t0 rc
   t0=$(date +%s)
   {
@@ -135,11 +139,12 @@ if $PY -c "import xdist" 2>/dev/null; then XDIST="-n auto --dist load"; fi
 # The tests that differ on a GPU machine: every test whose name or file says cuda or gpu (the
 # runtime tests that skip in CI, the corpus and tensor cases on cuda) and the fuzz slice, which
 # executes its kernels on cuda when the runtime is present. The rest of the suite is what CI runs.
-SELECT="cuda or gpu or fuzz_slice"
+SELECT="cuda or gpu"
+SLICE=tests/testing/test_fuzz_slice.py
 
 if [ $DRY = 1 ]; then
   step device 30 bash -c "echo 'dry: nvidia-smi not queried'; $PY -m simt info"
-  step tests 120 $PY -m pytest -q -p no:cacheprovider --collect-only -k "$SELECT" tests
+  step tests 120 $PY -m pytest -q -p no:cacheprovider --collect-only -k "$SELECT or fuzz_slice" tests
   step fuzz 60 bash -c "$(declare -f fuzz_parallel); PY=$PY WORK=$WORK fuzz_parallel sim 1"
   step suite 30 $PY bench/cuda/run.py --help
   step matmul 60 $PY bench/cuda/matmul.py --backend cpu --n 48 --json "$WORK/matmul.json"
@@ -155,9 +160,19 @@ else
   if vulkan_gpu >>"$LOG" 2>&1; then REQUIRE=$REQUIRE,webgpu; fi
   # SIMT_PASS_TESTS_LIMIT: the tests step's limit (330 s was not enough on 2026-11-27); a test
   # still running after 120 s has its stack printed (faulthandler), the slowest are listed
-  step tests "${SIMT_PASS_TESTS_LIMIT:-420}" env SIMT_REQUIRE_BACKENDS=$REQUIRE $PY -m pytest \
+  # SIMT_PASS_TESTS_LIMIT: both runs' limit. The slice's chunks run side by side in a run of
+  # their own, fewer tests than twice its workers, so that xdist deals them out one by one
+  # (its output goes to pass.log after the other run's).
+  limit=${SIMT_PASS_TESTS_LIMIT:-420}
+  XSLICE=""
+  if [ -n "$XDIST" ]; then XSLICE="-n 12"; fi
+  LOG="$WORK/slice.log" step tests-slice "$limit" env SIMT_REQUIRE_BACKENDS=$REQUIRE $PY \
+    -m pytest -q -rf --tb=short $XSLICE --junitxml "$OUT/slice.xml" $SLICE &
+  step tests "$limit" env SIMT_REQUIRE_BACKENDS=$REQUIRE $PY -m pytest \
     -q -rf --tb=short -o faulthandler_timeout=120 --durations=25 \
-    $XDIST -k "$SELECT" --junitxml "$OUT/tests.xml" tests
+    $XDIST -k "($SELECT) and not fuzz_slice" --junitxml "$OUT/tests.xml" tests
+  wait
+  [ -f "$WORK/slice.log" ] && { echo; echo "=== tests-slice (its output)"; cat "$WORK/slice.log"; } >>"$LOG"
   step fuzz 100 bash -c "$(declare -f fuzz_parallel); PY=$PY WORK=$WORK fuzz_parallel sim,cuda 15"
   step suite 60 $PY bench/cuda/run.py --json "$WORK/suite.json"
   step matmul 40 $PY bench/cuda/matmul.py --n 2048 --json "$WORK/matmul.json"
@@ -170,7 +185,7 @@ else
       SIMT_BACKEND=webgpu $PY -m pytest -q -p no:cacheprovider \
       tests/corpus -k webgpu --junitxml $OUT/webgpu.xml; \
       $PY bench/suite.py --backend webgpu --reps 5 --json $WORK/webgpu_suite.json"
-  else
+  elif wanted webgpu; then
     echo "webgpu skipped: no Vulkan GPU adapter on this machine (wgpu found none; see pass.log)" \
       | tee -a "$SUMMARY"
   fi

@@ -13,7 +13,7 @@ import pytest
 
 from simt.testing import campaign
 
-CHUNKS = [(k * 50, 50) for k in range(6)]  # (first seed, kernels): 300 in all
+CHUNKS = [(k * 25, 25) for k in range(12)]  # (first seed, kernels): 300 in all
 MUTANT_CHUNKS = [(0, 75), (75, 75)]  # 150 mutants: every construct five times over
 
 
