@@ -4,7 +4,6 @@ front end (typed IR), checks and passes (optimised IR), what one backend compile
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from .frontend.raising import place_of
@@ -13,6 +12,7 @@ from .ir import Function, format_function, verify, walk
 from .ir.ops import MEMORY
 from .passes.barriers import lift as lift_barriers
 from .passes.barriers import strip_exits
+from .passes.bounds import judge as judge_bounds
 from .passes.bounds import prove_bounds
 from .passes.optimize import optimize
 from .passes.uniformity import check_barriers
@@ -81,9 +81,9 @@ def meets(fn: Function) -> bool:
     return any(op.opcode in ("barrier", "warp") for op in walk(fn.body))
 
 
-def unproven(fn: Function) -> set[tuple[str, int, int]]:
-    """The places (`raising.place_of`) of the accesses of `fn` that the bounds pass does not
-    prove in bounds for every launch.
+def unproven(fn: Function) -> bool:
+    """Whether an access of `fn` (one with a place, `raising.place_of`) is one that the
+    bounds pass does not prove in bounds for every launch.
 
     Where there is one, the front end translates the kernel again with every access checked
     as raising IndexError (`raising.check_index`; every one, not only those places: an access
@@ -91,21 +91,18 @@ def unproven(fn: Function) -> set[tuple[str, int, int]]:
     is a Python exception of its thread on every backend: the thread stops, the others
     finish, and the launch reports the threads that raised in one grouped KernelError. The
     checks the pass proves in bounds become True and go (`passes.bounds`); those it hoists to
-    a block-level test go from the copy of the body that test guards."""
-    trial = prove_bounds_copy(fn)
-    return {
-        p
-        for op in walk(trial.body)
-        if op.opcode in MEMORY and not op.attrs.get("inbounds") and not op.attrs.get("spill")
-        and (p := place_of(op.loc)) is not None
-    }  # fmt: skip
+    a block-level test go from the copy of the body that test guards.
 
-
-def prove_bounds_copy(fn: Function) -> Function:
-    """A copy of `fn` as a compiled backend proves it (`prepare`), `fn` left as it is."""
-    trial = copy.deepcopy(fn)
-    prove_bounds(trial)  # (view checks are kept, as `prepare` keeps them)
-    return trial
+    The pass's verdicts are read without running it (`bounds.judge`: no copy of `fn`, no
+    versioned body, no optimisation after it): an access not proven is one a compiled backend
+    checks, in the copy a block-level test does not guard at least."""
+    _, sites = judge_bounds(fn)
+    proven = {id(s.op) for s in sites if s.status == "proven"}
+    return any(
+        op.opcode in MEMORY and not op.attrs.get("inbounds") and not op.attrs.get("spill")
+        and id(op) not in proven and place_of(op.loc) is not None
+        for op in walk(fn.body)
+    )  # fmt: skip
 
 
 def finish(fn: Function, optimise: bool = True) -> Function:

@@ -52,3 +52,35 @@ def test_a_parameter_without_an_argument_must_say_its_kind() -> None:
     with pytest.raises(AssertionError):
         Param("x", 0, v, hidden=Hidden.ARENA)
     assert Param.made(Hidden.ARENA, v).name == "x"
+
+
+def test_copy_function_is_deepcopy_without_sharing() -> None:
+    """`copy_function` (the CPU lowering's copy of a kernel) makes what `copy.deepcopy` makes:
+    the same text, values keeping their ids, attributes equal; no op, block, value or
+    attribute dict shared with the original, so that a pass changing the copy leaves it be."""
+    import copy
+
+    from simt.ir import copy_function, format_function, walk, walk_blocks
+
+    k = simt.kernel(_uses_both)
+    fn, _ = k.specialised_ir(np.zeros(4), 2)
+    fn.attrs["bounds"] = {"kept": [1, 2]}  # a mutable attribute: copied, not shared
+    deep, fast = copy.deepcopy(fn), copy_function(fn)
+    assert format_function(fast) == format_function(deep) == format_function(fn)
+    assert fast.attrs.keys() == deep.attrs.keys() and fast.attrs["bounds"] == {"kept": [1, 2]}
+    assert fast.attrs["bounds"] is not fn.attrs["bounds"]
+    for a, b in zip(walk(fn.body), walk(fast.body), strict=True):
+        assert a is not b and a.attrs is not b.attrs and a.attrs == b.attrs
+        assert [v.id for v in a.results] == [v.id for v in b.results]
+        assert not {id(v) for v in a.results + a.operands} & {id(v) for v in b.results}
+    blocks = {id(b) for b in walk_blocks(fn.body)}
+    assert not blocks & {id(b) for b in walk_blocks(fast.body)}
+    for p, q in zip(fn.params, fast.params, strict=True):
+        assert p is not q and p.value is not q.value and vars(p).keys() == vars(q).keys()
+    # a value an attribute names is the copy's own
+    first = next(op for op in walk(fn.body) if op.results)
+    first.attrs["names"] = [first.results[0]]
+    again = copy_function(fn)
+    twin = next(op for op in walk(again.body) if op.results)
+    assert twin.attrs["names"][0] is twin.results[0]
+    del first.attrs["names"]

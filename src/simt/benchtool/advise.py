@@ -17,15 +17,17 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import LaunchError, SimtPerformanceWarning
 from ..runtime import registry
 from ..runtime.base import Dim3
-from .cost import Cost, estimate
-from .profile import Profile, load_profile
+
+if TYPE_CHECKING:  # (imported where used: an ordinary launch's `quick` needs neither)
+    from .cost import Cost
+    from .profile import Profile
 
 WARP = 32  # portable group width: NVIDIA warps, most GPU subgroups
 WORTH = 10.0  # launch-size advice only when the work is this many launch overheads or more
@@ -279,8 +281,12 @@ def advise(
     g = grid if isinstance(grid, Dim3) else Dim3.of(grid, "grid")
     b = block if isinstance(block, Dim3) else Dim3.of(block, "block")
     if prof is None:
+        from .profile import load_profile
+
         prof = load_profile(registry.current().name)
     kw = kwargs or {}
+    from .cost import estimate
+
     cost = estimate(kernel, g, b, args, kw, prof)
     vec: bool | None = None
     report = ""

@@ -15,7 +15,6 @@ vectorized") never reach the terminal.
 
 from __future__ import annotations
 
-import copy
 import ctypes
 import math
 import os
@@ -48,7 +47,7 @@ from ..backends.llvm_abi import (
     arg_layout,
 )  # fmt: skip
 from ..errors import CompileError, KernelError, LaunchError
-from ..ir import Function, Hidden, Op, walk
+from ..ir import Function, Hidden, Op, copy_function, walk
 from ..ir.failures import checked
 from ..passes.clamp_split import split_clamps
 from ..passes.sites import number_sites
@@ -678,7 +677,7 @@ def lower(fn: Function, wide: int = 1, block: tuple[int, int, int] | None = None
     merged into one block (`passes.spmd.coarsen`), then the SPMD form (for blocks of one
     thread, the body as it is where it allows: `passes.spmd.one_thread`), whose thread loops
     with clamped indices are split by lanes (`passes.clamp_split`)."""
-    fn = number_sites(copy.deepcopy(fn))
+    fn = number_sites(copy_function(fn))
     if wide > 1:
         fn = coarsen(fn, wide)
     if block == (1, 1, 1):

@@ -93,9 +93,7 @@ def prove_bounds(fn: Function) -> Report:
     """Mark the accesses of `fn` proven in bounds (`attrs["inbounds"]`), and version its body
     on a block-level test where that proves more; changes `fn` in place. The report is also
     kept in `fn.attrs["bounds"]`."""
-    an = Analysis(fn)
-    sites: list[Site] = []
-    judge_block(an, fn.body, (), sites)
+    an, sites = judge(fn)
     for s in sites:
         if s.status == "proven":
             prove(s.op)
@@ -135,6 +133,15 @@ def prove_bounds(fn: Function) -> Report:
     return rep
 
 
+def judge(fn: Function) -> tuple[Analysis, list[Site]]:
+    """The verdict of every access and check of `fn` (proven, hoisted or checked), `fn` left
+    as it is: what `prove_bounds` acts on, and all `pipeline.unproven` needs to know."""
+    an = Analysis(fn)
+    sites: list[Site] = []
+    judge_block(an, fn.body, (), sites)
+    return an, sites
+
+
 def prove(op: Op) -> None:
     """Mark access `op` in bounds; a check of the front end's (`is_check`) becomes True."""
     if is_check(op):
@@ -143,4 +150,4 @@ def prove(op: Op) -> None:
         op.attrs["inbounds"] = True
 
 
-__all__ = ["MAX_COPY_OPS", "Report", "prove", "prove_bounds"]
+__all__ = ["MAX_COPY_OPS", "Report", "Site", "judge", "prove", "prove_bounds"]
