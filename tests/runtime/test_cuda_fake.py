@@ -479,3 +479,29 @@ def test_a_debug_failure_reported_after_an_earlier_kernels_raise_is_not_reported
     debug_oob_too[1, 128](d100)  # clean: nothing to report
     may_raise_too[1, 64](d)
     simt.synchronize()
+
+
+def test_the_failure_flag_and_buffers_share_one_pinned_allocation(fake: FakeGpu) -> None:
+    """Compiling kernels whose threads may raise (each with a failure buffer in mapped host
+    memory) and one with an error record (the failure flag) pins host memory once per
+    process, not once per kernel (`CudaRuntime._mapped`): each cuMemHostAlloc pins and maps
+    pages for the device, a cost of every compile, cached or not (#28, #29)."""
+    # new kernels (the module's are compiled already, for the runtime of an earlier test)
+    raising = [simt.kernel(may_raise.pyfunc), simt.kernel(unguarded.pyfunc)]
+    recording = simt.kernel(debug_oob.pyfunc, debug=True)
+    a = simt.to_device(np.zeros(64, np.float32))
+    for k in (*raising, recording):
+        k[1, 64](a)
+    simt.synchronize()
+    assert fake.calls["cuMemHostAlloc"] == 1, fake.calls
+    rt = registry.current()
+    spans = []
+    for k in raising:
+        (spec,) = k.specialisations("cuda")
+        words = spec.compiled.meta["failures"]
+        assert words.flags.writeable and not words.any()
+        spans.append((words.ctypes.data, words.ctypes.data + words.nbytes))
+    flag = ctypes.addressof(rt._flag)  # type: ignore[attr-defined]
+    spans.append((flag, flag + 4))
+    spans.sort()
+    assert all(end <= start for (_, end), (start, _) in zip(spans, spans[1:])), spans

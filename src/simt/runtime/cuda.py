@@ -58,6 +58,10 @@ STICKY = frozenset({
 })  # fmt: skip
 _ERROR_NAME = re.compile(r"CUDA_ERROR_[A-Z_]+")
 _HOSTALLOC_DEVICEMAP = 0x02  # CU_MEMHOSTALLOC_DEVICEMAP
+#: bytes of mapped pinned host memory allocated at a time (`CudaRuntime._mapped`): the failure
+#: flag and the failure buffers of five kernels (`raising.buffer_words`: 45 KB each, 537 KB
+#: with run-time messages)
+MAPPED_CHUNK = 1 << 18
 
 
 def _core() -> Any:
@@ -219,6 +223,7 @@ class CudaRuntime(Runtime):
         self._inflight: list[Function] = []  # launched since the last good synchronisation
         self._flag: Any = None  # the failure flag: a ctypes uint32 in mapped host memory
         self._flag_dev = 0  # its device address
+        self._chunk = (0, 0, 0)  # mapped pinned memory left to hand out: host, device, bytes
 
     # ---------------------------------------------------------------- compile
     @classmethod
@@ -416,14 +421,12 @@ class CudaRuntime(Runtime):
         (each launch then passes and reads back a buffer of its own)."""
         n = int(compiled.fn.attrs["failure_words"])
         try:
-            host = int(self._drv(self.driver.cuMemHostAlloc(4 * n, _HOSTALLOC_DEVICEMAP),
-                                 "cuMemHostAlloc"))  # fmt: skip
-            dev = int(self._drv(self.driver.cuMemHostGetDevicePointer(host, 0),
-                                "cuMemHostGetDevicePointer"))  # fmt: skip
+            host, dev = self._mapped(4 * n)
         except Exception as e:  # noqa: BLE001 - no mapped memory: the slower path
             self._raise_if_sticky(e, "allocating pinned memory")
             return
-        words = np.ctypeslib.as_array((ctypes.c_int32 * n).from_address(host))
+        # (np.frombuffer, not np.ctypeslib: importing that is a few ms of a first compile)
+        words = np.frombuffer(memoryview((ctypes.c_int32 * n).from_address(host)), np.int32)
         words[:] = 0
         compiled.meta["failures"] = words
         compiled.meta["failures_dev"] = dev
@@ -542,10 +545,7 @@ class CudaRuntime(Runtime):
         memory is not available: the host then reads every kernel's record back)."""
         if self._flag is None:
             try:
-                host = int(self._drv(self.driver.cuMemHostAlloc(4, _HOSTALLOC_DEVICEMAP),
-                                     "cuMemHostAlloc"))  # fmt: skip
-                dev = int(self._drv(self.driver.cuMemHostGetDevicePointer(host, 0),
-                                    "cuMemHostGetDevicePointer"))  # fmt: skip
+                host, dev = self._mapped(4)
             except Exception as e:  # noqa: BLE001 - no mapped memory: the slower path
                 self._raise_if_sticky(e, "allocating pinned memory")
                 self._flag = _AlwaysSet()
@@ -554,6 +554,28 @@ class CudaRuntime(Runtime):
             self._flag.value = 0
             self._flag_dev = dev
         return self._flag_dev
+
+    def _mapped(self, nbytes: int) -> tuple[int, int]:
+        """(host address, device address) of `nbytes` of mapped pinned host memory, zeroed,
+        16-byte aligned, kept for the process's lifetime (the failure flag, the kernels'
+        failure buffers): carved from chunks of `MAPPED_CHUNK` bytes, so that a process's
+        flag and its first kernels' buffers are one `cuMemHostAlloc` (each pins and maps
+        pages for the device, at compile time: W1's cached compile makes this one driver call
+        (and cuMemHostGetDevicePointer) besides loading its CUBIN, and made neither at
+        9d9b66a, when it took 47 ms on the H100, not 207 ms; unmeasured one by one until
+        bench/cuda/run.py's compile phases run on a GPU). Raises what the driver raises."""
+        n = (max(int(nbytes), 1) + 15) & ~15
+        host, dev, left = self._chunk
+        if n > left:
+            size = max(MAPPED_CHUNK, n)
+            host = int(self._drv(self.driver.cuMemHostAlloc(size, _HOSTALLOC_DEVICEMAP),
+                                 "cuMemHostAlloc"))  # fmt: skip
+            dev = int(self._drv(self.driver.cuMemHostGetDevicePointer(host, 0),
+                                "cuMemHostGetDevicePointer"))  # fmt: skip
+            ctypes.memset(host, 0, size)
+            left = size
+        self._chunk = (host + n, dev + n, left - n)
+        return host, dev
 
     def _reset_error(self, kernel: Compiled) -> None:
         """Put kernel's error buffer back to no failure (at compile time and after one)."""
