@@ -56,3 +56,18 @@ def test_compile_snippet_reports_its_phases(tmp_path: Path) -> None:
                   "mapped pinned memory (cuMemHostAlloc)"):  # fmt: skip
         assert phase in timed and timed[phase] >= 0, timed
     assert sum(v for k, v in timed.items() if "before the timer" not in k) <= got[1]["ms"] * 1.01
+
+
+def test_pinned_snippet_runs(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "bench" / "cuda"))
+    try:
+        import run
+    finally:
+        sys.path.pop(0)
+    env = dict(os.environ, SIMT_CACHE_DIR=str(tmp_path), PYTHONPATH=pythonpath())
+    res = subprocess.run([sys.executable, "-c", FAKE + run._PINNED_SNIPPET.format()], env=env,
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert res.returncode == 0, res.stderr[-2000:]
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    assert got["runtime_start_ms"] >= 0 and [n for n, _ in got["pinned_ms"]][-4:] == [
+        4, 4, 1 << 20, 4]  # fmt: skip

@@ -165,6 +165,13 @@ class FakeGpu:
     def cuMemHostGetDevicePointer(self, p: int, flags: int) -> tuple[Any, ...]:
         return self._call("cuMemHostGetDevicePointer") or (OK, p)
 
+    def cuCtxGetCurrent(self) -> tuple[Any, ...]:
+        return (OK, 1)  # the runtime's context (a handle)
+
+    def cuCtxSetCurrent(self, ctx: Any) -> tuple[Any, ...]:
+        self.calls["cuCtxSetCurrent"] += 1  # (the pinned memory's thread, `_first_chunk`)
+        return (OK,)
+
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeGpu:
@@ -484,8 +491,13 @@ def test_a_debug_failure_reported_after_an_earlier_kernels_raise_is_not_reported
 def test_the_failure_flag_and_buffers_share_one_pinned_allocation(fake: FakeGpu) -> None:
     """Compiling kernels whose threads may raise (each with a failure buffer in mapped host
     memory) and one with an error record (the failure flag) pins host memory once per
-    process, not once per kernel (`CudaRuntime._mapped`): each cuMemHostAlloc pins and maps
-    pages for the device, a cost of every compile, cached or not (#28, #29)."""
+    process, not once per kernel (`CudaRuntime._mapped`), and that from the runtime's start,
+    in the background: each cuMemHostAlloc pins and maps pages for the device, a cost of every
+    compile, cached or not, until then (#28, #29)."""
+    rt = registry.current()
+    assert rt._chunk_thread is not None  # type: ignore[attr-defined]
+    rt._chunk_thread.join()  # type: ignore[attr-defined]
+    assert fake.calls["cuMemHostAlloc"] == fake.calls["cuCtxSetCurrent"] == 1, fake.calls
     # new kernels (the module's are compiled already, for the runtime of an earlier test)
     raising = [simt.kernel(may_raise.pyfunc), simt.kernel(unguarded.pyfunc)]
     recording = simt.kernel(debug_oob.pyfunc, debug=True)
@@ -494,7 +506,6 @@ def test_the_failure_flag_and_buffers_share_one_pinned_allocation(fake: FakeGpu)
         k[1, 64](a)
     simt.synchronize()
     assert fake.calls["cuMemHostAlloc"] == 1, fake.calls
-    rt = registry.current()
     spans = []
     for k in raising:
         (spec,) = k.specialisations("cuda")

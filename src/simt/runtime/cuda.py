@@ -27,6 +27,7 @@ import os
 import re
 import struct
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -224,6 +225,18 @@ class CudaRuntime(Runtime):
         self._flag: Any = None  # the failure flag: a ctypes uint32 in mapped host memory
         self._flag_dev = 0  # its device address
         self._chunk = (0, 0, 0)  # mapped pinned memory left to hand out: host, device, bytes
+        # the first chunk is allocated in the background, beside the first compile's front end
+        # and passes (`_mapped` waits for it): pinning memory is a slow driver call
+        self._chunk_thread: threading.Thread | None = None
+        try:
+            err, ctx = self.driver.cuCtxGetCurrent()
+            if int(err) == 0 and int(ctx) != 0:
+                self._chunk_thread = threading.Thread(
+                    target=self._first_chunk, args=(ctx,), name="simt-cuda-pinned", daemon=True
+                )
+                self._chunk_thread.start()
+        except Exception:  # noqa: BLE001 - no context to share: the first `_mapped` allocates
+            self._chunk_thread = None
 
     # ---------------------------------------------------------------- compile
     @classmethod
@@ -560,22 +573,37 @@ class CudaRuntime(Runtime):
         16-byte aligned, kept for the process's lifetime (the failure flag, the kernels'
         failure buffers): carved from chunks of `MAPPED_CHUNK` bytes, so that a process's
         flag and its first kernels' buffers are one `cuMemHostAlloc` (each pins and maps
-        pages for the device, at compile time: W1's cached compile makes this one driver call
-        (and cuMemHostGetDevicePointer) besides loading its CUBIN, and made neither at
-        9d9b66a, when it took 47 ms on the H100, not 207 ms; unmeasured one by one until
+        pages for the device), made in the background from the runtime's start
+        (`_first_chunk`). W1's cached compile needs this memory, and needed none at 9d9b66a,
+        when it took 47 ms on the H100, not 207 ms (the call's own time is unmeasured until
         bench/cuda/run.py's compile phases run on a GPU). Raises what the driver raises."""
+        t = self._chunk_thread
+        if t is not None:
+            t.join()  # (if it failed, the chunk below is allocated here, errors said)
+            self._chunk_thread = None
         n = (max(int(nbytes), 1) + 15) & ~15
         host, dev, left = self._chunk
         if n > left:
-            size = max(MAPPED_CHUNK, n)
-            host = int(self._drv(self.driver.cuMemHostAlloc(size, _HOSTALLOC_DEVICEMAP),
-                                 "cuMemHostAlloc"))  # fmt: skip
-            dev = int(self._drv(self.driver.cuMemHostGetDevicePointer(host, 0),
-                                "cuMemHostGetDevicePointer"))  # fmt: skip
-            ctypes.memset(host, 0, size)
-            left = size
+            host, dev, left = self._pinned(max(MAPPED_CHUNK, n), self._drv)
         self._chunk = (host + n, dev + n, left - n)
         return host, dev
+
+    def _first_chunk(self, ctx: Any) -> None:
+        """The first chunk of `_mapped`, on a thread of its own in the runtime's context."""
+        try:
+            _ok(self.driver.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+            self._chunk = self._pinned(MAPPED_CHUNK, _ok)
+        except Exception:  # noqa: BLE001 - the first `_mapped` allocates, and says why not
+            pass
+
+    def _pinned(self, size: int, check: Callable[[Any, str], Any]) -> tuple[int, int, int]:
+        """`size` bytes of mapped pinned host memory, zeroed: (host, device address, size)."""
+        host = int(check(self.driver.cuMemHostAlloc(size, _HOSTALLOC_DEVICEMAP),
+                         "cuMemHostAlloc"))  # fmt: skip
+        dev = int(check(self.driver.cuMemHostGetDevicePointer(host, 0),
+                        "cuMemHostGetDevicePointer"))  # fmt: skip
+        ctypes.memset(host, 0, size)
+        return host, dev, size
 
     def _reset_error(self, kernel: Compiled) -> None:
         """Put kernel's error buffer back to no failure (at compile time and after one)."""
