@@ -190,6 +190,33 @@ def test_a_kept_check_raising_indexerror_keeps_the_loop_vectorised() -> None:
         assert "%recflag" in opt and "atomicrmw" in opt  # the records, after the loop
 
 
+def test_a_deferred_indexerror_record_stores_only_the_index() -> None:
+    """A lane's deferred record stores what the record cannot have otherwise: the front end's
+    exception state is `select(raised, kind/index/length, 0)`, which is the first choice
+    wherever a record is made; the kind is a constant and the length comes from before the
+    loop. So a gather's IndexError stores its flag and its index (it stored three selected
+    words, and LLVM reloaded pointers in the loop for want of registers), and the record
+    still names the index and the length."""
+    n = 4096
+    a, out = np.ones(256, np.float32), np.zeros(n, np.float32)
+    specs, _ = gather._specs(gather._bind((out, a, np.zeros(n, np.int32)), {}), "cpu")
+    fn = prepare(build(gather.pyfunc, specs, False, False), "cpu")
+    text = registry.get("cpu").render(fn)  # type: ignore[call-arg]
+    slots = {line.split()[0] for line in text.splitlines() if "= alloca" in line}
+    # record 0: the version whose block-level test proved `idx[i]` (the other version, for
+    # blocks that test fails, checks both accesses: its state is a select of selects)
+    assert {s for s in slots if s.startswith("%recval0.")} == {"%recval0.0"}, sorted(slots)
+    idx = np.arange(n, dtype=np.int32) % 256
+    idx[[5, 3000]] = [256, 9999]
+    with simt.using("cpu"), pytest.raises(simt.KernelError) as e:
+        gather[n // 256, 256](out, a, idx)
+    assert [f.thread for f in e.value.failures] == [5, 3000]
+    assert "index 256" in str(e.value) and "256" in str(e.value), str(e.value)
+    good = np.ones(n, bool)
+    good[[5, 3000]] = False
+    np.testing.assert_array_equal(out[good], 2.0)
+
+
 @simt.kernel
 def gather_twice(out, a, idx):
     i = simt.grid(1)

@@ -100,9 +100,10 @@ class _Renderer(KernelInterface):
         self.slots: dict[int, list[str]] = {}  # site -> a slot array of indices per dimension
         # a thread's failure record (the front end's `if raised: <record>`, attr `record`)
         # directly in a vectorisable thread loop's body is deferred (`_defer_record`): per
-        # thread loop being rendered, its record ops' ids, the values its body defines, and
-        # the records deferred (op, flag slot, [(value, slot, type)])
-        self.loop_records: list[tuple[set[int], set[int], list[Any]]] = []
+        # thread loop being rendered, its record ops' ids, the values its body defines, the
+        # records deferred (op, flag slot, [(value, slot, type)], [(value, value it reads as)])
+        # and its body's selects and constants by result id
+        self.loop_records: list[tuple[set[int], set[int], list[Any], dict[int, Op]]] = []
         self.record_slots: list[tuple[str, str]] = []  # (slot array, element type)
 
     # ---- module --------------------------------------------------------------------------
@@ -444,8 +445,24 @@ class _Renderer(KernelInterface):
         the failure buffer would keep the loop scalar, so the lane stores, without a branch,
         whether it raised and the values the record reads (plain vector stores into per-lane
         slot arrays) and ors the flag into `%anyrecord` (a reduction); after the loop,
-        `_flush_records` makes the records of the lanes that raised, in lane order."""
-        _, defs, deferred = self.loop_records[-1]
+        `_flush_records` makes the records of the lanes that raised, in lane order.
+
+        Only what the record cannot have otherwise is stored: a value `select(flag, a, b)` is
+        `a` wherever a record is made (the front end's exception state is such selects: an
+        IndexError's kind, index and length), and a constant or a value from before the loop
+        is read as it is after the loop. An IndexError of a gather then stores its flag and
+        its index, not three selected words (with which LLVM ran out of registers and
+        reloaded pointers inside the vector loop)."""
+        _, defs, deferred, made = self.loop_records[-1]
+        raised = op.operands[0]
+
+        def recorded(x: Value) -> Value:
+            while (m := made.get(x.id)) is not None and m.opcode == "select" and (
+                m.operands[0] is raised
+            ):
+                x = m.operands[1]
+            return x
+
         lane = self._lane()
         inner = {r.id for o in walk_ops(op) for r in o.results}
         inner.update(a.id for o in [op, *walk_ops(op)] for r in o.regions for a in r.args)
@@ -462,18 +479,28 @@ class _Renderer(KernelInterface):
                   f", align 1{self._access_md()}")  # fmt: skip
         cur = self.inst("load i8, ptr %anyrecord, align 1")
         self.emit(f"store i8 {self.inst(f'or i8 {cur}, {f8}')}, ptr %anyrecord, align 1")
-        kept = []
-        for j, x in enumerate(used.values()):
-            ty = mem_type(x.scalar)
-            slot = f"%recval{k}.{j}"
-            self.record_slots.append((slot, ty))
-            val = self.v(x)
-            if x.scalar.is_bool:
-                val = self.inst(f"zext i1 {val} to i8")
-            at = self.inst(f"getelementptr {ty}, ptr {slot}, i64 {lane}")
-            self.emit(f"store {ty} {val}, ptr {at}, align {align(x.scalar)}{self._access_md()}")
+        kept: list[tuple[Value, str, str]] = []
+        bound: list[tuple[Value, Value]] = []
+        slots: dict[int, str] = {}
+        for x in used.values():
+            y = recorded(x)
+            m = made.get(y.id)
+            if y.id not in defs or (m is not None and m.opcode == "const"):
+                bound.append((x, y))  # the same value after the loop
+                continue
+            ty = mem_type(y.scalar)
+            slot = slots.get(y.id)
+            if slot is None:
+                slot = slots[y.id] = f"%recval{k}.{len(slots)}"
+                self.record_slots.append((slot, ty))
+                val = self.v(y)
+                if y.scalar.is_bool:
+                    val = self.inst(f"zext i1 {val} to i8")
+                at = self.inst(f"getelementptr {ty}, ptr {slot}, i64 {lane}")
+                self.emit(f"store {ty} {val}, ptr {at}, align {align(y.scalar)}"
+                          f"{self._access_md()}")  # fmt: skip
             kept.append((x, slot, ty))
-        deferred.append((op, flag, kept))
+        deferred.append((op, flag, kept, bound))
 
     def _flush_records(self, loop: Op, deferred: list[Any], bounds: tuple[str, str, str]) -> None:
         """After a thread loop with deferred records (`_defer_record`): if a lane raised, the
@@ -508,7 +535,7 @@ class _Renderer(KernelInterface):
         saved = self.vals.get(arg.id)
         self.vals[arg.id] = iv
         lane = self._lane()
-        for op, flag, kept in deferred:
+        for op, flag, kept, bound in deferred:
             f = self.inst(f"load i8, ptr {self.inst(f'getelementptr i8, ptr {flag}, i64 {lane}')}"
                           ", align 1")  # fmt: skip
             yes, no = self.new_label("rec"), self.new_label("norec")
@@ -518,6 +545,8 @@ class _Renderer(KernelInterface):
                 at = self.inst(f"getelementptr {mt}, ptr {slot}, i64 {lane}")
                 val = self.inst(f"load {mt}, ptr {at}, align {align(x.scalar)}")
                 self.vals[x.id] = self.inst(f"trunc i8 {val} to i1") if x.scalar.is_bool else val
+            for x, y in bound:
+                self.vals[x.id] = self.v(y)
             self._region(op.regions[0])
             self.emit(f"br label %{no}")
             self.start(no)
@@ -769,7 +798,8 @@ class _Renderer(KernelInterface):
             defs = {a.id for a in body.args[1:]}
             defs.update(r.id for o in walk(body) for r in o.results)
             defs.update(a.id for o in walk(body) for r in o.regions for a in r.args)
-            self.loop_records.append((records, defs, []))
+            made = {o.result.id: o for o in walk(body) if o.opcode in ("select", "const")}
+            self.loop_records.append((records, defs, [], made))
         ys = self._region(body)
         self.loop_kinds.pop()
         checks = self.loop_checks.pop() if thread_loop else {}
