@@ -23,7 +23,8 @@
 #   suite    bench/cuda/run.py: W1 against nvcc-built CUDA C, W1-W6 against CuPy and PyTorch,
 #            the launch-overhead table, the compile-time table
 #   matmul   bench/cuda/matmul.py: W6 naive, the tiled kernel and the index-expression matmul
-#            (default and tuned) against cuBLAS
+#            (default, tuned, and a sweep of GPU schedules: which should be the default)
+#            against cuBLAS
 #   users    bench/user_kernels/table.py on cuda (the teaching-kernel corpus)
 #   bounds   bench/bounds.py on cuda (bounds checks on/off), when the file exists
 #   webgpu   bench/gpu/wgsl_probe.py (which WGSL constructs the driver cannot compile), then
@@ -147,7 +148,8 @@ if [ $DRY = 1 ]; then
   step tests 120 $PY -m pytest -q -p no:cacheprovider --collect-only -k "$SELECT or fuzz_slice" tests
   step fuzz 60 bash -c "$(declare -f fuzz_parallel); PY=$PY WORK=$WORK fuzz_parallel sim 1"
   step suite 30 $PY bench/cuda/run.py --help
-  step matmul 60 $PY bench/cuda/matmul.py --backend cpu --n 48 --json "$WORK/matmul.json"
+  step matmul 60 $PY bench/cuda/matmul.py --backend cpu --n 48 --json "$WORK/matmul.json" \
+    --schedules "tile(i:8,j:8) block(k:16)"
   step users 120 $PY bench/user_kernels/table.py --backend cpu --size test --rounds 1 \
     --calls 2 --jobs matmul_tiled --json "$WORK/users.json"
   if [ -f bench/bounds.py ]; then step bounds 30 $PY bench/bounds.py --help; fi
@@ -175,7 +177,7 @@ else
   [ -f "$WORK/slice.log" ] && { echo; echo "=== tests-slice (its output)"; cat "$WORK/slice.log"; } >>"$LOG"
   step fuzz 100 bash -c "$(declare -f fuzz_parallel); PY=$PY WORK=$WORK fuzz_parallel sim,cuda 15"
   step suite 60 $PY bench/cuda/run.py --json "$WORK/suite.json"
-  step matmul 40 $PY bench/cuda/matmul.py --n 2048 --json "$WORK/matmul.json"
+  step matmul 70 $PY bench/cuda/matmul.py --n 2048 --json "$WORK/matmul.json"
   step users 35 $PY bench/user_kernels/table.py --backend cuda --rounds 3 --json "$WORK/users.json"
   if [ -f bench/bounds.py ]; then
     step bounds 35 $PY bench/bounds.py --backend cuda --json "$WORK/bounds.json"

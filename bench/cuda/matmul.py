@@ -5,6 +5,11 @@ reference before it is timed.
 
     PYTHONPATH=src python3 bench/cuda/matmul.py [--n 2048] [--json out.json]
     PYTHONPATH=src python3 bench/cuda/matmul.py --backend cpu --n 64     # the dry run's check
+    PYTHONPATH=src python3 bench/cuda/matmul.py --schedules "tile(i:8,j:8) block(k:16); ..."
+
+`--schedules` times the index expression under each schedule given (';' between them); on
+`cuda` a sweep of register tiles and shared `k` depths runs by default (`SWEEP`), so that each
+GPU pass says which schedule the GPU default should be (issue 28 item 4: within 2x cuBLAS).
 
 On `cuda` the reference ceiling is cuBLAS through CuPy (`cp.matmul`, float32) and times are
 CUDA events (bench/cuda/run.py's `gpu_ms`); on any other backend it is NumPy's BLAS and times
@@ -35,6 +40,16 @@ import simt  # noqa: E402
 from simt.tensor import i  # noqa: E402
 
 MATMUL = i("ik*kj~ijk") >> i("+ijk~ij")
+# GPU schedules to compare with the default `tile(i:8,j:4) block(k:16)` (blocks of 8 x 8
+# threads, each a register tile; `block(k:..)` the depth staged in shared memory)
+SWEEP = (
+    "tile(i:8,j:8) block(k:16)",
+    "tile(i:8,j:8) block(k:8)",
+    "tile(i:4,j:8) block(k:16)",
+    "tile(i:8,j:4) block(k:32)",
+    "tile(i:16,j:4) block(k:16)",
+    "tile(i:4,j:4) block(k:32)",
+)
 TOL = 1e-4
 
 
@@ -62,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--n", type=int, default=2048)
     ap.add_argument("--no-tune", action="store_true", help="leave out the tuned expression")
+    ap.add_argument("--schedules", default=None,
+                    help="schedules of the index expression to time, ';' between them "
+                    "(default on cuda: the SWEEP; elsewhere none)")  # fmt: skip
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
     simt.use(args.backend)
@@ -117,6 +135,15 @@ def main(argv: list[str] | None = None) -> int:
             lambda: np.asarray(got["tuned"].numpy()),
         )
 
+    wanted = args.schedules if args.schedules is not None else (
+        "; ".join(SWEEP) if args.backend == "cuda" else "")
+    for sched in (x.strip() for x in wanted.split(";") if x.strip()):
+        expr = i("ik*kj~ijk") >> i(f"+ijk~ij | {sched}")
+        variants[f"schedule {sched}"] = (
+            lambda e=expr, k=sched: got.__setitem__(k, e.exec(da, db)),
+            lambda k=sched: np.asarray(got[k].numpy()),
+        )
+
     name, run_ceiling, result_ceiling = ceiling
     run_ceiling()
     err = rel_err(result_ceiling(), want)
@@ -135,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         ms = timer(run)
         rows[label] = {"ms": ms, "ratio": ms / base}
-        print(f"  {label:26s} {ms:9.3f} ms  {ms / base:6.2f}x {name}")
+        print(f"  {label:38s} {ms:9.3f} ms  {ms / base:6.2f}x {name}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2, default=str))
     return 2 if any("error" in v for v in rows.values() if isinstance(v, dict)) else 0
