@@ -5,8 +5,9 @@ given different strings on the two paths of an `if`, and the strings printed; ex
 raised with a message built at run time (`raise ValueError(f"...")`), caught with `as e` and
 read as `str(e)`; searched and cut (`in`, `find`, slices with steps, `for ch in s`);
 stripped and replaced; each `{expr}` of an f-string assigned to a variable, and each argument
-of `str`, `*`, `join` and a raised message, evaluated once (an atomic in it adds once). The
-reference is the same helper run by Python on the host."""
+of `str`, `*`, `join` and a raised message, evaluated once (an atomic in it adds once); ints,
+bools and strings under format specs (fill, align, sign, #, 0, width, grouping, bases,
+precision of a string). The reference is the same helper run by Python on the host."""
 
 import numpy as np
 
@@ -236,6 +237,42 @@ def _stdout_effects(c):
     )
 
 
+def formatted(t, v):
+    s = f"{v:>8}|{v:<+6}|{v:^13x}|{v % 64:#010b}|{v:_o}|{v:,}|{v:014,}|{v:=+12X}|{t % 2 == 0:*^5}"
+    w = "id" + str(t)
+    return s, f"[{w:>6}][{w:.2}][{v!s:_<12}][{t > 3!s:^7}]"
+
+
+@simt.kernel
+def strings_formatted(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        s, r = formatted(t, a[t])
+        out[0, t] = len(s)
+        out[1, t] = len(r) * 100 + s.find("|")
+        if t % 8 == 0:  # (a run-time string prints a record a character)
+            print(s, r)
+
+
+def _make_formatted():
+    a = rng(17).integers(-(2**31), 2**31 - 1, 40, dtype=np.int64).astype(np.int32)
+    a[:6] = [0, -(2**31), 2**31 - 1, -1, 255, 1000]
+    a[8] = -(2**31)
+    return a, np.zeros((2, 40), np.int32)
+
+
+def _ref_formatted(a, out):
+    r = []
+    for t, v in enumerate(a.tolist()):
+        s, w = formatted(t, v)
+        r.append((len(s), len(w) * 100 + s.find("|")))
+    return {1: np.array(r, np.int64).T.astype(np.int32)}
+
+
+def _stdout_formatted(a, out):
+    return "".join(" ".join(formatted(t, v)) + "\n" for t, v in enumerate(a.tolist()) if t % 8 == 0)
+
+
 CASES = [
     Case("strings_per_thread", strings_per_thread, _make, 2, 64, _ref, tol=EXACT),
     Case("strings_printed", strings_printed, _make_printed, 1, 8, lambda a: {}, tol=EXACT,
@@ -248,4 +285,6 @@ CASES = [
          tol=EXACT, stdout=_stdout_rewritten),
     Case("strings_effects", strings_effects, _make_effects, 1, 32, lambda c: {0: c + 8},
          tol=EXACT, stdout=_stdout_effects),
+    Case("strings_formatted", strings_formatted, _make_formatted, 1, 40, _ref_formatted,
+         tol=EXACT, stdout=_stdout_formatted),
 ]

@@ -90,3 +90,112 @@ def test_an_f_string_written_to_a_file_runs_its_call_once(tmp_path) -> None:
     k[1, 2](c)
     assert list(c) == [2, 2]
     assert [(tmp_path / f"out{t}.txt").read_text() for t in range(2)] == ["1;6\n"] * 2
+
+
+# ---------------------------------------------------------------------------- format specs
+INT_SPECS = (
+    "", "d", ">8", "<8", "^9", "=+9", "+", " ", "08", "#x", "#010x", "X", "#X", "b", "#b",
+    "o", ",", "_", "_x", "012,", "09_d", "0=12_b", "*^12,", "+#o", "<05", "-^+#14_X", "\n>4",
+    "{^5",
+)  # fmt: skip
+
+
+def _spec_kernel(specs):
+    @simt.kernel(heap=16384)
+    def k(a, t):
+        v = a[t]
+        for spec in specs:
+            s = f"[{v:{spec}}]"  # a run-time string: formatted on the device
+            print(s, end="")
+        print()
+
+    return k
+
+
+ALL_SPECS = _spec_kernel(INT_SPECS)
+WIDE_SPECS = ("b", "#_o", "0=12_b", "+_x", "-^+#30_X", "020,", " d")  # fmt: skip
+WIDE = _spec_kernel(WIDE_SPECS)
+INTS = [
+    (np.int32, [0, 5, -5, 123456, -(2**31), 2**31 - 1]),
+    (np.int64, [-(2**63), 2**63 - 1, 10**12]),
+    (np.uint64, [2**64 - 1, 7]),
+    (np.bool_, [True, False]),
+]
+SMALL = [(np.int8, [-128, 127]), (np.uint16, [65535]), (np.uint32, [2**32 - 1])]
+
+
+def _run(kernel, specs, ints, capfd: pytest.CaptureFixture[str]) -> None:
+    want = []
+    for dtype, values in ints:
+        a = np.array(values, dtype)
+        for t, v in enumerate(a.tolist()):
+            kernel[1, 1](a, t)
+            want.append("".join(f"[{v:{s}}]" for s in specs) + "\n")
+    assert capfd.readouterr().out == "".join(want)
+
+
+def test_int_format_specs_are_pythons(capfd: pytest.CaptureFixture[str]) -> None:
+    """Every spec on every int width (and bool) on sim; the corpus (strings_formatted) runs
+    int32 on every backend."""
+    simt.use("sim")
+    _run(ALL_SPECS, INT_SPECS, INTS, capfd)
+    _run(WIDE, WIDE_SPECS, SMALL, capfd)
+
+
+def test_64_bit_format_specs_on_cpu(capfd: pytest.CaptureFixture[str]) -> None:
+    simt.use("cpu")
+    _run(WIDE, WIDE_SPECS, [(np.int64, [-(2**63), 10**12]), (np.uint64, [2**64 - 1])], capfd)
+
+
+def string_specs(v):
+    """String specs of a run-time string, and of a number's text after !s / !r; the same
+    code runs in the kernel and on the host."""
+    s = "ab" + str(v)
+    return (
+        f"[{s:>8}][{s:<7}][{s:^9}][{s:*^10}][{s:.3}][{s:>6.2}][{s:05}][{s!s:_<6}][{s:}]"
+        f"[{v!s:>6}][{v > 0!s:^7}][{v!r:.2}][{v < 0!a:s}][{s:.0}]"
+    )
+
+
+@simt.kernel(heap=4096)
+def string_spec_kernel(a):
+    t = simt.grid(1)
+    line = string_specs(a[t])
+    print(line)
+    print(f"{a[t] > 0!s:>6}|{a[t]!s:.1}|{a[t]:+05}")  # print formats these on the host
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_string_specs_and_conversions_are_pythons(
+    backend: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    simt.use(backend)
+    a = np.array([7, -1234, 0, 2147483647], np.int32)
+    string_spec_kernel[1, 4](a)
+    want = []
+    for v in a.tolist():
+        want += [string_specs(v), f"{v > 0!s:>6}|{v!s:.1}|{v:+05}"]
+    assert capfd.readouterr().out.splitlines() == want
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("s = f'{n * 0.5:.3f}'", "a float in a string built at run time (format spec '.3f')"),
+        ("s = f'<{n * 0.5}>'", "a float in a string built at run time"),
+        ("s = f'{n:c}'", "'c' (a character of a code point)"),
+        ("s = f'{n:n}'", "'n' (digits as the host's locale writes them)"),
+        ("s = f'{n:e}'", "'e' (the int written as a float)"),
+        ("s = f'{n:.2}'", "bad format spec '.2' for a int32 value: Precision not allowed"),
+        ("s = f'{n:,x}'", "Cannot specify ',' with 'x'"),
+        ("s = f'{str(n):+}'", "bad format spec '+' for a string: Sign not allowed"),
+        ("s = f'{str(n)!r}'", "repr() of a string built at run time"),
+        ("s = f'{n!s:=5}'", "'=' alignment not allowed in string format specifier"),
+    ],
+)
+def test_refusals_name_the_line_and_say_what_to_write(body: str, words: str, refusal) -> None:
+    text = refusal(
+        "import simt\n\n@simt.kernel\ndef k(out, n):\n    t = simt.grid(1)\n"
+        f"    {body}\n    out[t] = len(s)\n"
+    )
+    assert words in text and "user_kernel.py:6" in text

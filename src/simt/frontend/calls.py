@@ -24,7 +24,7 @@ from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..filewrites import MARK, SEP, KernelFile
 from ..ir import Field, Value
-from . import list_ops, lists, raising, str_ops, strings, views
+from . import list_ops, lists, raising, str_format, str_ops, strings, views
 from .context import Translating
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
@@ -1034,8 +1034,14 @@ def _repr(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) 
     return _only_known(repr, "repr")(tr, args, kwargs, node)
 
 
-def fstring_parts(tr: Translating, node: ast.JoinedStr) -> list[strings.Part]:
-    """The literal and formatted pieces of an f-string; known values are formatted now."""
+_CONVERSIONS = (ord("s"), ord("r"), ord("a"))
+
+
+def fstring_parts(tr: Translating, node: ast.JoinedStr, built: bool = False) -> list[strings.Part]:
+    """The literal and formatted pieces of an f-string; known values are formatted now. Each
+    `{expr}` is translated once, here. `built`: the pieces of a run-time string
+    (`str_format.from_parts`), which formats a run-time string given a spec itself (after
+    the pieces before it, so that its words follow theirs: nothing copied)."""
     out: list[strings.Part] = []
     for piece in node.values:
         if isinstance(piece, ast.Constant):
@@ -1060,17 +1066,29 @@ def fstring_parts(tr: Translating, node: ast.JoinedStr) -> list[strings.Part]:
             except (ValueError, TypeError) as e:
                 tr.fail(piece, f"bad format spec {spec!r}: {e}")
         elif isinstance(v, Value) and isinstance(v.type, T.Scalar):
-            # the host formats it after the launch: a spec that cannot format this type is
-            # refused now, where it is written, not there
+            # the host formats it after the launch (str_format.number where the f-string is
+            # a run-time string): a spec that cannot format this type is refused now, where
+            # it is written, not there
             t = v.type
-            sample = False if t.is_bool else 0.0 if t.is_float else 0
+            sample: object = False if t.is_bool else 0.0 if t.is_float else 0
+            if spec and piece.conversion in _CONVERSIONS:  # the spec formats str(v)
+                sample, spec = str(sample), f"!{chr(piece.conversion)}:{spec}"
             try:
-                format(sample, spec)
+                format(sample, spec.partition(":")[2] if spec.startswith("!") else spec)
             except (ValueError, TypeError) as e:
                 tr.fail(piece, f"bad format spec {spec!r} for a {t.name} value: {e}")
             out.append((v, spec))
-        elif strings.is_str(v) and not spec and piece.conversion != ord("r"):
-            out.append(v)  # type: ignore[arg-type]
+        elif strings.is_str(v) and piece.conversion in (-1, ord("s")):
+            if not spec:
+                out.append(v)  # type: ignore[arg-type]
+            elif built:
+                str_format.check_text(tr, spec, piece)
+                out.append((v, spec))  # type: ignore[arg-type]
+            else:
+                out.append(str_format.text(tr, v, spec, piece))  # type: ignore[arg-type]
+        elif strings.is_str(v):
+            tr.fail(piece, "repr() of a string built at run time (its quotes and escapes)",
+                    "write the quotes: f\"'{s}'\"")  # fmt: skip
         elif isinstance(v, Tup) and not spec:
             out.extend(_print_value(tr, v, piece, top=False))
         elif raising.is_caught(v) and not spec:

@@ -281,27 +281,9 @@ def join(tr: Translating, sep: Text, items: list[V], node: ast.AST) -> Text:
     return out
 
 
-Part = str | Obj | tuple[Value, str]  # a piece of an f-string (`calls.fstring_parts`)
-
-
-def from_parts(tr: Translating, parts: list[Part], node: ast.AST) -> Text:
-    """An f-string outside `print`, from its pieces: literal text, run-time strings and
-    numbers with their format spec. `calls.fstring_parts` translated each `{expr}` once, so
-    the string is sized and written from those values (an expression with an effect, a
-    call of an atomic, runs once, as in Python); numbers as `str(v)` would write them."""
-    out: Text = ""
-    for p in parts:
-        if isinstance(p, tuple):
-            v, spec = p
-            if spec not in ("", "d"):
-                tr.fail(node, "a format spec in a string built at run time (only {v} and {v:d})",
-                        "print the f-string directly: print(f'...') formats any spec on the "
-                        "host")  # fmt: skip
-            text = from_number(tr, v, node)
-        else:
-            text = p
-        out = concat(tr, out, text, node)
-    return out
+# a piece of an f-string (`calls.fstring_parts`): literal text, a run-time string, a number
+# or a run-time string (where it builds a run-time string) with its format spec
+Part = str | Obj | tuple[Value | Obj, str]
 
 
 # ------------------------------------------------------------------------------- exceptions

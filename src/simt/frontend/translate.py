@@ -34,6 +34,7 @@ from . import (
     lists,
     loops,
     raising,
+    str_format,
     strings,
     tables,
     views,
@@ -864,10 +865,10 @@ class Translator:
         return self.sequence(out, kind)
 
     def expr_JoinedStr(self, node: ast.JoinedStr) -> V:
-        parts = calls.fstring_parts(self, node)
+        parts = calls.fstring_parts(self, node, built=True)
         if all(isinstance(p, str) for p in parts):
             return Known("".join(parts))  # type: ignore[arg-type]
-        return strings.value_of(strings.from_parts(self, parts, node))
+        return strings.value_of(str_format.from_parts(self, parts, node))
 
     def expr_Attribute(self, node: ast.Attribute) -> V:
         base = self.expr(node.value)

@@ -17,7 +17,10 @@ from .base import PrintRecord
 
 
 def format_value(value: Any, spec: str) -> str:
-    """One printed value: as Python's `print` shows it when `spec` is empty, else `format`."""
+    """One printed value: as Python's `print` shows it when `spec` is empty, else `format`;
+    `!s:spec` (from `{v!s:spec}`, also `!r`, `!a`) formats the printed text with `spec`."""
+    if spec.startswith("!"):
+        return format(format_value(value, ""), spec[3:])
     if isinstance(value, (np.bool_, bool)):
         value = bool(value)
     elif isinstance(value, np.integer):

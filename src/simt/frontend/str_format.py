@@ -1,0 +1,262 @@
+"""Format specs in strings built at run time (the strings: `strings.py`): `f"{v:>8x}"`
+assigned to a variable, `format(v, spec)` and `"{:+d}".format(v)`, written on the device
+exactly as Python's `format` writes them.
+
+A spec is known at compile time (`[[fill]align][sign][#][0][width][grouping][.precision]
+[type]`) and checked first by Python's own `format` on a sample of the value's type, so a
+spec Python refuses is refused with Python's words. What is written at run time:
+
+- an int of any width, or a bool given a spec: types `d`, `b`, `o`, `x`, `X` (and none),
+  fill and align `<`, `>`, `^`, `=`, sign `+`, `-`, space, `#` (`0b`, `0o`, `0x`, `0X`), `0`,
+  width, and grouping `,` / `_` (every 3 digits, every 4 in `b`/`o`/`x`; with `0` padding
+  the zeros are grouped too, as Python groups them);
+- a string (one built at run time, or a number's text after `!s`, `!r`, `!a`): fill and
+  align `<`, `>`, `^`, width, `.precision` (its first characters: a view, nothing copied),
+  type `s`.
+
+Refused with advice: a float (Python's shortest round-trip digits are written by the host:
+`print` formats any spec), type `c` and `n` of an int, and a float type (`e`, `f`, `g`,
+`%`) of an int.
+
+An int's text is laid out as Python lays it out: `[left fill][sign][prefix][middle fill]
+[digits with separators][right fill]`, the fill split by the alignment (`^`: the smaller
+half on the left). Digits are counted by dividing by the base, then written right to left.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from .. import types as T
+from ..ir import Value
+from .context import Translating
+from .list_ops import fold
+from .lists import i32, loop, when
+from .scalars import coerce
+from .strings import Part, Text, concat, copy, from_number, length, make, new, offset, put
+from .values import Obj
+
+_SPEC = re.compile(
+    r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<z>z)?(?P<alt>#)?(?P<zero>0)?"
+    r"(?P<width>\d+)?(?P<group>[,_])?(?:\.(?P<precision>\d+))?(?P<kind>[a-zA-Z%])?\Z",
+    re.DOTALL,
+)
+_BASE = {"": 10, "d": 10, "b": 2, "o": 8, "x": 16, "X": 16}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A format spec, parsed as Python's `format` reads it."""
+
+    fill: str | None  # None: not given
+    align: str | None
+    sign: str
+    alt: bool
+    zero: bool
+    width: int
+    group: str
+    precision: int | None
+    kind: str
+
+    @property
+    def pad(self) -> str:
+        """The fill character (a `0` flag without a fill given: '0')."""
+        return self.fill if self.fill is not None else "0" if self.zero else " "
+
+
+def parse(spec: str) -> Spec:
+    """The parts of a spec Python's `format` accepted."""
+    m = _SPEC.match(spec)
+    assert m is not None, spec
+    g = m.groupdict()
+    return Spec(
+        fill=g["fill"], align=g["align"], sign=g["sign"] or "-", alt=bool(g["alt"]),
+        zero=bool(g["zero"]), width=int(g["width"] or 0), group=g["group"] or "",
+        precision=None if g["precision"] is None else int(g["precision"]), kind=g["kind"] or "",
+    )  # fmt: skip
+
+
+def _checked(tr: Translating, sample: object, spec: str, what: str, node: ast.AST) -> Spec:
+    """`spec` parsed, after Python's `format` accepted it for a `sample` of the value's type
+    (a spec it refuses is refused here, at the user's line, with its words)."""
+    try:
+        format(sample, spec)
+    except (ValueError, TypeError) as e:
+        tr.fail(node, f"bad format spec {spec!r} for {what}: {e}")
+    return parse(spec)
+
+
+# ------------------------------------------------------------------------------- numbers
+def number(tr: Translating, v: Value, spec: str, node: ast.AST) -> Text:
+    """A run-time number's text under `spec`; a spec `!s:...` (from `{v!s:...}`) formats the
+    number's text (`str(v)`) as a string."""
+    t = v.type
+    assert isinstance(t, T.Scalar)
+    if spec.startswith("!"):
+        return text(tr, from_number(tr, v, node), spec[3:], node)
+    if t.is_float:
+        tr.fail(
+            node,
+            f"a float in a string built at run time{f' (format spec {spec!r})' if spec else ''}"
+            ": Python's digits of a float are written by the host",
+            "print it: print(f'{s} {x:.3f}') and f.write(f'{x:.3f}') format any spec; or put "
+            "an integer in the string: f'{int(x * 1000)}'",
+        )
+    if not spec or (spec == "d" and not t.is_bool):
+        return from_number(tr, v, node)
+    sp = _checked(tr, False if t.is_bool else 0, spec, f"a {t.name} value", node)
+    if sp.kind not in _BASE:
+        why = {
+            "c": "a character of a code point",
+            "n": "digits as the host's locale writes them",
+        }.get(sp.kind, "the int written as a float")
+        tr.fail(node, f"a format spec in a string built at run time: {spec!r} ({why})",
+                "use d, b, o, x or X (with fill, align, sign, #, 0, width, grouping), or "
+                "print it: print(f'...') formats any spec on the host")  # fmt: skip
+    tr.at(node)
+    return _int(tr, coerce(tr.b, v, T.INT32) if t.is_bool else v, sp, node)
+
+
+def _magnitude(tr: Translating, v: Value) -> tuple[Value, Value, T.Scalar]:
+    """(negative, |v| unsigned, that unsigned type) of an int, the most negative one too."""
+    b = tr.b
+    t = v.scalar
+    ut = T.UINT64 if t.bits == 64 else T.UINT32
+    u = b.cast(v, ut) if v.type != ut else v
+    if not t.is_signed:
+        return b.const(False, T.BOOL), u, ut
+    x = coerce(b, v, T.INT64 if t.bits == 64 else T.INT32)
+    neg = b.cmp("lt", x, b.const(0, x.scalar))
+    return neg, b.select(neg, b.bin("sub", b.const(0, ut), u), u), ut
+
+
+def _int(tr: Translating, v: Value, sp: Spec, node: ast.AST) -> Text:
+    b = tr.b
+    base = _BASE[sp.kind]
+    neg, u, ut = _magnitude(tr, v)
+    big = b.const(base, ut)
+    one, zero = i32(tr, 1), i32(tr, 0)
+    most = _ndigits(2**ut.bits - 1, base)  # digits of the largest magnitude
+
+    def count(k: Value, acc: list[Value]) -> list[Value]:  # acc[0]: u // base**(k - 1)
+        more = b.select(b.cmp("ge", acc[0], big), one, zero)
+        return [b.bin("floordiv", acc[0], big), b.bin("add", acc[1], more)]
+
+    _, ndig = fold(tr, one, i32(tr, most), [u, one], count)
+    plus = {"+": ord("+"), " ": ord(" ")}.get(sp.sign, 0)
+    sign_ch = b.select(neg, i32(tr, ord("-")), i32(tr, plus))
+    sign_n = b.select(b.cmp("ne", sign_ch, zero), one, zero)
+    prefix = "0" + sp.kind if sp.alt and base != 10 else ""
+    group = 0 if not sp.group else 3 if base == 10 else 4
+    align = sp.align or ("=" if sp.zero else ">")
+    head = b.bin("add", sign_n, i32(tr, len(prefix)))
+    nd = ndig
+    if group and sp.pad == "0" and align == "=":
+        # zeros fill the width as digits, grouped too, never starting with a separator:
+        # the fewest digits n with n + (n - 1) // group >= the width left
+        left = b.bin("max", b.bin("sub", i32(tr, sp.width), head), one)
+        n0 = b.bin("sub", left, b.bin("floordiv", b.bin("sub", left, one), i32(tr, group + 1)))
+        nd = b.bin("max", ndig, n0)
+    seps = b.bin("floordiv", b.bin("sub", nd, one), i32(tr, group)) if group else zero
+    body = b.bin("add", head, b.bin("add", nd, seps))
+    pad = b.bin("max", b.bin("sub", i32(tr, sp.width), body), zero) if sp.width else zero
+    lpad = {"<": zero, ">": pad, "^": b.bin("floordiv", pad, i32(tr, 2)), "=": zero}[align]
+    mid = pad if align == "=" else zero
+    total = b.bin("add", body, pad)
+    alpha = ord("A" if sp.kind == "X" else "a")
+
+    def digit(at: Value, end: Value, k: Value, acc: list[Value]) -> list[Value]:
+        d = coerce(b, b.bin("mod", acc[0], big), T.INT32)
+        ch = b.bin("add", d, i32(tr, 48))
+        if base > 10:
+            ch = b.select(b.cmp("lt", d, i32(tr, 10)), ch, b.bin("add", d, i32(tr, alpha - 10)))
+        shift = b.bin("add", k, b.bin("floordiv", k, i32(tr, group))) if group else k
+        pos = b.bin("sub", b.bin("sub", end, one), shift)
+        put(tr, at, pos, ch)
+        if group:  # a separator right of every group-th digit
+            cut = b.bin("and", b.cmp("gt", k, zero),
+                        b.cmp("eq", b.bin("mod", k, i32(tr, group)), zero))  # fmt: skip
+            when(tr, cut, lambda: put(tr, at, b.bin("add", pos, one), i32(tr, ord(sp.group))))
+        return [b.bin("floordiv", acc[0], big)]
+
+    def fill(at: Value) -> None:
+        _pad(tr, at, zero, lpad, sp.pad)
+        when(tr, b.cmp("gt", sign_n, zero), lambda: put(tr, at, lpad, sign_ch))
+        copy(tr, prefix, at, b.bin("add", lpad, sign_n))
+        start = b.bin("add", lpad, head)
+        _pad(tr, at, start, b.bin("add", start, mid), sp.pad)
+        end = b.bin("add", b.bin("add", start, mid), b.bin("add", nd, seps))
+        fold(tr, zero, nd, [u], lambda k, acc: digit(at, end, k, acc))
+        _pad(tr, at, end, total, sp.pad)
+
+    return new(tr, total, "a formatted number", node, fill)
+
+
+def _ndigits(x: int, base: int) -> int:
+    """How many digits `x` has in `base`."""
+    n = 1
+    while x >= base:
+        x, n = x // base, n + 1
+    return n
+
+
+def _pad(tr: Translating, at: Value, lo: Value, hi: Value, ch: str) -> None:
+    """The fill character at `lo`..`hi` (nothing where hi <= lo)."""
+    loop(tr, lo, hi, lambda k: put(tr, at, k, i32(tr, ord(ch))))
+
+
+# ------------------------------------------------------------------------------- strings
+def check_text(tr: Translating, spec: str, node: ast.AST) -> None:
+    """Refuse a spec Python refuses for a string."""
+    _checked(tr, "", spec, "a string", node)
+
+
+def text(tr: Translating, s: Text, spec: str, node: ast.AST) -> Text:
+    """A string under a string spec: cut to its `.precision` first characters (a view), then
+    filled to its width."""
+    sp = _checked(tr, "", spec, "a string", node)
+    if isinstance(s, str):
+        return format(s, spec)
+    tr.at(node)
+    b = tr.b
+    n = length(tr, s)
+    if sp.precision is not None:
+        n = b.bin("min", n, i32(tr, sp.precision))
+        s = make(offset(s), n)
+    if not sp.width:
+        return s
+    zero = i32(tr, 0)
+    pad = b.bin("max", b.bin("sub", i32(tr, sp.width), n), zero)
+    align = sp.align or "<"
+    lpad = {"<": zero, ">": pad, "^": b.bin("floordiv", pad, i32(tr, 2))}[align]
+    total = b.bin("add", n, pad)
+    body: Text = s
+
+    def fill(at: Value) -> None:
+        _pad(tr, at, zero, lpad, sp.pad)
+        copy(tr, body, at, lpad)
+        _pad(tr, at, b.bin("add", lpad, n), total, sp.pad)
+
+    return new(tr, total, "a formatted string", node, fill)
+
+
+# ------------------------------------------------------------------------------- building
+def from_parts(tr: Translating, parts: list[Part], node: ast.AST) -> Text:
+    """An f-string outside `print`, from its pieces (`calls.fstring_parts`): literal text,
+    run-time strings and numbers with their spec. Each `{expr}` was translated once, there,
+    so the string is sized and written from those values (an expression with an effect, a
+    call of an atomic, runs once, as in Python)."""
+    out: Text = ""
+    for p in parts:
+        if isinstance(p, tuple):  # formatted here: its words follow those of `out`
+            v, spec = p
+            piece = text(tr, v, spec, node) if isinstance(v, Obj) else number(tr, v, spec, node)
+        else:
+            piece = p
+        out = concat(tr, out, piece, node)
+    return out
+
+
+__all__ = ["Spec", "parse", "number", "text", "from_parts"]
