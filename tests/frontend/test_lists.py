@@ -188,3 +188,50 @@ def test_print_shows_a_list_as_python_does(
     assert capsys.readouterr().out == "".join(
         f"t|{t}|{[j * 0.5 for j in range(t)]}|[False, False, True]\n" for t in range(3)
     )
+
+
+@simt.kernel
+def known_length_slices(out, a):
+    i = simt.grid(1)
+    xs = [(j % 8) * 0.125 + a[i] for j in range(4)]  # a known length: unrolled, read-only
+    ys = xs[1:]
+    zs = xs[::-2]
+    t = (a[i], 2.0, 3.0)
+    out[i, 0] = len(ys) + ys[0]
+    out[i, 1] = zs[0] + zs[1]
+    out[i, 2] = sum(t[1:]) + len(t[5:])
+    out[i, 3] = 1.0 if 0.25 + a[i] in ys else 0.0
+
+
+@simt.kernel
+def run_time_bound(out, n):
+    i = simt.grid(1)
+    xs = [j * 2 for j in range(4)]
+    out[i] = len(xs[n:])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_tuple_or_a_list_of_known_length_slices_as_pythons(backend: str) -> None:
+    """Slices of a tuple and of a list whose length is known at compile time (a comprehension
+    over a known range is unrolled) by known bounds are the items Python's slice picks; the
+    fuzzer's `--oob` seed 29 met `xs[1:]` of such a list as "slices: not supported"."""
+    simt.use(backend)
+    a = np.arange(4, dtype=np.float32)
+    out = np.zeros((4, 4), np.float32)
+    known_length_slices[1, 4](out, a)
+
+    def py(i: int) -> list[float]:
+        xs = [(j % 8) * 0.125 + float(a[i]) for j in range(4)]
+        ys, zs, t = xs[1:], xs[::-2], (float(a[i]), 2.0, 3.0)
+        return [len(ys) + ys[0], zs[0] + zs[1], sum(t[1:]) + len(t[5:]),
+                1.0 if 0.25 + a[i] in ys else 0.0]  # fmt: skip
+
+    np.testing.assert_array_equal(out, np.array([py(i) for i in range(4)], np.float32))
+
+
+def test_a_run_time_bound_on_a_list_of_known_length_says_what_to_do() -> None:
+    with pytest.raises(simt.CompileError) as e:
+        run_time_bound[1, 4](np.zeros(4, np.int32), 1)
+    msg = str(e.value)
+    assert "test_lists.py" in msg and "xs[n:]" in msg
+    assert "sliced by integers known at compile time" in msg and "run-time list" in msg

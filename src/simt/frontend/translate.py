@@ -894,6 +894,8 @@ class Translator:
             return list_ops.getslice(self, base, node.slice, node)  # type: ignore[arg-type]
         if strings.is_text(base) and isinstance(node.slice, ast.Slice):
             return strings.getslice(self, strings.text_of(base), node.slice, node)
+        if isinstance(base, (Tup, Known)) and isinstance(node.slice, ast.Slice):
+            return self.known_slice(base, node.slice)
         key = self.expr(node.slice)
         if strings.is_str(base):
             return strings.char_at(self, base, key, node)  # type: ignore[arg-type]
@@ -931,6 +933,33 @@ class Translator:
             if m is not None:
                 return self.call_method(m, [key], node)
         self.fail(node, "only arrays, tuples and objects with __getitem__ can be indexed")
+
+    def known_slice(self, base: Tup | Known, sl: ast.Slice) -> V:
+        """`t[a:b:c]` of a tuple, or of a list whose length is known at compile time (a
+        comprehension over a known range, a list display: read-only, its items unrolled), by
+        bounds known at compile time: the items Python's slice picks, as a tuple."""
+        bounds: list[Any] = []
+        for part in (sl.lower, sl.upper, sl.step):
+            v = Known(None) if part is None else self.expr(part)
+            if not isinstance(v, Known) or not (
+                v.value is None or isinstance(v.value, (int, np.integer))
+            ):
+                self.fail(
+                    part or sl,
+                    "a tuple (or a list of a length known at compile time) can only be "
+                    "sliced by integers known at compile time",
+                    "build a run-time list instead (append in a loop over range(n)) and "
+                    "slice that, or index one item at a time",
+                )
+            bounds.append(None if v.value is None else int(v.value))
+        if bounds[2] == 0:
+            self.fail(sl, "slice step cannot be zero")
+        if isinstance(base, Known):
+            try:
+                return Known(base.value[slice(*bounds)])
+            except Exception as e:  # noqa: BLE001 - the user's object raised
+                self.fail(sl, f"slicing failed at compile time: {type(e).__name__}: {e}")
+        return self.sequence(list(base.items[slice(*bounds)]), tuple)
 
     def table_item(self, base: Known, arr: np.ndarray, node: ast.Subscript) -> V:
         """`TABLE[...]` of an array known at compile time: folded when every index is known,
