@@ -7,7 +7,8 @@ read as `str(e)`; searched and cut (`in`, `find`, slices with steps, `for ch in 
 stripped and replaced; each `{expr}` of an f-string assigned to a variable, and each argument
 of `str`, `*`, `join` and a raised message, evaluated once (an atomic in it adds once); ints,
 bools and strings under format specs (fill, align, sign, #, 0, width, grouping, bases,
-precision of a string). The reference is the same helper run by Python on the host."""
+precision of a string), `str.format` and `format()`. The reference is the same helper run by
+Python on the host."""
 
 import numpy as np
 
@@ -240,10 +241,11 @@ def _stdout_effects(c):
 def formatted(t, v):
     s = f"{v:>8}|{v:<+6}|{v:^13x}|{v % 64:#010b}|{v:_o}|{v:,}|{v:014,}|{v:=+12X}|{t % 2 == 0:*^5}"
     w = "id" + str(t)
-    return s, f"[{w:>6}][{w:.2}][{v!s:_<12}][{t > 3!s:^7}]"
+    r = f"[{w:>6}][{w:.2}][{v!s:_<12}][{t > 3!s:^7}]"
+    return s, r + "{0:x}{1:>4}{0}".format(t, w) + format(v % 1000, "+")  # noqa: UP032
 
 
-@simt.kernel
+@simt.kernel(heap=2048)
 def strings_formatted(a, out):
     t = simt.grid(1)
     if t < len(a):

@@ -1,6 +1,8 @@
 """Strings built at run time from expressions (frontend/strings.py, frontend/str_format.py):
 each `{expr}` of an f-string, and each argument of `str`, `*`, `join` and an exception, is
-evaluated once, as in Python (a call with an effect in it runs once)."""
+evaluated once, as in Python (a call with an effect in it runs once); format specs of ints,
+bools and strings written as Python's `format` writes them, in f-strings, `str.format` and
+`format()`; and the refusals (floats, specs and templates not read at compile time)."""
 
 from __future__ import annotations
 
@@ -194,6 +196,57 @@ def test_string_specs_and_conversions_are_pythons(
     ],
 )
 def test_refusals_name_the_line_and_say_what_to_write(body: str, words: str, refusal) -> None:
+    text = refusal(
+        "import simt\n\n@simt.kernel\ndef k(out, n):\n    t = simt.grid(1)\n"
+        f"    {body}\n    out[t] = len(s)\n"
+    )
+    assert words in text and "user_kernel.py:6" in text
+
+
+def formats(t, v):
+    """`str.format` and `format()`; the same code runs in the kernel and on the host."""
+    w = "id" + str(t)
+    s = "{} {:>6} {!s:^7} {:#x}".format(w, v, v > 0, v)  # noqa: UP032
+    s += "|{0}{0:+}|{1:_b}|{n:*<5}".format(v, t, n=w)  # noqa: UP032
+    return s + "," + format(v, "08,") + format(w, ">5") + format(v) + format(t > 1) + format(w)
+
+
+@simt.kernel(heap=2048)
+def formats_kernel(a):
+    t = simt.grid(1)
+    print(formats(t, a[t]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_str_format_and_format_are_pythons(
+    backend: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    simt.use(backend)
+    a = np.array([5, -1234, 99999, -(2**31)], np.int32)
+    formats_kernel[1, 4](a)
+    assert capfd.readouterr().out.splitlines() == [formats(t, v) for t, v in enumerate(a.tolist())]
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("s = str(n).format(t)", "str.format() of a string built at run time"),
+        ("s = '{:{}}'.format(t, 3)", "a nested field in the format spec"),
+        ("s = '{0.real}'.format(t)", "attribute and index fields are not read in a kernel"),
+        ("s = '{} {}'.format(t)", "Replacement index 1 out of range"),
+        ("s = '{} {0}'.format(t)", "cannot switch from automatic field numbering to manual"),
+        ("s = '{x}'.format(t)", "no keyword argument 'x'"),
+        ("s = '{:.2f}'.format(t * 0.5)", "a float in a string built at run time"),
+        ("s = '{!r}'.format(str(t))", "repr() of a string built at run time"),
+        ("s = format(t, str(n))", "format()'s spec must be a string known at compile time"),
+        ("s = format(t, 'q')", "bad format spec 'q' for a int32 value"),
+        ("s = format((t, n))", "format() in a kernel formats numbers and strings"),
+        ("s = format(t * 0.5, '.1f')", "a float in a string built at run time"),
+    ],
+)
+def test_format_refusals_name_the_line_and_say_what_to_write(
+    body: str, words: str, refusal
+) -> None:
     text = refusal(
         "import simt\n\n@simt.kernel\ndef k(out, n):\n    t = simt.grid(1)\n"
         f"    {body}\n    out[t] = len(s)\n"

@@ -46,6 +46,10 @@ def dtype_arg(v: V) -> T.Scalar | None:
 def attribute(tr: Translating, base: V, attr: str, node: ast.Attribute) -> V:
     if lists.is_list(base):
         return list_ops.attribute(tr, base, attr, node)  # type: ignore[arg-type]
+    if attr == "format" and strings.is_text(base):
+        if strings.is_str(base):
+            str_format.refuse_run_time_template(tr, node)
+        return Bound(base, str_format.Method())
     if strings.is_str(base):
         return str_ops.attribute(tr, base, attr, node)  # type: ignore[arg-type]
     if attr == "join" and isinstance(base, Known) and isinstance(base.value, str):
@@ -127,7 +131,7 @@ def call(tr: Translating, node: ast.Call) -> V:
         if k.arg is None:
             tr.fail(k, "**kwargs in a call is not supported in kernels")
         kwargs[k.arg] = tr.expr(k.value)  # type: ignore[index]
-    methods = (list_ops.Method, strings.Method, str_ops.Method)
+    methods = (list_ops.Method, strings.Method, str_ops.Method, str_format.Method)
     if isinstance(fn, Bound) and isinstance(fn.func, methods):
         return fn.func.call(tr, fn.obj, args, kwargs, node)  # type: ignore[arg-type]
     if (
@@ -1034,9 +1038,6 @@ def _repr(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) 
     return _only_known(repr, "repr")(tr, args, kwargs, node)
 
 
-_CONVERSIONS = (ord("s"), ord("r"), ord("a"))
-
-
 def fstring_parts(tr: Translating, node: ast.JoinedStr, built: bool = False) -> list[strings.Part]:
     """The literal and formatted pieces of an f-string; known values are formatted now. Each
     `{expr}` is translated once, here. `built`: the pieces of a run-time string
@@ -1055,40 +1056,9 @@ def fstring_parts(tr: Translating, node: ast.JoinedStr, built: bool = False) -> 
                 tr.fail(piece.format_spec, "a format spec must be known at compile time")
             spec = "".join(sp)  # type: ignore[arg-type]
         v = tr.expr(piece.value)
-        if isinstance(v, Known):
-            x = v.value
-            if piece.conversion == ord("r"):
-                x = repr(x)
-            elif piece.conversion == ord("s"):
-                x = str(x)
-            try:
-                out.append(format(x, spec))
-            except (ValueError, TypeError) as e:
-                tr.fail(piece, f"bad format spec {spec!r}: {e}")
-        elif isinstance(v, Value) and isinstance(v.type, T.Scalar):
-            # the host formats it after the launch (str_format.number where the f-string is
-            # a run-time string): a spec that cannot format this type is refused now, where
-            # it is written, not there
-            t = v.type
-            sample: object = False if t.is_bool else 0.0 if t.is_float else 0
-            if spec and piece.conversion in _CONVERSIONS:  # the spec formats str(v)
-                sample, spec = str(sample), f"!{chr(piece.conversion)}:{spec}"
-            try:
-                format(sample, spec.partition(":")[2] if spec.startswith("!") else spec)
-            except (ValueError, TypeError) as e:
-                tr.fail(piece, f"bad format spec {spec!r} for a {t.name} value: {e}")
-            out.append((v, spec))
-        elif strings.is_str(v) and piece.conversion in (-1, ord("s")):
-            if not spec:
-                out.append(v)  # type: ignore[arg-type]
-            elif built:
-                str_format.check_text(tr, spec, piece)
-                out.append((v, spec))  # type: ignore[arg-type]
-            else:
-                out.append(str_format.text(tr, v, spec, piece))  # type: ignore[arg-type]
-        elif strings.is_str(v):
-            tr.fail(piece, "repr() of a string built at run time (its quotes and escapes)",
-                    "write the quotes: f\"'{s}'\"")  # fmt: skip
+        part = str_format.field(tr, v, spec, piece.conversion, piece, built)
+        if part is not None:
+            out.append(part)
         elif isinstance(v, Tup) and not spec:
             out.extend(_print_value(tr, v, piece, top=False))
         elif raising.is_caught(v) and not spec:
@@ -1096,7 +1066,7 @@ def fstring_parts(tr: Translating, node: ast.JoinedStr, built: bool = False) -> 
         elif isinstance(v, Obj) and not spec and tr.method_of(v, "__simt_print__") is not None:
             out.extend(_printed_obj(tr, v, piece))
         else:
-            tr.fail(piece, "only numbers can be formatted in a kernel's f-string")
+            tr.fail(piece, "only numbers and strings can be formatted in a kernel's f-string")
     return out
 
 
@@ -1169,6 +1139,7 @@ def _handlers() -> dict[Any, Handler]:
         builtins.isinstance: _isinstance,
         builtins.str: _str,
         builtins.repr: _repr,
+        builtins.format: str_format.builtin,
         builtins.len: _len,
         builtins.min: _minmax("min"),
         builtins.max: _minmax("max"),

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 from dataclasses import dataclass
 
 from .. import types as T
@@ -35,8 +36,21 @@ from .context import Translating
 from .list_ops import fold
 from .lists import i32, loop, when
 from .scalars import coerce
-from .strings import Part, Text, concat, copy, from_number, length, make, new, offset, put
-from .values import Obj
+from .strings import (
+    Part,
+    Text,
+    concat,
+    copy,
+    from_number,
+    is_str,
+    length,
+    make,
+    new,
+    offset,
+    put,
+    value_of,
+)
+from .values import Known, Obj, V
 
 _SPEC = re.compile(
     r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<z>z)?(?P<alt>#)?(?P<zero>0)?"
@@ -44,6 +58,7 @@ _SPEC = re.compile(
     re.DOTALL,
 )
 _BASE = {"": 10, "d": 10, "b": 2, "o": 8, "x": 16, "X": 16}
+_CONVERSIONS = (ord("s"), ord("r"), ord("a"))
 
 
 @dataclass(frozen=True)
@@ -88,14 +103,66 @@ def _checked(tr: Translating, sample: object, spec: str, what: str, node: ast.AS
     return parse(spec)
 
 
+# ------------------------------------------------------------------------------- fields
+def field(tr: Translating, v: V, spec: str, conversion: int, node: ast.AST,
+          built: bool) -> Part | None:  # fmt: skip
+    """One `{v!conversion:spec}` of an f-string, `str.format` or `format()` (`conversion`: -1,
+    or ord of s, r, a): a known value's text now; a run-time number with its spec (formatted
+    by the host in a `print`, by `number` in a string built at run time); a run-time string,
+    formatted now, or later by `from_parts` where `built`. None: not a number or a string."""
+    if isinstance(v, Known):
+        x = v.value
+        if conversion == ord("r"):
+            x = repr(x)
+        elif conversion == ord("s"):
+            x = str(x)
+        elif conversion == ord("a"):
+            x = ascii(x)
+        try:
+            return format(x, spec)
+        except (ValueError, TypeError) as e:
+            tr.fail(node, f"bad format spec {spec!r}: {e}")
+    if isinstance(v, Value) and isinstance(v.type, T.Scalar):
+        # a spec that cannot format this type is refused now, where it is written, not on
+        # the host after the launch
+        t = v.type
+        sample: object = False if t.is_bool else 0.0 if t.is_float else 0
+        if spec and conversion in _CONVERSIONS:  # the spec formats the number's text
+            _checked(tr, str(sample), spec, f"the text of a {t.name} value", node)
+            return (v, f"!{chr(conversion)}:{spec}")
+        _checked(tr, sample, spec, f"a {t.name} value", node)
+        return (v, spec)
+    if is_str(v):
+        assert isinstance(v, Obj)
+        if conversion not in (-1, ord("s")):
+            tr.fail(node, "repr() of a string built at run time (its quotes and escapes)",
+                    "write the quotes: f\"'{s}'\"")  # fmt: skip
+        if not spec:
+            return v
+        if built:
+            _checked(tr, "", spec, "a string", node)
+            return (v, spec)
+        return text(tr, v, spec, node)
+    return None
+
+
+def conversion_of(spec: str) -> tuple[str, str]:
+    """(conversion, spec) of a field's spec: `!s:>6` (`{v!s:>6}`) is ("s", ">6"); a spec
+    Python accepts never starts so ('!' is a fill only before an align), so ("", spec)."""
+    if spec[:1] == "!" and spec[2:3] == ":" and spec[1:2] in ("s", "r", "a"):
+        return spec[1], spec[3:]
+    return "", spec
+
+
 # ------------------------------------------------------------------------------- numbers
 def number(tr: Translating, v: Value, spec: str, node: ast.AST) -> Text:
     """A run-time number's text under `spec`; a spec `!s:...` (from `{v!s:...}`) formats the
     number's text (`str(v)`) as a string."""
     t = v.type
     assert isinstance(t, T.Scalar)
-    if spec.startswith("!"):
-        return text(tr, from_number(tr, v, node), spec[3:], node)
+    conversion, spec = conversion_of(spec)
+    if conversion:
+        return text(tr, from_number(tr, v, node), spec, node)
     if t.is_float:
         tr.fail(
             node,
@@ -208,11 +275,6 @@ def _pad(tr: Translating, at: Value, lo: Value, hi: Value, ch: str) -> None:
 
 
 # ------------------------------------------------------------------------------- strings
-def check_text(tr: Translating, spec: str, node: ast.AST) -> None:
-    """Refuse a spec Python refuses for a string."""
-    _checked(tr, "", spec, "a string", node)
-
-
 def text(tr: Translating, s: Text, spec: str, node: ast.AST) -> Text:
     """A string under a string spec: cut to its `.precision` first characters (a view), then
     filled to its width."""
@@ -259,4 +321,88 @@ def from_parts(tr: Translating, parts: list[Part], node: ast.AST) -> Text:
     return out
 
 
-__all__ = ["Spec", "parse", "number", "text", "from_parts"]
+
+# ------------------------------------------------------------------------------- format
+def builtin(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    """`format(v, spec)`: a known value formatted now; a run-time number or string into a
+    string built at run time, as `f"{v:spec}"`."""
+    if kwargs or not 1 <= len(args) <= 2:
+        tr.fail(node, "format() takes a value and an optional spec (no keywords)")
+    spec = args[1] if len(args) == 2 else Known("")
+    if not (isinstance(spec, Known) and isinstance(spec.value, str)):
+        tr.fail(node, "format()'s spec must be a string known at compile time",
+                "choose between known specs with an if, or build the text from pieces")  # fmt: skip
+    part = field(tr, args[0], spec.value, -1, node, True)
+    if part is None:
+        tr.fail(node, "format() in a kernel formats numbers and strings")
+    return value_of(from_parts(tr, [part], node))
+
+
+class Method:
+    """`template.format(...)` of a template known at compile time: its fields (`{}`,
+    `{0}`, `{name}`, each with a conversion and a spec) read now, by Python's own parser;
+    the arguments formatted as an f-string's, into a string built at run time."""
+
+    name = "format"
+
+    def call(self, tr: Translating, s: V, args: list[V], kwargs: dict[str, V],
+             node: ast.AST) -> V:  # fmt: skip
+        assert isinstance(s, Known) and isinstance(s.value, str)
+        template = s.value
+        if all(isinstance(a, Known) for a in [*args, *kwargs.values()]):
+            try:
+                return Known(template.format(*[a.value for a in args],  # type: ignore[union-attr]
+                                             **{k: a.value for k, a in kwargs.items()}))  # type: ignore[union-attr]  # fmt: skip
+            except (ValueError, TypeError, IndexError, KeyError, AttributeError) as e:
+                tr.fail(node, f"str.format() at compile time raised {type(e).__name__}: {e}")
+        try:
+            pieces = list(string.Formatter().parse(template))
+        except ValueError as e:
+            tr.fail(node, f"str.format(): {e}")
+        parts: list[Part] = []
+        auto: bool | None = None  # `{}` fields (True) or `{0}` fields (False)
+        k = 0
+        for literal, name, spec, conv in pieces:
+            if literal:
+                parts.append(literal)
+            if name is None:
+                continue
+            if "{" in (spec or ""):
+                tr.fail(node, f"a nested field in the format spec {spec!r} of str.format() in a "
+                        "kernel", "write the spec out, or use an f-string: f'{v:{w}}' with w "
+                        "known at compile time")  # fmt: skip
+            if name == "" or name.isdigit():
+                if auto is not None and auto != (name == ""):
+                    how = ("automatic field numbering", "manual field specification")
+                    a, b = how if auto else how[::-1]
+                    tr.fail(node, f"str.format(): cannot switch from {a} to {b}")
+                auto = name == ""
+                key: int | str = k if auto else int(name)
+                k += auto
+            elif name.isidentifier():
+                key = name
+            else:
+                tr.fail(node, f"str.format() field {{{name}}}: attribute and index fields "
+                        "are not read in a kernel", "pass the value: '{}'.format(p.x)")  # fmt: skip
+            if isinstance(key, int) and key >= len(args):
+                tr.fail(node, f"str.format(): Replacement index {key} out of range for "
+                        f"positional args tuple of {len(args)}")  # fmt: skip
+            if isinstance(key, str) and key not in kwargs:
+                tr.fail(node, f"str.format(): no keyword argument {key!r}")
+            if conv not in (None, "s", "r", "a"):
+                tr.fail(node, f"str.format(): Unknown conversion specifier {conv}")
+            v = args[key] if isinstance(key, int) else kwargs[key]
+            part = field(tr, v, spec or "", ord(conv) if conv else -1, node, True)
+            if part is None:
+                tr.fail(node, "str.format() in a kernel formats numbers and strings")
+            parts.append(part)
+        return value_of(from_parts(tr, parts, node))
+
+
+def refuse_run_time_template(tr: Translating, node: ast.AST) -> None:
+    tr.fail(node, "str.format() of a string built at run time (its fields are read when "
+            "compiling)", "write the template as a literal: '{} = {:x}'.format(a, b), or an "
+            "f-string")  # fmt: skip
+
+
+__all__ = ["Spec", "parse", "number", "text", "from_parts", "field", "builtin", "Method"]

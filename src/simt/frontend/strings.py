@@ -10,8 +10,9 @@ one word per character, not a copy per step. A string that does not fit is a `Me
 at the user's line (catchable), never a cut: the capacity is the heap's int32 words
 (`@simt.kernel(heap=N)`: N / 4 words, shared with int lists and list headers).
 
-Numbers enter a string through `str(v)` and f-strings (`f"x={v}"`): ints and bools are
-written on the device exactly as Python writes them; floats are not (formatting a float
+Numbers enter a string through `str(v)` and f-strings (`f"x={v}"`; format specs, `str.format`
+and `format()`: `str_format.py`): ints and bools are written on the device exactly as Python
+writes them; floats are not (formatting a float
 exactly as Python does needs the shortest round-trip digits): `print` and `f.write` format
 floats on the host, so they are refused here with that advice. `print(s)` and `f.write(s)`
 write the characters one print field each (`Field` with spec "c", formatted by the host).
