@@ -9,11 +9,10 @@ from typing import Any
 from .frontend.raising import place_of
 from .frontend.specialise import ArgSpec, translate
 from .ir import Function, format_function, verify, walk
-from .ir.ops import MEMORY
 from .passes.barriers import lift as lift_barriers
 from .passes.barriers import strip_exits
+from .passes.bounds import Site, prove_bounds
 from .passes.bounds import judge as judge_bounds
-from .passes.bounds import prove_bounds
 from .passes.optimize import optimize
 from .passes.uniformity import check_barriers
 from .passes.view_checks import strip_view_checks
@@ -94,15 +93,15 @@ def unproven(fn: Function) -> bool:
     a block-level test go from the copy of the body that test guards.
 
     The pass's verdicts are read without running it (`bounds.judge`: no copy of `fn`, no
-    versioned body, no optimisation after it): an access not proven is one a compiled backend
-    checks, in the copy a block-level test does not guard at least."""
-    _, sites = judge_bounds(fn)
-    proven = {id(s.op) for s in sites if s.status == "proven"}
-    return any(
-        op.opcode in MEMORY and not op.attrs.get("inbounds") and not op.attrs.get("spill")
-        and id(op) not in proven and place_of(op.loc) is not None
-        for op in walk(fn.body)
-    )  # fmt: skip
+    versioned body, no optimisation after it), up to the first access not proven: one that a
+    compiled backend checks, in the copy a block-level test does not guard at least."""
+    _, sites = judge_bounds(fn, stop=_not_proven)
+    return bool(sites) and _not_proven(sites[-1])
+
+
+def _not_proven(s: Site) -> bool:
+    """Whether `s` is an access with a place that the bounds pass does not prove."""
+    return s.check is None and s.status != "proven" and place_of(s.op.loc) is not None
 
 
 def finish(fn: Function, optimise: bool = True) -> Function:

@@ -66,6 +66,7 @@ access's verdict), `version` (the versioned body and its test); `prove_bounds` h
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...ir import Function, Op
@@ -133,12 +134,13 @@ def prove_bounds(fn: Function) -> Report:
     return rep
 
 
-def judge(fn: Function) -> tuple[Analysis, list[Site]]:
+def judge(fn: Function, stop: Callable[[Site], bool] | None = None) -> tuple[Analysis, list[Site]]:
     """The verdict of every access and check of `fn` (proven, hoisted or checked), `fn` left
-    as it is: what `prove_bounds` acts on, and all `pipeline.unproven` needs to know."""
+    as it is: what `prove_bounds` acts on, and what `pipeline.unproven` needs to know (which
+    stops at the first verdict `stop` holds true of)."""
     an = Analysis(fn)
     sites: list[Site] = []
-    judge_block(an, fn.body, (), sites)
+    judge_block(an, fn.body, (), sites, stop)
     return an, sites
 
 

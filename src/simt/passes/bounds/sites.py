@@ -4,6 +4,7 @@ against the array's extent under the guards that hold at the access."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...ir import Block, Op, Value
@@ -158,27 +159,45 @@ def _pick(an: Analysis, cands: list[tuple[Bound, tuple[Lin, ...]]], upper: bool
     return min(cands, key=score)[1]
 
 
-def judge_block(an: Analysis, block: Block, facts: tuple[Fact, ...], out: list[Site]) -> None:
-    """Judge every access in `block`, with the guards `facts` that hold there."""
+def judge_block(
+    an: Analysis,
+    block: Block,
+    facts: tuple[Fact, ...],
+    out: list[Site],
+    stop: Callable[[Site], bool] | None = None,
+) -> bool:
+    """Judge every access in `block`, with the guards `facts` that hold there; with `stop`,
+    only until a verdict it holds true of (then True)."""
     for op in block.ops:
         if op.opcode in MEMORY and not op.attrs.get("spill") and not op.attrs.get("inbounds"):
             out.append(_judge(an, op, facts))  # (in bounds already: under a check's `if`)
+            if stop is not None and stop(out[-1]):
+                return True
         elif is_check(op):
             out.append(_judge_check(an, op, facts))
+            if stop is not None and stop(out[-1]):
+                return True
         if op.opcode == "if":
             cond = op.operands[0]
-            judge_block(an, op.regions[0], facts + tuple(facts_of(an, cond, True)), out)
-            judge_block(an, op.regions[1], facts + tuple(facts_of(an, cond, False)), out)
+            if judge_block(an, op.regions[0], facts + tuple(facts_of(an, cond, True)), out, stop):
+                return True
+            if judge_block(an, op.regions[1], facts + tuple(facts_of(an, cond, False)), out,
+                           stop):  # fmt: skip
+                return True
         elif op.opcode == "while":
             cond_blk, body = op.regions
-            judge_block(an, cond_blk, facts, out)
+            if judge_block(an, cond_blk, facts, out, stop):
+                return True
             term = cond_blk.terminator
             extra: list[Fact] = []
             if term is not None and term.opcode == "condition":
                 ren = {an.key(a): an.key(b) for a, b in zip(cond_blk.args, body.args)}
                 for f in facts_of(an, term.operands[0], True):
                     extra.append(Fact(ren.get(f.a, f.a), f.rel, ren.get(f.b, f.b)))
-            judge_block(an, body, facts + tuple(extra), out)
+            if judge_block(an, body, facts + tuple(extra), out, stop):
+                return True
         else:
             for r in op.regions:
-                judge_block(an, r, facts, out)
+                if judge_block(an, r, facts, out, stop):
+                    return True
+    return False
