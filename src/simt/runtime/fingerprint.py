@@ -3,9 +3,23 @@ that skip rendering (`webgpu_cache`) and the cpu runtime's `Compiled.source`."""
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from ..ir import Block, Function
+
+
+def _attrs(items: dict[str, Any]) -> str:
+    """`items` sorted by name, as text the same in every process: a function or class (the
+    host's failure decoder, `attrs["decode_failures"]`) by its qualified name, not by its repr,
+    which holds its address in this process (a new process's cache never hit)."""
+
+    def text(x: Any) -> str:
+        if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, type)):
+            return f"<{x.__module__}.{x.__qualname__}>"
+        return repr(x)
+
+    return "[" + ", ".join(f"({k!r}, {text(v)})" for k, v in sorted(items.items())) + "]"
 
 
 def fingerprint(fn: Function) -> str:
@@ -14,8 +28,7 @@ def fingerprint(fn: Function) -> str:
     the same text in every process), source locations left out (they only name error sites,
     which a launch looks up in its own function)."""
     ids: dict[int, int] = {}
-    attrs = sorted(fn.attrs.items(), key=lambda kv: kv[0])
-    out = [f"fp64={fn.fp64} debug={fn.debug} boundscheck={fn.boundscheck} {attrs!r}"]
+    out = [f"fp64={fn.fp64} debug={fn.debug} boundscheck={fn.boundscheck} {_attrs(fn.attrs)}"]
 
     def num(v: Any) -> int:
         return ids.setdefault(v.id, len(ids))
@@ -26,9 +39,9 @@ def fingerprint(fn: Function) -> str:
     def block(b: Block) -> None:
         out.append("{ " + " ".join(f"{num(a)}:{a.type!r}" for a in b.args))
         for op in b.ops:
-            attrs = sorted(op.attrs.items(), key=lambda kv: kv[0])
-            out.append(f"{op.opcode} {[num(v) for v in op.operands]} "
-                       f"{[(num(r), r.type) for r in op.results]!r} {attrs!r}")  # fmt: skip
+            operands = [num(v) for v in op.operands]
+            results = [(num(r), r.type) for r in op.results]
+            out.append(f"{op.opcode} {operands} {results!r} {_attrs(op.attrs)}")
             for r in op.regions:
                 block(r)
         out.append("}")
