@@ -168,3 +168,20 @@ def test_an_f_string_with_an_effect_is_drawn_and_runs_it_once() -> None:
     p = generate(drawn[0], lists=True)
     assert "assert io[i * NSLOT_io + " in p.source and "atomics" in p.features
     assert check(p, ("cpu",), nvrtc=True) == []
+
+
+def test_format_specs_are_drawn_and_agree_between_backends() -> None:
+    """With exceptions on, a run-time string (gen_lists.text) may be followed by an int under
+    a format spec (an f-string, str.format or format()), its MemoryError caught."""
+    from simt.testing.differential import check
+
+    kinds = set()
+    drawn = []
+    for seed in range(40):
+        src = generate(seed, lists=True, exceptions=True, size=4).source
+        if "except MemoryError" in src:
+            drawn.append(seed)
+            kinds |= {k for k in ('= f"<{fv', ".format(fv", "= format(fv") if k in src}
+    assert len(kinds) == 3, kinds
+    assert check(generate(drawn[0], lists=True, exceptions=True, size=4), ("cpu",),
+                 nvrtc=True) == []  # fmt: skip

@@ -12,7 +12,8 @@ iteration: `search`); with the exceptions feature on, it may put the string in t
 a ValueError it raises and catches. An f-string it builds holds a call with an effect (an
 atomic add to the thread's own `io` slot, whose old value is 0) and the kernel asserts it ran
 once: a string sized and written by translating its expressions twice (fixed in 2026-11)
-fails on `sim` too, where comparing backends cannot see it."""
+fails on `sim` too, where comparing backends cannot see it. The string may be followed by an
+int under a format spec (`formatted`: an f-string, `str.format` or `format()`)."""
 
 from __future__ import annotations
 
@@ -142,7 +143,37 @@ def text(g: Grammar) -> None:
     if r.random() < 0.3:
         g.emit("if t == 1:")
         g.emit(f"    print({s})")
+    if g.exceptions_on and r.random() < 0.5:  # (the section's last draws: those before keep
+        formatted(g, s, acc)  # their meaning)
     g.declare(acc, "i32", 4096.0)
+
+
+# int format specs a string built at run time takes (frontend/str_format.py), short enough
+# for the heap
+SPECS = (">8", "<+6", "^9x", "#06b", "_o", ",", "012,", "=+12X", "*^7", " d", "#x", "0=9_",
+         "-<5", "x>+7o")  # fmt: skip
+
+
+def formatted(g: Grammar, s: str, acc: str) -> None:
+    """An int in a string under a format spec, by an f-string, `str.format` or `format()`,
+    folded into `acc` by its length and what it holds. The lists and the string may have
+    left too little of the heap: then the thread's MemoryError is caught (as on every
+    backend), so it is written only where the exceptions feature writes try statements."""
+    r = g.r
+    v, f = g.fresh("fv"), g.fresh("fs")
+    g.emit(f"{v} = ({g.i32(1)}) % 4096 - 2048")
+    spec = r.choice(SPECS)
+    how = r.randrange(3)
+    g.emit("try:")
+    if how == 0:
+        g.emit(f"    {f} = f\"<{{{v}:{spec}}}|{{{s}:>6.3}}>\"")
+    elif how == 1:
+        g.emit(f"    {f} = \"<{{:{spec}}}|{{!s:^7}}>\".format({v} % 64, {v} > 0)")
+    else:
+        g.emit(f"    {f} = format({v}, {spec!r})")
+    g.emit(f"    {acc} += len({f}) * 3 + {f}.find('0') + (5 if {f}.startswith('<-') else 0)")
+    g.emit("except MemoryError:")
+    g.emit(f"    {acc} += 1")
 
 
 def cut(g: Grammar, s: str, n: str, probe: str) -> None:
