@@ -252,3 +252,22 @@ def test_format_refusals_name_the_line_and_say_what_to_write(
         f"    {body}\n    out[t] = len(s)\n"
     )
     assert words in text and "user_kernel.py:6" in text
+
+
+def test_a_caught_exception_is_formatted_by_its_message(capfd: pytest.CaptureFixture[str]) -> None:
+    @simt.kernel
+    def k(a):
+        t = simt.grid(1)
+        try:
+            raise ValueError(f"bad {a[t]:+05}")
+        except ValueError as e:
+            s = "<{}|{!s:.5}>".format(e, e) + format(e, "*^14")  # noqa: UP032
+            print(s, f"{e}")
+
+    simt.use("sim")
+    k[1, 2](np.array([5, -300], np.int32))
+    want = []
+    for v in (5, -300):
+        m = f"bad {v:+05}"
+        want.append("<{}|{!s:.5}>".format(m, m) + format(m, "*^14") + " " + m)  # noqa: UP032
+    assert capfd.readouterr().out.splitlines() == want

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from .. import types as T
 from ..ir import Value
+from . import raising
 from .context import Translating
 from .list_ops import fold
 from .lists import i32, loop, when
@@ -45,6 +46,7 @@ from .strings import (
     is_str,
     length,
     make,
+    message_text,
     new,
     offset,
     put,
@@ -104,6 +106,15 @@ def _checked(tr: Translating, sample: object, spec: str, what: str, node: ast.AS
 
 
 # ------------------------------------------------------------------------------- fields
+def _message(tr: Translating, v: V, conversion: int, node: ast.AST) -> V:
+    """A caught exception (`except ... as e`) as `str.format` and `format()` read it: its
+    message (`str(e)`); other values as they are."""
+    if raising.is_caught(v) and conversion in (-1, ord("s")):
+        assert isinstance(v, Obj)
+        return value_of(message_text(tr, v, node))
+    return v
+
+
 def field(tr: Translating, v: V, spec: str, conversion: int, node: ast.AST,
           built: bool) -> Part | None:  # fmt: skip
     """One `{v!conversion:spec}` of an f-string, `str.format` or `format()` (`conversion`: -1,
@@ -332,7 +343,7 @@ def builtin(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call
     if not (isinstance(spec, Known) and isinstance(spec.value, str)):
         tr.fail(node, "format()'s spec must be a string known at compile time",
                 "choose between known specs with an if, or build the text from pieces")  # fmt: skip
-    part = field(tr, args[0], spec.value, -1, node, True)
+    part = field(tr, _message(tr, args[0], -1, node), spec.value, -1, node, True)
     if part is None:
         tr.fail(node, "format() in a kernel formats numbers and strings")
     return value_of(from_parts(tr, [part], node))
@@ -392,7 +403,8 @@ class Method:
             if conv not in (None, "s", "r", "a"):
                 tr.fail(node, f"str.format(): Unknown conversion specifier {conv}")
             v = args[key] if isinstance(key, int) else kwargs[key]
-            part = field(tr, v, spec or "", ord(conv) if conv else -1, node, True)
+            c = ord(conv) if conv else -1
+            part = field(tr, _message(tr, v, c, node), spec or "", c, node, True)
             if part is None:
                 tr.fail(node, "str.format() in a kernel formats numbers and strings")
             parts.append(part)
