@@ -20,7 +20,7 @@ ok, why = registry.probe("cpu")
 if not ok:
     pytest.skip(f"cpu backend not present: {why}", allow_module_level=True)
 
-from simt.runtime import cpu  # noqa: E402 - only once llvmlite is known to be there
+from simt.runtime import cpu, cpu_cache  # noqa: E402 - only once llvmlite is known to be there
 
 
 @pytest.fixture
@@ -185,7 +185,9 @@ def test_the_disk_cache_is_keyed_by_the_rendered_llvm_text(
     cached: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The same text hits (in a new kernel object, as in a second process); a renderer that
-    writes different text for the same kernel misses: no hand-kept list of sources decides."""
+    writes different text for the same kernel misses: no hand-kept list of sources decides.
+    (The entry that finds a variant by its IR, `cpu_cache`, is keyed on all of simt's source
+    files: a renderer changed in this process stands for one whose file changed.)"""
     a = np.arange(300, dtype=np.float32)
     out = np.zeros_like(a)
     simt.kernel(scale)[2, 256](a, out, 2.0)
@@ -198,6 +200,7 @@ def test_the_disk_cache_is_keyed_by_the_rendered_llvm_text(
         return text + "\n; a renderer that changed\n", meta
 
     monkeypatch.setattr(cpu, "render_lowered", changed)
+    monkeypatch.setattr(cpu_cache, "lowering_digest", lambda: "a changed renderer's files")
     simt.kernel(scale)[2, 256](a, out, 2.0)
     assert len(list((cached / "cpu").iterdir())) == 2
     np.testing.assert_array_equal(out, a * 2)

@@ -11,7 +11,7 @@ names carries the user's line and array for the message.
 
 from __future__ import annotations
 
-from ..ir import Function, walk
+from ..ir import Function, Op, walk
 from ..ir.ops import MEMORY
 
 SITE = "site"  # the attribute: a number from 1 up, unique within a function before copying
@@ -29,4 +29,20 @@ def number_sites(fn: Function) -> Function:
     return fn
 
 
-__all__ = ["SITE", "number_sites"]
+def site_ops(fn: Function) -> dict[int, Op]:
+    """The op of `fn` each site number names, as `number_sites` numbers them (the first op a
+    number is on, where `fn` has numbers already), `fn` left as it is: what a cached kernel's
+    error sites are looked up in (`runtime.cpu_cache`)."""
+    ops = [op for op in walk(fn.body) if op.opcode == "assert" or op.opcode in MEMORY]
+    n = max((int(op.attrs[SITE]) for op in ops if SITE in op.attrs), default=0)
+    out: dict[int, Op] = {}
+    for op in ops:
+        if SITE in op.attrs:
+            out.setdefault(int(op.attrs[SITE]), op)
+        else:
+            n += 1
+            out[n] = op
+    return out
+
+
+__all__ = ["SITE", "number_sites", "site_ops"]

@@ -54,7 +54,7 @@ from ..passes.sites import number_sites
 from ..passes.spmd import can_coarsen, coarsen, one_thread
 from ..passes.spmd import lower as spmd_lower
 from ..types import FLOAT16, ArrayType
-from . import cpu_fast, cpu_interrupt
+from . import cpu_cache, cpu_fast, cpu_interrupt
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .cpu_fast import FastLaunch
 from .cpu_pool import Pool, slices
@@ -326,16 +326,26 @@ class CpuRuntime(Runtime):
                  wide: int) -> _Variant:  # fmt: skip
         """The compiled code of one specialisation: lowered and rendered, then from the disk
         cache (keyed by the LLVM text, as CUDA's is by its source) or optimised, compiled
-        and stored."""
+        and stored. A variant lowered before (in this process or another) is found by its IR
+        first (`cpu_cache`), without lowering and rendering it again."""
         llvm = _binding()
-        text, meta = lower_and_render(k.fn, units, shape, wide)
-        key = cache.key(text, _target.triple, llvm.get_host_cpu_name(),
-                        llvm.get_host_cpu_features().flatten(),
-                        ".".join(map(str, llvm.llvm_version_info)))  # fmt: skip
-        obj = cache.load("cpu", key)
-        if obj is None:
-            obj = self._object(text, _level(meta, k.heavy))
-            cache.store("cpu", key, obj)
+        target = (_target.triple, llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(),
+                  ".".join(map(str, llvm.llvm_version_info)))  # fmt: skip
+        front = None if k.prints else cpu_cache.key(k.fingerprint, k.fn.name, units, shape,
+                                                     wide, _poll(), target)  # fmt: skip
+        got = cpu_cache.load(front, k.fn) if front is not None and cache.enabled() else None
+        obj = cache.load("cpu", got[0]) if got is not None else None
+        if got is not None and obj is not None:
+            meta = got[1]
+        else:
+            text, meta = lower_and_render(k.fn, units, shape, wide)
+            key = cache.key(text, *target)
+            obj = cache.load("cpu", key)
+            if obj is None:
+                obj = self._object(text, _level(meta, k.heavy))
+                cache.store("cpu", key, obj)
+            if front is not None:
+                cpu_cache.store(front, k.fn, key, meta)
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine())
         engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
         engine.finalize_object()
