@@ -31,7 +31,9 @@ def test_shrinks_to_the_lines_that_matter() -> None:
     small = shrink(program, fails)
     kernel = _kernel(small)
     assert "simt.atomic" in kernel
-    assert len(kernel.splitlines()) <= 4, kernel
+    # the signature, `i`, and the atomic's line; the first kernel with an atomic may hold it
+    # in an f-string (the lists feature's effect check), which keeps the string's two lines
+    assert len(kernel.splitlines()) <= 5, kernel
     assert len(small.source) < len(program.source) / 2
     assert "def helper" not in small.source  # helpers nothing calls are removed
 
