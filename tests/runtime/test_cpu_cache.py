@@ -98,3 +98,19 @@ def test_the_key_follows_what_decides_the_llvm_text(monkeypatch: pytest.MonkeyPa
         assert cpu_cache.key(*changed) != k, i
     monkeypatch.setattr(cpu_cache, "lowering_digest", lambda: "other lowering code")
     assert cpu_cache.key(*base) != k
+
+
+def test_the_source_digest_follows_every_source_file(tmp_path: Any) -> None:
+    import os
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "lowering.py").write_text("x = 1\n")
+    (tmp_path / "notes.txt").write_text("not source")
+    first = cpu_cache.tree_digest(str(tmp_path))
+    (tmp_path / "notes.txt").write_text("still not source")
+    assert cpu_cache.tree_digest(str(tmp_path)) == first
+    st = os.stat(tmp_path / "sub" / "lowering.py")
+    os.utime(tmp_path / "sub" / "lowering.py", ns=(st.st_atime_ns, st.st_mtime_ns + 1000))
+    assert cpu_cache.tree_digest(str(tmp_path)) != first  # an edit (its time) changes it
+    (tmp_path / "new.py").write_text("")
+    assert len({first, cpu_cache.tree_digest(str(tmp_path))}) == 2

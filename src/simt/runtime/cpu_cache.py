@@ -36,17 +36,23 @@ def lowering_digest() -> str:
     """A hash of simt's own source files, each by its path, size and modification time (a
     stat each, no reading): a kernel lowered by code that has changed since is lowered again.
     All of them, not a list of the modules that lower and render, which would go stale."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return tree_digest(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def tree_digest(root: str) -> str:
+    """A hash of the path, size and modification time of every .py file under `root`."""
     entries = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        for name in files:
-            if name.endswith(".py"):
-                st = os.stat(os.path.join(folder, name))
-                rel = os.path.relpath(os.path.join(folder, name), root)
-                entries.append(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}")
-    h = hashlib.sha256("\n".join(sorted(entries)).encode())
-    return h.hexdigest()
+    folders = [root]
+    while folders:
+        with os.scandir(folders.pop()) as it:
+            for e in it:
+                if e.name.endswith(".py") and e.is_file():
+                    st = e.stat()
+                    rel = e.path[len(root) :]
+                    entries.append(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}")
+                elif e.is_dir() and e.name != "__pycache__":
+                    folders.append(e.path)
+    return hashlib.sha256("\n".join(sorted(entries)).encode()).hexdigest()
 
 
 def key(
