@@ -224,6 +224,19 @@ def _ready(wls: list[str], size: str = "quick") -> dict[str, float]:
     return ready
 
 
+def sources_compiled() -> bool:
+    """Whether a new Python process here compiles simt's modules from source every time: bytecode
+    is not written (PYTHONDONTWRITEBYTECODE) and none was written before (no .pyc of the
+    pipeline, the first module a first launch imports)."""
+    if not sys.flags.dont_write_bytecode:
+        return False
+    import importlib.util
+
+    spec = importlib.util.find_spec("simt.pipeline")
+    cached = spec.cached if spec is not None else None
+    return not (cached and os.path.exists(cached))
+
+
 def machine(backend: str) -> dict[str, Any]:
     """What ran the suite: CPU, cores, Python, NumPy, simt's backend and what it reports."""
     cpu = platform.processor() or platform.machine()
@@ -385,6 +398,12 @@ def _suite(args: argparse.Namespace, wls: list[str]) -> int:
     print(table(rows, peers, args.reps, targets))
     print()
     print(first_call_table(rows, targets, ready))
+    if ready is not None and sources_compiled():
+        print(
+            "\n(this environment sets PYTHONDONTWRITEBYTECODE and simt has no .pyc files: the "
+            "fresh process compiles the modules its first launch imports from source, 25-45 "
+            "ms of 'ready' on the 2-core dev machine; an installed simt has its .pyc files)"
+        )
     if not targets:
         print("\n(issue 3's targets are for the `cpu` backend at full sizes; not judged here)")
     if args.json:
