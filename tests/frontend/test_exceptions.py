@@ -199,6 +199,38 @@ def test_with_needs_a_context_manager() -> None:
         k[1, 1](np.zeros(2, np.int32))
 
 
+_READ_ME = __file__
+
+
+def test_with_on_a_file_read_or_a_builtin_manager_says_what_to_do_instead() -> None:
+    """`with open(path) as f:` (reading) in a kernel advised giving TextIOWrapper an
+    __enter__ written in Python: advice a user cannot follow."""
+
+    @simt.kernel
+    def reads(out):
+        with open(_READ_ME) as f:
+            out[0] = len(f.read())
+
+    with pytest.raises(simt.CompileError) as e:
+        reads[1, 1](np.zeros(1, np.int32))
+    msg = str(e.value)
+    assert "for reading in a kernel" in msg and 'open(path, "rb").read()' in msg
+    assert "__enter__(self)" not in msg
+
+    import threading
+
+    LOCK = threading.Lock()
+
+    @simt.kernel
+    def locked(out):
+        with LOCK:
+            out[0] = 1
+
+    with pytest.raises(simt.CompileError) as e:
+        locked[1, 1](np.zeros(1, np.int32))
+    assert "not written in Python" in str(e.value) and "outside the kernel" in str(e.value)
+
+
 def test_a_raising_thread_does_not_arrive_at_later_barriers(backend: str) -> None:
     """Like a thread that returned, a thread that ended with an exception leaves the block's
     barrier count: the others synchronise without it (sim checks every barrier)."""

@@ -20,8 +20,10 @@ else on the manager.
 from __future__ import annotations
 
 import ast
+import io
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NoReturn
 
 from ..ir import Value
 from . import raising
@@ -53,14 +55,7 @@ def manager(tr: Translating, m: V, node: ast.AST, target: ast.expr | None) -> Co
             return cm
     enter, leave = tr.method_of(m, "__enter__"), tr.method_of(m, "__exit__")
     if enter is None or leave is None:
-        what = type(m.value).__name__ if isinstance(m, Known) else getattr(
-            getattr(m, "cls", None), "__name__", "this value")  # fmt: skip
-        tr.fail(
-            node,
-            f"`with` needs a context manager: {what} has no __enter__ and __exit__ written in "
-            "Python",
-            "give the class __enter__(self) and __exit__(self, exc_type, exc, tb) methods",
-        )
+        _refuse(tr, m, node)
 
     def do_enter() -> V:
         return tr.call_method(enter, [], node)
@@ -146,3 +141,33 @@ def _exit_raising(tr: Translating, cm: ContextManager, sites: list[int], node: a
         return
     again = None if isinstance(suppress, Known) else tr.b.un("not", suppress)  # type: ignore[arg-type]
     raising.reraise(tr, saved, again, own)
+
+
+def _refuse(tr: Translating, m: V, node: ast.AST) -> NoReturn:
+    """A `with` whose manager simt cannot run: say why, and what to write instead."""
+    if isinstance(m, Known) and isinstance(m.value, io.IOBase):
+        tr.fail(
+            node,
+            "`with open(path)` for reading in a kernel: a file opened with a path known at "
+            "compile time is read while compiling, and a kernel cannot hold the file itself",
+            "read it before the kernel (DATA = open(path, \"rb\").read(), a global: bytes "
+            "a kernel indexes at run time); `with open(path, \"w\") as f:` writes per "
+            "thread, and the REPL reads files per thread (docs/language.md, Files)",
+        )
+    cls = type(m.value) if isinstance(m, Known) else getattr(m, "cls", None)
+    what = getattr(cls, "__name__", "this value")
+    if cls is not None and hasattr(cls, "__enter__") and hasattr(cls, "__exit__"):
+        tr.fail(
+            node,
+            f"`with` on a {what}: its __enter__ and __exit__ are not written in Python (a "
+            "built-in or compiled class), and a kernel inlines only Python methods",
+            "use the `with` outside the kernel, or a class of your own whose __enter__ and "
+            "__exit__ are Python",
+        )
+    tr.fail(
+        node,
+        f"`with` needs a context manager: {what} has no __enter__ and __exit__ written in "
+        "Python",
+        "give the class __enter__(self) and __exit__(self, exc_type, exc, tb) methods",
+    )
+
