@@ -28,8 +28,9 @@
 #   users    bench/user_kernels/table.py on cuda (the teaching-kernel corpus)
 #   bounds   bench/bounds.py on cuda (bounds checks on/off), when the file exists
 #   webgpu   bench/gpu/wgsl_probe.py (which WGSL constructs the driver cannot compile), then
-#            the corpus and W1-W6 through WGSL on the same card, where the machine has NVIDIA's
-#            Vulkan driver (wgpu picks it); says so when it does not
+#            the corpus and W1-W6 through WGSL on the same card, and the tuned matmul against
+#            the hand-tiled WGSL matmul (bench/webgpu/matmul_ref.py, #28 item 4), where the
+#            machine has NVIDIA's Vulkan driver (wgpu picks it); says so when it does not
 #
 # Output under $OUT (default /tmp/gpu-pass), at most 8 files (the device tool returns no more):
 #   pass.log (every step's output), summary.txt, results.json (every step's JSON merged),
@@ -183,10 +184,11 @@ else
     step bounds 35 $PY bench/bounds.py --backend cuda --json "$WORK/bounds.json"
   fi
   if vulkan_gpu >>"$LOG" 2>&1; then
-    step webgpu 75 bash -c "$PY bench/gpu/wgsl_probe.py; \
+    step webgpu 120 bash -c "$PY bench/gpu/wgsl_probe.py; \
       SIMT_BACKEND=webgpu $PY -m pytest -q -p no:cacheprovider \
       tests/corpus -k webgpu --junitxml $OUT/webgpu.xml; \
-      $PY bench/suite.py --backend webgpu --reps 5 --json $WORK/webgpu_suite.json"
+      $PY bench/suite.py --backend webgpu --reps 5 --json $WORK/webgpu_suite.json; \
+      $PY bench/tensor.py --backend webgpu --only matmul"
   elif wanted webgpu; then
     echo "webgpu skipped: no Vulkan GPU adapter on this machine (wgpu found none; see pass.log)" \
       | tee -a "$SUMMARY"
