@@ -8,7 +8,8 @@
 # On an H100 the whole pass is two device calls, one right after the other (the machine stays
 # warm between them): `--only device,tests` (up to 7 minutes: each 50 seeds of the fuzz slice
 # took 250-313 s there, WGSL compiled by NVIDIA's Vulkan compiler) and then
-# `--only device,fuzz,suite,matmul,users,bounds,webgpu` (3 minutes on 2026-11-27).
+# `--only device,fuzz,suite,matmul,users,bounds,webgpu` (3 minutes on 2026-11-27, before the
+# matmul step's schedule sweep and the webgpu step's matmul were added: about 4 now).
 # Steps, each with its own time limit (the device tool allows 10 minutes per command):
 #   device   versions, the GPU (name, driver, memory, compute capability), `simt info`
 #   tests    every test named for cuda or gpu, and the fuzz slice, with the CUDA runtime
