@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import re
 
+import pytest
+
 from simt.testing.generator import from_source, generate
 
 
@@ -54,11 +56,11 @@ def test_a_kernel_without_the_options_is_the_old_text() -> None:
 
     for seed in range(30):
         p = Generator(seed, bigconst=False).program()
-        drawn = {"complex", "iterate", "early_return", "warp", "lists", "exceptions"}
+        drawn = {"complex", "iterate", "early_return", "warp", "lists", "exceptions", "dicts"}
         if not p.extras and not drawn & p.features:
             off = Generator(
                 seed, dtypes=False, complexes=False, views=False, lang=False, lists=False,
-                exceptions=False,
+                exceptions=False, dicts=False,
                 bigconst=False,
             )
             assert p.source == off.program().source
@@ -127,6 +129,18 @@ def test_lists_are_drawn_and_agree_between_backends() -> None:
     p = generate(3, lists=True)
     assert "lists" in p.features and ("append(" in p.source or "] * " in p.source)
     assert "lists" not in generate(3, lists=False).features
+    assert check(p, ("cpu",), nvrtc=False) == []
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_dicts_are_drawn_and_agree_between_backends(seed: int) -> None:
+    # the `dicts` feature: dicts and sets per thread (gen_dicts.py), the same on sim and cpu
+    from simt.testing.differential import check
+
+    p = generate(seed, dicts=True, exceptions=True)
+    assert "dicts" in p.features and "{" in p.source
+    assert "dicts" not in generate(seed, dicts=False).features
+    assert "dicts" not in generate(seed, numba=True).features
     assert check(p, ("cpu",), nvrtc=False) == []
 
 

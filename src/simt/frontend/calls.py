@@ -24,13 +24,16 @@ from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..filewrites import MARK, SEP, KernelFile
 from ..ir import Field, Value
-from . import list_ops, lists, raising, str_format, str_ops, strings, views
+from . import dicts, list_ops, lists, raising, str_format, str_ops, strings, views
 from .context import Translating
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
 from .views import array_dim
 
 Handler = Callable[[Translating, list[V], dict[str, V], ast.Call], V]
+# the builtins that take a dict, a set or a dict view as the list of its keys (or values)
+_OVER_ITEMS = (builtins.len, builtins.sum, builtins.min, builtins.max, builtins.sorted,
+               builtins.list)  # fmt: skip
 
 
 def dtype_arg(v: V) -> T.Scalar | None:
@@ -46,6 +49,8 @@ def dtype_arg(v: V) -> T.Scalar | None:
 def attribute(tr: Translating, base: V, attr: str, node: ast.Attribute) -> V:
     if lists.is_list(base):
         return list_ops.attribute(tr, base, attr, node)  # type: ignore[arg-type]
+    if dicts.is_dict_like(base):
+        return dicts.attribute(tr, base, attr, node)  # type: ignore[arg-type]
     if attr == "format" and strings.is_text(base):
         if strings.is_str(base):
             str_format.refuse_run_time_template(tr, node)
@@ -117,6 +122,9 @@ def call(tr: Translating, node: ast.Call) -> V:
     if isinstance(fn, Bound) and isinstance(fn.obj, Obj) and fn.obj.cls is KernelFile:
         if fn.func is KernelFile.write or fn.func is KernelFile.close:
             return _file_record(tr, fn.obj, fn.func.__name__, node)
+    if (isinstance(fn, Known) and fn.value is builtins.set and len(node.args) == 1
+            and not node.keywords and not isinstance(node.args[0], ast.Starred)):  # fmt: skip
+        return dicts.set_of(tr, node)  # set(range(n)): the loop takes the syntax
     args: list[V] = []
     for a in node.args:
         if isinstance(a, ast.Starred):
@@ -131,7 +139,7 @@ def call(tr: Translating, node: ast.Call) -> V:
         if k.arg is None:
             tr.fail(k, "**kwargs in a call is not supported in kernels")
         kwargs[k.arg] = tr.expr(k.value)  # type: ignore[index]
-    methods = (list_ops.Method, strings.Method, str_ops.Method, str_format.Method)
+    methods = (list_ops.Method, strings.Method, str_ops.Method, str_format.Method, dicts.Method)
     if isinstance(fn, Bound) and isinstance(fn.func, methods):
         return fn.func.call(tr, fn.obj, args, kwargs, node)  # type: ignore[arg-type]
     if (
@@ -150,6 +158,9 @@ def call(tr: Translating, node: ast.Call) -> V:
     if not isinstance(fn, Known):
         tr.fail(node.func, "only functions known at compile time can be called in kernels")
     f = fn.value
+    if any(f is g for g in _OVER_ITEMS) and any(dicts.is_dict_like(a) for a in args):
+        # len(d), sum(d.values()), sorted(s), list(d): over the list of keys or values
+        args = [dicts.as_list(tr, a, node) if dicts.is_dict_like(a) else a for a in args]  # type: ignore[arg-type]
     handler = _handler(f)
     if handler is not None:
         return handler(tr, args, kwargs, node)
@@ -918,7 +929,11 @@ def _print_call(tr: Translating, node: ast.Call) -> V:
             parts.extend(fstring_parts(tr, a))
             continue
         v = tr.expr(a)
-        if lists.is_list(v) or strings.is_str(v):  # printed by print ops of its own (below)
+        if dicts.is_view(v):
+            tr.fail(a, "print() of a dict view is not supported in kernels",
+                    "print the dict itself, or list(d.keys())")  # fmt: skip
+        if lists.is_list(v) or strings.is_str(v) or dicts.is_dict_like(v):  # printed by print
+            # ops of its own (below)
             parts.append(v)  # type: ignore[arg-type]
             continue
         parts.extend(_print_value(tr, v, a, top=True))
@@ -938,12 +953,14 @@ def _print_ops(tr: Translating, parts: list[Any]) -> None:
                 out[-1] += p
             else:
                 out.append(p)
-        elif lists.is_list(p) or strings.is_str(p):
+        elif lists.is_list(p) or strings.is_str(p) or dicts.is_dict_like(p):
             if out:
                 _print_op(tr, values, tuple(out))
             values, out = [], []
             if lists.is_list(p):
                 lists.print_items(tr, p)
+            elif dicts.is_dict_like(p):
+                dicts.print_items(tr, p)
             else:
                 strings.print_chars(tr, p)
         else:
@@ -1156,6 +1173,8 @@ def _handlers() -> dict[Any, Handler]:
         builtins.reversed: _seq_fn("reversed"),
         builtins.tuple: _seq_fn("tuple"),
         builtins.list: _seq_fn("list"),
+        builtins.dict: dicts.dict_call,
+        builtins.set: dicts.set_call,
         lang.grid: _grid,
         lang.gridsize: _gridsize,
         lang.syncthreads: _syncthreads,

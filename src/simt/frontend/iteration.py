@@ -25,10 +25,11 @@ import numpy as np
 from .. import types as T
 from ..errors import CompileError
 from ..ir import Value
+from . import dicts
 from .context import Translating
 from .lists import is_list
 from .strings import is_str
-from .values import Known, V, View, range_parts
+from .values import Known, Obj, V, View, range_parts
 
 _SEQ_FNS = ("zip", "enumerate", "reversed")
 Item = Callable[[ast.expr], ast.expr]
@@ -84,6 +85,8 @@ class _Loop:
                 if _builtin(tr, arg.func, name):
                     return getattr(self, name)(arg)
         v = tr.expr(arg)
+        if dicts.is_dict_like(v):
+            return self.dict_sequence(v, arg)  # type: ignore[arg-type]
         if not is_sequence(v):
             if isinstance(v, Known) and isinstance(v.value, range):
                 r = v.value
@@ -97,6 +100,28 @@ class _Loop:
         length = self.call("len", [seq], arg)
         return length, lambda k: ast.copy_location(
             ast.Subscript(value=seq, slice=k, ctx=ast.Load()), arg
+        )
+
+    def dict_sequence(self, v: Obj, at: ast.expr) -> tuple[ast.expr, Item]:
+        """A dict or set (its keys), or a view of a dict: its keys, its values, or (key,
+        value) pairs, item k being the k-th entry in insertion order."""
+        if v.cls is dicts.RItems:
+            keys = self.bind("s", dicts.as_list(self.tr, Obj(dicts.RKeys, v.fields), at))
+            values = self.bind("s", dicts.as_list(self.tr, Obj(dicts.RValues, v.fields), at))
+            length = self.call("len", [keys], at)
+
+            def pair(k: ast.expr) -> ast.expr:
+                items: list[ast.expr] = [
+                    ast.copy_location(ast.Subscript(value=s, slice=k, ctx=ast.Load()), at)
+                    for s in (keys, values)
+                ]
+                return ast.copy_location(ast.Tuple(elts=items, ctx=ast.Load()), at)
+
+            return length, pair
+        seq = self.bind("s", dicts.as_list(self.tr, v, at))
+        length = self.call("len", [seq], at)
+        return length, lambda k: ast.copy_location(
+            ast.Subscript(value=seq, slice=k, ctx=ast.Load()), at
         )
 
     def zip(self, it: ast.Call) -> tuple[ast.expr, Item]:
@@ -243,13 +268,40 @@ def _has_run_time(tr: Translating, call: ast.Call) -> bool:
         elif isinstance(a, ast.Call) and any(_builtin(tr, a.func, f) for f in _SEQ_FNS):
             if _has_run_time(tr, a):
                 return True
+        elif _dict_view_call(a):
+            try:
+                if dicts.is_dict_like(tr.expr(a.func.value)):  # type: ignore[attr-defined]
+                    return True
+            except CompileError:
+                continue
         elif isinstance(a, (ast.Name, ast.Subscript, ast.Attribute)):
             try:
-                if is_sequence(tr.expr(a)):
+                v = tr.expr(a)
+                if is_sequence(v) or dicts.is_dict_like(v):
                     return True
             except CompileError:
                 continue  # not a sequence either: the caller's path reports it
     return False
+
+
+def _dict_view_call(a: ast.expr) -> bool:
+    """`d.keys()`, `d.values()`, `d.items()` (making a view costs no ops: evaluated twice)."""
+    return (
+        isinstance(a, ast.Call)
+        and isinstance(a.func, ast.Attribute)
+        and a.func.attr in ("keys", "values", "items")
+        and not a.args
+        and not a.keywords
+    )
+
+
+def over_dict(tr: Translating, node: ast.For, v: Obj) -> None:
+    """`for target in d` over a dict or a set (its keys) or a view of a dict: the entries in
+    insertion order. The number of entries is read once, before the loop (Python raises a
+    RuntimeError where the body changes the size; a kernel does not check)."""
+    loop = _Loop(tr, node)
+    length, item = loop.dict_sequence(v, node.iter)
+    loop.run(length, item(loop.index()))
 
 
 def over(tr: Translating, node: ast.For, seq: V) -> None:

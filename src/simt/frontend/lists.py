@@ -163,9 +163,14 @@ def element_type(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:
     return info.dtype
 
 
-def fix_type(tr: Translating, lst: Obj, t: T.Scalar, node: ast.AST) -> None:
+def fix_type(
+    tr: Translating, lst: Obj, t: T.Scalar, node: ast.AST,
+    what: tuple[str, str, str] = ("list", "values", "item"),
+) -> None:
     """An item of type `t` goes into `lst`: the first fixes the list's type; later ones
-    must fit it (an int into a float list, a bool into an int list)."""
+    must fit it (an int into a float list, a bool into an int list). `what` names the
+    list's owner, its items and one of them in the refusal (a dict's keys and values are
+    lists too: `dicts.py`)."""
     info = info_of(lst)
     if info.dtype is None:
         info.dtype = t
@@ -178,15 +183,20 @@ def fix_type(tr: Translating, lst: Obj, t: T.Scalar, node: ast.AST) -> None:
         info.guessed = False
     elif t != info.dtype:
         if T.promote(info.dtype, t) != info.dtype or (t.is_float and not info.dtype.is_float):
+            owner, items, item = what
             tr.fail(
                 node,
-                f"this list holds {info.dtype.name} values (from its first item), and a "
+                f"this {owner} holds {info.dtype.name} {items} (from its first {item}), and a "
                 f"{t.name} value would mix types",
-                f"convert it: {info.dtype.name}(...), or make the list's first item a {t.name}",
+                f"convert it: {info.dtype.name}(...), or make the {owner}'s first {item} a "
+                f"{t.name}",
             )
 
 
-def as_item(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
+def as_item(
+    tr: Translating, lst: Obj, v: V, node: ast.AST,
+    what: tuple[str, str, str] = ("list", "values", "item"),
+) -> Value:
     """`v` as an item of `lst`: the first item fixes the list's type; later ones must fit."""
     if isinstance(v, Known) and not is_number(v.value):
         tr.fail(node, f"a list in a kernel holds numbers, not a {type(v.value).__name__}")
@@ -198,19 +208,20 @@ def as_item(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
     else:
         assert isinstance(v, Value)
         t = T.compute_type(v.scalar)
-    fix_type(tr, lst, t, node)
+    fix_type(tr, lst, t, node, what)
     assert info.dtype is not None
     return coerce(tr.b, v, info.dtype)
 
 
 # ------------------------------------------------------------------------------- making lists
-def make(tr: Translating, items: list[V], node: ast.AST) -> Obj:
-    """A new run-time list holding `items` (known or typed numbers)."""
+def make(tr: Translating, items: list[V], node: ast.AST, tag: str = "") -> Obj:
+    """A new run-time list holding `items` (known or typed numbers). `tag` tells apart
+    the lists one construct makes (a dict's keys and values) in `Context.list_hints`."""
     ar = arena(tr)
     tr.at(node)
     h, ok = ar.alloc(tr.b, T.INT32, i32(tr, 3))
     raise_unless(tr, MemoryError, ok, ar.exhausted(T.INT32, "a new list"), node)
-    site = (id(tr.ctx.inline_stack[-1]), node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    site = (id(tr.ctx.inline_stack[-1]), node.lineno, node.col_offset, tag)  # type: ignore[attr-defined]
     info = ListInfo(tr.ctx.list_hints.get(site), site)
     lst = Obj(RList, (("h", h), ("info", Known(info))))
     values = [as_item(tr, lst, v, node) for v in items]
@@ -358,15 +369,18 @@ def _grow(tr: Translating, lst: Obj, t: T.Scalar, n: Value, need: Value) -> Valu
     return b.bin("and", ok_here, ok_moved)
 
 
-def reserve(tr: Translating, lst: Obj, t: T.Scalar, extra: Value, node: ast.AST) -> Value:
+def reserve(
+    tr: Translating, lst: Obj, t: T.Scalar, extra: Value, node: ast.AST,
+    what: str = "a growing list",
+) -> Value:
     """Room for `extra` more items: whether there is (if not, the thread raises MemoryError
-    at `node` and the caller changes nothing)."""
+    at `node`, saying `what` ran out, and the caller changes nothing)."""
     b = tr.b
     n = length(tr, lst)
     need = b.bin("add", n, extra)
     ok = _ok_when(tr, b.cmp("gt", need, header(tr, lst, CAP)),
                   lambda: _grow(tr, lst, t, n, need))  # fmt: skip
-    raise_unless(tr, MemoryError, ok, arena(tr).exhausted(t, "a growing list"), node)
+    raise_unless(tr, MemoryError, ok, arena(tr).exhausted(t, what), node)
     return ok
 
 

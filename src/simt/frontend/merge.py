@@ -50,11 +50,26 @@ def _as_complex(v: V) -> V:
     return v
 
 
+def _same_list_info(a: V, b: V) -> bool:
+    """Whether `a` and `b` are the known item types of two run-time lists that one variable
+    may hold (a list, or a dict's keys or values): the same type, or one list still without
+    a type (`xs = []` on one path, `xs = [5]` on the other), which takes the other's."""
+    from .lists import is_info, unify_infos
+
+    return (
+        isinstance(a, Known)
+        and isinstance(b, Known)
+        and is_info(a.value)
+        and is_info(b.value)
+        and unify_infos(a.value, b.value)
+    )
+
+
 def plan(a: V, b: V, fp64: bool, keep: bool = False) -> Any:
     """What the merged value of `a` and `b` is: a Scalar type (materialise both), a list of
     plans (tuples), the value itself (no merge needed), or UNDEF. `keep`: where one is UNDEF
     (its path left: returned, raised), an array or known object the other holds is kept."""
-    if same(a, b):
+    if same(a, b) or _same_list_info(a, b):
         return ("same", a)
     if (_is_complex(a) or _is_complex(b)) and a is not UNDEF and b is not UNDEF:
         a, b = _as_complex(a), _as_complex(b)

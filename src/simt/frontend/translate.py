@@ -28,6 +28,7 @@ from ..ir import Block, Op, Value
 from . import (
     calls,
     contexts,
+    dicts,
     iteration,
     known,
     list_ops,
@@ -107,7 +108,7 @@ _UNSUPPORTED_STMT = {
     ast.ImportFrom: ("import", "import at module level; the kernel sees module globals"),
     ast.Global: ("global", "write results into an array argument"),
     ast.Nonlocal: ("nonlocal", "write results into an array argument"),
-    ast.Delete: ("del", "just stop using the variable"),
+    ast.Delete: ("del", "just stop using the variable (del d[k] removes a dict's entry)"),
     ast.Match: ("match statements", "use if/elif/else"),
 }
 if hasattr(ast, "TryStar"):  # Python 3.11+
@@ -116,10 +117,6 @@ if hasattr(ast, "TryStar"):  # Python 3.11+
         "use try/except: a thread raises one exception at a time",
     )
 _UNSUPPORTED_EXPR = {
-    ast.Dict: ("dicts", "use a tuple, or pass an array"),
-    ast.DictComp: ("dict comprehensions", "use a tuple, or pass an array"),
-    ast.Set: ("sets", "use a tuple"),
-    ast.SetComp: ("set comprehensions", "use a tuple"),
     ast.Lambda: ("lambda", "define a function at module level and call it"),
     ast.Yield: ("generators", "write results into an array argument"),
     ast.YieldFrom: ("generators", "write results into an array argument"),
@@ -187,6 +184,8 @@ class Translator:
             return Known(len(v.items) > 0)
         if lists.is_list(v):
             return lists.truth(self, v)  # type: ignore[arg-type]
+        if dicts.is_dict_like(v):
+            return dicts.truth(self, v)  # type: ignore[arg-type]
         if strings.is_str(v):
             return self.b.cmp("gt", strings.length(self, v), self.const(0, T.INT32))  # type: ignore[arg-type]
         if isinstance(v, Value) and isinstance(v.type, T.ArrayType):
@@ -311,6 +310,26 @@ class Translator:
     def stmt_Pass(self, node: ast.Pass) -> None:
         pass
 
+    def stmt_Delete(self, node: ast.Delete) -> None:
+        """`del d[k]` of a run-time dict (a KeyError where `k` is missing); other `del`s are
+        refused."""
+        for target in node.targets:
+            base = self.expr(target.value) if isinstance(target, ast.Subscript) else None
+            if not (
+                isinstance(target, ast.Subscript)
+                and dicts.is_dict_like(base)
+                and not isinstance(target.slice, ast.Slice)
+            ):
+                what, hint = _UNSUPPORTED_STMT[ast.Delete]
+                self.fail(node, f"{what}: not supported in kernels", hint)
+            before = raising.flag(self)
+            key = self.expr(target.slice)
+
+            def delete(d: Any = base, k: V = key, at: ast.AST = target) -> None:
+                dicts.delitem(self, d, k, at)
+
+            self.unless_raised(before, delete)
+
     def stmt_Expr(self, node: ast.Expr) -> None:
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # a docstring
@@ -415,6 +434,12 @@ class Translator:
                 new = self.binop(op, cur, self.expr(node.value), node)
                 self.unless_raised(before, lambda: lists.setitem(self, base, key, new, node))  # type: ignore[arg-type]
                 return
+            if dicts.is_dict_like(base):  # d[k] += v: a KeyError where k is missing
+                key = self.expr(node.target.slice)
+                cur = dicts.getitem(self, base, key, node.target)  # type: ignore[arg-type]
+                new = self.binop(op, cur, self.expr(node.value), node)
+                self.unless_raised(before, lambda: dicts.setitem(self, base, key, new, node))  # type: ignore[arg-type]
+                return
             if isinstance(base, CArray):
                 cur_c = views.complex_subscript(self, base, node.target)
                 new_c = self.binop(op, cur_c, self.expr(node.value), node)
@@ -443,6 +468,9 @@ class Translator:
                 return
             if lists.is_list(arr):
                 lists.setitem(self, arr, self.expr(target.slice), value, target)  # type: ignore[arg-type]
+                return
+            if dicts.is_dict_like(arr):
+                dicts.setitem(self, arr, self.expr(target.slice), value, target)  # type: ignore[arg-type]
                 return
             if isinstance(arr, Known):
                 self.fail(
@@ -658,6 +686,9 @@ class Translator:
         if iteration.sequence_call(self, node):
             return
         iterable = self.expr(it)
+        if dicts.is_dict_like(iterable):
+            iteration.over_dict(self, node, iterable)  # type: ignore[arg-type]
+            return
         if iteration.is_sequence(iterable):
             iteration.over(self, node, iterable)
             return
@@ -820,6 +851,18 @@ class Translator:
             return lists.comprehension(self, node)
         return self._comprehension(node, list)
 
+    def expr_Dict(self, node: ast.Dict) -> V:
+        return dicts.display(self, node)
+
+    def expr_Set(self, node: ast.Set) -> V:
+        return dicts.set_display(self, node)
+
+    def expr_DictComp(self, node: ast.DictComp) -> V:
+        return dicts.comprehension(self, node)
+
+    def expr_SetComp(self, node: ast.SetComp) -> V:
+        return dicts.comprehension(self, node)
+
     def expr_GeneratorExp(self, node: ast.GeneratorExp) -> V:
         return self._comprehension(node, tuple)
 
@@ -901,6 +944,8 @@ class Translator:
             return strings.char_at(self, base, key, node)  # type: ignore[arg-type]
         if lists.is_list(base):
             return lists.getitem(self, base, key, node)  # type: ignore[arg-type]
+        if dicts.is_dict_like(base):
+            return dicts.getitem(self, base, key, node)  # type: ignore[arg-type]
         if isinstance(base, Tup):
             if not isinstance(key, Known) or not isinstance(key.value, (int, np.integer)):
                 raise NeedsKnown(
@@ -1301,6 +1346,8 @@ class Translator:
         (compared item by item, as Python's `==`)."""
         if lists.is_list(b):
             found: V = list_ops.contains(self, b, a, node)  # type: ignore[arg-type]
+        elif dicts.is_dict_like(b):
+            found = dicts.contains(self, b, a, node)  # type: ignore[arg-type]
         elif strings.is_text(b):
             found = strings.contains(self, a, b, node)
         elif isinstance(b, Tup) or (isinstance(b, Known) and isinstance(b.value, (tuple, list))):
@@ -1311,7 +1358,8 @@ class Translator:
                 found = self.binop("or", self.to_bool(found, node), same, node)
         else:
             what = "a run-time list or a tuple" if isinstance(b, Value) else "this value"
-            self.fail(node, f"`in` needs a list or a tuple on its right in a kernel, not {what}")
+            self.fail(node, "`in` needs a list, a tuple, a dict or a set on its right in a "
+                            f"kernel, not {what}")  # fmt: skip
         if isinstance(op, ast.NotIn):
             found = self.to_bool(found, node)
             if isinstance(found, Known):
@@ -1332,6 +1380,9 @@ class Translator:
                 return Known(isinstance(op, ast.NotEq))  # a string never equals a number
             same = strings.equal(self, strings.text_of(a), strings.text_of(b), node)
             return self.b.un("not", same) if isinstance(op, ast.NotEq) else same
+        if dicts.is_dict_like(a) or dicts.is_dict_like(b):
+            self.fail(node, "comparing dicts or sets is not supported in kernels",
+                      "compare len(d), and the entries in a loop")  # fmt: skip
         name = _CMP.get(type(op))
         if name is None:
             self.fail(node, f"`{type(op).__name__}` works only on values known at compile time")
@@ -1525,8 +1576,10 @@ def _operand_types(a: V, b: V, fp: bool) -> tuple[T.Scalar, T.Scalar]:
 
 
 def _is_pure(node: ast.expr) -> bool:
-    """No call or subscript inside: evaluating it for every thread cannot fault."""
-    return not any(isinstance(n, (ast.Call, ast.Subscript)) for n in ast.walk(node))
+    """No call, subscript or dict or set display inside (which allocates in the heap):
+    evaluating it for every thread cannot fault."""
+    impure = (ast.Call, ast.Subscript, ast.Dict, ast.Set, ast.DictComp, ast.SetComp)
+    return not any(isinstance(n, impure) for n in ast.walk(node))
 
 
 def _has_slice(sl: ast.expr) -> bool:

@@ -926,7 +926,7 @@ class Session:
         """For each assigned name: a store into a fresh per-thread array, a known value for
         the host, a file or byte string (kept as its per-thread fields), or a note saying why
         it is not kept."""
-        from ..frontend import lists
+        from ..frontend import dicts, lists
         from ..frontend.values import Known, Obj
         from ..ir import Value
 
@@ -966,9 +966,10 @@ class Session:
                     f"are not defined after it (it might run no times); it is not kept after "
                     f"this input: give it a value before the loop (`{w} = 0`) to keep it"
                 )
-            elif lists.is_list(v):
+            elif lists.is_list(v) or dicts.is_dict_like(v):
+                kind = dicts.describe(v)
                 notes.append(
-                    f"`{w}` is a list, which lives in the input's per-thread heap; it is not "
+                    f"`{w}` is {kind}, which lives in the input's per-thread heap; it is not "
                     f"kept after this input: print it in the input that makes it (print({w}))"
                 )
             else:

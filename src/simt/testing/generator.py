@@ -33,7 +33,16 @@ from typing import Any
 
 import numpy as np
 
-from . import gen_complex, gen_dtypes, gen_exc, gen_lang, gen_lists, gen_views  # noqa: F401
+# the feature modules register their sections in grammar.SECTIONS when imported
+from . import (  # noqa: F401
+    gen_complex,
+    gen_dicts,
+    gen_dtypes,
+    gen_exc,
+    gen_lang,
+    gen_lists,
+    gen_views,
+)
 from .grammar import EXPRESSIONS, FEATURES, SECTIONS, Var, make_extra, out_slot
 
 F32_CAP = 1e6  # float variables stay below this magnitude
@@ -158,13 +167,15 @@ class Generator:
         lang: bool | None = None,
         lists: bool | None = None,
         exceptions: bool | None = None,
+        dicts: bool | None = None,
         numba: bool | None = None,
         bigconst: bool | None = None,
         oob: bool = False,
     ) -> None:
         """Options: `fp64` (float64 kernel), the features' sections (grammar.py): `dtypes`
         (small and uint64 element types), `complexes`, `views`, `lang` (loops over arrays,
-        early returns before barriers), `lists` (lists that grow per thread), `exceptions`
+        early returns before barriers), `lists` (lists that grow per thread), `dicts` (dicts
+        and sets per thread; never with `numba`, whose kernels have none), `exceptions`
         (try/except/else/finally, raise, assert, with; every exception caught in its thread),
         and `bigconst`: int32 expressions with integer constants int32 cannot hold (int64
         operations, wrapped back to int32). None (the
@@ -204,6 +215,10 @@ class Generator:
         self.lists_on = random.Random(seed ^ 0x1157).random() < 0.25 if lists is None else lists
         self.exceptions_on = (
             random.Random(seed ^ 0xE8C).random() < 0.25 if exceptions is None else exceptions
+        )  # (a stream of its own too)
+        self.dicts_on = (
+            random.Random(seed ^ 0xD1C7).random() < 0.25 and not numba
+            if dicts is None else dicts
         )  # (a stream of its own too)
         # big constants draw from a stream of their own too
         self.rbig = random.Random(seed ^ 0xB16)

@@ -30,10 +30,12 @@ CONSTRUCTS: dict[str, tuple[str, ...]] = {
     "Delete": ("del {v}",),
     "RaiseRuntime": ("raise ValueError({v})", "if {v} > 3:\n    raise ValueError({v} + 1)"),
     "Match": ("match {v}:\n    case 1:\n        {v} = 2\n    case _:\n        {v} = 3",),
-    "Dict": ("{v} = {{1: {v}}}[1]", "io[0] = len({{'a': {v}}})"),
-    "DictComp": ("{v} = len({{k: {v} for k in range(3)}})",),
-    "Set": ("{v} = len({{{v}, 1}})",),
-    "SetComp": ("{v} = len({{k * {v} for k in range(3)}})",),
+    # dicts and sets of integer keys are in the language (frontend/dicts.py); string and
+    # float keys, and lists as values, are not
+    "Dict": ("{v} = {{1: [{v}]}}[1][0]", "io[0] = len({{'a': {v}}})"),
+    "DictComp": ("{v} = len({{k * 0.5: {v} for k in range(3)}})",),
+    "Set": ("{v} = len({{{v}, 0.5}})",),
+    "SetComp": ("{v} = len({{str(k * {v}) for k in range(3)}})",),
     "Lambda": ("{v} = (lambda q: q + 1)({v})",),
     "GeneratorExp": ("{v} = sum(k for k in range({v}))", "gen = (k for k in range({v}))"),
     "Yield": ("yield {v}",),
@@ -94,7 +96,7 @@ def mutate(seed: int) -> Mutant:
         for k in range(start + 4, len(lines))
         if lines[k].startswith("    ")
         and not lines[k].startswith("     ")
-        and not lines[k].lstrip().startswith(("elif", "else"))
+        and not lines[k].lstrip().startswith(("elif", "else", "except", "finally"))
     ]
     at = r.choice(body) if body else len(lines)
     new = ["    " + ln for ln in snippet.splitlines()]
