@@ -65,7 +65,7 @@ def int_ops(t, n, v):
         len(d), keys, values, items, found, has, hasnt, popped, first, again, len(e),
         digest(e), digest(e.values()), digest(sq.values()), len(s), sum(s), len(r),
         digest(sorted(evens)), len(flags), 1 if c else 0, 1 if d else 0, max(d), min(d.values()),
-        sum(list(d)),
+        sum(list(d)) + len(d.items()) * 1000,
     )
 
 

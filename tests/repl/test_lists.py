@@ -23,3 +23,12 @@ def test_lists_print_grouped_and_heap_sets_their_room(backend: str) -> None:
     out = buf.getvalue()
     assert "3 threads raised MemoryError" in out and "128 bytes" in out
     assert not commands.run(s, "%heap 16")  # below the least heap: refused, said why
+
+
+def test_dicts_and_sets_print_and_are_not_kept() -> None:
+    s, buf = new_session("sim", 3)
+    assert s.run("d = {k: k * tid for k in range(tid)}\nu = {tid % 2}\nprint(d, u, len(d))")
+    out = buf.getvalue()
+    for text in ("{} {0} 0", "{0: 0} {1} 1", "{0: 0, 1: 2} {0} 2"):
+        assert f"\n{text}\n" in out, out
+    assert "`d` is a dict" in out and "`u` is a set" in out  # not kept: the heap is the input's

@@ -160,7 +160,9 @@ def call(tr: Translating, node: ast.Call) -> V:
     f = fn.value
     if any(f is g for g in _OVER_ITEMS) and any(dicts.is_dict_like(a) for a in args):
         # len(d), sum(d.values()), sorted(s), list(d): over the list of keys or values
-        args = [dicts.as_list(tr, a, node) if dicts.is_dict_like(a) else a for a in args]  # type: ignore[arg-type]
+        counted = f is builtins.len
+        args = [dicts.as_list(tr, a, node, counted) if dicts.is_dict_like(a) else a  # type: ignore[arg-type]
+                for a in args]  # fmt: skip
     handler = _handler(f)
     if handler is not None:
         return handler(tr, args, kwargs, node)

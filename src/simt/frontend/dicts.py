@@ -104,10 +104,11 @@ def _owner(v: Obj) -> Obj:
     return v
 
 
-def as_list(tr: Translating, v: Obj, node: ast.AST) -> Obj:
+def as_list(tr: Translating, v: Obj, node: ast.AST, counted: bool = False) -> Obj:
     """The run-time list whose items a dict-like value walks: a dict's or set's keys, a
-    view's keys or values (`sum(d.values())`, `sorted(s)`: read only, or copied)."""
-    if v.cls is RItems:
+    view's keys or values (`sum(d.values())`, `sorted(s)`: read only, or copied). `counted`:
+    only its length is wanted (`len(d.items())` is the number of keys)."""
+    if v.cls is RItems and not counted:
         tr.fail(node, "d.items() gives (key, value) pairs, which only a `for` loop takes in "
                       "a kernel", "loop: for k, v in d.items(): ...")  # fmt: skip
     d = _owner(v)

@@ -84,12 +84,20 @@ def is_print_call(stmt: ast.stmt) -> bool:
     )
 
 
+_MAKERS = ("dict", "set")  # calls that make a dict or a set
+
+
 def fast_prints(tree: ast.Module) -> tuple[int, ...]:
     """The top-level `print(a, b, ...)` statements whose rows the host can format (plain
     positional arguments, no f-strings), when the input has no other print: then what each
     thread prints is known as values, grouped without a print record per thread. An input
-    that makes lists has none (a run-time list is printed item by item, by records)."""
-    if any(isinstance(n, (ast.List, ast.ListComp)) for n in ast.walk(tree)):
+    that makes lists, dicts or sets has none (they are printed item by item, by records)."""
+    makes = (ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set, ast.SetComp)
+    if any(
+        isinstance(n, makes)
+        or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _MAKERS)
+        for n in ast.walk(tree)
+    ):
         return ()
     found = []
     for i, stmt in enumerate(tree.body):
