@@ -229,7 +229,8 @@ _ROWS: list[MathFn] = [
     _f("rint", np.rint, "x rounded to nearest, ties to even, as a float", llvm="llvm.rint",
        wgsl="round({0})", weight=1),
     _f("copysign", np.copysign, "magnitude of x with the sign of y", nargs=2,
-       llvm="llvm.copysign", wgsl="select(abs({0}), -abs({0}), {1} < 0.0)", weight=1),
+       llvm="llvm.copysign", weight=1,  # the sign bit: -0.0 (and a NaN's) counts
+       wgsl="select(abs({0}), -abs({0}), (bitcast<u32>(f32({1})) >> 31u) == 1u)"),
     _f("fmod", np.fmod, "C remainder of x / y (sign of x)", nargs=2,
        wgsl="({0} - {1} * trunc({0} / {1}))"),
     _f("remainder", elementwise(math.remainder),

@@ -226,3 +226,13 @@ def test_gamma_and_lgamma_poles_are_c_s_values_everywhere(backend: str) -> None:
     assert g[0] == math.inf and g[1] == -math.inf and np.isnan(g[2:5]).all()
     assert g[5] == math.inf and np.isnan(g[6])
     assert (lg == math.inf).all(), lg
+
+
+def test_copysign_takes_the_sign_bit(backend: str) -> None:
+    """copysign(x, -0.0) is -|x| (WGSL's spelling compared y < 0.0, so -0.0 and a NaN with
+    its sign bit set gave +|x| on webgpu)."""
+    ys = np.array([-0.0, 0.0, -3.0, 3.0, -math.inf, -1e-45], np.float32)
+    out = np.zeros(len(ys), np.float32)
+    with simt.using(backend):
+        _kernel2(math.copysign)[1, len(ys)](np.full(len(ys), 2.5, np.float32), ys, out)
+    assert out.tolist() == [-2.5, 2.5, -2.5, 2.5, -2.5, -2.5]
