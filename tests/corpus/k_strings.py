@@ -7,8 +7,8 @@ read as `str(e)`; searched and cut (`in`, `find`, slices with steps, `for ch in 
 stripped and replaced; each `{expr}` of an f-string assigned to a variable, and each argument
 of `str`, `*`, `join` and a raised message, evaluated once (an atomic in it adds once); ints,
 bools and strings under format specs (fill, align, sign, #, 0, width, grouping, bases,
-precision of a string), `str.format` and `format()`. The reference is the same helper run by
-Python on the host."""
+precision of a string), `str.format` and `format()`; float32 under `.Nf`. The reference is
+the same helper run by Python on the host."""
 
 import numpy as np
 
@@ -275,6 +275,37 @@ def _stdout_formatted(a, out):
     return "".join(" ".join(formatted(t, v)) + "\n" for t, v in enumerate(a.tolist()) if t % 8 == 0)
 
 
+def fixed(t, v):
+    s = f"{v:.2f}|{v:+.0f}|{v:>12.4f}|{v:09.1F}|"
+    return s + "{:.9f}".format(v) + format(v, "^8.3f")  # noqa: UP032
+
+
+@simt.kernel(heap=2048)
+def strings_fixed(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        s = fixed(t, a[t])
+        out[t] = len(s)
+        if t % 8 == 0:  # (a run-time string prints a record a character)
+            print(s)
+
+
+def _make_fixed():
+    a = (rng(18).uniform(-1, 1, 40) * 10.0 ** rng(19).uniform(-4, 6, 40)).astype(np.float32)
+    a[:8] = [0.125, -0.0, 2.5, np.inf, 3.4028235e38, -np.inf, 0.375, -1e-45]  # (no NaN: an
+    # input must come back equal)
+    a[16] = 0.995
+    return a, np.zeros(40, np.int32)
+
+
+def _ref_fixed(a, out):
+    return {1: np.array([len(fixed(t, v)) for t, v in enumerate(a.tolist())], np.int32)}
+
+
+def _stdout_fixed(a, out):
+    return "".join(fixed(t, v) + "\n" for t, v in enumerate(a.tolist()) if t % 8 == 0)
+
+
 CASES = [
     Case("strings_per_thread", strings_per_thread, _make, 2, 64, _ref, tol=EXACT),
     Case("strings_printed", strings_printed, _make_printed, 1, 8, lambda a: {}, tol=EXACT,
@@ -289,4 +320,7 @@ CASES = [
          tol=EXACT, stdout=_stdout_effects),
     Case("strings_formatted", strings_formatted, _make_formatted, 1, 40, _ref_formatted,
          tol=EXACT, stdout=_stdout_formatted),
+    # written with float64 and uint64 arithmetic (an adapter without them refuses it)
+    Case("strings_fixed", strings_fixed, _make_fixed, 1, 40, _ref_fixed, tol=EXACT,
+         stdout=_stdout_fixed, features=frozenset({"fp64", "uint64"})),
 ]

@@ -2,7 +2,8 @@
 each `{expr}` of an f-string, and each argument of `str`, `*`, `join` and an exception, is
 evaluated once, as in Python (a call with an effect in it runs once); format specs of ints,
 bools and strings written as Python's `format` writes them, in f-strings, `str.format` and
-`format()`; and the refusals (floats, specs and templates not read at compile time)."""
+`format()`; float32 under `.Nf` as Python rounds it; and the refusals (other floats, specs
+and templates not read at compile time)."""
 
 from __future__ import annotations
 
@@ -183,8 +184,11 @@ def test_string_specs_and_conversions_are_pythons(
 @pytest.mark.parametrize(
     ("body", "words"),
     [
-        ("s = f'{n * 0.5:.3f}'", "a float in a string built at run time (format spec '.3f')"),
-        ("s = f'<{n * 0.5}>'", "a float in a string built at run time"),
+        ("s = f'{simt.float64(n):.3f}'", "a float64 in a string built at run time (format spec"),
+        ("s = f'<{simt.float32(n)}>'", "a float32 in a string built at run time: Python's"),
+        ("s = f'{simt.float32(n):.3e}'", "(on the device: a float32 under .Nf, N <= 9"),
+        ("s = f'{simt.float32(n):.12f}'", "(format spec '.12f')"),
+        ("s = f'{simt.float32(n):,.1f}'", "(format spec ',.1f')"),
         ("s = f'{n:c}'", "'c' (a character of a code point)"),
         ("s = f'{n:n}'", "'n' (digits as the host's locale writes them)"),
         ("s = f'{n:e}'", "'e' (the int written as a float)"),
@@ -236,12 +240,12 @@ def test_str_format_and_format_are_pythons(
         ("s = '{} {}'.format(t)", "Replacement index 1 out of range"),
         ("s = '{} {0}'.format(t)", "cannot switch from automatic field numbering to manual"),
         ("s = '{x}'.format(t)", "no keyword argument 'x'"),
-        ("s = '{:.2f}'.format(t * 0.5)", "a float in a string built at run time"),
+        ("s = '{:.2f}'.format(simt.float64(t))", "a float64 in a string built at run time"),
         ("s = '{!r}'.format(str(t))", "repr() of a string built at run time"),
         ("s = format(t, str(n))", "format()'s spec must be a string known at compile time"),
         ("s = format(t, 'q')", "bad format spec 'q' for a int32 value"),
         ("s = format((t, n))", "format() in a kernel formats numbers and strings"),
-        ("s = format(t * 0.5, '.1f')", "a float in a string built at run time"),
+        ("s = format(simt.float64(t), '.1f')", "a float64 in a string built at run time"),
     ],
 )
 def test_format_refusals_name_the_line_and_say_what_to_write(
@@ -270,4 +274,41 @@ def test_a_caught_exception_is_formatted_by_its_message(capfd: pytest.CaptureFix
     for v in (5, -300):
         m = f"bad {v:+05}"
         want.append("<{}|{!s:.5}>".format(m, m) + format(m, "*^14") + " " + m)  # noqa: UP032
+    assert capfd.readouterr().out.splitlines() == want
+
+
+FIXED_SPECS = (".2f", ".0f", ".9f", "+.3f", " .1f", "010.3f", "<12.4F", "^11.2f", "*>9.1f",
+               "=+10.2f", ".1F", "08.0f")  # fmt: skip
+
+
+@simt.kernel(heap=262144)
+def fixed_kernel(a, n):
+    for t in range(n):
+        v = a[t]
+        for spec in FIXED_SPECS:
+            s = f"[{v:{spec}}]"  # formatted on the device
+            print(s, end="")
+        print()
+
+
+def _fixed_values() -> np.ndarray:
+    g = np.random.default_rng(5)
+    bits = g.integers(0, 2**32, 24, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    edge = [0.0, -0.0, 0.125, 0.375, 2.5, 3.5, 0.5, 1.5, -0.001, 0.995, 9.9999995, 1e-45,
+            3.4028235e38, -3.4028235e38, np.inf, -np.inf, np.nan, 0.05, 123456.79, 2.0**64,
+            2.0**63, 1e19, 1e-10, 16777216.0, 999999.94]  # fmt: skip
+    scaled = g.uniform(-1, 1, 16) * 10.0 ** g.uniform(-3, 7, 16)
+    return np.concatenate([bits, np.array(edge), scaled]).astype(np.float32)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float32_fixed_point_is_pythons(backend: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """The exact binary value rounded half to even, as Python's format: ties (0.125, 2.5 at
+    .0f), subnormals, the largest float32 (39 digits), -0.0, inf and nan."""
+    simt.use(backend)
+    a = _fixed_values()
+    per = 8 if backend == "sim" else 1  # (cpu keeps 1024 print records a launch)
+    for k in range(0, len(a), per):
+        fixed_kernel[1, 1](a[k : k + per], len(a[k : k + per]))
+    want = ["".join(f"[{v:{s}}]" for s in FIXED_SPECS) for v in a.tolist()]
     assert capfd.readouterr().out.splitlines() == want

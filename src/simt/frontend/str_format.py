@@ -14,9 +14,12 @@ spec Python refuses is refused with Python's words. What is written at run time:
   align `<`, `>`, `^`, width, `.precision` (its first characters: a view, nothing copied),
   type `s`.
 
-Refused with advice: a float (Python's shortest round-trip digits are written by the host:
-`print` formats any spec), type `c` and `n` of an int, and a float type (`e`, `f`, `g`,
-`%`) of an int.
+- a float32 (or float16) under `.Nf`, N <= 9, with fill, align, sign, `0`, width (`_fixed`:
+  its exact binary value rounded half to even, as Python's).
+
+Refused with advice: other floats (`{x}`: Python's shortest round-trip digits, other float
+specs, float64 values; the host writes them: `print` formats any spec), type `c` and `n` of
+an int, and a float type (`e`, `f`, `g`, `%`) of an int.
 
 An int's text is laid out as Python lays it out: `[left fill][sign][prefix][middle fill]
 [digits with separators][right fill]`, the fill split by the alignment (`^`: the smaller
@@ -61,6 +64,7 @@ _SPEC = re.compile(
 )
 _BASE = {"": 10, "d": 10, "b": 2, "o": 8, "x": 16, "X": 16}
 _CONVERSIONS = (ord("s"), ord("r"), ord("a"))
+MAX_FIXED = 9  # digits after the point a float32 under .Nf is written with on the device
 
 
 @dataclass(frozen=True)
@@ -175,13 +179,21 @@ def number(tr: Translating, v: Value, spec: str, node: ast.AST) -> Text:
     if conversion:
         return text(tr, from_number(tr, v, node), spec, node)
     if t.is_float:
-        tr.fail(
-            node,
-            f"a float in a string built at run time{f' (format spec {spec!r})' if spec else ''}"
-            ": Python's digits of a float are written by the host",
-            "print it: print(f'{s} {x:.3f}') and f.write(f'{x:.3f}') format any spec; or put "
-            "an integer in the string: f'{int(x * 1000)}'",
-        )
+        sp = _checked(tr, 0.0, spec, f"a {t.name} value", node) if spec else None
+        if not (sp is not None and t.bits <= 32 and sp.kind in ("f", "F")
+                and sp.precision is not None and sp.precision <= MAX_FIXED
+                and not (sp.group or sp.alt or "z" in spec)):  # fmt: skip
+            tr.fail(
+                node,
+                f"a {t.name} in a string built at run time"
+                f"{f' (format spec {spec!r})' if spec else ''}: Python's digits of a float are "
+                f"written by the host (on the device: a float32 under .Nf, N <= {MAX_FIXED}, "
+                "with fill, align, sign, 0 and width)",
+                "print it: print(f'{s} {x:.3f}') and f.write(f'{x:.3f}') format any spec; or "
+                "f'{x:.3f}' of a float32; or put an integer in the string: f'{int(x * 1000)}'",
+            )
+        tr.at(node)
+        return _fixed(tr, v, sp, node)
     if not spec or (spec == "d" and not t.is_bool):
         return from_number(tr, v, node)
     sp = _checked(tr, False if t.is_bool else 0, spec, f"a {t.name} value", node)
@@ -268,6 +280,129 @@ def _int(tr: Translating, v: Value, sp: Spec, node: ast.AST) -> Text:
         end = b.bin("add", b.bin("add", start, mid), b.bin("add", nd, seps))
         fold(tr, zero, nd, [u], lambda k, acc: digit(at, end, k, acc))
         _pad(tr, at, end, total, sp.pad)
+
+    return new(tr, total, "a formatted number", node, fill)
+
+
+def _fixed(tr: Translating, v: Value, sp: Spec, node: ast.AST) -> Text:
+    """A float32 (or float16) under `.Nf` (N <= 9) as Python writes it: the exact binary value
+    rounded half to even at N digits. Exact in float64: the value, its integer part (floor)
+    and fraction are float64 numbers exactly, and the fraction (at most 24 significant bits)
+    times 10**N (5**N below 2**21, times a power of 2) needs at most 45 bits, so the digits
+    before and after the rounding point and the rest compared with 0.5 are exact. The
+    integer part (below 2**128) is cut into 32-bit limbs (by powers of 2: exact) and divided
+    by 10**9 five times (uint64), giving five groups of nine digits. nan, inf as Python's."""
+    b = tr.b
+    f64, u64 = T.FLOAT64, T.UINT64
+    n = sp.precision
+    assert n is not None
+
+    def c(x: float) -> Value:
+        return b.const(x, f64)
+
+    def math(fn: str, *args: Value) -> Value:
+        return b.op("math", list(args), [args[0].type], fn=fn).result
+
+    def test(fn: str, x: Value) -> Value:
+        return b.op("math", [x], [T.BOOL], fn=fn).result
+
+    one, zero = i32(tr, 1), i32(tr, 0)
+    y = b.cast(v, f64)
+    # what the float32 is, from its bits (isinf, isfinite: a driver assuming no NaN keeps
+    # them; its sign bit: -0.0 is written "-0.00", as Python does)
+    f32 = b.cast(v, T.FLOAT32)
+    special = b.un("not", test("isfinite", f32))
+    nan = b.bin("and", special, b.un("not", test("isinf", f32)))
+    sign = math("copysign", b.const(1.0, T.FLOAT32), f32)
+    neg = b.bin("and", b.un("not", nan), b.cmp("lt", sign, b.const(0.0, T.FLOAT32)))
+    a = b.un("abs", y)
+    a = b.select(special, c(0.0), a)
+    whole = math("floor", a)
+    scaled = b.bin("mul", b.bin("sub", a, whole), c(10.0**n))  # exact (see above)
+    q = math("floor", scaled)
+    rest = b.bin("sub", scaled, q)
+    qi = b.cast(q, u64)
+    if n:  # the last digit kept: the last of q, or (.0f) of the integer part
+        odd = b.cmp("eq", b.bin("and", qi, b.const(1, u64)), b.const(1, u64))
+    else:
+        half = math("floor", b.bin("mul", whole, c(0.5)))
+        odd = b.cmp("ne", b.bin("sub", whole, b.bin("mul", half, c(2.0))), c(0.0))
+    up = b.bin("or", b.cmp("gt", rest, c(0.5)), b.bin("and", b.cmp("eq", rest, c(0.5)), odd))
+    qi = b.bin("add", qi, b.select(up, b.const(1, u64), b.const(0, u64)))
+    carry = b.cmp("eq", qi, b.const(10**n, u64))  # .999 rounded up: one more unit
+    qi = b.select(carry, b.const(0, u64), qi)
+    whole = b.bin("add", whole, b.select(carry, c(1.0), c(0.0)))
+    limbs: list[Value] = []  # 32 bits each, the highest first (each below 2**63 as a cast)
+    for p in (96, 64, 32):
+        limb = math("floor", b.bin("mul", whole, c(2.0**-p)))
+        whole = b.bin("sub", whole, b.bin("mul", limb, c(2.0**p)))
+        limbs.append(b.cast(limb, u64))
+    limbs.append(b.cast(whole, u64))
+    s32 = b.const(32, u64)
+    billion = b.const(10**9, u64)
+    groups: list[Value] = []  # nine digits each, the last nine first
+    for _ in range(5):
+        rem = b.const(0, u64)
+        for j, limb in enumerate(limbs):
+            cur = b.bin("or", b.bin("shl", rem, s32), limb)
+            limbs[j], rem = b.bin("floordiv", cur, billion), b.bin("mod", cur, billion)
+        groups.append(coerce(b, rem, T.INT32))
+    nint = one  # digits of the integer part: those of its highest group that is not 0
+    for j, g in enumerate(groups):
+        nd = one
+        for k in range(1, 9):
+            nd = b.bin("add", nd, b.select(b.cmp("ge", g, i32(tr, 10**k)), one, zero))
+        nint = b.select(b.cmp("ne", g, zero), b.bin("add", i32(tr, 9 * j), nd), nint)
+    plus = {"+": ord("+"), " ": ord(" ")}.get(sp.sign, 0)
+    sign_ch = b.select(neg, i32(tr, ord("-")), i32(tr, plus))
+    sign_n = b.select(b.cmp("ne", sign_ch, zero), one, zero)
+    digits = b.select(special, i32(tr, 3), b.bin("add", nint, i32(tr, n + 1 if n else 0)))
+    body = b.bin("add", sign_n, digits)
+    align = sp.align or ("=" if sp.zero else ">")
+    pad = b.bin("max", b.bin("sub", i32(tr, sp.width), body), zero) if sp.width else zero
+    lpad = {"<": zero, ">": pad, "^": b.bin("floordiv", pad, i32(tr, 2)), "=": zero}[align]
+    mid = pad if align == "=" else zero
+    total = b.bin("add", body, pad)
+    words = ("NAN", "INF") if sp.kind == "F" else ("nan", "inf")
+    ten = i32(tr, 10)
+
+    def number(at: Value, start: Value) -> None:
+        for j, g in enumerate(groups):
+            def digit(k: Value, acc: list[Value], j: int = j) -> list[Value]:
+                idx = b.bin("add", k, i32(tr, 9 * j))
+                pos = b.bin("sub", b.bin("sub", b.bin("add", start, nint), one), idx)
+                ch = b.bin("add", b.bin("mod", acc[0], ten), i32(tr, 48))
+                when(tr, b.cmp("lt", idx, nint), lambda: put(tr, at, pos, ch))
+                return [b.bin("floordiv", acc[0], ten)]
+
+            fold(tr, zero, i32(tr, 9), [g], digit)
+        if not n:
+            return
+        point = b.bin("add", start, nint)
+        put(tr, at, point, i32(tr, ord(".")))
+
+        def decimal(k: Value, acc: list[Value]) -> list[Value]:
+            d = coerce(b, b.bin("mod", acc[0], b.const(10, u64)), T.INT32)
+            pos = b.bin("sub", b.bin("add", point, i32(tr, n)), k)
+            put(tr, at, pos, b.bin("add", d, i32(tr, 48)))
+            return [b.bin("floordiv", acc[0], b.const(10, u64))]
+
+        fold(tr, zero, i32(tr, n), [qi], decimal)
+
+    def fill(at: Value) -> None:
+        _pad(tr, at, zero, lpad, sp.pad)
+        when(tr, b.cmp("gt", sign_n, zero), lambda: put(tr, at, lpad, sign_ch))
+        start = b.bin("add", b.bin("add", lpad, sign_n), mid)
+        _pad(tr, at, b.bin("add", lpad, sign_n), start, sp.pad)
+
+        def word() -> None:
+            for k in range(3):
+                ch = b.select(nan, i32(tr, ord(words[0][k])), i32(tr, ord(words[1][k])))
+                put(tr, at, b.bin("add", start, i32(tr, k)), ch)
+
+        when(tr, special, word)
+        when(tr, b.un("not", special), lambda: number(at, start))
+        _pad(tr, at, b.bin("add", start, digits), total, sp.pad)
 
     return new(tr, total, "a formatted number", node, fill)
 
