@@ -10,6 +10,7 @@ says what a launch does (`FakeGpu.on_launch`). Kernels are compiled by NVRTC for
 from __future__ import annotations
 
 import ctypes
+import sys
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -486,6 +487,46 @@ def test_a_debug_failure_reported_after_an_earlier_kernels_raise_is_not_reported
     debug_oob_too[1, 128](d100)  # clean: nothing to report
     may_raise_too[1, 64](d)
     simt.synchronize()
+
+
+def test_mapped_memory_from_several_threads_and_past_a_chunk(fake: FakeGpu) -> None:
+    """`_mapped` hands out disjoint spans when Python threads ask at once (their first
+    compiles), and a request larger than a chunk is an allocation of its own that leaves the
+    chunk to the smaller ones (a 537 KB failure buffer threw the rest of a chunk away). The
+    threads part is a stress test: the race it guards (a lock-free read and write of the
+    chunk, a few bytecodes apart) is too narrow to be met on every run without the lock."""
+    import threading
+
+    from simt.runtime.cuda import MAPPED_CHUNK
+
+    rt = registry.current()
+    spans: list[tuple[int, int]] = []
+    go = threading.Barrier(8)
+
+    def take() -> None:
+        go.wait()
+        for _ in range(50):
+            host, _ = rt._mapped(64)  # type: ignore[attr-defined]
+            spans.append((host, host + 64))
+
+    threads = [threading.Thread(target=take) for _ in range(8)]
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between any two bytecodes, nearly
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    spans.sort()
+    assert len(spans) == 400
+    assert all(end <= start for (_, end), (start, _) in zip(spans, spans[1:])), "overlap"
+    before = fake.calls["cuMemHostAlloc"]
+    _, _, left = rt._chunk  # type: ignore[attr-defined]
+    rt._mapped(MAPPED_CHUNK + 16)  # type: ignore[attr-defined]
+    assert fake.calls["cuMemHostAlloc"] == before + 1
+    assert rt._chunk[2] == left  # type: ignore[attr-defined]
 
 
 def test_the_failure_flag_and_buffers_share_one_pinned_allocation(fake: FakeGpu) -> None:

@@ -225,6 +225,7 @@ class CudaRuntime(Runtime):
         self._flag: Any = None  # the failure flag: a ctypes uint32 in mapped host memory
         self._flag_dev = 0  # its device address
         self._chunk = (0, 0, 0)  # mapped pinned memory left to hand out: host, device, bytes
+        self._chunk_lock = threading.Lock()  # two threads' first compiles carve it at once
         # the first chunk is allocated in the background, beside the first compile's front end
         # and passes (`_mapped` waits for it): pinning memory is a slow driver call
         self._chunk_thread: threading.Thread | None = None
@@ -574,19 +575,24 @@ class CudaRuntime(Runtime):
         failure buffers): carved from chunks of `MAPPED_CHUNK` bytes, so that a process's
         flag and its first kernels' buffers are one `cuMemHostAlloc` (each pins and maps
         pages for the device), made in the background from the runtime's start
-        (`_first_chunk`). W1's cached compile needs this memory, and needed none at 9d9b66a,
-        when it took 47 ms on the H100, not 207 ms (the call's own time is unmeasured until
-        bench/cuda/run.py's compile phases run on a GPU). Raises what the driver raises."""
-        t = self._chunk_thread
-        if t is not None:
-            t.join()  # (if it failed, the chunk below is allocated here, errors said)
-            self._chunk_thread = None
-        n = (max(int(nbytes), 1) + 15) & ~15
-        host, dev, left = self._chunk
-        if n > left:
-            host, dev, left = self._pinned(max(MAPPED_CHUNK, n), self._drv)
-        self._chunk = (host + n, dev + n, left - n)
-        return host, dev
+        (`_first_chunk`): a cached compile needs this memory (bench/RESULTS.md, CUDA compile
+        time). A request larger than a chunk is an allocation of its own, the chunk kept for
+        the smaller ones. Thread-safe (two Python threads may compile at once). Raises what
+        the driver raises."""
+        with self._chunk_lock:
+            t = self._chunk_thread
+            if t is not None:
+                t.join()  # (if it failed, the chunk below is allocated here, errors said)
+                self._chunk_thread = None
+            n = (max(int(nbytes), 1) + 15) & ~15
+            if n > MAPPED_CHUNK:
+                host, dev, _ = self._pinned(n, self._drv)
+                return host, dev
+            host, dev, left = self._chunk
+            if n > left:
+                host, dev, left = self._pinned(MAPPED_CHUNK, self._drv)
+            self._chunk = (host + n, dev + n, left - n)
+            return host, dev
 
     def _first_chunk(self, ctx: Any) -> None:
         """The first chunk of `_mapped`, on a thread of its own in the runtime's context."""
