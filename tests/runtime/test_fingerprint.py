@@ -7,6 +7,7 @@ first compile, 2026-11-27)."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import subprocess
@@ -23,6 +24,7 @@ from simt.runtime.fingerprint import fingerprint
 ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = """
+import copy
 import hashlib
 import numpy as np
 from tests.runtime.test_fingerprint import raising_ir
@@ -56,3 +58,26 @@ def test_a_raising_kernel_has_the_same_fingerprint_in_a_new_process() -> None:
                          text=True, timeout=120, cwd=ROOT)  # fmt: skip
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip() == hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_two_closures_of_one_name_do_not_share_a_fingerprint() -> None:
+    """A closure or a lambda among the attributes keeps its repr (its address): two of them
+    under one qualified name may differ, and a cache miss is safe where a shared key is not."""
+
+    def make(k: int) -> object:
+        return lambda x: x + k
+
+    fn = raising_ir()
+    a, b = copy.copy(fn), copy.copy(fn)  # type: ignore[arg-type]
+    a.attrs = dict(fn.attrs, hook=make(1))  # type: ignore[attr-defined]
+    b.attrs = dict(fn.attrs, hook=make(2))  # type: ignore[attr-defined]
+    assert fingerprint(a) != fingerprint(b)  # type: ignore[arg-type]
+
+
+def test_the_webgpu_cache_key_follows_every_source_file() -> None:
+    """The WGSL cache's renderer digest is the whole source tree's (the WGSL renderer is a
+    subclass of clike's, which its old list of files left out)."""
+    from simt.runtime import cpu_cache, webgpu_cache
+    from simt.runtime.fingerprint import source_digest
+
+    assert webgpu_cache.renderer_digest() == source_digest() == cpu_cache.lowering_digest()

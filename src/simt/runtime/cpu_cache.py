@@ -17,42 +17,21 @@ the lowering made (no op of the IR to name it by).
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
-import os
 
 from .. import cache
 from ..backends.common import describe_failure
 from ..backends.llvm_abi import Meta
 from ..ir import Function
 from ..passes.sites import site_ops
+from .fingerprint import source_digest, tree_digest  # noqa: F401 - tree_digest: tests
 
 BACKEND = "cpu-variant"
 
 
-@functools.cache
-def lowering_digest() -> str:
-    """A hash of simt's own source files, each by its path, size and modification time (a
-    stat each, no reading): a kernel lowered by code that has changed since is lowered again.
-    All of them, not a list of the modules that lower and render, which would go stale."""
-    return tree_digest(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def tree_digest(root: str) -> str:
-    """A hash of the path, size and modification time of every .py file under `root`."""
-    entries = []
-    folders = [root]
-    while folders:
-        with os.scandir(folders.pop()) as it:
-            for e in it:
-                if e.name.endswith(".py") and e.is_file():
-                    st = e.stat()
-                    rel = e.path[len(root) :]
-                    entries.append(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}")
-                elif e.is_dir() and e.name != "__pycache__":
-                    folders.append(e.path)
-    return hashlib.sha256("\n".join(sorted(entries)).encode()).hexdigest()
+#: simt's own source files, by path, size and modification time (`fingerprint.source_digest`):
+#: a kernel lowered by code that has changed since is lowered again
+lowering_digest = source_digest
 
 
 def key(

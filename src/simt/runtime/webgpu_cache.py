@@ -14,17 +14,15 @@ A kernel that prints is not stored (its print formats are IR attributes, rendere
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from dataclasses import asdict, fields
-from pathlib import Path
 from typing import Any
 
 from .. import cache
 from ..backends.wgsl_layout import Binding, UniformField, WgslKernel
 from ..ir import Function, walk
 from ..types import SCALARS
-from .fingerprint import fingerprint
+from .fingerprint import fingerprint, source_digest
 from .webgpu_device import WgslCaps
 
 BACKEND = "webgpu-wgsl"
@@ -41,15 +39,11 @@ def usable() -> bool:
 
 @functools.cache
 def renderer_digest() -> str:
-    """A hash of the WGSL renderer's own source (backends/wgsl*.py) and of the legalisation
-    before it (passes/legalise.py): WGSL rendered by another renderer is not reused under the
-    same simt version (a driver workaround added to either takes effect at once, not after
-    the cache is cleared)."""
-    h = hashlib.sha256()
-    root = Path(__file__).resolve().parents[1]
-    for path in [*sorted((root / "backends").glob("wgsl*.py")), root / "passes" / "legalise.py"]:
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
+    """What decides the renderer's output besides the key's other parts: simt's own source
+    files (`fingerprint.source_digest`: the renderer, its C-like base, the legalisation, the
+    tables they read), so WGSL rendered by other code is not reused under the same simt
+    version (a driver workaround takes effect at once, not after the cache is cleared)."""
+    return source_digest()
 
 
 def key(fn: Function, caps: WgslCaps, writable: frozenset[int]) -> str:
