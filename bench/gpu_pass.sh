@@ -162,11 +162,11 @@ else
     $PY -m pip list 2>/dev/null | grep -iE 'cuda|cupy|torch|llvmlite|wgpu|dask|numba'; \
     nvcc --version | tail -2; $PY -m simt info"
   if vulkan_gpu >>"$LOG" 2>&1; then REQUIRE=$REQUIRE,webgpu; fi
-  # SIMT_PASS_TESTS_LIMIT: the tests step's limit (330 s was not enough on 2026-11-27); a test
-  # still running after 120 s has its stack printed (faulthandler), the slowest are listed
-  # SIMT_PASS_TESTS_LIMIT: both runs' limit. The slice's chunks run side by side in a run of
-  # their own, fewer tests than twice its workers, so that xdist deals them out one by one
-  # (its output goes to pass.log after the other run's).
+  # SIMT_PASS_TESTS_LIMIT: the limit of both test runs (330 s and 400 s were not enough on
+  # 2026-11-27, when the slice ran in the one run). The slice's chunks run side by side in a
+  # run of their own, fewer tests than twice its workers, so that xdist deals them out one
+  # by one (its output goes to pass.log after the other run's); in the other run a test
+  # still running after 120 s has its stack printed (faulthandler), the slowest are listed.
   limit=${SIMT_PASS_TESTS_LIMIT:-420}
   XSLICE=""
   if [ -n "$XDIST" ]; then XSLICE="-n 12"; fi

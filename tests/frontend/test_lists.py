@@ -235,3 +235,20 @@ def test_a_run_time_bound_on_a_list_of_known_length_says_what_to_do() -> None:
     msg = str(e.value)
     assert "test_lists.py" in msg and "xs[n:]" in msg
     assert "sliced by integers known at compile time" in msg and "run-time list" in msg
+
+
+_DATA = b"hello world"
+
+
+@simt.kernel
+def bytes_run_time_bound(out, n):
+    i = simt.grid(1)
+    out[i] = len(_DATA[n:])
+
+
+def test_a_run_time_bound_on_known_bytes_names_bytes_not_a_tuple() -> None:
+    with pytest.raises(simt.CompileError) as e:
+        bytes_run_time_bound[1, 4](np.zeros(4, np.int32), 1)
+    msg = str(e.value)
+    assert "a bytes string known at compile time" in msg and "np.frombuffer" in msg
+    assert "tuple" not in msg

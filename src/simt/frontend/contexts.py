@@ -146,6 +146,7 @@ def _exit_raising(tr: Translating, cm: ContextManager, sites: list[int], node: a
 def _refuse(tr: Translating, m: V, node: ast.AST) -> NoReturn:
     """A `with` whose manager simt cannot run: say why, and what to write instead."""
     if isinstance(m, Known) and isinstance(m.value, io.IOBase):
+        m.value.close()  # (`open` ran while compiling: the file is not left open)
         tr.fail(
             node,
             "`with open(path)` for reading in a kernel: a file opened with a path known at "

@@ -989,12 +989,22 @@ class Translator:
             if not isinstance(v, Known) or not (
                 v.value is None or isinstance(v.value, (int, np.integer))
             ):
+                if isinstance(base, Tup) or isinstance(base.value, (tuple, list)):
+                    self.fail(
+                        part or sl,
+                        "a tuple (or a list of a length known at compile time) can only be "
+                        "sliced by integers known at compile time",
+                        "build a run-time list instead (append in a loop over range(n)) and "
+                        "slice that, or index one item at a time",
+                    )
+                what = {bytes: "a bytes string", str: "a string", np.ndarray: "a NumPy array"}
                 self.fail(
                     part or sl,
-                    "a tuple (or a list of a length known at compile time) can only be "
-                    "sliced by integers known at compile time",
-                    "build a run-time list instead (append in a loop over range(n)) and "
-                    "slice that, or index one item at a time",
+                    f"{what.get(type(base.value), 'a ' + type(base.value).__name__)} known "
+                    "at compile time can only be sliced by integers known at compile time",
+                    "pass it as an array argument (np.frombuffer(b, np.uint8) for bytes): an "
+                    "argument's slices are views made at run time; or index it one item at "
+                    "a time",
                 )
             bounds.append(None if v.value is None else int(v.value))
         if bounds[2] == 0:
