@@ -231,6 +231,27 @@ def test_with_on_a_file_read_or_a_builtin_manager_says_what_to_do_instead() -> N
     assert "not written in Python" in str(e.value) and "outside the kernel" in str(e.value)
 
 
+def test_with_on_a_contextmanager_generator_says_to_write_a_class() -> None:
+    """A @contextlib.contextmanager function (the most common manager) failed inside
+    contextlib.py ("del: not supported"), away from the user's line."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def timer():  # noqa: ANN202
+        yield 1
+
+    @simt.kernel
+    def timed(out):
+        with timer() as v:
+            out[0] = v
+
+    with pytest.raises(simt.CompileError) as e:
+        timed[1, 1](np.zeros(1, np.int32))
+    msg = str(e.value)
+    assert "test_exceptions.py" in msg and "contextmanager generator" in msg
+    assert "as a class with __enter__" in msg and "contextlib.py" not in msg
+
+
 def test_a_raising_thread_does_not_arrive_at_later_barriers(backend: str) -> None:
     """Like a thread that returned, a thread that ended with an exception leaves the block's
     barrier count: the others synchronise without it (sim checks every barrier)."""

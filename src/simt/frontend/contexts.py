@@ -20,6 +20,7 @@ else on the manager.
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ class ContextManager:
 
 
 Hook = Callable[[Translating, V, ast.AST], "ContextManager | None"]
+#: the class of what a @contextlib.contextmanager function returns (CPython's, not public)
+_GENERATOR_CM: type | tuple[type, ...] = getattr(contextlib, "_GeneratorContextManager", ())
 #: hooks for kinds of managers that are not Python classes inlined by the front end
 KINDS: list[Hook] = []
 
@@ -53,6 +56,8 @@ def manager(tr: Translating, m: V, node: ast.AST, target: ast.expr | None) -> Co
         cm = hook(tr, m, node)
         if cm is not None:
             return cm
+    if isinstance(m, Known) and isinstance(m.value, _GENERATOR_CM):
+        _refuse(tr, m, node)  # (its __enter__ is Python, but it runs a generator)
     enter, leave = tr.method_of(m, "__enter__"), tr.method_of(m, "__exit__")
     if enter is None or leave is None:
         _refuse(tr, m, node)
@@ -154,6 +159,16 @@ def _refuse(tr: Translating, m: V, node: ast.AST) -> NoReturn:
             "read it before the kernel (DATA = open(path, \"rb\").read(), a global: bytes "
             "a kernel indexes at run time); `with open(path, \"w\") as f:` writes per "
             "thread, and the REPL reads files per thread (docs/language.md, Files)",
+        )
+    if isinstance(m, Known) and isinstance(m.value, _GENERATOR_CM):
+        name = getattr(m.value, "func", None)
+        name = getattr(name, "__name__", "it")
+        tr.fail(
+            node,
+            f"`with {name}()`: {name} is a @contextlib.contextmanager generator, and "
+            "generators do not run in kernels",
+            f"write {name} as a class with __enter__(self) and __exit__(self, exc_type, exc, "
+            "tb) methods, which a kernel's `with` inlines",
         )
     cls = type(m.value) if isinstance(m, Known) else getattr(m, "cls", None)
     what = getattr(cls, "__name__", "this value")
