@@ -281,7 +281,8 @@ _ROWS: list[MathFn] = [
            wgsl="(({0} == {1}) || (simt_finite_{s}({0}) && simt_finite_{s}({1}) && "
            "abs({0} - {1}) <= max({2} * max(abs({0}), abs({1})), {3})))"),
     MathFn("isnan", np.isnan, "x is not a number", result="bool", c="isnan({0})",
-           llvm="fcmp uno {t} {0}, {0}", wgsl="({0} != {0})", numpy=np.isnan, weight=1),
+           llvm="fcmp uno {t} {0}, {0}", numpy=np.isnan, weight=1,  # (bit tests: a driver
+           wgsl="(!simt_finite_{s}({0}) && !simt_isinf_{s}({0}))"),  # assuming no NaN folds x != x)
     MathFn("isinf", np.isinf, "x is plus or minus infinity", result="bool", c="isinf({0})",
            llvm="simt.math.isinf", wgsl="simt_isinf_{s}({0})", numpy=np.isinf, weight=1),
     MathFn("isfinite", np.isfinite, "x is neither infinite nor NaN", result="bool",
