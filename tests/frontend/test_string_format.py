@@ -265,7 +265,7 @@ def test_a_caught_exception_is_formatted_by_its_message(capfd: pytest.CaptureFix
         try:
             raise ValueError(f"bad {a[t]:+05}")
         except ValueError as e:
-            s = "<{}|{!s:.5}>".format(e, e) + format(e, "*^14")  # noqa: UP032
+            s = "<{}|{!s:.5}>".format(e, e) + format(str(e), "*^14")  # noqa: UP032
             print(s, f"{e}")
 
     simt.use("sim")
@@ -275,6 +275,30 @@ def test_a_caught_exception_is_formatted_by_its_message(capfd: pytest.CaptureFix
         m = f"bad {v:+05}"
         want.append("<{}|{!s:.5}>".format(m, m) + format(m, "*^14") + " " + m)  # noqa: UP032
     assert capfd.readouterr().out.splitlines() == want
+
+
+def test_a_spec_on_an_exception_without_s_is_refused_as_python_refuses_it(refusal) -> None:
+    """Python: format(e, ">5") and "{:>5}".format(e) raise TypeError (an exception's
+    __format__ takes no spec); only "{!s:>5}" and format(e) format its message."""
+    with pytest.raises(TypeError):
+        format(ValueError("abc"), ">5")
+    src = (
+        "import simt\n\n@simt.kernel\ndef k(out, n):\n    t = simt.grid(1)\n    try:\n"
+        "        raise ValueError('abc')\n    except ValueError as e:\n        s = {call}\n"
+        "        out[t] = len(s)\n"
+    )
+    for call in ('"{:>5}".format(e)', 'format(e, "*^14")'):
+        text = refusal(src.format(call=call))
+        assert "on an exception: Python raises TypeError" in text and "!s" in text, text
+        assert "user_kernel.py:9" in text
+
+
+def test_a_field_name_that_is_not_decimal_is_a_keyword_name(refusal) -> None:
+    text = refusal(
+        "import simt\n\n@simt.kernel\ndef k(out, n):\n    t = simt.grid(1)\n"
+        "    s = '{\u00b2}'.format(t)\n    out[t] = len(s)\n"
+    )
+    assert "no keyword argument" in text and "internal error" not in text, text
 
 
 FIXED_SPECS = (".2f", ".0f", ".9f", "+.3f", " .1f", "010.3f", "<12.4F", "^11.2f", "*>9.1f",

@@ -110,9 +110,15 @@ def _checked(tr: Translating, sample: object, spec: str, what: str, node: ast.AS
 
 
 # ------------------------------------------------------------------------------- fields
-def _message(tr: Translating, v: V, conversion: int, node: ast.AST) -> V:
+def _message(tr: Translating, v: V, conversion: int, spec: str, node: ast.AST) -> V:
     """A caught exception (`except ... as e`) as `str.format` and `format()` read it: its
-    message (`str(e)`); other values as they are."""
+    message (`str(e)`) under `!s` or with no spec; other values as they are. A spec without
+    `!s` is Python's TypeError (an exception's `__format__` takes none): refused here."""
+    if raising.is_caught(v) and conversion == -1 and spec:
+        tr.fail(node, f"format spec {spec!r} on an exception: Python raises TypeError "
+                "(unsupported format string passed to its __format__)",
+                f"convert it to its message first: '{{!s:{spec}}}'.format(e), or "
+                f"format(str(e), {spec!r})")  # fmt: skip
     if raising.is_caught(v) and conversion in (-1, ord("s")):
         assert isinstance(v, Obj)
         return value_of(message_text(tr, v, node))
@@ -478,7 +484,7 @@ def builtin(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call
     if not (isinstance(spec, Known) and isinstance(spec.value, str)):
         tr.fail(node, "format()'s spec must be a string known at compile time",
                 "choose between known specs with an if, or build the text from pieces")  # fmt: skip
-    part = field(tr, _message(tr, args[0], -1, node), spec.value, -1, node, True)
+    part = field(tr, _message(tr, args[0], -1, spec.value, node), spec.value, -1, node, True)
     if part is None:
         tr.fail(node, "format() in a kernel formats numbers and strings")
     return value_of(from_parts(tr, [part], node))
@@ -517,7 +523,7 @@ class Method:
                 tr.fail(node, f"a nested field in the format spec {spec!r} of str.format() in a "
                         "kernel", "write the spec out, or use an f-string: f'{v:{w}}' with w "
                         "known at compile time")  # fmt: skip
-            if name == "" or name.isdigit():
+            if name == "" or name.isdecimal():
                 if auto is not None and auto != (name == ""):
                     how = ("automatic field numbering", "manual field specification")
                     a, b = how if auto else how[::-1]
@@ -525,8 +531,8 @@ class Method:
                 auto = name == ""
                 key: int | str = k if auto else int(name)
                 k += auto
-            elif name.isidentifier():
-                key = name
+            elif name.isidentifier() or not any(c in name for c in ".["):
+                key = name  # (Python looks any other name up among the keywords too)
             else:
                 tr.fail(node, f"str.format() field {{{name}}}: attribute and index fields "
                         "are not read in a kernel", "pass the value: '{}'.format(p.x)")  # fmt: skip
@@ -539,7 +545,7 @@ class Method:
                 tr.fail(node, f"str.format(): Unknown conversion specifier {conv}")
             v = args[key] if isinstance(key, int) else kwargs[key]
             c = ord(conv) if conv else -1
-            part = field(tr, _message(tr, v, c, node), spec or "", c, node, True)
+            part = field(tr, _message(tr, v, c, spec or "", node), spec or "", c, node, True)
             if part is None:
                 tr.fail(node, "str.format() in a kernel formats numbers and strings")
             parts.append(part)
