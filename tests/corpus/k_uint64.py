@@ -1,7 +1,7 @@
 """uint64 as C and NumPy have it: int32 and uint32 widen to it (an int32 sign-extended, then
 its bits), arithmetic wraps modulo 2**64, `//` and `%` by zero give 0, shift amounts are taken
 modulo 64, comparisons are unsigned, and conversions to int64 keep the bits. A uint64 scalar
-argument, and conversions from and to float32 where they are exact."""
+argument, and conversions from and to float32 where they are exact (from 2**63 up too)."""
 
 import numpy as np
 
@@ -40,6 +40,7 @@ def _make():
     a32 = g.integers(0, 2**32, N, dtype=np.uint64).astype(np.uint32)
     s32 = g.integers(-(2**31), 2**31, N).astype(np.int32)
     f = g.uniform(0, 2.0**40, N).astype(np.float32)
+    f[:4] = [2.0**63, 1e19, 1.8e19, 2.0**63 + 2.0**40]  # from 2**63 up: cpu gave 2**63
     return (
         u,
         a32,

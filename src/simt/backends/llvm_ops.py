@@ -268,6 +268,16 @@ class OpRenderer(Emitter):
             r = self.inst(f"call {it} @{full}({st} {x})")
             big = self.inst(f"fcmp uge {st} {x}, {_float_const(2.0 ** (bits - 1), src)}")
             r = self.select(big, str(-(2 ** (bits - 1))), r, it)
+            if not dst.is_signed and dst.bits == 64:
+                # uint64 from [2**63, 2**64) is exact (1e19 is 10**19, not 2**63), and from
+                # 2**64 up (inf too) 0, as NumPy gives
+                top = _float_const(2.0**63, src)
+                upper = self.inst(f"fcmp oge {st} {x}, {top}")
+                low = self.inst(f"call {it} @{full}({st} {self.inst(f'fsub {st} {x}, {top}')})")
+                high = self.inst(f"add i64 {low}, {-(2**63)}")
+                r = self.select(upper, high, r, it)
+                over = self.inst(f"fcmp oge {st} {x}, {_float_const(2.0**64, src)}")
+                r = self.select(over, "0", r, it)
             return r if bits == dst.bits else self.inst(f"trunc {it} {r} to {dt}")
         if dst.is_float:
             return self.inst(f"{'sitofp' if src.is_signed else 'uitofp'} {st} {x} to {dt}")

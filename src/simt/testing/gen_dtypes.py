@@ -75,8 +75,11 @@ def u64(g: Grammar, d: int) -> str:
             return r.choice(vs).name
         if k < 0.7:
             return f"simt.uint64({g.i32(0)})"
-        if k < 0.8:
+        if k < 0.75:
             return f"simt.uint64({g.u32(0)})"
+        if k < 0.8:  # a float64 in [1.5e16, 1.5e19]: from 2**63 up once exact on cpu only
+            g.features.add("fp64")  # (2026-11-27; sim, cuda and webgpu were right)
+            return f"simt.uint64(simt.float64({g.i32(0)} % 1000 + 1) * 1.5e16)"
         return f"simt.uint64({r.choice(U64_LITS)})"
     k = r.randrange(7)
     if k <= 2:
