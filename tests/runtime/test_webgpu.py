@@ -600,3 +600,23 @@ def test_uint64_prints_and_its_atomics_are_refused(
         _u64_print[1, 2](u, np.zeros(2, np.uint64))
     _u64_print[1, 2](u, np.zeros(2, np.int32))
     assert capsys.readouterr().out == f"0 {2**64 - 1} 15\n1 {2**63 + 5} 8\n"
+
+
+@simt.kernel(fp64=True)
+def _copysign_literals(b, out):
+    i = simt.grid(1)
+    if i < len(b):
+        out[i] = math.copysign(1.0, b[i]) + math.copysign(b[i] * 3.0, -1.0)
+
+
+def test_a_float64_literal_in_a_math_row_is_not_evaluated_by_naga(on_webgpu: Any) -> None:
+    """copysign's WGSL applies `abs` to its first operand alone; of a float64 literal naga
+    evaluates it when the shader is made and has no float64 `abs` ("Cannot apply math
+    function to type", an internal error): `passes.legalise` hides such literals."""
+    if "shader-f64" not in on_webgpu.dev.features:
+        pytest.skip("the adapter has no float64")
+    b = np.array([-0.0, 1.0, -2.5, 0.0])
+    out = np.zeros(4)
+    _copysign_literals[1, 4](b, out)
+    want = [math.copysign(1.0, x) + math.copysign(x * 3.0, -1.0) for x in b.tolist()]
+    assert out.tolist() == want

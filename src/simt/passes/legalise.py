@@ -25,7 +25,9 @@ compilers get wrong, leaving the renderer only spellings:
   does none of that;
 - where they evaluate an expression of literals when the shader is made (`bind_literals`:
   WGSL, where `1 / 0`, an overflow or a float64 `round` of literals is an error there, not a
-  value), the constants an op reads when all its operands are constants are marked `BIND`
+  value), the constants an op reads when all its operands are constants are marked `BIND`,
+  and a float64 constant a math op reads `HIDE` (a row's spelling may apply a builtin to it
+  alone, which naga evaluates and cannot for float64: `abs(1.0lf)` in copysign)
   (`_bind_literals`);
 - where their integer `abs` is not the IR's at the minimum value (`wrapping_abs`: naga emits
   SAbs, which lavapipe's LLVM lowers with INT_MIN poison, so `abs(-2**31) >> t` then `% 64`
@@ -133,10 +135,19 @@ def _bind_literals(fn: Function) -> None:
     consts = {op.result.id: op for op in walk(fn.body) if op.opcode == "const"}
     for op in walk(fn.body):
         if op.opcode in _EXPRESSIONS and op.operands:
-            if all(v.id in consts for v in op.operands):
-                for v in op.operands:
-                    if not consts[v.id].attrs.get(HIDE):  # already a run-time value
-                        consts[v.id].attrs[BIND] = True
+            every = all(v.id in consts for v in op.operands)
+            for v in op.operands:
+                c = consts.get(v.id)
+                if c is None or c.attrs.get(HIDE):  # (HIDE: already a run-time value)
+                    continue
+                if op.opcode == "math" and v.type == FLOAT64:
+                    # a math row's spelling may apply a builtin to one operand alone
+                    # (copysign's `abs({0})`): naga evaluates that of a float64 literal, or
+                    # of a `let` bound to one, and has no float64 `abs` ("Cannot apply math
+                    # function to type"): the value comes from behind a run-time zero
+                    c.attrs[HIDE] = True
+                elif every:
+                    c.attrs[BIND] = True
 
 
 _ARITH = ("add", "sub", "mul")
