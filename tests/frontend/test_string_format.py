@@ -242,6 +242,7 @@ def test_str_format_and_format_are_pythons(
         ("s = '{x}'.format(t)", "no keyword argument 'x'"),
         ("s = '{:.2f}'.format(simt.float64(t))", "a float64 in a string built at run time"),
         ("s = '{!r}'.format(str(t))", "repr() of a string built at run time"),
+        ("s = '{!a}'.format(str(t))", "ascii() of a string built at run time"),
         ("s = format(t, str(n))", "format()'s spec must be a string known at compile time"),
         ("s = format(t, 'q')", "bad format spec 'q' for a int32 value"),
         ("s = format((t, n))", "format() in a kernel formats numbers and strings"),

@@ -156,8 +156,12 @@ def field(tr: Translating, v: V, spec: str, conversion: int, node: ast.AST,
     if is_str(v):
         assert isinstance(v, Obj)
         if conversion not in (-1, ord("s")):
-            tr.fail(node, "repr() of a string built at run time (its quotes and escapes)",
-                    "write the quotes: f\"'{s}'\"")  # fmt: skip
+            how = "ascii() of a string built at run time (its quotes, and escapes of every " \
+                "non-ASCII character)" if conversion == ord("a") else \
+                "repr() of a string built at run time (its quotes and escapes)"  # fmt: skip
+            tr.fail(node, how,
+                    "write the quotes, for text without quotes or escapes in it: "
+                    "f\"'{s}'\"")  # fmt: skip
         if not spec:
             return v
         if built:
