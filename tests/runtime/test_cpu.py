@@ -435,3 +435,23 @@ def test_a_bad_thread_count_is_an_error_not_ignored(value: str,
         num_threads()
     ok, why = CpuRuntime.probe()  # `simt info` says it, and the backend is still found
     assert ok and "bad setting" in why
+
+
+@simt.kernel(heap=65536)
+def _many_strings(out):
+    t = simt.grid(1)
+    for j in range(120):
+        print("abcd" + str(j * 1000 + t))
+
+
+def test_prints_of_strings_built_at_run_time_are_not_cut_at_1024_records(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A printed string built at run time takes a print record per character: one thread's
+    120 lines of 9-10 characters were cut after 85 ("printed more than 1024 lines"), where
+    sim prints them all."""
+    for backend in ("sim", "cpu"):
+        with simt.using(backend):
+            _many_strings[1, 1](np.zeros(1, np.int32))
+        lines = capfd.readouterr().out.splitlines()
+        assert lines == [f"abcd{j * 1000}" for j in range(120)], (backend, lines[-3:])

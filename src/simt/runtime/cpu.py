@@ -369,7 +369,9 @@ class CpuRuntime(Runtime):
         meta = variant.meta if k.prints else None
         n_prints = len(meta.formats) if meta is not None else 0
         total = run_grid.size * run_block.size
-        cap = min(_PRINT_CAPACITY, max(1024, 4 * total)) if n_prints else 0
+        # records (a number or a piece of text each; a string built at run time takes one per
+        # character): np.zeros's pages are only made where records are written
+        cap = min(_PRINT_CAPACITY, max(1 << 16, 4 * total)) if n_prints else 0
         slots_per = meta.record_slots if meta is not None else 0
         pbuf = np.zeros(cap * slots_per, np.int64) if n_prints else None
         ctx = _context(cap, pbuf.ctypes.data if pbuf is not None else 0)
@@ -388,7 +390,11 @@ class CpuRuntime(Runtime):
             count = int(ctx[1])
             emit(self._records(meta, pbuf, done[0], min(count, cap)), meta.formats)
             if count > cap:
-                raise KernelError(f"the kernel printed more than {cap} lines; print less")
+                raise KernelError(
+                    f"the kernel printed more than {cap} print records (a number or a piece "
+                    "of text each, a string built at run time one per character); the first "
+                    f"{cap} are shown above: print less"
+                )
         _check(ctx, fn, variant, run_grid, run_block, block.x if wide > 1 else 0)
 
     def _prepare(
