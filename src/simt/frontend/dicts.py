@@ -346,24 +346,7 @@ def comprehension(tr: Translating, node: ast.DictComp | ast.SetComp) -> Obj:
         stmt = ast.copy_location(ast.Assign(targets=[target], value=node.value), node.key)
     else:
         stmt = ast.copy_location(_call(ref, "add", [node.elt]), node.elt)
-    for g in reversed(node.generators):
-        for cond in reversed(g.ifs):
-            stmt = ast.copy_location(ast.If(test=cond, body=[stmt], orelse=[]), cond)
-        stmt = ast.copy_location(ast.For(target=g.target, iter=g.iter, body=[stmt], orelse=[]),
-                                 g.iter)  # fmt: skip
-    ast.fix_missing_locations(stmt)
-    targets = {n.id for g in node.generators for n in ast.walk(g.target)
-               if isinstance(n, ast.Name)}  # fmt: skip
-    saved = {n: tr.env[n] for n in targets if n in tr.env}
-    tr.env[name] = made
-    try:
-        tr.stmts([stmt])
-    finally:
-        tr.env.pop(name, None)
-        for n in targets:
-            tr.env.pop(n, None)
-        tr.env.update(saved)
-    return made
+    return lists.run_comprehension(tr, node.generators, stmt, name, made)
 
 
 def dict_call(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:

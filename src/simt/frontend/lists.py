@@ -632,16 +632,25 @@ def comprehension(tr: Translating, node: ast.ListComp) -> Obj:
     )  # fmt: skip
     stmt: ast.stmt = ast.Expr(value=append_call)
     ast.copy_location(stmt, node.elt)
-    for g in reversed(node.generators):
+    return run_comprehension(tr, node.generators, stmt, name, lst)
+
+
+def run_comprehension(tr: Translating, generators: list[ast.comprehension], stmt: ast.stmt,
+                      name: str, made: Obj) -> Obj:  # fmt: skip
+    """Run `stmt` (which fills `made`, read as `name`) inside the loops and conditions of a
+    comprehension's `generators`; the comprehension's variables are its own (as in Python 3):
+    after it, names it bound are what they were before. Returns `made`. (Lists, dicts and
+    sets: `dicts.comprehension` too.)"""
+    for g in reversed(generators):
         for cond in reversed(g.ifs):
             stmt = ast.copy_location(ast.If(test=cond, body=[stmt], orelse=[]), cond)
         stmt = ast.copy_location(ast.For(target=g.target, iter=g.iter, body=[stmt], orelse=[]),
                                  g.iter)  # fmt: skip
     ast.fix_missing_locations(stmt)
-    targets = {n.id for g in node.generators for n in ast.walk(g.target)
+    targets = {n.id for g in generators for n in ast.walk(g.target)
                if isinstance(n, ast.Name)}  # fmt: skip
     saved = {n: tr.env[n] for n in targets if n in tr.env}
-    tr.env[name] = lst
+    tr.env[name] = made
     try:
         tr.stmts([stmt])
     finally:
@@ -649,7 +658,7 @@ def comprehension(tr: Translating, node: ast.ListComp) -> Obj:
         for n in targets:
             tr.env.pop(n, None)
         tr.env.update(saved)
-    return lst
+    return made
 
 
 def run_time_comprehension(tr: Translating, node: ast.ListComp) -> bool:
