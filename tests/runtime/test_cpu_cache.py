@@ -114,3 +114,19 @@ def test_the_source_digest_follows_every_source_file(tmp_path: Any) -> None:
     assert cpu_cache.tree_digest(str(tmp_path)) != first  # an edit (its time) changes it
     (tmp_path / "new.py").write_text("")
     assert len({first, cpu_cache.tree_digest(str(tmp_path))}) == 2
+
+
+def test_every_field_of_the_lowering_meta_is_stored_or_excluded() -> None:
+    """`cpu_cache.store` writes `Meta` field by field: a field added to `llvm_abi.Meta`
+    would take its default on every cache hit, silently. Each field is either stored or
+    makes the kernel not cached (prints)."""
+    from dataclasses import fields
+
+    from simt.backends.llvm_abi import Meta
+
+    stored = {"record_slots", "sites", "layout", "jammed"}
+    not_cached = {"formats", "print_types"}  # a kernel that prints is not stored
+    assert {f.name for f in fields(Meta)} == stored | not_cached, (
+        "a new llvm_abi.Meta field: store it in runtime/cpu_cache.store and read it in load, "
+        "or leave kernels that need it uncached"
+    )
