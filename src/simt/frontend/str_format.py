@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from .. import types as T
 from ..ir import Value
+from ..ir.ops import spec_conversion
 from . import raising
 from .context import Translating
 from .list_ops import fold
@@ -171,21 +172,13 @@ def field(tr: Translating, v: V, spec: str, conversion: int, node: ast.AST,
     return None
 
 
-def conversion_of(spec: str) -> tuple[str, str]:
-    """(conversion, spec) of a field's spec: `!s:>6` (`{v!s:>6}`) is ("s", ">6"); a spec
-    Python accepts never starts so ('!' is a fill only before an align), so ("", spec)."""
-    if spec[:1] == "!" and spec[2:3] == ":" and spec[1:2] in ("s", "r", "a"):
-        return spec[1], spec[3:]
-    return "", spec
-
-
 # ------------------------------------------------------------------------------- numbers
 def number(tr: Translating, v: Value, spec: str, node: ast.AST) -> Text:
     """A run-time number's text under `spec`; a spec `!s:...` (from `{v!s:...}`) formats the
     number's text (`str(v)`) as a string."""
     t = v.type
     assert isinstance(t, T.Scalar)
-    conversion, spec = conversion_of(spec)
+    conversion, spec = spec_conversion(spec)
     if conversion:
         return text(tr, from_number(tr, v, node), spec, node)
     if t.is_float:

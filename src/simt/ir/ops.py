@@ -117,7 +117,18 @@ EXACT = "exact"
 
 @dataclass(frozen=True)
 class Field:
-    """A formatted operand in a `print` op's parts: operand `arg`, Python format `spec`."""
+    """A formatted operand in a `print` op's parts: operand `arg`, Python format `spec`
+    (`!s:>6`, from `{v!s:>6}`, formats the value's printed text: `spec_conversion`)."""
 
     arg: int
     spec: str = ""
+
+
+def spec_conversion(spec: str) -> tuple[str, str]:
+    """(conversion, spec) of a field's spec: `!s:>6` (`{v!s:>6}`) is ("s", ">6"); a spec
+    Python accepts never starts so ('!' is a fill only before an align), so ("", spec). The
+    front end writes such specs (`frontend/str_format.py`), the host's print formats them
+    (`runtime/printing.py`)."""
+    if spec[:1] == "!" and spec[2:3] == ":" and spec[1:2] in ("s", "r", "a"):
+        return spec[1], spec[3:]
+    return "", spec

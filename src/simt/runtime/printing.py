@@ -12,15 +12,16 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ..ir.ops import Field
+from ..ir.ops import Field, spec_conversion
 from .base import PrintRecord
 
 
 def format_value(value: Any, spec: str) -> str:
     """One printed value: as Python's `print` shows it when `spec` is empty, else `format`;
     `!s:spec` (from `{v!s:spec}`, also `!r`, `!a`) formats the printed text with `spec`."""
-    if spec[:1] == "!" and spec[2:3] == ":" and spec[1:2] in ("s", "r", "a"):
-        return format(format_value(value, ""), spec[3:])  # (no spec Python takes is so)
+    conversion, rest = spec_conversion(spec)
+    if conversion:
+        return format(format_value(value, ""), rest)
     if isinstance(value, (np.bool_, bool)):
         value = bool(value)
     elif isinstance(value, np.integer):
