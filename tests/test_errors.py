@@ -189,7 +189,7 @@ REPL_INPUTS = [
     "x[0]",
     "cache[threadIdx + 1] = 2.0",
     "q = (1, 2)[tid:]",
-    "w = {1: x}[1]",
+    "w = {\"a\": x}[\"a\"]",  # (int keys work since the dicts of #27: a string key is refused)
     "print(buf)",
     "buf[tid % 10] = 1j * x",
 ]

@@ -80,6 +80,9 @@ def hints(lowered: Function, lines: dict[int, int] | None = None) -> list[tuple[
     recomputes conditions in each thread loop, without their source lines)."""
     lines = lines or {}
     out: dict[tuple[str, int], str] = {}
+    # simt's own arrays (the failure records of raising threads, the per-thread heap): their
+    # atomics are not the user's to move
+    hidden = {p.value.id for p in lowered.params if p.hidden is not None}
     for loop in _x_loops(lowered):
         body = loop.regions[0]
         iv = body.args[0]
@@ -96,7 +99,8 @@ def hints(lowered: Function, lines: dict[int, int] | None = None) -> list[tuple[
                         "threads as a range instead (`if tid < s: sh[tid] += sh[tid + s]`, "
                         "sequential addressing): a range runs only its own threads, "
                         "vectorised."))  # fmt: skip
-            elif op.opcode in ("atomic", "cas") and op.operands[0].array.space != SHARED:
+            elif (op.opcode in ("atomic", "cas") and op.operands[0].array.space != SHARED
+                  and op.operands[0].id not in hidden):  # fmt: skip
                 line = _line(op)
                 out.setdefault(("global-atomic", line), (
                     f"line {line}: an atomic on the global array from every thread: on the CPU "
