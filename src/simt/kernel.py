@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import filewrites, lang
+from . import filereads, filewrites, lang
 from . import types as T
 from .array import DeviceArray, complex_parts, host_view
 from .errors import (
@@ -760,9 +760,10 @@ class Kernel:
         # every branch as written, none if-converted away; constants and aliases noted
         fn = self.build_ir(specs, optimise=False, explain=True)
         compiled = rt.compile(fn, trace=True)  # type: ignore[call-arg]
+        staged, _ = self._stage(fn)
         dev = [
-            fn.hidden_zeros(p, g.size * b.size)  # the failure buffer, an arena
-            if p.hidden
+            _with_files(fn.hidden_zeros(p, g.size * b.size), p, staged)  # the failure buffer,
+            if p.hidden  # an arena
             else parts_view(values[p.index])
             if isinstance(p.value.type, T.ArrayType)
             else _scalar_arg(p)(values[p.index])
@@ -852,6 +853,7 @@ class Kernel:
                         f"the kernel writes to it: pass a writable copy ({name}.copy())"
                     )
         host = rt.host_memory
+        staged, read_paths = self._stage(spec.fn)
         dev_args: list[Any] = []
         copy_back: list[tuple[np.ndarray, DeviceArray]] = []
         failures: tuple[np.ndarray, DeviceArray] | None = None
@@ -871,7 +873,7 @@ class Kernel:
                 dev_args.append(dev)
                 continue
             if hidden is Hidden.ARENA:
-                dev_args.append(self._heap_arg(rt, host, spec.fn, name, grid, block))
+                dev_args.append(self._heap_arg(rt, host, spec.fn, name, grid, block, staged))
                 continue
             v = values[position]
             if scalar is None:
@@ -888,7 +890,7 @@ class Kernel:
                     ) from None
         try:
             if spec.fn.attrs.get("file_records"):
-                self._launch_writing_files(rt, spec, grid, block, dev_args)
+                self._launch_writing_files(rt, spec, grid, block, dev_args, read_paths)
             else:
                 rt.launch(spec.compiled, grid, block, dev_args)
         except (SimtError, KeyboardInterrupt):
@@ -944,7 +946,8 @@ class Kernel:
                 raise err
 
     def _launch_writing_files(
-        self, rt: Runtime, spec: Specialisation, grid: Dim3, block: Dim3, dev_args: list[Any]
+        self, rt: Runtime, spec: Specialisation, grid: Dim3, block: Dim3, dev_args: list[Any],
+        read_paths: list[str] | None = None,
     ) -> None:
         """A launch whose threads write files (`open(path, "w")` in the kernel): what they
         print is captured, their file records are landed in real files once the launch ends
@@ -965,6 +968,14 @@ class Kernel:
             written, _ = filewrites.land_open(records)
         except filewrites.WriteError as e:
             raise KernelError(f"{self.__name__}(): the files its threads wrote: {e}") from None
+        both = filereads.read_and_written(read_paths or [], written)
+        if both:
+            raise KernelError(
+                f"{self.__name__}(): its threads wrote {both[0]!r}, a file the launch also "
+                "read (staged before it, at open for reading): one launch either reads a "
+                "file or writes it, and nothing was written; write to another path, or read "
+                "it in the next launch"
+            )
         filewrites.write_files(written)
 
     def _advise_once(self, grid: Dim3, block: Dim3, rt: Runtime) -> None:
@@ -984,14 +995,39 @@ class Kernel:
             stacklevel=_user_level(),
         )
 
+    def _stage(self, fn: Function) -> tuple[np.ndarray | None, list[str]]:
+        """The block of the files the kernel reads (`simt.filereads`), staged now, and their
+        paths; (None, []) for a kernel that reads none."""
+        patterns = fn.attrs.get("file_reads")
+        if not patterns:
+            return None, []
+        try:
+            return filereads.stage(patterns)
+        except filereads.StageError as e:
+            raise LaunchError(f"{self.__name__}(): the files it reads: {e}") from None
+
     def _heap_arg(
-        self, rt: Runtime, host: bool, fn: Function, name: str, grid: Dim3, block: Dim3
+        self, rt: Runtime, host: bool, fn: Function, name: str, grid: Dim3, block: Dim3,
+        staged: np.ndarray | None = None,
     ) -> DeviceArray:
-        """A hidden arena parameter's array for this launch: each thread's region, zeroed."""
+        """A hidden arena parameter's array for this launch: each thread's region, zeroed;
+        after the int32 regions, the staged files' block (`staged`) where the kernel reads
+        files."""
         (p,) = [p for p in fn.params if p.name == name]
         t = p.value.array.dtype
         threads = grid.size * block.size
         n = fn.arena_length(p, threads)
+        if staged is not None and t == T.INT32:
+            if n + len(staged) >= 2**31:
+                raise LaunchError(
+                    f"{self.__name__}() reads files of {len(staged)} characters in all and "
+                    f"keeps a heap of {self.heap} bytes per thread, more than 2**31 - 1 int32 "
+                    "words together; launch fewer threads or read fewer files per launch"
+                )
+            words = np.zeros(n + len(staged), np.int32)
+            words[n:] = staged
+            return host_view(rt, words) if host else DeviceArray(
+                rt, rt.upload(words), words.shape, words.dtype)  # fmt: skip
         if n >= 2**31:
             raise LaunchError(
                 f"{self.__name__}() keeps lists in a per-thread heap of {self.heap} bytes per "
@@ -1092,6 +1128,13 @@ def parts_view(a: Any) -> Any:
         return a
     part = np.float32 if a.dtype.itemsize == 8 else np.float64
     return a[..., None].view(part)
+
+
+def _with_files(zeros: np.ndarray, p: Param, staged: np.ndarray | None) -> np.ndarray:
+    """A hidden array with the staged files' block after it when it is the int32 arena."""
+    if staged is None or p.hidden is not Hidden.ARENA or zeros.dtype != np.int32:
+        return zeros
+    return np.concatenate([zeros, staged])
 
 
 def _short(t: tuple[int, ...], ndim: int) -> str:

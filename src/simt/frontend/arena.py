@@ -27,6 +27,7 @@ DEFAULT_HEAP = 1024  # bytes per thread and element type; docs/language.md, "Lis
 MIN_HEAP = 128
 RESERVED = 16  # int32 words of bookkeeping at the start of a thread's int32 region
 DUMMY = 12  # the always-empty list header (3 words) inside the reserved words
+SINK = 15  # a reserved word no value lives in: a failed one-word allocation's (frontend/files)
 PARAM_PREFIX = "__simt_heap_"  # hidden parameters are named `__simt_heap_<dtype>`
 # the element types a growable value may hold, in slot order (slot k counts type k's elements)
 TYPES = (T.INT32, T.FLOAT32, T.INT64, T.FLOAT64, T.UINT32, T.UINT64, T.BOOL, T.UINT8)
@@ -42,6 +43,8 @@ class Arena:
     bases: dict[T.Scalar, Value] = field(default_factory=dict)
     prologue: Block = field(default_factory=Block)
     linear: Value | None = None
+    # the offset of the staged files' block from this thread's region (`frontend/files.py`)
+    files: Value | None = None
 
     # -- the hidden parameters and each thread's region -------------------------------------
     def array(self, b: Builder, t: T.Scalar) -> tuple[Value, Value]:

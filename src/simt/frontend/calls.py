@@ -24,7 +24,7 @@ from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..filewrites import MARK, SEP, KernelFile
 from ..ir import Field, Value
-from . import dicts, list_ops, lists, raising, str_format, str_ops, strings, views
+from . import dicts, files, list_ops, lists, raising, str_format, str_ops, strings, views
 from .context import Translating
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
@@ -119,6 +119,9 @@ def call(tr: Translating, node: ast.Call) -> V:
         mode = _write_mode(tr, node)
         if mode is not None:
             return _open_for_writing(tr, node, mode)
+        reader = files.open_call(tr, node)
+        if reader is not None:
+            return reader
     if isinstance(fn, Bound) and isinstance(fn.obj, Obj) and fn.obj.cls is KernelFile:
         if fn.func is KernelFile.write or fn.func is KernelFile.close:
             return _file_record(tr, fn.obj, fn.func.__name__, node)
@@ -139,6 +142,8 @@ def call(tr: Translating, node: ast.Call) -> V:
         if k.arg is None:
             tr.fail(k, "**kwargs in a call is not supported in kernels")
         kwargs[k.arg] = tr.expr(k.value)  # type: ignore[index]
+    if isinstance(fn, Bound) and files.is_reader(fn.obj) and callable(fn.func):
+        return files.method(tr, fn.obj, fn.func.__name__, args, kwargs, node)  # type: ignore[arg-type]
     methods = (list_ops.Method, strings.Method, str_ops.Method, str_format.Method, dicts.Method)
     if isinstance(fn, Bound) and isinstance(fn.func, methods):
         return fn.func.call(tr, fn.obj, args, kwargs, node)  # type: ignore[arg-type]

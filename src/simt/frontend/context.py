@@ -81,6 +81,9 @@ class Context:
     # prints file records (the launch then lands them in files)
     files: int = 0
     file_records: bool = False
+    # the glob patterns of the files opened for reading, with their places (`filereads`):
+    # the launch stages the files they match
+    file_reads: list[tuple[str, str]] = field(default_factory=list)
     # a list's item type by the place that made it, from an earlier translation: a list read
     # (in a loop) before the line that fixes its type takes it from here; `list_retry` says
     # this translation guessed a type wrong and must be done again (frontend/lists.py)

@@ -201,4 +201,6 @@ def translate_with_names(
         fn.attrs["complex_params"] = complex_params
     if ctx.file_records:  # threads write files: the launch lands their records
         fn.attrs["file_records"] = True
+    if ctx.file_reads:  # threads read files: the launch stages them (`simt.filereads`)
+        fn.attrs["file_reads"] = tuple(ctx.file_reads)
     return fn, tr.env

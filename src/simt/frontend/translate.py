@@ -29,6 +29,7 @@ from . import (
     calls,
     contexts,
     dicts,
+    files,
     iteration,
     known,
     list_ops,
@@ -686,6 +687,9 @@ class Translator:
         if iteration.sequence_call(self, node):
             return
         iterable = self.expr(it)
+        if files.is_reader(iterable):
+            files.over(self, node, iterable)  # type: ignore[arg-type]
+            return
         if dicts.is_dict_like(iterable):
             iteration.over_dict(self, node, iterable)  # type: ignore[arg-type]
             return

@@ -1,0 +1,72 @@
+"""Files read by kernel threads (#27 item 3): each thread opens its own file, a path made at
+run time (an f-string of its index), with `with open(...)`; reads the first line with
+`readline()`, the rest with `for line in f` (and `read()` in a second open), and compares,
+strips and measures the lines. Some threads' files do not exist: their FileNotFoundError is
+caught. The host stages the files matching `part*.txt` before the launch (simt.filereads)."""
+
+import os
+import tempfile
+
+import numpy as np
+
+import simt
+
+from . import Case
+
+DIR = tempfile.mkdtemp(prefix="simt-corpus-reads-")
+N = 40
+
+
+def _text(i: int) -> str:
+    lines = [f"# part {i}"] + [" " * (k % 3) + "x" * ((i * 7 + k) % 11) for k in range(i % 6)]
+    end = "" if i % 4 == 1 else "\n"  # some files end without a newline
+    return "\n".join(lines) + end
+
+
+for _i in range(N):
+    if _i % 5 != 3:  # every fifth file is missing
+        with open(os.path.join(DIR, f"part{_i}.txt"), "w", encoding="utf-8") as _f:
+            _f.write(_text(_i))
+
+
+@simt.kernel
+def read_parts(out, n):
+    i = simt.grid(1)
+    if i < n:
+        try:
+            with open(f"{DIR}/part{i}.txt") as f:
+                head = f.readline()
+                lines = 1
+                chars = 0
+                for line in f:
+                    lines += 1
+                    chars += len(line.strip())
+                out[i, 0] = lines
+                out[i, 1] = chars
+                out[i, 2] = 1 if head == f"# part {i}\n" else 0
+            g = open(f"{DIR}/part{i}.txt", "r")
+            out[i, 3] = len(g.read())
+            out[i, 4] = len(g.read())  # at the end: the empty string
+            g.close()
+        except FileNotFoundError:
+            out[i, 0] = -1
+
+
+def _make():
+    return np.zeros((N + 2, 5), np.int32), N
+
+
+def _reference(out, n):
+    ref = out.copy()
+    for i in range(n):
+        if i % 5 == 3:
+            ref[i, 0] = -1
+            continue
+        text = _text(i)
+        lines = text.splitlines(keepends=True)
+        ref[i] = (len(lines), sum(len(s.strip()) for s in lines[1:]),
+                  int(lines[0] == f"# part {i}\n"), len(text), 0)  # fmt: skip
+    return {0: ref}
+
+
+CASES = [Case("file_reads", read_parts, _make, 2, 32, reference=_reference)]
