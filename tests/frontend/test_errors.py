@@ -57,7 +57,7 @@ def _user_kernel_error(tmp_path, header: str, body: str) -> simt.CompileError:
     [
         ("try:\n            a[0] = 1.0\n        except* Exception:\n            pass", "except*"),
         ("raise ValueError(thread_idx.x)", "known at compile time"),
-        ("with open('x') as f:\n            pass", "with"),
+        ("with open(f'x{thread_idx.x}', 'rb') as f:\n            pass", "binary mode"),
         ("class C:\n            pass", "class"),
         ("s = 'text'\n        a[0] = s[thread_idx.x]", "run-time value"),
         ("xs = []\n        xs.append(thread_idx.x)\n        xs.append(0.5)", "mix types"),

@@ -203,18 +203,19 @@ _READ_ME = __file__
 
 
 def test_with_on_a_file_read_or_a_builtin_manager_says_what_to_do_instead() -> None:
-    """`with open(path) as f:` (reading) in a kernel advised giving TextIOWrapper an
-    __enter__ written in Python: advice a user cannot follow."""
+    """`with open(path, "rb") as f:` (a known path: read while compiling) in a kernel advised
+    giving BufferedReader an __enter__ written in Python: advice a user cannot follow.
+    (`with open(path) as f:`, text, reads per thread: tests/frontend/test_files.py.)"""
 
     @simt.kernel
     def reads(out):
-        with open(_READ_ME) as f:
+        with open(_READ_ME, "rb") as f:
             out[0] = len(f.read())
 
     with pytest.raises(simt.CompileError) as e:
         reads[1, 1](np.zeros(1, np.int32))
     msg = str(e.value)
-    assert "for reading in a kernel" in msg and 'open(path, "rb").read()' in msg
+    assert "binary mode" in msg and 'open(path, "rb").read()' in msg
     assert "__enter__(self)" not in msg
 
     import threading

@@ -93,9 +93,11 @@ def _items(tr: Translating, node: ast.With, k: int) -> None:
     value = cm.enter()
     if item.optional_vars is not None:
         tr.assign(item.optional_vars, value, item.context_expr)
-    if raising.may_raise(tr):  # __enter__ raised: the body and __exit__ do not run
+    if raising.may_raise(tr):  # __enter__ (or `open`) raised: the body and __exit__ do not
+        # run, and that path left the statement list (what the body assigns is not "maybe
+        # undefined" after the `with`, as after any statement that may raise)
         tr.branch(tr.b.un("not", raising.flag(tr)),  # type: ignore[arg-type]
-                  lambda: _body_and_exit(tr, node, k, cm), lambda: None)  # fmt: skip
+                  lambda: _body_and_exit(tr, node, k, cm), tr.left)  # fmt: skip
         return
     _body_and_exit(tr, node, k, cm)
 
@@ -154,11 +156,12 @@ def _refuse(tr: Translating, m: V, node: ast.AST) -> NoReturn:
         m.value.close()  # (`open` ran while compiling: the file is not left open)
         tr.fail(
             node,
-            "`with open(path)` for reading in a kernel: a file opened with a path known at "
-            "compile time is read while compiling, and a kernel cannot hold the file itself",
+            "`with open(path, \"rb\")` in a kernel: a file opened in binary mode with a path "
+            "known at compile time is read while compiling, and a kernel cannot hold the "
+            "file itself",
             "read it before the kernel (DATA = open(path, \"rb\").read(), a global: bytes "
-            "a kernel indexes at run time); `with open(path, \"w\") as f:` writes per "
-            "thread, and the REPL reads files per thread (docs/language.md, Files)",
+            "a kernel indexes at run time); `with open(path) as f:` reads text per thread "
+            "and `with open(path, \"w\") as f:` writes (docs/language.md, Files)",
         )
     if isinstance(m, Known) and isinstance(m.value, _GENERATOR_CM):
         name = getattr(m.value, "func", None)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from .. import types as T
 from ..filereads import ENTRY, HEADER, HASH_MASK, FNV_OFFSET, FNV_PRIME, KernelReader, glob_of
 from ..ir import Value
@@ -28,6 +30,7 @@ from . import raising, str_format, strings
 from .arena import SINK
 from .context import Translating
 from .list_ops import fold
+from .scalars import coerce
 from .lists import arena, i32, raise_unless, when
 from .values import Known, Obj, V
 
@@ -246,10 +249,15 @@ def _read(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
     left = b.bin("sub", _field(f, "n"), pos)
     take = left
     if args and not (isinstance(args[0], Known) and args[0].value is None):
-        size = tr.scalar(args[0], node)
-        if not (isinstance(size.type, T.Scalar) and size.type.is_int):
-            tr.fail(node, "read()'s size must be an integer")
-        size = b.cast(size, T.INT32) if size.type != T.INT32 else size
+        a = args[0]
+        if isinstance(a, Known):
+            if not isinstance(a.value, (int, np.integer)) or isinstance(a.value, bool):
+                tr.fail(node, "read()'s size must be an integer")
+            size = i32(tr, int(a.value))
+        else:
+            if not (isinstance(a, Value) and isinstance(a.type, T.Scalar) and a.type.is_int):
+                tr.fail(node, "read()'s size must be an integer")
+            size = coerce(b, a, T.INT32)
         take = b.select(b.cmp("lt", size, i32(tr, 0)), left, b.bin("min", size, left))
     _advance(tr, f, pos, b.bin("add", pos, take))
     return strings.make(b.bin("add", _field(f, "data"), pos), take)

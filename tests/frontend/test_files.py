@@ -1,0 +1,216 @@
+"""Files read per thread in `@simt.kernel` (#27 item 3; frontend/files.py, simt.filereads):
+`open(path)` with a path made per thread, `with`, `read`, `readline`, `for line in f`,
+`close`, FileNotFoundError per thread, and the refusals, each naming the user's line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simt
+from simt.runtime import registry
+
+
+def _use(backend: str) -> None:
+    ok, why = registry.probe(backend)
+    if not ok:
+        pytest.skip(f"{backend} not present: {why}")
+    simt.use(backend)
+
+
+def _parts(tmp_path: Path, texts: dict[int, str]) -> str:
+    for i, text in texts.items():
+        (tmp_path / f"part{i}.txt").write_text(text, encoding="utf-8")
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_each_thread_counts_the_lines_of_its_own_file(backend: str, tmp_path: Path) -> None:
+    """The issue's example: a per-thread path, `with`, `for line in f`; a missing file is a
+    FileNotFoundError the thread catches."""
+    _use(backend)
+    d = _parts(tmp_path, {0: "a\n", 1: "a\nbb\n", 2: "a\nbb\nccc", 4: ""})
+
+    @simt.kernel
+    def count_lines(out, chars):
+        i = simt.grid(1)
+        if i < len(out):
+            try:
+                with open(f"{d}/part{i}.txt") as f:
+                    n = 0
+                    for line in f:
+                        n += 1
+                        chars[i] += len(line)
+                    out[i] = n
+            except FileNotFoundError:
+                out[i] = -1
+
+    out, chars = np.zeros(6, np.int32), np.zeros(6, np.int32)
+    count_lines[1, 8](out, chars)
+    assert out.tolist() == [1, 2, 3, -1, 0, -1]
+    assert chars.tolist() == [2, 5, 8, 0, 0, 0]
+
+
+def test_read_readline_and_close_behave_as_python(tmp_path: Path) -> None:
+    _use("sim")
+    d = _parts(tmp_path, {0: "first\nsecond\nthird", 1: "x\r\ny\n"})
+
+    @simt.kernel
+    def reads(out):
+        i = simt.grid(1)
+        if i < 2:
+            f = open(f"{d}/part{i}.txt", "r")
+            a = f.readline()
+            b = f.read(3)
+            c = f.read()
+            out[i, 0] = len(a)
+            out[i, 1] = len(b)
+            out[i, 2] = len(c)
+            out[i, 3] = len(f.readline())  # at the end: ""
+            out[i, 4] = 1 if a == "first\n" or a == "x\n" else 0  # "\r\n" is read as "\n"
+            out[i, 5] = 1 if c.strip().endswith("third") else 0
+            f.close()
+            try:
+                f.read()
+            except ValueError:
+                out[i, 6] = 7
+
+    out = np.zeros((2, 7), np.int32)
+    reads[1, 2](out)
+    assert out[0].tolist() == [6, 3, 9, 0, 1, 1, 7]  # "first\n", "sec", "ond\nthird"
+    assert out[1].tolist() == [2, 2, 0, 0, 1, 0, 7]  # "x\n", "y\n", ""
+
+
+def test_an_uncaught_file_not_found_ends_that_thread_and_names_the_path(tmp_path: Path) -> None:
+    _use("cpu")
+    d = _parts(tmp_path, {0: "a", 2: "bc"})
+
+    @simt.kernel
+    def sizes(out):
+        i = simt.grid(1)
+        if i < 3:
+            with open(f"{d}/part{i}.txt") as f:
+                out[i] = len(f.read())
+
+    out = np.zeros(3, np.int32)
+    with pytest.raises(simt.KernelError) as e:
+        sizes[1, 4](out)
+    msg = str(e.value)
+    assert "1 thread raised FileNotFoundError" in msg and "test_files.py" in msg
+    assert f"No such file or directory: '{d}/part1.txt'" in msg
+    assert out.tolist() == [1, 0, 2]  # the other threads finished
+
+
+def test_the_files_are_staged_at_each_launch_not_while_compiling(tmp_path: Path) -> None:
+    """A known path reads the file as it is at the launch (the kernel is not recompiled)."""
+    _use("sim")
+    path = tmp_path / "shared.txt"
+    path.write_text("one\ntwo\n")
+    p = str(path)
+
+    @simt.kernel
+    def line_of(out):
+        i = simt.grid(1)
+        if i < len(out):
+            with open(p) as f:
+                k = 0
+                for line in f:
+                    if k == i:
+                        out[i] = len(line)
+                    k += 1
+
+    out = np.zeros(3, np.int32)
+    line_of[1, 3](out)
+    assert out.tolist() == [4, 4, 0]
+    path.write_text("three\nfour\nfive\n")
+    line_of[1, 3](out)
+    assert out.tolist() == [6, 5, 5]
+
+
+def test_a_run_time_part_with_a_slash_is_not_staged(tmp_path: Path) -> None:
+    """A run-time part stands for text inside one path component: `sub/part0` is not staged
+    for `{d}/{name}.txt` and its thread's open raises FileNotFoundError (the documented
+    rule), while a file of the directory itself is found."""
+    _use("sim")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "part0.txt").write_text("deep")
+    (tmp_path / "top.txt").write_text("top")
+    d = str(tmp_path)
+
+    @simt.kernel
+    def opens(out):
+        i = simt.grid(1)
+        name = "top" if i == 0 else "sub/part0"
+        try:
+            with open(f"{d}/{name}.txt") as f:
+                out[i] = len(f.read())
+        except FileNotFoundError:
+            out[i] = -1
+
+    out = np.zeros(2, np.int32)
+    opens[1, 2](out)
+    assert out.tolist() == [3, -1]
+
+
+def test_writing_a_file_the_launch_reads_is_an_error_and_nothing_lands(tmp_path: Path) -> None:
+    _use("sim")
+    d = _parts(tmp_path, {0: "old"})
+
+    @simt.kernel
+    def rewrite(n):
+        i = simt.grid(1)
+        if i < n:
+            with open(f"{d}/part{i}.txt") as f:
+                s = f.read()
+            with open(f"{d}/part{i}.txt", "w") as g:
+                g.write(s)
+
+    with pytest.raises(simt.KernelError, match="also read"):
+        rewrite[1, 1](1)
+    assert (tmp_path / "part0.txt").read_text() == "old"
+
+
+def test_a_file_that_is_not_utf8_is_a_launch_error_naming_it(tmp_path: Path) -> None:
+    _use("sim")
+    (tmp_path / "part0.txt").write_bytes(b"\xff\xfe\x00")
+    d = str(tmp_path)
+
+    @simt.kernel
+    def reads(out):
+        i = simt.grid(1)
+        with open(f"{d}/part{i}.txt") as f:
+            out[i] = len(f.read())
+
+    with pytest.raises(simt.LaunchError, match="part0.txt' is not UTF-8 text"):
+        reads[1, 1](np.zeros(1, np.int32))
+
+
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        ("f = open(f'{D}/p{i}.txt', 'rb')", "binary mode is not supported"),
+        ("f = open(f'{D}/p{i}.txt', 'r+')", "mode 'r+' is not supported"),
+        ("f = open(f'{D}/p{i}.txt')\n    f.seek(2)", "seek() on a file read in a kernel"),
+        ("f = open(f'{D}/p{i}.txt')\n    f.readlines()", "loop over the lines"),
+        ("f = open(f'{D}/p{i}.txt')\n    f.write('x')", "cannot be written"),
+        ("p = f'{D}/p{i}.txt'\n    f = open(p)", "an f-string written in the call"),
+        ("f = open(f'{i}')", "all run-time text"),
+    ],
+)  # fmt: skip
+def test_what_is_not_supported_is_refused_at_the_users_line(
+    tmp_path: Path, line: str, words: str
+) -> None:
+    _use("sim")
+    src = (f"import simt\nD = {str(tmp_path)!r}\n\n@simt.kernel\ndef k(a):\n"
+           f"    i = simt.grid(1)\n    {line}\n    a[i] = 1\n")  # fmt: skip
+    path = tmp_path / "user_kernel.py"
+    path.write_text(src)
+    ns: dict = {}
+    exec(compile(src, str(path), "exec"), ns)
+    with pytest.raises(simt.CompileError) as e:
+        ns["k"][1, 1](np.zeros(1, np.int32))
+    assert e.value.filename == str(path)
+    assert e.value.line is not None and e.value.line >= 7
+    assert words in str(e.value), str(e.value)
