@@ -75,7 +75,7 @@ def matches(patterns: Iterable[Pattern]) -> list[str]:
     """The existing files (not directories) the patterns match, sorted, each once."""
     found: set[str] = set()
     for pattern, _ in patterns:
-        for p in glob.glob(pattern, include_hidden=True):
+        for p in glob.glob(pattern):
             if os.path.isfile(p):
                 found.add(p)
     return sorted(found)
@@ -99,14 +99,14 @@ def stage(patterns: Iterable[Pattern]) -> tuple[np.ndarray, list[str]]:
         try:
             with open(p, encoding="utf-8") as fh:  # "\r\n" read as "\n", as Python
                 text = fh.read()
-        except UnicodeDecodeError as e:
+        except UnicodeDecodeError as bad:
             raise StageError(
-                f"{p!r} is not UTF-8 text ({e.reason} at byte {e.start}), and a kernel reads "
+                f"{p!r} is not UTF-8 text ({bad.reason} at byte {bad.start}), and a kernel reads "
                 f"files as text: it matches {where}; binary files are read on the host "
                 '(DATA = open(path, "rb").read() outside the kernel, or an array argument)'
             ) from None
-        except OSError as e:
-            raise StageError(f"{p!r} cannot be read for the kernel: {e}") from None
+        except OSError as err:
+            raise StageError(f"{p!r} cannot be read for the kernel: {err}") from None
         total += len(p) + len(text)
         if total > MAX_CHARS:
             raise StageError(

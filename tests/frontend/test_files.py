@@ -61,7 +61,7 @@ def test_read_readline_and_close_behave_as_python(tmp_path: Path) -> None:
     def reads(out):
         i = simt.grid(1)
         if i < 2:
-            f = open(f"{d}/part{i}.txt", "r")
+            f = open(f"{d}/part{i}.txt", "r")  # noqa: UP015 - the mode written out
             a = f.readline()
             b = f.read(3)
             c = f.read()

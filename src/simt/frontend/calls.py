@@ -119,7 +119,7 @@ def call(tr: Translating, node: ast.Call) -> V:
         mode = _write_mode(tr, node)
         if mode is not None:
             return _open_for_writing(tr, node, mode)
-        reader = files.open_call(tr, node)
+        reader = files.open_call(tr, node, fstring_parts)
         if reader is not None:
             return reader
     if isinstance(fn, Bound) and isinstance(fn.obj, Obj) and fn.obj.cls is KernelFile:

@@ -19,19 +19,21 @@ heap per `open`), and `data`, `n`, where the file's characters are and how many.
 from __future__ import annotations
 
 import ast
+import os
+from collections.abc import Callable
 
 import numpy as np
 
 from .. import types as T
-from ..filereads import ENTRY, HEADER, HASH_MASK, FNV_OFFSET, FNV_PRIME, KernelReader, glob_of
-from ..ir import Value
+from ..filereads import ENTRY, FNV_OFFSET, FNV_PRIME, HASH_MASK, HEADER, KernelReader, glob_of
+from ..ir import Block, Value
 from ..ir.nodes import heap_words
 from . import raising, str_format, strings
 from .arena import SINK
 from .context import Translating
 from .list_ops import fold
-from .scalars import coerce
 from .lists import arena, i32, raise_unless, when
+from .scalars import coerce
 from .values import Known, Obj, V
 
 MODES = (None, "r", "rt", "tr")
@@ -53,18 +55,22 @@ def mode_of(tr: Translating, node: ast.Call) -> object:
     return v.value
 
 
-def open_call(tr: Translating, node: ast.Call) -> V | None:
+Pieces = Callable[[Translating, ast.JoinedStr, bool], list[strings.Part]]
+
+
+def open_call(tr: Translating, node: ast.Call, pieces: Pieces) -> V | None:
     """`open(...)` in a kernel that does not write: a file read per thread, or None for
-    `open(known path, "rb")`, which reads while compiling (known bytes: a constant table)."""
+    `open(known path, "rb")`, which reads while compiling (known bytes: a constant table).
+    `pieces`: the f-string translator (`calls.fstring_parts`)."""
     mode = mode_of(tr, node)
     if isinstance(mode, str) and "b" in mode and "r" in mode and "+" not in mode and node.args:
         v = tr.expr(node.args[0])
         if isinstance(v, Known):
             return None
-    return open_for_reading(tr, node, mode)
+    return open_for_reading(tr, node, mode, pieces)
 
 
-def open_for_reading(tr: Translating, node: ast.Call, mode: object) -> V:
+def open_for_reading(tr: Translating, node: ast.Call, mode: object, pieces: Pieces) -> V:
     """`open(path)` / `open(path, "r")` in a kernel: the thread's file among those staged."""
     if mode not in MODES:
         what = "binary mode" if isinstance(mode, str) and "b" in mode else f"mode {mode!r}"
@@ -82,7 +88,7 @@ def open_for_reading(tr: Translating, node: ast.Call, mode: object) -> V:
         (k.value for k in node.keywords if k.arg == "file"), None)  # fmt: skip
     if path_node is None:
         tr.fail(node, "open() needs a path")
-    parts, path = _path(tr, path_node)
+    parts, path = _path(tr, path_node, pieces)
     if all(p is None for p in parts):
         tr.fail(
             path_node,
@@ -98,19 +104,17 @@ def open_for_reading(tr: Translating, node: ast.Call, mode: object) -> V:
     return _lookup(tr, path, node)
 
 
-def _path(tr: Translating, e: ast.expr) -> tuple[list[str | None], strings.Text]:
+def _path(tr: Translating, e: ast.expr, pieces: Pieces) -> tuple[list[str | None], strings.Text]:
     """The path's literal parts (None: a run-time part) and its value."""
-    from .calls import fstring_parts
-
     if isinstance(e, ast.JoinedStr):
-        pieces = fstring_parts(tr, e, built=True)
-        parts: list[str | None] = [p if isinstance(p, str) else None for p in pieces]
-        if all(isinstance(p, str) for p in pieces):
-            return parts, "".join(pieces)  # type: ignore[arg-type]
+        got = pieces(tr, e, True)
+        parts: list[str | None] = [p if isinstance(p, str) else None for p in got]
+        if all(isinstance(p, str) for p in got):
+            return parts, "".join(got)  # type: ignore[arg-type]
         tr.at(e)
-        return parts, strings.text_of(strings.value_of(str_format.from_parts(tr, pieces, e)))
+        return parts, strings.text_of(strings.value_of(str_format.from_parts(tr, got, e)))
     v = tr.expr(e)
-    if isinstance(v, Known) and isinstance(v.value, (str, os_pathlike())):
+    if isinstance(v, Known) and isinstance(v.value, (str, os.PathLike)):
         return [str(v.value)], str(v.value)
     if strings.is_str(v):
         tr.fail(
@@ -121,12 +125,6 @@ def _path(tr: Translating, e: ast.expr) -> tuple[list[str | None], strings.Text]
             "write the f-string in the call: open(f'data/part{i}.txt')",
         )
     tr.fail(e, "open()'s path must be a string")
-
-
-def os_pathlike() -> type:
-    import os
-
-    return os.PathLike
 
 
 # ------------------------------------------------------------------------------- lookup
@@ -193,7 +191,8 @@ def _lookup(tr: Translating, path: strings.Text, node: ast.AST) -> Obj:
     inside = b.cmp("lt", lo, count)
     k = b.select(inside, lo, i32(tr, 0))
     same_hash = b.bin("and", inside, b.cmp("eq", entry(k, 0), h))
-    staged = strings.make(b.bin("add", f, entry(k, 1)), b.select(same_hash, entry(k, 2), i32(tr, 0)))
+    staged = strings.make(b.bin("add", f, entry(k, 1)),
+                          b.select(same_hash, entry(k, 2), i32(tr, 0)))  # fmt: skip
     found = b.bin("and", same_hash, strings.equal(tr, path, staged, node))
     data = b.bin("add", f, entry(k, 3))
     n = b.select(found, entry(k, 4), i32(tr, 0))
@@ -270,7 +269,7 @@ def _readline(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
     pos = _position(tr, f, node)
     data, n = _field(f, "data"), _field(f, "n")
     # scan to the next "\n" (a read at the file's end stays in the block: it ends in a zero)
-    cblk, bblk = _blocks()
+    cblk, bblk = Block(), Block()
     k = Value(T.INT32, "k")
     cblk.args.append(k)
     with b.at(cblk):
@@ -285,12 +284,6 @@ def _readline(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
     stop = b.select(b.cmp("lt", end, n), b.bin("add", end, i32(tr, 1)), n)
     _advance(tr, f, pos, stop)
     return strings.make(b.bin("add", data, pos), b.bin("sub", stop, pos))
-
-
-def _blocks() -> tuple:  # type: ignore[type-arg]
-    from ..ir import Block
-
-    return Block(), Block()
 
 
 def _close(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
