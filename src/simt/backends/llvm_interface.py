@@ -38,6 +38,7 @@ class KernelInterface(OpRenderer):
         self.heap_at = 0  # the line after its malloc
         self.slot_at = 0  # where the entry block declares the checks' slot arrays
         self.tables = 0  # constant tables made so far
+        self.lane_stack: list[tuple[str, str, str, str]] = []  # tx, ty, tz, access group
 
     def _slot(self, k: int, ty: str = "i64") -> str:
         p = self.inst(f"getelementptr i64, ptr %args, i64 {k}")
@@ -158,6 +159,30 @@ class KernelInterface(OpRenderer):
         by = self.inst(f"urem i64 {q}, {gy}")
         bz = self.inst(f"udiv i64 {q}, {gy}")
         self.bidx = [self.inst(f"trunc i64 {x} to i32") for x in (bx, by, bz)]
+
+    def _thread_id(self, offset: tuple[int, int] = (0, 0)) -> str:
+        """The launch-wide linear id of the current lane (i64); `offset` (x, y) is added to
+        the thread index (an op of a jammed loop's copy for another lane: `passes.spmd`)."""
+        base = self.inst(f"mul i64 %b, {self.nthreads}")
+        return self.inst(f"add i64 {base}, {self._lane(offset)}")
+
+    def _lane(self, offset: tuple[int, int] = (0, 0)) -> str:
+        """The current lane's linear thread index in its block (i64), see `_thread_id`."""
+        tx, ty, tz, _ = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")
+        if offset[0]:
+            tx = self.inst(f"add i32 {tx}, {offset[0]}")
+        if offset[1]:
+            ty = self.inst(f"add i32 {ty}, {offset[1]}")
+        a = self.inst(f"mul i32 {tz}, {self.block32[1]}")
+        a = self.inst(f"add i32 {a}, {ty}")
+        a = self.inst(f"mul i32 {a}, {self.block32[0]}")
+        a = self.inst(f"add i32 {a}, {tx}")
+        return self.inst(f"zext i32 {a} to i64")
+
+    def _access_md(self) -> str:
+        if self.lane_stack and self.lane_stack[-1][3]:
+            return f", !llvm.access.group {self.lane_stack[-1][3]}"
+        return ""
 
     def _op_special(self, op: Op) -> None:
         reg, axis = op.attrs["reg"], op.attrs["axis"]

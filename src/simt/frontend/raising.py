@@ -746,7 +746,7 @@ def epilogue(tr: Translating) -> Param | None:
             record()
             b.op("yield", [])
         eb.ops.append(_yield_nothing(tr))
-        # `record`: the CPU renderer makes it after a vectorised thread loop (llvm.py)
+        # `record`: the CPU renderer makes it after a vectorised thread loop (llvm_failures.py)
         b.op("if", [f], [], [tb, eb], record=True)
     return Param.made(Hidden.FAILURES, buf)
 
