@@ -57,6 +57,9 @@ class MathFn:
     llvm: str | None = None
     llvm_f32: str | None = None  # the CPU's vectorisable float32 kernel (backends/llvm_math)
     libm: str | None = None  # C math library function (float64 name) the CPU backend calls
+    # constant last operands with which LLVM folds the `llvm` spelling into an instruction or
+    # two (pow(x, 2.0) is x * x, pow(x, -1.0) 1 / x): there `llvm` is written, not `llvm_f32`
+    llvm_folds: tuple[float, ...] = ()
     wgsl_f32_only: bool = False  # WGSL computes it in float32 only: refused on float64
     weight: int = TRANSCENDENTAL_WEIGHT
     numpy: Callable[..., Any] | None = None  # the NumPy function kernels may call for it
@@ -217,6 +220,7 @@ _ROWS: list[MathFn] = [
     _f("atanh", np.arctanh, "inverse hyperbolic tangent", wgsl="simt_atanh_f32({0})",
        wgsl_f32_only=True),
     _f("pow", np.power, "x to the y", nargs=2, llvm="llvm.pow", llvm_f32="simt.vm.pow.f32",
+       llvm_folds=(0.0, 1.0, 2.0, -1.0, 0.5),  # what LLVM 22 folds (measured)
        c_fast="__powf({0}, {1})", wgsl="simt_pow_f32({0}, {1})", wgsl_f32_only=True),
     _f("hypot", np.hypot, "sqrt(x*x + y*y) without overflow", nargs=2,
        wgsl="length(vec2({0}, {1}))"),

@@ -13,10 +13,10 @@ does on x86 (so `sim` agrees where the result is unspecified).
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from ..builtins import MATH
+from ..builtins import MATH, MathFn
 from ..ir import Op, Value
 from ..ir.rules import Rules
 from ..types import BOOL, FLOAT32, Scalar
@@ -133,6 +133,9 @@ class OpRenderer(Emitter):
             self.vals[op.result.id] = self.inst(f"{name} contract {ty} {self.v(a)}, {self.v(b)}")
             return
         o, t, x, y = op.attrs["op"], a.scalar, self.v(a), self.v(b)
+        if o == "pow" and t.is_float:  # `**` of floats is the `pow` row, as on every backend
+            self.vals[op.result.id] = self._math(MATH["pow"], [a, b], t)
+            return
         fused = self._zero_product(o, t, x, y) if t.is_float else None
         self.vals[op.result.id] = fused if fused is not None else self._bin(o, t, x, y)
 
@@ -173,7 +176,7 @@ class OpRenderer(Emitter):
         self.vals[op.result.id] = self.select(c, x, y, llvm_type(op.result.scalar))
 
     def _op_math(self, op: Op) -> None:
-        self.vals[op.result.id] = self._math(op)
+        self.vals[op.result.id] = self._math(MATH[op.attrs["fn"]], op.operands, op.result.scalar)
 
     # ---- spellings -----------------------------------------------------------------------
     def _bin(self, o: str, t: Scalar, a: str, b: str) -> str:  # noqa: C901
@@ -183,11 +186,9 @@ class OpRenderer(Emitter):
             name = BIN[o][1 if f else 0]
             assert name is not None, (o, t)
             return self.inst(f"{name} {ty} {a}, {b}")
-        if o in ("floordiv", "mod", "pow") and not (o == "pow" and f):
+        if o in ("floordiv", "mod") or (o == "pow" and not f):  # float `**`: `_op_bin`
             helper = self._helper(o, t)
             return self.inst(f"call {ty} @{helper}({ty} {a}, {ty} {b})")
-        if o == "pow":
-            return self._intrinsic("llvm.pow", t, [a, b])
         if o in ("min", "max"):
             if f:
                 c = self.inst(f"fcmp {'olt' if o == 'min' else 'ogt'} {ty} {a}, {b}")
@@ -287,13 +288,15 @@ class OpRenderer(Emitter):
             return self.inst(f"trunc {st} {x} to {dt}")
         return self.inst(f"{'sext' if src.is_signed else 'zext'} {st} {x} to {dt}")
 
-    def _math(self, op: Op) -> str:
-        """The row's CPU spelling (builtins.MathFn: `llvm_f32`, `llvm`, `libm`)."""
-        m = MATH[op.attrs["fn"]]
-        args = [self.v(a) for a in op.operands]
-        t = op.operands[0].scalar
+    def _math(self, m: MathFn, operands: Sequence[Value], result: Scalar) -> str:
+        """Row `m` on `operands` (its result of type `result`) as the CPU spells it
+        (builtins.MathFn: `llvm_f32`, `llvm`, `libm`; `llvm` where the last operand is a
+        constant of `llvm_folds`, which LLVM folds: `pow(x, 2.0)` is `x * x`)."""
+        args = [self.v(a) for a in operands]
+        t = operands[0].scalar
         ty = llvm_type(t)
-        if m.llvm_f32 is not None and t == FLOAT32:
+        folds = {self.const(c, t) for c in m.llvm_folds}
+        if m.llvm_f32 is not None and t == FLOAT32 and args[-1] not in folds:
             # straight-line float64 kernels that LLVM vectorises (backends/llvm_math.py)
             for key, text in llvm_math.helpers(m.llvm_f32).items():
                 self.helpers.setdefault(key, text)
@@ -303,22 +306,24 @@ class OpRenderer(Emitter):
         if m.llvm is not None and m.llvm.startswith("llvm."):
             return self._intrinsic(m.llvm, t, args)
         if m.llvm is not None and m.llvm.startswith("simt.math."):
-            return self._math_helper(op, m.llvm, args)
+            return self._math_helper(m.llvm, operands, args, result)
         if m.llvm is not None:  # one instruction
             return self.inst(m.llvm.format(*args, t=ty, k=_FloatConsts(t)))
         # every row has one of them (the table's test checks each on this backend)
         assert m.libm is not None, f"math row {m.name} has no cpu spelling"
         cname = m.libm + ("f" if t == FLOAT32 else "")
-        rt = llvm_type(op.result.scalar)
-        tys = [llvm_type(a.scalar) for a in op.operands]
+        rt = llvm_type(result)
+        tys = [llvm_type(a.scalar) for a in operands]
         self.decls.add(f"declare {rt} @{cname}({', '.join(tys)})")
         argtext = ", ".join(f"{ty} {x}" for ty, x in zip(tys, args))
         return self.inst(f"call {rt} @{cname}({argtext})")
 
-    def _math_helper(self, op: Op, helper: str, args: list[str]) -> str:
+    def _math_helper(
+        self, helper: str, operands: Sequence[Value], args: list[str], result: Scalar
+    ) -> str:
         """A call of `helper` (a `simt.math.*` of MATH_HELPERS, for the operands' type;
         defined once)."""
-        t = op.operands[0].scalar
+        t = operands[0].scalar
         ty = llvm_type(t)
         fill = {
             "t": ty,
@@ -332,8 +337,8 @@ class OpRenderer(Emitter):
         if name not in self.helpers:
             self.helpers[name] = text.format(name=name, **fill)
             self.decls.update(d.format(**fill) for d in decls)
-        rt = llvm_type(op.result.scalar)
-        argtext = ", ".join(f"{llvm_type(a.scalar)} {x}" for a, x in zip(op.operands, args))
+        rt = llvm_type(result)
+        argtext = ", ".join(f"{llvm_type(a.scalar)} {x}" for a, x in zip(operands, args))
         return self.inst(f"call {rt} @{name}({argtext})")
 
     def _helper(self, o: str, t: Scalar) -> str:
