@@ -111,6 +111,12 @@ def test_imports_follow_the_table(path: Path) -> None:
     )
 
 
+def test_the_table_has_no_circle() -> None:
+    """The "reads" column orders the parts: no part reads one that reads it back, however
+    indirectly (so no import circle between parts can pass the test above)."""
+    assert _sccs({part: reads - {part} for part, reads in _table().items()}) == []
+
+
 def test_no_renderer_runs_a_pass() -> None:
     """Backends turn IR into text: they import no pass (the CPU lowering is the runtime's)."""
     assert "passes" not in _table()["backends"]
@@ -238,9 +244,9 @@ def _private_uses_in(
     tree: ast.Module, me: str, package: str, owners: dict[str, set[str]]
 ) -> list[str]:
     """Uses in a module of part `me` of another part's private names: `from simt.x import _y`
-    of another part, and `obj._y` where `_y` is a private name another part defines (`owners`:
-    name -> parts) and `obj` is not `self`, `cls`, `super()` or a class or function of the
-    module."""
+    of another part, and `obj._y` (or `getattr(obj, "_y")`, `hasattr`, `setattr`) where `_y`
+    is a private name another part defines (`owners`: name -> parts) and `obj` is not `self`,
+    `cls`, `super()` or a class or function of the module."""
     local = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
     bad: list[str] = []
     for node in ast.walk(tree):
@@ -257,6 +263,22 @@ def _private_uses_in(
                 for a in node.names
                 if a.name.startswith("_") and not a.name.startswith("__")
             ]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr", "setattr")
+            and len(node.args) > 1
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and node.args[1].value.startswith("_")
+            and not node.args[1].value.startswith("__")
+        ):
+            others = owners.get(node.args[1].value, set()) - {me}
+            if others:
+                bad.append(
+                    f"line {node.lineno}: {ast.unparse(node)} (a private name of "
+                    f"{', '.join(sorted(others))})"
+                )
         elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
             if node.attr.startswith("__"):
                 continue
@@ -291,19 +313,27 @@ def test_no_private_name_crosses_a_part() -> None:
 
 # ------------------------------------------------------------------------- backend names
 def _name_tests(tree: ast.Module, names: set[str]) -> list[str]:
-    """The comparisons (`==`, `!=`, `in`, ...) in `tree` that involve one of `names`."""
-    return [
-        f"{node.lineno}: {ast.unparse(node)}"
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Compare)
-        and any(isinstance(c, ast.Constant) and c.value in names for c in ast.walk(node))
-    ]
+    """The tests in `tree` of one of `names`: comparisons (`==`, `!=`, `in`, ...) involving
+    one, `case` patterns matching one, and dicts keyed by one (a switch written as a table)."""
+
+    def named(node: ast.AST | None) -> bool:
+        return isinstance(node, ast.Constant) and node.value in names
+
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and any(named(c) for c in ast.walk(node)):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.match_case) and any(named(c) for c in ast.walk(node.pattern)):
+            found.append(f"{node.pattern.lineno}: case {ast.unparse(node.pattern)}")
+        elif isinstance(node, ast.Dict) and any(named(k) for k in node.keys):
+            found.append(f"{node.lineno}: {ast.unparse(node)[:80]}")
+    return found
 
 
 def test_no_backend_name_is_tested_outside_runtime_and_backends() -> None:
     """Behaviour is decided by the capabilities a runtime declares (`runtime/base.py`), never
-    by comparing a backend's name: no `==`, `!=`, `in` or `not in` with a backend's name
-    outside `simt.runtime` and `simt.backends`."""
+    by comparing a backend's name: no `==`, `!=`, `in` or `not in` with a backend's name, no
+    `case` of one and no dict keyed by one outside `simt.runtime` and `simt.backends`."""
     from simt.runtime.registry import RUNTIMES
 
     bad = {
@@ -329,6 +359,13 @@ def test_the_checks_catch_what_they_forbid() -> None:
     assert uses("from ..kernel import _ir\n")
     assert not uses("def f(self):\n    return self._bind(1)\n")
     assert not uses("from .chunk import _ir\n")  # its own part's
+    assert uses("def f(k):\n    return getattr(k, '_ir')\n")
+    assert not uses("def f(k):\n    return getattr(k, 'ir')\n")
     tree = ast.parse("def f(rt):\n    return rt.name == 'cpu' or 'sim' in names\n")
     assert len(_name_tests(tree, {"cpu", "sim"})) == 2
     assert not _name_tests(ast.parse("x = registry.get('sim')\n"), {"sim"})
+    tree = ast.parse("match rt.name:\n    case 'cpu':\n        pass\n")
+    assert len(_name_tests(tree, {"cpu", "sim"})) == 1
+    assert len(_name_tests(ast.parse("w = {'cuda': 32, 'cpu': 8}[name]\n"), {"cpu"})) == 1
+    assert not _name_tests(ast.parse("w = {'x': 32}\n"), {"cpu"})
+    assert _sccs({"a": {"b"}, "b": {"a"}}) == [["a", "b"]]  # two parts reading each other
