@@ -58,7 +58,7 @@ def test_the_slice_covers_every_feature() -> None:
         seen |= generate(seed).features
     assert seen >= {"atomics", "fp64", "helpers", "local", "print", "shared"}
     # the optional features (testing/grammar.py), each drawn for about one kernel in four
-    assert seen >= {"small_int", "f16", "u64", "complex", "views", "exceptions"}
+    assert seen >= {"small_int", "f16", "u64", "complex", "views", "exceptions", "files"}
     assert "math" in seen  # the math rows WGSL lacks, pow of negative bases
 
 

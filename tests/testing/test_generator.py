@@ -56,11 +56,12 @@ def test_a_kernel_without_the_options_is_the_old_text() -> None:
 
     for seed in range(30):
         p = Generator(seed, bigconst=False).program()
-        drawn = {"complex", "iterate", "early_return", "warp", "lists", "exceptions", "dicts"}
+        drawn = {"complex", "iterate", "early_return", "warp", "lists", "exceptions", "dicts",
+                 "files"}  # fmt: skip
         if not p.extras and not drawn & p.features:
             off = Generator(
                 seed, dtypes=False, complexes=False, views=False, lang=False, lists=False,
-                exceptions=False, dicts=False,
+                exceptions=False, dicts=False, files=False,
                 bigconst=False,
             )
             assert p.source == off.program().source
@@ -199,3 +200,24 @@ def test_format_specs_are_drawn_and_agree_between_backends() -> None:
     assert len(kinds) == 3, kinds
     assert check(generate(drawn[0], lists=True, exceptions=True, size=4), ("cpu",),
                  nvrtc=True) == []  # fmt: skip
+
+
+def test_files_feature_reads_per_thread_files_and_agrees_between_backends() -> None:
+    """`files=True` (gen_files.py): each thread opens a file named by its index inside
+    `with`, reads it by iteration, readline, read or read(k); with exceptions on, a missing
+    file's FileNotFoundError is caught. The kernels agree on every backend and NVRTC."""
+    from simt.testing.differential import check
+
+    seen: set[str] = set()
+    for seed in range(40):
+        p = generate(seed, files=True, exceptions=seed % 2 == 0, size=4)
+        assert "files" in p.features and "with open(f\"{FDIR}/f{" in p.source
+        for word in ("for ln", ".readline()", ".read()", ".read(", "except FileNotFoundError"):
+            if word in p.source:
+                seen.add(word)
+    assert len(seen) == 5, seen
+    assert "files" not in generate(3, files=False).features
+    assert not any("files" in generate(s, numba=True).features for s in range(30))
+    for seed in (0, 1, 2, 3, 6):
+        assert check(generate(seed, files=True, exceptions=True, size=5), ("cpu",),
+                     nvrtc=True) == []  # fmt: skip

@@ -39,6 +39,7 @@ from . import (  # noqa: F401
     gen_dicts,
     gen_dtypes,
     gen_exc,
+    gen_files,
     gen_lang,
     gen_lists,
     gen_views,
@@ -168,6 +169,7 @@ class Generator:
         lists: bool | None = None,
         exceptions: bool | None = None,
         dicts: bool | None = None,
+        files: bool | None = None,
         numba: bool | None = None,
         bigconst: bool | None = None,
         oob: bool = False,
@@ -175,7 +177,8 @@ class Generator:
         """Options: `fp64` (float64 kernel), the features' sections (grammar.py): `dtypes`
         (small and uint64 element types), `complexes`, `views`, `lang` (loops over arrays,
         early returns before barriers), `lists` (lists that grow per thread), `dicts` (dicts
-        and sets per thread; never with `numba`, whose kernels have none), `exceptions`
+        and sets per thread; never with `numba`, whose kernels have none), `files` (files
+        read per thread, gen_files.py; never with `numba`), `exceptions`
         (try/except/else/finally, raise, assert, with; every exception caught in its thread),
         and `bigconst`: int32 expressions with integer constants int32 cannot hold (int64
         operations, wrapped back to int32). None (the
@@ -219,6 +222,10 @@ class Generator:
         self.dicts_on = (
             random.Random(seed ^ 0xD1C7).random() < 0.25 and not numba
             if dicts is None else dicts
+        )  # (a stream of its own too)
+        self.files_on = (
+            random.Random(seed ^ 0xF17E).random() < 0.2 and not numba
+            if files is None else files
         )  # (a stream of its own too)
         # big constants draw from a stream of their own too
         self.rbig = random.Random(seed ^ 0xB16)

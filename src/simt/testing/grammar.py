@@ -71,8 +71,9 @@ class Grammar(Protocol):
 # type -> its expression writer: (generator, type, depth) -> (text, magnitude bound)
 EXPRESSIONS: dict[str, Callable[[Grammar, str, int], tuple[str, float]]] = {}
 # the optional features in the order their sections run, and each one's section
-# (dicts last: it came after the others, whose sections' draws it leaves as they were)
-FEATURES = ("dtypes", "complexes", "views", "lang", "lists", "exceptions", "dicts")
+# (dicts, then files, last: each came after the others, whose sections' draws it leaves as
+# they were)
+FEATURES = ("dtypes", "complexes", "views", "lang", "lists", "exceptions", "dicts", "files")
 SECTIONS: dict[str, Callable[[Grammar], None]] = {}
 
 # extra kernel parameters: name -> NumPy dtype (1-D: INPUTS inputs, then per-thread slots)

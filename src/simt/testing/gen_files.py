@@ -1,0 +1,78 @@
+"""The fuzz generator's `files` feature (registers its section in grammar.py): files read per
+thread (#27 item 3, frontend/files.py): `with open(f"{FDIR}/f{...}.txt") as fh:` with a path
+made from the thread's index, then `for line in fh`, `readline()`, `read()`, `read(k)`, and
+the strings they give measured, searched and stripped.
+
+The generated module writes its files when it is imported (`HELPER`: fixed texts in a fixed
+directory under the system's temporary folder, each written whole with `os.replace`, so
+processes running the same kernel at once never see half a file), and the kernel only reads
+them, so every backend reads the same text. With the exceptions feature on, a thread may name
+a file that does not exist, and its FileNotFoundError is caught; without it, every path names
+a file that exists. Never with `numba` (Numba's kernels cannot open files).
+"""
+
+from __future__ import annotations
+
+from .grammar import SECTIONS, Grammar
+
+# the files' texts: f0.txt ... f7.txt; None: no such file (removed if there)
+TEXTS = ("ab\ncd\n", "one\ntwo\nthree", "", None, "  t spaced  \n\nlast\n", "x" * 40 + "\n",
+         None, "tab\there\r\nnext\n")  # fmt: skip
+PRESENT = [k for k, t in enumerate(TEXTS) if t is not None]
+
+HELPER = f'''import os as _os
+import tempfile as _tempfile
+
+FDIR = _os.path.join(_tempfile.gettempdir(), "simt-fuzz-files-1")
+_os.makedirs(FDIR, exist_ok=True)
+for _k, _text in enumerate({TEXTS!r}):
+    _p = _os.path.join(FDIR, f"f{{_k}}.txt")
+    if _text is None:
+        if _os.path.exists(_p):
+            _os.remove(_p)
+        continue
+    _tmp = f"{{_p}}.{{_os.getpid()}}"
+    with open(_tmp, "w", encoding="utf-8", newline="") as _f:
+        _f.write(_text)
+    _os.replace(_tmp, _p)
+'''
+
+
+def files_section(g: Grammar) -> None:
+    """One file opened per thread and read one of four ways into a new int32 variable."""
+    r = g.r
+    g.features.add("files")
+    if HELPER not in g.helpers:
+        g.helpers.append(HELPER)
+    x, fh, ln = g.fresh("fr"), g.fresh("fh"), g.fresh("ln")
+    missing = g.exceptions_on and r.random() < 0.7
+    if missing:
+        which = f"(t + {r.randrange(8)}) % 8"
+    else:
+        which = f"({PRESENT!r}[(t + {r.randrange(6)}) % {len(PRESENT)}])"
+    g.emit(f"{x} = {g.i32(1)}")
+    pad = "    " if missing else ""
+    if missing:
+        g.emit("try:")
+    g.emit(f'{pad}with open(f"{{FDIR}}/f{{{which}}}.txt") as {fh}:')
+    body = pad + "    "
+    k = r.randrange(4)
+    if k == 0:
+        g.emit(f"{body}for {ln} in {fh}:")
+        g.emit(f"{body}    {x} = {x} * 3 + len({ln}) + (5 if {ln}.startswith('t') else 0)")
+    elif k == 1:
+        g.emit(f"{body}{x} = {x} + len({fh}.readline()) * 7")
+        g.emit(f"{body}{x} = {x} + len({fh}.readline()) * 11 + len({fh}.read())")
+    elif k == 2:
+        g.emit(f"{body}{ln} = {fh}.read()")
+        g.emit(f"{body}{x} = {x} + len({ln}.strip()) * 5 + {ln}.find('o') + ('\\n' in {ln})")
+    else:
+        g.emit(f"{body}{ln} = {fh}.read({r.randrange(5)})")
+        g.emit(f"{body}{x} = {x} * 7 + len({ln}) + len({fh}.readline()) + ({ln} == 'ab')")
+    if missing:
+        g.emit("except FileNotFoundError:")
+        g.emit(f"    {x} = {x} - 5")
+    g.declare(x, "i32")
+
+
+SECTIONS["files"] = files_section
