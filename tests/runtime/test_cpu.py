@@ -288,6 +288,35 @@ def test_whole_rows_keep_the_checks_index_slots_small(
     assert o[3, 2045] == 2045 + 1 and _wide(scratch) == {32}
 
 
+def test_a_versioned_loop_kernel_runs_whole_rows_with_checks_on_as_off(
+    on: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """W6's naive matmul (the corpus's): its checked copy (run where the block-level test
+    fails) has loops that end early for a lane whose access failed, a trip count that varies
+    by thread; that copy does not stop the launch running whole rows of blocks, as the same
+    kernel with `boundscheck=False` does (it ran 16 x 16 blocks: 1.2-1.5x slower). The
+    checked copy, run coarsened, still names the user's block and thread."""
+    from corpus.k_matmul import matmul
+
+    on("cpu")
+    monkeypatch.setattr(registry.get("cpu"), "threads", 2)  # 16 rows of blocks keep 2 busy
+    rng = np.random.default_rng(3)
+    n = 256
+    a, b = rng.random((n, n), np.float32), rng.random((n, n), np.float32)
+    for k in (simt.kernel(matmul.pyfunc), simt.kernel(matmul.pyfunc, boundscheck=False)):
+        c = np.zeros((n, n), np.float32)
+        k[(16, 16), (16, 16)](a, b, c)
+        np.testing.assert_allclose(c, a @ b, rtol=1e-4)
+        assert _wide(k) == {16}, k.boundscheck
+    k = simt.kernel(matmul.pyfunc)
+    with pytest.raises(KernelError) as e:  # `a` 3 rows short: the checked copy runs
+        k[(16, 16), (16, 16)](a[3:], b, np.zeros((n, n), np.float32))
+    assert (e.value.block, e.value.thread) == ((0, 15, 0), (0, 13, 0))
+    assert "768 threads raised IndexError" in str(e.value)
+    assert "(first: thread 61648: index 253 is out of bounds for axis 0 of `a`" in str(e.value)
+    assert _wide(k) == {16}
+
+
 def test_vector_kernel_small_and_large_launches(on: Any) -> None:
     on("cpu")
     for n in (100, 1 << 18):  # the calling thread, then the thread pool
