@@ -2,9 +2,10 @@
 what the "reads" column of the table there names (checked over every module's `ast`).
 
 A part is a subpackage (`simt.frontend`) or a top-level module (`simt.kernel`); `simt` itself
-(the package root, `import simt` or `from simt import x`) is the user API. Imports inside
-`if TYPE_CHECKING:` are annotations only and are not counted; imports inside functions are
-(a cycle hidden behind a function-level import is still a cycle). `__version__` may be read
+(the package root, `import simt` or `from simt import x`) is the user API. Every import
+counts: inside functions (a cycle hidden behind a function-level import is still a cycle) and
+inside `if TYPE_CHECKING:` (a part that names a higher one in its annotations depends on it;
+it declares a `Protocol` of what it needs instead, as `array.Memory`). `__version__` may be read
 anywhere. No part imports a higher one: optional extras are reached by name through
 `simt.extras`.
 """
@@ -49,18 +50,13 @@ def _part(path: Path) -> str:
 def _imports(path: Path) -> list[tuple[str, bool]]:
     """(imported part, at module level) of each import of `simt` in the file."""
     tree = ast.parse(path.read_text())
-    skip: set[int] = set()
     in_function: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skip.update(id(n) for n in ast.walk(node))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             in_function.update(id(n) for n in ast.walk(node) if n is not node)
     package = list(path.relative_to(ROOT).parts[:-1])
     out: list[tuple[str, bool]] = []
     for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
         targets: list[list[str]] = []
         if isinstance(node, ast.ImportFrom):
             if node.level:

@@ -8,12 +8,24 @@ and a NumPy argument is used in place, never copied.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .runtime.base import Runtime
+
+class Memory(Protocol):
+    """What a device array needs of the runtime whose memory holds it: its name, buffers,
+    copies. Every `runtime.base.Runtime` is one (this part sits below the runtimes: it reads
+    none of them, not even for annotations)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def empty(self, shape: tuple[int, ...], dtype: np.dtype) -> Any: ...
+
+    def upload(self, host: np.ndarray) -> Any: ...
+
+    def download(self, buf: Any, out: np.ndarray) -> None: ...
 
 
 class DeviceArray:
@@ -21,7 +33,7 @@ class DeviceArray:
 
     def __init__(
         self,
-        runtime: Runtime,
+        runtime: Memory,
         buf: Any,
         shape: tuple[int, ...],
         dtype: np.dtype,
@@ -112,7 +124,7 @@ def complex_parts(a: DeviceArray) -> DeviceArray:
     return DeviceArray(a.runtime, buf, shape, part, strides)
 
 
-def host_view(runtime: Runtime, a: np.ndarray) -> DeviceArray:
+def host_view(runtime: Memory, a: np.ndarray) -> DeviceArray:
     """Wrap a host array for a runtime whose device memory is host memory (cpu, sim)."""
     itemsize = a.dtype.itemsize
     strides = tuple(s // itemsize for s in a.strides)
