@@ -33,3 +33,24 @@ def test_cost_and_advise_of_math_functions(backend: str, monkeypatch: pytest.Mon
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert isinstance(erf_of_computed.advise(1, 256, a, out, 3), list)
+
+
+@simt.kernel
+def float_power(a, b, out):
+    i = simt.grid(1)
+    out[i] = a[i] ** b[i]
+
+
+@simt.kernel
+def math_power(a, b, out):
+    i = simt.grid(1)
+    out[i] = math.pow(a[i], b[i])
+
+
+def test_float_power_costs_as_the_pow_row() -> None:
+    """`**` of floats is the pow row on every backend (its spelling there): the cost model
+    weighs it as `math.pow`, not as one operation."""
+    a = np.linspace(1, 2, 256, dtype=np.float32)
+    b, out = a.copy(), np.zeros(256, np.float32)
+    op, row = float_power.cost(1, 256, a, b, out), math_power.cost(1, 256, a, b, out)
+    assert op.flops == row.flops > 256

@@ -123,3 +123,18 @@ def test_hints_read_the_kernel_as_a_cpu_launch_lowers_it() -> None:
     assert cpu_hints(returns_then_warp_sums, (a, np.zeros(N, np.float32), N - 5), {}) == []
     # (a barrier inside an unrolled loop after the return: unlifted, the lowering failed)
     assert isinstance(cpu_hints(neighbour_sums, _make_neighbours(), {}), list)
+
+
+@simt.kernel
+def power_of(x, y):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    if i < len(x):
+        y[i] = x[i] ** x[0]
+
+
+def test_float64_power_is_flagged_as_math_pow() -> None:
+    """`**` of float64 values is the pow row, one C library call per thread on the CPU."""
+    x = np.random.default_rng(0).random(N, dtype=np.float32) + 1
+    x64 = x.astype(np.float64)
+    assert "scalar-math" in _kinds(power_of, N // 256, x64, x64.copy())
+    assert "scalar-math" not in _kinds(power_of, N // 256, x, x.copy())

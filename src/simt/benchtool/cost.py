@@ -293,9 +293,8 @@ class _Eval(Rules[Callable[[Op, np.ndarray], None]]):
     def arith(self, op: Op, mask: np.ndarray) -> None:
         t = op.result.type if op.results else None
         g = self.groups(mask)
-        weight = 1
-        if op.opcode == "math":
-            weight = math_weight(op.attrs["fn"])
+        row = math_row(op)  # a math op, or `**` of floats (the pow row on every backend)
+        weight = math_weight(row) if row is not None else 1
         self.st.group_ops += g * weight * self.scale
         operand_float = any(isinstance(o.type, T.Scalar) and o.type.is_float for o in op.operands)
         if op.opcode in ("bin", "un", "math") and isinstance(t, T.Scalar) and t.is_float:
@@ -601,6 +600,16 @@ def _affine(v: Value, depth: int = 0) -> bool:
     if oc == "bin" and op.attrs.get("op") in _AFFINE_BIN:
         return all(_affine(o, depth + 1) for o in op.operands)
     return False
+
+
+def math_row(op: Op) -> str | None:
+    """The name of the math row IR op `op` computes: a `math` op's, and `pow` for a `bin`
+    `pow` of floats (`**`, which every backend writes as that row); None for any other op."""
+    if op.opcode == "math":
+        return str(op.attrs["fn"])
+    if op.opcode == "bin" and op.attrs["op"] == "pow" and op.operands[0].scalar.is_float:
+        return "pow"
+    return None
 
 
 def compute(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray | None:

@@ -10,8 +10,8 @@ for a reason the user can change, read from the kernel's SPMD-lowered IR.
 - `global-atomic`: an atomic on a global array in a thread loop: a locked read-modify-write
   per thread, and a thread loop that stays scalar; per-block counts in shared memory (plain
   on the CPU) added once per block are the fix.
-- `scalar-math`: `exp`, `log`, `sin`, `cos`, `tanh`, `erf` or `pow` on float64 values: one C
-  library call per thread, while their float32 versions are vectorised.
+- `scalar-math`: `exp`, `log`, `sin`, `cos`, `tanh`, `erf` or `pow` (`**` too) on float64
+  values: one C library call per thread, while their float32 versions are vectorised.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ..builtins import MATH
 from ..ir import Function, Op, Value, walk
 from ..passes.lane_ranges import affine_offsets
 from ..types import FLOAT64, SHARED
+from .cost import math_row
 
 
 def _x_loops(fn: Function) -> Iterator[Op]:
@@ -108,11 +109,12 @@ def hints(lowered: Function, lines: dict[int, int] | None = None) -> list[tuple[
                     "Accumulate per block in a simt.shared.array (atomics there are plain "
                     "memory operations on the CPU) and add each block's result to the global "
                     "array once, after a syncthreads()."))  # fmt: skip
-            elif (op.opcode == "math" and MATH[op.attrs["fn"]].llvm_f32 is not None
+            elif ((row := math_row(op)) is not None and MATH[row].llvm_f32 is not None
                   and op.operands[0].type == FLOAT64):  # fmt: skip
                 line = _line(op)
+                what = f"math.{row}" if op.opcode == "math" else "** of floats"
                 out.setdefault(("scalar-math", line), (
-                    f"line {line}: math.{op.attrs['fn']} on float64 values is one C library "
+                    f"line {line}: {what} on float64 values is one C library "
                     "call per thread on the CPU; on float32 values it is vectorised (and "
                     "correctly rounded but for 1 input in 10^6). Use float32 data (or "
                     "simt.float32(x)) where float32 precision will do."))  # fmt: skip
