@@ -112,8 +112,8 @@ def _power_kernel(t: Scalar) -> Function:
 
 
 def test_float_power_is_spelled_by_the_pow_math_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`x ** y` of floats is the `pow` row's call in each C-like language (no spelling of its
-    own): a row spelled differently changes what `**` renders."""
+    """`x ** y` of floats is the `pow` row's call in each C-like language and in LLVM IR (no
+    spelling of its own): a row spelled differently changes what `**` renders."""
     row = dataclasses.replace(
         MATH["pow"], c="simt_row_pow{f}({0}, {1})", c_fast="simt_row_fast({0}, {1})",
         wgsl="simt_row_pow({0}, {1})",
@@ -127,6 +127,12 @@ def test_float_power_is_spelled_by_the_pow_math_row(monkeypatch: pytest.MonkeyPa
     # integer `**` is the languages' own helper (no math row is defined on integers)
     assert "simt_row" not in cuda.render(_power_kernel(INT32))
     assert "simt_row" not in wgsl.render(_power_kernel(INT32))
+    # and in the CPU's LLVM IR: the row's `llvm` spelling (or its `llvm_f32` kernel)
+    monkeypatch.setitem(MATH, "pow", dataclasses.replace(row, llvm="llvm.simt.row.pow",
+                                                         llvm_f32=None, llvm_folds=()))  # fmt: skip
+    assert "@llvm.simt.row.pow.f32(" in llvm.render_lowered(fn)[0]
+    assert "@llvm.simt.row.pow.f64(" in llvm.render_lowered(_power_kernel(FLOAT64))[0]
+    assert "simt.row" not in llvm.render_lowered(_power_kernel(INT32))[0]
 
 
 def test_float64_power_is_refused_where_the_pow_row_is_float32_only() -> None:
