@@ -241,3 +241,62 @@ def test_a_repeated_access_is_checked_and_loaded_once() -> None:
     good = np.array([0, 1, 3, 4, 6, 7])
     np.testing.assert_array_equal(out[good], a[idx[good]] ** 2 + a[idx[good]])
     assert out[2] == out[5] == 0
+
+
+@simt.kernel
+def bins(data, out):
+    t = simt.thread_idx.x
+    smem = simt.shared.array(16, np.int32)
+    if t < 16:
+        smem[t] = 0
+    simt.syncthreads()
+    for i in range(simt.block_idx.x * simt.block_dim.x + t, len(data),
+                   simt.block_dim.x * simt.grid_dim.x):  # fmt: skip
+        simt.atomic.add(smem, data[i], 1)  # a bin read from the data: a kept check
+    simt.syncthreads()
+    if t < 16:
+        out[simt.block_idx.x, t] = smem[t]
+
+
+def _blocks(text: str) -> dict[str, list[str]]:
+    """LLVM text's basic blocks: label -> lines."""
+    out: dict[str, list[str]] = {}
+    cur: list[str] = []
+    for line in text.splitlines():
+        if line and not line.startswith((" ", ";", "define", "declare", "}", "!")) and (
+            line.endswith(":")
+        ):
+            cur = out.setdefault(line[:-1], [])
+        else:
+            cur.append(line)
+    return out
+
+
+def test_a_kept_check_in_a_scalar_thread_loop_calls_nothing_in_the_loop() -> None:
+    """A histogram's `smem[bin]` (a barrier in the kernel: the renderer checks it, in a thread
+    loop that its atomic keeps scalar): its failure path keeps the smallest key and that key's
+    index in registers, and the report (`@simt.fail.at`, a call) is made after the loop. A
+    call in the loop kept LLVM from unrolling it (bench/user_kernels/histogram.py: unrolled
+    4x with checks off, not at all on). The report is what it was: the failing thread with
+    the smallest id and its first bad index; the block's other threads' bins are counted
+    (the launch stops after the failing block)."""
+    n = 5000
+    data = (np.arange(n) % 16).astype(np.int32)
+    out = np.zeros((4, 16), np.int32)
+    specs, _ = bins._specs(bins._bind((data, out), {}), "cpu")
+    fn = prepare(build(bins.pyfunc, specs, False, False), "cpu")
+    text = registry.get("cpu").render(fn)  # type: ignore[call-arg]
+    calls = [label for label, lines in _blocks(text).items()
+             if any("call void @simt.fail.at" in x for x in lines)]  # fmt: skip
+    assert calls and all(label.startswith("report") for label in calls), calls
+    bad = {4100: -3, 1234: 16, 1300: 99, 3000: 17, 4356: 20}  # 4100 and 4356: one thread
+    for i, v in bad.items():
+        data[i] = v
+    with simt.using("cpu"), pytest.raises(simt.KernelError) as e:
+        bins[4, 64](data, out)
+    # thread 4 of block 0 (i = 4100 = 16 * 256 + 4, then 4356): the smallest failing thread
+    assert (e.value.block, e.value.thread) == ((0, 0, 0), (4, 0, 0))
+    assert "(index -3, length 16)" in str(e.value), str(e.value)
+    mine = np.arange(n) % 256 < 64  # block 0's elements
+    mine[list(bad)] = False
+    np.testing.assert_array_equal(out[0], np.bincount(data[mine], minlength=16))

@@ -54,7 +54,7 @@ from .llvm_abi import (
     llvm_type,
     mem_type,
 )
-from .llvm_failures import walk_ops
+from .llvm_failures import SCALAR_LOOP, VECTOR_LOOP, walk_ops
 from .llvm_helpers import ENTRY_WITH_JUMP
 from .llvm_memory import MemoryAccess
 
@@ -209,9 +209,8 @@ class _Renderer(MemoryAccess):
         return [self.v(x) for x in term.operands] if term is not None else []
 
     def _if(self, op: Op) -> None:
-        if op.attrs.get("record") and self.loop_kinds and self.loop_kinds[-1] and (
-            id(op) in self.loop_records[-1][0]
-        ):
+        if (op.attrs.get("record") and self.loop_kinds and self.loop_kinds[-1] == VECTOR_LOOP
+                and id(op) in self.loop_records[-1][0]):  # fmt: skip
             self._defer_record(op)
             return
         keys = self._deferrable(op) if self.lane_stack else {}
@@ -311,9 +310,10 @@ class _Renderer(MemoryAccess):
         thread_loop = lanes == "x" and not any(
             o.opcode in ("atomic", "cas", "print") and id(o) not in in_records
             for o in walk(body))  # fmt: skip
-        self.loop_kinds.append(thread_loop)
-        if thread_loop:
+        self.loop_kinds.append(VECTOR_LOOP if thread_loop else SCALAR_LOOP if lanes == "x" else 0)
+        if lanes == "x":
             self.loop_checks.append({})
+        if thread_loop:
             defs = {a.id for a in body.args[1:]}
             defs.update(r.id for o in walk(body) for r in o.results)
             defs.update(a.id for o in walk(body) for r in o.regions for a in r.args)
@@ -321,7 +321,7 @@ class _Renderer(MemoryAccess):
             self.loop_records.append((records, defs, [], made))
         ys = self._region(body)
         self.loop_kinds.pop()
-        checks = self.loop_checks.pop() if thread_loop else {}
+        checks = self.loop_checks.pop() if lanes == "x" else {}
         deferred = self.loop_records.pop()[2] if thread_loop else []
         if lanes:
             self.lane_stack.pop()
@@ -415,7 +415,7 @@ class _Renderer(MemoryAccess):
         phi_at = len(self.lines)
         for a, c in zip(cond_blk.args, carried):
             self.vals[a.id] = c
-        self.loop_kinds.append(False)
+        self.loop_kinds.append(0)
         self._ops(cond_blk)
         term = cond_blk.terminator
         assert term is not None

@@ -4,7 +4,9 @@ smallest `thread << SITE_BITS | site` into the context (and, for an access, its 
 extents through `@simt.fail.at`), `assert`, and the two forms that keep a thread loop
 vectorisable: a kept bounds check directly in a thread loop's body records its failure without
 a branch (`_note_failure`, reported after the loop by `_flush_checks`), and a raising thread's
-exception record is deferred to after the loop (`_defer_record`, `_flush_records`).
+exception record is deferred to after the loop (`_defer_record`, `_flush_records`); in a
+thread loop LLVM keeps scalar (an atomic in it), a kept check's failure path makes no call
+(`_note_failure_scalar`), so the loop can still be unrolled.
 `llvm_memory.MemoryAccess` builds the accesses and their checks on it.
 """
 
@@ -16,6 +18,10 @@ from ..ir import Block, Function, Op, Value, walk
 from .llvm_abi import RECORD_DIMS, SITE_BITS, align, llvm_type, mem_type
 from .llvm_helpers import FAIL_AT
 from .llvm_interface import KernelInterface
+
+# what kind of thread loop a loop being rendered is (`FailureRecords.loop_kinds`; 0: none): one
+# LLVM may vectorise, or one it keeps scalar (an atomic or a print in it)
+VECTOR_LOOP, SCALAR_LOOP = 1, 2
 
 
 def walk_ops(op: Op) -> list[Op]:
@@ -37,12 +43,14 @@ class FailureRecords(KernelInterface):
         self.next_site = max(numbered, default=0)  # the last site number given out here
         self.site_ids: dict[int, int] = {}  # id of an op without a site number -> its number
         self.likely: str | None = None  # the branch-weights node of `_likely`
-        # kept checks directly in a thread loop's body record a failure without a branch
-        # (`_note_failure`): per enclosing loop being rendered, whether it is a thread loop;
-        # per thread loop being rendered, its checks (site -> op, index extents)
-        self.loop_kinds: list[bool] = []
+        # kept checks directly in a thread loop's body record a failure without a call in
+        # the loop (`_note_failure`, `_note_failure_scalar`): per enclosing loop being
+        # rendered, its kind (`VECTOR_LOOP`, `SCALAR_LOOP` or 0: not a thread loop); per
+        # thread loop being rendered, its checks (site -> op, index extents)
+        self.loop_kinds: list[int] = []
         self.loop_checks: list[dict[int, tuple[Op, list[str]]]] = []
         self.slots: dict[int, list[str]] = {}  # site -> a slot array of indices per dimension
+        self.scalar_sites: set[int] = set()  # sites whose slots are one index, not one a lane
         # a thread's failure record (the front end's `if raised: <record>`, attr `record`)
         # directly in a vectorisable thread loop's body is deferred (`_defer_record`): per
         # thread loop being rendered, its record ops' ids, the values its body defines, the
@@ -60,8 +68,8 @@ class FailureRecords(KernelInterface):
         """The entry block's slot arrays and flags the checks and records of thread loops
         used (`failkey_at`: where the entry block's own declarations go)."""
         self.lines[self.slot_at:self.slot_at] = [
-            f"  {p} = alloca i64, i64 {self.nthreads}, align 64"
-            for ps in self.slots.values() for p in ps
+            f"  {p} = alloca i64, i64 {1 if s in self.scalar_sites else self.nthreads}, align 64"
+            for s, ps in self.slots.items() for p in ps
         ]
         self.lines[self.slot_at:self.slot_at] = [
             f"  {p} = alloca {ty}, i64 {self.nthreads}, align 64" for p, ty in self.record_slots
@@ -133,6 +141,30 @@ class FailureRecords(KernelInterface):
         for p, x in zip(slots, idx):
             at = self.inst(f"getelementptr i64, ptr {p}, i64 {lane}")
             self.emit(f"store i64 {x}, ptr {at}, align 8{md}")
+        self.loop_checks[-1][site] = (op, shape)
+
+    def _note_failure_scalar(self, op: Op, idx: list[str], shape: list[str]) -> None:
+        """A kept check's failure path directly in the body of a thread loop LLVM keeps
+        scalar (an atomic or a print in it: a histogram's `smem[bin]`), without a call: a call
+        in a loop keeps LLVM from unrolling it (the histogram's loop ran unrolled 4x unchecked
+        and not at all with `@simt.fail.at` in it). The access's key goes into `%failkey` as
+        in `_note_failure`, and where it is the smallest so far its index into the site's
+        slots (one index a dimension: LLVM keeps them in registers); after the loop,
+        `_flush_checks` reports it. A failing thread's later failures in the loop have the
+        same key or a larger one, so the failure reported is the one `_fail` would report."""
+        site = self._site(op)
+        tid = self._thread_id(op.attrs.get("lane_offset", (0, 0)))
+        key = self.inst(f"or i64 {self.inst(f'shl i64 {tid}, {SITE_BITS}')}, {site}")
+        cur = self.inst("load i64, ptr %failkey, align 8")
+        less = self.inst(f"icmp slt i64 {key}, {cur}")
+        self.emit(f"store i64 {self.inst(f'select i1 {less}, i64 {key}, i64 {cur}')}, "
+                  "ptr %failkey, align 8")  # fmt: skip
+        slots = self.slots.setdefault(site, [f"%fslot{site}.{d}" for d in range(len(idx))])
+        self.scalar_sites.add(site)
+        for p, x in zip(slots, idx):
+            old = self.inst(f"load i64, ptr {p}, align 8")
+            self.emit(f"store i64 {self.inst(f'select i1 {less}, i64 {x}, i64 {old}')}, "
+                      f"ptr {p}, align 8")  # fmt: skip
         self.loop_checks[-1][site] = (op, shape)
 
     def _defer_record(self, op: Op) -> None:
@@ -258,8 +290,9 @@ class FailureRecords(KernelInterface):
         self.start(done)
 
     def _flush_checks(self, checks: dict[int, tuple[Op, list[str]]]) -> None:
-        """After a thread loop with `_note_failure` checks: if one failed, its key, index and
-        extents to the context (`@simt.fail.at`, out of line), and `%failkey` empty again."""
+        """After a thread loop with `_note_failure` or `_note_failure_scalar` checks: if one
+        failed, its key, index and extents to the context (`@simt.fail.at`, out of line), and
+        `%failkey` empty again."""
         k = self.inst("load i64, ptr %failkey, align 8")
         none = self.inst(f"icmp eq i64 {k}, 9223372036854775807")
         flush, done = self.new_label("flush"), self.new_label("flushed")
@@ -277,7 +310,8 @@ class FailureRecords(KernelInterface):
             self.start(this)
             idx = []
             for p in self.slots[s]:
-                at = self.inst(f"getelementptr i64, ptr {p}, i64 {lane}")
+                at = p if s in self.scalar_sites else self.inst(
+                    f"getelementptr i64, ptr {p}, i64 {lane}")  # fmt: skip
                 idx.append(self.inst(f"load i64, ptr {at}, align 8"))
             pad = ["0"] * (RECORD_DIMS - len(idx))
             args = ", ".join(f"i64 {w}" for w in [*idx, *pad, *shape, *pad])

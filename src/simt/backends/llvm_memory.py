@@ -16,7 +16,7 @@ from ..ir.ops import MEMORY
 from ..types import INT64, SHARED, Scalar
 from .common import checked
 from .llvm_abi import RECORD_DIMS, align, llvm_type, mem_type
-from .llvm_failures import FailureRecords, walk_ops
+from .llvm_failures import VECTOR_LOOP, FailureRecords, walk_ops
 
 
 class MemoryAccess(FailureRecords):
@@ -88,11 +88,20 @@ class MemoryAccess(FailureRecords):
             idx, shape = self.last_index
             if op.operands[0].id in self.lane_arrays:
                 idx, shape = idx[1:], shape[1:]
-            if 0 < len(idx) <= RECORD_DIMS:
+            if 0 < len(idx) <= RECORD_DIMS and self.loop_kinds[-1] == VECTOR_LOOP:
                 self._note_failure(op, flag, idx, shape)
                 ok, join = self.new_label("inb"), self.new_label("acc")
                 bad = self.label
                 self.emit(f"br i1 {flag}, label %{ok}, label %{join}, !prof {self._likely()}")
+                self.start(ok)
+                flag = None
+            elif 0 < len(idx) <= RECORD_DIMS:  # a scalar thread loop: no call in it
+                ok, bad, join = (self.new_label(x) for x in ("inb", "oob", "acc"))
+                self.emit(f"br i1 {flag}, label %{ok}, label %{bad}, !prof {self._likely()}")
+                self.start(bad)
+                self._note_failure_scalar(op, idx, shape)
+                bad = self.label
+                self.emit(f"br label %{join}")
                 self.start(ok)
                 flag = None
         if flag is not None:
