@@ -1,8 +1,11 @@
 """Exceptions per thread: `raise` of built-in and user classes, `try`/`except` by class and by
 tuple, `as e` printed, `else`, `finally`, a raise inside a helper and inside a loop, an index
-out of bounds caught as IndexError, a failed assert caught as AssertionError, and
-ZeroDivisionError under `division="python"`. Every thread catches what it raises, so the
-launch succeeds and the outputs and the printed text are compared."""
+out of bounds caught as IndexError, a failed assert caught as AssertionError,
+ZeroDivisionError under `division="python"`; a `try` in a loop body whose raise is
+conditional, and one helper that raises called from two `try` statements (the loop is
+translated twice and the helper inlined twice: both reuse their raise sites). Every thread
+catches what it raises, so the launch succeeds and the outputs and the printed text are
+compared."""
 
 import numpy as np
 
@@ -64,6 +67,37 @@ def first_negative(a, out):
             out[i] = k
 
 
+def halve_even(v):
+    if v % 2 != 0:
+        raise ValueError("odd")
+    return v // 2
+
+
+@simt.kernel
+def caught_in_loops(a, out):
+    """Each row's negatives counted by a `try` inside the loop; then `halve_even` twice, each
+    call in its own `try`."""
+    i = simt.grid(1)
+    if i < len(out):
+        bad = 0
+        for k in range(a.shape[1]):
+            try:
+                if a[i, k] < 0:
+                    raise ValueError("negative")
+            except ValueError:
+                bad += 1
+        r = 0
+        try:
+            r = halve_even(a[i, 0])
+        except ValueError:
+            r = -100
+        try:
+            r += halve_even(a[i, 1])
+        except ValueError:
+            r += 1000
+        out[i] = bad + 10 * r
+
+
 N = 12
 
 
@@ -115,7 +149,18 @@ def _ref_rows(a, out):
     return {1: np.array(firsts, np.int32)}
 
 
+def _ref_loops(a, out):
+    ref = []
+    for row in a.tolist():
+        bad = sum(v < 0 for v in row)
+        r = row[0] // 2 if row[0] % 2 == 0 else -100
+        r += row[1] // 2 if row[1] % 2 == 0 else 1000
+        ref.append(bad + 10 * r)
+    return {1: np.array(ref, np.int32)}
+
+
 CASES = [
     Case("exceptions", guarded, _make, 1, 16, _ref, EXACT, stdout=_text),
     Case("exceptions_loop", first_negative, _make_rows, 1, 4, _ref_rows, EXACT),
+    Case("exceptions_reused_sites", caught_in_loops, _make_rows, 1, 4, _ref_loops, EXACT),
 ]

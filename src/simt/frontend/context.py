@@ -53,6 +53,10 @@ class Context:
     # now; the caught states of the `except` blocks being translated (a bare `raise`)
     sites: list[Any] = field(default_factory=list)
     site_ids: dict[Any, int] = field(default_factory=dict)
+    # every use of a site, in translation order (`raising.site_mark` / `sites_since`): what a
+    # `try` body can raise is the sites used while translating it — not the sites made then,
+    # since a loop translated again or a helper inlined twice reuses its sites
+    site_log: list[int] = field(default_factory=list)
     try_depth: int = 0
     # accesses checked here as a raised IndexError outside a `try` too (`raising.check_index`):
     # None none, True every one, else the set of their places (`raising.place_of`)

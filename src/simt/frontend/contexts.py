@@ -104,13 +104,13 @@ def _items(tr: Translating, node: ast.With, k: int) -> None:
 
 def _body_and_exit(tr: Translating, node: ast.With, k: int, cm: ContextManager) -> None:
     tr.clear_flags()
-    first = len(tr.ctx.sites)
+    mark = raising.site_mark(tr)
     tr.ctx.try_depth += 1
     try:
         _items(tr, node, k + 1)
     finally:
         tr.ctx.try_depth -= 1
-    sites = list(range(first + 1, len(tr.ctx.sites) + 1))
+    sites = raising.sites_since(tr, mark)
     tr.at(node)
     f = raising.flag(tr)
 

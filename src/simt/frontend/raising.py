@@ -141,7 +141,19 @@ def site(
             Site(cls, parts, loc.filename, loc.line, loc.source_line or "", instance, text)
         )
         sid = tr.ctx.site_ids[key] = len(tr.ctx.sites)
+    tr.ctx.site_log.append(sid)
     return sid
+
+
+def site_mark(tr: Translating) -> int:
+    """Where the site log is now: `sites_since(tr, mark)` after translating a body gives the
+    sites the body can raise."""
+    return len(tr.ctx.site_log)
+
+
+def sites_since(tr: Translating, mark: int) -> list[int]:
+    """The sites used since `site_mark` gave `mark` (each once, in number order)."""
+    return sorted(set(tr.ctx.site_log[mark:]))
 
 
 def _typed(tr: Translating, v: V, t: T.Scalar) -> Value:
@@ -459,13 +471,13 @@ def stmt_try(tr: Translating, node: ast.Try) -> None:
     handler where the state's site is of a class it names; `else` where the body neither
     raised nor left; `finally` on every path, the state (and return/break/continue) kept
     across it."""
-    first = len(tr.ctx.sites)
+    mark = site_mark(tr)
     tr.ctx.try_depth += 1
     try:
         tr.stmts(node.body)
     finally:
         tr.ctx.try_depth -= 1
-    body_sites = list(range(first + 1, len(tr.ctx.sites) + 1))
+    body_sites = sites_since(tr, mark)
     if node.orelse:
         state = tr.exit_state()
         if state == "none":

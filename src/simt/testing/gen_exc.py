@@ -26,16 +26,41 @@ TALLY = '''class Tally:
         return exc_type is ValueError
 '''
 
+PICKY = '''def picky(v, fails):
+    """Raises ValueError where `fails`, else gives `v` changed."""
+    if fails:
+        raise ValueError("picky")
+    return v * 3 + 1
+'''
+
 
 def exceptions_section(g: Grammar) -> None:
-    """One `try` statement whose paths each leave a different mark on a new int32 variable."""
+    """One or two `try` statements, maybe in a loop, whose paths each leave a different mark
+    on a new int32 variable."""
     r = g.r
     g.features.add("exceptions")
     x = g.fresh("ex")
+    g.emit(f"{x} = {g.i32(1)}")
+    looped = r.random() < 0.4
+    if looped:
+        g.emit(f"for {g.fresh('q')} in range({r.randint(1, 3)}):")
+        g.depth += 1
+    for _ in range(1 + (r.random() < 0.3)):
+        _try(g, x)
+    if looped:
+        g.depth -= 1
+    g.declare(x, "i32")
+
+
+def _try(g: Grammar, x: str) -> None:
+    r = g.r
     catch_all = r.random() < 0.5  # an `except Exception:` catches the OverflowErrors
     kinds = ("ValueError", "KeyError") + (("OverflowError",) if catch_all else ())
-    g.emit(f"{x} = {g.i32(1)}")
     g.emit("try:")
+    if r.random() < 0.5:
+        if PICKY not in g.helpers:
+            g.helpers.append(PICKY)
+        g.emit(f"    {x} = picky({x}, {g.boolean(1)})")
     g.emit(f"    if {g.boolean(1)}:")
     g.emit(f"        raise {r.choice(kinds)}('drawn')")
     k = r.randrange(3)
@@ -63,7 +88,6 @@ def exceptions_section(g: Grammar) -> None:
         g.emit(f"    {x} = {x} ^ 3")
     g.emit("finally:")
     g.emit(f"    {x} = {x} + 1")
-    g.declare(x, "i32")
 
 
 SECTIONS["exceptions"] = exceptions_section
