@@ -24,7 +24,7 @@ from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
 from ..filewrites import MARK, SEP, KernelFile
 from ..ir import Field, Value
-from . import dicts, files, list_ops, lists, raising, str_format, str_ops, strings, views
+from . import dicts, files, list_ops, lists, raising, str_format, str_ops, str_parse, strings, views
 from .context import Translating
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
@@ -450,6 +450,11 @@ def _cast(t: T.Scalar) -> Handler:
 
 
 def _int(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    if args and strings.is_text(args[0]):
+        if len(args) != 1 or kwargs:
+            tr.fail(node, "int() of a string takes base 10 in a kernel (no base argument)",
+                    "parse other bases yourself: a loop over the characters")  # fmt: skip
+        return str_parse.to_int(tr, strings.text_of(args[0]), node)
     if len(args) != 1 or kwargs:
         tr.fail(node, "int() in a kernel takes one number")
     a = tr.scalar(args[0], node)
@@ -466,6 +471,11 @@ def _int_type(tr: Translating) -> T.Scalar:
 
 
 def _float(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    if args and strings.is_str(args[0]):
+        tr.fail(node, "float() of a string built at run time is not supported in a kernel "
+                "(a correctly rounded parse is not written yet)", "parse the digits with "
+                "int(): float(int(whole)) + int(frac) / 10 ** len(frac), or read the numbers "
+                "into an array on the host (np.loadtxt)")  # fmt: skip
     if len(args) != 1 or kwargs:
         tr.fail(node, "float() in a kernel takes one number")
     a = tr.scalar(args[0], node)

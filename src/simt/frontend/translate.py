@@ -828,7 +828,9 @@ class Translator:
             return v
         if isinstance(v, Tup):
             self.fail(node, "expected a number, got a tuple")
-        self.fail(node, "expected a number, got an array", "index it: a[i]")
+        if isinstance(v, Obj):
+            self.fail(node, f"expected a number, got {dicts.describe(v)}")
+        self.fail(node, f"expected a number, got {kind_of(v)}", "index it: a[i]")
 
     def expr_Constant(self, node: ast.Constant) -> V:
         return Known(node.value)
