@@ -276,22 +276,23 @@ def test_gemm_kernels_skip_the_bounds_search() -> None:
 def test_default_schedule_of_a_large_contraction() -> None:
     """On the CPU a contraction with no directives gets a GEMM schedule when it has enough
     work (or a long axis: attention's q·kᵀ and P·v): the packed broadcast one in any layout,
-    k blocked only for a large output; a peer's `| splits | order` is a hint it replaces;
+    k blocked only for a large output; below `SERIAL_MAX_WORK` multiply-adds one thread,
+    which packs only the vector operand; a peer's `| splits | order` is a hint it replaces;
     integer products and small ones keep the thread kernels. `sources` shows what ran;
     results match NumPy."""
     q, k = rand((32, 1024), 1), rand((40, 1024), 2)
     p, v = rand((32, 32), 5), rand((32, 2048), 6)
     a, b = rand((256, 256), 3), rand((256, 256), 4)
-    qk = "tile(i:4,j:32) block(i:8,j:64) pack(ik,jk)"  # 4 row blocks, all of k
+    qk = "tile(i:4,j:32) block(i:32,j:64) pack(jk)"  # one thread; q's rows read as they lie
     cases = [
         (i("ik*jk~ijk") >> i("+ijk~ij"), (q, k), q @ k.T, qk),
         (i("ik*jk~ijk") >> i("+ijk~ij"), (q.astype(np.float64), k), q @ k.T, qk),
         (i("ik*jk~ijk | i:16,j:16 | jii'j'k") >> i("+ijk~ij | i:16,j:16 | jii'j'k0"), (q, k),
          q @ k.T, qk),
         (i("ij*jk~ikj") >> i("+ikj~ik"), (p, v), p @ v,
-         "tile(i:4,k:32) block(i:8,k:256) pack(ij,jk)"),
+         "tile(i:4,k:32) block(i:32,k:2048) pack(jk)"),  # P: 4 KB, in L1
         (i("ik*kj~ijk") >> i("+ijk~ij"), (a, b), a @ b,
-         "tile(i:4,j:32) block(i:64,j:256) pack(ik,kj)"),  # k of 256: one block
+         "tile(i:4,j:32) block(i:64,j:256) pack(ik,kj)"),  # 2^24: threads; k of 256: one block
         (i("ik*kj~ijk") >> i("+ijk~ij"), (a[:64, :64], b[:64, :64]), a[:64, :64] @ b[:64, :64],
          None),
         (i("ik*kj~ijk") >> i("+ijk~ij"), (a.astype(np.int32), b.astype(np.int32)),
@@ -357,6 +358,7 @@ def test_tune_searches_dot_kernels_and_measures_the_default_once(
     monkeypatch.setattr(gemm, "LONG_MIN_WORK", 0)
     monkeypatch.setattr(gemm, "LONG_AXIS", 0)
     monkeypatch.setattr(gemm, "BLOCK_K_MIN_OUTPUTS", 0)
+    monkeypatch.setattr(gemm, "SERIAL_MAX_WORK", 0)  # the default's threads as a candidate's
     monkeypatch.setattr(gemm, "DEFAULT_TILE", (1, 1))
     monkeypatch.setattr(tune, "GEMM_MIN_WORK", 0)
     simt.use("cpu")
@@ -391,7 +393,7 @@ def test_cpu_packing_kernels_copy_vectors_and_stay_small() -> None:
     from simt.tensor import gemm
 
     q = rand((32, 300), 1)
-    comp = i("ik*jk~ijk") >> i("+ijk~ij | tile(i:4,j:32) pack(ik,jk)")
+    comp = i("ik*jk~ijk") >> i("+ijk~ij | tile(i:4,j:32) block(i:8) pack(ik,jk)")
     prog, ext = compile_for(comp.graph, prepare_inputs([q, q], registry.get("sim")), "cpu")
     step = prog.steps[0]
     assert [w for w, _ in step.packs] == ["u", "v"]
@@ -406,3 +408,49 @@ def test_cpu_packing_kernels_copy_vectors_and_stay_small() -> None:
         grid, block = gemm.pack_launch(step.kp.tiling, which, ext[1], True)  # type: ignore[arg-type, misc]
         assert block == (1, 1) and grid[1] == -(-300 // gemm.PACK_K)
     np.testing.assert_allclose(comp.exec(q, q), q @ q.T, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("product,schedule,ref", [
+    ("ik*jk~ijk", "+ijk~ij | tile(i:4,j:8) block(i:16,j:24) pack(ik,jk)", lambda a, b: a @ b.T),
+    ("ik*kj~ijk", "+ijk~ij | tile(i:4,j:8) block(i:16,j:24) pack(ik,kj)", lambda a, b: a @ b),
+])  # fmt: skip
+def test_one_thread_gemm_packs_in_one_block(product, schedule, ref) -> None:  # type: ignore[no-untyped-def]
+    """A GEMM of one thread (its `block` covers the output) packs each operand with one
+    block too, whose thread takes every unit (tile or strip) and every PACK_K chunk of k, edge
+    units clamped: the same results as NumPy (on `cpu`, where a thread is a block)."""
+    from simt.tensor import gemm
+
+    simt.use("cpu")
+    a, b = _inputs(product, 13, 150, 22)  # 4 tiles of 4 rows, 3 strips of 8, 3 chunks of k
+    comp = i(product) >> i(schedule)
+    prog, ext = compile_for(comp.graph, prepare_inputs([a, b], registry.get("sim")), "cpu")
+    step = prog.steps[0]
+    t = step.kp.tiling
+    assert t is not None and step.per_block and gemm.grid_of(t, ext[1]) == (1, 1)
+    for which, _ in step.packs:
+        assert gemm.pack_launch(t, which, ext[1], True) == ((1, 1), (1, 1))
+    want = ref(a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(comp.exec(a, b), want, rtol=1e-5, atol=1e-5)
+
+
+def test_small_default_gemm_runs_on_the_calling_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """FlashAttention's q·kᵀ and P·v (2^21 multiply-adds each) take the one-thread default
+    GEMM: its packing and the GEMM launch on the calling thread, never on the pool (whose
+    hand-off cost more than the product here); a product of 2^24 still shares its blocks."""
+    from simt.runtime import cpu_pool
+
+    simt.use("cpu")
+    rt = registry.current()
+    monkeypatch.setattr(rt, "threads", 2)
+    pooled: list[int] = []
+    monkeypatch.setattr(cpu_pool.Pool, "run", lambda self, *args: pooled.append(args[-1]))
+    q, k = rand((32, 2048), 1), rand((32, 2048), 2)
+    p = rand((32, 32), 3)
+    qkt = i("ik*jk~ijk") >> i("+ijk~ij")
+    pv = i("ij*jk~ikj") >> i("+ikj~ik")
+    np.testing.assert_allclose(qkt.exec(q, k), q @ k.T, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(pv.exec(p, k), p @ k, rtol=1e-4, atol=1e-4)
+    assert pooled == []
+    a = rand((256, 256), 4)
+    (i("ik*kj~ijk") >> i("+ijk~ij")).exec(a, a)  # the pool (stubbed: nothing computed)
+    assert pooled

@@ -308,11 +308,16 @@ def pack_launch(
     t: Tiling, which: str, ext: dict[str, int], per_block: bool
 ) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """(grid, block) of the kernel packing operand `which` ("u" or "v"; `lower_pack`), or None
-    when there is nothing to pack (k empty)."""
+    when there is nothing to pack (k empty). Where a thread is a block (the CPU), a block packs
+    a unit (strip or tile) and PACK_K values of k; or the whole operand, when the GEMM itself
+    is one thread (`grid_of`: the default for a small product, `default_directives`): then
+    both run on the calling thread."""
     units, k, width = packed_shape(t, which, ext)
     if not (units and k):
         return None
-    if per_block:  # a thread a block: a unit (strip or tile) and PACK_K values of k each
+    if per_block:
+        if grid_of(t, ext) == (1, 1):
+            return (1, 1), (1, 1)
         return (units, -(-k // PACK_K)), (1, 1)
     x, y = (units * width, k) if which == "v" else (k, units * width)
     return (-(-x // 16), -(-y // 16)), (16, 16)
@@ -326,7 +331,9 @@ def lower_pack(t: Tiling, which: str, elem: T.Scalar, out_type: T.Scalar, name: 
     copies each k's unit in a loop run one lane at a time — a unit that reaches no edge reads
     its values at consecutive indices, which LLVM turns into vector loads where the operand
     runs along the unit's axis (a thread per element made gathers: 35 µs to pack a 32 x 2048
-    operand, 145 µs to transpose one). Indices past the end are clamped (replicated)."""
+    operand, 145 µs to transpose one). Per block, a thread takes its units and k chunks by
+    grid stride, so a grid of one block packs the whole operand (`pack_launch`). Indices past
+    the end are clamped (replicated)."""
     m = _Emit()
     b = m.b
     op = t.b if which == "v" else t.a
@@ -338,11 +345,9 @@ def lower_pack(t: Tiling, which: str, elem: T.Scalar, out_type: T.Scalar, name: 
     ext_r = b.op("shape", [src], [T.INT32], dim=op.pattern.index(t.r)).result
     one = m.i32(1)
     if per_block:
-        unit, k0 = b.special("block_idx", 0), b.bin("mul", b.special("block_idx", 1),
-                                                     m.i32(PACK_K))  # fmt: skip
         units = b.op("shape", [out], [T.INT32], dim=0).result
 
-        def copy(clamp: bool) -> None:
+        def copy(unit: Value, k0: Value, clamp: bool) -> None:
             base = b.bin("mul", unit, m.i32(width))
             last = b.bin("sub", ext_axis, one)
             pos = [b.bin("add", base, m.i32(q)) for q in range(width)]
@@ -384,12 +389,20 @@ def lower_pack(t: Tiling, which: str, elem: T.Scalar, out_type: T.Scalar, name: 
                 k0_ = k0
             m.loop(k0_, kend, one, [], step, tile=True)
 
-        def both() -> None:
+        def each_unit(unit: Value, _: list[Value]) -> list[Value]:
             end = b.bin("mul", b.bin("add", unit, one), m.i32(width))
-            m.when(b.cmp("le", end, ext_axis), lambda: copy(False))
-            m.when(b.cmp("gt", end, ext_axis), lambda: copy(True))
 
-        m.when(b.bin("and", b.cmp("lt", unit, units), b.cmp("lt", k0, ext_r)), both)
+            def each_chunk(k0: Value, _: list[Value]) -> list[Value]:
+                m.when(b.cmp("le", end, ext_axis), lambda: copy(unit, k0, False))
+                m.when(b.cmp("gt", end, ext_axis), lambda: copy(unit, k0, True))
+                return []
+
+            chunk = m.i32(PACK_K)
+            m.loop(b.bin("mul", b.special("block_idx", 1), chunk), ext_r,
+                   b.bin("mul", b.special("grid_dim", 1), chunk), [], each_chunk)  # fmt: skip
+            return []
+
+        m.loop(b.special("block_idx", 0), units, b.special("grid_dim", 0), [], each_unit)
         return m.function(name, [out, src], T.FLOAT64 in (elem, out_type))
     x, y = m.gid(0), m.gid(1)
     w = m.i32(width)
@@ -820,7 +833,7 @@ def candidates(u: str, v: str, r: str, spmd: bool, pattern_a: str, pattern_b: st
 # 8 x 32 `tune` often picks: nearly as fast and about a third of its compile time. k is
 # blocked for outputs of at least BLOCK_K_MIN_OUTPUTS (a small output's tiles then add up
 # their k blocks for nothing: q·kᵀ 1.24x against 1.15x); a thread's rows are cut so that a
-# small output still makes several threads.
+# small output still makes several threads (above SERIAL_MAX_WORK: below, one thread).
 DEFAULT_TILE = (4, 32)
 # On GPUs (`lower_gemm_shared`) from GEMM_MIN_WORK: register blocks of 8 x 4 in blocks of 8 x 8
 # threads, panels 16 deep in shared memory — what `tune` chose for matmul 2048 on an H100
@@ -829,6 +842,13 @@ DEFAULT_TILE = (4, 32)
 GPU_DEFAULT = (8, 4)
 GEMM_MIN_WORK = 1 << 24
 LONG_MIN_WORK = 1 << 20
+# Below this many multiply-adds the default GEMM is one thread (`block` over the whole output)
+# and runs, packing included, on the calling thread (the runtime's fast path): on the 2-core
+# znver5 dev machine (2026-11-27, under load) a launch shared with the pool cost 33-41 µs more
+# than one on the caller (20 µs of the ordinary launch path, 17 of the pool's hand-off), so
+# FlashAttention's q·kᵀ and P·v (2^21 each, ~20 µs of one core's FMAs) took 224 and 191 µs
+# as three pool launches, 42 and 34 µs so (NumPy: 26.5 and 22.3 µs on two threads)
+SERIAL_MAX_WORK = 1 << 23
 LONG_AXIS = 1024
 BLOCK_K_MIN_OUTPUTS = 1 << 16
 
@@ -860,9 +880,17 @@ def default_directives(g: Graph, root: int, reads: list[Ref], ext: dict[str, int
     b = op1 if a is op0 else op0
     mr, nr = DEFAULT_TILE
     blocks = [f"{r}:{CPU_KC[0]}"] if U * V >= BLOCK_K_MIN_OUTPUTS and K > CPU_KC[0] else []
-    rows = min(CPU_MC[0], -(-U // (4 * mr)) * mr)  # at least 4 row blocks where U allows
-    blocks += [f"{u}:{rows}", f"{v}:{min(CPU_NC, -(-V // nr) * nr)}"]
-    return f"tile({u}:{mr},{v}:{nr}) block({','.join(blocks)}) pack({a.pattern},{b.pattern})"
+    packs = f"{a.pattern},{b.pattern}"
+    if work < SERIAL_MAX_WORK:
+        # one thread: it and its packing run on the calling thread; the broadcast operand's
+        # m_r rows are read where they lie (q·kᵀ's q: 41 against 64 µs a call with its
+        # packing pass, P·v's P 34 against 38 µs, one thread, under load)
+        rows, cols, packs = -(-U // mr) * mr, -(-V // nr) * nr, b.pattern
+    else:
+        rows = min(CPU_MC[0], -(-U // (4 * mr)) * mr)  # at least 4 row blocks where U allows
+        cols = min(CPU_NC, -(-V // nr) * nr)
+    blocks += [f"{u}:{rows}", f"{v}:{cols}"]
+    return f"tile({u}:{mr},{v}:{nr}) block({','.join(blocks)}) pack({packs})"
 
 
 def estimate(t: Tiling, ext: dict[str, int], lanes: int, cores: int, spmd: bool) -> float:
