@@ -162,3 +162,63 @@ def test_a_kernel_with_a_constant_table_renders_the_same_text_each_time() -> Non
     assert "@simt.table.0 = private unnamed_addr constant [8 x i32]" in first
     assert first == again
 
+
+
+@simt.kernel
+def _naive_matmul(a, b, c):
+    row = simt.block_idx.y * simt.block_dim.y + simt.thread_idx.y
+    col = simt.block_idx.x * simt.block_dim.x + simt.thread_idx.x
+    if row < c.shape[0] and col < c.shape[1]:
+        acc = 0.0
+        for k in range(a.shape[1]):
+            acc += a[row, k] * b[k, col]
+        c[row, col] = acc
+
+
+def _versioned_loops(text: str) -> tuple[list[set[str]], list[set[str]]]:
+    """The loop metadata (a set of property nodes per loop) of the unchecked and the checked
+    copy of a body versioned by a block-level test (the first `if`: its test)."""
+    import re
+
+    md = dict(re.findall(r"^(!\d+) = (.*)$", text, re.M))
+    top = re.search(r"br i1 %\S+, label %then(\d+), label %else(\d+)\n", text)
+    assert top is not None
+    start = text.index(f"\nelse{top[2]}:")
+    end = text.index(f"\nendif{int(top[2]) + 1}:")
+
+    def loops(part: str) -> list[set[str]]:
+        nodes = [md[m] for m in re.findall(r"br label %\S+, !llvm.loop (!\d+)", part)]
+        return [{md[p] for p in n.strip("!{}").split(", ")[1:]} for n in nodes]
+
+    return loops(text[:start]), loops(text[start:end])
+
+
+def test_checked_copy_of_a_versioned_body_is_cold() -> None:
+    """The checked copy of a body versioned by a block-level test (`passes.bounds`: the
+    `else` of the `if` marked `version`) runs only for blocks that fail the test: in a kernel
+    with jammed loops none of its loops is vectorised or unrolled (it was over half of the
+    time LLVM took over W6), while the unchecked copy's thread loops still are; in others it
+    is left as it was. Where it runs it computes what it computed before: the threads in
+    bounds finish, the others fail."""
+    a = np.random.default_rng(1).random((37, 45), dtype=np.float32)
+    b = np.random.default_rng(2).random((45, 29), dtype=np.float32)
+    c = np.zeros((40, 29), np.float32)  # 3 rows more than `a`: the checked copy runs
+    text = _naive_matmul.source("cpu", a, b, c)
+    hot, cold = _versioned_loops(text)
+    off = {'!{!"llvm.loop.vectorize.enable", i1 false}', '!{!"llvm.loop.unroll.disable"}'}
+    assert cold and all(props == off for props in cold)
+    assert any(any("parallel_accesses" in p for p in props) for props in hot)
+    llvm.parse_assembly(text).verify()
+
+    @simt.kernel
+    def add(a, b, out):  # one-dimensional: no jammed loops
+        i = simt.grid(1)
+        if i < len(out):
+            out[i] = a[i] + b[i]
+
+    x = np.ones(100, np.float32)
+    hot, cold = _versioned_loops(add.source("cpu", x, x, x))
+    assert any(any("parallel_accesses" in p for p in props) for props in cold)
+    with simt.using("cpu"), pytest.raises(simt.KernelError):
+        _naive_matmul[(2, 3), (16, 16)](a, b, c)
+    np.testing.assert_allclose(c[:37], a.astype(np.float64) @ b, rtol=1e-5)

@@ -76,6 +76,10 @@ class _Renderer(MemoryAccess):
         self.print_ids: dict[int, int] = {}
         self.polled = False  # some loop polls (then the module declares the poll function)
         self.unlikely = ""  # the branch-weights node of the polls' cold branches
+        # inside the checked copy of a versioned body (`passes.bounds`: the `else` of the `if`
+        # marked `version`, run only by blocks that fail the block-level test): its loops are
+        # neither vectorised nor unrolled (see `_if`)
+        self.cold = 0
 
     # ---- module --------------------------------------------------------------------------
     def render(self) -> tuple[str, Meta]:
@@ -219,6 +223,16 @@ class _Renderer(MemoryAccess):
             olds[key] = self._pending_value(key) or self._spill_load(store)
         c = self.v(op.operands[0])
         then, other, join = (self.new_label(x) for x in ("then", "else", "endif"))
+        # the checked copy of a versioned body (`passes.bounds`) runs only where the block-level
+        # test fails (arguments that do not fit, a block whose accesses analysis could not
+        # bound): in a kernel with jammed loops (`passes.spmd`: compiled at O2 for its compile
+        # time, `runtime.cpu._level`) its loops are neither vectorised nor unrolled. It was
+        # ~55 % of the time LLVM took over W6 (naive matmul: ~110 of ~200 ms of CPU, for code
+        # its launches never run), now ~40 %; the unchecked copy's inner loop is the same
+        # instructions. Not in other kernels: there the unchecked copy's registers came out
+        # otherwise, and the row softmax of `simt.tensor` ran 2-5 % slower. (Branch weights
+        # saying the copy is cold cost W6's inner loop two reloads from the stack.)
+        version = bool(op.attrs.get("version"))
         self.emit(f"br i1 {c}, label %{then}, label %{other}")
         ends = []
         finals = []
@@ -226,7 +240,11 @@ class _Renderer(MemoryAccess):
             self.start(label)
             if keys:
                 self.pending.append(dict(olds))
+            cold = version and region is op.regions[1] and self.meta.jammed  # (the unchecked
+            # copy, rendered first, has said whether the kernel has jammed loops)
+            self.cold += cold
             ys = self._region(region)
+            self.cold -= cold
             if keys:
                 finals.append(self.pending.pop())
             ends.append((ys, self.label))
@@ -333,23 +351,27 @@ class _Renderer(MemoryAccess):
             for c, a, x, y in zip(carried, body.args[1:], inits, ys)
         ]
         md = ""
-        if op.attrs.get("jammed") or op.attrs.get("tile"):
-            self.meta.jammed = True
+        if op.attrs.get("jammed") or op.attrs.get("tile") or self.cold:
             # its body is already many lanes wide (SLP makes the vectors): neither vectorise
-            # nor unroll it again, which would only multiply compile time
+            # nor unroll it again, which would only multiply compile time (or it is cold)
+            if op.attrs.get("jammed") or op.attrs.get("tile"):
+                self.meta.jammed = True
             off = self.mdnode('!{!"llvm.loop.vectorize.enable", i1 false}')
             nounroll = self.mdnode('!{!"llvm.loop.unroll.disable"}')
             self_ref = len(self.md)
             md = f", !llvm.loop !{self_ref}"
             self.md.append(f"distinct !{{!{self_ref}, {off}, {nounroll}}}")
-        if not lanes and any(o.opcode == "for" and o.attrs.get("lanes") == "z" for o in body.ops):
+        if self.cold:
+            pass  # the checked copy of a versioned body: as above, neither vectorised nor unrolled
+        elif not lanes and any(o.opcode == "for" and o.attrs.get("lanes") == "z"
+                               for o in body.ops):  # fmt: skip
             # a uniform loop around a thread loop (W1's rows): four rows per iteration keep
             # four memory streams in flight (about 12 % on W1)
             uj = self.mdnode('!{!"llvm.loop.unroll.count", i32 4}')
             self_ref = len(self.md)
             md = f", !llvm.loop !{self_ref}"
             self.md.append(f"distinct !{{!{self_ref}, {uj}}}")
-        if lanes == "x":
+        if lanes == "x" and not self.cold:
             # independent iterations (no run-time alias checks); whether to vectorise is left
             # to LLVM's cost model (forcing it only earns a warning on stderr where it cannot)
             par = self.mdnode(f'!{{!"llvm.loop.parallel_accesses", {group}}}')
