@@ -1,7 +1,8 @@
 """The fuzz generator's `files` feature (registers its section in grammar.py): files read per
 thread (#27 item 3, frontend/files.py): `with open(f"{FDIR}/f{...}.txt") as fh:` with a path
 made from the thread's index, then `for line in fh`, `readline()`, `read()`, `read(k)`, and
-the strings they give measured, searched and stripped.
+the strings they give measured, searched and stripped; with the exceptions feature, `int(line)`
+of each line (frontend/str_parse.py), its ValueError and OverflowError caught.
 
 The generated module writes its files when it is imported (`HELPER`: fixed texts in a fixed
 directory under the system's temporary folder, each written whole with `os.replace`, so
@@ -15,10 +16,11 @@ from __future__ import annotations
 
 from .grammar import SECTIONS, Grammar
 
-# the files' texts: f0.txt ... f7.txt; None: no such file (removed if there)
+# the files' texts: f0.txt ... f8.txt; None: no such file (removed if there); f8.txt holds
+# numbers (int(line)), one past int32
 TEXTS = ("ab\ncd\n", "one\ntwo\nthree", "", None, "  t spaced  \n\nlast\n", "x" * 40 + "\n",
-         None, "tab\there\r\nnext\n")  # fmt: skip
-PRESENT = [k for k, t in enumerate(TEXTS) if t is not None]
+         None, "tab\there\r\nnext\n", "12\n -7 \n3_0\n99999999999\n+8")  # fmt: skip
+PRESENT = [k for k, t in enumerate(TEXTS[:8]) if t is not None]
 
 HELPER = f'''import os as _os
 import tempfile as _tempfile
@@ -46,7 +48,10 @@ def files_section(g: Grammar) -> None:
         g.helpers.append(HELPER)
     x, fh, ln = g.fresh("fr"), g.fresh("fh"), g.fresh("ln")
     missing = g.exceptions_on and r.random() < 0.7
-    if missing:
+    k = r.randrange(5 if missing else 4)  # 4: int(line), which may raise
+    if k == 4:
+        which = f"(t + {r.randrange(9)}) % 9"
+    elif missing:
         which = f"(t + {r.randrange(8)}) % 8"
     else:
         which = f"({PRESENT!r}[(t + {r.randrange(6)}) % {len(PRESENT)}])"
@@ -56,7 +61,6 @@ def files_section(g: Grammar) -> None:
         g.emit("try:")
     g.emit(f'{pad}with open(f"{{FDIR}}/f{{{which}}}.txt") as {fh}:')
     body = pad + "    "
-    k = r.randrange(4)
     if k == 0:
         g.emit(f"{body}for {ln} in {fh}:")
         g.emit(f"{body}    {x} = {x} * 3 + len({ln}) + (5 if {ln}.startswith('t') else 0)")
@@ -66,9 +70,17 @@ def files_section(g: Grammar) -> None:
     elif k == 2:
         g.emit(f"{body}{ln} = {fh}.read()")
         g.emit(f"{body}{x} = {x} + len({ln}.strip()) * 5 + {ln}.find('o') + ('\\n' in {ln})")
-    else:
+    elif k == 3:
         g.emit(f"{body}{ln} = {fh}.read({r.randrange(5)})")
         g.emit(f"{body}{x} = {x} * 7 + len({ln}) + len({fh}.readline()) + ({ln} == 'ab')")
+    else:
+        g.emit(f"{body}for {ln} in {fh}:")
+        g.emit(f"{body}    try:")
+        g.emit(f"{body}        {x} = {x} * 3 + int({ln})")
+        g.emit(f"{body}    except ValueError:")
+        g.emit(f"{body}        {x} = {x} - 1")
+        g.emit(f"{body}    except OverflowError:")
+        g.emit(f"{body}        {x} = {x} + 1")
     if missing:
         g.emit("except FileNotFoundError:")
         g.emit(f"    {x} = {x} - 5")
