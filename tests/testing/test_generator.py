@@ -222,3 +222,19 @@ def test_files_feature_reads_per_thread_files_and_agrees_between_backends() -> N
     for seed in (0, 2, 3, 6, 24):  # 24: int(line) of each line, its errors caught
         assert check(generate(seed, files=True, exceptions=True, size=5), ("cpu",),
                      nvrtc=True) == []  # fmt: skip
+
+
+def test_float64_kernels_draw_math_rows_reading_float64_constants() -> None:
+    """In a float64 kernel the math sinks include rows of `d0` that read float64 constants
+    (MATH_SINKS_F64): seed 309's `math.copysign(1.5, d0)` was an internal error on webgpu
+    before 9d7c0e7 (naga evaluated `abs(1.5lf)` and has no float64 abs), a finding of the
+    differential check there; it agrees on every backend present now."""
+    from simt.runtime import registry
+    from simt.testing.differential import check
+    from simt.testing.generator import MATH_SINKS_F64
+
+    p = generate(309)
+    assert p.fp64 and "simt.float32(math.copysign(1.5, d0))" in p.source
+    assert not any(s in generate(3).source for s in MATH_SINKS_F64)  # not in float32 kernels
+    backends = ("cpu",) + (("webgpu",) if registry.probe("webgpu")[0] else ())
+    assert check(p, backends, nvrtc=True) == []

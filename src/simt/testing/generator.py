@@ -151,6 +151,16 @@ MATH_SINKS = (
     "(x0 % 6.0 - 3.0) ** float(j0 % 5)",
     "(1.0 if math.isinf(x0 * 1e37) else 0.0) + (2.0 if math.isfinite(x0 * 1e37) else 0.0)",
 )
+# and in float64 kernels, of d0 (a float64 in [-100, 100]): math rows reading float64 constants
+# (`math.copysign(1.5, d0)` was an internal error on webgpu, 9d7c0e7: naga evaluated the
+# constant's abs itself and has no float64 abs) and the float64 rows WGSL has (`math.pow` of
+# a float64 is refused there)
+MATH_SINKS_F64 = (
+    "simt.float32(math.copysign(1.5, d0))",
+    "simt.float32(math.copysign(abs(d0) + 0.25, -d0))",
+    "simt.float32(math.fmod(d0, 3.5))",
+    "simt.float32(math.trunc(d0 * 0.75) + math.ceil(d0))",
+)
 
 
 class Generator:
@@ -790,8 +800,9 @@ class Generator:
             out += [gen_complex.complex_sink(self) for _ in range(self.r.randint(1, 2))]
         if self.rmath.random() < 0.3:
             self.features.add("math")
+            rows = MATH_SINKS + MATH_SINKS_F64 * self.fp64
             for _ in range(self.rmath.randint(1, 2)):
-                out.append(self.rmath.choice(MATH_SINKS))
+                out.append(self.rmath.choice(rows))
         return out
 
     def program(self) -> Program:
