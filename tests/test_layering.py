@@ -240,7 +240,8 @@ def _private_uses_in(
     tree: ast.Module, me: str, package: str, owners: dict[str, set[str]]
 ) -> list[str]:
     """Uses in a module of part `me` of another part's private names: `from simt.x import _y`
-    of another part, and `obj._y` (or `getattr(obj, "_y")`, `hasattr`, `setattr`) where `_y`
+    of another part, a comparison of a `__name__` with `"_y"` (a private class by its name),
+    and `obj._y` (or `getattr(obj, "_y")`, `hasattr`, `setattr`) where `_y`
     is a private name another part defines (`owners`: name -> parts) and `obj` is not `self`,
     `cls`, `super()` or a class or function of the module."""
     local = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
@@ -275,6 +276,23 @@ def _private_uses_in(
                     f"line {node.lineno}: {ast.unparse(node)} (a private name of "
                     f"{', '.join(sorted(others))})"
                 )
+        elif isinstance(node, ast.Compare) and any(
+            isinstance(x, ast.Attribute) and x.attr in ("__name__", "__qualname__")
+            for x in ast.walk(node)
+        ):
+            # `type(v).__name__ == "_Undef"`: another part's private class, by its name
+            for c in ast.walk(node):
+                if (
+                    isinstance(c, ast.Constant)
+                    and isinstance(c.value, str)
+                    and c.value.startswith("_")
+                    and not c.value.startswith("__")
+                    and owners.get(c.value, set()) - {me}
+                ):
+                    bad.append(
+                        f"line {node.lineno}: {ast.unparse(node)} (a private name of "
+                        f"{', '.join(sorted(owners[c.value] - {me}))}, by its name)"
+                    )
         elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
             if node.attr.startswith("__"):
                 continue
@@ -357,6 +375,8 @@ def test_the_checks_catch_what_they_forbid() -> None:
     assert not uses("from .chunk import _ir\n")  # its own part's
     assert uses("def f(k):\n    return getattr(k, '_ir')\n")
     assert not uses("def f(k):\n    return getattr(k, 'ir')\n")
+    assert uses("def f(v):\n    return type(v).__name__ == '_ir'\n")  # by the class's name
+    assert not uses("def f(v):\n    return type(v).__name__ == 'Complex'\n")
     tree = ast.parse("def f(rt):\n    return rt.name == 'cpu' or 'sim' in names\n")
     assert len(_name_tests(tree, {"cpu", "sim"})) == 2
     assert not _name_tests(ast.parse("x = registry.get('sim')\n"), {"sim"})

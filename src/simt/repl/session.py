@@ -927,7 +927,7 @@ class Session:
         the host, a file or byte string (kept as its per-thread fields), or a note saying why
         it is not kept."""
         from ..frontend import dicts, lists
-        from ..frontend.values import Known, Obj
+        from ..frontend.values import UNDEF, Known, Obj
         from ..ir import Value
 
         stores: list[tuple[str, str]] = []
@@ -955,12 +955,12 @@ class Session:
                 outs[w] = np.empty(self.threads, _state_dtype(v.type, self.int_dtype))
             elif isinstance(v, Value):
                 pass  # an array: another name for a buffer, nothing to keep
-            elif type(v).__name__ == "_Undef" and w in _loop_targets(tree):
+            elif v is UNDEF and w in _loop_targets(tree):
                 notes.append(
                     f"`{w}` is the variable of a run-time `for` loop, which is not defined after "
                     "the loop; it is not kept after this input"
                 )
-            elif type(v).__name__ == "_Undef" and w in _loop_names(tree):
+            elif v is UNDEF and w in _loop_names(tree):
                 notes.append(
                     f"`{w}` is assigned in a run-time loop, and a run-time loop's variables "
                     f"are not defined after it (it might run no times); it is not kept after "
@@ -975,7 +975,7 @@ class Session:
             else:
                 what = (
                     "assigned only in some threads"
-                    if type(v).__name__ == "_Undef"
+                    if v is UNDEF
                     else f"a {type(v).__name__.lower()} of run-time values"
                 )
                 notes.append(f"`{w}` is {what}; it is not kept after this input")
