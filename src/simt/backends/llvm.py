@@ -73,7 +73,6 @@ class _Renderer(MemoryAccess):
     ) -> None:  # fmt: skip
         super().__init__(fn, unit_stride, bounds, block)
         self.poll = poll  # loops poll for Ctrl-C (see the module's doc)
-        self.print_ids: dict[int, int] = {}
         self.polled = False  # some loop polls (then the module declares the poll function)
         self.unlikely = ""  # the branch-weights node of the polls' cold branches
         # inside the checked copy of a versioned body (`passes.bounds`: the `else` of the `if`
