@@ -4,10 +4,12 @@ webgpu refusals it records instead of failing (docs/testing.md)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from simt.errors import CompileError
+from simt.runtime import nvrtc
 from simt.testing.differential import _launch, _refusal_ok, compare
-from simt.testing.generator import Generator
+from simt.testing.generator import Generator, generate
 
 
 def test_complex_parts_compare_exactly() -> None:
@@ -130,3 +132,24 @@ def test_printed_strings_compare_whole_even_when_a_launch_would_stream(monkeypat
     kernel = load(program)
     outs = {b: _launch(kernel, program, b)[1] for b in ("sim", "cpu")}
     assert outs["sim"] == outs["cpu"] == "<1>\n<5>\n<9>\n"
+
+
+@pytest.mark.skipif(nvrtc.version() is None, reason="NVRTC is not installed")
+def test_nvrtc_compiles_what_the_cuda_runtime_would(monkeypatch) -> None:
+    """The NVRTC check compiles the IR the CUDA runtime compiles, by its capabilities: warp
+    functions as CUDA's intrinsics (not through shared memory, as for a runtime without warp
+    instructions), and a Numba-spelled kernel under Numba's typing (the check's stand-in
+    runtime had no device answers: an AttributeError finding for every such kernel)."""
+    from simt.backends import cuda
+    from simt.testing.differential import load, nvrtc_findings
+
+    sources: list[str] = []
+    build = cuda.build
+    monkeypatch.setattr(cuda, "build", lambda fn: sources.append(build(fn).source) or build(fn))
+    p = generate(2, lang=True)
+    assert "warp" in p.features
+    assert nvrtc_findings(load(p), p) == []
+    assert any(w in sources[-1] for w in ("__shfl", "__ballot", "__all_sync", "__any_sync"))
+    p = generate(0, numba=True)
+    assert p.numba
+    assert nvrtc_findings(load(p), p) == []

@@ -208,16 +208,20 @@ def _unsigned_zeros(text: str) -> str:
 
 
 def nvrtc_findings(kernel: Any, program: Program, arch: str = "sm_80") -> list[Finding]:
-    """Render the kernel to CUDA C++ and compile it with NVRTC (no GPU needed)."""
+    """Render the kernel to CUDA C++ and compile it with NVRTC (no GPU needed): the IR the
+    CUDA runtime would compile, made by a runtime with its capabilities and its device's
+    answers (warp functions native, int64 under Numba's typing) that compiles nothing."""
     from ..backends import cuda
+    from ..ir import Function
     from ..runtime import nvrtc
     from ..runtime.base import Compiled
-    from ..runtime.cuda import nvrtc_options
+    from ..runtime.cuda import CudaRuntime, nvrtc_options
 
-    class _IrOnly:
-        name = "cuda"
+    class _IrOnly(CudaRuntime):
+        def __init__(self) -> None:  # no driver: nothing of the device is opened
+            pass
 
-        def compile(self, fn: Any) -> Any:
+        def compile(self, fn: Function) -> Compiled:
             return Compiled(fn, "")
 
     try:
