@@ -13,10 +13,17 @@ import pytest
 
 import simt
 from simt import thread_idx
+from simt.backends import cuda as cuda_renderer
 from simt.backends import cuda_layout
 from simt.errors import KernelError, LaunchError
 from simt.runtime import nvrtc, registry
-from simt.runtime.cuda import CudaRuntime, cached_cubin, decode_records, resources
+from simt.runtime.cuda import (
+    CudaRuntime,
+    cached_cubin,
+    decode_records,
+    nvrtc_options,
+    resources,
+)
 from simt.runtime.cuda_interop import cai_dict, dlpack_capsule, read_cai
 from simt.runtime.printing import emit
 
@@ -173,6 +180,31 @@ def test_decode_records_and_format() -> None:
     out = io.StringIO()
     emit(records, [p.parts for p in K.prints], out)  # type: ignore[misc]
     assert out.getvalue() == "x=7 y=0.10\nflag True\nx=-1 y=0.10\n"
+
+
+def test_a_uint64_prints_whole() -> None:
+    """A uint64 in a print record is its two words (the host kept the low one), and the
+    device's `simt_put` has an overload for it (NVRTC refused the call as ambiguous)."""
+
+    class K:
+        record_words = 6
+        prints = [cuda_layout.PrintFormat(("u=", simt.ir.Field(0), "\n"), (simt.types.UINT64,))]
+
+    words = np.array([0, 0, 0, 0, 5, 1 << 31], np.uint32)  # 2**63 + 5
+    out = io.StringIO()
+    emit(decode_records(words, K), [p.parts for p in K.prints], out)  # type: ignore[arg-type, misc]
+    assert out.getvalue() == f"u={2**63 + 5}\n"
+    if nvrtc.version() is None:
+        return
+
+    @simt.kernel
+    def show(a):  # type: ignore[no-untyped-def]
+        i = simt.grid(1)
+        if i < a.size:
+            print(a[i])
+
+    kern = cuda_renderer.build(show.specialised_ir(np.zeros(4, np.uint64))[0])
+    nvrtc.compile_cubin(kern.source, "sm_80", nvrtc_options(kern))
 
 
 def test_cai_roundtrip_with_strides() -> None:

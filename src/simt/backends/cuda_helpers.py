@@ -179,6 +179,9 @@ __device__ __forceinline__ void simt_put(unsigned int* r, int x) { simt_put(r, (
 __device__ __forceinline__ void simt_put(unsigned int* r, unsigned int x) {
     r[0] = x; r[1] = 0u;
 }
+__device__ __forceinline__ void simt_put(unsigned int* r, unsigned long long x) {
+    r[0] = (unsigned int)x; r[1] = (unsigned int)(x >> 32);
+}
 __device__ __forceinline__ void simt_put(unsigned int* r, bool x) { r[0] = x; r[1] = 0u; }
 __device__ __forceinline__ void simt_put(unsigned int* r, float x) {
     r[0] = __float_as_uint(x); r[1] = 0u;

@@ -977,6 +977,8 @@ def decode_records(words: np.ndarray, kern: layout.CudaKernel) -> list[PrintReco
                 col = pair.view(np.float64)
             elif t.is_bool:
                 col = lo != 0
+            elif t.kind == "u" and t.bits == 64:
+                col = pair
             elif t.kind == "u":
                 col = lo.astype(np.uint32)
             else:
