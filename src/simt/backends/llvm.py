@@ -184,12 +184,10 @@ class _Renderer(MemoryAccess):
             if t.is_float:
                 x = x if t.bits == 64 else self.inst(f"fpext float {x} to double")
                 x = self.inst(f"bitcast double {x} to i64")
-            else:
-                x = (
-                    self._cast(x, t, INT64)
-                    if t.is_signed or t.is_bool
-                    else self.inst(f"zext i32 {x} to i64")
-                )
+            elif t.is_signed or t.is_bool:
+                x = self._cast(x, t, INT64)
+            elif t.bits < 64:  # an unsigned (uint64: its bits as they are)
+                x = self.inst(f"zext i32 {x} to i64")
             p = self.inst(f"getelementptr i64, ptr {base}, i64 {2 + i}")
             self.emit(f"store i64 {x}, ptr {p}, align 8")
         # the print id last, released: the record is complete once it is there (a launch
