@@ -59,6 +59,14 @@ def test_every_runtime_declares_its_capabilities(name: str) -> None:
         registry.has(name, "host_memroy")
 
 
+def test_the_reference_runtime_is_the_one_declaring_it() -> None:
+    """`registry.reference()`, what differential runs compare with and tuning's host stand-ins
+    are made for, is the runtime declaring `reference` (CAPABILITIES: sim), always present."""
+    (ref,) = (n for n, caps in CAPABILITIES.items() if "reference" in caps)
+    assert registry.reference() == ref
+    assert registry.probe(ref)[0] and registry.has(ref, "host_memory")
+
+
 def test_every_runtime_keeps_view_checks_unless_boundscheck_is_off() -> None:
     """`pipeline.for_runtime` keeps the front end's view checks for every runtime, as it keeps
     array bounds checks (they were dropped outside debug mode, and an index past a view read

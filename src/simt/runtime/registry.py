@@ -43,6 +43,15 @@ def has(name: str, capability: str) -> bool:
         return False
 
 
+def reference() -> str:
+    """The name of the runtime that is the executable definition of the semantics (it declares
+    `reference`: sim; always present): what differential tests compare with, and where host
+    stand-ins of a launch's inputs are made."""
+    names = [name for name in RUNTIMES if has(name, "reference")]
+    assert len(names) == 1, f"one runtime declares `reference`, not {names}"
+    return names[0]
+
+
 def probe(name: str) -> tuple[bool, str]:
     """(available, why) for backend `name`; never raises."""
     try:

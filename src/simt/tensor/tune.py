@@ -134,7 +134,7 @@ def _predict(g: Graph, inputs: Sequence[Any]) -> float:
 
     rt = registry.current()
     # host arrays (device arrays' stand-ins): the model reads shapes
-    inp = prepare_inputs(host_stand_ins(inputs), registry.get("sim"))
+    inp = prepare_inputs(host_stand_ins(inputs), _reference())
     prog, extents = compile_for(g, inp, rt.name)
     buffers: dict[Any, Any] = {("in", k): a for k, a in enumerate(inp.arrays)}
     total = 0.0
@@ -225,7 +225,7 @@ def _search(comp: Any, values: list[Any], budget: float, verbose: bool) -> Tunin
     start = time.perf_counter()
     rt = registry.current()
     g = comp.graph
-    stand_ins = prepare_inputs(host_stand_ins(values), registry.get("sim"))
+    stand_ins = prepare_inputs(host_stand_ins(values), _reference())
     prog, _ = compile_for(g, stand_ins, rt.name)
     # coordinate search: each thread kernel's options ranked by the cost model, others fixed
     chosen: dict[int, str] = {}
@@ -405,7 +405,7 @@ def _gemm_options(g: Graph, step: Any, values: list[Any], rt: Any) -> list[tuple
     if found is None or g.nodes[n].expr.directives:  # (a default GEMM is searched: not written)
         return []
     e = g.nodes[n].expr
-    extents = shapes.infer(g, prepare_inputs(host_stand_ins(values), _sim()).shapes)
+    extents = shapes.infer(g, prepare_inputs(host_stand_ins(values), _reference()).shapes)
     if math.prod(extents[n].values()) < GEMM_MIN_WORK:
         return []  # too small for a micro-kernel's compile and packing passes to pay
     facts = rt.device_facts()
@@ -429,10 +429,12 @@ def _gemm_options(g: Graph, step: Any, values: list[Any], rt: Any) -> list[tuple
     return opts
 
 
-def _sim() -> Any:
+def _reference() -> Any:
+    """The reference runtime (host memory, always present), whose arrays the host stand-ins
+    of a tuning's inputs are."""
     from ..runtime import registry
 
-    return registry.get("sim")
+    return registry.get(registry.reference())
 
 
 def _label(g: Graph, sched: dict[int, str]) -> str:

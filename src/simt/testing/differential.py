@@ -273,7 +273,7 @@ def expect_oob(
     naming the array (see the module's doc)."""
     found: list[Finding] = []
     want: tuple[Any, ...] | None = None  # sim's counts of raising and finished threads
-    for backend in ("sim", *backends):
+    for backend in (registry.reference(), *backends):
         err: BaseException | None = None
         try:
             _launch(kernel, program, backend)
@@ -312,10 +312,11 @@ def check(
     if program.oob is not None:
         wrong = expect_oob(kernel, program, backends, refused)
         return wrong + (nvrtc_findings(kernel, program) if nvrtc else [])
+    reference = registry.reference()
     try:
-        want, want_text = _launch(kernel, program, "sim")
+        want, want_text = _launch(kernel, program, reference)
     except Exception as e:  # noqa: BLE001
-        return [_error_finding(seed, "sim", e)]
+        return [_error_finding(seed, reference, e)]
     found: list[Finding] = []
     for backend in backends:
         try:
