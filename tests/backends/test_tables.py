@@ -143,3 +143,12 @@ def test_float64_power_is_refused_where_the_pow_row_is_float32_only() -> None:
         check(_power_kernel(FLOAT64), f32_pow)
     check(_power_kernel(FLOAT32), f32_pow)
     check(_power_kernel(FLOAT64), Target("gpu", language="GL"))
+
+
+def test_the_evaluator_computes_each_scalar_opcode_by_its_table() -> None:
+    """The cost model's evaluator: a rule per scalar opcode (no branching on the opcode inside
+    one), each value from `cost.COMPUTE`, the table `cost.compute` reads."""
+    scalar = {"bin", "cmp", "un", "cast", "select", "math"}
+    assert set(cost.COMPUTE) == scalar
+    assert all(cost._Eval.RULES[k] != cost._Eval.RULES["load"] for k in scalar)
+    assert cost._Eval.RULES["cmp"] != cost._Eval.RULES["bin"]  # a flop where it compares floats

@@ -181,7 +181,8 @@ class _Eval(Rules[Callable[[Op, np.ndarray], None]]):
         "atomic": "op_atomic", "cas": "op_cas", "barrier": "op_barrier",
         "fence": "op_fence",
         "if": "op_if", "for": "op_for", "while": "op_while",
-        **dict.fromkeys(("bin", "cmp", "un", "cast", "select", "math"), "arith"),
+        "bin": "op_operator", "un": "op_operator", "cmp": "op_cmp",
+        "cast": "op_cast", "select": "op_select", "math": "op_math",
     }  # fmt: skip
 
     def __init__(
@@ -290,17 +291,36 @@ class _Eval(Rules[Callable[[Op, np.ndarray], None]]):
     def op_alloc(self, op: Op, mask: np.ndarray) -> None:
         self.env[op.result] = None
 
-    def arith(self, op: Op, mask: np.ndarray) -> None:
+    def op_operator(self, op: Op, mask: np.ndarray) -> None:
+        """`bin`, `un`: the IR's executable semantics (ir/semantics.py), as sim and folding
+        have them; a flop (a math row's weight of them for `**` of floats) where it computes
+        a float."""
+        self.arith(op, mask, op.result.scalar.is_float)
+
+    def op_cmp(self, op: Op, mask: np.ndarray) -> None:
+        """A comparison (ir/semantics.py): a flop where it compares floats."""
+        self.arith(op, mask, op.operands[0].scalar.is_float)
+
+    def op_math(self, op: Op, mask: np.ndarray) -> None:
+        """A math row (its reference): its weight in flops where it computes a float."""
+        self.arith(op, mask, op.result.scalar.is_float)
+
+    def op_cast(self, op: Op, mask: np.ndarray) -> None:
+        self.arith(op, mask, False)
+
+    def op_select(self, op: Op, mask: np.ndarray) -> None:
+        self.arith(op, mask, False)
+
+    def arith(self, op: Op, mask: np.ndarray, flop: bool) -> None:
+        """A scalar op: its operations counted (and its flops: `flop`), its value on the
+        sampled lanes (`compute`; None where an operand is not known) kept."""
         t = op.result.type if op.results else None
         g = self.groups(mask)
         row = math_row(op)  # a math op, or `**` of floats (the pow row on every backend)
         weight = math_weight(row) if row is not None else 1
         self.st.group_ops += g * weight * self.scale
-        operand_float = any(isinstance(o.type, T.Scalar) and o.type.is_float for o in op.operands)
-        if op.opcode in ("bin", "un", "math") and isinstance(t, T.Scalar) and t.is_float:
+        if flop:
             self.st.flops += int(mask.sum()) * weight * self.scale
-        elif op.opcode == "cmp" and operand_float:
-            self.st.flops += int(mask.sum()) * self.scale
         args = [self.val(o) for o in op.operands]
         if any(a is None for a in args) or not isinstance(t, T.Scalar):
             for r in op.results:
@@ -612,25 +632,47 @@ def math_row(op: Op) -> str | None:
     return None
 
 
-def compute(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray | None:
-    """One op of the evaluator on the sampled lanes' values (None: not known)."""
-    oc = op.opcode
-    dt = t.np
-    if oc == "cast":  # the IR's one conversion (ir/semantics.py)
-        a = args[0]
-        if t.is_int and a.dtype.kind == "f":  # where the semantics leave it unspecified: 0
-            a = np.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0)
-            a = np.clip(a, -(2.0**62), 2.0**62)
-        return semantics.cast(a, dt)  # type: ignore[no-any-return]
-    if oc == "select":  # the IR's semantics (ir/semantics.py), as sim and folding have them
-        return np.asarray(semantics.select(args[0].astype(bool), args[1], args[2])).astype(dt)
-    if oc == "math":
-        with np.errstate(all="ignore"):
-            return np.asarray(MATH[op.attrs["fn"]].ref(*args)).astype(dt)
-    # bin, cmp, un: the IR's executable semantics (ir/semantics.py), as sim and folding have them
-    r = semantics.evaluate(oc, str(op.attrs.get("op")), *args)
+# The value of a scalar op on the sampled lanes' operand values, its result of type `t`.
+Compute = Callable[[Op, list[np.ndarray], T.Scalar], np.ndarray]
+
+
+def _operator(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray:
+    r = semantics.evaluate(op.opcode, str(op.attrs["op"]), *args)
     with np.errstate(all="ignore"):
-        return np.asarray(r).astype(dt)
+        return np.asarray(r).astype(t.np)
+
+
+def _cast(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray:
+    """The IR's one conversion (ir/semantics.py)."""
+    a = args[0]
+    if t.is_int and a.dtype.kind == "f":  # where the semantics leave it unspecified: 0
+        a = np.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0)
+        a = np.clip(a, -(2.0**62), 2.0**62)
+    return semantics.cast(a, t.np)  # type: ignore[no-any-return]
+
+
+def _select(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray:
+    """The IR's semantics (ir/semantics.py), as sim and folding have them."""
+    return np.asarray(semantics.select(args[0].astype(bool), args[1], args[2])).astype(t.np)
+
+
+def _math(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray:
+    """The math row's reference, as sim and folding evaluate it."""
+    with np.errstate(all="ignore"):
+        return np.asarray(MATH[op.attrs["fn"]].ref(*args)).astype(t.np)
+
+
+# the value of each scalar opcode on the sampled lanes (`_Eval`'s rules and `compute`)
+COMPUTE: dict[str, Compute] = {
+    "bin": _operator, "cmp": _operator, "un": _operator,
+    "cast": _cast, "select": _select, "math": _math,
+}  # fmt: skip
+
+
+def compute(op: Op, args: list[np.ndarray], t: T.Scalar) -> np.ndarray:
+    """Scalar op `op` of the evaluator on the sampled lanes' operand values `args`, its result
+    of type `t` (its opcode's `COMPUTE`)."""
+    return COMPUTE[op.opcode](op, args, t)
 
 
 # ------------------------------------------------------------------------------ the launch
