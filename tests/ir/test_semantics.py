@@ -201,7 +201,7 @@ def test_the_cost_models_evaluator_is_the_table(dtype: str, kernels: Any) -> Non
     assert compared > 0  # (bool operators may be written as selects by the front end)
 
 
-@pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu", "cuda"])
+@pytest.mark.parametrize("backend", list(registry.RUNTIMES))  # a new one too
 @pytest.mark.parametrize("dtype", list(OPS))
 def test_every_backend_computes_the_table(dtype: str, backend: str, kernels: Any) -> None:
     ok, why = registry.probe(backend)
