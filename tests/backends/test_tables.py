@@ -152,3 +152,13 @@ def test_the_evaluator_computes_each_scalar_opcode_by_its_table() -> None:
     assert set(cost.COMPUTE) == scalar
     assert all(cost._Eval.RULES[k] != cost._Eval.RULES["load"] for k in scalar)
     assert cost._Eval.RULES["cmp"] != cost._Eval.RULES["bin"]  # a flop where it compares floats
+
+
+def test_the_cpus_operators_are_tables_too() -> None:
+    """The LLVM renderer spells every operator by a table, as the C-like languages do: one
+    instruction (`BIN`), else the operator's spelling (`BIN_SPELLING`, `UN_SPELLING`)."""
+    from simt.backends import llvm_ops
+
+    assert set(llvm_ops.BIN) | set(llvm_ops.BIN_SPELLING) == set(BIN_OPS)
+    assert not set(llvm_ops.BIN) & set(llvm_ops.BIN_SPELLING)
+    assert set(llvm_ops.UN_SPELLING) == set(UN_OPS)

@@ -179,29 +179,14 @@ class OpRenderer(Emitter):
         self.vals[op.result.id] = self._math(MATH[op.attrs["fn"]], op.operands, op.result.scalar)
 
     # ---- spellings -----------------------------------------------------------------------
-    def _bin(self, o: str, t: Scalar, a: str, b: str) -> str:  # noqa: C901
-        ty = llvm_type(t)
-        f = t.is_float
+    def _bin(self, o: str, t: Scalar, a: str, b: str) -> str:
+        """`a o b` of type `t`: one instruction (`BIN`), else the operator's spelling
+        (`BIN_SPELLING`)."""
         if o in BIN:
-            name = BIN[o][1 if f else 0]
+            name = BIN[o][1 if t.is_float else 0]
             assert name is not None, (o, t)
-            return self.inst(f"{name} {ty} {a}, {b}")
-        if o in ("floordiv", "mod") or (o == "pow" and not f):  # float `**`: `_op_bin`
-            helper = self._helper(o, t)
-            return self.inst(f"call {ty} @{helper}({ty} {a}, {ty} {b})")
-        if o in ("min", "max"):
-            if f:
-                c = self.inst(f"fcmp {'olt' if o == 'min' else 'ogt'} {ty} {a}, {b}")
-                return self.select(c, a, b, ty)
-            if t.is_bool:
-                return self.inst(f"{'and' if o == 'min' else 'or'} i1 {a}, {b}")
-            sign = "s" if t.is_signed else "u"
-            return self._intrinsic(f"llvm.{sign}{o}", t, [a, b])
-        if o in ("shl", "shr"):
-            amt = self.inst(f"and {ty} {b}, {t.bits - 1}")
-            name = "shl" if o == "shl" else ("ashr" if t.is_signed else "lshr")
-            return self.inst(f"{name} {ty} {a}, {amt}")
-        raise AssertionError(f"bin {o} on {t}")
+            return self.inst(f"{name} {llvm_type(t)} {a}, {b}")
+        return BIN_SPELLING[o](self, o, t, a, b)
 
     def _intrinsic(self, name: str, t: Scalar, args: list[str], extra: str = "") -> str:
         ty = llvm_type(t)
@@ -223,27 +208,9 @@ class OpRenderer(Emitter):
         return self.inst(f"icmp {ICMP[o].format(s=s)} {ty} {self.v(a)}, {self.v(b)}")
 
     def _un(self, op: Op) -> str:
+        """A unary operator, spelled by `UN_SPELLING`."""
         (a,) = op.operands
-        t = a.scalar
-        ty = llvm_type(t)
-        x = self.v(a)
-        o = op.attrs["op"]
-        if o == "neg":
-            return self.inst(f"fneg {ty} {x}" if t.is_float else f"sub {ty} 0, {x}")
-        if o == "not":
-            if t.is_bool:
-                return self.inst(f"xor i1 {x}, true")
-            zero = self.inst(f"fcmp oeq {ty} {x}, 0.0" if t.is_float else f"icmp eq {ty} {x}, 0")
-            return self._cast(zero, BOOL, op.result.scalar)
-        if o == "invert":
-            return self.inst(f"xor {ty} {x}, {'true' if t.is_bool else -1}")
-        if o == "abs":
-            if t.is_float:
-                return self._intrinsic("llvm.fabs", t, [x])
-            if not t.is_signed or t.is_bool:
-                return x
-            return self._intrinsic("llvm.abs", t, [x], extra="false")
-        raise AssertionError(o)
+        return UN_SPELLING[op.attrs["op"]](self, op, a.scalar, self.v(a))
 
     def _cast(self, x: str, src: Scalar, dst: Scalar) -> str:  # noqa: C901
         if src == dst:
@@ -353,3 +320,67 @@ class OpRenderer(Emitter):
                 self.decls.add(f"declare {ty} @llvm.floor.{sfx}({ty})")
                 self.decls.add(f"declare {ty} @llvm.copysign.{sfx}({ty}, {ty})")
         return name
+
+
+# ---- operators that are not one instruction (`BIN`): {operator: spelling}, as the C-like
+# languages' `BIN`/`UN` tables (`clike.CRenderer`)
+def _helper_call(r: OpRenderer, o: str, t: Scalar, a: str, b: str) -> str:
+    """Python's floor `//` and `%`, and integer `**` (float `**` is the pow row: `_op_bin`)."""
+    assert o != "pow" or not t.is_float, (o, t)
+    ty = llvm_type(t)
+    return r.inst(f"call {ty} @{r._helper(o, t)}({ty} {a}, {ty} {b})")
+
+
+def _minmax(r: OpRenderer, o: str, t: Scalar, a: str, b: str) -> str:
+    ty = llvm_type(t)
+    if t.is_float:
+        c = r.inst(f"fcmp {'olt' if o == 'min' else 'ogt'} {ty} {a}, {b}")
+        return r.select(c, a, b, ty)
+    if t.is_bool:
+        return r.inst(f"{'and' if o == 'min' else 'or'} i1 {a}, {b}")
+    sign = "s" if t.is_signed else "u"
+    return r._intrinsic(f"llvm.{sign}{o}", t, [a, b])
+
+
+def _shift(r: OpRenderer, o: str, t: Scalar, a: str, b: str) -> str:
+    """The amount taken modulo the width; `>>` arithmetic for signed types."""
+    ty = llvm_type(t)
+    amt = r.inst(f"and {ty} {b}, {t.bits - 1}")
+    name = "shl" if o == "shl" else ("ashr" if t.is_signed else "lshr")
+    return r.inst(f"{name} {ty} {a}, {amt}")
+
+
+BinSpelling = Callable[[OpRenderer, str, Scalar, str, str], str]
+BIN_SPELLING: dict[str, BinSpelling] = {
+    "floordiv": _helper_call, "mod": _helper_call, "pow": _helper_call,
+    "min": _minmax, "max": _minmax, "shl": _shift, "shr": _shift,
+}  # fmt: skip
+
+
+def _neg(r: OpRenderer, op: Op, t: Scalar, x: str) -> str:
+    ty = llvm_type(t)
+    return r.inst(f"fneg {ty} {x}" if t.is_float else f"sub {ty} 0, {x}")
+
+
+def _not(r: OpRenderer, op: Op, t: Scalar, x: str) -> str:
+    ty = llvm_type(t)
+    if t.is_bool:
+        return r.inst(f"xor i1 {x}, true")
+    zero = r.inst(f"fcmp oeq {ty} {x}, 0.0" if t.is_float else f"icmp eq {ty} {x}, 0")
+    return r._cast(zero, BOOL, op.result.scalar)
+
+
+def _invert(r: OpRenderer, op: Op, t: Scalar, x: str) -> str:
+    return r.inst(f"xor {llvm_type(t)} {x}, {'true' if t.is_bool else -1}")
+
+
+def _abs(r: OpRenderer, op: Op, t: Scalar, x: str) -> str:
+    if t.is_float:
+        return r._intrinsic("llvm.fabs", t, [x])
+    if not t.is_signed or t.is_bool:
+        return x
+    return r._intrinsic("llvm.abs", t, [x], extra="false")
+
+
+UnSpelling = Callable[[OpRenderer, Op, Scalar, str], str]
+UN_SPELLING: dict[str, UnSpelling] = {"neg": _neg, "not": _not, "invert": _invert, "abs": _abs}
