@@ -1,6 +1,7 @@
-"""`int(s)` of strings built at run time (frontend/str_parse.py): Python's grammar per
-thread, ValueError with Python's message, OverflowError past the kernel's int type, and the
-refusals (`int(s, base)`, `float(s)`), each naming the user's line."""
+"""`int(s)` and `float(s)` of strings built at run time (frontend/str_parse.py): Python's
+grammar per thread, ValueError with Python's message, OverflowError past the kernel's int
+type, NotImplementedError for a float outside the exactly parsed range, and the refusal of
+`int(s, base)`, naming the user's line."""
 
 from __future__ import annotations
 
@@ -102,7 +103,7 @@ def test_a_known_string_parses_at_compile_time_and_a_bad_one_raises_per_thread()
 @pytest.mark.parametrize(
     ("line", "words"),
     [("int(s, 16)", ["int() of a string takes base 10", "a loop over the characters"]),
-     ("float(s)", ["float() of a string built at run time", "np.loadtxt"])],
+     ("float(s, 2)", ["float() takes one string"])],
 )  # fmt: skip
 def test_refusals_name_the_line_and_say_what_to_do(
     line: str, words: list[str], tmp_path: Path
@@ -139,3 +140,67 @@ def test_a_string_where_a_number_is_needed_says_string_not_array() -> None:
     with pytest.raises(simt.CompileError) as e:
         k[1, 1](np.zeros(1, np.int32))
     assert "got a string" in str(e.value) and "array" not in str(e.value)
+
+
+FLOATS = ["1e1_0", "1_0.5", "1_.5", "1._5", "1.e5", ".e5", ".5", "5.", "-.5e-3", " +1E+2 ", "1e",
+          "e5", "inf", "-Infinity", "nAn", "+inf ", "infinit", "1__0", "0x10", "1e+_5", "-0",
+          "  ", "", "3.14159", "0.1", "1e22", "1e23", "0.000001", "  -7 ", "1_000.000_1", ".",
+          "+.", "-", "0e999", "6.02214076e23", "\u3000 2.5\u00a0", "3.4028235e38", "1e-22",
+          "123456789012345678", "1.5e400", "2.5e-23"]  # fmt: skip
+OUTSIDE = {"123456789012345678", "1.5e400", "2.5e-23", "3.4028235e38"}  # past the exact range
+
+
+@pytest.mark.parametrize(("backend", "dtype"),
+                         [("sim", np.float32), ("cpu", np.float32), ("cpu", np.float64)])
+def test_float_of_a_line_is_pythons_value(backend: str, dtype: type, tmp_path: Path) -> None:
+    """Each value is Python's float() stored in the kernel's float type, bit for bit (the
+    sign of -0.0 too); a refused text is Python's ValueError; a number outside the exact range
+    is a NotImplementedError, never a differently rounded value."""
+    _use(backend)
+    for k, w in enumerate(FLOATS):
+        (tmp_path / f"f{k}.txt").write_text(w + "\n", encoding="utf-8")
+    d = str(tmp_path)
+
+    def parse(out, why):
+        i = simt.grid(1)
+        if i < len(out):
+            with open(f"{d}/f{i}.txt") as f:
+                s = f.readline()
+            try:
+                out[i] = float(s)
+            except ValueError:
+                why[i] = 1
+            except NotImplementedError:
+                why[i] = 2
+
+    kernel = simt.kernel(fp64=dtype is np.float64)(parse)
+    out = np.zeros(len(FLOATS), dtype)
+    why = np.zeros(len(FLOATS), np.int32)
+    kernel[1, 64](out, why)
+    for k, w in enumerate(FLOATS):
+        if w in OUTSIDE:
+            assert why[k] == 2, w
+            continue
+        try:
+            want = dtype(float(w))
+        except ValueError:
+            assert why[k] == 1, w
+            continue
+        assert why[k] == 0, w
+        got = out[k]
+        assert (np.isnan(want) and np.isnan(got)) or (
+            want == got and np.signbit(want) == np.signbit(got)), (w, got, want)  # fmt: skip
+
+
+def test_an_uncaught_float_outside_the_exact_range_says_what_to_do() -> None:
+    simt.use("sim")
+
+    @simt.kernel
+    def parse(out):
+        i = simt.grid(1)
+        if i < len(out):
+            out[i] = float(f"1.{i}e-40")
+
+    with pytest.raises(simt.KernelError) as e:
+        parse[1, 2](np.zeros(2, np.float32))
+    assert "NotImplementedError" in str(e.value) and "np.loadtxt" in str(e.value)

@@ -471,11 +471,10 @@ def _int_type(tr: Translating) -> T.Scalar:
 
 
 def _float(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
-    if args and strings.is_str(args[0]):
-        tr.fail(node, "float() of a string built at run time is not supported in a kernel "
-                "(a correctly rounded parse is not written yet)", "parse the digits with "
-                "int(): float(int(whole)) + int(frac) / 10 ** len(frac), or read the numbers "
-                "into an array on the host (np.loadtxt)")  # fmt: skip
+    if args and strings.is_text(args[0]):
+        if len(args) != 1 or kwargs:
+            tr.fail(node, "float() takes one string")
+        return str_parse.to_float(tr, strings.text_of(args[0]), node)
     if len(args) != 1 or kwargs:
         tr.fail(node, "float() in a kernel takes one number")
     a = tr.scalar(args[0], node)

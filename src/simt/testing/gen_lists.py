@@ -14,7 +14,8 @@ atomic add to the thread's own `io` slot, whose old value is 0) and the kernel a
 once: a string sized and written by translating its expressions twice (fixed in 2026-11)
 fails on `sim` too, where comparing backends cannot see it. The string may be followed by an
 int under a format spec (`formatted`: an f-string, `str.format` or `format()`), which `int()`
-may parse back (a ValueError where the spec made it something else: "-2,048", "0x1f")."""
+may parse back (a ValueError where the spec made it something else: "-2,048", "0x1f"), and
+`float()` of a decimal made from it."""
 
 from __future__ import annotations
 
@@ -175,7 +176,8 @@ def formatted(g: Grammar, s: str, acc: str) -> None:
     g.emit(f"    {acc} += len({f}) * 3 + {f}.find('0') + (5 if {f}.startswith('<-') else 0)")
     parse = how == 2 and r.random() < 0.6  # int() of it: Python's grammar or a ValueError
     if parse:
-        g.emit(f"    {acc} += int({f}) % 1000 + int(f\" {{{v}}}\\n\") - {v}")
+        g.emit(f"    {acc} += int({f}) % 1000 + int(f\" {{{v}}}\\n\") - {v}"
+               f" + int(float(f\"{{{v}}}.5e-1\") * 4.0)")
     g.emit("except MemoryError:")
     g.emit(f"    {acc} += 1")
     if parse:

@@ -933,7 +933,9 @@ def from_source(source: str) -> Program:
     consts: dict[str, Any] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-            consts[node.targets[0].id] = ast.literal_eval(node.value)
+            name = node.targets[0].id
+            if name == "LAUNCH" or name.startswith("NSLOT_"):  # not the features' preludes
+                consts[name] = ast.literal_eval(node.value)  # (gen_files: FDIR = a call)
     launch = consts["LAUNCH"]
     slots = {k[len("NSLOT_") :]: v for k, v in consts.items() if k.startswith("NSLOT_")}
     extras = tuple(launch.get("extras", ()))
