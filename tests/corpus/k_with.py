@@ -1,6 +1,8 @@
 """`with` over user classes (__enter__/__exit__ inlined): the exit runs after the body, after a
 `return` in it, and with the exception where the body raised; a true result of __exit__
-suppresses it; nested managers leave in reverse order. Every thread ends normally."""
+suppresses it; nested managers leave in reverse order; a manager that tests `exc_type is
+ValueError` over a body that may raise two classes sees each exception's own class. Every
+thread ends normally."""
 
 import numpy as np
 
@@ -62,6 +64,34 @@ def managed(a, log, out, order):
             out[i] = -1
 
 
+class Quiet:
+    """Suppresses ValueError by testing the class itself."""
+
+    def __enter__(self):
+        return 1
+
+    def __exit__(self, exc_type, exc, tb):
+        return exc_type is ValueError
+
+
+@simt.kernel
+def quiet_in_loop(a, out):
+    i = simt.grid(1)
+    if i < len(out):
+        n = 0
+        try:
+            for j in range(3):
+                with Quiet():
+                    if a[i] + j == 4:
+                        raise ValueError("suppressed")
+                    if a[i] + j == 9:
+                        raise KeyError("passes")
+                    n += 1
+        except KeyError:
+            n = -n - 1
+        out[i] = n
+
+
 N = 8
 
 
@@ -79,4 +109,28 @@ def _ref(a, log, out, order):
     return {1: log, 2: out, 3: order}
 
 
-CASES = [Case("with_managers", managed, _make, 1, N, _ref, EXACT)]
+def _make_quiet():
+    return np.array([0, 2, 3, 4, 7, 8, 9, 1], np.int32), np.zeros(N, np.int32)
+
+
+def _ref_quiet(a, out):
+    ref = []
+    for v in a.tolist():
+        n = 0
+        try:
+            for j in range(3):
+                if v + j == 4:
+                    continue  # suppressed: the rest of the body is skipped
+                if v + j == 9:
+                    raise KeyError("passes")
+                n += 1
+        except KeyError:
+            n = -n - 1
+        ref.append(n)
+    return {1: np.array(ref, np.int32)}
+
+
+CASES = [
+    Case("with_managers", managed, _make, 1, N, _ref, EXACT),
+    Case("with_exit_class", quiet_in_loop, _make_quiet, 1, N, _ref_quiet, EXACT),
+]

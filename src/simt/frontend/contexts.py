@@ -135,13 +135,29 @@ def _ignore(v: V) -> None:
 
 def _exit_raising(tr: Translating, cm: ContextManager, sites: list[int], node: ast.AST) -> None:
     """`__exit__(type(e), e, None)` where the body raised: a true result suppresses `e`; an
-    exception `__exit__` raises itself replaces it."""
+    exception `__exit__` raises itself replaces it. Where the body may raise exceptions of
+    several classes, `__exit__` runs once per class, under a test of the sites raising it, so
+    that `exc_type` is the exception's own class (`exc_type is ValueError` works)."""
+    groups = raising.by_class(tr, sites)
+    if len(groups) == 1:
+        _exit_class(tr, cm, sites, groups[0][0], node)
+        return
+    for cls, group in groups:
+        # (a group's exit leaves the state raising none of the later groups' sites: a
+        # suppressed exception clears it, a re-raised one is of this group)
+        tr.branch(raising.raising_at(tr, group),
+                  lambda cls=cls, group=group: _exit_class(tr, cm, group, cls, node),  # type: ignore[misc]
+                  lambda: None)  # fmt: skip
+
+
+def _exit_class(tr: Translating, cm: ContextManager, sites: list[int], cls: type,
+                node: ast.AST) -> None:  # fmt: skip
     e = raising.caught_now(tr, sites)
     saved = {n: tr.env.get(n, Known(0)) for n in (raising.EXC, raising.EXA, raising.EXB)}
     tr.env[raising.RAISED] = Known(False)
     for n in saved:
         tr.env[n] = Known(0)
-    result = cm.exit(Known(raising.common_class(tr, sites)), e)
+    result = cm.exit(Known(cls), e)
     suppress = tr.to_bool(result, node)
     own = raising.flag(tr)  # whether __exit__ raised its own exception
     if isinstance(suppress, Known) and suppress.value:

@@ -603,14 +603,18 @@ def caught_now(tr: Translating, sites: list[int]) -> Obj:
     )  # fmt: skip
 
 
-def common_class(tr: Translating, sites: list[int]) -> type:
-    """The nearest class every site's exception is an instance of (`type(e)` when `e` may be
-    one of several classes: `__exit__`'s first argument)."""
-    classes = [tr.ctx.sites[s - 1].cls for s in sites]
-    for c in classes[0].__mro__:
-        if all(issubclass(x, c) for x in classes):
-            return c
-    return BaseException
+def by_class(tr: Translating, sites: list[int]) -> list[tuple[type, list[int]]]:
+    """`sites` grouped by the class each raises (in site order): `type(e)` is known in each
+    group (`__exit__(exc_type, ...)` runs once per group, under `raising_at`)."""
+    groups: dict[type, list[int]] = {}
+    for s in sites:
+        groups.setdefault(tr.ctx.sites[s - 1].cls, []).append(s)
+    return list(groups.items())
+
+
+def raising_at(tr: Translating, sites: list[int]) -> Value:
+    """Whether the exception being raised now comes from one of `sites`."""
+    return _site_test(tr, tr.env.get(EXC, Known(0)), sites)
 
 
 def _run_handler(tr: Translating, h: ast.ExceptHandler, sites: list[int], fin: bool) -> None:

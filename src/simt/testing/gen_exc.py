@@ -72,8 +72,13 @@ def _try(g: Grammar, x: str) -> None:
         w = g.fresh("w")
         g.emit(f"    with Tally({x}) as {w}:")
         g.emit(f"        {x} = {w} + {g.i32(1)}")
+        first = r.choice(("ValueError", "KeyError"))
         g.emit(f"        if {g.boolean(1)}:")
-        g.emit(f"            raise {r.choice(('ValueError', 'KeyError'))}('in with')")
+        g.emit(f"            raise {first}('in with')")
+        if r.random() < 0.5:  # both classes: __exit__'s exc_type is each one's own
+            g.emit(f"        if {g.boolean(1)}:")
+            g.emit(f"            raise {'KeyError' if first == 'ValueError' else 'ValueError'}"
+                   "('also in with')")
         g.emit(f"        {x} = {x} ^ 5")
     g.emit(f"    {x} = {x} * 5 + {g.i32(1)}")
     g.emit("except ValueError:")
