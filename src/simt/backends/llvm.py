@@ -185,7 +185,7 @@ class _Renderer(MemoryAccess):
                 x = x if t.bits == 64 else self.inst(f"fpext float {x} to double")
                 x = self.inst(f"bitcast double {x} to i64")
             elif t.is_signed or t.is_bool:
-                x = self._cast(x, t, INT64)
+                x = self.cast(x, t, INT64)
             elif t.bits < 64:  # an unsigned (uint64: its bits as they are)
                 x = self.inst(f"zext i32 {x} to i64")
             p = self.inst(f"getelementptr i64, ptr {base}, i64 {2 + i}")

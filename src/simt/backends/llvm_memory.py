@@ -45,7 +45,7 @@ class MemoryAccess(FailureRecords):
             x = self.v(v)
             if s.bits < 64:
                 x = (
-                    self._cast(x, s, INT64)
+                    self.cast(x, s, INT64)
                     if s.is_signed
                     else self.inst(f"zext {llvm_type(s)} {x} to i64")
                 )

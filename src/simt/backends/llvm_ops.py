@@ -168,7 +168,7 @@ class OpRenderer(Emitter):
         self.vals[op.result.id] = self._un(op)
 
     def _op_cast(self, op: Op) -> None:
-        self.vals[op.result.id] = self._cast(self.v(op.operands[0]), op.operands[0].scalar,
+        self.vals[op.result.id] = self.cast(self.v(op.operands[0]), op.operands[0].scalar,
                                              op.result.scalar)  # fmt: skip
 
     def _op_select(self, op: Op) -> None:
@@ -212,7 +212,7 @@ class OpRenderer(Emitter):
         (a,) = op.operands
         return UN_SPELLING[op.attrs["op"]](self, op, a.scalar, self.v(a))
 
-    def _cast(self, x: str, src: Scalar, dst: Scalar) -> str:  # noqa: C901
+    def cast(self, x: str, src: Scalar, dst: Scalar) -> str:  # noqa: C901
         if src == dst:
             return x
         st, dt = llvm_type(src), llvm_type(dst)
@@ -367,7 +367,7 @@ def _not(r: OpRenderer, op: Op, t: Scalar, x: str) -> str:
     if t.is_bool:
         return r.inst(f"xor i1 {x}, true")
     zero = r.inst(f"fcmp oeq {ty} {x}, 0.0" if t.is_float else f"icmp eq {ty} {x}, 0")
-    return r._cast(zero, BOOL, op.result.scalar)
+    return r.cast(zero, BOOL, op.result.scalar)
 
 
 def _invert(r: OpRenderer, op: Op, t: Scalar, x: str) -> str:

@@ -34,7 +34,7 @@ from .context import Translating
 from .list_ops import fold
 from .lists import arena, i32, raise_unless, when
 from .scalars import coerce
-from .values import Known, Obj, V
+from .values import Bound, Known, Obj, V
 
 MODES = (None, "r", "rt", "tr")
 
@@ -306,7 +306,7 @@ def _check_open(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
 
 
 METHODS = {"read": _read, "readline": _readline, "close": _close, "_more": _more,
-           "_check_open": _check_open}  # fmt: skip
+           "_check_open": _check_open, "_readline": _readline}  # fmt: skip
 REFUSED = {
     "seek": "seek() on a file read in a kernel is not supported: read() the text and slice "
             "it (s = f.read(); s[n:]), or readline() in a loop",
@@ -332,18 +332,18 @@ def method(tr: Translating, f: Obj, name: str, args: list[V], kwargs: dict[str, 
 def over(tr: Translating, node: ast.For, f: Obj) -> None:
     """`for line in f`: `f._check_open()`, then `while f._more(): line = f.readline(); body`."""
     name = f"$file{node.lineno}_{node.col_offset}"
-    tr.env[name] = f
+    # the loop's own steps, bound to `f` under names no user code can spell (the reader class,
+    # simt.filereads.KernelReader, has only the methods users call)
+    for step in (_check_open, _more, _readline):
+        tr.env[f"{name}.{step.__name__}"] = Bound(f, step)
 
-    def ref() -> ast.expr:
-        return ast.Name(id=name, ctx=ast.Load())
-
-    def call(m: str) -> ast.Call:
-        return ast.Call(func=ast.Attribute(value=ref(), attr=m, ctx=ast.Load()), args=[],
+    def call(step: Callable[..., V]) -> ast.Call:
+        return ast.Call(func=ast.Name(id=f"{name}.{step.__name__}", ctx=ast.Load()), args=[],
                         keywords=[])  # fmt: skip
 
-    check = ast.Expr(value=call("_check_open"))
-    take = ast.Assign(targets=[node.target], value=call("readline"))
-    loop = ast.While(test=call("_more"), body=[take, *node.body], orelse=[])
+    check = ast.Expr(value=call(_check_open))
+    take = ast.Assign(targets=[node.target], value=call(_readline))
+    loop = ast.While(test=call(_more), body=[take, *node.body], orelse=[])
     for new in (check, take, loop):
         ast.copy_location(new, node)
         ast.fix_missing_locations(new)
