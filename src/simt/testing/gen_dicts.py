@@ -8,12 +8,12 @@ walk the entries alike). With the exceptions feature on, a missing key's KeyErro
 and caught. Keys are small ints (at most 7 distinct: each thread's arena holds every dict
 the kernel makes beside the lists section's), values int32 (wrapping exactly) or float32
 multiples of 1/8 far below 2**21 (exact sums). Each dict or set is made and read inside a
-`try` whose `except MemoryError` gives its variable a mark: the lists and strings sections
-before it may have left little of the heap (the same on every backend)."""
+`try` whose `except MemoryError` gives its variable a mark (`grammar.guarded`): the lists and
+strings sections before it may have left little of the heap (the same on every backend)."""
 
 from __future__ import annotations
 
-from .grammar import SECTIONS, Grammar
+from .grammar import SECTIONS, Grammar, guarded
 
 
 def table(g: Grammar) -> None:
@@ -28,59 +28,41 @@ def table(g: Grammar) -> None:
     value = f"({j} % 8) * 0.125" if floats else f"{j} * {r.choice((3, 7, -5))} + t"
     zero = "0.0" if floats else "0"
     g.emit(f"{acc} = {zero}")
-    g.emit("try:")
-    g.depth += 1
-    k = r.randrange(3)
-    if k == 0:
-        g.emit(f"{d} = {{}}")
-        g.emit(f"for {j} in range({n}):")
-        where = f"({j} * {r.choice((2, 3))} + t) % {m}"
-        g.emit(f"    {d}[{where}] = {d}.get(({j} + t) % {m}, {zero}) + {value}")
-    elif k == 1:
-        g.emit(f"{d} = {{({j} + t) % {m}: {value} for {j} in range({n})}}")
-    else:
-        g.emit(f"{d} = {{t % {m}: {'0.5' if floats else '1'}, {m - 1}: {zero}}}")
-        g.emit(f"for {v} in {r.choice(('ia', 'ia[3:]', 'ia[::2]'))}:")
-        g.emit(f"    {d}[{v} % {m}] = {f'({v} % 8) * 0.125' if floats else v}")
-    probe = r.choice(("t % 4", "2", "0", f"{m}"))
-    change = r.randrange(5)
-    if change == 0:
-        g.emit(f"if {probe} in {d}:")
-        g.emit(f"    {d}[{probe}] += {'0.25' if floats else '9'}")
-    elif change == 1:
-        g.emit(f"if {probe} in {d}:")
-        g.emit(f"    del {d}[{probe}]")
-    elif change == 2:
-        g.emit(f"{acc}p = {d}.pop({probe}, {'1.5' if floats else '-3'})")
-        g.emit(f"{d}[{m + 1}] = {acc}p")
-    elif change == 3:
-        g.emit(f"{d}.setdefault({probe}, {'0.375' if floats else '4'})")
-    if g.exceptions_on and r.random() < 0.5:
-        g.emit("try:")
-        g.emit(f"    {d}[{m + 2}] = {d}[{probe}] * 2")
-        g.emit("except KeyError:")
-        g.emit(f"    {d}[{m + 3}] = {'0.125' if floats else '5'}")
-    g.emit(f"{acc} = {zero} + len({d}) * {'0.5' if floats else '11'}")
-    read = r.randrange(4)
-    if read == 0:
-        g.emit(f"for {key}, {x} in {d}.items():")
-        g.emit(f"    {acc} = {acc} + {x} * ({key} + 1)" if floats else
-               f"    {acc} = ({acc} * 3 + {key}) ^ {x}")  # fmt: skip
-    elif read == 1:
-        g.emit(f"for {key} in {d}:")
-        g.emit(f"    {acc} = {acc} + {d}[{key}]" if floats else
-               f"    {acc} = ({acc} * 5) ^ {key}")  # fmt: skip
-    elif read == 2:
-        g.emit(f"{acc} = {acc} + sum({d}.values()) + {d}.get({probe}, {zero})")
-    else:
-        g.emit(f"{acc} = {acc} + ({'1.0' if floats else '7'} if {probe} not in {d} else "
-               f"{d}[{probe}])")  # fmt: skip
-    if r.random() < 0.15:
-        g.emit("if t == 1:")
-        g.emit(f"    print({d})")
-    g.depth -= 1
-    g.emit("except MemoryError:")
-    g.emit(f"    {acc} = {'-1.0' if floats else '-1'}")
+    with guarded(g, "MemoryError", [f"{acc} = {'-1.0' if floats else '-1'}"]):
+        k = r.randrange(3)
+        if k == 0:
+            g.emit(f"{d} = {{}}")
+            g.emit(f"for {j} in range({n}):")
+            where = f"({j} * {r.choice((2, 3))} + t) % {m}"
+            g.emit(f"    {d}[{where}] = {d}.get(({j} + t) % {m}, {zero}) + {value}")
+        elif k == 1:
+            g.emit(f"{d} = {{({j} + t) % {m}: {value} for {j} in range({n})}}")
+        else:
+            g.emit(f"{d} = {{t % {m}: {'0.5' if floats else '1'}, {m - 1}: {zero}}}")
+            g.emit(f"for {v} in {r.choice(('ia', 'ia[3:]', 'ia[::2]'))}:")
+            g.emit(f"    {d}[{v} % {m}] = {f'({v} % 8) * 0.125' if floats else v}")
+        probe = r.choice(("t % 4", "2", "0", f"{m}"))
+        values = ("0.25", "1.5", "0.375") if floats else ("9", "-3", "4")
+        change(g, d, probe, acc, values, f"{m + 1}")
+        if g.exceptions_on and r.random() < 0.5:
+            with guarded(g, "KeyError", [f"{d}[{m + 3}] = {'0.125' if floats else '5'}"]):
+                g.emit(f"{d}[{m + 2}] = {d}[{probe}] * 2")
+        g.emit(f"{acc} = {zero} + len({d}) * {'0.5' if floats else '11'}")
+        read = r.randrange(4)
+        if read == 0:
+            g.emit(f"for {key}, {x} in {d}.items():")
+            g.emit(f"    {acc} = {acc} + {x} * ({key} + 1)" if floats else
+                   f"    {acc} = ({acc} * 3 + {key}) ^ {x}")  # fmt: skip
+        elif read == 1:
+            g.emit(f"for {key} in {d}:")
+            g.emit(f"    {acc} = {acc} + {d}[{key}]" if floats else
+                   f"    {acc} = ({acc} * 5) ^ {key}")  # fmt: skip
+        elif read == 2:
+            g.emit(f"{acc} = {acc} + sum({d}.values()) + {d}.get({probe}, {zero})")
+        else:
+            g.emit(f"{acc} = {acc} + ({'1.0' if floats else '7'} if {probe} not in {d} else "
+                   f"{d}[{probe}])")  # fmt: skip
+        printed(g, 0.15, str(d))
     g.declare(acc, "f32" if floats else "i32", 4096.0)
 
 
@@ -92,33 +74,51 @@ def members(g: Grammar) -> None:
     m = r.choice((4, 6, 7))
     g.emit(f"{n} = ({g.i32(1)}) % {r.choice((5, 8))}")
     g.emit(f"{acc} = 0")
-    g.emit("try:")
-    g.depth += 1
-    k = r.randrange(3)
-    if k == 0:
-        g.emit(f"{s} = set(range({n}))")
-    elif k == 1:
-        g.emit(f"{s} = {{({j} * t) % {m} for {j} in range({n})}}")
-    else:
-        g.emit(f"{s} = {{t % {m}, 1}}")
-        g.emit(f"for {j} in range({n}):")
-        g.emit(f"    {s}.add(({j} + t) % {m})")
-    g.emit(f"{s}.discard({r.choice(('0', 't % 3', '5'))})")
-    if g.exceptions_on and r.random() < 0.5:
-        g.emit("try:")
-        g.emit(f"    {s}.remove(2)")
-        g.emit("except KeyError:")
-        g.emit(f"    {s}.add({m})")
-    g.emit(f"{acc} = len({s}) * 13 + sum({s}) + (1 if 3 in {s} else 0)")
-    g.emit(f"for {x} in {s}:")
-    g.emit(f"    {acc} = ({acc} * 3) ^ {x}")
-    if r.random() < 0.15:
-        g.emit("if t == 1:")
-        g.emit(f"    print(sorted({s}), {s})")
-    g.depth -= 1
-    g.emit("except MemoryError:")
-    g.emit(f"    {acc} = -1")
+    with guarded(g, "MemoryError", [f"{acc} = -1"]):
+        k = r.randrange(3)
+        if k == 0:
+            g.emit(f"{s} = set(range({n}))")
+        elif k == 1:
+            g.emit(f"{s} = {{({j} * t) % {m} for {j} in range({n})}}")
+        else:
+            g.emit(f"{s} = {{t % {m}, 1}}")
+            g.emit(f"for {j} in range({n}):")
+            g.emit(f"    {s}.add(({j} + t) % {m})")
+        g.emit(f"{s}.discard({r.choice(('0', 't % 3', '5'))})")
+        if g.exceptions_on and r.random() < 0.5:
+            with guarded(g, "KeyError", [f"{s}.add({m})"]):
+                g.emit(f"{s}.remove(2)")
+        g.emit(f"{acc} = len({s}) * 13 + sum({s}) + (1 if 3 in {s} else 0)")
+        g.emit(f"for {x} in {s}:")
+        g.emit(f"    {acc} = ({acc} * 3) ^ {x}")
+        printed(g, 0.15, f"sorted({s}), {s}")
     g.declare(acc, "i32", 4096.0)
+
+
+def change(g: Grammar, d: str, probe: str, acc: str, values: tuple[str, str, str],
+           key: str) -> None:  # fmt: skip
+    """Maybe change dict `d` at key `probe` (one draw of five): add `values[0]` to its value,
+    delete it (both under `if probe in d`), pop it with the default `values[1]` into
+    `{acc}p` and store that under `key`, or setdefault it to `values[2]`."""
+    k = g.r.randrange(5)
+    if k == 0:
+        g.emit(f"if {probe} in {d}:")
+        g.emit(f"    {d}[{probe}] += {values[0]}")
+    elif k == 1:
+        g.emit(f"if {probe} in {d}:")
+        g.emit(f"    del {d}[{probe}]")
+    elif k == 2:
+        g.emit(f"{acc}p = {d}.pop({probe}, {values[1]})")
+        g.emit(f"{d}[{key}] = {acc}p")
+    elif k == 3:
+        g.emit(f"{d}.setdefault({probe}, {values[2]})")
+
+
+def printed(g: Grammar, chance: float, what: str) -> None:
+    """With probability `chance` (one draw), thread 1 prints `what`."""
+    if g.r.random() < chance:
+        g.emit("if t == 1:")
+        g.emit(f"    print({what})")
 
 
 def dicts_section(g: Grammar) -> None:

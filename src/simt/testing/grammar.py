@@ -18,7 +18,8 @@ The feature arrays (extra kernel parameters) and their per-thread output slots a
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -108,6 +109,21 @@ def make_extra(name: str, seed: int, inputs: int, threads: int, slots: int) -> n
         if dt == np.complex128:
             out[:inputs] /= 3.0
     return out
+
+
+@contextmanager
+def guarded(g: Grammar, exc: str, handler: list[str]) -> Iterator[None]:
+    """`try:` the statements written inside the `with`, then `except exc:` the lines of
+    `handler` (`with guarded(g, "MemoryError", [f"{acc} = -1"]): ...`)."""
+    g.emit("try:")
+    g.depth += 1
+    try:
+        yield
+    finally:
+        g.depth -= 1
+    g.emit(f"except {exc}:")
+    for line in handler:
+        g.emit(f"    {line}")
 
 
 def out_slot(g: Grammar, name: str) -> str:
