@@ -377,3 +377,60 @@ def test_an_index_error_in_the_right_side_of_and_is_caught(backend: str) -> None
     a = np.array([0.0, 1, 1, 0, 1, 1, 1, 1], np.float32)
     guarded_by_and[1, 8](flags, a, out)
     assert out.tolist() == [1.0, 2.0, 2.0, 1.0, 2.0, 1.0, 1.0, -1.0]
+
+
+class Mine(Exception):
+    pass
+
+
+def shown(t):
+    """Raises what thread `t` raises (the same code in the kernel and on the host)."""
+    if t == 0:
+        raise ValueError("bad")
+    if t == 1:
+        raise ValueError("it's")
+    if t == 2:
+        raise ValueError()
+    if t == 3:
+        raise ValueError(3)
+    if t == 4:
+        raise ValueError("a", 2)
+    if t == 5:
+        return {1: 2}[t]
+    if t == 6:
+        raise KeyError("b")
+    if t == 7:
+        raise Mine("mine")
+    if t == 8:
+        raise ValueError(f"v{t}'s")
+    if t == 9:
+        raise ValueError('say "' + str(t))
+    xs = [1]
+    xs.append(t)
+    return xs[t]
+
+
+THREADS = 11
+
+
+def test_repr_and_str_of_a_caught_exception_are_pythons(
+    backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # repr(e) quoted the message as a string (ValueError('3'), ValueError("('a', 2)"),
+    # KeyError("'b'")) and a message built at run time in single quotes whatever it held
+    @simt.kernel
+    def k(out):
+        t = simt.grid(1)
+        try:
+            out[t] = shown(t)
+        except Exception as e:
+            print(repr(e), str(e), e, f"{e!r}")
+
+    k[1, THREADS](np.zeros(THREADS, np.int32))
+    expect = ""
+    for t in range(THREADS):
+        try:
+            shown(t)
+        except Exception as e:  # noqa: BLE001 - each thread's exception, as the kernel's
+            expect += f"{e!r} {e} {e} {e!r}\n"
+    assert capsys.readouterr().out == expect

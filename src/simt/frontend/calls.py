@@ -969,11 +969,13 @@ def _print_ops(tr: Translating, parts: list[Any]) -> None:
                 out[-1] += p
             else:
                 out.append(p)
-        elif lists.is_list(p) or strings.is_str(p) or dicts.is_dict_like(p):
+        elif isinstance(p, Obj):  # a run-time list, dict, set or string, or a string's repr
             if out:
                 _print_op(tr, values, tuple(out))
             values, out = [], []
-            if lists.is_list(p):
+            if p.cls is strings.RRepr:
+                strings.print_repr(tr, p.get("s"))  # type: ignore[arg-type]
+            elif lists.is_list(p):
                 lists.print_items(tr, p)
             elif dicts.is_dict_like(p):
                 dicts.print_items(tr, p)
@@ -997,11 +999,18 @@ def _print_value(tr: Translating, v: V, node: ast.AST, top: bool) -> list[str | 
         assert isinstance(v, Obj)
         parts = [strings.of_payload(tr, p) if isinstance(p, raising.RunTimeText) else p
                  for p in raising.message_parts(tr, v)]  # fmt: skip
-        if top and not v.has("repr"):
+        site = tr.ctx.sites[raising.caught_sites(v)[0] - 1]  # the one (else Split above)
+        text = [Obj(strings.RRepr, (("s", p),)) for p in parts if isinstance(p, Obj)]
+        if top and not v.has("repr"):  # str(e)
             return parts
-        cls = raising.attribute(tr, v, "__class__", node)
-        assert isinstance(cls, Known)
-        return [f"{cls.value.__name__}(", *_quoted(parts), ")"]
+        name = site.cls.__name__
+        if site.instance is not None:  # built at compile time: Python's repr of it
+            return [repr(site.instance)]
+        if site.text:  # the repr of the string given
+            return [f"{name}(", *text, ")"]  # type: ignore[list-item]
+        if issubclass(site.cls, KeyError):  # its message is the key's repr already
+            return [f"{name}(", *parts, ")"]
+        return [f"{name}(", *_quoted(parts), ")"]
     if isinstance(v, Obj) and tr.method_of(v, "__simt_print__") is not None:
         return _printed_obj(tr, v, node)
     if isinstance(v, Known):

@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import types as T
 from ..ir import Field, Value
+from ..ir.ops import QUOTED
 from .context import Translating
 from .list_ops import bound, fold, slice_bounds
 from .lists import arena, i32, loop, raise_unless, when
@@ -553,3 +554,36 @@ def print_chars(tr: Translating, s: Obj) -> None:
         tr.b.op("print", [char(tr, s, k)], parts=(Field(0, "c"),))
 
     loop(tr, i32(tr, 0), length(tr, s), one)
+
+
+class RRepr:
+    """A print part (`calls._print_ops`) that is the repr of a run-time string (`Obj(RRepr,
+    (("s", s),))`): written by `print_repr`."""
+
+
+def print_repr(tr: Translating, s: Text) -> None:
+    """`repr(s)`'s text, as `print` writes a string inside a list, a dict or a set: in single
+    quotes, or in double quotes where it holds a single quote and no double quote (Python's
+    rule), each character escaped as repr escapes it (by the host: `ir.ops.QUOTED`)."""
+    b = tr.b
+    if isinstance(s, str):
+        b.op("print", [], parts=(repr(s),))
+        return
+
+    def has(k: Value, acc: list[Value]) -> list[Value]:
+        c = char(tr, s, k)
+        return [b.bin("or", acc[0], b.cmp("eq", c, i32(tr, 39))),
+                b.bin("or", acc[1], b.cmp("eq", c, i32(tr, 34)))]  # fmt: skip
+
+    false = b.const(False, T.BOOL)
+    single, double = fold(tr, i32(tr, 0), length(tr, s), [false, false], has)
+    q = b.select(b.bin("and", single, b.un("not", double)), i32(tr, 34), i32(tr, 39))
+    b.op("print", [q], parts=(Field(0, "c"),))
+
+    def one(k: Value) -> None:
+        c = char(tr, s, k)
+        v = b.select(b.cmp("eq", c, q), b.bin("sub", i32(tr, 0), c), c)
+        b.op("print", [v], parts=(Field(0, QUOTED),))
+
+    loop(tr, i32(tr, 0), length(tr, s), one)
+    b.op("print", [q], parts=(Field(0, "c"),))

@@ -124,6 +124,13 @@ class Field:
     spec: str = ""
 
 
+# a print field's spec: one character of a string's repr inside the quotes the device chose
+# (`frontend/strings.print_repr`), escaped by the host as repr escapes it; a negative value
+# is the quote character itself, escaped with a backslash. (Not a spec Python accepts: a
+# '!' fill is followed by an align.)
+QUOTED = "!q"
+
+
 def spec_conversion(spec: str) -> tuple[str, str]:
     """(conversion, spec) of a field's spec: `!s:>6` (`{v!s:>6}`) is ("s", ">6"); a spec
     Python accepts never starts so ('!' is a fill only before an align), so ("", spec). The

@@ -12,13 +12,19 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ..ir.ops import Field, spec_conversion
+from ..ir.ops import QUOTED, Field, spec_conversion
 from .base import PrintRecord
 
 
 def format_value(value: Any, spec: str) -> str:
     """One printed value: as Python's `print` shows it when `spec` is empty, else `format`;
-    `!s:spec` (from `{v!s:spec}`, also `!r`, `!a`) formats the printed text with `spec`."""
+    `!s:spec` (from `{v!s:spec}`, also `!r`, `!a`) formats the printed text with `spec`;
+    `QUOTED` writes a character of a string's repr."""
+    if spec == QUOTED:
+        c = int(value)
+        if c < 0:  # the quote character: escaped
+            return "\\" + chr(-c)
+        return repr(chr(c))[1:-1] if c <= 0x10FFFF else "\ufffd"
     conversion, rest = spec_conversion(spec)
     if conversion:
         return format(format_value(value, ""), rest)
