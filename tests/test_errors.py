@@ -189,7 +189,7 @@ REPL_INPUTS = [
     "x[0]",
     "cache[threadIdx + 1] = 2.0",
     "q = (1, 2)[tid:]",
-    "w = {\"a\": x}[\"a\"]",  # (int keys work since the dicts of #27: a string key is refused)
+    "w = {\"a\": x, 1: 2}",  # (int and string keys work since #27: not both in one dict)
     "print(buf)",
     "buf[tid % 10] = 1j * x",
 ]

@@ -3,8 +3,12 @@
 `pop` with and without a default, iteration over keys, values and items in insertion order,
 a dict comprehension, a set built by `add` and `set(range(n))`, `discard`/`remove`, a dict
 changed by a helper it was passed to, a KeyError caught per thread and a MemoryError (a small
-heap) caught with try/except. Each thread's dict has different keys and length; the reference
-is the same helper run by Python on the host."""
+heap) caught with try/except; string keys (`tally`) and sets of strings, printed as Python
+prints them. Each thread's dict has different keys and length; the reference is the same
+helper run by Python on the host."""
+
+import contextlib
+import io
 
 import numpy as np
 
@@ -117,7 +121,83 @@ def _float_ref(a, out, n):
     return {1: res}
 
 
+def tally(t, v):
+    """String keys: run-time strings counted (`d[w] = d.get(w, 0) + j`), looked up by known
+    and run-time strings, iterated (the keys are strings again), deleted, popped, copied; a
+    set of strings; dict(name=value); a missing run-time key's KeyError caught and shown as
+    Python shows it (repr(e): `KeyError('w7')`). Prints the dict on a few threads."""
+    counts = {}
+    for j in range(t % 6 + 2):
+        w = "w" + str((v * j + t) % 4)
+        counts[w] = counts.get(w, 0) + j
+    if "w1" in counts:
+        counts["w1"] += 100
+    names = {"zero": 0, "one": 1, "two": 2, "it's": 3}
+    pick = names["one" if t % 2 else "two"] + names.get("four", 40) + names["it's"]
+    walk = 0
+    for w in counts:                                 # the keys, in insertion order
+        walk = (walk * 7 + len(w) * 3 + counts[w] + (5 if w.endswith("3") else 0)) % 100003
+    pairs = 0
+    for w, c in counts.items():
+        pairs = (pairs * 5 + (11 if w == "w2" else 1) * c) % 100003
+    copy = counts.copy()
+    copy["new" + str(t)] = 1
+    w0 = "w" + str(t % 3)
+    popped = counts.pop(w0, -1)
+    if "w3" in counts:
+        del counts["w3"]
+    counts.setdefault("w" + str(t % 5), 77)
+    seen = set()
+    for j in range(t % 5 + 1):
+        seen.add(str(j % 3))
+    seen.discard("0")
+    opts = dict(x=t, y=2)
+    missing = 0
+    try:
+        missing = counts["w" + str(t % 9)]
+    except KeyError as e:
+        missing = -1
+        if t % 7 == 0:
+            print(t, repr(e), e)
+    if t % 13 == 0:
+        print(t, counts, {w0}, opts, names)
+    return (
+        len(counts), walk, pairs, pick, len(copy), popped, len(seen),
+        (1 if "1" in seen else 0) + (2 if "w0" not in counts else 0), opts["x"] + opts["y"],
+        missing, sum(counts.values()),
+    )
+
+
+TALLY_WIDTH = 11
+
+
+@simt.kernel
+def dict_string_keys(seeds, out):
+    t = simt.grid(1)
+    if t < len(seeds):
+        r = tally(t, seeds[t])
+        for k in range(11):
+            out[k, t] = r[k]
+
+
+def _make_tally():
+    return rng(15).integers(0, 50, 40).astype(np.int32), np.zeros((TALLY_WIDTH, 40), np.int32)
+
+
+def _host(fn, seeds):
+    """The helper `fn` run by Python for each thread: its results and what it printed."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rows = [fn(t, int(s)) for t, s in enumerate(seeds)]
+    return np.array(rows, np.int64).T.astype(np.int32), buf.getvalue()
+
+
 CASES = [
     Case("dict_reading", dict_reading, _make, 2, 64, _ref, tol=EXACT),
     Case("dict_float_values", float_values, _float_make, 2, 64, _float_ref, tol=close(1e-5)),
+]
+CASES += [
+    Case("dict_string_keys", dict_string_keys, _make_tally, 2, 32,
+         lambda seeds, out: {1: _host(tally, seeds)[0]}, tol=EXACT,
+         stdout=lambda seeds, out: _host(tally, seeds)[1]),
 ]

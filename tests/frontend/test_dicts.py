@@ -212,17 +212,19 @@ def test_print_shows_dicts_and_sets_as_python_does(
 @pytest.mark.parametrize(
     ("body", "words"),
     [
-        ("d = {'a': 1}", "keys in kernels are integers"),
+        ("d = {1: 2}\n    d['a'] = 3", "a string key would mix them"),
+        ("d = {'a': 1}\n    x = sorted(d)", "not as a whole"),
+        ("d = {'a': 'b'}", "values in kernels are numbers"),
+        ("d = {(1, 2): 1}", "keys in kernels are strings, integers"),
         ("d = {}\n    d[1.5] = 2", "not floats"),
         ("s = {1}\n    s.add(np.int64(n))", "mix types"),
         ("d = {1: [1, 2]}", "values in kernels are numbers"),
         ("d = {1: 2}\n    x = d.get(1)", "give a default"),
-        ("d = {1: 2}\n    print(d.keys())", "dict view"),
         ("s = {1, 2}\n    x = s[0]", "not subscriptable"),
         ("x = 1\n    del x", "del: not supported"),
         ("d = {1: 2}\n    e = {**d}", "**unpacking"),
         ("d = {1: 2}\n    d.foo()", "not .foo"),
-        ("d = dict(a=1)", "string keys"),
+        ("d = dict([(1, 2)])", "takes no argument or a dict"),
         ("d = {1: 2}\n    xs = list(d.items())", "pairs"),
         ("d = {}\n    d[1] = 1\n    d[2] = 2.5", "this dict holds int32 values"),
         ("d = {1: 2}\n    x = d == {1: 2}", "comparing dicts"),
@@ -283,3 +285,78 @@ def test_dicts_merge_across_branches_and_loops(backend: str) -> None:
     branch_kernel[1, 6](out, 5)
     for t in range(6):
         assert tuple(out[t]) == branches(t, 5), t
+
+
+def words(t, n):
+    """String keys: the same code in the kernel and on the host."""
+    d = {}
+    for j in range(n + t):
+        if j % 4 == 3 and "w1" in d:  # a lookup before the first store (in a loop): strings
+            d["w1"] += 10
+        w = "w" + str((j * 3 + t) % 5)
+        d[w] = d.get(w, 0) + j
+    names = dict(one=1, two=2)
+    names["three"] = 3
+    k = "t" + "wo" if t % 2 else "one"
+    walk = 0
+    for w in d:  # strings again: the keys' characters
+        walk = walk * 3 + len(w) + (7 if w[-1] == "2" else 0) + (1 if w in names else 0)
+    e = d.copy()
+    e["x"] = 9
+    gone = d.pop("w" + str(t % 5), -1)
+    s = {"a", "b" + str(t % 2)}
+    s.add("a")
+    s.discard("b0")
+    return (len(d), walk % 100003, names[k] + names.get("four", 40), len(e) + len(names),
+            gone, len(s) * 10 + (1 if "b1" in s else 0), 1 if 1 in d else 0,
+            sum(d.values()))  # fmt: skip
+
+
+@simt.kernel
+def words_kernel(out, n):
+    t = simt.grid(1)
+    r = words(t, n)
+    for k in range(8):
+        out[t, k] = r[k]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_string_keys_compare_by_content(backend: str) -> None:
+    simt.use(backend)
+    out = np.zeros((6, 8), np.int32)
+    words_kernel[1, 6](out, 5)
+    for t in range(6):
+        assert tuple(out[t]) == words(t, 5), t
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_string_keys_print_and_raise_as_python_does(
+    backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    @simt.kernel
+    def k(n):
+        t = simt.grid(1)
+        d = {"it's": 1, 'say "hi"': 2, "tab\t": 3}
+        d["k" + str(t)] = t
+        s = {"x" + str(t % 2)}
+        print(d, s, d.keys(), d.values(), d.items(), {"a": 1}.keys())
+        try:
+            print(d["k" + str(t + n)])
+        except KeyError as e:
+            print(repr(e), e)
+        print(d["k" + str(t * 2)])  # thread 1 and 2 look up keys that are not there
+
+    simt.use(backend)
+    with pytest.raises(simt.KernelError) as info:
+        k[1, 3](7)
+    expect = ""
+    for t in range(3):
+        d = {"it's": 1, 'say "hi"': 2, "tab\t": 3}
+        d["k" + str(t)] = t
+        s = {"x" + str(t % 2)}
+        expect += f"{d} {s} {d.keys()} {d.values()} {d.items()} {({'a': 1}).keys()}\n"
+        expect += f"{KeyError('k' + str(t + 7))!r} {KeyError('k' + str(t + 7))}\n"
+        expect += "0\n" if t == 0 else ""  # threads 1 and 2 raise instead
+    assert capsys.readouterr().out == expect
+    text = str(info.value)
+    assert "2 threads raised KeyError" in text and "thread 1: 'k2'" in text

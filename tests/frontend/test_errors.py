@@ -27,16 +27,17 @@ def _compile_error(k, *args):
     return e
 
 
-def test_dict_of_string_keys_is_rejected_with_location():
+def test_a_dict_mixing_string_and_number_keys_is_rejected_with_location():
     @simt.kernel
     def k(a):
-        d = {"x": 1}  # the offending line
+        d = {"x": 1}  # string keys (#27): a number key may not join them
+        d[2] = 3  # the offending line
         a[0] = d["x"]
 
     e = _compile_error(k, np.zeros(4, np.float32))
-    assert "dict keys in kernels are integers" in e.message
-    assert "d = {" in e.source_line
-    assert e.hint and "tuple" in e.hint
+    assert "keys are strings" in e.message and "would mix them" in e.message
+    assert "d[2] = 3" in e.source_line
+    assert e.hint and "number keys in a dict of their own" in e.hint
 
 
 def _user_kernel_error(tmp_path, header: str, body: str) -> simt.CompileError:

@@ -405,12 +405,16 @@ def shown(t):
         raise ValueError(f"v{t}'s")
     if t == 9:
         raise ValueError('say "' + str(t))
+    if t == 11:
+        return {"a": 2}["b"]
+    if t == 12:
+        return {"a": 2}['say "' + str(t)]
     xs = [1]
     xs.append(t)
     return xs[t]
 
 
-THREADS = 11
+THREADS = 13
 
 
 def test_repr_and_str_of_a_caught_exception_are_pythons(

@@ -145,6 +145,16 @@ def test_dicts_are_drawn_and_agree_between_backends(seed: int) -> None:
     assert check(p, ("cpu",), nvrtc=False) == []
 
 
+@pytest.mark.parametrize("seed", [5, 12])
+def test_string_keys_are_drawn_and_agree_between_backends(seed: int) -> None:
+    # gen_dicts.words: a dict of string keys and its KeyError
+    from simt.testing.differential import check
+
+    p = generate(seed, dicts=True, exceptions=True)
+    assert "'k' + str(" in p.source and "except KeyError as e:" in p.source
+    assert check(p, ("cpu",), nvrtc=True) == []
+
+
 def test_constant_tables_are_drawn_and_agree_between_backends() -> None:
     # the `lang` feature's constant tables (a known tuple indexed by a run-time value)
     from simt.testing.differential import check

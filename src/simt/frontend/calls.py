@@ -945,9 +945,6 @@ def _print_call(tr: Translating, node: ast.Call) -> V:
             parts.extend(fstring_parts(tr, a))
             continue
         v = tr.expr(a)
-        if dicts.is_view(v):
-            tr.fail(a, "print() of a dict view is not supported in kernels",
-                    "print the dict itself, or list(d.keys())")  # fmt: skip
         if lists.is_list(v) or strings.is_str(v) or dicts.is_dict_like(v):  # printed by print
             # ops of its own (below)
             parts.append(v)  # type: ignore[arg-type]
@@ -1002,7 +999,8 @@ def _print_value(tr: Translating, v: V, node: ast.AST, top: bool) -> list[str | 
         site = tr.ctx.sites[raising.caught_sites(v)[0] - 1]  # the one (else Split above)
         text = [Obj(strings.RRepr, (("s", p),)) for p in parts if isinstance(p, Obj)]
         if top and not v.has("repr"):  # str(e)
-            return parts
+            quoted = site.text and site.parts == raising.QUOTED_TEXT
+            return text if quoted else parts  # type: ignore[return-value]
         name = site.cls.__name__
         if site.instance is not None:  # built at compile time: Python's repr of it
             return [repr(site.instance)]

@@ -1,4 +1,4 @@
-"""Dicts and sets of numbers, one per thread, in the per-thread arena (`arena.py`).
+"""Dicts and sets of numbers or strings, one per thread, in the per-thread arena (`arena.py`).
 
 A run-time dict is an `Obj` of class `RDict` with two fields, `keys` and `values`: two
 run-time lists (`lists.py`) whose item `j` is the dict's `j`-th entry, in insertion order. A
@@ -14,10 +14,13 @@ always in insertion order (Python's order for dicts; for sets, whose order Pytho
 unspecified, simt gives insertion order too).
 
 Keys are integers of any width or bools (the first key fixes the key type; later keys must
-fit it, as a list's items must); values are numbers (the first fixes the value type).
-Lookups take any number, compared as Python's `==` compares numbers. A missing key is a
-`KeyError` of the thread (catchable by a `try`, reported after the launch otherwise); running
-out of arena is a `MemoryError`.
+fit it, as a list's items must), or strings (`strings.py`): the keys list then holds, for
+each key, the int32 offset of a copy of its characters after their count
+(`lists.ListInfo.text`), compared by length and characters. Values are numbers (the first
+fixes the value type). Number lookups take any number, compared as Python's `==` compares
+numbers; a string looked up among numbers (or a number among strings) is not found. A
+missing key is a `KeyError` of the thread (catchable by a `try`, reported after the launch
+otherwise); running out of arena is a `MemoryError`.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from . import lists, strings
 from .context import Translating
 from .list_ops import fold
 from .lists import DATA, LEN, arena, element_type, header, i32, info_of, length, set_header, when
-from .raising import payload_type, raise_builtin
+from .raising import QUOTED_TEXT, payload_type, raise_builtin, set_state, site
 from .scalars import coerce, known_type
 from .values import Bound, Known, Obj, V, is_number, kind_of
 
@@ -104,15 +107,22 @@ def _owner(v: Obj) -> Obj:
     return v
 
 
-def as_list(tr: Translating, v: Obj, node: ast.AST, counted: bool = False) -> Obj:
+def as_list(tr: Translating, v: Obj, node: ast.AST, counted: bool = False,
+            walked: bool = False) -> Obj:  # fmt: skip
     """The run-time list whose items a dict-like value walks: a dict's or set's keys, a
     view's keys or values (`sum(d.values())`, `sorted(s)`: read only, or copied). `counted`:
-    only its length is wanted (`len(d.items())` is the number of keys)."""
-    if v.cls is RItems and not counted:
+    only its length is wanted (`len(d.items())` is the number of keys); `walked`: a `for`
+    loop reads its items one by one (string keys are read only so)."""
+    if v.cls is RItems and not (counted or walked):
         tr.fail(node, "d.items() gives (key, value) pairs, which only a `for` loop takes in "
                       "a kernel", "loop: for k, v in d.items(): ...")  # fmt: skip
     d = _owner(v)
-    return _values(d) if v.cls is RValues else _keys(d)
+    out = _values(d) if v.cls is RValues else _keys(d)
+    if info_of(out).text and not (counted or walked):
+        tr.fail(node, f"a {_name(d)}'s string keys are read by a `for` loop, `in` and len() "
+                      "in a kernel, not as a whole (sorted, min, max, list, sum)",
+                "loop over them: for k in d: ...")  # fmt: skip
+    return out
 
 
 def describe(v: Any) -> str:
@@ -131,36 +141,62 @@ def describe(v: Any) -> str:
 
 
 # ------------------------------------------------------------------------------- keys, values
+def _text_keys(tr: Translating, d: Obj, key: V, node: ast.AST, store: bool) -> bool | None:
+    """Whether `key` goes with `d`'s keys as a string (True) or a number (False): the first
+    key (stored or looked up) fixes which the dict holds. None: the other kind, which a
+    lookup never finds (Python's `1 in {"a": 2}` is False); storing it is refused."""
+    info = info_of(_keys(d))
+    text = strings.is_text(key)
+    if text and (info.dtype is None or (info.guessed and not info.text)):
+        # the first key, or the first after a number was guessed (a lookup before the first
+        # store, in a loop): a dict of strings (translated again where the guess was wrong)
+        if info.guessed:
+            tr.ctx.list_retry = True
+        info.dtype, info.text, info.guessed = T.INT32, True, False
+        tr.ctx.list_hints[info.site] = lists.TEXT
+        return True
+    if info.dtype is None or info.text == text:
+        return text
+    if store:
+        kinds = ("strings", "a number") if info.text else ("numbers", "a string")
+        tr.fail(node, f"this {_name(d)}'s keys are {kinds[0]} (from its first key), and "
+                      f"{kinds[1]} key would mix them", f"keep {kinds[1][2:]} keys in "
+                      f"a {_name(d)} of their own")  # fmt: skip
+    return None
+
+
 def _lookup_key(tr: Translating, d: Obj, key: V, node: ast.AST) -> V:
-    """A key to look up: any number (compared as Python's `==` compares numbers)."""
+    """A key to look up: a string, or any number (compared as Python's `==` compares
+    numbers)."""
     if strings.is_text(key):
-        tr.fail(node, f"{_name(d)} keys in kernels are integers (of any width) or bools, "
-                      "not strings", "number the strings yourself: keep them in a tuple and "
-                      "use their positions as keys")  # fmt: skip
+        return key
     if isinstance(key, Known) and not is_number(key.value):
-        tr.fail(node, f"{_name(d)} keys in kernels are integers (of any width) or bools, "
-                      f"not {describe(key)}")  # fmt: skip
+        tr.fail(node, f"{_name(d)} keys in kernels are strings, integers (of any width) or "
+                      f"bools, not {describe(key)}")  # fmt: skip
     if not isinstance(key, Known) and not (
         isinstance(key, Value) and isinstance(key.type, T.Scalar)
     ):
-        tr.fail(node, f"{_name(d)} keys in kernels are integers (of any width) or bools, "
-                      f"not {describe(key)}",
-                "a kernel's dicts and sets hold numbers only")  # fmt: skip
+        tr.fail(node, f"{_name(d)} keys in kernels are strings, integers (of any width) or "
+                      f"bools, not {describe(key)}",
+                "a kernel's dicts and sets hold numbers and strings only")  # fmt: skip
     return key
 
 
-def _store_key(tr: Translating, d: Obj, key: V, node: ast.AST) -> Value:
-    """A key to store, as the dict's key type (fixed by the first key)."""
+def _store_key(tr: Translating, d: Obj, key: V, node: ast.AST) -> V:
+    """A key to store: a string (`_put` copies it), or a number as the dict's key type
+    (a `Value`, fixed by the first key)."""
     key = _lookup_key(tr, d, key, node)
+    if _text_keys(tr, d, key, node, store=True):
+        return key
     is_float = (
         isinstance(key.value, (float, np.floating))
         if isinstance(key, Known)
         else key.type.is_float  # type: ignore[union-attr]
     )
     if is_float:
-        tr.fail(node, f"{_name(d)} keys in kernels are integers (of any width) or bools, "
-                      "not floats", "convert the key: int(x), or scale it to an integer "
-                      "first")  # fmt: skip
+        tr.fail(node, f"{_name(d)} keys in kernels are strings, integers (of any width) or "
+                      "bools, not floats", "convert the key: int(x), or scale it to an "
+                      "integer first")  # fmt: skip
     return lists.as_item(tr, _keys(d), key, node, (_name(d), "keys", "key"))
 
 
@@ -178,7 +214,11 @@ def _key_error(tr: Translating, ok: Value, key: V, node: ast.AST) -> None:
     """The thread raises `KeyError(key)` where `ok` does not hold: its message is the key
     as Python writes it (a number known only at run time is a payload word)."""
     fails = tr.b.un("not", ok)
-    if isinstance(key, Known):
+    if strings.is_str(key):  # its characters, quoted, as the message (Python: repr(key))
+        assert isinstance(key, Obj)
+        sid = site(tr, KeyError, QUOTED_TEXT, node, None, text=True)
+        set_state(tr, sid, fails, (strings.offset(key), strings.length(tr, key)))
+    elif isinstance(key, Known):
         raise_builtin(tr, KeyError, fails, repr(key.value.item() if isinstance(
             key.value, np.generic) else key.value), node)  # fmt: skip
     elif isinstance(key, Value) and key.scalar.is_int and not key.scalar.is_bool:
@@ -190,7 +230,11 @@ def _key_error(tr: Translating, ok: Value, key: V, node: ast.AST) -> None:
 
 # ------------------------------------------------------------------------------- the table
 def find(tr: Translating, d: Obj, key: V, node: ast.AST) -> Value:
-    """The position of `key` among the keys (they are distinct), or -1: one pass over them."""
+    """The position of `key` among the keys (they are distinct), or -1: one pass over them
+    (a string compared by its length, then its characters)."""
+    text = _text_keys(tr, d, key, node, store=False)
+    if text is None:
+        return i32(tr, -1)  # a string among numbers, or a number among strings
     ks = _keys(d)
     t = element_type(tr, ks, node)
     b, ar = tr.b, arena(tr)
@@ -198,7 +242,10 @@ def find(tr: Translating, d: Obj, key: V, node: ast.AST) -> Value:
 
     def test(j: Value, acc: list[Value]) -> list[Value]:
         item = ar.load(b, t, b.bin("add", data, j))
-        same = coerce(b, tr.compare(ast.Eq(), item, key, node), T.BOOL)
+        if text:
+            same = strings.equal(tr, lists.text_item(tr, item), strings.text_of(key), node)
+        else:
+            same = coerce(b, tr.compare(ast.Eq(), item, key, node), T.BOOL)
         return [b.select(same, j, acc[0])]
 
     (out,) = fold(tr, i32(tr, 0), length(tr, ks), [i32(tr, -1)], test)
@@ -223,11 +270,12 @@ def _drop(tr: Translating, lst: Obj, t: T.Scalar, i: Value) -> None:
     set_header(tr, lst, LEN, end)
 
 
-def _put(tr: Translating, d: Obj, k: Value, v: Value | None, node: ast.AST) -> None:
-    """Store key `k` (of the key type) with value `v` (None for a set): the value of an
-    entry already there changes; a new key goes last (a MemoryError where there is no room,
-    and then the dict stays as it was)."""
-    b = tr.b
+def _put(tr: Translating, d: Obj, k: V, v: Value | None, node: ast.AST) -> None:
+    """Store key `k` (of the key type, or a string) with value `v` (None for a set): the
+    value of an entry already there changes; a new key goes last, a string key as a copy of
+    its characters after their count (a MemoryError where there is no room, and then the
+    dict stays as it was)."""
+    b, ar = tr.b, arena(tr)
     ks = _keys(d)
     kt = element_type(tr, ks, node)
     vs = _values(d) if v is not None else None
@@ -241,15 +289,30 @@ def _put(tr: Translating, d: Obj, k: Value, v: Value | None, node: ast.AST) -> N
     if vs is not None:
         ok = b.bin("and", ok, lists.reserve(tr, vs, vt, extra, node, what))  # type: ignore[arg-type]
         at = b.bin("max", i, i32(tr, 0))
-        when(tr, found, lambda: arena(tr).store(
+        when(tr, found, lambda: ar.store(
             b, vt, b.bin("add", header(tr, vs, DATA), at), v))  # type: ignore[arg-type]  # fmt: skip
+    text = None if isinstance(k, Value) else strings.text_of(k)
+    if text is None:
+        assert isinstance(k, Value)
+        key = k
+    else:  # a string: room for its copy, taken only for a new key
+        n = strings.length(tr, text)
+        words = b.select(b.bin("and", b.un("not", found), ok), b.bin("add", n, i32(tr, 1)),
+                         i32(tr, 0))  # fmt: skip
+        key, room = ar.alloc(b, T.INT32, words)
+        lists.raise_unless(tr, MemoryError, room, ar.exhausted(T.INT32, f"a {_name(d)}'s "
+                           "string key"), node)  # fmt: skip
+        ok = b.bin("and", ok, room)
 
     def append() -> None:
+        if text is not None:  # its length, then its characters
+            ar.store(b, T.INT32, key, strings.length(tr, text))
+            strings.copy(tr, text, key, i32(tr, 1))
         n = length(tr, ks)
-        arena(tr).store(b, kt, b.bin("add", header(tr, ks, DATA), n), k)
+        ar.store(b, kt, b.bin("add", header(tr, ks, DATA), n), key)
         set_header(tr, ks, LEN, b.bin("add", n, i32(tr, 1)))
         if vs is not None:
-            arena(tr).store(b, vt, b.bin("add", header(tr, vs, DATA), n), v)  # type: ignore[arg-type]
+            ar.store(b, vt, b.bin("add", header(tr, vs, DATA), n), v)  # type: ignore[arg-type]
             set_header(tr, vs, LEN, b.bin("add", n, i32(tr, 1)))
 
     when(tr, b.bin("and", b.un("not", found), ok), append)
@@ -328,6 +391,10 @@ def set_of(tr: Translating, node: ast.Call) -> Obj:
 def copy_of(tr: Translating, d: Obj, node: ast.AST) -> Obj:
     """A new dict or set with the entries of `d` (`d.copy()`, `dict(d)`)."""
     out = new_set(tr, node) if is_set(d) else new_dict(tr, node)
+    if info_of(_keys(d)).text:  # the copies share the keys' characters (strings never change)
+        info = info_of(_keys(out))
+        info.dtype, info.text = T.INT32, True
+        tr.ctx.list_hints[info.site] = lists.TEXT
     lists.extend(tr, _keys(out), [_keys(d)], node)
     if is_dict(d):
         lists.extend(tr, _values(out), [_values(d)], node)
@@ -350,16 +417,16 @@ def comprehension(tr: Translating, node: ast.DictComp | ast.SetComp) -> Obj:
 
 
 def dict_call(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
-    """`dict()`, and `dict(d)` of a run-time dict (a copy)."""
-    if kwargs:
-        tr.fail(node, "dict(name=value) makes string keys, which kernels' dicts do not have",
-                "use integer keys: {1: v}")  # fmt: skip
-    if not args:
-        return new_dict(tr, node)
-    if len(args) == 1 and is_dict(args[0]):
-        return copy_of(tr, args[0], node)  # type: ignore[arg-type]
-    tr.fail(node, "dict() in a kernel takes no argument or a dict (a copy)",
-            "build it: d = {}, then d[k] = v, or a comprehension {k: v for ...}")  # fmt: skip
+    """`dict()`, `dict(d)` of a run-time dict (a copy), `dict(name=value, ...)` (string
+    keys), or a copy with such entries stored after its own."""
+    if len(args) > 1 or (args and not is_dict(args[0])):
+        tr.fail(node, "dict() in a kernel takes no argument or a dict (a copy), and "
+                      "name=value entries", "build it: d = {}, then d[k] = v, or a "
+                      "comprehension {k: v for ...}")  # fmt: skip
+    d = copy_of(tr, args[0], node) if args else new_dict(tr, node)  # type: ignore[arg-type]
+    for name, v in kwargs.items():
+        _put(tr, d, _store_key(tr, d, Known(name), node), _store_value(tr, d, v, node), node)
+    return d
 
 
 def set_call(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
@@ -597,43 +664,71 @@ def attribute(tr: Translating, v: Obj, attr: str, node: ast.AST) -> V:
 
 
 # ------------------------------------------------------------------------------- printing
-def print_items(tr: Translating, v: Obj) -> None:
-    """`print(d)`'s text, as Python writes it (`{1: 2.5, 3: 4.0}`, `{1, 2}`, `set()`), by
-    print ops: the braces, the first entry, then each next one after ", "."""
-    assert not is_view(v)  # refused by print_call
-    b = tr.b
-    ks = _keys(v)
-    kt = info_of(ks).dtype
-    n = length(tr, ks)
-    item = Field(0, "")
-    if is_set(v):
-        if kt is None:
-            b.op("print", [], parts=("set()",))
-            return
-        def empty() -> None:
-            b.op("print", [], parts=("set()",))
+# what a dict-like value prints around its entries, and when it has none
+_BRACKETS: dict[type, tuple[str, str, str]] = {
+    RDict: ("{", "}", "{}"), RSet: ("{", "}", "set()"),
+    RKeys: ("dict_keys([", "])", "dict_keys([])"),
+    RValues: ("dict_values([", "])", "dict_values([])"),
+    RItems: ("dict_items([", "])", "dict_items([])"),
+}  # fmt: skip
 
-        when(tr, b.cmp("eq", n, i32(tr, 0)), empty)
-    elif kt is None:
-        b.op("print", [], parts=("{}",))
-        return
-    vs = _values(v) if is_dict(v) else None
+
+def print_items(tr: Translating, v: Obj) -> None:
+    """`print(d)`'s text, as Python writes it (`{1: 2.5, 'a': 4.0}`, `{1, 2}`, `set()`,
+    `dict_keys([1, 2])`), by print ops: the brackets, the first entry, then each next one
+    after ", "; a string key in quotes (`strings.print_repr`)."""
+    b = tr.b
+    d = _owner(v)
+    ks = _keys(d)
+    info = info_of(ks)
+    kt = info.dtype
+    vs = _values(d) if is_dict(d) else None
     vt = info_of(vs).dtype if vs is not None else None
+    first, last, empty = _BRACKETS[v.cls]
+    if kt is None or (vs is not None and vt is None):
+        b.op("print", [], parts=(empty,))
+        return
+    n = length(tr, ks)
+    pending: list[str | Field] = []
+    values: list[Value] = []
+
+    def flush() -> None:
+        if pending:
+            b.op("print", list(values), parts=tuple(pending))
+        pending.clear()
+        values.clear()
+
+    def show(lst: Obj, t: T.Scalar, j: Value) -> None:
+        if lst is ks and info.text:
+            flush()
+            strings.print_repr(tr, lists.text_item(tr, _item(tr, lst, t, j)))
+            return
+        values.append(_item(tr, lst, t, j))
+        pending.append(Field(len(values) - 1, ""))
 
     def entry(j: Value, sep: str) -> None:
-        k = _item(tr, ks, kt, j)  # type: ignore[arg-type]
-        if vs is None or vt is None:
-            b.op("print", [k], parts=(sep, item))
-            return
-        b.op("print", [k, _item(tr, vs, vt, j)], parts=(sep, item, ": ", Field(1, "")))
+        pending.append(sep + ("(" if v.cls is RItems else ""))
+        if v.cls is not RValues:
+            show(ks, kt, j)  # type: ignore[arg-type]
+        if vs is not None and v.cls in (RDict, RItems, RValues):
+            if v.cls is not RValues:
+                pending.append(": " if v.cls is RDict else ", ")
+            show(vs, vt, j)  # type: ignore[arg-type]
+        if v.cls is RItems:
+            pending.append(")")
+        flush()
 
     def body() -> None:
-        b.op("print", [], parts=("{",))
+        b.op("print", [], parts=(first,))
         when(tr, b.cmp("gt", n, i32(tr, 0)), lambda: entry(i32(tr, 0), ""))
         lists.loop(tr, i32(tr, 1), n, lambda j: entry(j, ", "))
-        b.op("print", [], parts=("}",))
+        b.op("print", [], parts=(last,))
 
     if is_set(v):
+        def nothing() -> None:
+            b.op("print", [], parts=(empty,))
+
+        when(tr, b.cmp("eq", n, i32(tr, 0)), nothing)
         when(tr, b.cmp("gt", n, i32(tr, 0)), body)
     else:
         body()

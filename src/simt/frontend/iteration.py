@@ -106,7 +106,8 @@ class _Loop:
         """A dict or set (its keys), or a view of a dict: its keys, its values, or (key,
         value) pairs, item k being the k-th entry in insertion order."""
         if v.cls is dicts.RItems:
-            keys = self.bind("s", dicts.as_list(self.tr, Obj(dicts.RKeys, v.fields), at))
+            keys = self.bind("s", dicts.as_list(self.tr, Obj(dicts.RKeys, v.fields), at,
+                                                walked=True))  # fmt: skip
             values = self.bind("s", dicts.as_list(self.tr, Obj(dicts.RValues, v.fields), at))
             length = self.call("len", [keys], at)
 
@@ -118,7 +119,7 @@ class _Loop:
                 return ast.copy_location(ast.Tuple(elts=items, ctx=ast.Load()), at)
 
             return length, pair
-        seq = self.bind("s", dicts.as_list(self.tr, v, at))
+        seq = self.bind("s", dicts.as_list(self.tr, v, at, walked=True))
         length = self.call("len", [seq], at)
         return length, lambda k: ast.copy_location(
             ast.Subscript(value=seq, slice=k, ctx=ast.Load()), at

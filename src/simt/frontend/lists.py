@@ -45,19 +45,28 @@ class RList:
     """The class of run-time list values (`Obj(RList, (("h", handle), ("info", Known(...))))`)."""
 
 
+# the hint (`Context.list_hints`) of a list of strings: a dict's string keys (`dicts.py`)
+TEXT = "text"
+
+
 class ListInfo:
     """What the compiler knows of one list: its element type (None until the first item).
-    Two infos of the same element type are equal, so that two lists merge (`a if c else b`)."""
+    Two infos of the same element type are equal, so that two lists merge (`a if c else b`).
+    `text`: the items are strings, each an int32 offset of a copy of its characters in the
+    int32 region, after their count (a dict's string keys, `dicts.py`: item k reads as a
+    string, and only a dict's own code reaches such a list)."""
 
-    def __init__(self, dtype: T.Scalar | None = None, site: Any = None) -> None:
-        self.dtype = dtype
+    def __init__(self, dtype: T.Scalar | str | None = None, site: Any = None) -> None:
+        self.text = dtype == TEXT
+        self.dtype: T.Scalar | None = T.INT32 if dtype == TEXT else dtype  # type: ignore[assignment]
         self.site = site  # where the list is made: the key of `Context.list_hints`
         self.guessed = False  # read before its first item: int32 taken until one comes
 
     def __eq__(self, other: object) -> bool:
         return self is other or (
-            isinstance(other, ListInfo) and self.dtype is not None and self.dtype == other.dtype
-        )
+            isinstance(other, ListInfo) and self.dtype is not None
+            and self.dtype == other.dtype and self.text == other.text
+        )  # fmt: skip
 
     def __hash__(self) -> int:
         return id(self)
@@ -73,8 +82,9 @@ def unify_infos(a: ListInfo, b: ListInfo) -> bool:
     if a.dtype is None or b.dtype is None:
         t = a.dtype or b.dtype
         a.dtype = b.dtype = t
+        a.text = b.text = a.text or b.text
         return True
-    return bool(a.dtype == b.dtype)
+    return bool(a.dtype == b.dtype and a.text == b.text)
 
 
 def is_list(v: Any) -> bool:
@@ -317,12 +327,21 @@ def checked_index(
     return b.select(ok, i, i32(tr, 0)), ok
 
 
-def getitem(tr: Translating, lst: Obj, key: V, node: ast.AST) -> Value:
+def getitem(tr: Translating, lst: Obj, key: V, node: ast.AST) -> V:
     t = element_type(tr, lst, node)
     tr.at(node)
     i, _ = checked_index(tr, lst, key, length(tr, lst), node, "list index out of range")
     data = header(tr, lst, DATA)
-    return arena(tr).load(tr.b, t, tr.b.bin("add", data, i))
+    item = arena(tr).load(tr.b, t, tr.b.bin("add", data, i))
+    return text_item(tr, item) if info_of(lst).text else item
+
+
+def text_item(tr: Translating, at: Value) -> Obj:
+    """The string an item of a list of strings stands for: the characters after their count
+    at `at` (`ListInfo.text`)."""
+    from .strings import make
+
+    return make(tr.b.bin("add", at, i32(tr, 1)), arena(tr).load(tr.b, T.INT32, at))
 
 
 def setitem(tr: Translating, lst: Obj, key: V, value: V, node: ast.AST) -> None:

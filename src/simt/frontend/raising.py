@@ -82,6 +82,11 @@ class Site:
         return "".join(p if isinstance(p, str) else str(payload[p]) for p in self.parts)
 
 
+# a text site's `parts` (`Site.text`) saying its message is the repr of the text: a KeyError
+# of a dict's string key (`str(KeyError(k))` is `repr(k)`: quoted, and escaped where needed)
+QUOTED_TEXT = ("'", "'")
+
+
 class RaisedText:
     """An exception built with a message made at run time (`ValueError(s)`,
     `ValueError(f"bad {i}")`, made by calls.py): an `Obj` of this class with fields `cls`
@@ -938,7 +943,8 @@ def decode(
         if s.text:
             around = (*s.parts, "", "")[:2]
             message = _text(words[text_at + k * TEXT_WORDS :][: TEXT_WORDS], int(b[k]))
-            message = f"{around[0]}{message}{around[1]}"
+            message = repr(message) if s.parts == QUOTED_TEXT else \
+                f"{around[0]}{message}{around[1]}"  # fmt: skip
         else:
             message = s.message((int(a[k]), int(b[k])))
         failures.append(ThreadFailure(

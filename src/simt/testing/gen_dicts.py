@@ -7,9 +7,13 @@ values and items, folded in order (simt keeps insertion order: every backend, an
 walk the entries alike). With the exceptions feature on, a missing key's KeyError is raised
 and caught. Keys are small ints (at most 7 distinct: each thread's arena holds every dict
 the kernel makes beside the lists section's), values int32 (wrapping exactly) or float32
-multiples of 1/8 far below 2**21 (exact sums). Each dict or set is made and read inside a
-`try` whose `except MemoryError` gives its variable a mark (`grammar.guarded`): the lists and
-strings sections before it may have left little of the heap (the same on every backend)."""
+multiples of 1/8 far below 2**21 (exact sums). Then maybe a dict of string keys and a set of
+strings (`words`): run-time and known strings as keys, `in`, `get`, `pop`, `del`,
+`setdefault`, `dict(name=value)`, iteration giving strings; with exceptions on, a missing
+string key's KeyError, caught. Each
+dict or set is made and read inside a `try` whose `except MemoryError` gives its variable a
+mark (`grammar.guarded`): the lists and strings sections before it may have left little of
+the heap (the same on every backend)."""
 
 from __future__ import annotations
 
@@ -95,6 +99,36 @@ def members(g: Grammar) -> None:
     g.declare(acc, "i32", 4096.0)
 
 
+def words(g: Grammar) -> None:
+    """One dict of string keys (run-time strings `"k" + str(...)`, and known ones) and a set
+    of strings, folded into a new int32 variable by the keys' lengths and the values; with
+    the exceptions feature on, a missing key's KeyError (its message the quoted key) is
+    raised and caught."""
+    r = g.r
+    d, acc, n, s = g.fresh("dw"), g.fresh("dl"), g.fresh("dn"), g.fresh("dz")
+    j, w, key, x = g.fresh("dj"), g.fresh("dq"), g.fresh("dk"), g.fresh("dx")
+    m = r.choice((3, 4))
+    g.emit(f"{n} = 1 + ({g.i32(1)}) % {r.choice((3, 4))}")
+    g.emit(f"{acc} = 0")
+    with guarded(g, "MemoryError", [f"{acc} = -1"]):
+        g.emit(f"{d} = " + r.choice(("{}", "{'k0': 5, 'zz': 1}", "dict(k1=t, zz=2)")))
+        g.emit(f"for {j} in range({n}):")
+        g.emit(f"    {w} = 'k' + str(({j} * {r.choice((2, 3, 5))} + t) % {m})")
+        g.emit(f"    {d}[{w}] = {d}.get({w}, 0) + {j}")
+        probe = r.choice(("'k1'", "'zz'", "'k' + str(t % 5)"))
+        change(g, d, probe, acc, ("9", "-3", "4"), "'k9'")
+        if g.exceptions_on:
+            with guarded(g, "KeyError as e", [f"{acc} += len(str(e)) * 3"]):
+                g.emit(f"{acc} += {d}['k' + str(t % {r.choice((5, 9))})]")
+        g.emit(f"for {key}, {x} in {d}.items():")
+        g.emit(f"    {acc} = ({acc} * 3 + len({key}) * 5 + {x}) % 4096")
+        g.emit(f"{s} = {{str(t % 3), 'k1'}}")
+        g.emit(f"{s}.add({probe})")
+        g.emit(f"{acc} += len({s}) * 11 + (1 if 'k1' in {d} else 0) + (2 if '0' in {s} else 0)")
+        printed(g, 0.2, f"{d}, {s}")
+    g.declare(acc, "i32", 4096.0)
+
+
 def change(g: Grammar, d: str, probe: str, acc: str, values: tuple[str, str, str],
            key: str) -> None:  # fmt: skip
     """Maybe change dict `d` at key `probe` (one draw of five): add `values[0]` to its value,
@@ -122,10 +156,16 @@ def printed(g: Grammar, chance: float, what: str) -> None:
 
 
 def dicts_section(g: Grammar) -> None:
-    """One or two dicts or sets, each folded into a new variable the kernel's outputs read."""
+    """One or two dicts or sets, each folded into a new variable the kernel's outputs read;
+    then maybe a dict of string keys (drawn last: the draws before keep their meaning), in a
+    kernel without lists: the lists section's strings, the dicts' and the files a later
+    section reads share the thread's heap, and a MemoryError where the files section reads
+    is not caught there."""
     g.features.add("dicts")
     for _ in range(g.r.randint(1, 2)):
         (table if g.r.random() < 0.6 else members)(g)
+    if g.r.random() < 0.4 and "lists" not in g.features:  # (the heap holds both sections)
+        words(g)
 
 
 SECTIONS["dicts"] = dicts_section

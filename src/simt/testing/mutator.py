@@ -30,12 +30,12 @@ CONSTRUCTS: dict[str, tuple[str, ...]] = {
     "Delete": ("del {v}",),
     "RaiseRuntime": ("raise ValueError({v})", "if {v} > 3:\n    raise ValueError({v} + 1)"),
     "Match": ("match {v}:\n    case 1:\n        {v} = 2\n    case _:\n        {v} = 3",),
-    # dicts and sets of integer keys are in the language (frontend/dicts.py); string and
-    # float keys, and lists as values, are not
-    "Dict": ("{v} = {{1: [{v}]}}[1][0]", "io[0] = len({{'a': {v}}})"),
+    # dicts and sets of integer or string keys are in the language (frontend/dicts.py); float
+    # and tuple keys, both kinds of key in one dict, and lists as values are not
+    "Dict": ("{v} = {{1: [{v}]}}[1][0]", "io[0] = len({{'a': {v}, 2: 1}})"),
     "DictComp": ("{v} = len({{k * 0.5: {v} for k in range(3)}})",),
     "Set": ("{v} = len({{{v}, 0.5}})",),
-    "SetComp": ("{v} = len({{str(k * {v}) for k in range(3)}})",),
+    "SetComp": ("{v} = len({{(k, {v}) for k in range(3)}})",),
     "Lambda": ("{v} = (lambda q: q + 1)({v})",),
     "GeneratorExp": ("{v} = sum(k for k in range({v}))", "gen = (k for k in range({v}))"),
     "Yield": ("yield {v}",),
