@@ -4,8 +4,9 @@
 a dict comprehension, a set built by `add` and `set(range(n))`, `discard`/`remove`, a dict
 changed by a helper it was passed to, a KeyError caught per thread and a MemoryError (a small
 heap) caught with try/except; string keys (`tally`) and sets of strings, printed as Python
-prints them. Each thread's dict has different keys and length; the reference is the same
-helper run by Python on the host."""
+prints them; a dict or set changing size while a `for` walks it (`walked`: Python's
+RuntimeError), caught and shown by repr(e). Each thread's dict has different keys and
+length; the reference is the same helper run by Python on the host."""
 
 import contextlib
 import io
@@ -192,6 +193,58 @@ def _host(fn, seeds):
     return np.array(rows, np.int64).T.astype(np.int32), buf.getvalue()
 
 
+def walked(t, v):
+    """A dict and a set whose size a `for` over them changes: Python's RuntimeError at the
+    next step (or at the end, after the last), caught per thread; a change followed by
+    `break` is no error, nor is changing a value."""
+    d = {1: v, 2: t, 3: 5}
+    s = {t % 4, 7}
+    mark = 0
+    try:
+        for k in d:
+            mark += k
+            if t % 4 == 1 and k == 2:
+                d[10 + t] = 1                         # grows: raised at the next step
+            if t % 4 == 2 and k == 3:
+                del d[1]                              # on the last step: at the end
+            if t % 4 == 3 and k == 1:
+                d[20] = 2
+                break                                 # no next step: no error
+    except RuntimeError as e:
+        mark += 100
+        if t < 8:
+            print(t, repr(e))
+    try:
+        for k, x in d.items():
+            if t % 5 == 0:
+                d[k] = x * 2                          # a value changed: no error
+            mark = mark * 3 + x
+    except RuntimeError:
+        mark += 1000
+    try:
+        for x in s:
+            if t % 3 == 0:
+                s.add(x + 1)
+    except RuntimeError as e:
+        mark += 10000
+        if t < 8:
+            print(t, e)
+    return (mark % 1000003, len(d), len(s))
+
+
+@simt.kernel
+def dict_changed_size(seeds, out):
+    t = simt.grid(1)
+    if t < len(seeds):
+        r = walked(t, seeds[t])
+        for k in range(3):
+            out[k, t] = r[k]
+
+
+def _make_walked():
+    return rng(16).integers(0, 50, 24).astype(np.int32), np.zeros((3, 24), np.int32)
+
+
 CASES = [
     Case("dict_reading", dict_reading, _make, 2, 64, _ref, tol=EXACT),
     Case("dict_float_values", float_values, _float_make, 2, 64, _float_ref, tol=close(1e-5)),
@@ -200,4 +253,7 @@ CASES += [
     Case("dict_string_keys", dict_string_keys, _make_tally, 2, 32,
          lambda seeds, out: {1: _host(tally, seeds)[0]}, tol=EXACT,
          stdout=lambda seeds, out: _host(tally, seeds)[1]),
+    Case("dict_changed_size", dict_changed_size, _make_walked, 1, 24,
+         lambda seeds, out: {1: _host(walked, seeds)[0]}, tol=EXACT,
+         stdout=lambda seeds, out: _host(walked, seeds)[1]),
 ]

@@ -360,3 +360,33 @@ def test_string_keys_print_and_raise_as_python_does(
     assert capsys.readouterr().out == expect
     text = str(info.value)
     assert "2 threads raised KeyError" in text and "thread 1: 'k2'" in text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_dict_changing_size_under_a_for_raises_runtime_error(backend: str) -> None:
+    @simt.kernel
+    def k(out):
+        t = simt.grid(1)
+        d = {1: 1, 2: 2}
+        s = {"a"}
+        for key in d:
+            if t == 1:
+                del d[key]  # the next step raises
+            if t == 2 and key == 2:
+                d[3] = 3  # the last step: raised at the end
+            if t == 3:
+                d[5] = 5
+                break  # no next step: no error
+        for x in s:
+            if t == 4:
+                s.add(x + "!")
+        out[t] = len(d)
+
+    simt.use(backend)
+    with pytest.raises(simt.KernelError) as info:
+        k[1, 5](np.zeros(5, np.int32))
+    text = str(info.value)
+    assert "2 threads raised RuntimeError" in text, text
+    assert "thread 1: dictionary changed size during iteration" in text
+    assert "RuntimeError" in text and "Set changed size during iteration" in text
+    assert "for key in d:" in text and "2 threads finished" in text

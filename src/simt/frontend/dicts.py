@@ -20,7 +20,8 @@ each key, the int32 offset of a copy of its characters after their count
 fixes the value type). Number lookups take any number, compared as Python's `==` compares
 numbers; a string looked up among numbers (or a number among strings) is not found. A
 missing key is a `KeyError` of the thread (catchable by a `try`, reported after the launch
-otherwise); running out of arena is a `MemoryError`.
+otherwise); running out of arena is a `MemoryError`. A `for` over a dict or a set checks
+its size at each step (`iteration._Loop.run`: Python's RuntimeError).
 """
 
 from __future__ import annotations

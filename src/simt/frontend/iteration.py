@@ -55,6 +55,9 @@ class _Loop:
         self.names: list[str] = []
         self.lengths: list[ast.expr] = []
         self.k = self._name("k")  # the loop index: items are computed from it
+        # the dicts and sets walked: (a hidden name of one, of its size before the loop, the
+        # message of Python's RuntimeError where the size changes)
+        self.sized: list[tuple[ast.Name, ast.Name, str]] = []
 
     def _name(self, what: str) -> str:
         n = f"${what}{self.node.lineno}_{self.node.col_offset}_{len(self.names)}"
@@ -104,7 +107,12 @@ class _Loop:
 
     def dict_sequence(self, v: Obj, at: ast.expr) -> tuple[ast.expr, Item]:
         """A dict or set (its keys), or a view of a dict: its keys, its values, or (key,
-        value) pairs, item k being the k-th entry in insertion order."""
+        value) pairs, item k being the k-th entry in insertion order. Its size is taken now,
+        to be checked at each step (`run`)."""
+        whole = self.bind("d", v)
+        size = self.bind("dn", self.tr.expr(self.call("len", [whole], at)))
+        what = "Set" if dicts.is_set(v) else "dictionary"
+        self.sized.append((whole, size, f"{what} changed size during iteration"))
         if v.cls is dicts.RItems:
             keys = self.bind("s", dicts.as_list(self.tr, Obj(dicts.RKeys, v.fields), at,
                                                 walked=True))  # fmt: skip
@@ -193,6 +201,12 @@ class _Loop:
         length = self.call("max", [_const(0, at), n], at)
         return length, lambda k: _bin(lo, ast.Add(), _bin(k, ast.Mult(), s, at), at)
 
+    def _known(self, name: str, value: object) -> ast.Name:
+        """A hidden name for a known value (a builtin the user may have shadowed)."""
+        self.tr.env[f"${name}"] = Known(value)
+        self.names.append(f"${name}")
+        return self._ref(f"${name}")
+
     def call(self, fn: str, args: list[ast.expr], at: ast.AST) -> ast.expr:
         self.tr.env.setdefault(f"${fn}", Known(getattr(builtins, fn)))
         self.names.append(f"${fn}")
@@ -200,20 +214,39 @@ class _Loop:
 
     # the loop ------------------------------------------------------------------------------
     def run(self, length: ast.expr, item: ast.expr) -> None:
+        """`for k in range(n): target = item; body`. Over a dict or a set, each step first
+        raises Python's RuntimeError where its size is not the size it had before the loop,
+        and so does the step after the last (Python's `next()` finding the end): the loop
+        runs to n inclusive, that step only checking (a `break` of the body skips it, as in
+        Python)."""
         tr, node = self.tr, self.node
         n = self.bind("n", tr.expr(length))
+        steps: ast.expr = n
+        head: list[ast.stmt] = []
+        for whole, size, message in self.sized:
+            error = ast.Call(func=self._known("RuntimeError", RuntimeError),
+                             args=[_const(message, node)], keywords=[])  # fmt: skip
+            changed = ast.Compare(left=self.call("len", [whole], node), ops=[ast.NotEq()],
+                                  comparators=[size])  # fmt: skip
+            head.append(ast.If(test=changed, body=[ast.Raise(exc=error)], orelse=[]))
+        if head:
+            steps = _bin(n, ast.Add(), _const(1, node), node)
+            last = ast.Compare(left=self.index(), ops=[ast.Eq()], comparators=[n])
+            head.append(ast.If(test=last, body=[ast.Break()], orelse=[]))
         loop = ast.For(
             target=ast.copy_location(ast.Name(id=self.k, ctx=ast.Store()), node.target),
             iter=ast.copy_location(
-                ast.Call(func=self._ref("$range"), args=[n], keywords=[]), node.iter
+                ast.Call(func=self._ref("$range"), args=[steps], keywords=[]), node.iter
             ),
             body=[
+                *head,
                 ast.copy_location(ast.Assign(targets=[node.target], value=item), node.target),
                 *node.body,
             ],  # fmt: skip
             orelse=[],
         )
         ast.copy_location(loop, node)
+        ast.fix_missing_locations(loop)  # the checks take the `for` line
         tr.env["$range"] = Known(builtins.range)
         self.names.append("$range")
         try:
@@ -235,7 +268,7 @@ def _builtin(tr: Translating, func: ast.expr, name: str) -> bool:
     return isinstance(v, Known) and v.value is getattr(builtins, name)
 
 
-def _const(value: int, at: ast.AST) -> ast.expr:
+def _const(value: int | str, at: ast.AST) -> ast.expr:
     return ast.copy_location(ast.Constant(value=value), at)
 
 
@@ -298,8 +331,8 @@ def _dict_view_call(a: ast.expr) -> bool:
 
 def over_dict(tr: Translating, node: ast.For, v: Obj) -> None:
     """`for target in d` over a dict or a set (its keys) or a view of a dict: the entries in
-    insertion order. The number of entries is read once, before the loop (Python raises a
-    RuntimeError where the body changes the size; a kernel does not check)."""
+    insertion order. The number of entries is read once, before the loop; where the body
+    changes it, the next step raises RuntimeError, as Python's does (`_Loop.run`)."""
     loop = _Loop(tr, node)
     length, item = loop.dict_sequence(v, node.iter)
     loop.run(length, item(loop.index()))

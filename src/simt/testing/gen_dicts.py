@@ -10,7 +10,7 @@ the kernel makes beside the lists section's), values int32 (wrapping exactly) or
 multiples of 1/8 far below 2**21 (exact sums). Then maybe a dict of string keys and a set of
 strings (`words`): run-time and known strings as keys, `in`, `get`, `pop`, `del`,
 `setdefault`, `dict(name=value)`, iteration giving strings; with exceptions on, a missing
-string key's KeyError, caught. Each
+string key's KeyError and a dict changing size under a `for` (RuntimeError), caught. Each
 dict or set is made and read inside a `try` whose `except MemoryError` gives its variable a
 mark (`grammar.guarded`): the lists and strings sections before it may have left little of
 the heap (the same on every backend)."""
@@ -102,8 +102,8 @@ def members(g: Grammar) -> None:
 def words(g: Grammar) -> None:
     """One dict of string keys (run-time strings `"k" + str(...)`, and known ones) and a set
     of strings, folded into a new int32 variable by the keys' lengths and the values; with
-    the exceptions feature on, a missing key's KeyError (its message the quoted key) is
-    raised and caught."""
+    the exceptions feature on, a missing key's KeyError (its message the quoted key) and a
+    `for` changing the dict's size (Python's RuntimeError) are raised and caught."""
     r = g.r
     d, acc, n, s = g.fresh("dw"), g.fresh("dl"), g.fresh("dn"), g.fresh("dz")
     j, w, key, x = g.fresh("dj"), g.fresh("dq"), g.fresh("dk"), g.fresh("dx")
@@ -120,6 +120,10 @@ def words(g: Grammar) -> None:
         if g.exceptions_on:
             with guarded(g, "KeyError as e", [f"{acc} += len(str(e)) * 3"]):
                 g.emit(f"{acc} += {d}['k' + str(t % {r.choice((5, 9))})]")
+            with guarded(g, "RuntimeError", [f"{acc} += 7"]):
+                g.emit(f"for {key} in {d}:")
+                g.emit(f"    if {d}[{key}] > {r.choice((2, 5, 9))}:")
+                g.emit(f"        {d}[{key} + '!'] = 1")
         g.emit(f"for {key}, {x} in {d}.items():")
         g.emit(f"    {acc} = ({acc} * 3 + len({key}) * 5 + {x}) % 4096")
         g.emit(f"{s} = {{str(t % 3), 'k1'}}")
