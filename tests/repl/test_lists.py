@@ -32,3 +32,19 @@ def test_dicts_and_sets_print_and_are_not_kept() -> None:
     for text in ("{} {0} 0", "{0: 0} {1} 1", "{0: 0, 1: 2} {0} 2"):
         assert f"\n{text}\n" in out, out
     assert "`d` is a dict" in out and "`u` is a set" in out  # not kept: the heap is the input's
+
+
+def test_an_inputs_last_list_dict_or_set_is_shown_as_python_shows_it() -> None:
+    # they were "(this value cannot be shown: ...)"; now each thread shows its own, grouped
+    s, buf = new_session("sim", 3)
+    assert s.run("def mk(n):\n    return {n: n, 7: 1}")
+    assert s.run("print(tid)\nmk(tid)")  # a print before: its line comes first
+    assert s.run("{'k' + str(tid): tid for k in range(1)}")
+    assert s.run("d = {tid % 2: 1}\nd.keys()")
+    assert s.run("[k for k in range(tid)]")
+    assert s.run("{tid % 2, 5}")
+    out = buf.getvalue()
+    assert "cannot be shown" not in out, out
+    for text in ("0\n{0: 0, 7: 1}", "2\n{2: 2, 7: 1}", "{'k1': 1}", "dict_keys([0])",
+                 "[0, 1]", "{0, 5}"):  # fmt: skip
+        assert f"\n{text}\n" in out, (text, out)

@@ -549,6 +549,13 @@ class Session:
         raised = False  # some threads raised an exception nobody caught (reported above)
         try:
             probe = self._probe(name, body, loads, bound, state)
+            if echo and _printed_echo(probe.get(codegen.ECHO)):
+                # a list, dict, set or view: shown by print records, as Python's REPL shows
+                # its repr (a converted print would come after it: none are converted)
+                body = codegen.body(text, tree, echo, (), exact=not rewritten)
+                body.lines.append(f"print({codegen.ECHO})")
+                shown = []
+                probe = self._probe(name, body, loads, bound, state)
             writes = [w for w in shape.writes if w not in THREAD_NAMES]
             stores, outs, known, notes, objects = self._classify(probe, writes, tree)
             layout = self._layout(probe, shown, stores, outs, notes)
@@ -926,7 +933,7 @@ class Session:
         """For each assigned name: a store into a fresh per-thread array, a known value for
         the host, a file or byte string (kept as its per-thread fields), or a note saying why
         it is not kept."""
-        from ..frontend import dicts, lists
+        from ..frontend import dicts, lists, strings
         from ..frontend.values import UNDEF, Known, Obj
         from ..ir import Value
 
@@ -966,7 +973,7 @@ class Session:
                     f"are not defined after it (it might run no times); it is not kept after "
                     f"this input: give it a value before the loop (`{w} = 0`) to keep it"
                 )
-            elif lists.is_list(v) or dicts.is_dict_like(v):
+            elif lists.is_list(v) or dicts.is_dict_like(v) or strings.is_str(v):
                 kind = dicts.describe(v)
                 notes.append(
                     f"`{w}` is {kind}, which lives in the input's per-thread heap; it is not "
@@ -1052,6 +1059,15 @@ class BytesAt:
     def bytes(self, row: Any) -> bytes:
         """The bytes this row's thread echoed."""
         return self.table[int(row[self.at])]
+
+
+def _printed_echo(v: Any) -> bool:
+    """Whether an input's last expression is a value its threads show by printing it (a
+    run-time list, dict, set or dict view: `print` writes them as Python's REPL shows
+    them)."""
+    from ..frontend import dicts, lists
+
+    return lists.is_list(v) or dicts.is_dict_like(v)
 
 
 def _plain(v: Any) -> Any:
