@@ -214,3 +214,42 @@ def test_what_is_not_supported_is_refused_at_the_users_line(
     assert e.value.filename == str(path)
     assert e.value.line is not None and e.value.line >= 7
     assert words in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-16", "ascii"])
+def test_an_encoding_other_than_utf8_is_refused(tmp_path: Path, encoding: str) -> None:
+    """The host stages files as UTF-8 text: `encoding='latin-1'` would have read the bytes
+    c3 a9 as one character (Python reads two), so any encoding but UTF-8's is refused at the
+    user's line (#27 item 3)."""
+    _use("sim")
+    (tmp_path / "w0.txt").write_bytes("é".encode())
+    d = str(tmp_path)
+
+    @simt.kernel
+    def k(out):
+        i = simt.grid(1)
+        if i < 1:
+            with open(f"{d}/w{i}.txt", encoding=encoding) as f:
+                out[0] = len(f.read())
+
+    with pytest.raises(simt.CompileError) as e:
+        k[1, 1](np.zeros(1, np.int32))
+    assert "UTF-8 text only" in str(e.value) and e.value.filename == __file__, str(e.value)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF8", "utf_8"])
+def test_utf8_spelled_any_way_reads_as_python(tmp_path: Path, encoding: str) -> None:
+    _use("sim")
+    (tmp_path / "w0.txt").write_bytes("é\n".encode())
+    d = str(tmp_path)
+
+    @simt.kernel
+    def k(out):
+        i = simt.grid(1)
+        if i < 1:
+            with open(f"{d}/w{i}.txt", encoding=encoding) as f:
+                out[0] = len(f.read())
+
+    out = np.zeros(1, np.int32)
+    k[1, 1](out)
+    assert out[0] == len((tmp_path / "w0.txt").read_text(encoding=encoding)) == 2

@@ -19,6 +19,7 @@ heap per `open`), and `data`, `n`, where the file's characters are and how many.
 from __future__ import annotations
 
 import ast
+import codecs
 import os
 from collections.abc import Callable
 
@@ -84,6 +85,7 @@ def open_for_reading(tr: Translating, node: ast.Call, mode: object, pieces: Piec
     extra = [k.arg for k in node.keywords if k.arg not in ("mode", "encoding")]
     if len(node.args) > 2 or extra or not node.args and not node.keywords:
         tr.fail(node, "open() in a kernel takes a path and a mode (and encoding='utf-8')")
+    _utf8(tr, node)
     path_node = node.args[0] if node.args else next(
         (k.value for k in node.keywords if k.arg == "file"), None)  # fmt: skip
     if path_node is None:
@@ -102,6 +104,28 @@ def open_for_reading(tr: Translating, node: ast.Call, mode: object, pieces: Piec
         tr.ctx.file_reads.append(pattern)
     tr.at(node)
     return _lookup(tr, path, node)
+
+
+def _utf8(tr: Translating, node: ast.Call) -> None:
+    """Refuse an `encoding=` other than UTF-8's: the host stages every file as UTF-8 text, so
+    another encoding would read other characters than Python does (latin-1's "Ã©" as "é")."""
+    for k in node.keywords:
+        if k.arg != "encoding":
+            continue
+        v = tr.expr(k.value)
+        name = v.value if isinstance(v, Known) else None
+        try:
+            utf8 = isinstance(name, str) and codecs.lookup(name).name == "utf-8"
+        except LookupError:
+            utf8 = False
+        if not utf8:
+            tr.fail(
+                k.value,
+                f"open(..., encoding={name!r}): a kernel reads files as UTF-8 text only "
+                "(encoding='utf-8' or none)",
+                "convert the file to UTF-8 on the host first, or read its bytes there "
+                '(DATA = open(path, "rb").read() outside the kernel: a constant table)',
+            )
 
 
 def _path(tr: Translating, e: ast.expr, pieces: Pieces) -> tuple[list[str | None], strings.Text]:
