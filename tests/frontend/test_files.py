@@ -253,3 +253,37 @@ def test_utf8_spelled_any_way_reads_as_python(tmp_path: Path, encoding: str) -> 
     out = np.zeros(1, np.int32)
     k[1, 1](out)
     assert out[0] == len((tmp_path / "w0.txt").read_text(encoding=encoding)) == 2
+
+
+def test_opens_in_a_loop_run_out_of_heap_with_advice_that_fits(tmp_path: Path) -> None:
+    """Each `open` keeps a word of the heap until the thread ends, closed or not: a file
+    opened (and closed by `with`) 300 times runs out of the default 1 KiB, and the message
+    says so rather than only "keep fewer" (the thread keeps none open); opened once before
+    the loop, the same reads fit. (A path with run-time parts also keeps its characters: that
+    runs out sooner, as "a string".)"""
+    _use("sim")
+    (tmp_path / "n0.txt").write_text("1\n", encoding="utf-8")
+    d = str(tmp_path)
+
+    @simt.kernel
+    def each_time(out):
+        i = simt.grid(1)
+        for _r in range(300):
+            with open(f"{d}/n0.txt") as f:
+                out[i] += len(f.readline())
+
+    with pytest.raises(simt.KernelError) as e:
+        each_time[1, 1](np.zeros(1, np.int32))
+    assert "MemoryError" in str(e.value) and "open a file once, outside a loop" in str(e.value)
+
+    @simt.kernel
+    def once(out):
+        i = simt.grid(1)
+        with open(f"{d}/n{i}.txt") as f:
+            line = f.readline()
+        for _r in range(300):
+            out[i] += len(line)
+
+    out = np.zeros(1, np.int32)
+    once[1, 1](out)
+    assert out[0] == 600

@@ -38,6 +38,10 @@ from .scalars import coerce
 from .values import Bound, Known, Obj, V
 
 MODES = (None, "r", "rt", "tr")
+# what an `open` takes of the heap, for its MemoryError: the word stays taken once the file is
+# closed, so an `open` in a loop takes one each time round ("keep fewer" alone misleads there)
+FILE_WORD = ("a file opened for reading (each open keeps one word of the heap until the thread "
+             "ends, closed or not: open a file once, outside a loop, where you can)")  # fmt: skip
 
 
 def is_reader(v: object) -> bool:
@@ -224,7 +228,7 @@ def _lookup(tr: Translating, path: strings.Text, node: ast.AST) -> Obj:
     # the position: one word of the heap (a failed allocation points at a word no value uses)
     ar = arena(tr)
     at, ok = ar.alloc(b, T.INT32, i32(tr, 1))
-    raise_unless(tr, MemoryError, ok, ar.exhausted(T.INT32, "a file opened for reading"), node)
+    raise_unless(tr, MemoryError, ok, ar.exhausted(T.INT32, FILE_WORD), node)
     state = b.select(ok, at, i32(tr, SINK))
     ar.store(b, T.INT32, state, i32(tr, 0))
     return Obj(KernelReader, (("state", state), ("data", data), ("n", n)))
