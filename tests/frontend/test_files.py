@@ -287,3 +287,34 @@ def test_opens_in_a_loop_run_out_of_heap_with_advice_that_fits(tmp_path: Path) -
     out = np.zeros(1, np.int32)
     once[1, 1](out)
     assert out[0] == 600
+
+
+def test_os_path_join_of_a_per_thread_name_says_to_write_one_f_string(tmp_path: Path) -> None:
+    """`open(os.path.join(folder, f"p{i}.txt"))`, the usual spelling on the host, said that
+    posixpath.join() cannot be compiled and to use "math, min, max, abs"; it now says to write
+    the path as one f-string. A join of known strings still runs while compiling."""
+    import os
+
+    _use("sim")
+    (tmp_path / "p0.txt").write_text("abc", encoding="utf-8")
+    d = str(tmp_path)
+
+    @simt.kernel
+    def joined(out):
+        i = simt.grid(1)
+        with open(os.path.join(d, f"p{i}.txt")) as f:
+            out[i] = len(f.read())
+
+    with pytest.raises(simt.CompileError) as e:
+        joined[1, 1](np.zeros(1, np.int32))
+    assert "one f-string in the call" in str(e.value) and e.value.filename == __file__
+
+    @simt.kernel
+    def known(out):
+        i = simt.grid(1)
+        with open(os.path.join(d, f"p{0}.txt")) as f:
+            out[i] = len(f.read())
+
+    out = np.zeros(1, np.int32)
+    known[1, 1](out)
+    assert out[0] == 3

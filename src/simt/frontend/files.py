@@ -110,6 +110,12 @@ def open_for_reading(tr: Translating, node: ast.Call, mode: object, pieces: Piec
     return _lookup(tr, path, node)
 
 
+def _joins(tr: Translating, e: ast.Call) -> bool:
+    """Whether the call is `os.path.join(...)`."""
+    fn = tr.expr(e.func)
+    return isinstance(fn, Known) and fn.value is os.path.join
+
+
 def _utf8(tr: Translating, node: ast.Call) -> None:
     """Refuse an `encoding=` other than UTF-8's: the host stages every file as UTF-8 text, so
     another encoding would read other characters than Python does (latin-1's "Ã©" as "é")."""
@@ -141,6 +147,18 @@ def _path(tr: Translating, e: ast.expr, pieces: Pieces) -> tuple[list[str | None
             return parts, "".join(got)  # type: ignore[arg-type]
         tr.at(e)
         return parts, strings.text_of(strings.value_of(str_format.from_parts(tr, got, e)))
+    if isinstance(e, ast.Call) and _joins(tr, e):  # os.path.join(folder, f"part{i}.txt")
+        for a in e.args:
+            if isinstance(a, ast.JoinedStr) and not all(
+                isinstance(p, str) for p in pieces(tr, a, True)
+            ):
+                tr.fail(
+                    a,
+                    "os.path.join() runs in CPython while compiling, on strings known then, "
+                    "and this f-string is made per thread",
+                    "write the whole path as one f-string in the call: "
+                    "open(f'{folder}/part{i}.txt') (the host stages the files it matches)",
+                )
     v = tr.expr(e)
     if isinstance(v, Known) and isinstance(v.value, (str, os.PathLike)):
         return [str(v.value)], str(v.value)
