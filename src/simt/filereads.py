@@ -22,7 +22,8 @@ take no heap, and every string operation works on them unchanged. The block (`st
 
     word 0: the number of files N; word 1: the hash seed
     words 2 .. 2 + 5N: per file, sorted by hash: hash, path offset, path length, data
-        offset, data length (offsets from the block's start)
+        offset, data length (offsets from the block's start); with no file, 5 zero words
+        (a thread's lookup reads entry 0 whatever N is)
     then the paths' and the files' code points, then one zero word (a read one past a
         file's end stays inside the block)
 
@@ -117,9 +118,11 @@ def stage(patterns: Iterable[Pattern]) -> tuple[np.ndarray, list[str]]:
     seed = _seed(paths)
     order = sorted(range(len(paths)), key=lambda k: path_hash(paths[k], seed))
     n = len(paths)
-    block = np.zeros(HEADER + ENTRY * n + total + 1, np.int32)
+    # at least one entry's words: with no file staged, a thread's lookup still reads entry 0
+    # (then all zeros, never a match) inside the block
+    block = np.zeros(HEADER + ENTRY * max(n, 1) + total + 1, np.int32)
     block[0], block[1] = n, seed
-    at = HEADER + ENTRY * n
+    at = HEADER + ENTRY * max(n, 1)
     for slot, k in enumerate(order):
         path = np.frombuffer(paths[k].encode("utf-32-le"), np.uint32).view(np.int32)
         e = HEADER + ENTRY * slot

@@ -52,6 +52,27 @@ def read_parts(out, n):
             out[i, 0] = -1
 
 
+@simt.kernel
+def read_absent(out, n):
+    """A path no file matches at all (the host stages no file): every thread's open raises
+    FileNotFoundError (it was an IndexError of simt's heap array: the lookup read an entry
+    past an empty block)."""
+    i = simt.grid(1)
+    if i < n:
+        out[i, 0] = 1
+        try:
+            with open(f"{DIR}/absent{i}.txt") as f:
+                out[i, 1] = len(f.read())
+        except FileNotFoundError:
+            out[i, 0] = -1
+
+
+def _reference_absent(out, n):
+    ref = out.copy()
+    ref[:n, 0] = -1
+    return {0: ref}
+
+
 def _make():
     return np.zeros((N + 2, 5), np.int32), N
 
@@ -69,4 +90,6 @@ def _reference(out, n):
     return {0: ref}
 
 
-CASES = [Case("file_reads", read_parts, _make, 2, 32, reference=_reference)]
+CASES = [Case("file_reads", read_parts, _make, 2, 32, reference=_reference),
+         Case("file_reads_none_staged", read_absent, _make, 2, 32,
+              reference=_reference_absent)]  # fmt: skip
