@@ -1,8 +1,9 @@
 """Files read by kernel threads (#27 item 3): each thread opens its own file, a path made at
 run time (an f-string of its index), with `with open(...)`; reads the first line with
-`readline()`, the rest with `for line in f` (and `read()` in a second open), and compares,
-strips and measures the lines. Some threads' files do not exist: their FileNotFoundError is
-caught. The host stages the files matching `part*.txt` before the launch (simt.filereads)."""
+`readline()`, the rest with `for n, line in enumerate(f, 2)` (and `read()` in a second
+open), and compares, strips and measures the lines. Some threads' files do not exist: their
+FileNotFoundError is caught. The host stages the files matching `part*.txt` before the
+launch (simt.filereads)."""
 
 import os
 import tempfile
@@ -38,8 +39,8 @@ def read_parts(out, n):
                 head = f.readline()
                 lines = 1
                 chars = 0
-                for line in f:
-                    lines += 1
+                for n, line in enumerate(f, 2):  # numbered from the second line
+                    lines = n
                     chars += len(line.strip())
                 out[i, 0] = lines
                 out[i, 1] = chars

@@ -318,3 +318,51 @@ def test_os_path_join_of_a_per_thread_name_says_to_write_one_f_string(tmp_path: 
     out = np.zeros(1, np.int32)
     known[1, 1](out)
     assert out[0] == 3
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_enumerate_over_a_file_counts_its_lines_as_python(backend: str, tmp_path: Path) -> None:
+    """`for n, line in enumerate(f)` (and `enumerate(f, start)`), the usual way to number
+    lines, said "expected a tuple or a sequence known at compile time"; it counts as Python
+    does, `continue` and `break` included, and leaves the count as Python does."""
+    _use(backend)
+    d = _parts(tmp_path, {0: "a\nbb\n\nccc\n", 1: "x\n" * 7, 2: ""})
+
+    def py(i: int) -> list[int]:
+        out = [0] * 4
+        n = -1
+        with open(f"{d}/part{i}.txt") as f:
+            for n, line in enumerate(f):
+                if not line.strip():
+                    continue
+                out[0] += n * len(line)
+                if n == 5:
+                    break
+            out[1] = n
+        with open(f"{d}/part{i}.txt") as g:
+            for n, line in enumerate(g, 10):
+                out[2] = n
+                out[3] += len(line)
+        return out
+
+    @simt.kernel
+    def numbered(out):
+        i = simt.grid(1)
+        if i < 3:
+            n = -1
+            with open(f"{d}/part{i}.txt") as f:
+                for n, line in enumerate(f):
+                    if not line.strip():
+                        continue
+                    out[i, 0] += n * len(line)
+                    if n == 5:
+                        break
+                out[i, 1] = n
+            with open(f"{d}/part{i}.txt") as g:
+                for n, line in enumerate(g, start=10):
+                    out[i, 2] = n
+                    out[i, 3] += len(line)
+
+    out = np.zeros((3, 4), np.int32)
+    numbered[1, 4](out)
+    assert out.tolist() == [py(i) for i in range(3)]

@@ -19,6 +19,7 @@ heap per `open`), and `data`, `n`, where the file's characters are and how many.
 from __future__ import annotations
 
 import ast
+import builtins
 import codecs
 import os
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import types as T
+from ..errors import CompileError
 from ..filereads import ENTRY, FNV_OFFSET, FNV_PRIME, HASH_MASK, HEADER, KernelReader, glob_of
 from ..ir import Block, Value
 from ..ir.nodes import heap_words
@@ -394,3 +396,41 @@ def over(tr: Translating, node: ast.For, f: Obj) -> None:
         ast.copy_location(new, node)
         ast.fix_missing_locations(new)
     tr.stmts([check, loop])
+
+
+def enumerated(tr: Translating, node: ast.For) -> bool:
+    """`for n, line in enumerate(f)` (or `enumerate(f, start)`) over a file read per thread,
+    `f` a name: `$k = start`, then `for $line in f: n, line = $k, $line; $k = $k + 1; body`
+    (the count taken before the body, so a `continue` keeps it). False for anything else."""
+    it = node.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.args
+            and isinstance(it.args[0], ast.Name) and len(it.args) <= 2
+            and all(k.arg == "start" for k in it.keywords)
+            and len(it.args) + len(it.keywords) <= 2):  # fmt: skip
+        return False
+    try:
+        fn = tr.lookup(it.func.id, it.func)
+        f = tr.expr(it.args[0])
+    except CompileError:  # not a name of this kind: the caller's path reports it
+        return False
+    if not (isinstance(fn, Known) and fn.value is builtins.enumerate and is_reader(f)):
+        return False
+    start = it.args[1] if len(it.args) > 1 else (
+        it.keywords[0].value if it.keywords else ast.Constant(value=0))  # fmt: skip
+    k, line = (f"${w}{node.lineno}_{node.col_offset}" for w in ("count", "line"))
+
+    def name(n: str, ctx: ast.expr_context) -> ast.Name:
+        return ast.Name(id=n, ctx=ctx)
+
+    init = ast.Assign(targets=[name(k, ast.Store())], value=start)
+    unpack = ast.Assign(targets=[node.target], value=ast.Tuple(
+        elts=[name(k, ast.Load()), name(line, ast.Load())], ctx=ast.Load()))  # fmt: skip
+    bump = ast.Assign(targets=[name(k, ast.Store())], value=ast.BinOp(
+        left=name(k, ast.Load()), op=ast.Add(), right=ast.Constant(value=1)))  # fmt: skip
+    loop = ast.For(target=name(line, ast.Store()), iter=it.args[0],
+                   body=[unpack, bump, *node.body], orelse=node.orelse)  # fmt: skip
+    for new in (init, unpack, bump, loop):
+        ast.copy_location(new, node)
+        ast.fix_missing_locations(new)
+    tr.stmts([init, loop])
+    return True

@@ -684,7 +684,7 @@ class Translator:
                 return
             self.runtime_range(node, bounds)
             return
-        if iteration.sequence_call(self, node):
+        if files.enumerated(self, node) or iteration.sequence_call(self, node):
             return
         iterable = self.expr(it)
         if files.is_reader(iterable):

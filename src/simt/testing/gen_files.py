@@ -1,8 +1,9 @@
 """The fuzz generator's `files` feature (registers its section in grammar.py): files read per
 thread (#27 item 3, frontend/files.py): `with open(f"{FDIR}/f{...}.txt") as fh:` with a path
-made from the thread's index, then `for line in fh`, `readline()`, `read()`, `read(k)`, and
-the strings they give measured, searched and stripped; with the exceptions feature, `int(line)`
-of each line (frontend/str_parse.py), its ValueError and OverflowError caught.
+made from the thread's index, then `for line in fh` (or `enumerate(fh, start)`),
+`readline()`, `read()`, `read(k)`, and the strings they give measured, searched and
+stripped; with the exceptions feature, `int(line)` of each line (frontend/str_parse.py),
+its ValueError and OverflowError caught.
 
 The generated module writes its files when it is imported (`HELPER`: fixed texts in a fixed
 directory under the system's temporary folder, each written whole with `os.replace`, so
@@ -64,7 +65,11 @@ def files_section(g: Grammar) -> None:
         g.emit("try:")
     g.emit(f'{pad}with open(f"{{FDIR}}/{stem}{{{which}}}.txt") as {fh}:')
     body = pad + "    "
-    if k == 0:
+    if k == 0 and r.random() < 0.4:  # numbered lines
+        n = g.fresh("n")
+        g.emit(f"{body}for {n}, {ln} in enumerate({fh}, {r.randrange(3)}):")
+        g.emit(f"{body}    {x} = {x} * 3 + len({ln}) * {n} + (5 if {ln}.startswith('t') else 0)")
+    elif k == 0:
         g.emit(f"{body}for {ln} in {fh}:")
         g.emit(f"{body}    {x} = {x} * 3 + len({ln}) + (5 if {ln}.startswith('t') else 0)")
     elif k == 1:
