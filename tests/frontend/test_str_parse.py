@@ -72,14 +72,15 @@ def test_an_uncaught_bad_literal_is_pythons_valueerror() -> None:
     def parse(out):
         i = simt.grid(1)
         if i < len(out):
-            out[i] = int(f"{i}x" if i == 2 else f"{i}")
+            out[i] = int(f"{i}x" if i == 2 else f"{i}000000000" if i == 3 else f"{i}")
 
     out = np.zeros(4, np.int32)
     with pytest.raises(simt.KernelError) as e:
         parse[1, 4](out)
     assert "1 thread raised ValueError" in str(e.value)
+    assert "1 thread raised OverflowError" in str(e.value) and "@simt.cuda.jit" in str(e.value)
     assert "invalid literal for int() with base 10: '2x'" in str(e.value)
-    assert out.tolist() == [0, 1, 0, 3]
+    assert out.tolist() == [0, 1, 0, 0]
 
 
 def test_a_known_string_parses_at_compile_time_and_a_bad_one_raises_per_thread() -> None:

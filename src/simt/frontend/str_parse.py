@@ -130,8 +130,10 @@ def to_int(tr: Translating, s: Text, node: ast.AST) -> V:
 
 
 def _too_big(t: T.Scalar) -> str:
+    more = ("; a kernel under Numba's typing (@simt.cuda.jit) reads int64, or parse it with "
+            "float()") if t == T.INT32 else "; parse it with float()"  # fmt: skip
     return (f"int() of the string: its value does not fit {t.name} (Python's ints do not "
-            "overflow; a kernel's int() is its int type)")  # fmt: skip
+            f"overflow; a kernel's int() is its int type){more}")  # fmt: skip
 
 
 # ------------------------------------------------------------------------------- float(s)
