@@ -33,7 +33,7 @@ from .arena import DEFAULT_HEAP, Arena
 from .context import Translating
 from .raising import raise_builtin
 from .scalars import coerce, known_type
-from .values import Known, Obj, Tup, V, View, is_number
+from .values import Known, Obj, Tup, V, View, is_number, make_text
 
 MUTATORS = frozenset({"append", "pop", "extend", "insert", "clear", "sort", "reverse", "remove"})
 # methods that make a display assigned to the name a run-time list (tuples have none of them)
@@ -339,9 +339,7 @@ def getitem(tr: Translating, lst: Obj, key: V, node: ast.AST) -> V:
 def text_item(tr: Translating, at: Value) -> Obj:
     """The string an item of a list of strings stands for: the characters after their count
     at `at` (`ListInfo.text`)."""
-    from .strings import make
-
-    return make(tr.b.bin("add", at, i32(tr, 1)), arena(tr).load(tr.b, T.INT32, at))
+    return make_text(tr.b.bin("add", at, i32(tr, 1)), arena(tr).load(tr.b, T.INT32, at))
 
 
 def setitem(tr: Translating, lst: Obj, key: V, value: V, node: ast.AST) -> None:

@@ -44,13 +44,10 @@ from .raising import (
     run_time_text,
 )
 from .scalars import coerce
-from .values import Bound, Known, Obj, Tup, V
+from .values import Bound, Known, Obj, RStr, Tup, V
+from .values import make_text as make
 
 Text = Obj | str  # a run-time string, or a known one
-
-
-class RStr:
-    """The class of run-time strings (`Obj(RStr, (("off", off), ("n", n)))`)."""
 
 
 def is_str(v: object) -> bool:
@@ -60,10 +57,6 @@ def is_str(v: object) -> bool:
 def is_text(v: object) -> bool:
     """A run-time string or a known `str`."""
     return is_str(v) or (isinstance(v, Known) and isinstance(v.value, str))
-
-
-def make(off: Value, n: Value) -> Obj:
-    return Obj(RStr, (("off", off), ("n", n)))
 
 
 def offset(s: Obj) -> Value:

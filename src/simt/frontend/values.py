@@ -58,6 +58,16 @@ class Obj:
         return Obj(self.cls, tuple(items))
 
 
+class RStr:
+    """The class of run-time strings (`Obj(RStr, (("off", off), ("n", n)))`: where the
+    characters start in the thread's int32 region, and how many; frontend/strings.py)."""
+
+
+def make_text(off: Any, n: Any) -> Obj:
+    """The run-time string of `n` characters from `off` (`strings.make`)."""
+    return Obj(RStr, (("off", off), ("n", n)))
+
+
 @dataclass(frozen=True)
 class Bound:
     """A method of a run-time object, not yet called."""
