@@ -216,14 +216,8 @@ def test_what_is_not_supported_is_refused_at_the_users_line(
     assert words in str(e.value), str(e.value)
 
 
-@pytest.mark.parametrize("encoding", ["latin-1", "utf-16", "ascii"])
-def test_an_encoding_other_than_utf8_is_refused(tmp_path: Path, encoding: str) -> None:
-    """The host stages files as UTF-8 text: `encoding='latin-1'` would have read the bytes
-    c3 a9 as one character (Python reads two), so any encoding but UTF-8's is refused at the
-    user's line (#27 item 3)."""
-    _use("sim")
-    (tmp_path / "w0.txt").write_bytes("é".encode())
-    d = str(tmp_path)
+def _length_of_w0(d: str, encoding: str) -> simt.Kernel:
+    """A kernel that reads `{d}/w0.txt` with `encoding` and stores its length in `out[0]`."""
 
     @simt.kernel
     def k(out):
@@ -232,6 +226,17 @@ def test_an_encoding_other_than_utf8_is_refused(tmp_path: Path, encoding: str) -
             with open(f"{d}/w{i}.txt", encoding=encoding) as f:
                 out[0] = len(f.read())
 
+    return k
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-16", "ascii"])
+def test_an_encoding_other_than_utf8_is_refused(tmp_path: Path, encoding: str) -> None:
+    """The host stages files as UTF-8 text: `encoding='latin-1'` would have read the bytes
+    c3 a9 as one character (Python reads two), so any encoding but UTF-8's is refused at the
+    user's line (#27 item 3)."""
+    _use("sim")
+    (tmp_path / "w0.txt").write_bytes("é".encode())
+    k = _length_of_w0(str(tmp_path), encoding)
     with pytest.raises(simt.CompileError) as e:
         k[1, 1](np.zeros(1, np.int32))
     assert "UTF-8 text only" in str(e.value) and e.value.filename == __file__, str(e.value)
@@ -241,15 +246,7 @@ def test_an_encoding_other_than_utf8_is_refused(tmp_path: Path, encoding: str) -
 def test_utf8_spelled_any_way_reads_as_python(tmp_path: Path, encoding: str) -> None:
     _use("sim")
     (tmp_path / "w0.txt").write_bytes("é\n".encode())
-    d = str(tmp_path)
-
-    @simt.kernel
-    def k(out):
-        i = simt.grid(1)
-        if i < 1:
-            with open(f"{d}/w{i}.txt", encoding=encoding) as f:
-                out[0] = len(f.read())
-
+    k = _length_of_w0(str(tmp_path), encoding)
     out = np.zeros(1, np.int32)
     k[1, 1](out)
     assert out[0] == len((tmp_path / "w0.txt").read_text(encoding=encoding)) == 2

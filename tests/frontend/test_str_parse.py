@@ -26,6 +26,13 @@ def _use(backend: str) -> None:
     simt.use(backend)
 
 
+def _one_line_files(tmp_path: Path, stem: str, words: list[str]) -> str:
+    """`{stem}{k}.txt` holding `words[k]` and a newline, each; the folder."""
+    for k, w in enumerate(words):
+        (tmp_path / f"{stem}{k}.txt").write_text(w + "\n", encoding="utf-8")
+    return str(tmp_path)
+
+
 def _python(w: str) -> tuple[int, int]:
     """(value, 0) or (0, 1) for a ValueError, (0, 2) past int32."""
     if w == "٣":  # the one documented difference: other scripts' digits are refused
@@ -40,9 +47,7 @@ def _python(w: str) -> tuple[int, int]:
 @pytest.mark.parametrize("backend", ["sim", "cpu"])
 def test_int_of_a_line_is_pythons_parse(backend: str, tmp_path: Path) -> None:
     _use(backend)
-    for k, w in enumerate(WORDS):
-        (tmp_path / f"w{k}.txt").write_text(w + "\n", encoding="utf-8")
-    d = str(tmp_path)
+    d = _one_line_files(tmp_path, "w", WORDS)
 
     @simt.kernel
     def parse(out, why):
@@ -158,9 +163,7 @@ def test_float_of_a_line_is_pythons_value(backend: str, dtype: type, tmp_path: P
     sign of -0.0 too); a refused text is Python's ValueError; a number outside the exact range
     is a NotImplementedError, never a differently rounded value."""
     _use(backend)
-    for k, w in enumerate(FLOATS):
-        (tmp_path / f"f{k}.txt").write_text(w + "\n", encoding="utf-8")
-    d = str(tmp_path)
+    d = _one_line_files(tmp_path, "f", FLOATS)
 
     def parse(out, why):
         i = simt.grid(1)
