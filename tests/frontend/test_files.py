@@ -363,3 +363,22 @@ def test_enumerate_over_a_file_counts_its_lines_as_python(backend: str, tmp_path
     out = np.zeros((3, 4), np.int32)
     numbered[1, 4](out)
     assert out.tolist() == [py(i) for i in range(3)]
+
+
+def test_the_path_may_be_given_as_file_keyword(tmp_path: Path) -> None:
+    """`open(file=..., mode="r")`, Python's keyword spelling, reads as `open(path)` does (the
+    keyword was refused before the lookup that reads it)."""
+    _use("sim")
+    (tmp_path / "w0.txt").write_text("abc\n", encoding="utf-8")
+    d = str(tmp_path)
+
+    @simt.kernel
+    def k(out):
+        i = simt.grid(1)
+        if i < 1:
+            with open(file=f"{d}/w{i}.txt", mode="r") as f:  # noqa: UP015 - the keyword form
+                out[0] = len(f.readline())
+
+    out = np.zeros(1, np.int32)
+    k[1, 1](out)
+    assert out[0] == 4

@@ -88,9 +88,10 @@ def open_for_reading(tr: Translating, node: ast.Call, mode: object, pieces: Piec
             'read binary data on the host (DATA = open(path, "rb").read() outside the kernel: '
             "a constant table) or pass it as an array argument",
         )
-    extra = [k.arg for k in node.keywords if k.arg not in ("mode", "encoding")]
+    extra = [k.arg for k in node.keywords if k.arg not in ("file", "mode", "encoding")]
     if len(node.args) > 2 or extra or not node.args and not node.keywords:
-        tr.fail(node, "open() in a kernel takes a path and a mode (and encoding='utf-8')")
+        tr.fail(node, "open() in a kernel takes a path (file=) and a mode (and "
+                      "encoding='utf-8')")  # fmt: skip
     _utf8(tr, node)
     path_node = node.args[0] if node.args else next(
         (k.value for k in node.keywords if k.arg == "file"), None)  # fmt: skip
