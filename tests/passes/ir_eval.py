@@ -15,6 +15,7 @@ import numpy as np
 
 from simt.builtins import MATH
 from simt.ir import Block, Builder, Field, Function, Loc, Op, Param, Value, verify, walk
+from simt.runtime.printing import format_print
 from simt.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, ArrayType, Scalar, Type
 
 Body = Callable[..., Any]
@@ -138,9 +139,7 @@ def _op(op: Op, env: dict[int, Any], out: list[str], special: dict[str, int]) ->
             arr[idx] = new
         return [] if k == "store" else [old]
     if k == "print":
-        parts = [p if isinstance(p, str) else format(a[p.arg].item(), p.spec)
-                 for p in op.attrs["parts"]]  # fmt: skip
-        out.append("".join(parts))
+        out.append(format_print(op.attrs["parts"], a))
         return []
     if k == "assert":
         if not a[0]:
