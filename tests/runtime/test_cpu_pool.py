@@ -1,7 +1,13 @@
 """The cpu runtime's native work loop: every block of a large launch runs exactly once, on
-several threads, and what a pool thread's blocks report (errors, prints) reaches the caller."""
+several threads, and what a pool thread's blocks report (errors, prints) reaches the caller;
+launches after the first share the pool from native code; idle workers sleep."""
 
 from __future__ import annotations
+
+import gc
+import threading
+import time
+import weakref
 
 import numpy as np
 import pytest
@@ -67,22 +73,118 @@ def test_an_error_in_the_last_blocks_is_reported(four_threads: CpuRuntime) -> No
     assert e.value.block == ((1 << 19) // 256 - 1, 0, 0)
 
 
-def test_the_caller_waits_for_a_slow_pool_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    """When `simt_wait` gives up spinning (made to here, every time) the caller waits on the
-    pool's futures: the launch must still see every block done."""
-    pool = Pool(3, _jit)
-    waits: list[int] = []
+def test_launches_after_the_first_share_the_pool_natively(
+    four_threads: CpuRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A launch large enough for the pool, once it ran, takes the native fast path with the
+    pool's workers (`cpu_fast`'s table names the pool): no further ordinary launch, every
+    block once, launch after launch."""
+    from simt.kernel import Kernel
 
-    def gives_up(work: int, spins: int) -> int:
-        waits.append(spins)
+    calls: list[int] = []
+    real = Kernel.launch
+
+    def counted(self: Kernel, *a: object) -> None:
+        calls.append(1)
+        real(self, *a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Kernel, "launch", counted)
+    launch = count[2003, 128]
+    for _ in range(20):
+        hits = np.zeros(2003, np.int32)
+        owner = np.full(2003 * 128, -1, np.int32)
+        launch(hits, owner)
+        np.testing.assert_array_equal(hits, np.full(2003, 128))
+        np.testing.assert_array_equal(owner, np.repeat(np.arange(2003), 128))
+    assert calls == [1]
+    assert four_threads._pool is not None
+    assert launch._fast._table[8] == four_threads._pool.address
+
+
+def test_workers_sleep_after_their_spin_window(four_threads: CpuRuntime) -> None:
+    """Idle workers spin about `SPIN_SECONDS` after a launch, then sleep (an idle process
+    burns no CPU); a launch then wakes them and still runs every block."""
+    from simt.runtime import cpu_pool
+
+    hits = np.zeros(3000, np.int32)
+    owner = np.zeros(3000 * 64, np.int32)
+    count[3000, 64](hits, owner)
+    pool = four_threads._pool
+    assert pool is not None
+    deadline = time.monotonic() + 30
+    while pool.state[cpu_pool.SLEEPERS] < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pool.state[cpu_pool.SLEEPERS] == 3  # all three workers asleep
+    time.sleep(0.05)  # (a thread's last run is counted once it is off its core)
+    busy0 = [_cpu_ns(t) for t in pool._threads]
+    time.sleep(0.2)
+    assert [_cpu_ns(t) for t in pool._threads] == busy0  # and burning nothing
+    for _ in range(3):
+        hits[:] = 0
+        count[3000, 64](hits, owner)
+        np.testing.assert_array_equal(hits, np.full(3000, 64))
+
+
+def _cpu_ns(t: threading.Thread) -> int:
+    """CPU time a thread has run (ns; Linux's schedstat), or 0 where it cannot be read."""
+    try:
+        with open(f"/proc/self/task/{t.native_id}/schedstat") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
         return 0
 
-    monkeypatch.setattr(pool, "_wait", gives_up)
-    _cpu(monkeypatch, 3, pool)
-    for _ in range(3):
-        hits = np.zeros(2000, np.int32)
-        owner = np.zeros(2000 * 128, np.int32)
-        count[2000, 128](hits, owner)
-        np.testing.assert_array_equal(hits, np.full(2000, 128))
-        np.testing.assert_array_equal(owner, np.repeat(np.arange(2000), 128))
-    assert len(waits) == 3
+
+def test_launches_from_two_python_threads(four_threads: CpuRuntime) -> None:
+    """Two Python threads launching at once: one holds the pool, the other runs its blocks
+    on its own thread (`simt_post` says busy); both see every block run once."""
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(20):
+                hits = np.zeros(2000, np.int32)
+                owner = np.zeros(2000 * 128, np.int32)
+                count[2000, 128](hits, owner)
+                np.testing.assert_array_equal(hits, np.full(2000, 128))
+                np.testing.assert_array_equal(owner, np.repeat(np.arange(2000), 128))
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_a_collected_pool_stops_its_workers() -> None:
+    pool = Pool(3, _jit, 0)
+    workers = list(pool._threads)
+    assert all(t.is_alive() for t in workers)
+    ref = weakref.ref(pool)
+    del pool
+    gc.collect()
+    assert ref() is None
+    for t in workers:
+        t.join(timeout=60)  # (a loaded machine may not run them at once)
+    assert not any(t.is_alive() for t in workers)
+
+
+def test_no_spinning_at_all(four_threads: CpuRuntime) -> None:
+    """With the spin window cut to one look, every launch wakes sleeping workers and the
+    calling thread sleeps until the last worker in its job wakes it: still every block once
+    (the paths a loaded machine takes when a thread is descheduled)."""
+    from simt.runtime import cpu_pool
+
+    hits = np.zeros(1999, np.int32)
+    owner = np.zeros(1999 * 128, np.int32)
+    count[1999, 128](hits, owner)  # (a launch shape of its own: no fast path of another pool)
+    pool = four_threads._pool
+    assert pool is not None
+    pool.state[cpu_pool.SPIN] = 1
+    for _ in range(30):
+        hits[:] = 0
+        count[1999, 128](hits, owner)
+        np.testing.assert_array_equal(hits, np.full(1999, 128))
+        np.testing.assert_array_equal(owner, np.repeat(np.arange(1999), 128))

@@ -54,10 +54,10 @@ from ..passes.sites import number_sites
 from ..passes.spmd import can_coarsen, coarsen, one_thread
 from ..passes.spmd import lower as spmd_lower
 from ..types import FLOAT16, ArrayType
-from . import cpu_cache, cpu_fast, cpu_interrupt
+from . import cpu_cache, cpu_fast, cpu_interrupt, cpu_pool
 from .base import Compiled, DeviceFacts, Dim3, Nominal, PrintRecord, Runtime, unflatten
 from .cpu_fast import FastLaunch
-from .cpu_pool import Pool, slices
+from .cpu_pool import Pool, chunk, slices
 from .fingerprint import fingerprint
 from .printing import Stream, emit, watch
 
@@ -450,28 +450,37 @@ class CpuRuntime(Runtime):
                 else values[p.index] for p in fn.params]  # fmt: skip
         variant, run_grid, run_block, wide = self._prepare(k, grid, block, args)
         total = SMALL_LAUNCH if k.heavy else run_grid.size * run_block.size
-        if not self._on_caller(run_grid.size, total):
-            return None
         drive = cpu_fast.driver(_jit, cpu_interrupt.arm_address())
         if drive is None:
             return None
+        pool = None if self._on_caller(run_grid.size, total) else self._the_pool()
         slots = _pack(fn, k.layout, run_grid, run_block, args)[0]
         ctx = _context(0, 0)
         template = ctx.copy()
         table[1:6] = (variant.address, slots.ctypes.data, ctx.ctypes.data,
                       template.ctypes.data, run_grid.size)  # fmt: skip
+        if pool is not None:  # shared with the pool's workers (`cpu_pool.simt_pool_run`)
+            table[8:11] = (pool.address, chunk(run_grid.size, pool.threads), pool.run_address)
         asked = block.x if wide > 1 else 0
         dtypes = tuple(getattr(v, "dtype", None) for v in values)  # the table names them by id
 
         def failure() -> None:
             _check(ctx, fn, variant, run_grid, run_block, asked)
 
-        return FastLaunch(self, drive, table, (slots, ctx, template, variant, dtypes), failure)
+        keep = (slots, ctx, template, variant, dtypes, pool)
+        return FastLaunch(self, drive, table, keep, failure)
 
     def _on_caller(self, nblocks: int, total: int) -> bool:
         """Whether a launch of `nblocks` blocks, `total` threads, runs on the calling thread
-        alone (too small to be worth waking the pool)."""
-        return self.threads <= 1 or nblocks <= 1 or total < SMALL_LAUNCH
+        alone (too small to be worth waking the pool; or no pool here: `cpu_pool.available`)."""
+        return (self.threads <= 1 or nblocks <= 1 or total < SMALL_LAUNCH
+                or not cpu_pool.available())  # fmt: skip
+
+    def _the_pool(self) -> Pool:
+        if self._pool is None:
+            _binding()  # the Ctrl-C handler compiled (its count)
+            self._pool = Pool(self.threads, _jit, cpu_interrupt.counter())
+        return self._pool
 
     def _run(self, variant: _Variant, args: np.ndarray, ctx: np.ndarray, nblocks: int,
              total: int) -> None:  # fmt: skip
@@ -484,9 +493,7 @@ class CpuRuntime(Runtime):
                 lo += n
                 if lo >= nblocks or ctx[0] != _NO_ERROR:
                     return
-        if self._pool is None:
-            self._pool = Pool(self.threads, _jit)
-        self._pool.run(variant.address, args, ctx, nblocks)
+        self._the_pool().run(variant.address, args, ctx, nblocks)
 
     def _stream(self, meta: Meta, pbuf: np.ndarray, ctx: np.ndarray, cap: int,
                 done: list[int]) -> Callable[[], None]:  # fmt: skip

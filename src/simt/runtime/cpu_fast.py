@@ -10,8 +10,9 @@ must be writable and contiguous in its last dimension) and where it goes in the 
 `simt_fast_o`: a call costs what any builtin's does, not a ctypes conversion) reads the launch's
 argument tuple against that table with the GIL held; if everything matches it writes the slots
 (data pointer, shape, strides in elements; a scalar's value), resets the launch's context from
-a template, arms Ctrl-C (`cpu_interrupt`'s `simt_arm`), releases the GIL, runs every block on
-the calling thread and returns 0. If anything differs it runs nothing and returns 1, and the
+a template, arms Ctrl-C (`cpu_interrupt`'s `simt_arm`), releases the GIL, runs every block
+(on the calling thread, or shared with the pool's workers: `cpu_pool.simt_pool_run`) and
+returns 0. If anything differs it runs nothing and returns 1, and the
 caller takes the ordinary path, whose checks and error messages are the user's. So the fast
 path only skips what its table guarantees: the types the specialisation was compiled for (and
 so the checks `Kernel` makes of them), the launch shape's limits (fixed per launcher) and the
@@ -24,10 +25,12 @@ and NumPy once; where one differs there is no fast path and every launch takes t
 
 The table's words: 0 busy (a launch of this entry is running: another thread's launch takes the
 ordinary path), 1 the kernel's entry, 2 the argument slots, 3 the context, 4 the context's
-template, 5 the number of blocks, 6 the number of arguments, 7 the number of records; then 8
-words a parameter: kind, argument position, first slot, type object, the dtype object (arrays)
-or `True` (bools), number of dimensions, item size, flags (arrays: 1 must be writable, 2
-contiguous; ints: 4 the value fits int32, as the specialisation's key says, else it must not).
+template, 5 the number of blocks, 6 the number of arguments, 7 the number of records, 8 the
+pool's state (0: the calling thread alone), 9 blocks per chunk, 10 `simt_pool_run`'s address,
+11 unused; then 8 words a parameter: kind, argument position, first slot, type object, the
+dtype object (arrays) or `True` (bools), number of dimensions, item size, flags (arrays: 1
+must be writable, 2 contiguous; ints: 4 the value fits int32, as the specialisation's key
+says, else it must not).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from ..backends.llvm_abi import CONTEXT_WORDS, INTERRUPT_WORD
 from ..ir import Function, Hidden
 from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, ArrayType
 
-HEADER = 8
+HEADER = 12
 RECORD = 8
 ARRAY, INT32_KIND, INT64_KIND, FLOAT32_KIND, FLOAT64_KIND, BOOL_KIND = 1, 2, 3, 4, 5, 6
 MUST_WRITE, CONTIGUOUS = 1, 2  # an array's flags
@@ -114,7 +117,7 @@ loop:
   br i1 %more, label %body, label %run
 body:
   %roff = mul i64 %i, 8
-  %ridx = add i64 %roff, 8
+  %ridx = add i64 %roff, @HEADER@
   %r = getelementptr i64, ptr %tab, i64 %ridx
   %kind = load i64, ptr %r, align 8
   %aip = getelementptr i64, ptr %r, i64 1
@@ -264,8 +267,23 @@ run:
   %ent = load ptr, ptr %entp, align 8
   %nbp = getelementptr i64, ptr %tab, i64 5
   %nb = load i64, ptr %nbp, align 8
+  %poolp = getelementptr i64, ptr %tab, i64 8
+  %pool = load ptr, ptr %poolp, align 8
+  %pooled = icmp ne ptr %pool, null
   %ts = call ptr @PyEval_SaveThread()
+  br i1 %pooled, label %shared, label %alone
+shared:
+  %perp = getelementptr i64, ptr %tab, i64 9
+  %per = load i64, ptr %perp, align 8
+  %fnp = getelementptr i64, ptr %tab, i64 10
+  %fn = load ptr, ptr %fnp, align 8
+  %took = call i32 %fn(ptr %pool, ptr %ent, ptr %slots, ptr %ctx, i64 %nb, i64 %per)
+  %tookit = icmp ne i32 %took, 0
+  br i1 %tookit, label %ran, label %alone
+alone:
   call void %ent(ptr %slots, ptr %ctx, i64 0, i64 %nb)
+  br label %ran
+ran:
   call void @PyEval_RestoreThread(ptr %ts)
   %err = load atomic i64, ptr %ctx monotonic, align 8
   %clean = icmp eq i64 %err, @NO_ERROR@
@@ -278,7 +296,9 @@ failed:
 }
 """.replace("@WRITEABLE@", str(_WRITEABLE)).replace(
     "@CONTEXT_BYTES@", str(8 * CONTEXT_WORDS)
-).replace("@INTERRUPT_WORD@", str(INTERRUPT_WORD)).replace("@NO_ERROR@", str(_NO_ERROR))
+).replace("@INTERRUPT_WORD@", str(INTERRUPT_WORD)).replace("@NO_ERROR@", str(_NO_ERROR)).replace(
+    "@HEADER@", str(HEADER)
+)
 
 _API = ("PyLong_AsLongLongAndOverflow", "PyFloat_AsDouble", "PyEval_SaveThread",
         "PyEval_RestoreThread", "PyLong_FromLongLong", "PyTuple_Type")  # fmt: skip
@@ -421,9 +441,9 @@ def table(
     units: frozenset[str],
 ) -> np.ndarray | None:
     """The table of a fast launch with these argument values (see the module's doc; the
-    caller fills in words 1-5), or None where a parameter's argument is of a kind `simt_fast`
-    does not read (a complex number, a NumPy scalar, a device array, ...)."""
-    words = [0, 0, 0, 0, 0, 0, len(values), 0]
+    caller fills in words 1-5 and 8-10), or None where a parameter's argument is of a kind
+    `simt_fast` does not read (a complex number, a NumPy scalar, a device array, ...)."""
+    words = [0, 0, 0, 0, 0, 0, len(values), 0] + [0] * (HEADER - 8)
     for p, first in zip(fn.params, layout):
         if p.hidden is Hidden.FAILURES:
             continue  # the launch's failure buffer: its slots are the same at every launch

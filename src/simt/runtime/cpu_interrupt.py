@@ -167,6 +167,16 @@ def arm_address() -> int:
     return h.lookup("simt_arm")
 
 
+def counter() -> int:
+    """The address of the count of Ctrl-C (an int64 the handler adds one to; launches keep its
+    value at their start in their context), or of a count that stays 0 where there is none."""
+    h = _handler
+    return ctypes.addressof(h.count) if h is not None else ctypes.addressof(_never)
+
+
+_never = ctypes.c_int64(0)
+
+
 def armed() -> int:
     """Make sure Ctrl-C reaches kernels (see the module's doc) and return the count of Ctrl-C
     so far: a launch stops when the count changes. Called by each launch, on any thread."""
