@@ -5,6 +5,7 @@ compiles with NVRTC; the CPU's tile loop stays one lane wide; bad directives are
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -273,24 +274,44 @@ def test_gemm_kernels_skip_the_bounds_search() -> None:
         assert memory and all(o.attrs.get("inbounds") for o in memory)
 
 
-def test_default_schedule_of_a_large_contraction() -> None:
+def _cpu_as(monkeypatch: pytest.MonkeyPatch, threads: int, lanes: int) -> None:
+    """The cpu runtime as one with `threads` threads and vectors of `lanes` float32 lanes (what
+    the default schedules depend on)."""
+    simt.use("cpu")
+    rt = registry.current()
+    facts = rt.device_facts()
+    monkeypatch.setattr(rt, "threads", threads)
+    monkeypatch.setattr(rt, "device_facts", lambda: replace(facts, group_width=lanes))
+
+
+@pytest.mark.parametrize("threads,lanes", [(1, 16), (2, 16), (1, 8)])
+def test_default_schedule_of_a_large_contraction(
+    monkeypatch: pytest.MonkeyPatch, threads: int, lanes: int
+) -> None:
     """On the CPU a contraction with no directives gets a GEMM schedule when it has enough
     work (or a long axis: attention's q·kᵀ and P·v): the packed broadcast one in any layout,
-    k blocked only for a large output; below `SERIAL_MAX_WORK` multiply-adds one thread,
-    which packs only the vector operand; a peer's `| splits | order` is a hint it replaces;
-    integer products and small ones keep the thread kernels. `sources` shows what ran;
-    results match NumPy."""
+    k blocked only for a large output; below `SERIAL_MAX_WORK` multiply-adds the vector
+    operand alone is packed, in one thread or SMALL_PIECES blocks a thread, and where both
+    operands run along k (q·kᵀ) and vectors hold 16 floats the dot micro-kernel instead; a
+    peer's `| splits | order` is a hint it replaces; integer products and small ones keep the
+    thread kernels. `sources` shows what ran; results match NumPy."""
+    _cpu_as(monkeypatch, threads, lanes)
     q, k = rand((32, 1024), 1), rand((40, 1024), 2)
     p, v = rand((32, 32), 5), rand((32, 2048), 6)
     a, b = rand((256, 256), 3), rand((256, 256), 4)
-    qk = "tile(i:4,j:32) block(i:32,j:64) pack(jk)"  # one thread; q's rows read as they lie
+    if lanes == 16:  # the dot micro-kernel, 8 lanes of float64
+        qk = "tile(i:4,j:4) vector(k) block(i:8,j:32)"
+        qk64 = "tile(i:4,j:4) vector(k:8) block(i:8,j:32)"
+    else:  # one thread; q's rows read as they lie
+        qk = qk64 = "tile(i:4,j:32) block(i:32,j:64) pack(jk)"
+    # P: 4 KB, in L1; on two threads 8 blocks of 256 columns
+    pv = f"tile(i:4,k:32) block(i:32,k:{2048 if threads == 1 else 256}) pack(jk)"
     cases = [
         (i("ik*jk~ijk") >> i("+ijk~ij"), (q, k), q @ k.T, qk),
-        (i("ik*jk~ijk") >> i("+ijk~ij"), (q.astype(np.float64), k), q @ k.T, qk),
+        (i("ik*jk~ijk") >> i("+ijk~ij"), (q.astype(np.float64), k), q @ k.T, qk64),
         (i("ik*jk~ijk | i:16,j:16 | jii'j'k") >> i("+ijk~ij | i:16,j:16 | jii'j'k0"), (q, k),
          q @ k.T, qk),
-        (i("ij*jk~ikj") >> i("+ikj~ik"), (p, v), p @ v,
-         "tile(i:4,k:32) block(i:32,k:2048) pack(jk)"),  # P: 4 KB, in L1
+        (i("ij*jk~ikj") >> i("+ikj~ik"), (p, v), p @ v, pv),
         (i("ik*kj~ijk") >> i("+ijk~ij"), (a, b), a @ b,
          "tile(i:4,j:32) block(i:64,j:256) pack(ik,kj)"),  # 2^24: threads; k of 256: one block
         (i("ik*kj~ijk") >> i("+ijk~ij"), (a[:64, :64], b[:64, :64]), a[:64, :64] @ b[:64, :64],
@@ -298,7 +319,6 @@ def test_default_schedule_of_a_large_contraction() -> None:
         (i("ik*kj~ijk") >> i("+ijk~ij"), (a.astype(np.int32), b.astype(np.int32)),
          a.astype(np.int32) @ b.astype(np.int32), None),
     ]  # fmt: skip
-    simt.use("cpu")
     for comp, args, want, directive in cases:
         text = comp.source("cpu", *args)
         if directive is None:
@@ -385,6 +405,36 @@ def test_model_ranks_dot_tiles() -> None:
     assert est("tile(i:4,j:4)") < est("tile(i:2,j:2)")
 
 
+def test_cpu_dot_kernel_is_vectorised_along_k() -> None:
+    """On the CPU the dot micro-kernel's loop takes one k a step, its adds `reassoc`, and
+    LLVM's loop vectoriser makes the vectors: a step of its vectorised loop is 8 vector loads
+    (4 rows of each operand) and 16 vector multiply-adds, with no shuffle (the lanes' sums are
+    after the loop). Written out lane by lane, the SLP vectoriser grouped the accumulators
+    across outputs: ~90 shuffles around 16 FMAs a step."""
+    import re
+
+    from simt.pipeline import finish
+    from simt.runtime import cpu
+    from simt.tensor import gemm
+
+    simt.use("cpu")
+    q, k = rand((32, 2048), 1), rand((32, 2048), 2)
+    comp = i("ik*jk~ijk") >> i("+ijk~ij | tile(i:4,j:4) vector(k) block(i:8,j:32)")
+    prog, _ = compile_for(comp.graph, prepare_inputs([q, k], registry.current()), "cpu")
+    t = prog.steps[0].kp.tiling
+    assert t is not None and t.dot == 16
+    fn = finish(gemm.lower_dot(t, *[simt.types.FLOAT32] * 3, "t1", per_block=True))
+    text, meta = cpu.lower_and_render(fn, cpu._all_arrays(fn), (1, 1, 1))
+    opt = str(registry.current()._optimise(text, cpu._level(meta, True)))  # type: ignore[attr-defined]
+    body = re.search(r"\nvector\.body:.*?\n\n", opt, re.S)
+    assert body is not None, "the dot kernel's k loop was not vectorised"
+    step = body.group(0)
+    assert step.count("load <16 x float>") == 8
+    assert len(re.findall(r"fadd reassoc contract <16 x float>", step)) == 16
+    assert "shufflevector" not in step
+    np.testing.assert_allclose(comp.exec(q, k), q @ k.T, rtol=1e-4, atol=1e-4)
+
+
 def test_cpu_packing_kernels_copy_vectors_and_stay_small() -> None:
     """On the CPU a packing thread copies a strip (or tile) for PACK_K values of k (blocks of
     one thread); an operand that runs along k is read PACK_LANES k at a time in a loop over
@@ -433,24 +483,40 @@ def test_one_thread_gemm_packs_in_one_block(product, schedule, ref) -> None:  # 
     np.testing.assert_allclose(comp.exec(a, b), want, rtol=1e-5, atol=1e-5)
 
 
-def test_small_default_gemm_runs_on_the_calling_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    """FlashAttention's q·kᵀ and P·v (2^21 multiply-adds each) take the one-thread default
-    GEMM: its packing and the GEMM launch on the calling thread, never on the pool (whose
-    hand-off cost more than the product here); a product of 2^24 still shares its blocks."""
+@pytest.mark.parametrize("threads", [1, 2])
+def test_small_default_gemm_threads(monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
+    """FlashAttention's q·kᵀ and P·v (2^21 multiply-adds each): on one thread P·v's default
+    GEMM and packing are a block each, and every launch runs on the calling thread (no pool
+    launch at all); on two, SMALL_PIECES blocks a thread, shared with the pool's workers. The
+    same results either way."""
     from simt.runtime import cpu_pool
+    from simt.tensor import gemm
 
-    simt.use("cpu")
+    _cpu_as(monkeypatch, threads, 16)
     rt = registry.current()
-    monkeypatch.setattr(rt, "threads", 2)
     pooled: list[int] = []
-    monkeypatch.setattr(cpu_pool.Pool, "run", lambda self, *args: pooled.append(args[-1]))
+    real = cpu_pool.Pool.run
+
+    def run(self: cpu_pool.Pool, *args: object) -> None:
+        pooled.append(args[-1])  # type: ignore[arg-type]
+        real(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cpu_pool.Pool, "run", run)
     q, k = rand((32, 2048), 1), rand((32, 2048), 2)
     p = rand((32, 32), 3)
     qkt = i("ik*jk~ijk") >> i("+ijk~ij")
     pv = i("ij*jk~ikj") >> i("+ikj~ik")
-    np.testing.assert_allclose(qkt.exec(q, k), q @ k.T, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(pv.exec(p, k), p @ k, rtol=1e-4, atol=1e-4)
-    assert pooled == []
-    a = rand((256, 256), 4)
-    (i("ik*kj~ijk") >> i("+ijk~ij")).exec(a, a)  # the pool (stubbed: nothing computed)
-    assert pooled
+    for _ in range(3):
+        np.testing.assert_allclose(qkt.exec(q, k), q @ k.T, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(pv.exec(p, k), p @ k, rtol=1e-4, atol=1e-4)
+    grids = []
+    for comp, args in ((qkt, (q, k)), (pv, (p, k))):
+        prog, ext = compile_for(comp.graph, prepare_inputs(list(args), rt), "cpu")
+        t = prog.steps[0].kp.tiling
+        assert t is not None
+        grids.append(gemm.grid_of(t, ext[1]))
+        grids += [gemm.pack_launch(t, w, ext[1], True)[0] for w, _ in prog.steps[0].packs]  # type: ignore[index]
+    if threads == 1:  # (q·kᵀ's dot kernel: 4 blocks, faster on one thread than one block)
+        assert grids == [(1, 4), (1, 1), (1, 1)] and pooled == []
+    else:  # q·kᵀ 4 blocks of 8 x 32, P·v 8 of 32 x 256 and its packing a block a strip
+        assert grids == [(1, 4), (8, 1), (64, 1)]

@@ -348,7 +348,18 @@ class _Renderer(MemoryAccess):
             for c, a, x, y in zip(carried, body.args[1:], inits, ys)
         ]
         md = ""
-        if op.attrs.get("jammed") or op.attrs.get("tile") or self.cold:
+        if op.attrs.get("vector") and not self.cold:
+            # a reduction over the loop (`tensor.gemm`'s dot micro-kernel): its accumulators
+            # become vectors of this many lanes, its float adds reassociated (`reassoc`) —
+            # the loop vectoriser's form, one vector load per row and k step, no shuffles
+            self.meta.jammed = True
+            on = self.mdnode('!{!"llvm.loop.vectorize.enable", i1 true}')
+            width = self.mdnode(f'!{{!"llvm.loop.vectorize.width", i32 {op.attrs["vector"]}}}')
+            once = self.mdnode('!{!"llvm.loop.interleave.count", i32 1}')
+            self_ref = len(self.md)
+            md = f", !llvm.loop !{self_ref}"
+            self.md.append(f"distinct !{{!{self_ref}, {on}, {width}, {once}}}")
+        elif op.attrs.get("jammed") or op.attrs.get("tile") or self.cold:
             # its body is already many lanes wide (SLP makes the vectors): neither vectorise
             # nor unroll it again, which would only multiply compile time (or it is cold)
             if op.attrs.get("jammed") or op.attrs.get("tile"):

@@ -130,7 +130,9 @@ class OpRenderer(Emitter):
             # a multiply-add the IR allows to fuse (`tensor.gemm`'s micro-kernel): FMA
             name = "fadd" if op.attrs["op"] == "add" else "fmul"
             ty = llvm_type(a.scalar)
-            self.vals[op.result.id] = self.inst(f"{name} contract {ty} {self.v(a)}, {self.v(b)}")
+            # `reassoc`: a sum a vectorised reduction may add up in another order
+            flags = "reassoc contract" if op.attrs.get("reassoc") else "contract"
+            self.vals[op.result.id] = self.inst(f"{name} {flags} {ty} {self.v(a)}, {self.v(b)}")
             return
         o, t, x, y = op.attrs["op"], a.scalar, self.v(a), self.v(b)
         if o == "pow" and t.is_float:  # `**` of floats is the `pow` row, as on every backend

@@ -293,10 +293,13 @@ def _index(pattern: str, at: dict[str, Value]) -> list[Value]:
     return [at[c] for c in pattern]
 
 
-def _fma(b: Builder, acc: Value, x: Value, y: Value) -> Value:
+def _fma(b: Builder, acc: Value, x: Value, y: Value, reassoc: bool = False) -> Value:
     """acc + x * y, marked `contract`: a backend may fuse it into one multiply-add (the CPU's
-    LLVM does: FMA instructions; CUDA contracts by default)."""
+    LLVM does: FMA instructions; CUDA contracts by default); `reassoc`: the add is part of a
+    sum the CPU's LLVM may add up in another order (a vectorised reduction)."""
     p = b.op("bin", [x, y], [x.type], op="mul", contract=True).result
+    if reassoc:
+        return b.op("bin", [acc, p], [acc.type], op="add", contract=True, reassoc=True).result
     return b.op("bin", [acc, p], [acc.type], op="add", contract=True).result
 
 
@@ -592,7 +595,9 @@ def lower_dot(
     along the reduced axis (`ik*jk`, q·kᵀ), an m_r x n_r tile of outputs keeps `t.dot` partial
     sums each; every step loads `t.dot` consecutive k of m_r rows of one operand and n_r rows of
     the other (one vector each) and multiplies-adds them lane by lane. After the loop each
-    output adds its lanes pairwise, then the k left over (fewer than `t.dot`) in order. Rows
+    output adds its lanes pairwise, then the k left over (fewer than `t.dot`) in order. On the
+    CPU (`per_block`) the loop takes one k a step and LLVM's loop vectoriser makes those
+    vectors (`vector` on the loop, `reassoc` on its adds: see `micro`). Rows
     and columns past the end are clamped as in `lower_gemm`; threads as there (a strip of n_c
     columns, a block of m_c rows; on the CPU a block of one thread). No packing: both operands
     are read as they lie. Parameters as `lower_gemm`'s."""
@@ -636,6 +641,24 @@ def lower_dot(
 
             def b_at(q: int, k: Value) -> Value:
                 return b.cast(m.load(pb, _index(t.b.pattern, {t.v: cols[q], t.r: k})), acc_t)
+
+            if per_block:
+                # the CPU: one k a step, each output's sum added up in any order (`reassoc`),
+                # and the loop vectorised `t.dot` lanes wide by LLVM's loop vectoriser: one
+                # vector load per row and step, a vector accumulator per output, each summed
+                # across its lanes after the loop. Written out lane by lane (below), the SLP
+                # vectoriser grouped the accumulators across outputs: ~90 shuffles around 16
+                # FMAs a step, a quarter of the peak
+                def one_k(k: Value, acc: list[Value]) -> list[Value]:
+                    return [_fma(b, acc[c], a_at(r, k), b_at(q, k), reassoc=True)
+                            for c, (r, q) in enumerate(cells)]  # fmt: skip
+
+                zero_sum = b.const(0.0, acc_t)
+                sums = m.loop(zero, K, one, [zero_sum] * len(cells), one_k, tile=True,
+                              vector=t.dot)  # fmt: skip
+                for (r, q), v in zip(cells, sums):
+                    m.store(out, _index(t.out, {t.u: rows[r], t.v: cols[q]}), v)
+                return
 
             def step(k: Value, acc: list[Value]) -> list[Value]:
                 ks = [b.bin("add", k, m.i32(lane)) if lane else k for lane in range(t.dot)]
@@ -833,7 +856,7 @@ def candidates(u: str, v: str, r: str, spmd: bool, pattern_a: str, pattern_b: st
 # 8 x 32 `tune` often picks: nearly as fast and about a third of its compile time. k is
 # blocked for outputs of at least BLOCK_K_MIN_OUTPUTS (a small output's tiles then add up
 # their k blocks for nothing: q·kᵀ 1.24x against 1.15x); a thread's rows are cut so that a
-# small output still makes several threads (above SERIAL_MAX_WORK: below, one thread).
+# small output still makes several threads (below SERIAL_MAX_WORK: see there).
 DEFAULT_TILE = (4, 32)
 # On GPUs (`lower_gemm_shared`) from GEMM_MIN_WORK: register blocks of 8 x 4 in blocks of 8 x 8
 # threads, panels 16 deep in shared memory — what `tune` chose for matmul 2048 on an H100
@@ -842,23 +865,37 @@ DEFAULT_TILE = (4, 32)
 GPU_DEFAULT = (8, 4)
 GEMM_MIN_WORK = 1 << 24
 LONG_MIN_WORK = 1 << 20
-# Below this many multiply-adds the default GEMM is one thread (`block` over the whole output)
-# and runs, packing included, on the calling thread (the runtime's fast path): on the 2-core
-# znver5 dev machine (2026-11-27, under load) a launch shared with the pool cost 33-41 µs more
-# than one on the caller (20 µs of the ordinary launch path, 17 of the pool's hand-off), so
-# FlashAttention's q·kᵀ and P·v (2^21 each, ~20 µs of one core's FMAs) took 224 and 191 µs
-# as three pool launches, 42 and 34 µs so (NumPy: 26.5 and 22.3 µs on two threads)
+# Below this many multiply-adds the default GEMM packs only its vector operand and, on one
+# thread, is one block (`block` over the whole output) run, packing included, on the calling
+# thread; on several, SMALL_PIECES blocks a thread, which the pool's workers share from the
+# runtime's native fast path (`runtime.cpu_pool`). When the pool was handed launches from
+# Python it cost 33-41 µs a launch more than the caller alone (2-core znver5 dev machine,
+# 2026-11-27, under load), more than FlashAttention's q·kᵀ and P·v (2^21 each, ~20 µs of one
+# core's FMAs): 224 and 191 µs a call as three pool launches, 42 and 34 µs on one thread
+# (NumPy: 26.5 and 22.3 µs on two threads)
 SERIAL_MAX_WORK = 1 << 23
+SMALL_PIECES = 4  # blocks per thread of such a GEMM on several threads (a late worker's share)
+# Below SERIAL_MAX_WORK, a product whose operands both run along k (q·kᵀ) takes the dot
+# micro-kernel where vectors hold 16 floats (AVX-512: 16 vector accumulators and 8 loads fit
+# its 32 registers) and k is long enough to pay for each output's sum across lanes: 4 x 4
+# tiles, threads of 8 rows by 32 columns (q·kᵀ at 32 x 2048, one thread, under load: 26 µs
+# against 30 for one thread over the whole output and 46 for the packed GEMM; two threads 23)
+DOT_MIN_LANES = 16
+DOT_MIN_K = 256
+DOT_TILE = (4, 4)
+DOT_BLOCK = (8, 32)
 LONG_AXIS = 1024
 BLOCK_K_MIN_OUTPUTS = 1 << 16
 
 
 def default_directives(g: Graph, root: int, reads: list[Ref], ext: dict[str, int],
-                       itemsize: int, gpu: bool = False) -> str | None:  # fmt: skip
+                       itemsize: int, gpu: bool = False, threads: int = 1,
+                       lanes: int = 0) -> str | None:  # fmt: skip
     """The GEMM directives node `root` runs with when it has none written (the CPU; `gpu`: a
     GPU, GPU_DEFAULT), or None: a sum over one axis of a product of two float arrays
     (`contraction`) with enough work. `itemsize`: the wider operand's bytes when both are
-    floating point (the micro-kernels accumulate in floats), else 0."""
+    floating point (the micro-kernels accumulate in floats), else 0; `threads` and `lanes`:
+    the CPU's threads and float32 lanes a vector."""
     e = g.nodes[root].expr
     if e.directives or not itemsize:
         return None
@@ -878,19 +915,39 @@ def default_directives(g: Graph, root: int, reads: list[Ref], ext: dict[str, int
         return None
     a = op0 if u in op0.pattern else op1
     b = op1 if a is op0 else op0
+    if (work < SERIAL_MAX_WORK and lanes >= DOT_MIN_LANES and K >= DOT_MIN_K
+            and a.pattern[-1] == r and b.pattern[-1] == r):  # fmt: skip
+        # both operands run along k (q·kᵀ): the dot micro-kernel reads them as they lie
+        dot = lanes * 4 // itemsize
+        vec = f"{r}" if dot == DOT_LANES else f"{r}:{dot}"
+        (mr, nr), (mc, nc) = DOT_TILE, DOT_BLOCK
+        return f"tile({u}:{mr},{v}:{nr}) vector({vec}) block({u}:{mc},{v}:{nc})"
     mr, nr = DEFAULT_TILE
     blocks = [f"{r}:{CPU_KC[0]}"] if U * V >= BLOCK_K_MIN_OUTPUTS and K > CPU_KC[0] else []
     packs = f"{a.pattern},{b.pattern}"
     if work < SERIAL_MAX_WORK:
-        # one thread: it and its packing run on the calling thread; the broadcast operand's
-        # m_r rows are read where they lie (q·kᵀ's q: 41 against 64 µs a call with its
-        # packing pass, P·v's P 34 against 38 µs, one thread, under load)
-        rows, cols, packs = -(-U // mr) * mr, -(-V // nr) * nr, b.pattern
+        # the broadcast operand's m_r rows are read where they lie (q·kᵀ's q: 41 against 64 µs
+        # a call with its packing pass, P·v's P 34 against 38 µs, one thread, under load); one
+        # thread alone runs it and its packing on the calling thread, several share
+        # SMALL_PIECES blocks each (`_pieces`)
+        rows, cols = _pieces(U, V, mr, nr, SMALL_PIECES * threads if threads > 1 else 1)
+        packs = b.pattern
     else:
         rows = min(CPU_MC[0], -(-U // (4 * mr)) * mr)  # at least 4 row blocks where U allows
         cols = min(CPU_NC, -(-V // nr) * nr)
     blocks += [f"{u}:{rows}", f"{v}:{cols}"]
     return f"tile({u}:{mr},{v}:{nr}) block({','.join(blocks)}) pack({packs})"
+
+
+def _pieces(U: int, V: int, mr: int, nr: int, pieces: int) -> tuple[int, int]:
+    """(rows, columns) of the blocks that cut a U x V output of m_r x n_r tiles into about
+    `pieces` blocks (or as many as it has tiles): columns first (a column block packs and reads
+    only its own strips), then rows."""
+    strips, tiles = -(-V // nr), -(-U // mr)
+    per_col = -(-strips // min(strips, pieces))
+    across = -(-strips // per_col)
+    per_row = -(-tiles // min(tiles, -(-pieces // across)))
+    return per_row * mr, per_col * nr
 
 
 def estimate(t: Tiling, ext: dict[str, int], lanes: int, cores: int, spmd: bool) -> float:

@@ -394,14 +394,19 @@ def effective_graph(g: Graph, inp: Inputs, backend: str,
     if not (registry.has(backend, "spmd") or gpu):
         return g
     extents = extents if extents is not None else S.infer(g, inp.shapes)
+    threads, lanes = 1, 0
+    if not gpu:  # the CPU's threads and vector width (a GPU is compiled for without one here)
+        rt = registry.get(backend)
+        threads, lanes = getattr(rt, "threads", 1), rt.device_facts().group_width
     return with_default_gemms(g, get_plan(g), extents, node_types(g, inp.types), inp.types,
-                              gpu)  # fmt: skip
+                              gpu, threads, lanes)  # fmt: skip
 
 
 def with_default_gemms(g: Graph, p: Plan, extents: list[dict[str, int]],
                        ntypes: list[T.Scalar], types: list[T.Scalar],
-                       gpu: bool = False) -> Graph:  # fmt: skip
-    """`g` with `gemm.default_directives` on each contraction kernel that has none written."""
+                       gpu: bool = False, threads: int = 1, lanes: int = 0) -> Graph:  # fmt: skip
+    """`g` with `gemm.default_directives` on each contraction kernel that has none written
+    (`threads`, `lanes`: the CPU's threads and float32 lanes a vector)."""
     from .graph import Node
     from .parse import parse
 
@@ -413,7 +418,8 @@ def with_default_gemms(g: Graph, p: Plan, extents: list[dict[str, int]],
         operand_types = [types[r[1]] if r[0] == "in" else ntypes[r[1]] for r in kp.reads]
         floats = len(operand_types) == 2 and all(t.is_float for t in operand_types)
         size = max(t.np.itemsize for t in operand_types) if floats else 0
-        directives = gemm.default_directives(g, kp.root, kp.reads, extents[kp.root], size, gpu)
+        directives = gemm.default_directives(g, kp.root, kp.reads, extents[kp.root], size, gpu,
+                                             threads, lanes)  # fmt: skip
         if directives is not None:
             nodes[kp.root] = Node(parse(f"{e.body()} | {directives}", e.where),
                                   g.nodes[kp.root].args)  # fmt: skip
