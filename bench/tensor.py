@@ -107,6 +107,7 @@ def peer_components() -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------ measuring
 CPU: dict[str, float] = {}  # variant -> median CPU seconds per call (of the last interleave)
+FASTEST: dict[str, float] = {}  # variant -> its fastest call (of the last interleave)
 # OpenBLAS's worker threads spin on after each call for 2^28 cycles (its THREAD_TIMEOUT):
 # measured here, a 1024 sgemm left 105 ms of one core's CPU spent while the caller slept
 # (none with OPENBLAS_THREAD_TIMEOUT=4). A simt call right after a NumPy one shared the cores
@@ -129,7 +130,7 @@ def interleave(
     FlashAttention's first variant, always after the peer's, measured 1.9x slower than the
     same kernels measured elsewhere); `slow` ones run fewer rounds. A simt variant that follows
     NumPy's or the peer's (names starting so) runs after `settle`. The median CPU seconds of
-    this process per call go to `CPU`."""
+    this process per call go to `CPU`, each variant's fastest call to `FASTEST`."""
     samples: dict[str, list[float]] = {k: [] for k in variants}
     cpu: dict[str, list[float]] = {k: [] for k in variants}
     sync = simt.synchronize
@@ -150,6 +151,8 @@ def interleave(
             samples[name] += sample(run, sync, 0, 1, 0.0)
             cpu[name].append(time.process_time() - c0)
     CPU.update({k: statistics.median(v) for k, v in cpu.items() if v})
+    FASTEST.clear()
+    FASTEST.update({k: min(v) for k, v in samples.items() if v})
     return {k: statistics.median(v) for k, v in samples.items() if v}
 
 
@@ -312,7 +315,7 @@ def main() -> int:
         rows.append({"name": name + ", its schedules", "simt": t["simt"], "numpy": t["numpy"],
                      "peer": t.get("ilang"), "first": first, "tuned": t["tuned"], "cpu": dict(CPU),
                      "tune": tune_s, "schedule": fl_tuned.text(), "target": ("tuned", 1.5),
-                     "plain": t["plain"]})  # fmt: skip
+                     "plain": t["plain"], "fastest": dict(FASTEST)})  # fmt: skip
 
     if "flash" in only:
         flash_row()
@@ -339,7 +342,8 @@ def main() -> int:
                            args.rounds * 3, set())  # fmt: skip
             name = f"FlashAttention's {label}, {att[0]} x {att[1]}"
             rows.append({"name": name, "simt": t["simt"], "numpy": t["numpy"], "first": first,
-                         "cpu": dict(CPU), "target": ("simt", 1.2)})  # fmt: skip
+                         "cpu": dict(CPU), "target": ("simt", 1.2),
+                         "fastest": dict(FASTEST)})  # fmt: skip
 
     if "parts" in only:
         parts_rows()
@@ -445,6 +449,11 @@ def main() -> int:
                   f"{ratio(r['simt'], r['plain'])} of that)")  # fmt: skip
         if "tune" in r:
             print(f"tune {r['name']}: {r['tune']:.1f} s -> {r['schedule']}")
+        fast = r.get("fastest")
+        if fast and fast.get("numpy"):  # on a loaded machine medians of two threads say little
+            mine = "tuned" if "tuned" in fast else "simt"
+            print(f"{r['name']} fastest calls: {mine} {ms(fast[mine])} ms, NumPy "
+                  f"{ms(fast['numpy'])} ms: {fast[mine] / fast['numpy']:.2f}x")  # fmt: skip
     print(f"first exec in a fresh process: {cold:.0f} ms with an empty disk cache, "
           f"{warm:.0f} ms with it warm")  # fmt: skip
     if busy0 is not None and busy1 is not None:
