@@ -5,6 +5,7 @@ launches after the first share the pool from native code; idle workers sleep."""
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import time
 import weakref
@@ -188,3 +189,41 @@ def test_no_spinning_at_all(four_threads: CpuRuntime) -> None:
         count[1999, 128](hits, owner)
         np.testing.assert_array_equal(hits, np.full(1999, 128))
         np.testing.assert_array_equal(owner, np.repeat(np.arange(1999), 128))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_launches_without_its_parents_workers(four_threads: CpuRuntime) -> None:
+    """A child made by fork has none of the parent's workers: a cached launch whose fast path
+    names the parent's pool runs on the child's calling thread, and a new launch makes the
+    child a pool of its own; every block once in both."""
+    launch = count[2001, 128]
+    hits = np.zeros(2001, np.int32)
+    owner = np.zeros(2001 * 128, np.int32)
+    for _ in range(2):  # the second through the fast path, with the pool
+        launch(hits, owner)
+    pid = os.fork()
+    if pid == 0:  # the child: report by exit status only
+        code = 1
+        try:
+            good = True
+            for n, k in ((2001, launch), (2002, count[2002, 128]), (2002, count[2002, 128])):
+                h, o = np.zeros(n, np.int32), np.zeros(n * 128, np.int32)
+                k(h, o)
+                good = good and bool((h == 128).all())
+                good = good and bool((o == np.repeat(np.arange(n), 128)).all())
+            pool = registry.current()._pool  # type: ignore[attr-defined]
+            good = good and pool is not None and pool.pid == os.getpid()  # workers of its own
+            code = 0 if good else 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 120
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            raise AssertionError("the forked child's launches did not finish")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -477,7 +477,7 @@ class CpuRuntime(Runtime):
                 or not cpu_pool.available())  # fmt: skip
 
     def _the_pool(self) -> Pool:
-        if self._pool is None:
+        if self._pool is None or self._pool.pid != os.getpid():  # (a child made by fork: anew)
             _binding()  # the Ctrl-C handler compiled (its count)
             self._pool = Pool(self.threads, _jit, cpu_interrupt.counter())
         return self._pool

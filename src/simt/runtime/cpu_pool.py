@@ -491,6 +491,8 @@ class Pool:
         # the workers return when the pool is collected, or at exit (before the code they run
         # is freed)
         self._closer = weakref.finalize(self, _stop, state, self._post, self._threads)
+        self.pid = os.getpid()
+        _pools.add(self)
 
     def run(self, entry: int, args: Any, ctx: Any, nblocks: int) -> None:
         """Run blocks `0 <= b < nblocks` of the kernel whose entry is at address `entry`
@@ -520,6 +522,22 @@ class Pool:
             raise
         finally:
             self._finish(s)  # waits (GIL released) for the workers in the job to leave
+
+
+# A child made by `fork` has none of its parent's workers (and maybe a lock a worker held):
+# every pool it inherited takes no more launches (`simt_post` finds it busy, so a fast launch
+# that names it runs on the calling thread), and the runtime makes a new pool (`Pool.pid`).
+_pools: weakref.WeakSet[Pool] = weakref.WeakSet()
+
+
+def _forked() -> None:
+    for pool in list(_pools):
+        pool.state[BUSY] = 1
+        pool.state[STOP] = 1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
 
 
 def spins(spin: Callable[[int], None], seconds: float) -> int:
