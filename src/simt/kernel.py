@@ -1002,7 +1002,7 @@ class Kernel:
         if not patterns:
             return None, []
         try:
-            return filereads.stage(patterns)
+            return filereads.staged(patterns)
         except filereads.StageError as e:
             raise LaunchError(f"{self.__name__}(): the files it reads: {e}") from None
 
@@ -1018,6 +1018,16 @@ class Kernel:
         threads = grid.size * block.size
         n = fn.arena_length(p, threads)
         if staged is not None and t == T.INT32:
+            limit = None if host else rt.max_array_bytes()
+            if limit is not None and 4 * (n + len(staged)) > limit:
+                raise LaunchError(
+                    f"{self.__name__}() reads the files matching "
+                    f"{filereads.describe(fn.attrs.get('file_reads', ()))}: staged, they take "
+                    f"{4 * len(staged)} bytes, in one array with the threads' heap "
+                    f"({4 * n} bytes), and {rt.name} binds at most {limit} bytes "
+                    f"({limit >> 20} MiB) per array on this device: read fewer or smaller "
+                    "files per launch, launch fewer threads, or use another backend (cpu, cuda)"
+                )
             if n + len(staged) >= 2**31:
                 raise LaunchError(
                     f"{self.__name__}() reads files of {len(staged)} characters in all and "

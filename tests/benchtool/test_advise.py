@@ -97,7 +97,8 @@ INTERLEAVED |= {"numba_votes_bits_lanes"}
 INTERLEAVED |= {"warp_votes_after_return"}  # seven results per thread, a row each
 INTERLEAVED |= {"lists_collatz", "lists_catching"}  # a row of results per thread (`out[t, k]`)
 INTERLEAVED |= {"oob_row_loop"}  # a thread sums its row (`m[y, k]`), one past its end
-INTERLEAVED |= {"file_reads", "file_reads_none_staged", "str_parse"}  # a row per thread
+# a row per thread
+INTERLEAVED |= {"file_reads", "file_reads_none_staged", "file_seek_tell", "str_parse"}
 
 
 def _corpus_cases() -> list:  # type: ignore[type-arg]

@@ -74,6 +74,69 @@ def _reference_absent(out, n):
     return {0: ref}
 
 
+S = 12  # seek{0..11}.txt: some missing, one a directory
+
+for _i in range(S):
+    if _i % 4 == 3:
+        continue  # missing: FileNotFoundError
+    if _i == 10:
+        os.makedirs(os.path.join(DIR, f"seek{_i}.txt"), exist_ok=True)  # IsADirectoryError
+        continue
+    with open(os.path.join(DIR, f"seek{_i}.txt"), "w", encoding="utf-8") as _f:
+        _f.write(_text(_i + 2))
+
+
+@simt.kernel
+def seek_tell(out, n):
+    """tell/seek (#27 item 3): come back to a line with seek(tell()), skip to the end with
+    seek(0, 2), rewind with seek(0) and count the lines again; then open the file 30 times
+    in a loop by its run-time path (each open gives the path's characters back: 8 opens ran
+    out of the default heap before). A directory the path matches raises
+    IsADirectoryError."""
+    i = simt.grid(1)
+    if i < n:
+        try:
+            with open(f"{DIR}/seek{i}.txt") as f:
+                f.readline()
+                mark = f.tell()
+                second = f.readline()
+                out[i, 0] = mark
+                out[i, 1] = 1 if f.seek(mark) == mark and f.readline() == second else 0
+                out[i, 2] = f.seek(0, 2)
+                out[i, 3] = len(f.read())
+                f.seek(0)
+                lines = 0
+                for _line in f:
+                    lines += 1
+                out[i, 4] = lines
+            total = 0
+            for _r in range(30):
+                with open(f"{DIR}/seek{i}.txt") as g:
+                    g.seek(mark)
+                    total += len(g.readline())
+            out[i, 5] = total
+        except FileNotFoundError:
+            out[i, 0] = -1
+        except IsADirectoryError:
+            out[i, 0] = -2
+
+
+def _reference_seek(out, n):
+    ref = out.copy()
+    for i in range(n):
+        if i % 4 == 3:
+            ref[i, 0] = -1
+            continue
+        if i == 10:
+            ref[i, 0] = -2
+            continue
+        lines = _text(i + 2).splitlines(keepends=True)
+        mark = len(lines[0])
+        second = lines[1] if len(lines) > 1 else ""
+        ref[i, :6] = (mark, 1, sum(map(len, lines)), 0, len(lines), 30 * len(second))
+    return {0: ref}
+
+
 def _make():
     return np.zeros((N + 2, 5), np.int32), N
 
@@ -93,4 +156,6 @@ def _reference(out, n):
 
 CASES = [Case("file_reads", read_parts, _make, 2, 32, reference=_reference),
          Case("file_reads_none_staged", read_absent, _make, 2, 32,
-              reference=_reference_absent)]  # fmt: skip
+              reference=_reference_absent),
+         Case("file_seek_tell", seek_tell, lambda: (np.zeros((S + 2, 6), np.int32), S), 1, 16,
+              reference=_reference_seek)]  # fmt: skip

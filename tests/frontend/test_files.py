@@ -192,8 +192,10 @@ def test_a_file_that_is_not_utf8_is_a_launch_error_naming_it(tmp_path: Path) -> 
     [
         ("f = open(f'{D}/p{i}.txt', 'rb')", "binary mode is not supported"),
         ("f = open(f'{D}/p{i}.txt', 'r+')", "mode 'r+' is not supported"),
-        ("f = open(f'{D}/p{i}.txt')\n    f.seek(2)", "seek() on a file read in a kernel"),
         ("f = open(f'{D}/p{i}.txt')\n    f.readlines()", "loop over the lines"),
+        ("f = open(f'{D}/p{i}.txt')\n    f.seek(1, 1)", "can't do nonzero cur-relative seeks"),
+        ("f = open(f'{D}/p{i}.txt')\n    f.seek(0, i)", "whence must be 0, 1 or 2 known"),
+        ("f = open(f'{D}/p{i}.txt')\n    f.seek(1.5)", "position must be an integer"),
         ("f = open(f'{D}/p{i}.txt')\n    f.write('x')", "cannot be written"),
         ("p = f'{D}/p{i}.txt'\n    f = open(p)", "an f-string written in the call"),
         ("f = open(f'{i}')", "all run-time text"),
@@ -256,8 +258,8 @@ def test_opens_in_a_loop_run_out_of_heap_with_advice_that_fits(tmp_path: Path) -
     """Each `open` keeps a word of the heap until the thread ends, closed or not: a file
     opened (and closed by `with`) 300 times runs out of the default 1 KiB, and the message
     says so rather than only "keep fewer" (the thread keeps none open); opened once before
-    the loop, the same reads fit. (A path with run-time parts also keeps its characters: that
-    runs out sooner, as "a string".)"""
+    the loop, the same reads fit. (A path with run-time parts takes no more: its characters
+    are given back once the file is found, test_a_path_built_per_thread_keeps_no_heap.)"""
     _use("sim")
     (tmp_path / "n0.txt").write_text("1\n", encoding="utf-8")
     d = str(tmp_path)
@@ -382,3 +384,251 @@ def test_the_path_may_be_given_as_file_keyword(tmp_path: Path) -> None:
     out = np.zeros(1, np.int32)
     k[1, 1](out)
     assert out[0] == 4
+
+
+def _walk(f, out, i):  # noqa: ANN001, ANN202 - run by the kernel and by Python on the host
+    """tell and seek as a program uses them: come back to a line, skip to the end, rewind."""
+    first = f.readline()
+    mark = f.tell()
+    second = f.readline()
+    out[i, 0] = mark
+    out[i, 1] = len(first) * 10 + len(second)
+    out[i, 2] = f.seek(mark)
+    out[i, 3] = 1 if f.readline() == second else 0
+    out[i, 4] = f.seek(0, 2)
+    out[i, 5] = len(f.read())
+    out[i, 6] = f.seek(0)
+    out[i, 7] = len(f.read(3))
+    out[i, 8] = f.seek(0, 1)
+    out[i, 9] = f.tell()
+    n = 0
+    for _line in f:
+        n += 1
+    f.seek(0)
+    for _line in f:
+        n += 1
+    out[i, 10] = n
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_seek_and_tell_behave_as_python(backend: str, tmp_path: Path) -> None:
+    """`tell()` gives a position that `seek` takes back, `seek(0, 2)` goes to the end,
+    `seek(0)` rewinds, `seek(0, 1)` stays: the same numbers as Python's text files for ASCII
+    text (they were refused: 'seek() on a file read in a kernel is not supported')."""
+    _use(backend)
+    texts = {0: "ab\ncd\nefg", 1: "hello\nworld\n", 2: "", 3: "x\n"}
+    d = _parts(tmp_path, texts)
+
+    @simt.kernel
+    def walk(out):
+        i = simt.grid(1)
+        if i < len(out):
+            with open(f"{d}/part{i}.txt") as f:
+                _walk(f, out, i)
+
+    out = np.zeros((4, 11), np.int32)
+    walk[1, 4](out)
+    ref = np.zeros_like(out)
+    for i in texts:
+        with open(f"{d}/part{i}.txt", encoding="utf-8") as f:
+            _walk(f, ref, i)
+    assert out.tolist() == ref.tolist()
+
+
+def test_seek_raises_as_python(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A negative position is Python's ValueError with the number; a closed file's seek and
+    tell raise ValueError; a position past the end reads "" (and is the end)."""
+    _use("sim")
+    d = _parts(tmp_path, {0: "abc\n"})
+
+    @simt.kernel
+    def seeks(out, to):
+        i = simt.grid(1)
+        if i < len(out):
+            f = open(f"{d}/part0.txt")
+            try:
+                out[i, 0] = f.seek(to[i])
+                out[i, 1] = len(f.read())
+            except ValueError as e:
+                out[i, 0] = -1
+                print(e)
+            f.close()
+            try:
+                out[i, 2] = f.tell()
+            except ValueError:
+                out[i, 2] = -2
+
+    out = np.zeros((3, 3), np.int32)
+    seeks[1, 3](out, np.array([-7, 2, 100], np.int32))
+    assert out.tolist() == [[-1, 0, -2], [2, 2, -2], [4, 0, -2]]
+    assert "negative seek position -7" in capsys.readouterr().out
+
+
+def test_a_path_built_per_thread_keeps_no_heap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The path an f-string makes per thread is looked up without building it (its pieces
+    hashed and compared where they are): 100 opens of `f"{d}/n{i}.txt"` in a loop fit the
+    default heap (each took the path's ~60 characters before: MemoryError after 4 opens). A
+    path that names no file is built for the FileNotFoundError's message."""
+    _use("sim")
+    (tmp_path / "n0.txt").write_text("1\n", encoding="utf-8")
+    d = str(tmp_path)
+
+    @simt.kernel
+    def reopen(out):
+        i = simt.grid(1)
+        if i < len(out):
+            for _r in range(100):
+                try:
+                    with open(f"{d}/n{i}.txt") as f:
+                        out[i] += len(f.readline())
+                except FileNotFoundError as e:
+                    out[i] = -1
+                    print(e)
+                    break
+
+    out = np.zeros(2, np.int32)
+    reopen[1, 2](out)
+    assert out.tolist() == [200, -1]
+    assert f"No such file or directory: '{d}/n1.txt'" in capsys.readouterr().out
+
+
+def test_directories_and_hidden_files_match_as_pythons_glob(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A directory the path matches raises IsADirectoryError, as Python's open does (it was
+    FileNotFoundError); a run-time part does not start a hidden file's name (Python's glob:
+    `*` matches no leading "."), while a fixed "." in the path does."""
+    _use("sim")
+    (tmp_path / "p0.txt").mkdir()
+    (tmp_path / ".p1.txt").write_text("hidden", encoding="utf-8")
+    d = str(tmp_path)
+
+    @simt.kernel
+    def kinds(out):
+        i = simt.grid(1)
+        name = "p0" if i == 0 else ".p1"
+        try:
+            with open(f"{d}/{name}.txt") as f:
+                out[i] = len(f.read())
+        except IsADirectoryError as e:
+            out[i] = -21
+            print(e)
+        except FileNotFoundError:
+            out[i] = -2
+
+    @simt.kernel
+    def dotted(out):
+        i = simt.grid(1)
+        with open(f"{d}/.p{i + 1}.txt") as g:
+            out[i] = len(g.read())
+
+    out = np.zeros(2, np.int32)
+    kinds[1, 2](out)
+    assert out.tolist() == [-21, -2]
+    assert f"[Errno 21] Is a directory: '{d}/p0.txt'" in capsys.readouterr().out
+    dotted[1, 1](out)
+    assert out[0] == 6
+
+
+def test_files_over_the_webgpu_binding_limit_are_a_launch_error_naming_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The staged files go to the device in one array with the heap; WebGPU binds at most
+    the adapter's maxStorageBufferBindingSize (128 MiB by default, less than the 2**26
+    characters staging allows): past it, a LaunchError naming the pattern, the `open`'s line
+    and the sizes, before any buffer is made (it was the upload's message about "an array of
+    shape (...)", naming no file)."""
+    _use("webgpu")
+    from simt.runtime import webgpu
+
+    rt = registry.get("webgpu")
+    assert rt.max_array_bytes() == rt.caps.max_binding_bytes  # the adapter's own limit
+    monkeypatch.setattr(webgpu.WebGPURuntime, "max_array_bytes", lambda self: 1 << 16)
+    (tmp_path / "big0.txt").write_text("x" * 20000, encoding="utf-8")
+    d = str(tmp_path)
+
+    @simt.kernel
+    def reads(out):
+        i = simt.grid(1)
+        with open(f"{d}/big{i}.txt") as f:
+            out[i] = len(f.read())
+
+    with pytest.raises(simt.LaunchError) as e:
+        reads[1, 1](np.zeros(1, np.int32))
+    msg = str(e.value)
+    assert f"'{d}/big*.txt' (open at {__file__}:" in msg and "binds at most 65536 bytes" in msg
+    assert "read fewer or smaller files" in msg, msg
+    monkeypatch.undo()
+    out = np.zeros(1, np.int32)
+    reads[1, 1](out)
+    assert out[0] == 20000
+
+
+def test_a_line_read_is_a_str(tmp_path: Path) -> None:
+    """`isinstance(line, str)` of a string built at run time (a line read) is True, as in
+    Python (it was False: the front end asked its own marker class); the REPL's int(...)
+    of a line (files.r_int) tells a str from a number so."""
+    _use("sim")
+    d = _parts(tmp_path, {0: "12\n"})
+
+    @simt.kernel
+    def kinds(out):
+        i = simt.grid(1)
+        if i < 1:
+            with open(f"{d}/part{i}.txt") as f:
+                line = f.readline()
+                out[0] = 1 if isinstance(line, str) else 0
+                out[1] = 1 if isinstance(line, (int, float)) else 0
+
+    out = np.zeros(2, np.int32)
+    kinds[1, 1](out)
+    assert out.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_paths_of_numbers_strings_and_specs_find_their_files(backend: str, tmp_path: Path) -> None:
+    """The pieces of a path hashed where they are spell it as Python formats it: negative
+    numbers, the int32 minimum, zero, a run-time string; a spec (`{i:03d}`) builds the path
+    in the heap and gives it back. A string takes most of the heap, and every open still
+    finds its file (the path took the heap before: MemoryError)."""
+    _use(backend)
+    vals = [-12, 0, 7, 123456789, -(2**31), 5]
+    for v in vals[:5]:
+        (tmp_path / f"n{v}.txt").write_text(f"v{v}\n", encoding="utf-8")
+    (tmp_path / "nabc.txt").write_text("named", encoding="utf-8")
+    (tmp_path / "s007.txt").write_text("padded", encoding="utf-8")
+    d = str(tmp_path)
+
+    @simt.kernel
+    def opens(out, vals):
+        i = simt.grid(1)
+        if i < len(vals):
+            pad = str(i % 10) * 200  # 200 of the heap's 240 words: the paths cannot fit
+            v = vals[i] + len(pad) - 200
+            try:
+                with open(f"{d}/n{v}.txt") as f:
+                    out[i, 0] = len(f.read())
+            except FileNotFoundError:
+                out[i, 0] = -1
+            name = "abc" if i == 0 else "xyz"
+            try:
+                with open(f"{d}/n{name}.txt") as g:
+                    out[i, 1] = len(g.read())
+            except FileNotFoundError:
+                out[i, 1] = -1
+
+    @simt.kernel
+    def padded(out):
+        i = simt.grid(1)
+        if i < 1:
+            with open(f"{d}/s{i + 7:03d}.txt") as f:
+                out[0, 0] = len(f.read())
+
+    out = np.zeros((6, 2), np.int32)
+    opens[1, 8](out, np.array(vals, np.int32))
+    assert out[:, 0].tolist() == [len(f"v{v}\n") for v in vals[:5]] + [-1]
+    assert out[:, 1].tolist() == [5, -1, -1, -1, -1, -1]
+    padded[1, 1](out)
+    assert out[0, 0] == 6

@@ -8,7 +8,8 @@ region of it starts at `linear thread id x words` (the id `PrintRecord.thread` u
 The int32 region's first `RESERVED` words are bookkeeping: word `slot(t)` counts the elements
 of type `t` in use (a bump pointer; zero, as the launch leaves it, means empty), and words
 `DUMMY..DUMMY+2` are a list header that stays empty, handed out when a header cannot be
-allocated. Allocation only moves the bump pointer up; memory comes back when the thread ends.
+allocated. Allocation moves the bump pointer up; memory comes back when the thread ends (a
+scratch value that nothing refers to is given back at once: `release`).
 
 Every offset an allocation returns lies inside the thread's region, even when it fails (a
 failed allocation returns a zero-length block; the caller raises `MemoryError`), so no arena
@@ -103,6 +104,17 @@ class Arena:
         self.store(b, T.INT32, slot, b.select(ok, new, top))
         at = b.bin("add", top, b.const(first, T.INT32)) if first else top
         return b.select(ok, at, b.const(0 if t != T.INT32 else DUMMY, T.INT32)), ok
+
+    def mark(self, b: Builder, t: T.Scalar) -> Value:
+        """The bump pointer of type `t` now, for `release` to give back what is taken after."""
+        self.array(b, t)
+        return self.load(b, T.INT32, b.const(TYPES.index(t), T.INT32))
+
+    def release(self, b: Builder, t: T.Scalar, mark: Value, cond: Value) -> None:
+        """Where `cond` holds, give back every element of type `t` taken since `mark` (a
+        scratch value no other value refers to: the path an `open` looked up)."""
+        slot = b.const(TYPES.index(t), T.INT32)
+        self.store(b, T.INT32, slot, b.select(cond, mark, self.load(b, T.INT32, slot)))
 
     def exhausted(self, t: T.Scalar, what: str) -> str:
         """The MemoryError message of `what` running out of type `t`'s region."""

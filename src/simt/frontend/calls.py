@@ -1119,8 +1119,8 @@ def _isinstance(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.
         return raising.isinstance_of(tr, obj, c if isinstance(c, tuple) else (c,))  # type: ignore[arg-type]
     if isinstance(obj, Known):
         return Known(isinstance(obj.value, c))
-    if isinstance(obj, Obj):
-        return Known(issubclass(obj.cls, c))
+    if isinstance(obj, Obj):  # (a string built at run time is a str, as in Python)
+        return Known(issubclass(str if strings.is_str(obj) else obj.cls, c))
     if isinstance(obj, Tup):
         return Known(issubclass(tuple, c) if isinstance(c, type) else tuple in c)
     if isinstance(obj, (View, CArray)):

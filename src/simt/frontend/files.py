@@ -1,17 +1,23 @@
 """Files read per thread (#27 item 3): `open(path)` / `open(path, "r")` in a kernel, `with`,
-`f.read()`, `f.read(k)`, `f.readline()`, `for line in f`, `f.close()`.
+`f.read()`, `f.read(k)`, `f.readline()`, `for line in f`, `f.tell()`, `f.seek(...)`,
+`f.close()`.
 
 The host stages the files a kernel may open before each launch, into a read-only block after
 the threads' regions of the int32 arena (`simt.filereads`, which states the rule: each
 `open`'s path is a known string or an f-string, and every file matching it with its run-time
-parts as `*` is staged). Here each `open` records its glob pattern (`Context.file_reads`),
-builds the thread's path as a run-time string, and looks it up in the block: a hash of the
-path (FNV-1a, as `filereads.path_hash`), a binary search of the sorted hashes, one string
-comparison. A path that is not there raises FileNotFoundError in that thread (catchable).
+parts as `*` is staged). Here each `open` records its glob pattern (`Context.file_reads`)
+and looks the thread's path up in the block: a hash of the path (FNV-1a, as
+`filereads.path_hash`), a binary search of the sorted hashes, one string comparison. A path
+of literal text, run-time strings and integers is never built: its pieces (`Segments`) are
+hashed and compared where they are, so an `open` takes no heap for it; one with a format
+spec or a float is built in the heap and given back once found. A path that is not there
+raises FileNotFoundError in that thread (catchable), a directory IsADirectoryError; only
+then is the path built, for the message.
 
 The file object is an `Obj` of `filereads.KernelReader` with three int32 fields: `state`,
 the arena word holding the thread's position in the file (-1 once closed; one word of the
-heap per `open`), and `data`, `n`, where the file's characters are and how many. What
+heap per `open`; `tell` reads it, `seek` sets it), and `data`, `n`, where the file's
+characters are and how many. What
 `read` and `readline` return are strings over the staged words themselves (nothing copied).
 `for line in f` is rewritten as `while f._more(): line = f.readline()` on the syntax tree.
 """
@@ -97,7 +103,7 @@ def open_for_reading(tr: Translating, node: ast.Call, mode: object, pieces: Piec
         (k.value for k in node.keywords if k.arg == "file"), None)  # fmt: skip
     if path_node is None:
         tr.fail(node, "open() needs a path")
-    parts, path = _path(tr, path_node, pieces)
+    parts, path, mark = _path(tr, path_node, pieces)
     if all(p is None for p in parts):
         tr.fail(
             path_node,
@@ -110,7 +116,7 @@ def open_for_reading(tr: Translating, node: ast.Call, mode: object, pieces: Piec
     if pattern not in tr.ctx.file_reads:
         tr.ctx.file_reads.append(pattern)
     tr.at(node)
-    return _lookup(tr, path, node)
+    return _lookup(tr, path, node, mark)
 
 
 def _joins(tr: Translating, e: ast.Call) -> bool:
@@ -141,15 +147,25 @@ def _utf8(tr: Translating, node: ast.Call) -> None:
             )
 
 
-def _path(tr: Translating, e: ast.expr, pieces: Pieces) -> tuple[list[str | None], strings.Text]:
-    """The path's literal parts (None: a run-time part) and its value."""
+def _path(
+    tr: Translating, e: ast.expr, pieces: Pieces
+) -> tuple[list[str | None], strings.Text | Segments, Value | None]:
+    """The path's literal parts (None: a run-time part), its value, and for a path built in
+    the heap the bump pointer before it was built (`_lookup` gives its words back). An
+    f-string of literal text, run-time strings and integers formatted as `{i}` is not built:
+    its `Segments` are hashed and compared where they are (no heap)."""
     if isinstance(e, ast.JoinedStr):
         got = pieces(tr, e, True)
         parts: list[str | None] = [p if isinstance(p, str) else None for p in got]
         if all(isinstance(p, str) for p in got):
-            return parts, "".join(got)  # type: ignore[arg-type]
+            return parts, "".join(got), None  # type: ignore[arg-type]
         tr.at(e)
-        return parts, strings.text_of(strings.value_of(str_format.from_parts(tr, got, e)))
+        segs = _segments(tr, got, e)
+        if segs is not None:
+            return parts, segs, None
+        mark = arena(tr).mark(tr.b, T.INT32)
+        built = str_format.from_parts(tr, got, e)
+        return parts, strings.text_of(strings.value_of(built)), mark
     if isinstance(e, ast.Call) and _joins(tr, e):  # os.path.join(folder, f"part{i}.txt")
         for a in e.args:
             if isinstance(a, ast.JoinedStr) and not all(
@@ -164,7 +180,7 @@ def _path(tr: Translating, e: ast.expr, pieces: Pieces) -> tuple[list[str | None
                 )
     v = tr.expr(e)
     if isinstance(v, Known) and isinstance(v.value, (str, os.PathLike)):
-        return [str(v.value)], str(v.value)
+        return [str(v.value)], str(v.value), None
     if strings.is_str(v):
         tr.fail(
             e,
@@ -174,6 +190,133 @@ def _path(tr: Translating, e: ast.expr, pieces: Pieces) -> tuple[list[str | None
             "write the f-string in the call: open(f'data/part{i}.txt')",
         )
     tr.fail(e, "open()'s path must be a string")
+
+
+# ------------------------------------------------------------------------------- segments
+class Segments:
+    """A path built at run time, kept as its pieces: literal text, run-time strings and
+    `Digits` (an integer's decimal text), with what builds it in the heap (`got`, `node`:
+    for an error's message only)."""
+
+    def __init__(self, segs: list[str | Obj | Digits], got: list[strings.Part],
+                 node: ast.AST) -> None:  # fmt: skip
+        self.segs = segs
+        self.got = got
+        self.node = node
+
+
+class Digits:
+    """`f"{v}"` of a run-time integer: its sign, magnitude `a` (unsigned), the power of ten
+    of its first digit `p` and its number of digits `d` (int32)."""
+
+    def __init__(self, neg: Value, a: Value, p: Value, d: Value) -> None:
+        self.neg, self.a, self.p, self.d = neg, a, p, d
+
+
+def _segments(tr: Translating, got: list[strings.Part], node: ast.AST) -> Segments | None:
+    """The path's pieces as `Segments`, or None where one is formatted otherwise (a spec, a
+    float, a bool: then the path is built in the heap)."""
+    segs: list[str | Obj | Digits] = []
+    for p in got:
+        if isinstance(p, str) or strings.is_str(p):
+            segs.append(p)  # type: ignore[arg-type]
+            continue
+        if not isinstance(p, tuple):
+            return None
+        v, spec = p
+        if spec or not (isinstance(v, Value) and isinstance(v.type, T.Scalar)
+                        and v.type.is_int and not v.type.is_bool):  # fmt: skip
+            return None
+        segs.append(_digits(tr, v))
+    return Segments(segs, got, node)
+
+
+def _digits(tr: Translating, v: Value) -> Digits:
+    b = tr.b
+    t = v.type
+    assert isinstance(t, T.Scalar)
+    ut = T.UINT64 if t.bits > 32 else T.UINT32
+    u = b.cast(v, ut)
+    if t.is_signed:
+        neg = b.cmp("lt", v, b.const(0, t))
+        u = b.select(neg, b.bin("sub", b.const(0, ut), u), u)  # (the magnitude of the minimum)
+    else:
+        neg = b.const(False, T.BOOL)
+    ten = b.const(10, ut)
+
+    def more(_: Value, acc: list[Value]) -> list[Value]:  # p *= 10 while a // p >= 10
+        p, d = acc
+        up = b.cmp("ge", b.bin("floordiv", u, p), ten)
+        return [b.select(up, b.bin("mul", p, ten), p), b.select(up, b.bin("add", d, i32(tr, 1)), d)]
+
+    p, d = fold(tr, i32(tr, 0), i32(tr, 20 if ut is T.UINT64 else 10),
+                [b.const(1, ut), i32(tr, 1)], more)  # fmt: skip
+    return Digits(neg, u, p, d)
+
+
+def _seg_length(tr: Translating, s: str | Obj | Digits) -> Value:
+    if isinstance(s, Digits):
+        return tr.b.bin("add", s.d, tr.b.cast(s.neg, T.INT32))
+    return strings.length(tr, s)
+
+
+def _seg_chars(tr: Translating, s: str | Obj | Digits, inits: list[Value],
+               step: Callable[[Value, list[Value]], list[Value]]) -> list[Value]:  # fmt: skip
+    """Fold `step(code point, carried)` over the characters of one segment, in order."""
+    b = tr.b
+    if isinstance(s, str):
+        acc = inits
+        for c in s:
+            acc = step(i32(tr, ord(c)), acc)
+        return acc
+    if isinstance(s, Obj):
+        return fold(tr, i32(tr, 0), strings.length(tr, s), inits,
+                    lambda k, acc: step(strings.char(tr, s, k), acc))  # fmt: skip
+    minus = step(i32(tr, ord("-")), inits)  # the sign, where negative
+    acc = [b.select(s.neg, m, a) for m, a in zip(minus, inits)]
+    ten = b.const(10, s.a.type)  # type: ignore[arg-type]
+
+    def digit(_: Value, carried: list[Value]) -> list[Value]:
+        p, *rest = carried
+        c = b.bin("add", b.cast(b.bin("mod", b.bin("floordiv", s.a, p), ten), T.INT32),
+                  i32(tr, ord("0")))  # fmt: skip
+        return [b.bin("floordiv", p, ten), *step(c, rest)]
+
+    return fold(tr, i32(tr, 0), s.d, [s.p, *acc], digit)[1:]
+
+
+def _segs_hash(tr: Translating, path: Segments, seed: Value) -> Value:
+    """`filereads.path_hash` of the path the segments spell."""
+    b = tr.b
+    u = T.UINT32
+    acc = [b.bin("xor", b.const(FNV_OFFSET, u), b.cast(seed, u))]
+
+    def step(c: Value, h: list[Value]) -> list[Value]:
+        return [b.bin("mul", b.bin("xor", h[0], b.cast(c, u)), b.const(FNV_PRIME, u))]
+
+    for s in path.segs:
+        acc = _seg_chars(tr, s, acc, step)
+    return b.cast(b.bin("and", acc[0], b.const(HASH_MASK, u)), T.INT32)
+
+
+def _segs_equal(tr: Translating, path: Segments, at: Value, n: Value) -> Value:
+    """Whether the segments spell the `n` characters at block offset `at`."""
+    b = tr.b
+    total = i32(tr, 0)
+    for s in path.segs:
+        total = b.bin("add", total, _seg_length(tr, s))
+    same_n = b.cmp("eq", total, n)
+    last = b.bin("max", b.bin("sub", n, i32(tr, 1)), i32(tr, 0))
+
+    def step(c: Value, acc: list[Value]) -> list[Value]:
+        k, same = acc  # (positions past the staged path read its last character)
+        staged = _word(tr, b.bin("add", at, b.bin("min", k, last)))
+        return [b.bin("add", k, i32(tr, 1)), b.bin("and", same, b.cmp("eq", staged, c))]
+
+    acc = [i32(tr, 0), same_n]
+    for s in path.segs:
+        acc = _seg_chars(tr, s, acc, step)
+    return acc[1]
 
 
 # ------------------------------------------------------------------------------- lookup
@@ -215,12 +358,17 @@ def path_hash(tr: Translating, s: strings.Text, seed: Value) -> Value:
     return b.cast(b.bin("and", h, b.const(HASH_MASK, u)), T.INT32)
 
 
-def _lookup(tr: Translating, path: strings.Text, node: ast.AST) -> Obj:
-    """The file object of the staged file named `path` (FileNotFoundError where none is)."""
+def _lookup(tr: Translating, path: strings.Text | Segments, node: ast.AST,
+            mark: Value | None = None) -> Obj:  # fmt: skip
+    """The file object of the staged file named `path` (FileNotFoundError where none is,
+    IsADirectoryError where it names a directory). `mark`: the heap's bump pointer before a
+    path built at run time, whose words are given back once the file is found (the path is
+    kept only for an exception's message), so `open` in a loop takes one word each time."""
     b = tr.b
     f = block(tr)
     count = _word(tr, f)
-    h = path_hash(tr, path, _word(tr, b.bin("add", f, i32(tr, 1))))
+    seed = _word(tr, b.bin("add", f, i32(tr, 1)))
+    h = _segs_hash(tr, path, seed) if isinstance(path, Segments) else path_hash(tr, path, seed)
     first = b.bin("add", f, i32(tr, HEADER))
 
     def entry(k: Value, word: int) -> Value:
@@ -240,14 +388,50 @@ def _lookup(tr: Translating, path: strings.Text, node: ast.AST) -> Obj:
     inside = b.cmp("lt", lo, count)
     k = b.select(inside, lo, i32(tr, 0))
     same_hash = b.bin("and", inside, b.cmp("eq", entry(k, 0), h))
-    staged = strings.make(b.bin("add", f, entry(k, 1)),
-                          b.select(same_hash, entry(k, 2), i32(tr, 0)))  # fmt: skip
-    found = b.bin("and", same_hash, strings.equal(tr, path, staged, node))
+    at, length = b.bin("add", f, entry(k, 1)), b.select(same_hash, entry(k, 2), i32(tr, 0))
+    if isinstance(path, Segments):
+        same = _segs_equal(tr, path, at, length)
+    else:
+        same = strings.equal(tr, path, strings.make(at, length), node)
+    found = b.bin("and", same_hash, same)
     data = b.bin("add", f, entry(k, 3))
-    n = b.select(found, entry(k, 4), i32(tr, 0))
-    _not_found(tr, path, found, node)
-    # the position: one word of the heap (a failed allocation points at a word no value uses)
+    size = entry(k, 4)  # -1: a directory (`filereads.DIRECTORY`)
+    is_file = b.bin("and", found, b.cmp("ge", size, i32(tr, 0)))
+    n = b.select(is_file, size, i32(tr, 0))
+    is_dir = b.bin("and", found, b.un("not", is_file))
+    if isinstance(path, Segments):  # the path is built (in the heap) only for the message
+
+        def named() -> None:
+            tr.at(path.node)
+            text = strings.text_of(strings.value_of(str_format.from_parts(tr, path.got,
+                                                                          path.node)))  # fmt: skip
+            tr.at(node)
+            _not_found(tr, text, found, node)
+            _not_a_file(tr, text, is_dir, node)
+
+        def unnamed() -> None:  # a full heap: the error still, its path left out
+            gone = " (the path is not shown: the thread's heap is full)"
+            raise_unless(tr, FileNotFoundError, found,
+                         f"[Errno 2] No such file or directory{gone}", node)  # fmt: skip
+            raising.raise_builtin(tr, IsADirectoryError, is_dir,
+                                  f"[Errno 21] Is a directory{gone}", node)  # fmt: skip
+
+        def fail() -> None:
+            total = i32(tr, 0)
+            for seg in path.segs:
+                total = b.bin("add", total, _seg_length(tr, seg))
+            # (building it takes its characters, and a number's text while it is formatted)
+            need = b.bin("add", b.bin("mul", total, i32(tr, 2)), i32(tr, 24))
+            tr.branch(b.cmp("ge", arena(tr).free(b, T.INT32), need), named, unnamed)
+
+        tr.branch(b.un("not", is_file), fail, lambda: None)
+    else:
+        _not_found(tr, path, found, node)
+        _not_a_file(tr, path, is_dir, node)
     ar = arena(tr)
+    if mark is not None:  # the path built at run time: its words back (an error's keep them)
+        ar.release(b, T.INT32, mark, is_file)
+    # the position: one word of the heap (a failed allocation points at a word no value uses)
     at, ok = ar.alloc(b, T.INT32, i32(tr, 1))
     raise_unless(tr, MemoryError, ok, ar.exhausted(T.INT32, FILE_WORD), node)
     state = b.select(ok, at, i32(tr, SINK))
@@ -257,13 +441,22 @@ def _lookup(tr: Translating, path: strings.Text, node: ast.AST) -> Obj:
 
 def _not_found(tr: Translating, path: strings.Text, found: Value, node: ast.AST) -> None:
     """FileNotFoundError where the path is not staged, its message Python's."""
-    fails = tr.b.un("not", found)
+    _raise_at(tr, FileNotFoundError, "[Errno 2] No such file or directory: ", path,
+              tr.b.un("not", found), node)  # fmt: skip
+
+
+def _not_a_file(tr: Translating, path: strings.Text, is_dir: Value, node: ast.AST) -> None:
+    """IsADirectoryError where the path names a directory that matched, as Python's open."""
+    _raise_at(tr, IsADirectoryError, "[Errno 21] Is a directory: ", path, is_dir, node)
+
+
+def _raise_at(tr: Translating, cls: type, head: str, path: strings.Text, fails: Value,
+              node: ast.AST) -> None:  # fmt: skip
+    """The thread raises `cls(head + repr(path))` where `fails` holds."""
     if isinstance(path, str):
-        raise_unless(tr, FileNotFoundError, found,
-                     f"[Errno 2] No such file or directory: {path!r}", node)  # fmt: skip
+        raising.raise_builtin(tr, cls, fails, f"{head}{path!r}", node)
         return
-    sid = raising.site(tr, FileNotFoundError, ("[Errno 2] No such file or directory: '", "'"),
-                       node, None, text=True)  # fmt: skip
+    sid = raising.site(tr, cls, (f"{head}'", "'"), node, None, text=True)
     raising.set_state(tr, sid, fails, (strings.offset(path), strings.length(tr, path)))
 
 
@@ -349,20 +542,71 @@ def _more(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
     return b.bin("and", b.cmp("ge", pos, i32(tr, 0)), b.cmp("lt", pos, _field(f, "n")))
 
 
+def _tell(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
+    """`f.tell()`: the position, an opaque number `seek` takes back (the count of characters
+    before it in the staged text; Python's is a byte offset, the same for ASCII text)."""
+    if args:
+        tr.fail(node, "tell() takes no arguments")
+    return _position(tr, f, node)
+
+
+def _seek(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
+    """`f.seek(pos)`, `f.seek(pos, 0)` (a position `tell` gave, or 0), `f.seek(0, 1)` (where
+    it is) and `f.seek(0, 2)` (the end), as Python's text files: the new position."""
+    if not 1 <= len(args) <= 2:
+        tr.fail(node, "seek() takes a position and an optional whence (0, 1 or 2)")
+    whence = args[1] if len(args) > 1 else Known(0)
+    if not (isinstance(whence, Known) and whence.value in (0, 1, 2)
+            and not isinstance(whence.value, bool)):  # fmt: skip
+        tr.fail(node, "seek()'s whence must be 0, 1 or 2 known at compile time (os.SEEK_SET, "
+                      "os.SEEK_CUR, os.SEEK_END)")  # fmt: skip
+    a = args[0]
+    if isinstance(a, Known):
+        if not isinstance(a.value, (int, np.integer)) or isinstance(a.value, bool):
+            tr.fail(node, "seek()'s position must be an integer")
+    elif not (isinstance(a, Value) and isinstance(a.type, T.Scalar) and a.type.is_int):
+        tr.fail(node, "seek()'s position must be an integer")
+    b = tr.b
+    if whence.value != 0:
+        if not (isinstance(a, Known) and a.value == 0):
+            where = "cur" if whence.value == 1 else "end"
+            tr.fail(node, f"seek(n, {whence.value}) with n other than 0: a text file in Python "
+                          f"raises io.UnsupportedOperation (can't do nonzero {where}-relative "
+                          "seeks)", "seek(f.tell() + n) is not it either (a position is "
+                          "opaque): read(n) moves n characters on")  # fmt: skip
+        pos = _position(tr, f, node)
+        to = pos if whence.value == 1 else _field(f, "n")
+    else:
+        pos = _position(tr, f, node)
+        n = _field(f, "n")
+        if isinstance(a, Known):  # (a known position past the int32 range is the end's)
+            a = Known(max(min(int(a.value), 2**31 - 1), -(2**31)))
+        wide = isinstance(a, Value) and isinstance(a.type, T.Scalar) and a.type.bits > 32
+        t = T.INT64 if wide else T.INT32
+        at = b.const(int(a.value), t) if isinstance(a, Known) else coerce(b, a, t)
+        raising.raise_builtin(tr, ValueError, b.cmp("lt", at, b.const(0, t)),
+                              ("negative seek position ", 0), node,
+                              (at, Known(0)))  # fmt: skip
+        if wide:  # (a position past the int32 range is past the end)
+            at = coerce(b, b.bin("min", at, coerce(b, n, t)), T.INT32)
+        # past the end reads "" as in Python; the position is the end (Python's stays the
+        # number given, which a text file documents as undefined unless tell gave it)
+        to = b.bin("max", b.bin("min", at, n), i32(tr, 0))
+    _advance(tr, f, pos, to)
+    return b.select(b.cmp("ge", _word(tr, _field(f, "state")), i32(tr, 0)), to, i32(tr, 0))
+
+
 def _check_open(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
     _position(tr, f, node)
     return Known(None)
 
 
-METHODS = {"read": _read, "readline": _readline, "close": _close, "_more": _more,
-           "_check_open": _check_open, "_readline": _readline}  # fmt: skip
+METHODS = {"read": _read, "readline": _readline, "close": _close, "seek": _seek, "tell": _tell,
+           "_more": _more, "_check_open": _check_open, "_readline": _readline}  # fmt: skip
 REFUSED = {
-    "seek": "seek() on a file read in a kernel is not supported: read() the text and slice "
-            "it (s = f.read(); s[n:]), or readline() in a loop",
-    "tell": "tell() on a file read in a kernel is not supported: count the characters read "
-            "(len(line))",
-    "readlines": "readlines() makes a list of strings, which a kernel's lists cannot hold: "
-                 "loop over the lines (for line in f:)",
+    "readlines": "readlines() makes a list of strings, which a kernel's lists cannot hold "
+                 "(a list holds numbers): loop over the lines (for line in f:), or count "
+                 "them first and seek(0) back",
     "write": 'a file opened for reading cannot be written: open it with "w" or "a"',
 }  # fmt: skip
 

@@ -170,6 +170,11 @@ class Runtime(ABC):
     # how its source text writes a line comment (`kernel.source` headings)
     source_comment: ClassVar[str] = "//"
 
+    def max_array_bytes(self) -> int | None:
+        """The most bytes one array may take on this device (WebGPU: the adapter's
+        maxStorageBufferBindingSize), or None where it sets no limit of its own."""
+        return None
+
     def device_timer(self) -> Callable[[Callable[[], Any]], float] | None:
         """A function timing `run()` on the device itself (seconds; CUDA events), or None:
         `simt.bench` then times with the host clock around a synchronised call."""

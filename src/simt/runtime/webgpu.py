@@ -379,6 +379,9 @@ class WebGPURuntime(Runtime):
         check_binding(self.caps, nbytes, f"an array of shape {tuple(shape)} and dtype {dt}")
         return self.dev.device.create_buffer(size=self._padded(nbytes), usage=self._usage())
 
+    def max_array_bytes(self) -> int | None:
+        return self.caps.max_binding_bytes
+
     def upload(self, host: np.ndarray) -> Any:
         with self._lost_device("copying an array to the device"):
             return self._upload(host)

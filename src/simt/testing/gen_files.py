@@ -1,9 +1,11 @@
 """The fuzz generator's `files` feature (registers its section in grammar.py): files read per
 thread (#27 item 3, frontend/files.py): `with open(f"{FDIR}/f{...}.txt") as fh:` with a path
 made from the thread's index, then `for line in fh` (or `enumerate(fh, start)`),
-`readline()`, `read()`, `read(k)`, and the strings they give measured, searched and
-stripped; with the exceptions feature, `int(line)` of each line (frontend/str_parse.py),
-its ValueError and OverflowError caught.
+`readline()`, `read()`, `read(k)`, `tell()` and `seek(...)` (back to a position `tell` gave,
+to the end, to the start), and the strings they give measured, searched and stripped; or the
+file opened again and again in a loop (each open by its run-time path: the heap the path
+took is given back); with the exceptions feature, `int(line)` of each line
+(frontend/str_parse.py), its ValueError and OverflowError caught.
 
 The generated module writes its files when it is imported (`HELPER`: fixed texts in a fixed
 directory under the system's temporary folder, each written whole with `os.replace`, so
@@ -52,8 +54,9 @@ def files_section(g: Grammar) -> None:
     missing = g.exceptions_on and r.random() < 0.7
     # a name no file has (`g...`): in a kernel with no other open, no file is staged at all
     stem = "g" if missing and r.random() < 0.2 else "f"
-    k = r.randrange(5 if missing else 4)  # 4: int(line), which may raise
-    if k == 4:
+    # 0-3: read a way, 4: tell and seek, 5: opened in a loop, 6: int(line), which may raise
+    k = r.randrange(7 if missing else 6)
+    if k == 6:
         which = f"(t + {r.randrange(9)}) % 9"
     elif missing:
         which = f"(t + {r.randrange(8)}) % 8"
@@ -63,7 +66,18 @@ def files_section(g: Grammar) -> None:
     pad = "    " if missing else ""
     if missing:
         g.emit("try:")
-    g.emit(f'{pad}with open(f"{{FDIR}}/{stem}{{{which}}}.txt") as {fh}:')
+    path = f'f"{{FDIR}}/{stem}{{{which}}}.txt"'
+    if k == 5:  # many opens, each by its run-time path, in one thread
+        rr = g.fresh("rr")
+        # (a run-time trip count: a known one would unroll the opens, 40 copies to compile)
+        g.emit(f"{pad}for {rr} in range((t & 1) + {r.randrange(2, 40)}):")
+        g.emit(f"{pad}    with open({path}) as {fh}:")
+        g.emit(f"{pad}        {x} = {x} + len({fh}.readline()) * ({rr} + 1)")
+        if r.random() < 0.5:
+            g.emit(f"{pad}        {x} = {x} * 3 + {fh}.seek(0, 2)")
+        _caught(g, x, missing)
+        return
+    g.emit(f"{pad}with open({path}) as {fh}:")
     body = pad + "    "
     if k == 0 and r.random() < 0.4:  # numbered lines
         n = g.fresh("n")
@@ -81,6 +95,18 @@ def files_section(g: Grammar) -> None:
     elif k == 3:
         g.emit(f"{body}{ln} = {fh}.read({r.randrange(5)})")
         g.emit(f"{body}{x} = {x} * 7 + len({ln}) + len({fh}.readline()) + ({ln} == 'ab')")
+    elif k == 4:  # tell, then back to it; the end; the start
+        mk = g.fresh("mk")
+        if r.random() < 0.5:
+            g.emit(f"{body}{fh}.readline()")
+        g.emit(f"{body}{mk} = {fh}.tell()")
+        g.emit(f"{body}{ln} = {fh}.readline()")
+        g.emit(f"{body}{x} = {x} * 5 + {mk} + len({ln}) + {fh}.seek(0, 2) * 3")
+        g.emit(f"{body}{fh}.seek({mk})")
+        g.emit(f"{body}{x} = {x} * 3 + len({fh}.read({r.randrange(4)})) + {fh}.tell()")
+        g.emit(f"{body}{x} = {x} + {fh}.seek(0, 1) + {fh}.seek(0)")
+        g.emit(f"{body}for {ln} in {fh}:")
+        g.emit(f"{body}    {x} = {x} * 3 + len({ln})")
     else:
         g.emit(f"{body}for {ln} in {fh}:")
         g.emit(f"{body}    try:")
@@ -89,6 +115,11 @@ def files_section(g: Grammar) -> None:
         g.emit(f"{body}        {x} = {x} - 1")
         g.emit(f"{body}    except OverflowError:")
         g.emit(f"{body}        {x} = {x} + 1")
+    _caught(g, x, missing)
+
+
+def _caught(g: Grammar, x: str, missing: bool) -> None:
+    """The handler of a missing file's FileNotFoundError (with exceptions on), and `x`."""
     if missing:
         g.emit("except FileNotFoundError:")
         g.emit(f"    {x} = {x} - 5")
