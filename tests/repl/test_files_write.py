@@ -164,13 +164,20 @@ def test_byte_strings_are_echoed_grouped_by_their_bytes(tmp_path: Path) -> None:
     assert _run(s, buf, 'b"lit"') == "b'lit'\n"
 
 
-def test_a_per_thread_path_to_read_is_refused_by_line(tmp_path: Path) -> None:
+def test_a_per_thread_path_to_read_is_staged_or_refused_by_line(tmp_path: Path) -> None:
+    """A path of the thread's other variables: an f-string in the call is read as a
+    @simt.kernel reads files (staged: a missing one is FileNotFoundError per thread; #27
+    item 3); any other expression is refused by line, as before."""
     s, buf = _session(4)
     _run(s, buf, f'D = "{tmp_path}"')
     (tmp_path / "a.txt").write_text("abc")
+    (tmp_path / "2.txt").write_text("two\n")
     assert _run(s, buf, 'g = open(D + "/a.txt")\ng.read()') == "b'abc'\n"  # host values
-    out = _run(s, buf, 'x = tid * 2\ng = open(f"{D}/{x}.txt")')  # a per-thread variable
-    assert out.startswith("CompileError: <input 3>:2: open(f'{D}/{x}.txt') reads a file"), out
+    out = _run(s, buf, 'x = tid * 2\ng = open(f"{D}/{x}.txt")\nprint(g.read().upper())')
+    assert out.startswith("KernelError: 3 threads raised FileNotFoundError at <input 3>:2"), out
+    assert "TWO\n" in out, out  # thread 1's file, read as text
+    out = _run(s, buf, 'g = open(D + "/" + str(x) + ".txt")')
+    assert out.startswith("CompileError: <input 4>:1: open(D + '/' + str(x) + '.txt') reads a")
     assert "f.seek" in out and "tid" in out
 
 

@@ -274,3 +274,26 @@ def test_ctrl_c_in_a_kernel_names_the_buffers_it_was_writing() -> None:
     assert not again.is_set(), "the first Ctrl-C was lost: the launch ran on until the second"
     assert "KeyboardInterrupt (the input was abandoned; h may be partly written)" in buf.getvalue()
     assert s.run("y + 1\n")
+
+
+def test_a_path_of_the_threads_variables_is_read_as_a_kernel_reads_it(tmp_path: Any) -> None:
+    """`open(f"...{k}...")` with `k` a per-thread variable (not the thread's index) was
+    refused ("reads a file whose path depends on the thread's variables"); it is now read as
+    a @simt.kernel reads files (simt.filereads: staged at the launch, text, `readline`,
+    `for line in f`, `tell`/`seek`, `int(line)`), within the input that opens it (#27 item 3:
+    one feature in the REPL and in kernels)."""
+    for k in range(2):
+        (tmp_path / f"p{k}.txt").write_text(f"line {k}\nsecond\n{10 + k}\n", encoding="utf-8")
+    d = str(tmp_path)
+    s, buf = make(4)
+    run(s, buf, "k = tid % 2")
+    loop = f"with open(f'{d}/p{{k}}.txt') as g:\n    n = 0\n    for line in g:\n        n += 1\nn"
+    assert run(s, buf, loop).endswith("3\n")
+    text = (f"f = open(f'{d}/p{{k}}.txt')\nfirst = f.readline()\nt = f.tell()\nf.seek(0)\n"
+            "x = f.readline() == first\nt, x")  # fmt: skip
+    out = run(s, buf, text)
+    assert "(7, True)" in out and "`f` is a file opened by a path of the thread's" in out, out
+    numbers = (f"with open(f'{d}/p{{k}}.txt') as g:\n    g.readline()\n    g.readline()\n"
+               "    v = int(g.readline())\nv - k")  # fmt: skip
+    assert run(s, buf, numbers) == "10\n"
+    assert run(s, buf, "t + v - k") == "17\n"  # both kept: numbers

@@ -11,6 +11,11 @@ writes with mutation or syntax the kernel language lacks becomes calls (`f.seek(
 `endswith`, `find` and `split` on known separators; `print` writes a marker the host replaces
 by the bytes (the host holds every file that inputs read).
 
+A path of the thread's other variables written as an f-string in the call
+(`open(f"d/{k}.txt")`, `k` per thread) is left as it is: the kernel reads it as a
+`@simt.kernel` does (`simt.filereads`: staged at the launch, text, `tell`/`seek`), and such a
+file is not kept after the input (docs/language.md, "The REPL", says what differs and why).
+
 Files opened for writing (`f = open(path, "w")` or `"a"`, `f.write(text)`) are records that
 threads print: `f = open(...)` becomes a record of the path (formatted per thread, so
 f-strings work), `f.write(x)` a record of the text. After the launch the host takes them
@@ -192,16 +197,20 @@ def _known_bytes(word: Any) -> Any:
 
 
 def r_int(x: Any) -> Any:
-    """`int(x)`, parsing a byte string."""
+    """`int(x)`, parsing a byte string (or a str: a line of a file the kernel staged)."""
     if isinstance(x, ByteStr):
         return x.to_int()
+    if isinstance(x, str):
+        return int(x)
     return np.int64(x)
 
 
 def r_float(x: Any) -> Any:
-    """`float(x)`, parsing a byte string."""
+    """`float(x)`, parsing a byte string (or a str)."""
     if isinstance(x, ByteStr):
         return x.to_float()
+    if isinstance(x, str):
+        return float(x)
     return np.float64(x)
 
 
@@ -381,6 +390,12 @@ class Rewriter(ast.NodeTransformer):
         # a path that differs by thread: the key of its files laid end to end, else None
         self.per_thread = per_thread
         self.varying: list[ast.Call] = []  # `open(path)` for reading with a per-thread path
+        # `open(f"...")` for reading by a path of the thread's variables: left to the kernel's
+        # own staging (simt.filereads: text, as in a @simt.kernel), and the names of those
+        # that a `with` opened (closed at its end)
+        self.staged: list[ast.Call] = []
+        self.staged_names: set[str] = set()
+        self.staged_vars: set[str] = set()  # names such a file was assigned to
         # names of files open for writing: opened in this input, or left open by earlier ones
         self.writers: set[str] = set(writers or ())
         self.records = 0  # record prints written into the input
@@ -399,7 +414,10 @@ class Rewriter(ast.NodeTransformer):
             v.args.append(ast.Constant(len(node.targets[0].elts) - 1))
         mode = write_mode(node.value)
         if mode is None or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-            return self.generic_visit(node)
+            out = self.generic_visit(node)
+            if isinstance(out, ast.Assign) and out.value in self.staged:
+                self.staged_vars.update(t.id for t in out.targets if isinstance(t, ast.Name))
+            return out
         call = node.value
         assert isinstance(call, ast.Call)
         name = node.targets[0].id
@@ -431,6 +449,13 @@ class Rewriter(ast.NodeTransformer):
         for st in stmts:
             got = self.visit(st)
             out.extend(got if isinstance(got, list) else [got])
+        first = out[0]
+        if isinstance(first, ast.Assign) and first.value is item.context_expr and (
+            write_mode(first.value) is None and item.context_expr in self.staged
+        ):  # a file the kernel stages: closed at the end of the `with`, as in Python
+            self.staged_names.add(name)
+            close = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "close", ast.Load()), [], [])
+            out.append(ast.copy_location(ast.Expr(close), node.body[-1]))
         return out
 
     def _record(self, node: ast.stmt, head: str, value: ast.expr) -> list[ast.stmt]:
@@ -480,6 +505,9 @@ class Rewriter(ast.NodeTransformer):
                 path = node.args[0].value
             if not isinstance(path, str):
                 key = self.per_thread(node.args[0]) if self.per_thread is not None else None
+                if key is None and isinstance(node.args[0], ast.JoinedStr):
+                    self.staged.append(node)  # read as a @simt.kernel reads it
+                    return node
                 if key is None:
                     self.varying.append(node)  # a path the host cannot compute: refused
                     return node
@@ -519,6 +547,7 @@ class Rewriter(ast.NodeTransformer):
             and isinstance(v.func, ast.Attribute)
             and v.func.attr == "seek"
             and isinstance(v.func.value, ast.Name)
+            and v.func.value.id not in self.staged_vars  # a text file's seek moves it itself
         ):
             return ast.Assign([ast.Name(v.func.value.id, ast.Store())], v, lineno=node.lineno)
         return node

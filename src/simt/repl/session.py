@@ -455,6 +455,7 @@ class Session:
         tree = shape.tree
         rewritten = files.needs_rewrite(tree, set(self.objects) | set(self.open_writes))
         records = 0  # file-record prints in the input (writes to files)
+        self._closed_readers: set[str] = set()  # files the kernel staged, closed by `with`
         if rewritten:
             fast = ()  # a byte string prints through a record the host completes
             opened = list(self.file_paths)
@@ -468,6 +469,7 @@ class Session:
                 self.out.error(f"{type(e).__name__}: {e.strerror or e}")
                 return False
             records = rw.records
+            self._closed_readers = rw.staged_names
             if rw.no_stdin:
                 self.out.error(
                     f"CompileError: {filename}:{rw.no_stdin[0].lineno}: input() gives each "
@@ -934,6 +936,7 @@ class Session:
         the host, a file or byte string (kept as its per-thread fields), or a note saying why
         it is not kept."""
         from ..frontend import dicts, lists, strings
+        from ..frontend.files import is_reader
         from ..frontend.values import UNDEF, Known, Obj
         from ..ir import Value
 
@@ -955,7 +958,15 @@ class Session:
                         stores.append((f"{w}__{f}", f"{w}.{f}"))
                         outs[f"{w}__{f}"] = np.empty(self.threads, np.int64)
                     continue
-            if isinstance(v, Known):
+            if is_reader(v):
+                if w not in self._closed_readers:
+                    notes.append(
+                        f"`{w}` is a file opened by a path of the thread's variables, which "
+                        "the launch staged as a @simt.kernel's (docs/language.md, \"Reading "
+                        "files\"); it is not kept after this input: read it in the input that "
+                        "opens it"
+                    )
+            elif isinstance(v, Known):
                 known[w] = _plain(v.value)
             elif isinstance(v, Value) and isinstance(v.type, T.Scalar):
                 stores.append((w, w))
