@@ -214,8 +214,9 @@ def test_format_specs_are_drawn_and_agree_between_backends() -> None:
 
 def test_files_feature_reads_per_thread_files_and_agrees_between_backends() -> None:
     """`files=True` (gen_files.py): each thread opens a file named by its index inside
-    `with`, reads it by iteration, readline, read or read(k); with exceptions on, a missing
-    file's FileNotFoundError is caught. The kernels agree on every backend and NVRTC."""
+    `with`, reads it by iteration, readline, read, read(k) or tell/seek, or opens it in a
+    loop; with exceptions on, a missing file's FileNotFoundError is caught. The kernels agree
+    on every backend and NVRTC."""
     from simt.testing.differential import check
 
     seen: set[str] = set()
@@ -223,10 +224,11 @@ def test_files_feature_reads_per_thread_files_and_agrees_between_backends() -> N
         p = generate(seed, files=True, exceptions=seed % 2 == 0, size=4)
         assert "files" in p.features and "with open(f\"{FDIR}/" in p.source
         for word in ("for ln", ".readline()", ".read()", ".read(", "except FileNotFoundError",
-                     "int(ln", "with open(f\"{FDIR}/g{", "in enumerate(fh"):  # fmt: skip
+                     "int(ln", "with open(f\"{FDIR}/g{", "in enumerate(fh", ".seek(", ".tell()",
+                     "in range((t & 1) + "):  # fmt: skip
             if word in p.source:
                 seen.add(word)
-    assert len(seen) == 8, seen  # `g{...}`: a name no file has (maybe none staged)
+    assert len(seen) == 11, seen  # `g{...}`: a name no file has (maybe none staged)
     assert "files" not in generate(3, files=False).features
     assert not any("files" in generate(s, numba=True).features for s in range(30))
     for seed in (0, 2, 3, 6, 24):  # 24: int(line) of each line, its errors caught
