@@ -197,6 +197,17 @@ def test_files_give_each_thread_its_slice(tmp_path: Any) -> None:
     assert run(s, buf, "'ab' not in chunk[:2]") == ("----- 5x -----\nFalse\n----- 5x -----\nTrue\n")
 
 
+def test_a_file_object_echoes_as_python_shows_it(tmp_path: Any) -> None:
+    """Typing an open file's name said "File object has no attribute `start`" (the echo
+    read it as a byte string); Python's REPL shows the file object."""
+    path = tmp_path / "t.txt"
+    path.write_bytes(b"hello\n")
+    s, buf = make(2)
+    run(s, buf, f"f = open({str(path)!r})")
+    assert run(s, buf, "f") == f"<_io.BufferedReader name={str(path)!r}>\n"
+    assert run(s, buf, "f, f.read(2)") == f"(<_io.BufferedReader name={str(path)!r}>, b'he')\n"
+
+
 def test_missing_file_is_an_error_that_keeps_the_session() -> None:
     s, buf = make(4)
     assert "OSError: cannot open" in run(s, buf, "f = open('/nonexistent/file')")

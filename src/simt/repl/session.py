@@ -745,6 +745,8 @@ class Session:
                 fid = self._file_of(env, x) if isinstance(x, Obj) else None
                 if isinstance(x, Known):
                     items.append((True, x.value))
+                elif fid is not None and x.cls is files.File:  # shown as Python shows it
+                    items.append((True, _FileRepr(self.file_paths[fid])))
                 elif fid is not None:  # a byte string: its start and length, shown as bytes
                     for f in ("start", "length"):
                         key = f"_simt_o{len(outs)}"
@@ -1084,6 +1086,18 @@ def _printed_echo(v: Any) -> bool:
 def _plain(v: Any) -> Any:
     """NumPy scalars as the Python numbers they stand for."""
     return v.item() if isinstance(v, np.generic) else v
+
+
+class _FileRepr:
+    """How the echo shows a file object: as Python shows a file opened "rb" (the REPL's
+    files read bytes), named by its path or, for per-thread paths, by the files' key."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        name = self.name if self.name.startswith("<files ") else repr(self.name)
+        return f"<_io.BufferedReader name={name}>"
 
 
 def _show(row: Any, layout: list[tuple[str, bool, list[tuple[bool, Any]]]]) -> str:
