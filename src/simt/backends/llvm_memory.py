@@ -9,10 +9,10 @@ in registers and stored once after it (`_deferrable`, `pending`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from ..ir import Block, Function, Op
-from ..ir.ops import MEMORY
 from ..types import INT64, SHARED, Scalar
 from .common import checked
 from .llvm_abi import RECORD_DIMS, align, llvm_type, mem_type
@@ -22,7 +22,10 @@ from .llvm_failures import VECTOR_LOOP, FailureRecords, walk_ops
 class MemoryAccess(FailureRecords):
     """Loads, stores, atomics and their bounds checks (see the module doc)."""
 
-    RULES: ClassVar[dict[str, str]] = {**FailureRecords.RULES, **dict.fromkeys(MEMORY, "_memory")}
+    RULES: ClassVar[dict[str, str]] = {
+        **FailureRecords.RULES,
+        "load": "_load", "store": "_store", "atomic": "_atomic_rule", "cas": "_cas",
+    }  # fmt: skip
 
     def __init__(
         self, fn: Function, unit_stride: frozenset[str], bounds: bool,
@@ -64,25 +67,47 @@ class MemoryAccess(FailureRecords):
         addr = self.inst(f"getelementptr inbounds {mt}, ptr {ptr}, i64 {off or 0}")
         return addr, flag
 
-    def _memory(self, op: Op) -> None:
-        k = op.opcode
-        if self.pending and op.attrs.get("spill") and k in ("load", "store"):
-            key = (op.operands[0].id, op.operands[1].id)
-            if k == "store" and key in self.pending[-1]:
-                val = self.v(op.operands[-1])
-                if op.operands[-1].scalar.is_bool:
-                    val = self.inst(f"zext i1 {val} to i8")
-                self.pending[-1][key] = val  # pending values are in memory form (bool: i8)
-                return
-            pend = self._pending_value(key) if k == "load" else None
+    # ---------------------------------------------------------------- the rules
+    def _load(self, op: Op) -> None:
+        """A load: a per-lane element an enclosing `if` stores to, from its register
+        (`pending`), else the element read."""
+        if self.pending and op.attrs.get("spill"):
+            pend = self._pending_value((op.operands[0].id, op.operands[1].id))
             if pend is not None:
                 if op.result.scalar.is_bool:
                     pend = self.inst(f"trunc i8 {pend} to i1")
                 self.vals[op.result.id] = pend
                 return
+        self._access(op, self._read)
+
+    def _store(self, op: Op) -> None:
+        """A store: to a per-lane element an enclosing `if` defers, into its register
+        (`pending`, in memory form: a bool as i8), else to memory."""
+        if self.pending and op.attrs.get("spill"):
+            key = (op.operands[0].id, op.operands[1].id)
+            if key in self.pending[-1]:
+                val = self.v(op.operands[-1])
+                if op.operands[-1].scalar.is_bool:
+                    val = self.inst(f"zext i1 {val} to i8")
+                self.pending[-1][key] = val
+                return
+        self._access(op, self._write)
+
+    def _atomic_rule(self, op: Op) -> None:
+        """An atomic: `atomicrmw`, or on shared memory a plain read-modify-write."""
+        self._access(op, self._rmw)
+
+    def _cas(self, op: Op) -> None:
+        """A compare-and-swap: `cmpxchg`, or on shared memory a compare and a select."""
+        self._access(op, self._compare_swap)
+
+    # ---------------------------------------------------------------- one access
+    def _access(self, op: Op, write: Callable[[Op, str], str | None]) -> None:
+        """Access `op`: its element's address and, where it is checked, its bounds check
+        with the failure path (or a thread loop's record of it); `write(op, address)` writes
+        the access where it is in bounds and gives its result (0 where it is not)."""
         addr, flag = self._address(op)
         dtype = op.operands[0].array.dtype
-        ty, mt = llvm_type(dtype), mem_type(dtype)
         join = None
         if flag is not None and self.loop_kinds and self.loop_kinds[-1]:
             idx, shape = self.last_index
@@ -115,23 +140,45 @@ class MemoryAccess(FailureRecords):
             bad = self.label  # the failure path's last block, for the phi below
             self.emit(f"br label %{join}")
             self.start(ok)
-        align = dtype.bits // 8 if not dtype.is_bool else 1
-        result = None
-        if k == "load":
-            x = self.inst(f"load {mt}, ptr {addr}, align {align}{self._access_md()}")
-            result = self.inst(f"trunc i8 {x} to i1") if dtype.is_bool else x
-        elif k == "store":
-            val = self.v(op.operands[-1])
-            if dtype.is_bool:
-                val = self.inst(f"zext i1 {val} to i8")
-            self.emit(f"store {mt} {val}, ptr {addr}, align {align}{self._access_md()}")
-        elif k == "atomic" and op.operands[0].array.space == SHARED:
-            result = self._block_rmw(op.attrs["op"], dtype, addr, self.v(op.operands[-1]))
-        elif k == "atomic":
-            result = self._atomic(op.attrs["op"], dtype, addr, self.v(op.operands[-1]))
-        elif op.operands[0].array.space == SHARED:
-            cmp, new = self.v(op.operands[-2]), self.v(op.operands[-1])
-            old = self.inst(f"load {mt}, ptr {addr}, align {align}")
+        result = write(op, addr)
+        if join is not None:
+            here = self.label
+            self.emit(f"br label %{join}")
+            self.start(join)
+            if result is not None:
+                zero = self.const(0, dtype)
+                ty = llvm_type(dtype)
+                result = self.inst(f"phi {ty} [{result}, %{here}], [{zero}, %{bad}]")
+        if result is not None:
+            self.vals[op.result.id] = result
+
+    # ---------------------------------------------------------------- writing each access
+    def _read(self, op: Op, addr: str) -> str:
+        dtype = op.operands[0].array.dtype
+        mt = mem_type(dtype)
+        x = self.inst(f"load {mt}, ptr {addr}, align {align(dtype)}{self._access_md()}")
+        return self.inst(f"trunc i8 {x} to i1") if dtype.is_bool else x
+
+    def _write(self, op: Op, addr: str) -> None:
+        dtype = op.operands[0].array.dtype
+        mt = mem_type(dtype)
+        val = self.v(op.operands[-1])
+        if dtype.is_bool:
+            val = self.inst(f"zext i1 {val} to i8")
+        self.emit(f"store {mt} {val}, ptr {addr}, align {align(dtype)}{self._access_md()}")
+
+    def _rmw(self, op: Op, addr: str) -> str:
+        arr = op.operands[0].array
+        rmw = self._block_rmw if arr.space == SHARED else self._atomic
+        return rmw(op.attrs["op"], arr.dtype, addr, self.v(op.operands[-1]))
+
+    def _compare_swap(self, op: Op, addr: str) -> str:
+        arr = op.operands[0].array
+        dtype = arr.dtype
+        ty, mt = llvm_type(dtype), mem_type(dtype)
+        cmp, new = self.v(op.operands[-2]), self.v(op.operands[-1])
+        if arr.space == SHARED:  # a block's threads run one after another: no other writer
+            old = self.inst(f"load {mt}, ptr {addr}, align {align(dtype)}")
             eq = self.inst(f"icmp eq {mt} {old}, {cmp}" if not dtype.is_float else
                            f"fcmp oeq {ty} {old}, {cmp}")  # fmt: skip
             if dtype.is_float:  # compare bit patterns, as the cmpxchg below does
@@ -140,29 +187,17 @@ class MemoryAccess(FailureRecords):
                 ci = self.inst(f"bitcast {ty} {cmp} to {it}")
                 eq = self.inst(f"icmp eq {it} {oi}, {ci}")
             put = self.inst(f"select i1 {eq}, {mt} {new}, {mt} {old}")
-            self.emit(f"store {mt} {put}, ptr {addr}, align {align}")
-            result = old
-        else:
-            cmp, new = self.v(op.operands[-2]), self.v(op.operands[-1])
-            if dtype.is_float:
-                it = f"i{dtype.bits}"
-                cmp = self.inst(f"bitcast {ty} {cmp} to {it}")
-                new = self.inst(f"bitcast {ty} {new} to {it}")
-                pair = self.inst(f"cmpxchg ptr {addr}, {it} {cmp}, {it} {new} monotonic monotonic")
-                old = self.inst(f"extractvalue {{ {it}, i1 }} {pair}, 0")
-                result = self.inst(f"bitcast {it} {old} to {ty}")
-            else:
-                pair = self.inst(f"cmpxchg ptr {addr}, {mt} {cmp}, {mt} {new} monotonic monotonic")
-                result = self.inst(f"extractvalue {{ {mt}, i1 }} {pair}, 0")
-        if join is not None:
-            here = self.label
-            self.emit(f"br label %{join}")
-            self.start(join)
-            if result is not None:
-                zero = self.const(0, dtype)
-                result = self.inst(f"phi {ty} [{result}, %{here}], [{zero}, %{bad}]")
-        if result is not None:
-            self.vals[op.result.id] = result
+            self.emit(f"store {mt} {put}, ptr {addr}, align {align(dtype)}")
+            return old
+        if dtype.is_float:
+            it = f"i{dtype.bits}"
+            cmp = self.inst(f"bitcast {ty} {cmp} to {it}")
+            new = self.inst(f"bitcast {ty} {new} to {it}")
+            pair = self.inst(f"cmpxchg ptr {addr}, {it} {cmp}, {it} {new} monotonic monotonic")
+            old = self.inst(f"extractvalue {{ {it}, i1 }} {pair}, 0")
+            return self.inst(f"bitcast {it} {old} to {ty}")
+        pair = self.inst(f"cmpxchg ptr {addr}, {mt} {cmp}, {mt} {new} monotonic monotonic")
+        return self.inst(f"extractvalue {{ {mt}, i1 }} {pair}, 0")
 
     def _block_rmw(self, o: str, t: Scalar, addr: str, val: str) -> str:
         """An atomic on shared memory: a plain read-modify-write. A block's threads run one
