@@ -20,7 +20,7 @@ from typing import ClassVar
 from ..builtins import sim_name
 from ..ir import Block, Function, Op, Value, walk, walk_blocks
 from ..ir.ops import ATOMICS, MEMORY, PURE, STORES
-from ..ir.rules import Rules
+from ..ir.rules import Rules, bind
 from ..ir.semantics import SELECT, UFUNC, expression
 from ..types import CONST, GLOBAL, LOCAL, SHARED, ArrayType, Scalar
 from .common import error_sites, print_ops
@@ -241,6 +241,7 @@ def _view_safe_loads(fn: Function) -> set[int]:
 
 
 Statement = Callable[[Op, int, str], None]  # a rule: (op, indentation depth, mask name)
+Trace = Callable[[Op, int, int, str], None]  # a trace rule: (op, its trace number, depth, mask)
 Expression = Callable[["_Renderer", Op, list[str], str], str]
 
 
@@ -267,8 +268,15 @@ class _Renderer(Rules[Statement]):
         "note": "op_note", "barrier": "op_barrier", "exit": "op_exit", "fence": "op_fence",
         "bin": "bin", "cmp": "cmp", "un": "un", "cast": "cast", "select": "select",
         "math": "math", "special": "special", "shape": "shape", "alloc": "alloc",
-        **dict.fromkeys(MEMORY, "memory"), "print": "print_", "assert": "assert_",
-        "warp": "warp",
+        "load": "load", "store": "store", "atomic": "atomic", "cas": "cas",
+        "print": "print_", "assert": "assert_", "warp": "warp",
+    }  # fmt: skip
+    # what a traced program reports after an op (`trace_op`), by opcode; any other op with a
+    # source location reports its named results (`trace_values`)
+    TRACES: ClassVar[dict[str, str]] = {
+        **dict.fromkeys(("if", "for", "while", "const"), "trace_nothing"),
+        "barrier": "trace_barrier", "note": "trace_note",
+        **dict.fromkeys(MEMORY, "trace_memory"),
     }  # fmt: skip
 
     def __init__(self, fn: Function, trace: bool = False) -> None:
@@ -297,6 +305,7 @@ class _Renderer(Rules[Statement]):
         self.uses = self._live_uses()
         self.views = _view_safe_loads(fn)
         self.fused = {} if trace else self._fusable_stores()  # traced stores show their value
+        self.traces: dict[str, Trace] = bind(self, self.TRACES)
 
     def _live_uses(self) -> dict[int, int]:
         """Use counts of values after dropping pure ops whose results nobody reads."""
@@ -421,32 +430,38 @@ class _Renderer(Rules[Statement]):
             self.emit(depth, f"_c.t.line({self.trace_ids[id(op)]}, {mask})")
 
     def trace_op(self, op: Op, depth: int, mask: str) -> None:
-        """The report of what `op` just did, for a traced program (see `render`)."""
+        """The report of what `op` just did, for a traced program (see `render`): its
+        opcode's rule in `TRACES`, given the op's number among the traced sites."""
         k = self.trace_ids.get(id(op))
-        if k is None or op.opcode in ("if", "for", "while", "const"):
+        if k is not None:
+            self.traces.get(op.opcode, self.trace_values)(op, k, depth, mask)
+
+    def trace_nothing(self, op: Op, k: int, depth: int, mask: str) -> None:
+        pass  # control flow reports its iterations itself; a constant is no assignment
+
+    def trace_barrier(self, op: Op, k: int, depth: int, mask: str) -> None:
+        self.emit(depth, f"_c.t.barrier({k}, {mask})")
+
+    def trace_note(self, op: Op, k: int, depth: int, mask: str) -> None:
+        """`name = constant` or `name = other_name`."""
+        name = op.attrs["name"]
+        if op.operands and isinstance(op.operands[0].type, ArrayType):
+            other = self.display.get(op.operands[0].id, "an array")
+            self.emit(depth, f"_c.t.alias({k}, {name!r}, {other!r}, {mask})")
             return
-        if op.opcode == "barrier":
-            self.emit(depth, f"_c.t.barrier({k}, {mask})")
-            return
-        if op.opcode == "note":  # `name = constant` or `name = other_name`
-            name = op.attrs["name"]
-            if op.operands and isinstance(op.operands[0].type, ArrayType):
-                other = self.display.get(op.operands[0].id, "an array")
-                self.emit(depth, f"_c.t.alias({k}, {name!r}, {other!r}, {mask})")
-                return
-            v = self.name(op.operands[0]) if op.operands else repr(op.attrs["value"])
-            self.emit(depth, f"_c.t.val({k}, {name!r}, {v}, {mask})")
-            return
-        if op.opcode in MEMORY:
-            t = op.operands[0].array
-            arr = self.display.get(op.operands[0].id, "array")
-            idx = _tuple([self.name(v) for v in op.operands[1 : 1 + t.ndim]])
-            if op.opcode == "store":
-                val = self.name(op.operands[-1])
-            else:
-                val = self.name(op.result)
-            self.emit(depth, f"_c.t.memory({k}, {op.opcode!r}, {arr!r}, {idx}, {val}, {mask})")
-            return
+        v = self.name(op.operands[0]) if op.operands else repr(op.attrs["value"])
+        self.emit(depth, f"_c.t.val({k}, {name!r}, {v}, {mask})")
+
+    def trace_memory(self, op: Op, k: int, depth: int, mask: str) -> None:
+        """An access with its index and value: the value stored, or the one read (an atomic's
+        old value)."""
+        t = op.operands[0].array
+        arr = self.display.get(op.operands[0].id, "array")
+        idx = _tuple([self.name(v) for v in op.operands[1 : 1 + t.ndim]])
+        val = self.name(op.result) if op.results else self.name(op.operands[-1])
+        self.emit(depth, f"_c.t.memory({k}, {op.opcode!r}, {arr!r}, {idx}, {val}, {mask})")
+
+    def trace_values(self, op: Op, k: int, depth: int, mask: str) -> None:
         for r in op.results:
             name = self.display.get(r.id)
             if name and isinstance(r.type, Scalar) and r.id in self.names:
@@ -548,35 +563,54 @@ class _Renderer(Rules[Statement]):
         t = op.result.scalar
         return expression("un", op.attrs["op"], _kind(t), args[0], t=np_type(t))
 
-    @_value
-    def memory(self, op: Op, a: list[str], mask: str) -> str:
+    # memory: every access checked (`_c`'s helpers), the array's index as a tuple with the
+    # block (shared arrays) or the lane (per-thread arrays) first
+    def place(self, op: Op, a: list[str]) -> tuple[str, list[str], int]:
+        """Access `op`'s index tuple (as text), its other operands and its error site."""
         t: ArrayType = op.operands[0].array
         idx = a[1 : 1 + t.ndim]
         if t.space == SHARED:
             idx = ["_c.block_linear", *idx]
         elif t.space == LOCAL:
             idx = ["_c.lane", *idx]
-        index = _tuple(idx)
-        rest = a[1 + t.ndim :]
-        site = self.sites[id(op)]
-        if op.opcode == "load":
-            helper = "_ld_view" if id(op) in self.views else "_ld"
-            return f"{helper}(_c, {a[0]}, {index}, {mask}, {site})"
-        if op.opcode == "store":
-            fused = self.fused.get(id(op))
-            if fused is not None:
-                x, y = (self.name(v) for v in fused.operands)
-                ufunc = UFUNC[fused.attrs["op"]]
-                return f"_st_op(_c, {a[0]}, {index}, {ufunc}, {x}, {y}, {mask}, {site})"
-            return f"_st(_c, {a[0]}, {index}, {rest[0]}, {mask}, {site})"
-        # traced, the old value is shown even when the kernel does not use it
-        used = self.trace or self.uses.get(op.result.id, 0) > 0
-        if op.opcode == "atomic":
-            return (
-                f"_atomic(_c, {op.attrs['op']!r}, {a[0]}, {index}, {rest[0]}, {mask}, "
-                f"{site}, {used})"
-            )
-        return f"_atomic(_c, 'cas', {a[0]}, {index}, {rest[1]}, {mask}, {site}, {used}, {rest[0]})"
+        return _tuple(idx), a[1 + t.ndim :], self.sites[id(op)]
+
+    @_value
+    def load(self, op: Op, a: list[str], mask: str) -> str:
+        index, _, site = self.place(op, a)
+        helper = "_ld_view" if id(op) in self.views else "_ld"
+        return f"{helper}(_c, {a[0]}, {index}, {mask}, {site})"
+
+    @_value
+    def store(self, op: Op, a: list[str], mask: str) -> str:
+        """A store; one of a ufunc's result computes it into the array (`_st_op`)."""
+        index, rest, site = self.place(op, a)
+        fused = self.fused.get(id(op))
+        if fused is not None:
+            x, y = (self.name(v) for v in fused.operands)
+            ufunc = UFUNC[fused.attrs["op"]]
+            return f"_st_op(_c, {a[0]}, {index}, {ufunc}, {x}, {y}, {mask}, {site})"
+        return f"_st(_c, {a[0]}, {index}, {rest[0]}, {mask}, {site})"
+
+    def old_used(self, op: Op) -> bool:
+        """Whether an atomic's old value is read (traced, it is shown even when not)."""
+        return self.trace or self.uses.get(op.result.id, 0) > 0
+
+    @_value
+    def atomic(self, op: Op, a: list[str], mask: str) -> str:
+        index, rest, site = self.place(op, a)
+        return (
+            f"_atomic(_c, {op.attrs['op']!r}, {a[0]}, {index}, {rest[0]}, {mask}, "
+            f"{site}, {self.old_used(op)})"
+        )
+
+    @_value
+    def cas(self, op: Op, a: list[str], mask: str) -> str:
+        index, rest, site = self.place(op, a)
+        return (
+            f"_atomic(_c, 'cas', {a[0]}, {index}, {rest[1]}, {mask}, {site}, "
+            f"{self.old_used(op)}, {rest[0]})"
+        )
 
     # control flow ----------------------------------------------------------------------------
     def op_if(self, op: Op, depth: int, mask: str) -> None:
