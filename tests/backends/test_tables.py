@@ -73,9 +73,13 @@ def test_cuda_atomics_are_a_table_with_one_fallback_rule() -> None:
 
 
 # what the C-like base writes once: no language keeps its own copy
-BASE_ONLY = ("memory", "in_bounds", "guarded", "checked_value", "assert_", "op_bin", "op_un",
-             "op_cmp", "op_select", "op_math", "math_call", "use_helper", "use_helpers_in",
-             "fail", "define", "if_", "for_", "while_")  # fmt: skip
+BASE_ONLY = ("in_bounds", "guarded", "checked_value", "offset", "element", "fail_at",
+             "op_print", "assert_", "op_bin", "op_un", "op_cmp", "op_select", "op_math",
+             "math_call", "use_helper", "use_helpers_in", "fail", "define", "if_", "for_",
+             "while_")  # fmt: skip
+# what each C-like language says of its memory and prints: data, not rules
+LANGUAGE_HOOKS = ("extents", "index_below", "param_strides", "index_as", "index_words",
+                  "extent_word", "print_reserve", "print_puts", "type_name", "literal")  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ["cuda", "wgsl"])
@@ -85,17 +89,60 @@ def test_each_c_like_language_gives_tables_and_access_hooks_not_rules_of_its_own
     from simt.backends.clike import CRenderer
 
     cls = RENDERERS[name]
-    for opcode in ("load", "store", "atomic", "cas", "assert", "select", "cmp", "math", "if",
-                   "for", "while"):  # fmt: skip
+    for opcode in ("load", "store", "atomic", "cas", "print", "assert", "select", "cmp",
+                   "math", "if", "for", "while"):  # fmt: skip
         assert cls.RULES[opcode] == CRenderer.RULES[opcode], (name, opcode)
     for method in BASE_ONLY:
         assert getattr(cls, method) is getattr(CRenderer, method), (name, method)
-    for hook in ("extents", "index_below", "fail_at", "access", "type_name", "literal"):
+    for hook in LANGUAGE_HOOKS:
         assert getattr(cls, hook) is not getattr(CRenderer, hook), (name, hook)
     assert "{c}" in cls.ASSERT and "{site}" in cls.ASSERT
+    assert "{site}" in cls.FAIL and {"{site}", "{n}", "{words}"} <= set(
+        re.findall(r"\{\w+\}", cls.FAIL_AT)
+    )
     assert {"{c}", "{a}", "{b}"} <= set(re.findall(r"\{\w\}", cls.SELECT))
     assert "{}" in cls.ORDERED_BOOL
     assert all(hasattr(row, cls.MATH_SPELLING) for row in MATH.values())  # a row's field
+
+
+def test_memory_rules_are_one_a_opcode_in_every_renderer() -> None:
+    """Each of load, store, atomic and cas has its own rule in every renderer (no rule that
+    branches on the opcode): CUDA keeps the C-like base's (an element is an lvalue, an
+    atomic an expression: `atomic_call`, `cas_call`), WGSL's storage layer replaces them."""
+    from simt.backends.clike import CRenderer
+
+    for name, cls in WALKERS.items():
+        if name == "cost":
+            continue
+        rules = [cls.RULES[k] for k in ("load", "store", "atomic", "cas")]
+        assert len(set(rules)) == 4, (name, rules)
+    for opcode in ("load", "store", "atomic", "cas"):
+        method = CRenderer.RULES[opcode]
+        assert getattr(cuda._Renderer, method) is getattr(CRenderer, method), opcode
+        assert getattr(wgsl._Renderer, method) is not getattr(CRenderer, method), opcode
+    assert cuda._Renderer.atomic_call is not CRenderer.atomic_call
+    assert set(sim._Renderer.TRACES) >= {"load", "store", "atomic", "cas", "barrier", "note"}
+
+
+def test_one_addressing_routine_for_both_c_like_languages() -> None:
+    """`CRenderer.offset` is the one routine: the same 2-D access of a kernel parameter and
+    of a shared array, addressed by each language's strides and index type."""
+    a, i, j = Value(ArrayType(FLOAT32, 2), "a"), Value(INT32, "i"), Value(INT32, "j")
+    body = Block()
+    b = Builder(body)
+    sh = b.op("alloc", [], [ArrayType(FLOAT32, 2, shape=(4, 8), space="shared")]).result
+    x = b.op("load", [a, i, j], [FLOAT32]).result
+    b.op("store", [sh, i, j, x])
+    fn = Function("addr", [Param("a", 0, a), Param("i", 1, i), Param("j", 2, j)], body,
+                  filename="t.py")  # fmt: skip
+    verify(fn)
+    c, w = cuda.render(fn), wgsl.render(fn)
+    assert re.search(r"a_\d+\[\(long long\)i_\d+ \* a_\d+_stride0 \+ \(long long\)j_\d+ \* "
+                     r"a_\d+_stride1\]", c), c  # fmt: skip
+    assert re.search(r"\[\(int\)i_\d+ \* 8 \+ \(int\)j_\d+\] = ", c), c
+    i_, j_ = r"simt_P\.i_\d+", r"simt_P\.j_\d+"  # (WGSL's scalar parameters are uniforms)
+    assert re.search(rf"a_\d+\[{i_} \* simt_P\.a_\d+_stride0 \+ {j_}\]", w), w
+    assert re.search(rf"\[{i_} \* 8i \+ {j_}\] = ", w), w
 
 
 def _power_kernel(t: Scalar) -> Function:

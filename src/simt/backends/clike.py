@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
+
+import numpy as np
 
 from ..builtins import MATH, MathFn
 from ..errors import CompileError
 from ..ir import Block, Function, Op, Value
 from ..ir.ops import TERMINATORS
 from ..ir.rules import Rules
-from ..types import Scalar
+from ..types import INT32, INT64, Scalar
 from .common import checked, error_sites, print_ops
 
 # Operators spelled the same in C/C++ and WGSL, by IR op name.
@@ -135,6 +138,19 @@ class Lines:
         return "\n".join(self.lines) + "\n"
 
 
+@dataclass(frozen=True)
+class Access:
+    """A memory access as the base splits it (`CRenderer.access_of`): its array, index and the
+    texts of its other operands (a store's value; an atomic's operand; a cas's compared and new
+    values), its bounds condition and its failure statement (both None: unchecked)."""
+
+    arr: Value
+    index: list[Value]
+    rest: list[str]
+    ok: str | None
+    fail: str | None
+
+
 class CRenderer(Rules[Callable[[Op], None]]):
     """What a renderer to a C-like language does the same way whatever the language.
 
@@ -147,25 +163,33 @@ class CRenderer(Rules[Callable[[Op], None]]):
     the idiom every renderer uses).
 
     A subclass gives the language: `type_name`, `literal`, the declaration forms `let` and
-    `var`, the loop forms (`LOOP`, `open_counted`, `close_counted`), its memory accesses
-    (`extents`, `index_below`, `fail_at`, `access`: below) and its op methods.
+    `var`, the loop forms (`LOOP`, `open_counted`, `close_counted`), how it addresses, checks
+    and reports an access (below), how it writes a print record, and its op methods.
 
-    Memory accesses (`memory`, the rule of every load, store, atomic and cas): the operands
-    are split into the array, its index and the rest, and the access's bounds condition
-    (`in_bounds`) and failure statement (`fail_at`) are made here, once; the language writes
-    the access itself (`access`, with `guarded` and `checked_value`). Every access of a kernel
-    compiled with `boundscheck` (or `debug`) is checked unless analysis proved it in bounds
-    (`op.attrs["inbounds"]`). A failing access runs the language's failure statement (which
+    Memory accesses: each opcode has its rule here (`op_load`, `op_store`, `op_atomic`,
+    `op_cas`), which a language keeps (C: an element is an lvalue `array[offset]`, an atomic
+    an expression of its address, `atomic_call` / `cas_call`) or replaces (WGSL's storage
+    emulation). Whatever writes the access, its operands are split into the array, its index
+    and the rest, and its bounds condition (`in_bounds`, from the language's `extents` and
+    `index_below`) and failure statement (`fail_at`, from its `FAIL`/`FAIL_AT` templates and
+    record words) are made once (`access_of`); its element's offset is one routine
+    (`offset`: the strides from the shape or the language's parameters). Every access of a
+    kernel compiled with `boundscheck` (or `debug`) is checked unless analysis proved it in
+    bounds (`op.attrs["inbounds"]`). A failing access runs the failure statement (which
     records the thread, the site and the index for the KernelError raised after the launch)
     instead of the access: a failing store or atomic writes nothing, a failing load reads
     nothing and gives 0.
+
+    A print (`op_print`) reserves a record in the print buffer (the language's
+    `print_reserve`), writes it where there was room (`print_puts`) and counts the thread's
+    prints (`PRINT_NEXT`), in a block of its own.
     """
 
     RULES: ClassVar[dict[str, str]] = {
         "if": "if_", "for": "for_", "while": "while_", "bin": "op_bin", "un": "op_un",
         "cmp": "op_cmp", "select": "op_select", "math": "op_math",
-        "load": "memory", "store": "memory", "atomic": "memory", "cas": "memory",
-        "assert": "assert_",
+        "load": "op_load", "store": "op_store", "atomic": "op_atomic", "cas": "op_cas",
+        "print": "op_print", "assert": "assert_",
     }  # fmt: skip
     BIN: ClassVar[dict[str, BinSpelling]] = {}  # the language's operators (`BinSpelling`)
     UN: ClassVar[dict[str, UnSpelling]] = {}
@@ -180,6 +204,15 @@ class CRenderer(Rules[Callable[[Op], None]]):
     # from FIRST_SITE
     ASSERT = "if (!{c}) {{ simt_fail({site}u); }}"
     FIRST_SITE = 0
+    # a failing access: its site `{site}` alone (`FAIL`), or with the record of its index and
+    # extents (`FAIL_AT`: `{n}` dimensions, `{words}`: the index's words then the extents',
+    # each padded to RECORD_DIMS dimensions with RECORD_PAD; `fail_at`)
+    FAIL = "simt_fail({site}u);"
+    FAIL_AT = ""
+    RECORD_DIMS = 4
+    RECORD_PAD = "0"
+    STRIDE = "{}"  # a stride known when rendering (an array addressed by its shape)
+    PRINT_NEXT = "simt_seq += 1u;"  # a thread's print counted
     HELPERS: ClassVar[Mapping[str, str]] = {}  # the language's helper functions: name -> text
     FAIL_PREFIX = ""  # what the renderer's errors (`fail`) start with
 
@@ -192,6 +225,7 @@ class CRenderer(Rules[Callable[[Op], None]]):
         self.sites = error_sites(fn, bounds=fn.checks_bounds)  # the ops that can fail
         self.site_index = {id(op): i + self.FIRST_SITE for i, op in enumerate(self.sites)}
         self.helpers: list[str] = []  # the helper functions used, in order of first use
+        self.record_index = False  # some failing access records its index (`fail_at`)
         super().__init__()
 
     # ---------------------------------------------------------------- the language
@@ -238,21 +272,91 @@ class CRenderer(Rules[Callable[[Op], None]]):
         literals, or the kernel's shape parameters), as `index_below` compares them."""
         raise NotImplementedError
 
-    def fail_at(self, op: Op, arr: Value, index: list[Value], extents: list[str]) -> str:
-        """The statement that reports access `op` of `arr` at `index` failing (its site, the
-        thread and the index, for the KernelError)."""
+    # ---------------------------------------------------------------- addressing
+    def param_strides(self, arr: Value, n: int) -> list[str | None] | None:
+        """The texts of the strides (in elements) of the first `n` dimensions of `arr` when
+        the kernel's parameters give them (None in a place: a unit stride, no product), or
+        None when `arr` is addressed by its shape (C order, known when rendering)."""
         raise NotImplementedError
 
-    def access(self, op: Op, arr: Value, index: list[Value], rest: list[str], ok: str | None,
-               fail: str | None) -> None:  # fmt: skip
-        """Write access `op` of `arr[index]` (`rest`: the texts of its operands after the
-        index), run only where `ok` holds, `fail` where it does not (both None: unchecked)."""
+    def offset_type(self, arr: Value, index: list[Value], by_shape: bool) -> Scalar:
+        """The integer type the offset of `arr[index]` is computed in: by default C's rule,
+        64 bits for an array addressed by parameters, else 64 bits only where an index or
+        the array's size needs them."""
+        if not by_shape:
+            return INT64
+        assert arr.array.shape is not None
+        size = int(np.prod(arr.array.shape))
+        wide = any(v.scalar.bits > 32 for v in index) or size >= 2**31
+        return INT64 if wide else INT32
+
+    def index_as(self, index: Value, t: Scalar) -> str:
+        """`index` as an operand of the offset's arithmetic, of type `t`."""
+        raise NotImplementedError
+
+    def offset(self, arr: Value, index: list[Value]) -> str:
+        """The linear element offset of `arr[index]`: each index times its stride, summed
+        (a language gives the strides the parameters hold, `param_strides`, the offset's type,
+        `offset_type`, and how an index takes it, `index_as`; `STRIDE` spells a known one)."""
+        strides = self.param_strides(arr, len(index))
+        by_shape = strides is None
+        if strides is None:
+            shape = arr.array.shape
+            assert shape is not None
+            strides = [
+                None if s == 1 else self.STRIDE.format(s)
+                for s in (int(np.prod(shape[d + 1 :], dtype=np.int64)) for d in range(len(index)))
+            ]
+        t = self.offset_type(arr, index, by_shape)
+        terms = [
+            self.index_as(v, t) + ("" if s is None else f" * {s}") for v, s in zip(index, strides)
+        ]
+        return " + ".join(terms) if terms else self.literal(0, INT32)
+
+    def array_ref(self, arr: Value) -> str:
+        """The text naming array `arr`'s elements (what `[offset]` follows)."""
+        return self.name(arr)
+
+    def element(self, arr: Value, index: list[Value]) -> str:
+        """The lvalue of element `arr[index]`."""
+        return f"{self.array_ref(arr)}[{self.offset(arr, index)}]"
+
+    # ---------------------------------------------------------------- failures
+    def fail_at(self, op: Op, arr: Value, index: list[Value], extents: list[str]) -> str:
+        """The statement that reports access `op` of `arr` at `index` failing: the language's
+        `FAIL_AT` with its site and a record of the index and the extents (`index_words`,
+        `extent_word`; each padded to `RECORD_DIMS` dimensions with `RECORD_PAD`, read by the
+        host for the KernelError's message), or its `FAIL` (the site alone) for an access of
+        more dimensions than the record holds."""
+        site = self.site_index[id(op)]
+        if not self.records(index):
+            return self.FAIL.format(site=site)
+        self.record_index = True
+        pad = self.RECORD_DIMS - len(index)
+        words = [w for v in index for w in self.index_words(v)]
+        words += [self.RECORD_PAD] * (pad * (len(words) // len(index)))
+        words += [self.extent_word(arr, d, e) for d, e in enumerate(extents)]
+        words += [self.RECORD_PAD] * pad
+        return self.FAIL_AT.format(site=site, n=len(index), words=", ".join(words))
+
+    def records(self, index: list[Value]) -> bool:
+        """Whether a failing access at `index` records it (`fail_at`): up to `RECORD_DIMS`
+        dimensions, and at least one."""
+        return 0 < len(index) <= self.RECORD_DIMS
+
+    def index_words(self, index: Value) -> list[str]:
+        """The words of the failure record that hold `index` (`fail_at`)."""
+        raise NotImplementedError
+
+    def extent_word(self, arr: Value, d: int, extent: str) -> str:
+        """The word of the failure record that holds `arr`'s extent `d` (`extent`: its text as
+        `extents` gave it)."""
         raise NotImplementedError
 
     # ---------------------------------------------------------------- memory accesses
-    def memory(self, op: Op) -> None:
-        """A load, store, atomic or cas: its bounds condition and failure statement made once,
-        here, its access written by the language (`access`)."""
+    def access_of(self, op: Op) -> Access:
+        """Load, store, atomic or cas `op` split into its array, index and other operands, with
+        its bounds condition and failure statement (made here, once)."""
         arr = op.operands[0]
         nd = arr.array.ndim
         index = op.operands[1 : 1 + nd]
@@ -260,7 +364,38 @@ class CRenderer(Rules[Callable[[Op], None]]):
         extents = self.extents(arr, index)
         ok = self.in_bounds(op, index, extents)
         fail = None if ok is None else self.fail_at(op, arr, index, extents)
-        self.access(op, arr, index, rest, ok, fail)
+        return Access(arr, index, rest, ok, fail)
+
+    def op_load(self, op: Op) -> None:
+        """A load: the element read where the access is in bounds (0 where it is not)."""
+        a = self.access_of(op)
+        self.checked_value(op.result, a.ok, self.element(a.arr, a.index), a.fail)
+
+    def op_store(self, op: Op) -> None:
+        """A store: the element assigned where the access is in bounds."""
+        a = self.access_of(op)
+        self.guarded(a.ok, [f"{self.element(a.arr, a.index)} = {a.rest[0]};"], a.fail)
+
+    def op_atomic(self, op: Op) -> None:
+        """An atomic read-modify-write, the language's expression (`atomic_call`) of the
+        element's address and the operand, giving the old value."""
+        a = self.access_of(op)
+        expr = self.atomic_call(op, f"&{self.element(a.arr, a.index)}", a.rest)
+        self.checked_value(op.result, a.ok, expr, a.fail)
+
+    def op_cas(self, op: Op) -> None:
+        """A compare-and-swap, the language's expression (`cas_call`), giving the old value."""
+        a = self.access_of(op)
+        expr = self.cas_call(op, f"&{self.element(a.arr, a.index)}", a.rest)
+        self.checked_value(op.result, a.ok, expr, a.fail)
+
+    def atomic_call(self, op: Op, ptr: str, rest: list[str]) -> str:
+        """The expression of atomic `op` on the element at `ptr` with operand `rest[0]`."""
+        raise NotImplementedError
+
+    def cas_call(self, op: Op, ptr: str, rest: list[str]) -> str:
+        """The expression of compare-and-swap `op` at `ptr` (`rest`: compared, new value)."""
+        raise NotImplementedError
 
     def in_bounds(self, op: Op, index: list[Value], extents: list[str]) -> str | None:
         """The in-bounds condition of access `op` at `index` of an array with these extents,
@@ -319,6 +454,34 @@ class CRenderer(Rules[Callable[[Op], None]]):
         for name in re.findall(r"\bsimt_\w+", text):
             if name in self.HELPERS:
                 self.use_helper(name)
+
+    def op_print(self, op: Op) -> None:
+        """`print`: one record `[thread, sequence, print id, values...]` for the host to format
+        (`runtime.printing`), in the language's buffer."""
+        pid = self.print_index[id(op)]
+        types = [v.scalar for v in op.operands]
+        vals = self.operands(op, op.operands)
+        reserve, room = self.print_reserve(pid, types)
+        puts = self.print_puts(pid, types, vals)
+        self.out.open("{")
+        self.out.add(reserve)
+        if puts:
+            self.out.open(f"if ({room}) {{")
+            for line in puts:
+                self.out.add(line)
+            self.out.close()
+        self.out.add(self.PRINT_NEXT)
+        self.out.close()
+
+    def print_reserve(self, pid: int, types: list[Scalar]) -> tuple[str, str]:
+        """The statement reserving print `pid`'s record (of values of `types`) and the
+        condition that it did (the buffer had room)."""
+        raise NotImplementedError
+
+    def print_puts(self, pid: int, types: list[Scalar], vals: list[str]) -> list[str]:
+        """The statements writing print `pid`'s record where it was reserved (none: nothing
+        to write there)."""
+        raise NotImplementedError
 
     def assert_(self, op: Op) -> None:
         """`assert`: where its condition fails, the language's `ASSERT` reports its site."""

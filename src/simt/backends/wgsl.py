@@ -4,12 +4,13 @@ needs written differently rewritten, before rendering (`passes.legalise`, run by
 runtime with its adapter's limits).
 
 What is only WGSL's, on top of the C-like base (`clike.CRenderer`): its operators and
-conversions (`bin`, `un`, `cast`, `convert`), its math spellings (the rows' `wgsl`), array
-addressing through the uniform struct, the bounds-check failure record, and the dispatch of
-ops. Its parts are layers and modules beside it, one job each: `wgsl_storage` (what WGSL
-memory lacks: packed 8/16-bit elements, bool storage, emulated atomics; helper bookkeeping),
-`wgsl_loops` (`loop {}` forms), `wgsl_layout` (bindings, the
-uniform struct, thread indices, print records and the module text around the kernel's body),
+conversions (`bin`, `un`, `cast`, `convert`), its math spellings (the rows' `wgsl`), the
+strides of its arrays (the uniform struct's) and the index type (i32), the words of its
+failure and print records, and its ops' rules. Its parts are layers and modules beside it,
+one job each: `wgsl_storage` (what WGSL memory lacks, in its load, store, atomic and cas
+rules: packed 8/16-bit elements, bool storage, emulated atomics; helper bookkeeping),
+`wgsl_loops` (`loop {}` forms), `wgsl_layout` (bindings, the uniform struct, thread
+indices, print records and the module text around the kernel's body),
 `wgsl_types` (type names and literals), `wgsl_helpers` / `wgsl_math` (helper functions).
 
 Every SSA value becomes a `let` named after the user's variable (`clike.value_name`), so
@@ -47,6 +48,7 @@ from .wgsl_layout import (
     bind_params,
     layout_uniform,
     print_record,
+    record_words,
     special,
 )
 from .wgsl_loops import LoopRenderer
@@ -85,14 +87,20 @@ class _Renderer(LoopRenderer):
         **CRenderer.RULES,
         "const": "const", "cast": "cast",
         "special": "special_op", "shape": "shape", "alloc": "alloc",
-        "barrier": "barrier", "fence": "fence", "print": "print",
+        "barrier": "barrier", "fence": "fence",
     }  # fmt: skip
+    # `simt_fail_at` keeps the index (two words a dimension, low then high) and the extents
+    # (as u32), up to RECORD_DIMS dimensions
+    FAIL_AT = f"simt_fail_at({{site}}u, array<u32, {RECORD_ARGS}>({{n}}u, {{words}}));"
+    RECORD_DIMS = RECORD_DIMS
+    RECORD_PAD = "0u"
+    STRIDE = "{}i"
+    PRINT_NEXT = "simt_seq = simt_seq + 1u;"
 
     def __init__(self, fn: Function, writable: frozenset[int]) -> None:
         super().__init__(fn)
         self.writable = writable
         self.module: list[str] = []  # module-scope declarations (shared arrays)
-        self.record_index = False  # some access reports its index (`fail_at`)
         self.uniform: list[UniformField] = []
         self.uses_f64_print = False
         self.literals: dict[int, int | float | bool] = {}  # literal constants: id -> value
@@ -239,20 +247,19 @@ class _Renderer(LoopRenderer):
             self.out.add(f"var {name}: array<{self.elem(v)}, {n}>;")
 
     # ---------------------------------------------------------------- memory
-    def address(self, op: Op, arr: Value, idx: list[Value]) -> str:
-        """The linear element offset of `arr[idx...]`, an i32 expression."""
-        a = arr.array
-        texts = [self.name(i) if i.scalar == INT32 else self.converted(i, INT32) for i in idx]
-        if not texts:
-            return "0i"
-        if a.shape is not None:  # shared or local: C order, strides known
-            strides = [int(np.prod(a.shape[d + 1 :], dtype=np.int64)) for d in range(a.ndim)]
-            terms = [t if s == 1 else f"{t} * {s}i" for t, s in zip(texts, strides)]
-        else:
-            n = self.name(arr)
-            terms = [f"{t} * {UNIFORM}.{n}_stride{d}" for d, t in enumerate(texts[:-1])]
-            terms.append(texts[-1])
-        return " + ".join(terms)
+    def param_strides(self, arr: Value, n: int) -> list[str | None] | None:
+        """A global array's strides are the uniform struct's, but the last (its rows are
+        contiguous)."""
+        if arr.array.shape is not None:  # shared or local: C order, strides known
+            return None
+        name = self.name(arr)
+        return [f"{UNIFORM}.{name}_stride{d}" for d in range(n - 1)] + [None] * (n > 0)
+
+    def offset_type(self, arr: Value, index: list[Value], by_shape: bool) -> Scalar:
+        return INT32  # WGSL indexes arrays with i32 (or u32)
+
+    def index_as(self, index: Value, t: Scalar) -> str:
+        return self.name(index) if index.scalar == t else self.converted(index, t)
 
     def extents(self, arr: Value, index: list[Value]) -> list[str]:
         a = arr.array
@@ -266,57 +273,35 @@ class _Renderer(LoopRenderer):
         t, i = index.scalar, self.name(index)
         return f"{i} >= {_zero(t)} && {i} < {extent}" if t.is_signed else f"{i} < {extent}"
 
-    def fail_at(self, op: Op, arr: Value, idx: list[Value], extents: list[str]) -> str:
-        """`simt_fail_at` keeps the index (two words a dimension, low then high) and the
-        extents (as u32), up to RECORD_DIMS dimensions."""
-        a = arr.array
-        site = self.site_index.get(id(op))
-        if len(idx) > RECORD_DIMS:
-            return f"simt_fail({site}u);"
-        self.record_index = True
-        vals = []
-        for i in idx:
-            x, t = self.name(i), i.scalar
-            if t.bits == 64 and i.id in self.literals:  # (naga cannot convert a 64-bit literal)
-                n = int(self.literals[i.id])
-                vals += [f"{n & 0xFFFFFFFF}u", f"{(n >> 32) & 0xFFFFFFFF}u"]
-            elif t.bits == 64:
-                m = "0xffffffffli" if t.is_signed else "0xfffffffflu"
-                vals += [f"u32({x} & {m})", f"u32(({x} >> 32u) & {m})"]
-            elif t.is_signed:
-                vals += [f"bitcast<u32>({x})", f"select(0u, 0xffffffffu, {x} < 0i)"]
-            else:
-                vals += [f"u32({x})", "0u"]
-        ext = [
-            f"{a.shape[d]}u" if a.shape is not None else f"u32({UNIFORM}.{self.name(arr)}_shape{d})"
-            for d in range(len(idx))
-        ]
-        pad = RECORD_DIMS - len(idx)
-        words = ", ".join([f"{len(idx)}u", *vals, *["0u"] * (2 * pad), *ext, *["0u"] * pad])
-        return f"simt_fail_at({site}u, array<u32, {RECORD_ARGS}>({words}));"
+    def index_words(self, index: Value) -> list[str]:
+        x, t = self.name(index), index.scalar
+        if t.bits == 64 and index.id in self.literals:  # (naga cannot convert a 64-bit literal)
+            n = int(self.literals[index.id])
+            return [f"{n & 0xFFFFFFFF}u", f"{(n >> 32) & 0xFFFFFFFF}u"]
+        if t.bits == 64:
+            m = "0xffffffffli" if t.is_signed else "0xfffffffflu"
+            return [f"u32({x} & {m})", f"u32(({x} >> 32u) & {m})"]
+        if t.is_signed:
+            return [f"bitcast<u32>({x})", f"select(0u, 0xffffffffu, {x} < 0i)"]
+        return [f"u32({x})", "0u"]
 
-    def access(self, op: Op, arr: Value, index: list[Value], rest: list[str], ok: str | None,
-               fail: str | None) -> None:  # fmt: skip
-        """The condition bound to a `let`, the failure reported before the access (a packed
-        store or an emulated atomic tests it again inside)."""
-        if ok is not None:
-            site = self.site_index.get(id(op))
-            self.out.add(f"let in_bounds{site} = {ok};")
-            ok = f"in_bounds{site}"
-            self.out.add(f"if (!{ok}) {{ {fail} }}")
-        addr = self.address(op, arr, index)
-        if self.packed(arr):
-            self.packed_access(op, addr, rest, ok)
-            return
-        atomic = arr.id in self.atomic_arrays and arr.array.space != "local"
-        self.element_access(op, f"{self.name(arr)}[{addr}]", rest, ok, atomic)
+    def extent_word(self, arr: Value, d: int, extent: str) -> str:
+        shape = arr.array.shape
+        return f"{shape[d]}u" if shape is not None else f"u32({UNIFORM}.{self.name(arr)}_shape{d})"
 
     # ---------------------------------------------------------------- print
-    def print(self, op: Op) -> None:
-        types = [v.scalar for v in op.operands]
-        vals = [self.name(v) for v in op.operands]
-        if print_record(self.out, self.print_index[id(op)], types, vals):
-            self.uses_f64_print = True
+    def print_reserve(self, pid: int, types: list[Scalar]) -> tuple[str, str]:
+        """A record of as many words as its values need, at the buffer's head (`atomicAdd`)."""
+        n = record_words(types)
+        return (
+            f"let base = atomicAdd(&simt_prints.head, {n}u);",
+            f"base + {n}u <= arrayLength(&simt_prints.words)",
+        )
+
+    def print_puts(self, pid: int, types: list[Scalar], vals: list[str]) -> list[str]:
+        lines, f64 = print_record(pid, types, vals)
+        self.uses_f64_print |= f64
+        return lines
 
 
 # ---------------------------------------------------------------- operators (`clike.BIN`)

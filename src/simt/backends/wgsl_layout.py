@@ -118,44 +118,44 @@ def bind_params(
     return bindings, uniform, names
 
 
-def print_record(b: Lines, pid: int, types: list[Scalar], vals: list[str]) -> bool:
-    """The statements appending one print record `[thread, seq, print id, values...]` (when
-    the buffer has room) and counting the thread's prints; True when a float64 value went to
-    the second buffer (`simt_prints64`: its record word is the index there)."""
+def record_words(types: list[Scalar]) -> int:
+    """The words of a print record of values of `types`: thread, sequence, print id, values."""
+    return 3 + sum(print_words(t) for t in types)
+
+
+def print_record(pid: int, types: list[Scalar], vals: list[str]) -> tuple[list[str], bool]:
+    """The statements writing one print record `[thread, seq, print id, values...]` at `base`
+    (where the buffer had room: `clike.CRenderer.op_print`); True when a float64 value went
+    to the second buffer (`simt_prints64`: its record word is the index there)."""
     f64 = False
-    nwords = 3 + sum(print_words(t) for t in types)
-    b.open("{")
-    b.add(f"let base = atomicAdd(&simt_prints.head, {nwords}u);")
-    b.open(f"if (base + {nwords}u <= arrayLength(&simt_prints.words)) {{")
-    b.add("simt_prints.words[base] = simt_tid;")
-    b.add("simt_prints.words[base + 1u] = simt_seq;")
-    b.add(f"simt_prints.words[base + 2u] = {pid}u;")
+    lines = [
+        "simt_prints.words[base] = simt_tid;",
+        "simt_prints.words[base + 1u] = simt_seq;",
+        f"simt_prints.words[base + 2u] = {pid}u;",
+    ]
     w = 3
     for t, v in zip(types, vals):
         slot = f"simt_prints.words[base + {w}u]"
         if t in (INT64, UINT64):
             m = literal(0xFFFFFFFF, t)
-            b.add(f"{slot} = u32({v} & {m});")
-            b.add(f"simt_prints.words[base + {w + 1}u] = u32(({v} >> 32u) & {m});")
+            lines.append(f"{slot} = u32({v} & {m});")
+            lines.append(f"simt_prints.words[base + {w + 1}u] = u32(({v} >> 32u) & {m});")
         elif t == FLOAT64:
             f64 = True
             j = f"j{w}"
-            b.add(f"let {j} = atomicAdd(&simt_prints64.head, 1u);")
-            b.add(f"if ({j} < arrayLength(&simt_prints64.values)) {{")
-            b.add(f"    simt_prints64.values[{j}] = {v};")
-            b.add("}")
-            b.add(f"{slot} = {j};")
+            lines.append(f"let {j} = atomicAdd(&simt_prints64.head, 1u);")
+            lines.append(f"if ({j} < arrayLength(&simt_prints64.values)) {{")
+            lines.append(f"    simt_prints64.values[{j}] = {v};")
+            lines.append("}")
+            lines.append(f"{slot} = {j};")
         elif t in (INT32, FLOAT32):
-            b.add(f"{slot} = bitcast<u32>({v});")
+            lines.append(f"{slot} = bitcast<u32>({v});")
         elif t == BOOL:
-            b.add(f"{slot} = select(0u, 1u, {v});")
+            lines.append(f"{slot} = select(0u, 1u, {v});")
         else:
-            b.add(f"{slot} = {v};")
+            lines.append(f"{slot} = {v};")
         w += print_words(t)
-    b.close()
-    b.add("simt_seq = simt_seq + 1u;")
-    b.close()
-    return f64
+    return lines, f64
 
 
 def special(reg: str, axis: int) -> str:
