@@ -283,21 +283,7 @@ class _Renderer(MemoryAccess):
         next_iv = self.tmp()
         self.emit(f"{iv} = phi {ty} [{start}, %{pre}], [{next_iv}, %{latch}]")
         phi_at = len(self.lines)
-        sign = op.attrs.get("sign", 0)
-        # the bounds compare as their type does: unsigned for uint32 (as sim, WGSL and CUDA)
-        s = "s" if t.is_signed else "u"
-        if sign == 1:
-            cond = self.inst(f"icmp {s}lt {ty} {iv}, {stop}")
-        elif sign == -1:
-            cond = self.inst(f"icmp {s}gt {ty} {iv}, {stop}")
-        else:
-            up = self.inst(f"icmp {s}gt {ty} {step}, 0")
-            lt = self.inst(f"icmp {s}lt {ty} {iv}, {stop}")
-            dn = self.inst(f"icmp {s}lt {ty} {step}, 0")
-            gt = self.inst(f"icmp {s}gt {ty} {iv}, {stop}")
-            a = self.inst(f"and i1 {up}, {lt}")
-            b = self.inst(f"and i1 {dn}, {gt}")
-            cond = self.inst(f"or i1 {a}, {b}")
+        cond = self.counted_condition(t, iv, stop, step, op.attrs.get("sign", 0))
         self.emit(f"br i1 {cond}, label %{loop}, label %{done}")
         self.start(loop)
         lane = iv

@@ -237,7 +237,6 @@ class FailureRecords(KernelInterface):
         start, stop, step = bounds
         t = loop.operands[0].scalar
         ty = llvm_type(t)
-        s = "s" if t.is_signed else "u"
         cur = self.inst("load i8, ptr %anyrecord, align 1")
         none = self.inst(f"icmp eq i8 {cur}, 0")
         head, done = self.new_label("records"), self.new_label("recorded")
@@ -251,10 +250,7 @@ class FailureRecords(KernelInterface):
         self.start(top)
         iv, nxt = self.tmp(), self.tmp()
         self.emit(f"{iv} = phi {ty} [{start}, %{pre}], [{nxt}, %{latch}]")
-        up = self.inst(f"icmp {s}gt {ty} {step}, 0")
-        lt = self.inst(f"icmp {s}lt {ty} {iv}, {stop}")
-        gt = self.inst(f"icmp {s}gt {ty} {iv}, {stop}")
-        go = self.inst(f"select i1 {up}, i1 {lt}, i1 {gt}")
+        go = self.counted_condition(t, iv, stop, step, loop.attrs.get("sign", 0))
         self.emit(f"br i1 {go}, label %{body}, label %{end}")
         self.start(body)
         outer = self.lane_stack[-1] if self.lane_stack else ("0", "0", "0", "")

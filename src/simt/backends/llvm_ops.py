@@ -95,6 +95,26 @@ class Emitter(Rules[Callable[[Op], None]]):
             return _float_const(float(value), t)
         return str(int(value))
 
+    def counted_condition(self, t: Scalar, iv: str, stop: str, step: str, sign: int) -> str:
+        """The i1 on which a counted loop over `iv` (of type `t`) goes on: `iv` below `stop`
+        for a positive step (`sign` 1), above it for a negative one (-1); of a step whose
+        sign is not known (0), by its sign, so that a zero step runs no iteration (as the
+        C-like languages' loops). The bounds compare as their type does: unsigned for an
+        unsigned type (as sim, WGSL and CUDA)."""
+        ty = llvm_type(t)
+        s = "s" if t.is_signed else "u"
+        if sign == 1:
+            return self.inst(f"icmp {s}lt {ty} {iv}, {stop}")
+        if sign == -1:
+            return self.inst(f"icmp {s}gt {ty} {iv}, {stop}")
+        up = self.inst(f"icmp {s}gt {ty} {step}, 0")
+        lt = self.inst(f"icmp {s}lt {ty} {iv}, {stop}")
+        dn = self.inst(f"icmp {s}lt {ty} {step}, 0")
+        gt = self.inst(f"icmp {s}gt {ty} {iv}, {stop}")
+        a = self.inst(f"and i1 {up}, {lt}")
+        b = self.inst(f"and i1 {dn}, {gt}")
+        return self.inst(f"or i1 {a}, {b}")
+
     def mdnode(self, body: str) -> str:
         self.md.append(body)
         return f"!{len(self.md) - 1}"
