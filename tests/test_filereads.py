@@ -60,7 +60,7 @@ def test_no_match_stages_an_empty_block() -> None:
 
 def test_the_seed_tells_every_staged_path_apart() -> None:
     paths = [f"d/p{i}.txt" for i in range(5000)]
-    seed = fr._seed(paths)
+    seed = fr.distinct_seed(paths)
     assert len({fr.path_hash(p, seed) for p in paths}) == len(paths)
     assert fr.path_hash("ab", 0) != fr.path_hash("ba", 0)
     assert 0 <= fr.path_hash("x" * 100, 7) <= fr.HASH_MASK

@@ -12,19 +12,10 @@ import numpy as np
 import pytest
 
 import simt
+from corpus.k_matmul import matmul
 from simt import pipeline
 from simt.ir import Function
 from simt.runtime import registry
-
-
-def _matmul(a, b, c):  # noqa: ANN001, ANN202 - a kernel (W6's): accesses the pass cannot prove
-    row = simt.block_idx.y * simt.block_dim.y + simt.thread_idx.y
-    col = simt.block_idx.x * simt.block_dim.x + simt.thread_idx.x
-    if row < c.shape[0] and col < c.shape[1]:
-        acc = 0.0
-        for k in range(a.shape[1]):
-            acc += a[row, k] * b[k, col]
-        c[row, col] = acc
 
 
 def test_a_specialisation_runs_the_bounds_pass_once_and_copies_nothing_whole(
@@ -54,7 +45,7 @@ def test_a_specialisation_runs_the_bounds_pass_once_and_copies_nothing_whole(
         return deep(x, memo)
 
     monkeypatch.setattr(copy, "deepcopy", no_whole_kernel)
-    k = simt.kernel(_matmul)
+    k = simt.kernel(matmul.pyfunc)  # W6's kernel: accesses the pass cannot prove
     a, b = np.ones((8, 8), np.float32), np.ones((8, 8), np.float32)
     c = np.zeros((8, 8), np.float32)
     with simt.using("cpu"):

@@ -152,7 +152,7 @@ def _build(patterns: list[Pattern], paths: list[str]) -> np.ndarray:
                 "one launch stages; read fewer or smaller files per launch"
             )
         texts.append(np.frombuffer(text.encode("utf-32-le"), np.uint32).view(np.int32))
-    seed = _seed(paths)
+    seed = distinct_seed(paths)
     order = sorted(range(len(paths)), key=lambda k: path_hash(paths[k], seed))
     n = len(paths)
     # at least one entry's words: with no file staged, a thread's lookup still reads entry 0
@@ -273,7 +273,7 @@ def read_and_written(read: list[str], written: dict[str, Any]) -> list[str]:
     return [p for p in written if os.path.realpath(p) in staged]
 
 
-def _seed(paths: list[str]) -> int:
+def distinct_seed(paths: list[str]) -> int:
     """A seed under which the paths' hashes are distinct (the first of 0, 1, 2, ...)."""
     for seed in range(1 << 16):
         if len({path_hash(p, seed) for p in paths}) == len(paths):

@@ -652,6 +652,12 @@ class Kernel:
         what `specialise` takes."""
         return self._bind(args, kwargs)
 
+    def arg_specs(self, *args: Any, backend: str = "", **kwargs: Any) -> dict[str, ArgSpec]:
+        """The front end's argument specs of a call (each argument's type, or its value where
+        it is a compile-time constant), as a launch on `backend` makes them: what
+        `build_ir` (and `pipeline.build`) take."""
+        return self._specs(self._bind(args, kwargs), backend)[0]
+
     def specialised_ir(self, *args: Any, **kwargs: Any) -> tuple[Function, dict[str, Any]]:
         """The optimised IR of the specialisation for these arguments (as a launch would
         bind them), and the argument values by parameter name: what the kernel's own code

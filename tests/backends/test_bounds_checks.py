@@ -68,7 +68,7 @@ def renderer_ir(pyfunc: Any, *args: Any, **options: Any) -> Function:
     """`ir`, without the front end's IndexError checks (`pipeline.build(raising=False)`):
     every access left to the renderers' checks, as in debug mode."""
     k = simt.kernel(pyfunc, **options)
-    specs, _ = k._specs(k._bind(args, {}))
+    specs = k.arg_specs(*args)
     return build(pyfunc, specs, False, False, raising=False)  # type: ignore[no-any-return]
 
 

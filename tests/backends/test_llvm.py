@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import simt
+from corpus.k_matmul import matmul  # W6's kernel
 from passes.ir_eval import evaluate, function, if_, random_function, random_inputs
 from simt.backends.llvm import render_lowered
 from simt.backends.llvm_abi import ENTRY, arg_layout
@@ -164,17 +165,6 @@ def test_a_kernel_with_a_constant_table_renders_the_same_text_each_time() -> Non
 
 
 
-@simt.kernel
-def _naive_matmul(a, b, c):
-    row = simt.block_idx.y * simt.block_dim.y + simt.thread_idx.y
-    col = simt.block_idx.x * simt.block_dim.x + simt.thread_idx.x
-    if row < c.shape[0] and col < c.shape[1]:
-        acc = 0.0
-        for k in range(a.shape[1]):
-            acc += a[row, k] * b[k, col]
-        c[row, col] = acc
-
-
 def _versioned_loops(text: str) -> tuple[list[set[str]], list[set[str]]]:
     """The loop metadata (a set of property nodes per loop) of the unchecked and the checked
     copy of a body versioned by a block-level test (the first `if`: its test)."""
@@ -203,7 +193,7 @@ def test_checked_copy_of_a_versioned_body_is_cold() -> None:
     a = np.random.default_rng(1).random((37, 45), dtype=np.float32)
     b = np.random.default_rng(2).random((45, 29), dtype=np.float32)
     c = np.zeros((40, 29), np.float32)  # 3 rows more than `a`: the checked copy runs
-    text = _naive_matmul.source("cpu", a, b, c)
+    text = matmul.source("cpu", a, b, c)
     hot, cold = _versioned_loops(text)
     off = {'!{!"llvm.loop.vectorize.enable", i1 false}', '!{!"llvm.loop.unroll.disable"}'}
     assert cold and all(props == off for props in cold)
@@ -220,5 +210,5 @@ def test_checked_copy_of_a_versioned_body_is_cold() -> None:
     hot, cold = _versioned_loops(add.source("cpu", x, x, x))
     assert any(any("parallel_accesses" in p for p in props) for props in cold)
     with simt.using("cpu"), pytest.raises(simt.KernelError):
-        _naive_matmul[(2, 3), (16, 16)](a, b, c)
+        matmul[(2, 3), (16, 16)](a, b, c)
     np.testing.assert_allclose(c[:37], a.astype(np.float64) @ b, rtol=1e-5)

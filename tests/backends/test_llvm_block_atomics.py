@@ -11,7 +11,7 @@ def test_shared_atomics_are_plain_and_global_ones_atomic() -> None:
     from simt.pipeline import build
 
     args = _make()
-    specs, _ = shared_atomics._specs(shared_atomics._bind(args, {}), "cpu")
+    specs = shared_atomics.arg_specs(*args, backend="cpu")
     text, _ = lower_and_render(build(shared_atomics.pyfunc, specs, False, False))
     # the kernel's own atomics, not those of the bounds checks' failure paths (the error
     # word's `atomicrmw min ptr %ctx`, the error record's lock)

@@ -43,7 +43,7 @@ def gather_2d(out, m, rows):
 
 
 def _opt(kernel: Any, *args: Any, raising: bool = True) -> str:
-    specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
+    specs = kernel.arg_specs(*args, backend="cpu")
     fn = prepare(build(kernel.pyfunc, specs, False, False, raising=raising), "cpu")  # as a launch
     return registry.get("cpu").render(fn, stage="opt")  # type: ignore[call-arg,no-any-return]
 
@@ -135,7 +135,7 @@ def test_a_raising_threads_record_is_made_after_the_vectorised_loop() -> None:
     make their records. The loop body is vector code without an atomic."""
     n = 4096
     args = (np.zeros(n, np.int32), np.ones(n, np.int32), np.ones(n, np.int32))
-    specs, _ = floor_div._specs(floor_div._bind(args, {}), "cpu")
+    specs = floor_div.arg_specs(*args, backend="cpu")
     fn = prepare(build(floor_div.pyfunc, specs, False, False, division="python"), "cpu")
     opt = registry.get("cpu").render(fn, stage="opt")  # type: ignore[call-arg]
     assert "atomicrmw" not in _vector_body(opt)
@@ -166,7 +166,7 @@ def test_the_failure_key_slot_is_made_only_where_a_check_uses_it() -> None:
     x = np.zeros(n, np.float32)
 
     def llvm(kernel: Any, *args: Any, raising: bool = True) -> str:  # before LLVM's passes
-        specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
+        specs = kernel.arg_specs(*args, backend="cpu")
         fn = prepare(build(kernel.pyfunc, specs, False, False, raising=raising), "cpu")
         return registry.get("cpu").render(fn)  # type: ignore[no-any-return]
 
@@ -199,7 +199,7 @@ def test_a_deferred_indexerror_record_stores_only_the_index() -> None:
     still names the index and the length."""
     n = 4096
     a, out = np.ones(256, np.float32), np.zeros(n, np.float32)
-    specs, _ = gather._specs(gather._bind((out, a, np.zeros(n, np.int32)), {}), "cpu")
+    specs = gather.arg_specs(out, a, np.zeros(n, np.int32), backend="cpu")
     fn = prepare(build(gather.pyfunc, specs, False, False), "cpu")
     text = registry.get("cpu").render(fn)  # type: ignore[call-arg]
     slots = {line.split()[0] for line in text.splitlines() if "= alloca" in line}
@@ -226,8 +226,9 @@ def gather_twice(out, a, idx):
 
 
 def test_a_repeated_access_is_checked_and_loaded_once() -> None:
-    specs, _ = gather_twice._specs(gather_twice._bind(
-        (np.zeros(8, np.float32), np.ones(8, np.float32), np.zeros(8, np.int32)), {}), "cpu")
+    specs = gather_twice.arg_specs(
+        np.zeros(8, np.float32), np.ones(8, np.float32), np.zeros(8, np.int32), backend="cpu"
+    )
     fn = build(gather_twice.pyfunc, specs, False, False)
     loads = [op for op in walk(fn.body) if op.opcode == "load" and op.operands[0].hint == "a"]
     checks = [op for op in walk(fn.body) if op.attrs.get("array") == "a"]
@@ -283,7 +284,7 @@ def test_a_kept_check_in_a_scalar_thread_loop_calls_nothing_in_the_loop() -> Non
     n = 5000
     data = (np.arange(n) % 16).astype(np.int32)
     out = np.zeros((4, 16), np.int32)
-    specs, _ = bins._specs(bins._bind((data, out), {}), "cpu")
+    specs = bins.arg_specs(data, out, backend="cpu")
     fn = prepare(build(bins.pyfunc, specs, False, False), "cpu")
     text = registry.get("cpu").render(fn)  # type: ignore[call-arg]
     calls = [label for label, lines in _blocks(text).items()

@@ -147,7 +147,7 @@ def test_thread_loops_with_math_are_vectorised() -> None:
                 + v ** x[0]
             )
 
-    specs, _ = mix._specs(mix._bind((x, out), {}), "cpu")
+    specs = mix.arg_specs(x, out, backend="cpu")
     # unchecked: the code of accesses proven in bounds (or of boundscheck=False); a kept
     # check's loop is vectorised too (tests/backends/test_llvm_checks.py)
     fn = build(mix.pyfunc, specs, False, False, boundscheck=False)
@@ -175,7 +175,7 @@ def test_float_power_is_the_row_and_llvm_folds_its_constants(exponent: float) ->
         if i < len(x):
             out[i] = x[i] ** exponent
 
-    specs, _ = powc._specs(powc._bind((x, out), {}), "cpu")
+    specs = powc.arg_specs(x, out, backend="cpu")
     fn = build(powc.pyfunc, specs, False, False, boundscheck=False)
     text = registry.get("cpu").render(fn)  # type: ignore[call-arg]
     opt = registry.get("cpu").render(fn, stage="opt")  # type: ignore[call-arg]

@@ -398,7 +398,7 @@ def test_complex128_without_float64_is_refused_by_name() -> None:
     k = simt.kernel(_conj)
     for dtype, refused in ((np.complex128, True), (np.complex64, False)):
         z = np.zeros(4, dtype)
-        fn = k.specialise(k._bind((z, z.copy()), {}), registry.get("sim")).fn
+        fn = k.specialise(k.bind(z, z.copy()), registry.get("sim")).fn
         caps = WgslCaps(f64=False, adapter="llvmpipe (OpenGL, CPU adapter)")
         if not refused:
             assert "array<f32>" in render(fn, caps)
@@ -434,10 +434,10 @@ def test_complex128_number_without_float64_is_refused_by_name() -> None:
     k = simt.kernel(_shift)
     z, out = np.zeros(4, np.complex64), np.zeros(4, np.float32)
     caps = WgslCaps(f64=False, adapter="llvmpipe (OpenGL, CPU adapter)")
-    fn = k.specialise(k._bind((z, np.complex128(1 + 2j), out), {}), registry.get("sim")).fn
+    fn = k.specialise(k.bind(z, np.complex128(1 + 2j), out), registry.get("sim")).fn
     with pytest.raises(simt.CompileError) as info:
         render(fn, caps)
     e = str(info.value)
     assert "argument 'c' is a complex128 number" in e and "np.complex64(c)" in e
-    fn = k.specialise(k._bind((z, np.complex64(1 + 2j), out), {}), registry.get("sim")).fn
+    fn = k.specialise(k.bind(z, np.complex64(1 + 2j), out), registry.get("sim")).fn
     assert "array<f32>" in render(fn, caps)

@@ -109,7 +109,7 @@ def test_corpus(
 def _function(case: Case) -> simt.ir.Function:
     """The optimised IR of the case's specialisation (compiled for `sim`, which is always here)."""
     kernel = case.kernel
-    return kernel.specialise(kernel._bind(case.make_args(), {}), registry.get("sim")).fn
+    return kernel.specialise(kernel.bind(*case.make_args()), registry.get("sim")).fn
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -20,7 +20,7 @@ from simt.runtime import registry
 def _ir(case: object) -> simt.ir.Function:
     """A copy of the case's IR (the specialisation's own is cached: `lift` changes in place)."""
     k = case.kernel  # type: ignore[attr-defined]
-    fn = k.specialise(k._bind(case.make_args(), {}), registry.get("sim")).fn  # type: ignore[attr-defined]
+    fn = k.specialise(k.bind(*case.make_args()), registry.get("sim")).fn  # type: ignore[attr-defined]
     return copy.deepcopy(fn)  # type: ignore[no-any-return]
 
 

@@ -27,7 +27,7 @@ from .ir_eval import EvalBounds, evaluate
 
 
 def _fn(kernel: Any, *args: Any) -> Function:
-    specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
+    specs = kernel.arg_specs(*args, backend="cpu")
     # the pass's verdicts on the accesses themselves (without the front end's IndexError
     # checks of those it cannot prove, tested at the end)
     return build(kernel.pyfunc, specs, False, False, raising=False)  # type: ignore[no-any-return]
@@ -343,7 +343,7 @@ def test_pass_is_skipped_on_sim_in_debug_mode_and_without_checks() -> None:
     fn = _fn(guarded, _f32(4), _f32(4))
     assert "bounds" not in prepare(fn, "sim").attrs
     dbg = simt.kernel(debug=True)(guarded.pyfunc)
-    specs, _ = dbg._specs(dbg._bind((_f32(4), _f32(4)), {}), "cpu")
+    specs = dbg.arg_specs(_f32(4), _f32(4), backend="cpu")
     fd = build(dbg.pyfunc, specs, False, True)
     assert "bounds" not in prepare(fd, "cpu").attrs
     fn = _fn(guarded, _f32(4), _f32(4))
@@ -655,7 +655,7 @@ def test_a_coarsened_kernel_tests_every_block_it_runs_once() -> None:
 
 # ------------------------------------------------------ the front end's IndexError checks
 def _built(kernel: Any, *args: Any) -> Function:
-    specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
+    specs = kernel.arg_specs(*args, backend="cpu")
     return prepare(build(kernel.pyfunc, specs, False, False), "cpu")  # as a launch compiles it
 
 
@@ -774,8 +774,8 @@ def test_an_index_left_checked_is_one_unsigned_comparison() -> None:
             out[i] = a[idx[i]]
 
     idx = np.array([0, 5, 2, 1], np.int32)
-    unfused = build(gather.pyfunc, gather._specs(gather._bind((_f32(4), _f32(6), idx), {}),
-                                                 "cpu")[0], False, False)  # fmt: skip
+    unfused = build(gather.pyfunc, gather.arg_specs(_f32(4), _f32(6), idx, backend="cpu"), False,
+                    False)  # fmt: skip
     assert {"lower", "upper"} <= set(_checks(unfused.body))  # (idx[i] and out[i] proven later)
     fn = _built(gather, _f32(4), _f32(6), idx)
     # `a[idx[i]]`'s pair is one comparison; `idx[i]` (guarded on `out`) is tested per block,

@@ -49,8 +49,9 @@ def _dim(d: Any) -> tuple[int, int, int]:
 
 def _front_end(case: Any) -> tuple[Function, list[Any]]:
     k = case.kernel
-    values = k._bind(case.make_args(), {})
-    specs, _ = k._specs(values, "ir")
+    args = case.make_args()
+    values = k.bind(*args)
+    specs = k.arg_specs(*args, backend="ir")
     fn = translate(k.pyfunc, specs, fp64=k.fp64, debug=k.debug, dynamic_shared=k.dynamic_shared)
     # a complex array: its float parts; a complex scalar: two parameters, its parts; the
     # hidden ones (failure buffer, lists' arenas) as the case's launch makes them

@@ -38,7 +38,7 @@ def _by_two(a, out):
 
 
 def _ir(kernel: Any, backend: str, *args: Any) -> Function:
-    specs, _ = kernel._specs(kernel._bind(args, {}))
+    specs = kernel.arg_specs(*args)
     return for_runtime(kernel.build_ir(specs), backend)  # type: ignore[no-any-return]
 
 

@@ -22,7 +22,7 @@ from simt.runtime import registry
 def _ir(kernel: Any, *args: Any) -> Function:
     from simt.pipeline import build
 
-    specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
+    specs = kernel.arg_specs(*args, backend="cpu")
     return build(kernel.pyfunc, specs, False, False)  # type: ignore[no-any-return]
 
 

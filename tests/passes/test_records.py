@@ -24,7 +24,7 @@ def gather(out, a, idx):
 
 
 def _built(kernel: Any, *args: Any) -> Any:
-    specs, _ = kernel._specs(kernel._bind(args, {}), "cpu")
+    specs = kernel.arg_specs(*args, backend="cpu")
     return build(kernel.pyfunc, specs, False, False)
 
 

@@ -24,7 +24,7 @@ def _ir(n: int):  # type: ignore[no-untyped-def]
     from simt.pipeline import build
 
     a = np.ones((n, n), np.float32)
-    specs, _ = fast_matmul._specs(fast_matmul._bind((a, a, a.copy()), {}), "cpu")
+    specs = fast_matmul.arg_specs(a, a, a.copy(), backend="cpu")
     return build(fast_matmul.pyfunc, specs, False, False)
 
 

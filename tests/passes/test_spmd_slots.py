@@ -52,7 +52,7 @@ def test_no_thread_loop_copies_the_carried_sum() -> None:
     from simt.pipeline import build
 
     a = np.ones(1000, np.float32)
-    specs, _ = carried_sum._specs(carried_sum._bind((a, np.zeros(4, np.float32)), {}), "cpu")
+    specs = carried_sum.arg_specs(a, np.zeros(4, np.float32), backend="cpu")
     low = lower(build(carried_sum.pyfunc, specs, False, False))
     assert _copy_loops(low) == []
 

@@ -53,7 +53,7 @@ def test_lowered_warp_functions_agree_with_sim(backend: str) -> None:
 
 def test_lowering_leaves_no_warp_op_and_lifts_its_barriers() -> None:
     a = np.zeros(64, np.int64)
-    spec = branchy.specialise(branchy._bind((a, np.zeros((64, 6), np.int64)), {}),
+    spec = branchy.specialise(branchy.bind(a, np.zeros((64, 6), np.int64)),
                               registry.get("sim"))  # fmt: skip
     fn = lift(lower(copy.deepcopy(spec.fn)))
     verify(fn)

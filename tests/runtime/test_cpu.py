@@ -391,7 +391,7 @@ def test_source_render_stages_and_vector_code() -> None:
     from simt.frontend.specialise import ArgSpec  # noqa: F401 - the pipeline's own types
     from simt.pipeline import build
 
-    specs, _ = scale._specs(scale._bind((a, out, 2.0), {}), "cpu")
+    specs = scale.arg_specs(a, out, 2.0, backend="cpu")
     # unchecked (the code of accesses proven in bounds; checked ones: tests/backends/
     # test_llvm_checks.py)
     fn = build(scale.pyfunc, specs, False, False, boundscheck=False)

@@ -210,7 +210,7 @@ def test_source_shows_the_lowering_a_launch_compiles() -> None:
     """`kernel.source("cpu")` and the launch path call the one lowering, `lower_and_render`."""
     k = simt.kernel(scale)
     a = np.arange(8, dtype=np.float32)
-    fn = k.specialise(k._bind((a, a.copy(), 2.0), {}), registry.get("cpu")).fn
+    fn = k.specialise(k.bind(a, a.copy(), 2.0), registry.get("cpu")).fn
     text = k.source("cpu", a, a.copy(), 2.0)
     # (`a[i]` keeps a check, the thread's IndexError: the launch's failure buffer is one
     # more contiguous array)

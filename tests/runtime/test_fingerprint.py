@@ -44,7 +44,7 @@ def _colsum(a, out):  # noqa: ANN001, ANN202 - a kernel (W1's): out[j] raises In
 
 def raising_ir() -> object:
     k = simt.kernel(_colsum)
-    specs, _ = k._specs(k.bind(np.ones((4, 8), np.float32), np.zeros(8)))
+    specs = k.arg_specs(np.ones((4, 8), np.float32), np.zeros(8))
     return for_runtime(k.build_ir(specs), "webgpu")  # as a launch on webgpu compiles it
 
 
