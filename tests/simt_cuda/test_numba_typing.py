@@ -116,3 +116,34 @@ def test_local_arrays_of_int_and_float_are_numbas(backend: str) -> None:
     cuda.jit(local_builtin_types)[1, 4](out_i, out_f)
     assert out_i.tolist() == [3000000000 * (i + 1) for i in range(4)]
     assert (out_f == 0.1 + 0.2).all(), out_f
+
+
+def list_body(ia, out):  # type: ignore[no-untyped-def]
+    t = cuda.threadIdx.x
+    xs = []
+    for v in ia:
+        xs.append(v)  # int32 items first
+    xs.append(-t)  # int64 in Numba (`-` of an int32 is 64 bits wide)
+    xs.append(t * 3000000000)
+    s = 0
+    for x in xs:
+        s += x
+    out[t, 0] = xs[-1]
+    out[t, 1] = s
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_a_list_is_typed_by_all_its_items_as_numba_unifies_them(backend: str) -> None:
+    """Numba types a list by unifying its items (`xs.append(v)` of an int32, then of an
+    int64, makes a list of int64: seeds 25 and 30 of the Numba-spelled fuzz kernels), so
+    `simt.cuda.jit` does, where `@simt.kernel` keeps the first item's type and refuses the
+    mix by name."""
+    simt.use(backend)
+    ia = np.array([7, 2**31 - 1, -5], np.int32)
+    out = np.zeros((4, 2), np.int64)
+    cuda.jit(list_body)[1, 4](ia, out)
+    t = np.arange(4, dtype=np.int64)
+    assert (out[:, 0] == t * 3000000000).all(), out
+    assert (out[:, 1] == int(ia.astype(np.int64).sum()) - t + t * 3000000000).all(), out
+    with pytest.raises(simt.CompileError, match="would mix types"):
+        simt.kernel(list_body)[1, 4](ia, out)

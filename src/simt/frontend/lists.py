@@ -178,7 +178,8 @@ def fix_type(
     what: tuple[str, str, str] = ("list", "values", "item"),
 ) -> None:
     """An item of type `t` goes into `lst`: the first fixes the list's type; later ones
-    must fit it (an int into a float list, a bool into an int list). `what` names the
+    must fit it (an int into a float list, a bool into an int list), or under Numba's typing
+    widen it (as Numba unifies a list's items). `what` names the
     list's owner, its items and one of them in the refusal (a dict's keys and values are
     lists too: `dicts.py`)."""
     info = info_of(lst)
@@ -191,6 +192,13 @@ def fix_type(
             tr.ctx.list_retry = True
             info.dtype = t
         info.guessed = False
+    elif t != info.dtype and tr.ctx.int64 and T.promote(info.dtype, t) != info.dtype:
+        # Numba's typing (`simt.cuda.jit`): a list's type is that of all its items, unified
+        # as Numba's type inference does (`-t` of an int32 `t` is int64 there, so
+        # `xs.append(v); xs.append(-t)` makes an int64 list): the kernel is translated again
+        # with the unified type (a type only widens, so this ends)
+        tr.ctx.list_hints[info.site] = T.promote(info.dtype, t)
+        tr.ctx.list_retry = True
     elif t != info.dtype:
         if T.promote(info.dtype, t) != info.dtype or (t.is_float and not info.dtype.is_float):
             owner, items, item = what

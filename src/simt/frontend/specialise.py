@@ -169,7 +169,9 @@ def translate_with_names(
             list_hints=hints,
         )
 
-    for _ in range(2):  # again when a list was read before its item type was known
+    # again when a list was read before its item type was known, or (Numba's typing) a
+    # later item widened it: each round fixes every list it met, so a few rounds settle
+    for _ in range(4):
         body, params, ctx, tr, failures = _attempt(pyfunc, src, specs, make_context)
         if not ctx.list_retry:
             break
