@@ -74,12 +74,13 @@ def test_cuda_atomics_are_a_table_with_one_fallback_rule() -> None:
 
 # what the C-like base writes once: no language keeps its own copy
 BASE_ONLY = ("in_bounds", "guarded", "checked_value", "offset", "element", "fail_at",
-             "op_print", "assert_", "op_bin", "op_un", "op_cmp", "op_select", "op_math",
-             "math_call", "use_helper", "use_helpers_in", "fail", "define", "if_", "for_",
-             "while_")  # fmt: skip
+             "op_print", "op_barrier", "op_fence", "op_special", "assert_", "op_bin", "op_un",
+             "op_cmp", "op_select", "op_math", "math_call", "use_helper", "use_helpers_in",
+             "fail", "define", "if_", "for_", "while_")  # fmt: skip
 # what each C-like language says of its memory and prints: data, not rules
 LANGUAGE_HOOKS = ("extents", "index_below", "param_strides", "index_as", "index_words",
-                  "extent_word", "print_reserve", "print_puts", "type_name", "literal")  # fmt: skip
+                  "extent_word", "print_reserve", "print_puts", "special", "type_name",
+                  "literal")  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ["cuda", "wgsl"])
@@ -90,7 +91,7 @@ def test_each_c_like_language_gives_tables_and_access_hooks_not_rules_of_its_own
 
     cls = RENDERERS[name]
     for opcode in ("load", "store", "atomic", "cas", "print", "assert", "select", "cmp",
-                   "math", "if", "for", "while"):  # fmt: skip
+                   "math", "if", "for", "while", "barrier", "fence", "special"):  # fmt: skip
         assert cls.RULES[opcode] == CRenderer.RULES[opcode], (name, opcode)
     for method in BASE_ONLY:
         assert getattr(cls, method) is getattr(CRenderer, method), (name, method)
@@ -102,6 +103,7 @@ def test_each_c_like_language_gives_tables_and_access_hooks_not_rules_of_its_own
     )
     assert {"{c}", "{a}", "{b}"} <= set(re.findall(r"\{\w\}", cls.SELECT))
     assert "{}" in cls.ORDERED_BOOL
+    assert cls.BARRIER and set(cls.FENCE) == {"block", "device", "system"}
     assert all(hasattr(row, cls.MATH_SPELLING) for row in MATH.values())  # a row's field
 
 

@@ -189,7 +189,8 @@ class CRenderer(Rules[Callable[[Op], None]]):
         "if": "if_", "for": "for_", "while": "while_", "bin": "op_bin", "un": "op_un",
         "cmp": "op_cmp", "select": "op_select", "math": "op_math",
         "load": "op_load", "store": "op_store", "atomic": "op_atomic", "cas": "op_cas",
-        "print": "op_print", "assert": "assert_",
+        "print": "op_print", "assert": "assert_", "barrier": "op_barrier", "fence": "op_fence",
+        "special": "op_special",
     }  # fmt: skip
     BIN: ClassVar[dict[str, BinSpelling]] = {}  # the language's operators (`BinSpelling`)
     UN: ClassVar[dict[str, UnSpelling]] = {}
@@ -213,6 +214,8 @@ class CRenderer(Rules[Callable[[Op], None]]):
     RECORD_PAD = "0"
     STRIDE = "{}"  # a stride known when rendering (an array addressed by its shape)
     PRINT_NEXT = "simt_seq += 1u;"  # a thread's print counted
+    BARRIER: ClassVar[tuple[str, ...]] = ()  # a block's barrier: its statements
+    FENCE: ClassVar[Mapping[str, str]] = {}  # a memory fence's statement, by its scope
     HELPERS: ClassVar[Mapping[str, str]] = {}  # the language's helper functions: name -> text
     FAIL_PREFIX = ""  # what the renderer's errors (`fail`) start with
 
@@ -481,6 +484,24 @@ class CRenderer(Rules[Callable[[Op], None]]):
     def print_puts(self, pid: int, types: list[Scalar], vals: list[str]) -> list[str]:
         """The statements writing print `pid`'s record where it was reserved (none: nothing
         to write there)."""
+        raise NotImplementedError
+
+    def op_barrier(self, op: Op) -> None:
+        """`syncthreads()`: the language's `BARRIER`."""
+        for line in self.BARRIER:
+            self.out.add(line)
+
+    def op_fence(self, op: Op) -> None:
+        """A memory fence: the language's `FENCE` of its scope."""
+        self.out.add(self.FENCE[op.attrs["scope"]])
+
+    def op_special(self, op: Op) -> None:
+        """A thread index (`thread_idx`, `block_idx`, `block_dim`, `grid_dim`) on an axis, as
+        the language reads it (`special`)."""
+        self.define(op.result, self.special(op.attrs["reg"], op.attrs["axis"]))
+
+    def special(self, reg: str, axis: int) -> str:
+        """The expression of thread index `reg` on `axis` (0, 1, 2), an int32."""
         raise NotImplementedError
 
     def assert_(self, op: Op) -> None:

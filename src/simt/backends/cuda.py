@@ -48,6 +48,9 @@ from .cuda_layout import (
 from .cuda_types import CAS, CTYPE, SUFFIX, WRAP, atomic_template, c_literal
 
 CONSTANT_MEMORY = 64 * 1024  # bytes of __constant__ memory a module may use
+# the built-in variables of the thread indices
+SPECIAL = {"thread_idx": "threadIdx", "block_idx": "blockIdx", "block_dim": "blockDim",
+           "grid_dim": "gridDim"}  # fmt: skip
 
 
 def build(fn: Function, fast_math: bool | None = None) -> CudaKernel:
@@ -70,9 +73,8 @@ class _Renderer(clike.CRenderer):
 
     RULES: ClassVar[dict[str, str]] = {
         **clike.CRenderer.RULES,
-        "const": "_op_const", "cast": "_op_cast",
-        "special": "_op_special", "shape": "_op_shape", "alloc": "_op_alloc",
-        "barrier": "_op_barrier", "fence": "_op_fence", "warp": "_op_warp",
+        "const": "_op_const", "cast": "_op_cast", "shape": "_op_shape", "alloc": "_op_alloc",
+        "warp": "_op_warp",
     }  # fmt: skip
 
     FAIL = f"simt_fail({ERR_BUF}, {{site}}u);"
@@ -82,6 +84,9 @@ class _Renderer(clike.CRenderer):
     RECORD_DIMS = RECORD_DIMS
     RECORD_PAD = "0LL"
     FIRST_SITE = 1  # the error word's 0 is no error
+    BARRIER = ("__syncthreads();",)
+    FENCE = {"block": "__threadfence_block();", "device": "__threadfence();",
+             "system": "__threadfence_system();"}  # fmt: skip
     FAIL_PREFIX = "the CUDA backend cannot compile this: "
     MATH_SPELLING = "c"
     HELPERS = HELPERS
@@ -195,14 +200,8 @@ class _Renderer(clike.CRenderer):
     def math_fill(self, t: Scalar) -> dict[str, str]:
         return {"f": "f" if t == FLOAT32 else "", "t": CTYPE[t]}
 
-    def _op_special(self, op: Op) -> None:
-        reg = {
-            "thread_idx": "threadIdx",
-            "block_idx": "blockIdx",
-            "block_dim": "blockDim",
-            "grid_dim": "gridDim",
-        }[op.attrs["reg"]]
-        self.define(op.result, f"(int){reg}.{'xyz'[op.attrs['axis']]}")
+    def special(self, reg: str, axis: int) -> str:
+        return f"(int){SPECIAL[reg]}.{'xyz'[axis]}"
 
     def _op_shape(self, op: Op) -> None:
         arr = op.operands[0]
@@ -303,13 +302,6 @@ class _Renderer(clike.CRenderer):
         return [f"simt_put(simt_rec + {4 + 2 * k}, {v});" for k, v in enumerate(vals)]
 
     # ------------------------------------------------------------------ effects
-    def _op_barrier(self, op: Op) -> None:
-        self.out.add("__syncthreads();")
-
-    def _op_fence(self, op: Op) -> None:
-        scope = {"block": "_block", "device": "", "system": "_system"}[op.attrs["scope"]]
-        self.out.add(f"__threadfence{scope}();")
-
     def _op_warp(self, op: Op) -> None:
         """CUDA's warp intrinsics (Numba's functions are these, with warpSize 32)."""
         a = [self.name(v) for v in op.operands]

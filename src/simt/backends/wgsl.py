@@ -85,10 +85,13 @@ class _Renderer(LoopRenderer):
     MATH_SPELLING = "wgsl"
     RULES: ClassVar[dict[str, str]] = {
         **CRenderer.RULES,
-        "const": "const", "cast": "cast",
-        "special": "special_op", "shape": "shape", "alloc": "alloc",
-        "barrier": "barrier", "fence": "fence",
+        "const": "const", "cast": "cast", "shape": "shape", "alloc": "alloc",
     }  # fmt: skip
+    # CUDA's __syncthreads orders global memory too, and so do simt's barriers
+    BARRIER = ("storageBarrier();", "workgroupBarrier();")
+    # WGSL has no memory fence outside its barriers (which would need every invocation of the
+    # workgroup to reach them): a fence orders nothing more here (docs/numba.md)
+    FENCE = dict.fromkeys(("block", "device", "system"), "// threadfence: no WGSL equivalent")
     # `simt_fail_at` keeps the index (two words a dimension, low then high) and the extents
     # (as u32), up to RECORD_DIMS dimensions
     FAIL_AT = f"simt_fail_at({{site}}u, array<u32, {RECORD_ARGS}>({{n}}u, {{words}}));"
@@ -179,8 +182,8 @@ class _Renderer(LoopRenderer):
             return literal(int(self.literals[v.id]), t)
         return f"{wgsl_type(t)}({self.name(v)})"
 
-    def special_op(self, op: Op) -> None:
-        self.define(op.result, special(op.attrs["reg"], op.attrs["axis"]))
+    def special(self, reg: str, axis: int) -> str:
+        return special(reg, axis)
 
     def shape(self, op: Op) -> None:
         arr, dim = op.operands[0], op.attrs["dim"]
@@ -188,16 +191,6 @@ class _Renderer(LoopRenderer):
             self.define(op.result, literal(arr.array.shape[dim], op.result.scalar))
         else:
             self.define(op.result, f"{UNIFORM}.{self.name(arr)}_shape{dim}")
-
-    def barrier(self, op: Op) -> None:
-        # CUDA's __syncthreads orders global memory too, and so do simt's barriers.
-        self.out.add("storageBarrier();")
-        self.out.add("workgroupBarrier();")
-
-    def fence(self, op: Op) -> None:
-        # WGSL has no memory fence outside its barriers (which would need every invocation
-        # of the workgroup to reach them): a fence orders nothing more here (docs/numba.md)
-        self.out.add("// threadfence: no WGSL equivalent")
 
     def cast(self, op: Op) -> None:
         (a,) = self.operands(op, op.operands)
