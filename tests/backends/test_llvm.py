@@ -144,6 +144,52 @@ def test_loops_that_can_run_long_poll_for_ctrl_c_and_no_other() -> None:
     assert "simt_poll" not in lower_and_render(_vecadd())[0]
 
 
+def test_a_halving_while_does_not_poll_and_other_whiles_do(tmp_path: Any) -> None:
+    """The reduction tree's `while s > 0: ... s >>= 1` (or `s //= 2`) runs at most 64 times
+    around thread loops a block's size bounds: no poll for Ctrl-C (issue 23: its 8 polls,
+    unrolled and no longer merged once the checked copy joined the counter, cost
+    monte_carlo's reduction 7 % more instructions with bounds checks on). A `while` whose
+    counter may not shrink (a subtraction, `s != 0` of a signed `s >> 1`, which -1 keeps at
+    -1) still polls."""
+    import importlib.util
+
+    cases = (("s >>= 1", "s > 0", False), ("s //= 2", "s > 0", False),
+             ("s >>= 1", "s >= 1", False), ("s >>= 1", "0 < s", False),
+             ("s -= 1", "s > 0", True), ("s >>= 1", "s != 0", True))  # fmt: skip
+    src = ["import numpy as np", "import simt"]
+    for n, (step, test, _) in enumerate(cases):
+        src.append(f"""
+@simt.kernel
+def k{n}(a, out):
+    sh = simt.shared.array(256, np.float32)
+    t = simt.thread_idx.x
+    sh[t] = a[simt.grid(1)]
+    simt.syncthreads()
+    s = simt.block_dim.x // 2
+    while {test}:
+        if t < s:
+            sh[t] += sh[t + s]
+        simt.syncthreads()
+        {step}
+    if t == 0:
+        out[simt.block_idx.x] = sh[0]
+""")
+    path = tmp_path / "trees.py"
+    path.write_text("\n".join(src))
+    spec = importlib.util.spec_from_file_location("trees", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    a, out = np.ones(512, np.float32), np.zeros(2, np.float32)
+    for n, (step, test, polls) in enumerate(cases):
+        k = getattr(mod, f"k{n}")
+        text = k.source("cpu", a, out)
+        assert ("simt_poll" in text) == polls, (step, test)
+        if not polls:
+            k[2, 256](a, out)
+            assert out.tolist() == [256.0, 256.0], (step, test)
+
+
 LUT = np.array([3, 1, 4, 1, 5, 9, 2, 6], np.int32)
 
 
