@@ -50,6 +50,7 @@ from .llvm_abi import (
     POLL_EVERY,
     POLL_FREE_TRIPS,
     POLL_FUNCTION,
+    SITE_BITS,
     Meta,
     align,
     llvm_type,
@@ -106,8 +107,13 @@ class _Renderer(MemoryAccess):
         self.emit(f"br label %{head}.latch")
         self.start(f"{head}.latch")
         self.emit("%bnext = add i64 %b, 1")
+        # on to the next block unless a failure so far beats any of its threads' (the launch
+        # reports the smallest thread's failure: blocks below a failing one still run) or
+        # Ctrl-C stopped the launch (`STOPPED`, below every key)
         err = self.inst("load atomic i64, ptr %ctx monotonic, align 8")
-        ok = self.inst(f"icmp eq i64 {err}, 9223372036854775807")
+        first = self.inst(f"mul i64 %bnext, {self.nthreads}")
+        first = self.inst(f"shl i64 {first}, {SITE_BITS}")
+        ok = self.inst(f"icmp sge i64 {err}, {first}")
         self.emit(f"br i1 {ok}, label %{head}, label %{done}")
         self.start(done)
         if self.heap is not None:

@@ -141,6 +141,7 @@ class SimRuntime(Runtime):
         try:
             with np.errstate(all="ignore"):
                 kernel.handle(run, *values)
+            run.raise_first()
         finally:
             emit(run.records, kernel.meta["formats"])
 

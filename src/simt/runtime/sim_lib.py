@@ -130,6 +130,10 @@ class Launch:
         self.writers: dict[int, tuple[str, np.ndarray]] = {}
         self.t: Any = None  # a sim_trace.Tracer when the program is traced (kernel.explain)
         self.exited: np.ndarray | None = None  # lanes that returned from the kernel
+        # the failures of the backends' own checks (`fail`): the lanes that failed so far, and
+        # the KernelError of the smallest (lane, site) failure, raised when the launch ends
+        self.failed: np.ndarray | None = None
+        self.first: tuple[int, int, KernelError] | None = None
 
     def watch_global(self, a: np.ndarray, name: str) -> None:
         """Watch global array `a` (parameter `name`) for elements written by two blocks in this
@@ -397,18 +401,30 @@ class Launch:
             source_line=loc.source_line if loc else None,
         )
 
-    def fail(self, site: int, bad: Any, m: Mask, at: Any = None) -> None:
-        """Raise the error of `site` for the first active lane in `bad` (True: every lane);
-        `at`: the access's (shape, index), as `error` takes it."""
+    def fail(self, site: int, bad: Any, m: Mask, at: Any = None) -> Mask:
+        """The active lanes in `bad` (True: every lane) fail at `site` (`at`: the access's
+        (shape, index), as `error` takes it): as on every backend, each goes on (a failing
+        load reads 0, a failing store or atomic writes nothing) and the launch ends with the
+        KernelError of the smallest failing thread, of its failures the one at the smallest
+        site (`raise_first`; docs/semantics.md). Returns the lanes still to do the access:
+        `m` without those of `bad`."""
+        bad = np.broadcast_to(np.ones(self.T, bool) if bad is True else bad, (self.T,))
         if m is not None:
-            bad = m if bad is True else bad & m
-        if bad is True:
-            lane = 0
-        else:
-            if not bad.any():
-                return
-            lane = int(np.argmax(bad))
-        raise self.error(site, lane, at)
+            bad = bad & np.broadcast_to(m, (self.T,))
+        if not bad.any():
+            return m
+        if self.failed is None:
+            self.failed = np.zeros(self.T, bool)
+        lane = int(np.argmax(bad))
+        if self.first is None or (lane, site) < self.first[:2]:
+            self.first = (lane, site, self.error(site, lane, at))
+        self.failed |= bad
+        return ~bad if m is None else np.broadcast_to(m, (self.T,)) & ~bad
+
+    def raise_first(self) -> None:
+        """Raise the KernelError of the launch's first failure (`fail`), if any."""
+        if self.first is not None:
+            raise self.first[2]
 
     def print(self, print_id: int, m: Mask, values: tuple[Any, ...]) -> None:
         """Record print `print_id` with `values` for every active lane."""
@@ -632,10 +648,11 @@ def _safe(idx: Index, m: Mask) -> Index:
 
 def _check(
     c: Launch, shape: tuple[int, ...], idx: Index, m: Mask, site: int, at: Any = None
-) -> None:
-    """Raise the first active lane's KernelError if some index is out of bounds. `idx` has been
-    through `_safe` (inactive lanes index 0), so only an empty dimension flags inactive lanes, and
-    `fail` masks those off again."""
+) -> Mask:
+    """The active lanes whose index is out of bounds fail (`Launch.fail`); returns the lanes
+    left to do the access (`m` itself when none failed). `idx` has been through `_safe`
+    (inactive lanes index 0), so only an empty dimension flags inactive lanes, and `fail`
+    masks those off again."""
     bad: Any = None
     for i, n in zip(idx, shape):
         if isinstance(i, np.ndarray):
@@ -646,21 +663,30 @@ def _check(
         elif int(i) < 0 or int(i) >= n:
             bad = True
     if bad is not None:
-        c.fail(site, bad, m, at or (shape, idx))
+        return c.fail(site, bad, m, at or (shape, idx))
+    return m
 
 
-def _lane_run(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> int | None:
+def _none(m: Mask) -> bool:
+    """Whether mask `m` leaves no lane (every active lane failed its access)."""
+    return isinstance(m, np.ndarray) and not m.any()
+
+
+def _lane_run(
+    c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int
+) -> tuple[int | None, Mask]:
     """For an index (lane, *uniform), the number of lanes L = min(T, len(a)) whose elements
     `a[:L, *uniform]` exist, after checking that no active lane reads past them; None for any
-    other index. Lane k of such an access touches element k: slices instead of gathers."""
+    other index. Lane k of such an access touches element k: slices instead of gathers. With
+    it, the lanes left to do the access (`_check`)."""
     if not idx or idx[0] is not c.lane or any(isinstance(i, np.ndarray) for i in idx[1:]):
-        return None
+        return None, m
     # a bad uniform index fails every active lane
-    _check(c, a.shape[1:], idx[1:], m, site, (a.shape, idx))
+    m = _check(c, a.shape[1:], idx[1:], m, site, (a.shape, idx))
     n = a.shape[0]
     if c.T > n and (m is None or m[n:].any()):
-        c.fail(site, c.lane >= n, m, (a.shape, idx))
-    return min(c.T, n)
+        m = c.fail(site, c.lane >= n, m, (a.shape, idx))
+    return min(c.T, n), m
 
 
 def load(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> Any:
@@ -672,18 +698,28 @@ def load(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> Any:
 def load_view(c: Launch, a: np.ndarray, idx: Index, m: Mask, site: int) -> Any:
     """`load`, but lanes reading a contiguous run get a view of `a`: for a result that is
     consumed before anything writes to memory (the renderer checks that)."""
-    run = _lane_run(c, a, idx, m, site)
+    run, m = _lane_run(c, a, idx, m, site)
     if run is not None:
+        if _none(m):  # a bad uniform index: every lane failed, reading 0
+            return np.zeros(c.T, a.dtype)
         if c.shadows:
             _watch(c, a, idx, m, site)
         part = a[(slice(0, run),) + idx[1:]]
         if run == c.T:
             return part
-        out = np.zeros(c.T, a.dtype)  # the lanes past the end are inactive
+        out = np.zeros(c.T, a.dtype)  # the lanes past the end are inactive (or failed)
         out[:run] = part
         return out
     idx = _safe(idx, m)
-    _check(c, a.shape, idx, m, site)
+    ok = _check(c, a.shape, idx, m, site)
+    if ok is not m:  # some lanes failed: they read 0
+        if _none(ok):
+            vector = any(isinstance(i, np.ndarray) for i in idx)
+            return np.zeros(c.T, a.dtype) if vector else a.dtype.type(0)
+        idx = _safe(idx, ok)
+        if c.shadows:
+            _watch(c, a, idx, ok, site)
+        return np.where(ok, a[idx], a.dtype.type(0))
     if c.shadows:
         _watch(c, a, idx, m, site)
     return a[idx]
@@ -699,7 +735,8 @@ def _last_active(v: np.ndarray, m: Mask) -> Any:
 def store(c: Launch, a: np.ndarray, idx: Index, v: Any, m: Mask, site: int) -> None:
     """`a[idx] = v` in every active lane; with several lanes on one element the highest wins
     (on a shared array, a race unless they write the same value: `_watch`)."""
-    _store(c, a, idx, v, m, site, _lane_run(c, a, idx, m, site))
+    run, m = _lane_run(c, a, idx, m, site)
+    _store(c, a, idx, v, m, site, run)
 
 
 def store_op(
@@ -707,7 +744,7 @@ def store_op(
 ) -> None:
     """`store` of `ufunc(x, y)`: computed straight into `a` when every lane writes its own
     element of a contiguous run (no temporary array), else as `store`."""
-    run = _lane_run(c, a, idx, m, site)
+    run, m = _lane_run(c, a, idx, m, site)
     if run == c.T and m is None and id(a) not in c.shadows and id(a) not in c.writers:
         ufunc(x, y, out=a[(slice(0, run),) + idx[1:]])
         return
@@ -717,6 +754,8 @@ def store_op(
 def _store(
     c: Launch, a: np.ndarray, idx: Index, v: Any, m: Mask, site: int, run: int | None
 ) -> None:
+    if _none(m):  # every lane failed: nothing is written
+        return
     if run is not None:
         if c.shadows:
             _watch(c, a, idx, m, site, v)
@@ -729,7 +768,9 @@ def _store(
         else:
             np.copyto(dst, src, where=m[:run])
         return
-    _check(c, a.shape, _safe(idx, m), m, site)
+    m = _check(c, a.shape, _safe(idx, m), m, site)
+    if _none(m):
+        return
     if c.shadows:
         _watch(c, a, _safe(idx, m), m, site, v)
     if id(a) in c.writers:
@@ -770,8 +811,9 @@ def atomic(
     cmp: Any = None,
 ) -> Any:
     """Apply atomic `op` (or "cas" with `cmp`) in every active lane, one lane after another in
-    linear order, and return each lane's old value (None when `used` is false)."""
-    _check(c, a.shape, _safe(idx, m), m, site)
+    linear order, and return each lane's old value (None when `used` is false; 0 in a lane
+    that failed its access)."""
+    m = _check(c, a.shape, _safe(idx, m), m, site)
     lanes = None if m is None else np.flatnonzero(m)
     n = c.T if lanes is None else len(lanes)
 

@@ -25,7 +25,8 @@ compare: on `sim` and on every backend its launch must raise the grouped `Kernel
 threads that raised IndexError, its first line naming the array of that access, with the same
 count of raising threads per line and of finished threads as on `sim` (`expect_oob`); a kernel
 whose threads meet at barriers or warp functions keeps the first-failure report on every
-backend (naming the array too, docs/semantics.md); no error is a `silent` finding, another
+backend: the same thread (the smallest global id that failed), line, array and index as on
+`sim` (docs/semantics.md); no error is a `silent` finding, another
 error or another array a `wrong-error` one, other counts or another form a `mismatch`.
 
 A `webgpu` refusal (`CompileError`) naming an element type the kernel uses that webgpu does
@@ -260,9 +261,11 @@ def _oob_finding(program: Program, backend: str, e: BaseException | None) -> Fin
 def _form(e: Any) -> tuple[Any, ...]:
     """What every backend must report as `sim` did: the counts of threads that raised per
     line and of those that finished (the grouped IndexError); for a kernel whose threads
-    meet at barriers or warp functions, which keeps the first-failure report, that form."""
+    meet at barriers or warp functions, which keeps the first-failure report, the failing
+    thread with the smallest global id, its line and its message (array, index, size:
+    docs/semantics.md)."""
     if not e.counts:
-        return ("first failure",)
+        return ("first failure", e.block, e.thread, e.line, str(e).split("\n")[0])
     return (tuple(e.counts), e.finished)
 
 
