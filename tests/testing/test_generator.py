@@ -250,3 +250,29 @@ def test_float64_kernels_draw_math_rows_reading_float64_constants() -> None:
     assert not any(s in generate(3).source for s in MATH_SINKS_F64)  # not in float32 kernels
     backends = ("cpu",) + (("webgpu",) if registry.probe("webgpu")[0] else ())
     assert check(p, backends, nvrtc=True) == []
+
+
+def test_specials_feature_feeds_special_values_and_agrees_between_backends() -> None:
+    """`specials=True` (gen_special.py): -0.0, NaN and infinities read from `sv` go to
+    copysign, isnan, isinf, isfinite, comparisons (`!=` of a NaN was false on webgpu),
+    min/max, `+ - *`; the results compare with their sign in `sv` (-0.0 is not 0.0 there)
+    and without it in `fo`. The kernels agree on cpu and NVRTC compiles them."""
+    import numpy as np
+
+    from simt.testing.differential import check, compare
+
+    seen: set[str] = set()
+    for seed in range(30):
+        p = generate(seed, specials=True, size=4)
+        assert "specials" in p.features and "sv" in p.extras
+        for word in ("math.copysign(", "math.isnan(", "math.isinf(", "math.isfinite(", " != ",
+                     "min(", "max(", "abs(sp"):  # fmt: skip
+            if word in p.source:
+                seen.add(word)
+        assert np.isnan(p.make_args()[-1][:64]).any() or seed % 7  # NaNs among the values
+    assert len(seen) == 8, seen
+    assert "specials" not in generate(3, specials=False).features
+    zero, neg = np.zeros(1, np.float32), np.array([-0.0], np.float32)
+    assert compare(0, "x", [zero], [neg], ("sv",)) and not compare(0, "x", [zero], [neg], ("fo",))
+    for seed in (0, 1, 2):
+        assert check(generate(seed, specials=True, size=4), ("cpu",), nvrtc=True) == []

@@ -198,6 +198,8 @@ class CRenderer(Rules[Callable[[Op], None]]):
     SELECT = "{c} ? {a} : {b}"
     # a bool operand `{}` of an ordering comparison (`<`, ...), made comparable
     ORDERED_BOOL = "{}"
+    # `{a} != {b}` of floats: true where either is NaN (`ir.semantics.CMP`, Python's `!=`)
+    FLOAT_NE = "{a} != {b}"
     # the field of a math row (`builtins.MathFn`) that holds the language's spelling
     MATH_SPELLING = ""
     LOOP = "while (true) {"  # an unconditional loop's first line
@@ -533,6 +535,9 @@ class CRenderer(Rules[Callable[[Op], None]]):
         sym = CMP_SYMBOLS[op.attrs["op"]]
         if op.operands[0].scalar.is_bool and sym not in ("==", "!="):
             a, b = self.ORDERED_BOOL.format(a), self.ORDERED_BOOL.format(b)
+        if sym == "!=" and op.operands[0].scalar.is_float:
+            self.define(op.result, self.FLOAT_NE.format(a=a, b=b))
+            return
         self.define(op.result, f"{a} {sym} {b}")
 
     def op_math(self, op: Op) -> None:

@@ -82,6 +82,9 @@ class _Renderer(LoopRenderer):
 
     SELECT = "select({b}, {a}, {c})"
     ORDERED_BOOL = "i32({})"
+    # WGSL's `!=` of floats is false where an operand is NaN on lavapipe (an ordered
+    # not-equal; `==`, `<`, ... are right): the negated `==` is true there, as in Python
+    FLOAT_NE = "!({a} == {b})"
     MATH_SPELLING = "wgsl"
     RULES: ClassVar[dict[str, str]] = {
         **CRenderer.RULES,

@@ -40,7 +40,7 @@ from .shrink import shrink
 
 # the generator's optional features (grammar.FEATURES; bigconst: constants int32 cannot
 # hold), and its Numba spelling (never drawn)
-FEATURES = "dtypes,complexes,views,lang,lists,dicts,files,numba,bigconst,exceptions"
+FEATURES = "dtypes,complexes,views,lang,lists,dicts,files,numba,bigconst,exceptions,specials"
 HANG_SECONDS = 120  # one kernel on every backend; far above any generated kernel's need
 
 

@@ -16,6 +16,9 @@ How results are compared (docs/testing.md says the same):
   |got - ref| <= 2**-10 * max(1, |ref|), the loosest accuracy WGSL allows for these
   functions on the generated argument ranges;
 - complex outputs compare their real and imaginary parts by the exact rule;
+- the `specials` feature's results in `sv` (copysign, negation, `abs`, selects, `min`/`max`
+  of -0.0, NaN and infinities: gen_special.py) are bit-identical with the sign of a zero,
+  except that every NaN equals every NaN;
 - float16 outputs (a float32 rounded to the nearest half on store) are bit-identical too,
   except that values below 2**-14 in magnitude (float16's subnormals, which a GPU may flush
   to zero, docs/semantics.md) equal each other and 0.
@@ -139,6 +142,9 @@ def compare(
         elif w.dtype == np.float16:
             tiny = (np.abs(w) < F16_TINY) & (np.abs(g) < F16_TINY)
             bad = np.flatnonzero(~((w == g) | (np.isnan(w) & np.isnan(g)) | tiny))
+        elif name == "sv":  # the `specials` feature's sign-exact results: -0.0 is not 0.0
+            same = (w == g) & (np.signbit(w) == np.signbit(g))
+            bad = np.flatnonzero(~(same | (np.isnan(w) & np.isnan(g))))
         elif name == "fx":
             wd, gd = w.astype(np.float64), g.astype(np.float64)
             tol = APPROX_TOL * np.maximum(1.0, np.abs(wd))

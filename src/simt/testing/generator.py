@@ -42,6 +42,7 @@ from . import (  # noqa: F401
     gen_files,
     gen_lang,
     gen_lists,
+    gen_special,
     gen_views,
 )
 from .grammar import EXPRESSIONS, FEATURES, SECTIONS, Var, make_extra, out_slot
@@ -50,7 +51,7 @@ F32_CAP = 1e6  # float variables stay below this magnitude
 EXPR_CAP = 1e30  # no float expression is built past this (float32 overflows at 3.4e38)
 INPUTS = 64  # length of each input array
 HIST = 16  # histogram bins
-EXTRA_ORDER = ("b8", "ub8", "h16", "uh16", "hf", "q64", "cz", "cw", "m2", "vo")
+EXTRA_ORDER = ("b8", "ub8", "h16", "uh16", "hf", "q64", "cz", "cw", "m2", "vo", "sv")
 # the element types webgpu refuses by name until it has them (docs/semantics.md, "Types")
 REFUSABLE = {"b8": "int8", "ub8": "uint8", "h16": "int16", "uh16": "uint16", "hf": "float16",
              "q64": "uint64", "cw": "complex128"}  # fmt: skip
@@ -180,6 +181,7 @@ class Generator:
         exceptions: bool | None = None,
         dicts: bool | None = None,
         files: bool | None = None,
+        specials: bool | None = None,
         numba: bool | None = None,
         bigconst: bool | None = None,
         oob: bool = False,
@@ -190,8 +192,9 @@ class Generator:
         and sets per thread; never with `numba`, whose kernels have none), `files` (files
         read per thread, gen_files.py; never with `numba`), `exceptions`
         (try/except/else/finally, raise, assert, with; every exception caught in its thread),
-        and `bigconst`: int32 expressions with integer constants int32 cannot hold (int64
-        operations, wrapped back to int32). None (the
+        `specials` (-0.0, NaN and infinities from an input array fed to copysign, isnan,
+        comparisons, ...: gen_special.py), and `bigconst`: int32 expressions with integer
+        constants int32 cannot hold (int64 operations, wrapped back to int32). None (the
         default) draws each from the seed (about one kernel in four has each); False leaves
         it out. `numba`: the same kernel spelled as a Numba-CUDA program (`numba_spelling`),
         compiled by `simt.cuda.jit` with Numba's typing (never drawn: only when asked).
@@ -236,6 +239,9 @@ class Generator:
         self.files_on = (
             random.Random(seed ^ 0xF17E).random() < 0.2 and not numba
             if files is None else files
+        )  # (a stream of its own too)
+        self.specials_on = (
+            random.Random(seed ^ 0x5BEC).random() < 0.25 if specials is None else specials
         )  # (a stream of its own too)
         # big constants draw from a stream of their own too
         self.rbig = random.Random(seed ^ 0xB16)

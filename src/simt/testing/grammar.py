@@ -74,7 +74,8 @@ EXPRESSIONS: dict[str, Callable[[Grammar, str, int], tuple[str, float]]] = {}
 # the optional features in the order their sections run, and each one's section
 # (dicts, then files, last: each came after the others, whose sections' draws it leaves as
 # they were)
-FEATURES = ("dtypes", "complexes", "views", "lang", "lists", "exceptions", "dicts", "files")
+FEATURES = ("dtypes", "complexes", "views", "lang", "lists", "exceptions", "dicts", "files",
+            "specials")
 SECTIONS: dict[str, Callable[[Grammar], None]] = {}
 
 # extra kernel parameters: name -> NumPy dtype (1-D: INPUTS inputs, then per-thread slots)
@@ -87,11 +88,18 @@ M2 = 8  # the 2-D input `m2` is M2 x M2
 
 def make_extra(name: str, seed: int, inputs: int, threads: int, slots: int) -> np.ndarray:
     """The argument for extra parameter `name`: inputs, then zeroed per-thread outputs."""
-    g = np.random.default_rng([seed, 1 + sorted([*EXTRA_DTYPES, "m2", "vo"]).index(name)])
+    g = np.random.default_rng([seed, 1 + sorted([*EXTRA_DTYPES, "m2", "vo"]).index(name)]
+                              if name != "sv" else [seed, 0x5F])  # fmt: skip
     if name == "m2":
         return (g.integers(-800, 800, (M2, M2)) / 8.0).astype(np.float32)
     if name == "vo":
         return np.zeros((threads, slots), np.int32)
+    if name == "sv":  # the `specials` feature's values (gen_special.py), then its slots
+        from .gen_special import SPECIAL_VALUES
+
+        out = np.zeros(inputs + threads * slots, np.float32)
+        out[:inputs] = g.choice(np.array(SPECIAL_VALUES, np.float32), inputs)
+        return out
     dt = np.dtype(EXTRA_DTYPES[name])
     n = inputs + threads * slots
     out = np.zeros(n, dt)
