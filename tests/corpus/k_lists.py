@@ -1,7 +1,8 @@
 """Lists that grow per thread, kept in the per-thread arena: `append` in a run-time loop,
 `pop`, indexing with negative indices, iteration, a comprehension over a run-time range,
 `insert`/`extend`, `[0] * n`, a list changed by a helper function it was passed to, and
-lists of floats and ints side by side; an IndexError and a MemoryError (a small heap) caught
+lists of floats and ints side by side, an int64 item widening an int32 list and dict; an
+IndexError and a MemoryError (a small heap) caught
 with try/except, the list unchanged by the failed assignment and keeping what fitted. Each
 thread's list has a different length."""
 
@@ -156,7 +157,37 @@ def _ref_float(a, out, n):
     return {1: r.astype(np.float32)}
 
 
+@simt.kernel
+def widening(a, out):
+    t = simt.grid(1)
+    if t < len(out):
+        n = a[t]  # int64: the list and the dict's values become int64, as Python's ints
+        xs = [1, t, n]
+        xs.append(t * 2)
+        d = {t: 1, 7: n}
+        d[n] = 3
+        out[t, 0] = xs[2] + xs[0] + xs[-1]
+        out[t, 1] = d[7] + len(d) * 100 + d[n]
+
+
+def _make_widening():
+    return (np.arange(40, dtype=np.int64) * 3_000_000_007 - 5, np.zeros((40, 2), np.int64))
+
+
+def _ref_widening(a, out):
+    r = np.zeros(out.shape, np.int64)
+    for t in range(len(out)):
+        n = int(a[t])
+        xs = [1, t, n, t * 2]
+        d = {t: 1, 7: n}
+        d[n] = 3
+        r[t] = xs[2] + xs[0] + xs[-1], d[7] + len(d) * 100 + d[n]
+    return {1: r}
+
+
 CASES = [
+    Case("lists_widening", widening, _make_widening, 1, 40, _ref_widening, tol=EXACT,
+         features=frozenset({"int64"})),
     Case("lists_collatz", collatz_lists, _make_collatz, 2, 128, _ref_collatz, tol=EXACT),
     Case("lists_float", float_lists, _make_float, 2, 64, _ref_float, tol=close(1e-5, 1e-4)),
     Case("lists_catching", catching, _make_catching, 3, 32, _ref_catching, tol=EXACT),

@@ -200,15 +200,28 @@ def fix_type(
         tr.ctx.list_hints[info.site] = T.promote(info.dtype, t)
         tr.ctx.list_retry = True
     elif t != info.dtype:
-        if T.promote(info.dtype, t) != info.dtype or (t.is_float and not info.dtype.is_float):
+        wide = T.promote(info.dtype, t)
+        if _ints(info.dtype, t) and _ints(wide, wide) and wide != info.dtype:
+            # Python's ints have one type: an int64 item after int32 ones makes the whole
+            # list int64 (the kernel is translated again with the list made so)
+            tr.ctx.list_hints[info.site] = wide
+            tr.ctx.list_retry = True
+            info.dtype = wide
+        elif wide != info.dtype or (t.is_float and not info.dtype.is_float):
             owner, items, item = what
+            a = "an" if t.name[0] in "aeiou" else "a"
             tr.fail(
                 node,
-                f"this {owner} holds {info.dtype.name} {items} (from its first {item}), and a "
-                f"{t.name} value would mix types",
-                f"convert it: {info.dtype.name}(...), or make the {owner}'s first {item} a "
-                f"{t.name}",
+                f"this {owner} holds {info.dtype.name} {items} (from its first {item}), and "
+                f"{a} {t.name} value would mix types",
+                f"convert it: {info.dtype.name}(...), or make the {owner}'s first {item} "
+                f"{a} {t.name}",
             )
+
+
+def _ints(a: T.Scalar, b: T.Scalar) -> bool:
+    """Whether both types are integers (not bools)."""
+    return a.is_int and b.is_int and not a.is_bool and not b.is_bool
 
 
 def as_item(
