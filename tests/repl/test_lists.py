@@ -48,3 +48,20 @@ def test_an_inputs_last_list_dict_or_set_is_shown_as_python_shows_it() -> None:
     for text in ("0\n{0: 0, 7: 1}", "2\n{2: 2, 7: 1}", "{'k1': 1}", "dict_keys([0])",
                  "[0, 1]", "{0, 5}"):  # fmt: skip
         assert f"\n{text}\n" in out, (text, out)
+
+
+def test_displays_strings_and_wide_ints_are_shown_as_python_shows_them() -> None:
+    # a list display was shown as a tuple, a run-time string "cannot be shown", and an int64
+    # item next to int32 ones refused ("would mix types")
+    s, buf = new_session("sim", 2)
+    assert s.run("n = tid * 10000000000")
+    for text in ("[tid, 1]", "'it\\'s' + str(tid)", "(tid, ['a' + str(tid)], (1, tid))",
+                 "{n: 1, 7: n}", "sorted([3, n, 1])", "t = (1, 2)\nt[tid - 2]"):  # fmt: skip
+        assert s.run(text), buf.getvalue()
+    assert not s.run("t[tid + 1]")
+    out = buf.getvalue()
+    assert "cannot be shown" not in out and "mix types" not in out, out
+    for want in ("[0, 1]", "[1, 1]", '"it\'s0"', "(1, ['a1'], (1, 1))",
+                 "{10000000000: 1, 7: 10000000000}", "[0, 1, 3]", "[1, 3, 10000000000]",
+                 "1 thread raised IndexError", "tuple index out of range"):  # fmt: skip
+        assert want in out, (want, out)

@@ -22,6 +22,7 @@ import numpy as np
 from .. import lang
 from .. import types as T
 from ..builtins import MATH, TO_INT, MathFn
+from ..errors import CompileError
 from ..filewrites import MARK, SEP, KernelFile
 from ..ir import Field, Value
 from . import dicts, files, list_ops, lists, raising, str_format, str_ops, str_parse, strings, views
@@ -944,7 +945,15 @@ def _print_call(tr: Translating, node: ast.Call) -> V:
         if isinstance(a, ast.JoinedStr):
             parts.extend(fstring_parts(tr, a))
             continue
-        v = tr.expr(a)
+        if _is_repr_call(tr, a):  # print(repr(s)) of a run-time string: its repr by the host
+            assert isinstance(a, ast.Call)
+            x = tr.expr(a.args[0])
+            if strings.is_str(x):
+                parts.append(Obj(strings.RRepr, (("s", x),)))
+                continue
+            v = _repr(tr, [x], {}, a)
+        else:
+            v = tr.expr(a)
         if lists.is_list(v) or strings.is_str(v) or dicts.is_dict_like(v):  # printed by print
             # ops of its own (below)
             parts.append(v)  # type: ignore[arg-type]
@@ -953,6 +962,21 @@ def _print_call(tr: Translating, node: ast.Call) -> V:
     parts.append(end)
     raising.guard_effect(tr, lambda: _print_ops(tr, parts))
     return Known(None)
+
+
+def _is_repr_call(tr: Translating, a: ast.expr) -> bool:
+    """Whether `a` is `repr(x)` of the builtin repr, one argument."""
+    return isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == "repr" \
+        and len(a.args) == 1 and not a.keywords and not isinstance(a.args[0], ast.Starred) \
+        and _names_builtin(tr, a.func, builtins.repr)  # fmt: skip
+
+
+def _names_builtin(tr: Translating, name: ast.Name, fn: object) -> bool:
+    try:
+        v = tr.lookup(name.id, name)
+    except CompileError:
+        return False
+    return isinstance(v, Known) and v.value is fn
 
 
 def _print_ops(tr: Translating, parts: list[Any]) -> None:
@@ -1013,13 +1037,18 @@ def _print_value(tr: Translating, v: V, node: ast.AST, top: bool) -> list[str | 
         return _printed_obj(tr, v, node)
     if isinstance(v, Known):
         return [str(v.value) if top else repr(v.value)]
-    if isinstance(v, Tup):
-        out: list[str | tuple[Value, str]] = ["("]
+    if isinstance(v, Tup):  # a tuple, or a list display: its items as their reprs
+        out: list[Any] = ["[" if v.is_list else "("]
         for i, x in enumerate(v.items):
             if i:
                 out.append(", ")
-            out.extend(_print_value(tr, x, node, top=False))
-        out.append(",)" if len(v.items) == 1 else ")")
+            if strings.is_str(x):
+                out.append(Obj(strings.RRepr, (("s", x),)))
+            elif lists.is_list(x) or dicts.is_dict_like(x):
+                out.append(x)  # printed by print ops of its own (`_print_ops`)
+            else:
+                out.extend(_print_value(tr, x, node, top=False))
+        out.append("]" if v.is_list else ",)" if len(v.items) == 1 else ")")
         return out
     if isinstance(v, View) or (isinstance(v, Value) and isinstance(v.type, T.ArrayType)):
         tr.fail(
@@ -1075,7 +1104,54 @@ def _repr(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) 
     """`repr(x)`: of a caught exception, `Class('message')` (a value `print` shows)."""
     if len(args) == 1 and not kwargs and raising.is_caught(args[0]):
         return args[0].with_field("repr", Known(True))  # type: ignore[union-attr]
+    if len(args) == 1 and not kwargs and strings.is_str(args[0]):
+        return strings.value_of(strings.repr_text(tr, args[0], node))  # type: ignore[arg-type]
     return _only_known(repr, "repr")(tr, args, kwargs, node)
+
+
+def _chr(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    """`chr(i)` of a run-time int: a one-character string (ValueError outside
+    range(0x110000), as Python's)."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], Value) and \
+            isinstance(args[0].type, T.Scalar) and args[0].type.is_int:  # fmt: skip
+        b = tr.b
+        tr.at(node)
+        c = args[0]
+        wide = T.INT64 if c.scalar.bits == 64 or c.scalar == T.UINT32 else T.INT32
+        cw = coerce(b, c, wide)
+        ok = b.bin("and", b.cmp("ge", cw, b.const(0, wide)),
+                   b.cmp("lt", cw, b.const(0x110000, wide)))  # fmt: skip
+        lists.raise_unless(tr, ValueError, ok, "chr() arg not in range(0x110000)", node)
+        code = coerce(b, b.select(ok, cw, b.const(0, wide)), T.INT32)
+        return strings.new(tr, strings.i32(tr, 1), "a character", node,
+                           lambda at: strings.put(tr, at, strings.i32(tr, 0), code))
+    return _only_known(chr, "chr")(tr, args, kwargs, node)
+
+
+def _ord(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    """`ord(c)` of a run-time string of one character (TypeError otherwise, as Python's)."""
+    if len(args) == 1 and not kwargs and strings.is_str(args[0]):
+        s = args[0]
+        assert isinstance(s, Obj)
+        b = tr.b
+        tr.at(node)
+        n = strings.length(tr, s)
+        one = strings.i32(tr, 1)
+        raising.raise_builtin(
+            tr, TypeError, b.cmp("ne", n, one),
+            ("ord() expected a character, but string of length ", 0, " found"), node,
+            (coerce(b, n, raising.payload_type(tr)), Known(0)),
+        )  # fmt: skip
+        return b.select(b.cmp("eq", n, one), strings.char(tr, s, strings.i32(tr, 0)),
+                        strings.i32(tr, 0))  # fmt: skip
+    return _only_known(ord, "ord")(tr, args, kwargs, node)
+
+
+def _ascii(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+    """`ascii(s)`: of a run-time string, its repr with every non-ASCII character escaped."""
+    if len(args) == 1 and not kwargs and strings.is_str(args[0]):
+        return strings.value_of(strings.repr_text(tr, args[0], node, ascii_only=True))  # type: ignore[arg-type]
+    return _only_known(ascii, "ascii")(tr, args, kwargs, node)
 
 
 def fstring_parts(tr: Translating, node: ast.JoinedStr, built: bool = False) -> list[strings.Part]:
@@ -1092,8 +1168,10 @@ def fstring_parts(tr: Translating, node: ast.JoinedStr, built: bool = False) -> 
         spec = ""
         if piece.format_spec is not None:
             sp = fstring_parts(tr, piece.format_spec)  # type: ignore[arg-type]
-            if not all(isinstance(s, str) for s in sp):
-                tr.fail(piece.format_spec, "a format spec must be known at compile time")
+            if not all(isinstance(s, str) for s in sp):  # run-time width or precision
+                v = tr.expr(piece.value)
+                out.append(str_format.nested(tr, v, sp, piece.conversion, piece))
+                continue
             spec = "".join(sp)  # type: ignore[arg-type]
         v = tr.expr(piece.value)
         part = str_format.field(tr, v, spec, piece.conversion, piece, built)
@@ -1179,6 +1257,9 @@ def _handlers() -> dict[Any, Handler]:
         builtins.isinstance: _isinstance,
         builtins.str: _str,
         builtins.repr: _repr,
+        builtins.ascii: _ascii,
+        builtins.chr: _chr,
+        builtins.ord: _ord,
         builtins.format: str_format.builtin,
         builtins.len: _len,
         builtins.min: _minmax("min"),

@@ -37,9 +37,11 @@ from .context import Translating
 from .list_ops import bound, fold, slice_bounds
 from .lists import arena, i32, loop, raise_unless, when
 from .raising import (
+    QUOTED_TEXT,
     RaisedText,
     RunTimeText,
     Split,
+    caught_sites,
     message_parts,
     run_time_text,
 )
@@ -333,6 +335,11 @@ def message_text(tr: Translating, e: Obj, node: ast.AST) -> Text:
         tr.fail(node, "the message of an exception that may come from several `raise`s with "
                 "different messages, as a string", "print it (print(e)), or catch each in "
                 "its own `except` clause")  # fmt: skip
+    site = tr.ctx.sites[caught_sites(e)[0] - 1]
+    if site.text and site.parts == QUOTED_TEXT:  # a KeyError's message: the key's repr
+        for p in parts:
+            if isinstance(p, RunTimeText):
+                return repr_text(tr, of_payload(tr, p), node)
     out: Text = ""
     for p in parts:
         if isinstance(p, RunTimeText):
@@ -580,3 +587,90 @@ def print_repr(tr: Translating, s: Text) -> None:
 
     loop(tr, i32(tr, 0), length(tr, s), one)
     b.op("print", [q], parts=(Field(0, "c"),))
+
+
+# ------------------------------------------------------------------------------- repr
+# code points repr() escapes beyond ASCII's controls, as (first, last): the C1 controls and
+# U+00A0, the soft hyphen, the surrogates, and the line and paragraph separators (Python
+# escapes every code point `str.isprintable` says no to; the others above U+00FF it does
+# escape are left as they are here)
+_UNPRINTABLE = ((0x80, 0xA0), (0xAD, 0xAD), (0xD800, 0xDFFF), (0x2028, 0x2029))
+
+
+def repr_text(tr: Translating, s: Text, node: ast.AST, ascii_only: bool = False) -> Text:
+    """`repr(s)` (`ascii(s)` where `ascii_only`) of a run-time string, as a new string: in
+    single quotes, or double quotes where it holds a single quote and no double quote
+    (Python's rule); a backslash, the quote, tab, newline and return escaped as `\\\\`,
+    `\\'`, `\\t`, `\\n`, `\\r`, other controls and the code points of `_UNPRINTABLE` as
+    `\\xhh` / `\\uhhhh` (under `ascii`: every non-ASCII one, `\\Uhhhhhhhh` above U+FFFF)."""
+    if isinstance(s, str):
+        return ascii(s) if ascii_only else repr(s)
+    b = tr.b
+    tr.at(node)
+    n = length(tr, s)
+    zero, one = i32(tr, 0), i32(tr, 1)
+
+    def quotes(k: Value, acc: list[Value]) -> list[Value]:
+        c = char(tr, s, k)
+        return [b.bin("or", acc[0], b.cmp("eq", c, i32(tr, 39))),
+                b.bin("or", acc[1], b.cmp("eq", c, i32(tr, 34)))]  # fmt: skip
+
+    false = b.const(False, T.BOOL)
+    single, double = fold(tr, zero, n, [false, false], quotes)
+    q = b.select(b.bin("and", single, b.un("not", double)), i32(tr, 34), i32(tr, 39))
+
+    def inside(c: Value, lo: int, hi: int) -> Value:
+        return b.bin("and", b.cmp("ge", c, i32(tr, lo)), b.cmp("le", c, i32(tr, hi)))
+
+    def width(c: Value) -> Value:
+        """How many characters `c` takes in the repr."""
+        short = b.bin("or", b.cmp("eq", c, i32(tr, 92)), b.cmp("eq", c, q))
+        for e in (9, 10, 13):
+            short = b.bin("or", short, b.cmp("eq", c, i32(tr, e)))
+        w = b.select(b.bin("or", b.cmp("lt", c, i32(tr, 32)), b.cmp("eq", c, i32(tr, 127))),
+                     i32(tr, 4), one)  # fmt: skip
+        if ascii_only:
+            w = b.select(b.cmp("gt", c, i32(tr, 127)), i32(tr, 4), w)
+            w = b.select(b.cmp("gt", c, i32(tr, 0xFF)), i32(tr, 6), w)
+            w = b.select(b.cmp("gt", c, i32(tr, 0xFFFF)), i32(tr, 10), w)
+        else:
+            for lo, hi in _UNPRINTABLE:
+                w = b.select(inside(c, lo, hi), i32(tr, 4 if hi <= 0xFF else 6), w)
+        return b.select(short, i32(tr, 2), w)
+
+    def count(k: Value, acc: list[Value]) -> list[Value]:
+        return [b.bin("add", acc[0], width(char(tr, s, k)))]
+
+    (total,) = fold(tr, zero, n, [i32(tr, 2)], count)
+
+    def fill(at: Value) -> None:
+        put(tr, at, zero, q)
+
+        def one_char(k: Value, acc: list[Value]) -> list[Value]:
+            c = char(tr, s, k)
+            w = width(c)
+            letter = b.select(b.cmp("eq", w, i32(tr, 4)), i32(tr, ord("x")),
+                              b.select(b.cmp("eq", w, i32(tr, 6)), i32(tr, ord("u")),
+                                       i32(tr, ord("U"))))  # fmt: skip
+            short = c
+            for e, name in ((9, "t"), (10, "n"), (13, "r")):
+                short = b.select(b.cmp("eq", c, i32(tr, e)), i32(tr, ord(name)), short)
+
+            def write(j: Value) -> None:
+                shift = b.bin("mul", b.bin("sub", b.bin("sub", w, one), j), i32(tr, 4))
+                d = b.bin("and", b.bin("shr", c, shift), i32(tr, 15))
+                hexd = b.bin("add", d, b.select(b.cmp("lt", d, i32(tr, 10)), i32(tr, 48),
+                                                i32(tr, ord("a") - 10)))  # fmt: skip
+                ch = b.select(b.cmp("eq", j, one), letter, hexd)
+                ch = b.select(b.cmp("eq", w, i32(tr, 2)), short, ch)
+                ch = b.select(b.cmp("eq", j, zero), i32(tr, 92), ch)
+                ch = b.select(b.cmp("eq", w, one), c, ch)
+                put(tr, at, b.bin("add", acc[0], j), ch)
+
+            loop(tr, zero, w, write)
+            return [b.bin("add", acc[0], w)]
+
+        (end,) = fold(tr, zero, n, [one], one_char)
+        put(tr, at, end, q)
+
+    return new(tr, total, "a string's repr", node, fill)

@@ -850,7 +850,7 @@ class Translator:
     def sequence(self, items: list[V], kind: type) -> V:
         if all(isinstance(x, Known) for x in items):
             return Known(kind(x.value for x in items))  # type: ignore[union-attr]
-        return Tup(tuple(items))
+        return Tup(tuple(items), kind is list)
 
     def expr_ListComp(self, node: ast.ListComp) -> V:
         if lists.run_time_comprehension(self, node):
@@ -953,6 +953,13 @@ class Translator:
         if dicts.is_dict_like(base):
             return dicts.getitem(self, base, key, node)  # type: ignore[arg-type]
         if isinstance(base, Tup):
+            if self.ctx.unrolling == 0 and isinstance(key, Value) and all(
+                isinstance(x, Value) and isinstance(x.type, T.Scalar)
+                or isinstance(x, Known) and is_number(x.value) for x in base.items
+            ):  # numbers: the one picked at run time (a select of each)
+                what = "list" if base.is_list else "tuple"
+                i = self.sequence_index(key, len(base.items), what, node)
+                return self.pick(base.items, i, node)
             if not isinstance(key, Known) or not isinstance(key.value, (int, np.integer)):
                 raise NeedsKnown(
                     *_needs_known_args(
@@ -1037,11 +1044,49 @@ class Translator:
                 *_needs_known_args(self, node, "a table indexed by a loop's index")
             )
         hint = node.value.id if isinstance(node.value, ast.Name) else "table"
+        if isinstance(base.value, (tuple, list)) and len(items) == 1:
+            # a Python tuple or list: negative indices count from the end, and one outside
+            # raises Python's IndexError
+            what = "tuple" if isinstance(base.value, tuple) else "list"
+            items = [self.sequence_index(items[0], len(base.value), what, node)]
         tbl = tables.table(self, arr, node, hint)
         got = views.subscript_items(self, tbl, items, node)
         if isinstance(got, View):
             return got
-        return self.load(*got)
+        checked = isinstance(base.value, (tuple, list)) and arr.ndim == 1  # (just above)
+        return self.load(*got, inner=1 if checked else 0)
+
+    def pick(self, items: tuple[Any, ...], i: Value, node: ast.AST) -> Value:
+        """`items[i]` of numbers, at a run-time `i` inside: their common type."""
+        t: T.Scalar | None = None
+        for x in items:
+            if isinstance(x, Value):
+                t = x.scalar if t is None else T.promote(t, x.scalar)
+        assert t is not None
+        for x in items:
+            if isinstance(x, Known):
+                t = T.promote(t, known_type(x.value, t, self.ctx.fp64))
+        out = coerce(self.b, items[0], t)
+        for k, x in enumerate(items[1:], 1):
+            hit = self.b.cmp("eq", i, self.b.const(k, T.INT32))
+            out = self.b.select(hit, coerce(self.b, x, t), out)
+        return out
+
+    def sequence_index(self, key: V, n: int, what: str, node: ast.AST) -> Value:
+        """A run-time index into a tuple or list of `n` items, as Python reads it: negative
+        counts from the end; outside, the thread raises IndexError ("tuple index out of
+        range") and the index is 0."""
+        if not (isinstance(key, Value) and isinstance(key.type, T.Scalar) and key.type.is_int):
+            self.fail(node, f"{what} indices must be integers")
+        b = self.b
+        t = T.INT64 if key.scalar.bits == 64 or key.scalar == T.UINT32 else T.INT32
+        i = coerce(b, key, t)
+        size = b.const(n, t)
+        zero = b.const(0, t)
+        i = b.select(b.cmp("lt", i, zero), b.bin("add", i, size), i)
+        ok = b.bin("and", b.cmp("ge", i, zero), b.cmp("lt", i, size))
+        lists.raise_unless(self, IndexError, ok, f"{what} index out of range", node)
+        return coerce(b, b.select(ok, i, zero), T.INT32)
 
     def indices(self, arr: V, node: ast.Subscript) -> list[Value]:
         """The index values of `arr[...]`, one per dimension, as integers."""
@@ -1282,12 +1327,16 @@ class Translator:
                 return [Known(x) for x in v.value]
             self.fail(node, "this operator needs two tuples (or a tuple and an int for *)")
 
+        def listed(v: V) -> bool:
+            return isinstance(v, Tup) and v.is_list or isinstance(v, Known) and \
+                isinstance(v.value, list)  # fmt: skip
+
         if op == "add":
-            return Tup(tuple(items(a) + items(b)))
+            return Tup(tuple(items(a) + items(b)), listed(a))
         seq, n = (a, b) if isinstance(a, Tup) else (b, a)
         if not isinstance(n, Known) or not isinstance(n.value, int):
             self.fail(node, "a tuple can only be repeated a known number of times")
-        return Tup(tuple(items(seq) * int(n.value)))  # type: ignore[union-attr]
+        return Tup(tuple(items(seq) * int(n.value)), listed(seq))  # type: ignore[union-attr]
 
     def expr_BoolOp(self, node: ast.BoolOp) -> V:
         """`and`/`or`, short-circuiting as in Python: the right side of `i < n and a[i] > 0`

@@ -32,6 +32,7 @@ class Tup:
     """A tuple (or read-only list) whose items are not all known."""
 
     items: tuple[Any, ...]
+    is_list: bool = False  # a list display or comprehension: printed and shown as a list
 
 
 @dataclass(frozen=True)

@@ -552,10 +552,14 @@ class Session:
         try:
             probe = self._probe(name, body, loads, bound, state)
             if echo and _printed_echo(probe.get(codegen.ECHO)):
-                # a list, dict, set or view: shown by print records, as Python's REPL shows
-                # its repr (a converted print would come after it: none are converted)
+                # a list, dict, set, view or string (or a tuple holding one): shown by print
+                # records, as Python's REPL shows its repr (a converted print would come after
+                # it: none are converted)
                 body = codegen.body(text, tree, echo, (), exact=not rewritten)
-                body.lines.append(f"print({codegen.ECHO})")
+                from ..frontend import strings
+
+                shown_as = "repr({})" if strings.is_str(probe.get(codegen.ECHO)) else "{}"
+                body.lines.append(f"print({shown_as.format(codegen.ECHO)})")
                 shown = []
                 probe = self._probe(name, body, loads, bound, state)
             writes = [w for w in shape.writes if w not in THREAD_NAMES]
@@ -718,14 +722,14 @@ class Session:
         stores: list[tuple[str, str]],
         outs: dict[str, np.ndarray],
         notes: list[str],
-    ) -> list[tuple[str, bool, list[tuple[bool, Any]]]]:
+    ) -> list[tuple[str, str, list[tuple[bool, Any]]]]:
         """The lines each thread shows after its prints: converted `print`s and the echo,
-        each as (kind, is a tuple, items); an item is (known, value) or (False, array index).
-        Adds a store into a fresh array for each run-time item."""
+        each as (kind, shape: '', 'tuple' or 'list', items); an item is (known, value) or
+        (False, array index). Adds a store into a fresh array for each run-time item."""
         from ..frontend.values import Known, Obj, Tup
         from ..ir import Value
 
-        layout: list[tuple[str, bool, list[tuple[bool, Any]]]] = []
+        layout: list[tuple[str, str, list[tuple[bool, Any]]]] = []
         count = 0
         for w in shown:
             v = env.get(w)
@@ -734,9 +738,9 @@ class Session:
                 if kind == "echo" and v.value is None:
                     continue
                 if kind == "print":
-                    layout.append((kind, True, [(True, x) for x in v.value]))
+                    layout.append((kind, "tuple", [(True, x) for x in v.value]))
                 else:
-                    layout.append((kind, False, [(True, v.value)]))
+                    layout.append((kind, "", [(True, v.value)]))
                 continue
             parts = v.items if isinstance(v, Tup) else (v,)
             items: list[tuple[bool, Any]] = []
@@ -769,7 +773,8 @@ class Session:
                     items = []
                     break
             if items:
-                layout.append((kind, isinstance(v, Tup), items))
+                shape = "" if not isinstance(v, Tup) else "list" if v.is_list else "tuple"
+                layout.append((kind, shape, items))
         return layout
 
     def _host_value(self, expr: ast.expr) -> Any:
@@ -939,7 +944,7 @@ class Session:
         it is not kept."""
         from ..frontend import dicts, lists, strings
         from ..frontend.files import is_reader
-        from ..frontend.values import UNDEF, Known, Obj
+        from ..frontend.values import UNDEF, Known, Obj, Tup
         from ..ir import Value
 
         stores: list[tuple[str, str]] = []
@@ -996,6 +1001,10 @@ class Session:
                 what = (
                     "assigned only in some threads"
                     if v is UNDEF
+                    else "a list of run-time values"
+                    if isinstance(v, Tup) and v.is_list
+                    else "a tuple of run-time values"
+                    if isinstance(v, Tup)
                     else f"a {type(v).__name__.lower()} of run-time values"
                 )
                 notes.append(f"`{w}` is {what}; it is not kept after this input")
@@ -1076,11 +1085,14 @@ class BytesAt:
 
 def _printed_echo(v: Any) -> bool:
     """Whether an input's last expression is a value its threads show by printing it (a
-    run-time list, dict, set or dict view: `print` writes them as Python's REPL shows
-    them)."""
-    from ..frontend import dicts, lists
+    run-time list, dict, set, dict view or string, or a tuple holding one: `print` writes
+    them as Python's REPL shows them, a string through `repr`)."""
+    from ..frontend import dicts, lists, strings
+    from ..frontend.values import Tup
 
-    return lists.is_list(v) or dicts.is_dict_like(v)
+    if isinstance(v, Tup):
+        return any(isinstance(x, Tup) or _printed_echo(x) for x in v.items)
+    return lists.is_list(v) or dicts.is_dict_like(v) or strings.is_str(v)
 
 
 def _plain(v: Any) -> Any:
@@ -1100,18 +1112,20 @@ class _FileRepr:
         return f"<_io.BufferedReader name={name}>"
 
 
-def _show(row: Any, layout: list[tuple[str, bool, list[tuple[bool, Any]]]]) -> str:
+def _show(row: Any, layout: list[tuple[str, str, list[tuple[bool, Any]]]]) -> str:
     """What one thread shows after its prints: `print` lines as print writes them, the echo
     as Python's REPL (repr)."""
     lines = []
-    for kind, is_tuple, items in layout:
+    for kind, shape, items in layout:
         vals = [
             _plain(x) if known else x.bytes(row) if isinstance(x, BytesAt) else _plain(row[x])
             for known, x in items
         ]
         if kind == "print":
             lines.append(" ".join(printing.format_value(v, "") for v in vals))
-        elif is_tuple:
+        elif shape == "list":
+            lines.append("[" + ", ".join(map(repr, vals)) + "]")
+        elif shape == "tuple":
             lines.append("(" + ", ".join(map(repr, vals)) + ("," if len(vals) == 1 else "") + ")")
         else:
             lines.append(repr(vals[0]))
