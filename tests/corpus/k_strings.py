@@ -7,8 +7,11 @@ read as `str(e)`; searched and cut (`in`, `find`, slices with steps, `for ch in 
 stripped and replaced; each `{expr}` of an f-string assigned to a variable, and each argument
 of `str`, `*`, `join` and a raised message, evaluated once (an atomic in it adds once); ints,
 bools and strings under format specs (fill, align, sign, #, 0, width, grouping, bases,
-precision of a string), `str.format` and `format()`; float32 under `.Nf`. The reference is
-the same helper run by Python on the host."""
+precision of a string), `str.format` and `format()`; float32 under `.Nf`; `repr`, `ascii`,
+`chr`, `ord`, a KeyError's text on a run-time key, a tuple read at a run-time index; float64
+and float32 under the float types (`f`, `e`, `g`, `%`, grouping, a run-time width and
+precision). The
+reference is the same helper run by Python on the host."""
 
 import numpy as np
 
@@ -306,7 +309,99 @@ def _stdout_fixed(a, out):
     return "".join(fixed(t, v) + "\n" for t, v in enumerate(a.tolist()) if t % 8 == 0)
 
 
+def shown(codes, t):
+    """repr, ascii, chr/ord, a KeyError's text and a tuple read at a run-time index: the same
+    helper in the kernel and on the host."""
+    s = ""
+    for k in range(len(codes)):
+        if codes[k] >= 0:
+            s += chr(codes[k])
+    r = repr(s) + ascii(s) + f"{s!r:^12}"
+    d = {"k": 1}
+    m = ""
+    try:
+        d[s] += 1
+    except KeyError as e:
+        m = str(e)
+    tup = (3, 5, 7, 11)
+    v = 0
+    try:
+        v = tup[t % 7 - 4]
+    except IndexError as e:
+        v = len(str(e))
+    total = 0
+    for ch in r + m:
+        total = (total * 31 + ord(ch)) % 1000003
+    return len(r), len(m), total, v
+
+
+@simt.kernel
+def strings_shown(codes, out):
+    t = simt.grid(1)
+    if t < len(out):
+        got = shown(codes[t], t)
+        for k in range(4):
+            out[t, k] = got[k]
+
+
+_SHOWN = ("plain", "it's", 'a "q"', "'\"", "t\tn\nb\\", "\x01\x7f\xe9\xad", "\u2028\U0001f600")
+
+
+def _make_shown():
+    codes = np.full((32, 8), -1, np.int32)
+    for t in range(32):
+        w = _SHOWN[t % len(_SHOWN)] + str(t)
+        codes[t, : len(w)] = [ord(c) for c in w]
+    return codes, np.zeros((32, 4), np.int32)
+
+
+def _ref_shown(codes, out):
+    r = np.array([shown([int(c) for c in codes[t]], t) for t in range(len(out))], np.int32)
+    return {1: r}
+
+
+def floats_text(x, y, w, p):
+    """float64 and float32 values under the float types, grouping, and a run-time width and
+    precision: the same helper in the kernel and on the host (float32 `y` as its float)."""
+    return f"{x:.10f}|{x:e}|{x:>+14,.3g}|{x:{w}.{p}%}|{y:.3e}|{y:_.2f}|{y:#G}"
+
+
+@simt.kernel(heap=8192)
+def strings_floats(a, b, out):
+    t = simt.grid(1)
+    if t < len(a):
+        s = floats_text(a[t], b[t], t % 11, t % 5)
+        for j in range(len(s)):
+            out[t, j] = ord(s[j])
+        out[t, len(s)] = -1
+
+
+_FLOATS = (0.0, -0.0, 1.5, 0.1, -2.675, 1e16, 123456789.125, 9.9995, 2.5, 1e-5, 5e-324,
+           1.7976931348623157e308, float("inf"), float("-inf"), 3.0, 999999.5,
+           0.00012345, 1234.5, -1e-300, 6.02214076e23)  # fmt: skip
+
+
+def _make_floats():
+    a = np.array(_FLOATS + tuple(rng(11).normal(0, 1e4, 12)), np.float64)
+    with np.errstate(over="ignore"):  # 1.8e308 * 0.37 is inf in float32
+        b = (a * 0.37).astype(np.float32)
+    return a, b, np.zeros((len(a), 1200), np.int32)
+
+
+def _ref_floats(a, b, out):
+    r = np.zeros(out.shape, np.int32)
+    for t in range(len(a)):
+        s = floats_text(float(a[t]), float(b[t]), t % 11, t % 5)
+        r[t, : len(s)] = [ord(ch) for ch in s]
+        r[t, len(s)] = -1
+    return {2: r}
+
+
 CASES = [
+    # written with float64 and uint64 arithmetic (an adapter without them refuses it)
+    Case("strings_floats", strings_floats, _make_floats, 1, 32, _ref_floats, tol=EXACT,
+         features=frozenset({"fp64", "uint64"})),
+    Case("strings_shown", strings_shown, _make_shown, 1, 32, _ref_shown, tol=EXACT),
     Case("strings_per_thread", strings_per_thread, _make, 2, 64, _ref, tol=EXACT),
     Case("strings_printed", strings_printed, _make_printed, 1, 8, lambda a: {}, tol=EXACT,
          stdout=_stdout_printed),

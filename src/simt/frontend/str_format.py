@@ -31,18 +31,20 @@ from __future__ import annotations
 import ast
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import types as T
 from ..ir import Value
 from ..ir.ops import spec_conversion
-from . import raising
+from . import float_format, raising
 from .context import Translating
 from .list_ops import fold
-from .lists import i32, loop, when
+from .lists import i32, loop, raise_unless, when
 from .scalars import coerce
 from .strings import (
     Part,
+    RRepr,
     Text,
     concat,
     copy,
@@ -50,10 +52,12 @@ from .strings import (
     is_str,
     length,
     make,
+    materialise,
     message_text,
     new,
     offset,
     put,
+    repr_text,
     value_of,
 )
 from .values import Known, Obj, V
@@ -156,13 +160,14 @@ def field(tr: Translating, v: V, spec: str, conversion: int, node: ast.AST,
         return (v, spec)
     if is_str(v):
         assert isinstance(v, Obj)
-        if conversion not in (-1, ord("s")):
-            how = "ascii() of a string built at run time (its quotes, and escapes of every " \
-                "non-ASCII character)" if conversion == ord("a") else \
-                "repr() of a string built at run time (its quotes and escapes)"  # fmt: skip
-            tr.fail(node, how,
-                    "write the quotes, for text without quotes or escapes in it: "
-                    "f\"'{s}'\"")  # fmt: skip
+        if conversion == ord("r") and not spec and not built:  # in a print: by the host
+            return Obj(RRepr, (("s", v),))
+        if conversion in (ord("r"), ord("a")):
+            tr.at(node)
+            shown = repr_text(tr, v, node, ascii_only=conversion == ord("a"))
+            if isinstance(shown, str):
+                return format(shown, spec)
+            v = shown
         if not spec:
             return v
         if built:
@@ -183,20 +188,7 @@ def number(tr: Translating, v: Value, spec: str, node: ast.AST) -> Text:
         return text(tr, from_number(tr, v, node), spec, node)
     if t.is_float:
         sp = _checked(tr, 0.0, spec, f"a {t.name} value", node) if spec else None
-        if not (sp is not None and t.bits <= 32 and sp.kind in ("f", "F")
-                and sp.precision is not None and sp.precision <= MAX_FIXED
-                and not (sp.group or sp.alt or "z" in spec)):  # fmt: skip
-            tr.fail(
-                node,
-                f"a {t.name} in a string built at run time"
-                f"{f' (format spec {spec!r})' if spec else ''}: Python's digits of a float are "
-                f"written by the host (on the device: a float32 under .Nf, N <= {MAX_FIXED}, "
-                "with fill, align, sign, 0 and width)",
-                "print it: print(f'{s} {x:.3f}') and f.write(f'{x:.3f}') format any spec; or "
-                "f'{x:.3f}' of a float32; or put an integer in the string: f'{int(x * 1000)}'",
-            )
-        tr.at(node)
-        return _fixed(tr, v, sp, node)
+        return floating(tr, v, sp, spec, None, None, node)
     if not spec or (spec == "d" and not t.is_bool):
         return from_number(tr, v, node)
     sp = _checked(tr, False if t.is_bool else 0, spec, f"a {t.name} value", node)
@@ -212,6 +204,41 @@ def number(tr: Translating, v: Value, spec: str, node: ast.AST) -> Text:
     return _int(tr, coerce(tr.b, v, T.INT32) if t.is_bool else v, sp, node)
 
 
+def floating(tr: Translating, v: Value, sp: Spec | None, spec: str, width: Value | None,
+             prec: Value | None, node: ast.AST) -> Text:  # fmt: skip
+    """A run-time float under `sp` (None: no spec), its width and precision given at run
+    time where not None (`f"{x:{w}.{p}f}"`): a float32 under .Nf by `_fixed`, the float types
+    by `float_format`; others refused with advice."""
+    t = v.scalar
+    why = ""
+    if sp is None or sp.kind not in float_format.KINDS:
+        why = "Python's shortest round-trip digits (no format type)" if sp is None or \
+            not sp.kind else f"format type {sp.kind!r}"  # fmt: skip
+    elif "z" in spec:
+        why = "the 'z' flag"
+    elif sp.group and sp.pad == "0" and (sp.align or "=") == "=":
+        why = "grouping of zero padding"
+    if why:
+        tr.fail(
+            node,
+            f"a {t.name} in a string built at run time"
+            f"{f' (format spec {spec!r})' if spec else ''}: {why} is written by the host "
+            "(on the device: the types f, F, e, E, g, G and % with fill, align, sign, #, 0, "
+            "width, grouping and precision)",
+            "give it a format type: f'{x:.6g}', f'{x:.3f}', f'{x:e}'; or print it: "
+            "print(s, x) and f.write(f'{x}') format any spec on the host",
+        )
+    assert sp is not None
+    tr.at(node)
+    if width is None and prec is None and t.bits <= 32 and sp.kind in ("f", "F") and \
+            sp.precision is not None and sp.precision <= MAX_FIXED and not \
+            (sp.group or sp.alt):  # fmt: skip
+        return _fixed(tr, v, sp, node)  # (float64 arithmetic only: cheaper)
+    p = prec if prec is not None else i32(tr, 6 if sp.precision is None else sp.precision)
+    w = width if width is not None else i32(tr, sp.width)
+    return float_format.number(tr, v, sp, p, w, node)
+
+
 def _magnitude(tr: Translating, v: Value) -> tuple[Value, Value, T.Scalar]:
     """(negative, |v| unsigned, that unsigned type) of an int, the most negative one too."""
     b = tr.b
@@ -225,8 +252,9 @@ def _magnitude(tr: Translating, v: Value) -> tuple[Value, Value, T.Scalar]:
     return neg, b.select(neg, b.bin("sub", b.const(0, ut), u), u), ut
 
 
-def _int(tr: Translating, v: Value, sp: Spec, node: ast.AST) -> Text:
+def _int(tr: Translating, v: Value, sp: Spec, node: ast.AST, width: Value | None = None) -> Text:
     b = tr.b
+    w = width if width is not None else i32(tr, sp.width)
     base = _BASE[sp.kind]
     neg, u, ut = _magnitude(tr, v)
     big = b.const(base, ut)
@@ -249,12 +277,12 @@ def _int(tr: Translating, v: Value, sp: Spec, node: ast.AST) -> Text:
     if group and sp.pad == "0" and align == "=":
         # zeros fill the width as digits, grouped too, never starting with a separator:
         # the fewest digits n with n + (n - 1) // group >= the width left
-        left = b.bin("max", b.bin("sub", i32(tr, sp.width), head), one)
+        left = b.bin("max", b.bin("sub", w, head), one)
         n0 = b.bin("sub", left, b.bin("floordiv", b.bin("sub", left, one), i32(tr, group + 1)))
         nd = b.bin("max", ndig, n0)
     seps = b.bin("floordiv", b.bin("sub", nd, one), i32(tr, group)) if group else zero
     body = b.bin("add", head, b.bin("add", nd, seps))
-    pad = b.bin("max", b.bin("sub", i32(tr, sp.width), body), zero) if sp.width else zero
+    pad = b.bin("max", b.bin("sub", w, body), zero) if sp.width or width is not None else zero
     lpad = {"<": zero, ">": pad, "^": b.bin("floordiv", pad, i32(tr, 2)), "=": zero}[align]
     mid = pad if align == "=" else zero
     total = b.bin("add", body, pad)
@@ -424,22 +452,26 @@ def _pad(tr: Translating, at: Value, lo: Value, hi: Value, ch: str) -> None:
 
 
 # ------------------------------------------------------------------------------- strings
-def text(tr: Translating, s: Text, spec: str, node: ast.AST) -> Text:
+def text(tr: Translating, s: Text, spec: str, node: ast.AST, width: Value | None = None,
+         prec: Value | None = None) -> Text:  # fmt: skip
     """A string under a string spec: cut to its `.precision` first characters (a view), then
-    filled to its width."""
+    filled to its width (either given at run time where not None)."""
     sp = _checked(tr, "", spec, "a string", node)
-    if isinstance(s, str):
+    if isinstance(s, str) and width is None and prec is None:
         return format(s, spec)
+    if isinstance(s, str):
+        s = materialise(tr, s, node)
     tr.at(node)
     b = tr.b
     n = length(tr, s)
-    if sp.precision is not None:
-        n = b.bin("min", n, i32(tr, sp.precision))
+    if prec is not None or sp.precision is not None:
+        n = b.bin("min", n, prec if prec is not None else i32(tr, sp.precision or 0))
         s = make(offset(s), n)
-    if not sp.width:
+    if not sp.width and width is None:
         return s
     zero = i32(tr, 0)
-    pad = b.bin("max", b.bin("sub", i32(tr, sp.width), n), zero)
+    w = width if width is not None else i32(tr, sp.width)
+    pad = b.bin("max", b.bin("sub", w, n), zero)
     align = sp.align or "<"
     lpad = {"<": zero, ">": pad, "^": b.bin("floordiv", pad, i32(tr, 2))}[align]
     total = b.bin("add", n, pad)
@@ -451,6 +483,97 @@ def text(tr: Translating, s: Text, spec: str, node: ast.AST) -> Text:
         _pad(tr, at, b.bin("add", lpad, n), total, sp.pad)
 
     return new(tr, total, "a formatted string", node, fill)
+
+
+# ------------------------------------------------------------------------------- nested fields
+_NESTED = re.compile(
+    r"(?:(?P<fill>[^\x00])?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<z>z)?(?P<alt>#)?(?P<zero>0)?"
+    r"(?P<width>\d+|\x00)?(?P<group>[,_])?(?:\.(?P<precision>\d+|\x00))?"
+    r"(?P<kind>[a-zA-Z%])?\Z",
+    re.DOTALL,
+)
+
+
+def nested(tr: Translating, v: V, pieces: list[Part], conversion: int, node: ast.AST) -> Text:
+    """`{v:{w}.{p}f}`: a field whose spec holds fields of run-time ints, as the width and
+    the precision (Python writes their text into the spec, then formats): `v` formatted now
+    into a string built at run time. A negative width reads as Python reads `-5` there (the
+    sign `-`, the default, and width 5) where the spec gives no sign, else the thread raises
+    ValueError, as a negative precision does."""
+    text_ = ""
+    values: list[Value] = []
+    for p in pieces:
+        if isinstance(p, str):
+            text_ += p
+            continue
+        x, inner = p if isinstance(p, tuple) else (p, "")
+        if inner or not (isinstance(x, Value) and isinstance(x.type, T.Scalar)
+                         and x.type.is_int and not x.type.is_bool):  # fmt: skip
+            tr.fail(node, "a field inside a format spec takes a run-time int, as the width "
+                    "or the precision (f'{x:{w}.{p}f}')", "write the rest of the spec "
+                    "out, or choose between known specs with an if")  # fmt: skip
+        text_ += "\x00"
+        values.append(x)
+    m = _NESTED.match(text_)
+    taken = [g for g in ("width", "precision") if m is not None and m.group(g) == "\x00"]
+    if m is None or len(taken) != len(values):
+        tr.fail(node, f"a run-time field in the format spec {text_.replace(chr(0), '{...}')!r} "
+                "stands for something other than the width or the precision",
+                "a run-time int may be the width or the precision (f'{x:>{w}.{p}f}'); "
+                "choose between known specs with an if for the rest")  # fmt: skip
+    assert m is not None
+    given = dict(zip(taken, values))
+    spec = text_.replace("\x00", "1")  # a sample: what Python accepts, with these
+    b = tr.b
+    tr.at(node)
+    zero = i32(tr, 0)
+    width = prec = None
+    if "precision" in given:
+        prec = coerce(b, given["precision"], T.INT32)
+        raise_unless(tr, ValueError, b.cmp("ge", prec, zero),
+                     "Format specifier missing precision", node)  # fmt: skip
+        prec = b.bin("max", prec, zero)
+    if "width" in given:
+        width = coerce(b, given["width"], T.INT32)
+        if m.group("sign") or is_str(v) or conversion in _CONVERSIONS:
+            raise_unless(tr, ValueError, b.cmp("ge", width, zero),
+                         "Sign not allowed in string format specifier" if is_str(v) or
+                         conversion in _CONVERSIONS else "Invalid format specifier",
+                         node)  # fmt: skip
+        width = b.un("abs", width)
+    v = _message(tr, v, conversion, spec, node)
+    if isinstance(v, Known):
+        if conversion in _CONVERSIONS:
+            convert: dict[int, Callable[[object], str]] = {
+                ord("r"): repr, ord("s"): str, ord("a"): ascii,
+            }  # fmt: skip
+            v = Known(convert[conversion](v.value))
+            conversion = -1
+        if isinstance(v.value, str):
+            return text(tr, v.value, spec, node, width, prec)
+        v = coerce(b, v, T.literal_type(v.value, tr.ctx.fp64)) if isinstance(
+            v.value, (int, float)) else v  # fmt: skip
+    if isinstance(v, Value) and isinstance(v.type, T.Scalar) and conversion in _CONVERSIONS:
+        v = value_of(from_number(tr, v, node))
+        conversion = -1
+    if is_str(v):
+        assert isinstance(v, Obj)
+        s: Text = v
+        if conversion in (ord("r"), ord("a")):
+            s = repr_text(tr, v, node, ascii_only=conversion == ord("a"))
+        return text(tr, s, spec, node, width, prec)
+    if not (isinstance(v, Value) and isinstance(v.type, T.Scalar)):
+        tr.fail(node, "a format spec with run-time fields formats a number or a string")
+    t = v.type
+    if t.is_float:
+        sp = _checked(tr, 0.0, spec, f"a {t.name} value", node)
+        return floating(tr, v, sp, text_.replace("\x00", "{}"), width, prec, node)
+    sp = _checked(tr, False if t.is_bool else 0, spec, f"a {t.name} value", node)
+    if sp.kind not in _BASE:
+        tr.fail(node, f"a format spec in a string built at run time: "
+                f"{text_.replace(chr(0), '{}')!r}",
+                "use d, b, o, x or X (with fill, align, sign, #, 0, width, grouping)")  # fmt: skip
+    return _int(tr, coerce(b, v, T.INT32) if t.is_bool else v, sp, node, width)
 
 
 # ------------------------------------------------------------------------------- building

@@ -1,21 +1,24 @@
-"""The fuzz generator's `lists` feature (registers its section in grammar.py): lists that
-grow per thread in the arena (`frontend/lists.py`): built by `append` in loops over run-time
-ranges and arrays, by comprehensions over run-time ranges and by `[v] * n`, then changed with
-`pop`, `insert`, item assignment, reordered (`sort`, `reverse`, slices, `sorted`) and read by
-indexing (negative indices too), iteration, `len`, `sum`, `min`/`max`, `in`, `count`,
-`index`. Every index it writes is inside the list (the lists' lengths are known from how they
-were built; `min`, `max` and `index` are guarded by `if xs`), so a difference between
-backends is a bug, never an IndexError; values are int32 (wrapping exactly) or float32
-multiples of 1/8 far below 2**21 (exact sums). About one kernel in two with lists builds a
-string too (`text`): sliced, stripped or replaced (`cut`), searched (`find`, `in`,
-iteration: `search`); with the exceptions feature on, it may put the string in the message of
-a ValueError it raises and catches. An f-string it builds holds a call with an effect (an
-atomic add to the thread's own `io` slot, whose old value is 0) and the kernel asserts it ran
-once: a string sized and written by translating its expressions twice (fixed in 2026-11)
-fails on `sim` too, where comparing backends cannot see it. The string may be followed by an
-int under a format spec (`formatted`: an f-string, `str.format` or `format()`), which `int()`
-may parse back (a ValueError where the spec made it something else: "-2,048", "0x1f"), and
-`float()` of a decimal made from it."""
+"""The fuzz generator's `lists` feature (registers its section in grammar.py): lists that grow per
+thread in the arena (`frontend/lists.py`): built by `append` in loops over run-time ranges and
+arrays, by comprehensions over run-time ranges and by `[v] * n`, then changed with `pop`,
+`insert`, item assignment, reordered (`sort`, `reverse`, slices, `sorted`) and read by indexing
+(negative indices too), iteration, `len`, `sum`, `min`/`max`, `in`, `count`, `index`; an int
+list may get an int64 item after int32 ones (the list becomes int64, as Python's ints are one
+type). Every index it writes is inside the list (the lists' lengths are known from how they
+were built; `min`, `max` and `index` are guarded by `if xs`), so a difference between backends
+is a bug, never an IndexError; values are int32 (wrapping exactly) or float32 multiples of 1/8
+far below 2**21 (exact sums). About one kernel in two with lists builds a string too (`text`):
+sliced, stripped or replaced (`cut`), searched (`find`, `in`, iteration: `search`); with the
+exceptions feature on, it may put the string in the message of a ValueError it raises and
+catches. An f-string it builds holds a call with an effect (an atomic add to the thread's own
+`io` slot, whose old value is 0) and the kernel asserts it ran once: a string sized and written
+by translating its expressions twice (fixed in 2026-11) fails on `sim` too, where comparing
+backends cannot see it. The string may be followed by an int under a format spec (`formatted`:
+an f-string, `str.format` or `format()`), which `int()` may parse back (a ValueError where the
+spec made it something else: "-2,048", "0x1f"), and `float()` of a decimal made from it; its
+`repr`/`ascii`, `ord`/`chr` of a character, and a tuple read at a run-time index; in a float64
+kernel, an exact float under a float format type (`FLOAT_SPECS`) and a run-time width and
+precision."""
 
 from __future__ import annotations
 
@@ -66,6 +69,12 @@ def grow(g: Grammar) -> None:
     g.emit(f"for x in {xs}:")
     g.emit(f"    {acc} = {acc} + x" if floats else f"    {acc} = ({acc} * 3) ^ x")
     g.emit(f"{acc} = {acc} + len({xs}) * {'0.5' if floats else '11'} + {zero}")
+    if not floats and r.random() < 0.3:  # an int64 item after int32 ones: one int64 list
+        wl = g.fresh("wl")
+        g.emit(f"{wl} = [t % 7, simt.int64(t) * 3000000000 + {acc} % 5, 5]")
+        g.emit(f"{wl}.append(t)")
+        g.emit(f"{acc} = {acc} ^ simt.int32({wl}[1] % 4096 + len({wl}) + {wl}[-1])")
+        g.features.add("int64")
     g.declare(acc, "f32" if floats else "i32", 4096.0)
 
 
@@ -147,7 +156,27 @@ def text(g: Grammar) -> None:
         g.emit(f"    print({s})")
     if g.exceptions_on and r.random() < 0.5:  # (the section's last draws: those before keep
         formatted(g, s, acc)  # their meaning)
+    if r.random() < 0.4:  # its repr or ascii, a character of it through ord and chr, and a
+        # tuple read at a run-time index (wrapping negative ones, as Python's)
+        fn = r.choice(("repr", "ascii"))
+        g.emit(f"{acc} += len({fn}({s} + chr(34 + t % 8)))")
+        g.emit(f"if {s}:")
+        g.emit(f"    {acc} += ord(chr(ord({s}[-1]) + 1)) % 64")
+        g.emit(f"{acc} += (3, 1, {acc} % 7)[t % 5 - 2]")
+    if g.fp64 and r.random() < 0.5:  # a float under a float type, its width and precision
+        # given at run time too (an exact value: the same digits on every backend)
+        x, fs = g.fresh("fx"), g.fresh("ff")
+        cast = r.choice(("simt.float64", "simt.float32"))
+        g.emit(f"{x} = {cast}(({g.i32(1)}) % 4096 - 2048) * 0.125")
+        spec = r.choice(FLOAT_SPECS)
+        g.emit(f"{fs} = f\"<{{{x}:{spec}}}|{{{x}:{{t % 9}}.{{t % 4}}e}}>\"")
+        g.emit(f"{acc} += len({fs}) * 3 + {fs}.find('5')")
     g.declare(acc, "i32", 4096.0)
+
+
+# float format specs a string built at run time takes (frontend/float_format.py)
+FLOAT_SPECS = (".10f", "e", ".3e", "g", ".3g", "%", ".1%", ">+12,.2f", "^14.4E", "#.0f",
+               "#g", "G", "_.1f", "015.3f", " .2f", ".17g")  # fmt: skip
 
 
 # int format specs a string built at run time takes (frontend/str_format.py), short enough
