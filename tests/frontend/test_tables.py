@@ -55,6 +55,62 @@ def test_a_loop_that_can_unroll_folds_the_items_instead() -> None:
     assert "const float32[4] = alloc" in indexed.ir(out)  # float64 items: a float32 table
 
 
+@simt.kernel
+def derived(out):
+    i = simt.grid(1)
+    acc = 0.0
+    for j in range(4):
+        k = 3 - j  # known once unrolled too: read through a name the loop assigns
+        acc += W[k] * i
+    out[i] = acc
+
+
+def _weight(j):
+    return W[j]
+
+
+@simt.kernel
+def through_helper(out):
+    i = simt.grid(1)
+    acc = 0.0
+    for j in range(4):
+        acc += _weight(j) * i  # the helper's names say nothing about the loop: it unrolls
+    out[i] = acc
+
+
+def _loop_independent(trips: int) -> simt.Kernel:
+    @simt.kernel
+    def k(out):
+        i = simt.grid(1)
+        acc = 0.0
+        for j in range(trips):
+            acc += W[i % 4] * j  # an index the loop does not change
+        out[i] = acc
+
+    return k
+
+
+def test_a_loop_unrolls_for_an_index_derived_from_it_or_read_in_a_helper() -> None:
+    out = np.zeros(4, np.float32)
+    assert "alloc" not in derived.ir(out)
+    assert "alloc" not in through_helper.ir(out)
+
+
+def test_an_index_the_loop_does_not_change_keeps_the_loop() -> None:
+    """A table read by an index no loop changes, in a range loop, unrolled the loop (one copy
+    of the body per trip: a fuzz kernel of 34 trips made 23,000 ops and 146,000 lines of
+    LLVM) only to make the table after all; the loop now stays a loop."""
+    out = np.zeros(4, np.float32)
+    small, large = (len(_loop_independent(n).ir(out).splitlines()) for n in (100, 300))
+    assert small == large
+    assert "const float32[4] = alloc" in _loop_independent(300).ir(out)
+    for backend in ("sim", "cpu"):
+        got = np.zeros(8, np.float32)
+        with simt.using(backend):
+            _loop_independent(5)[1, 8](got)
+        assert got.tolist() == [float(W[i % 4] * 10) for i in range(8)], backend
+
+
 def test_int64_table_stays_int64_only_when_it_must() -> None:
     assert "const int64[2]" in wide.ir(np.zeros(2, np.int64))
 

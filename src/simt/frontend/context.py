@@ -77,10 +77,12 @@ class Context:
     # constant tables made so far (`tables.py`): id of the known array -> (the array, the
     # table's value, its elements); their ops go to the top of the kernel at the end
     tables: dict[int, tuple[Any, Value, tuple[Any, ...]]] = field(default_factory=dict)
-    # range loops with known bounds being tried as run-time loops: a known array indexed by
-    # a run-time value there asks for the loop to be unrolled (its items fold) before it
-    # becomes a table
-    unrolling: int = 0
+    # range loops with known bounds being tried as run-time loops, innermost last: the names
+    # each loop assigns (its target and every name stored in its body) and the inlining
+    # depth it stands at. A known array indexed there by a run-time value that may depend on
+    # a loop (it reads one of those names, or sits in a helper called from the loop) asks
+    # for the loop to be unrolled (its items fold) before it becomes a table
+    unrolling: list[tuple[frozenset[str], int]] = field(default_factory=list)
     # files opened for writing so far (their handles, `filewrites`), and whether the kernel
     # prints file records (the launch then lands them in files)
     files: int = 0

@@ -669,7 +669,8 @@ class Translator:
                 rng = range(*[self.known_int(x, a) for x, a in zip(bounds, it.args)])
                 saved, mark = dict(self.env), len(self.b.block.ops)
                 unrollable = len(rng) <= self.ctx.max_unroll
-                self.ctx.unrolling += unrollable
+                if unrollable:
+                    self.ctx.unrolling.append((_stored_names(node), len(self.ctx.inline_stack)))
                 try:
                     self.runtime_range(node, bounds)
                     return
@@ -677,7 +678,8 @@ class Translator:
                     if not unrollable:
                         raise
                 finally:
-                    self.ctx.unrolling -= unrollable
+                    if unrollable:
+                        self.ctx.unrolling.pop()
                 self.env = saved  # forget the attempt: unroll with the index known
                 del self.b.block.ops[mark:]
                 self.unrolled(node, [Known(i) for i in rng])
@@ -1039,7 +1041,7 @@ class Translator:
                 return Known(base.value[key])
             except Exception as e:  # noqa: BLE001 - the user's object raised
                 self.fail(node, f"indexing failed at compile time: {type(e).__name__}: {e}")
-        if self.ctx.unrolling:  # a range loop around may unroll: then this index is known
+        if self._loop_dependent(node.slice):  # a range loop around may unroll: then known
             raise NeedsKnown(
                 *_needs_known_args(self, node, "a table indexed by a loop's index")
             )
@@ -1087,6 +1089,19 @@ class Translator:
         ok = b.bin("and", b.cmp("ge", i, zero), b.cmp("lt", i, size))
         lists.raise_unless(self, IndexError, ok, f"{what} index out of range", node)
         return coerce(b, b.select(ok, i, zero), T.INT32)
+
+    def _loop_dependent(self, index: ast.expr) -> bool:
+        """Whether `index` may depend on the index of a range loop being tried as a run-time
+        loop (`Context.unrolling`): it reads a name such a loop assigns, or it stands in a
+        helper inlined inside one (whose names say nothing). An index that depends on no
+        such loop stays run-time after unrolling: unrolling would only copy the body."""
+        if not self.ctx.unrolling:
+            return False
+        depth = len(self.ctx.inline_stack)
+        if any(at < depth for _, at in self.ctx.unrolling):
+            return True
+        read = {n.id for n in ast.walk(index) if isinstance(n, ast.Name)}
+        return any(read & names for names, _ in self.ctx.unrolling)
 
     def indices(self, arr: V, node: ast.Subscript) -> list[Value]:
         """The index values of `arr[...]`, one per dimension, as integers."""
@@ -1650,6 +1665,13 @@ def _is_pure(node: ast.expr) -> bool:
 def _has_slice(sl: ast.expr) -> bool:
     """Whether a subscript has a slice among its items (`a[i, 1:3]`)."""
     return any(isinstance(e, ast.Slice) for e in (sl.elts if isinstance(sl, ast.Tuple) else [sl]))
+
+
+def _stored_names(loop: ast.For) -> frozenset[str]:
+    """The names a loop assigns: its target and every name stored in its body."""
+    return frozenset(
+        n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    )
 
 
 def _needs_known_args(tr: Translator, node: ast.AST, msg: str) -> tuple[Any, ...]:
