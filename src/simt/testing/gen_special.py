@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from .grammar import SECTIONS, Grammar, out_slot
 
-# the input part of `sv` draws from these (no subnormals: a GPU may flush them)
-SPECIAL_VALUES = (0.0, -0.0, float("nan"), float("inf"), float("-inf"), 1.5, -2.5, 3.0e38,
-                  -3.0e38, 7.0, -100.0)  # fmt: skip
+# the input part of `sv` draws from SPECIAL_VALUES (grammar.py; no subnormals: a GPU may
+# flush them)
 # non-zero, non-NaN constants for copysign, min and max (a zero against -0.0 would leave
 # which zero min/max gives unspecified)
 _CONSTS = ("1.5", "-2.0", "100.0", "-0.5", "math.inf", "-math.inf")

@@ -84,6 +84,10 @@ EXTRA_DTYPES = {**SMALL, "q64": np.uint64, "cz": np.complex64, "cw": np.complex1
 U64_LITS = (0, 1, 3, 255, 2**32, 2**32 + 7, 2**63, 2**64 - 1, 12345678901234567)
 F16_CAP = 60000.0  # a float16 store rounds; below 65504 it never becomes inf
 M2 = 8  # the 2-D input `m2` is M2 x M2
+# the `specials` feature's input values (gen_special.py draws expressions over them), here
+# so that the extra argument "sv" is made without importing the feature
+SPECIAL_VALUES = (0.0, -0.0, float("nan"), float("inf"), float("-inf"), 1.5, -2.5, 3.0e38,
+                  -3.0e38, 7.0, -100.0)  # fmt: skip
 
 
 def make_extra(name: str, seed: int, inputs: int, threads: int, slots: int) -> np.ndarray:
@@ -95,8 +99,6 @@ def make_extra(name: str, seed: int, inputs: int, threads: int, slots: int) -> n
     if name == "vo":
         return np.zeros((threads, slots), np.int32)
     if name == "sv":  # the `specials` feature's values (gen_special.py), then its slots
-        from .gen_special import SPECIAL_VALUES
-
         out = np.zeros(inputs + threads * slots, np.float32)
         out[:inputs] = g.choice(np.array(SPECIAL_VALUES, np.float32), inputs)
         return out
