@@ -84,3 +84,31 @@ def test_copy_function_is_deepcopy_without_sharing() -> None:
     twin = next(op for op in walk(again.body) if op.results)
     assert twin.attrs["names"][0] is twin.results[0]
     del first.attrs["names"]
+
+
+def test_walks_are_pre_order_at_any_depth() -> None:
+    """`walk` and `walk_blocks` visit ops and blocks in program order, outer first, however deep
+    the nesting (one generator for the whole walk: a raising kernel nests hundreds deep)."""
+    from simt.ir import Block, Op, walk, walk_blocks
+
+    def nest(depth: int) -> Block:
+        ops = [Op("note")]
+        if depth:
+            ops.append(Op("if", regions=[nest(depth - 1), nest(depth - 1)]))
+        ops.append(Op("note"))
+        return Block([], ops)
+
+    def ref_ops(b: Block) -> list[Op]:
+        return [x for op in b.ops for x in [op, *(y for r in op.regions for y in ref_ops(r))]]
+
+    def ref_blocks(b: Block) -> list[Block]:
+        return [b, *(x for op in b.ops for r in op.regions for x in ref_blocks(r))]
+
+    body = nest(6)
+    assert list(walk(body)) == ref_ops(body)
+    assert list(walk_blocks(body)) == ref_blocks(body)
+    deep = Block([], [Op("note")])
+    for _ in range(3000):  # deeper than Python's recursion limit
+        deep = Block([], [Op("if", regions=[deep]), Op("note")])
+    assert sum(1 for _ in walk(deep)) == 2 * 3000 + 1
+    assert sum(1 for _ in walk_blocks(deep)) == 3001

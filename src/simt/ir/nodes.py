@@ -185,19 +185,30 @@ def heap_words(t: Scalar, heap: int) -> int:
 
 
 def walk(block: Block) -> Iterator[Op]:
-    """Every op in `block` and in the regions nested in it, in program order (pre-order)."""
-    for op in block.ops:
-        yield op
-        for region in op.regions:
-            yield from walk(region)
+    """Every op in `block` and in the regions nested in it, in program order (pre-order).
+
+    One generator with a stack of the blocks' iterators, not a generator per region: an op
+    `d` levels deep would pass through `d` nested generators (`yield from`), which made a walk
+    of a deeply nested kernel (a raising one: `frontend.raising`) cost ops x depth."""
+    stack = [iter(block.ops)]
+    while stack:
+        for op in stack[-1]:
+            yield op
+            if op.regions:
+                stack.extend(iter(r.ops) for r in reversed(op.regions))
+                break
+        else:
+            stack.pop()
 
 
 def walk_blocks(block: Block) -> Iterator[Block]:
-    """`block` and every block nested in it, outer first."""
-    yield block
-    for op in block.ops:
-        for region in op.regions:
-            yield from walk_blocks(region)
+    """`block` and every block nested in it, outer first (pre-order, without a generator per
+    level: `walk`)."""
+    stack = [block]
+    while stack:
+        b = stack.pop()
+        yield b
+        stack.extend(reversed([r for op in b.ops for r in op.regions]))
 
 
 # attribute values a copy shares with the original, as `copy.deepcopy` would copy them equal
