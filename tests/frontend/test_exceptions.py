@@ -104,6 +104,35 @@ def test_an_uncaught_index_error_names_index_and_length(backend: str) -> None:
     ]
 
 
+@simt.kernel
+def late_try(a, out):
+    i = simt.grid(1)
+    x = a[i + 2]  # unproven: the last threads' IndexError, outside any try
+    y = x * 2
+    z = y + 1
+    out[i] = 7
+    try:
+        out[i] = z
+        if z > 9:
+            raise ValueError("big")
+    except (IndexError, ValueError):
+        out[i] = -1
+
+
+def test_an_index_error_before_a_try_is_not_caught_by_it(backend: str) -> None:
+    """A thread raising outside a `try` runs on without effects up to the statement holding a
+    `try` (`Translator.raising_into_try`, one statement ahead), which it then skips: its
+    handlers do not take an exception raised before it, and the statements between stay
+    without effect."""
+    a = np.arange(6, dtype=np.int32)
+    out = np.zeros(6, np.int32)
+    with pytest.raises(KernelError) as info:
+        late_try[1, 6](a, out)
+    np.testing.assert_array_equal(out, [5, 7, 9, -1, 0, 0])  # (threads 4, 5: nothing stored)
+    assert [(f.thread, f.exception) for f in info.value.failures] == [
+        (4, "IndexError"), (5, "IndexError")]  # fmt: skip
+
+
 def test_division_by_zero_is_numpys_unless_asked() -> None:
     def divide(a, b, out):
         i = simt.grid(1)

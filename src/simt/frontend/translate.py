@@ -251,7 +251,7 @@ class Translator:
             state = self.exit_state()
             if state == "always":
                 return
-            if state == "none" and i + 1 < len(body) and self.raising_into_try(body[i + 1 :]):
+            if state == "none" and i + 1 < len(body) and self.raising_into_try(body[i + 1]):
                 state = "maybe"
             if state == "maybe" and i + 1 < len(body):
                 rest = body[i + 1 :]
@@ -260,13 +260,15 @@ class Translator:
                 self.branch(cond, lambda rest=rest: self.stmts_not_exited(rest), self.left)  # type: ignore[misc]
                 return
 
-    def raising_into_try(self, rest: list[ast.stmt]) -> bool:
+    def raising_into_try(self, following: ast.stmt) -> bool:
         """Whether a thread that may be raising and runs on without effects (`exit_state`)
-        would reach a `try` or `with` in `rest`: its handlers would take the exception for
-        one of their own, so the rest runs under `if not exited` after all."""
+        would reach a `try` or `with` in the `following` statement: its handlers would take
+        the exception for one of their own, so the rest runs under `if not exited` from that
+        statement on. (Tested one statement ahead, not over the whole rest: a `try` late in a
+        kernel nests the statements before it under one `if` instead of one per access.)"""
         f = self.env.get(raising.RAISED)
         return isinstance(f, Value) and any(
-            isinstance(n, (ast.Try, ast.With)) for st in rest for n in ast.walk(st)
+            isinstance(n, (ast.Try, ast.With)) for n in ast.walk(following)
         )
 
     def left(self) -> None:
