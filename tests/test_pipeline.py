@@ -14,7 +14,7 @@ import pytest
 import simt
 from corpus.k_matmul import matmul
 from simt import pipeline
-from simt.ir import Function
+from simt.ir import Function, walk
 from simt.runtime import registry
 
 
@@ -53,3 +53,60 @@ def test_a_specialisation_runs_the_bounds_pass_once_and_copies_nothing_whole(
     # two translations (the second with IndexError checks, as the verdicts asked), one judge
     # for that decision, one bounds pass (which judges again, inside)
     assert calls == Counter(translate=2, judge=1, prove=1), calls
+
+
+def test_backends_share_the_translation_and_the_bounds_proofs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A kernel launched on several backends (the fuzzer's and the corpus's four) is translated
+    and optimised once per specialisation and proven once for the runtimes that prepare it
+    alike; each runtime lowers a copy of its own (`pipeline.for_runtime`'s `shared`)."""
+    calls: Counter[str] = Counter()
+
+    def counted(name: str, f: Any) -> Any:
+        def g(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return f(*args, **kwargs)
+
+        return g
+
+    monkeypatch.setattr(pipeline, "prove_bounds", counted("prove", pipeline.prove_bounds))
+    monkeypatch.setattr(pipeline, "translate", counted("translate", pipeline.translate))
+    k = simt.kernel(matmul.pyfunc)
+    a, b = np.ones((8, 8), np.float32), np.ones((8, 8), np.float32)
+    c = np.zeros((8, 8), np.float32)
+    specs = []
+    for backend in ("sim", "cpu", "sim", "cpu"):
+        with simt.using(backend):
+            specs.append(k.specialise(k.bind(a, b, c), registry.current()))
+    assert calls == Counter(translate=2, prove=1), calls
+    assert specs[0] is specs[2] and specs[1] is specs[3]
+    assert specs[0].fn is not specs[1].fn
+    assert not set(map(id, walk(specs[0].fn.body))) & set(map(id, walk(specs[1].fn.body)))
+
+
+OUT: list[str] = ["a"]
+LIMIT = 3
+
+
+def _reads_globals(out):  # noqa: ANN001, ANN202 - a kernel reading a global list's item
+    i = simt.grid(1)
+    if i < len(out):
+        out[i] = len(OUT[0]) + LIMIT
+
+
+def test_a_kernel_reading_a_global_list_is_built_again_for_another_backend() -> None:
+    """The front end reads globals at compile time: a build is shared between backends only
+    while the globals its code reads are the same objects of kinds that cannot change unseen
+    (a global list can: each backend builds again, as before the sharing)."""
+    global LIMIT
+    k = simt.kernel(_reads_globals)
+    out = np.zeros(4, np.int32)
+    with simt.using("sim"):
+        k[1, 4](out)
+    assert out.tolist() == [4] * 4
+    OUT[0], LIMIT = "abc", 5
+    with simt.using("cpu"):
+        k[1, 4](out)
+    assert out.tolist() == [8] * 4
+    LIMIT = 3

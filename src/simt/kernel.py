@@ -12,6 +12,7 @@ import inspect
 import linecache
 import os
 import sys
+import types
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -177,6 +178,58 @@ def _scalar_arg(p: Param) -> Any:
     return lambda v: np_type(p.argument(v))
 
 
+_IMMUTABLE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, int,
+              float, complex, str, bytes, bool, type(None), frozenset, np.generic, np.dtype)
+
+
+def _globals_seen(pyfunc: Any) -> tuple[int, ...] | None:
+    """The identities of the globals and closure values that `pyfunc`'s code reads, and the
+    Python functions and classes it reads theirs (helpers, context managers), or None when
+    one of them is of a kind whose contents may change unseen (a list, an array, an object
+    of the user's): `Kernel.specialise` shares a build between backends only while this is
+    the same."""
+    seen: list[int] = []
+    todo, done = [pyfunc], set()
+    while todo:
+        f = todo.pop()
+        if id(f) in done:
+            continue
+        done.add(id(f))
+        if isinstance(f, type):
+            todo += [v for v in vars(f).values() if isinstance(v, types.FunctionType)]
+            continue
+        code = getattr(f, "__code__", None)
+        if code is None:
+            continue
+        names: set[str] = set()
+        codes = [code]
+        while codes:
+            c = codes.pop()
+            names.update(c.co_names)
+            codes += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+        g = getattr(f, "__globals__", {})
+        cells = [c.cell_contents for c in f.__closure__ or () if _has_contents(c)]
+        for v in [g[n] for n in sorted(names) if n in g] + cells:
+            simt_own = type(v).__module__.split(".")[0] == "simt"
+            if isinstance(v, tuple):
+                if not all(isinstance(x, _IMMUTABLE) for x in v):
+                    return None
+            elif not isinstance(v, _IMMUTABLE) and not simt_own:
+                return None
+            seen.append(id(v))
+            if isinstance(v, (types.FunctionType, type)) and not simt_own:
+                todo.append(v)
+    return tuple(seen)
+
+
+def _has_contents(cell: Any) -> bool:
+    try:
+        _ = cell.cell_contents
+    except ValueError:  # an empty cell (a name assigned later)
+        return False
+    return True
+
+
 def _known_key(v: Any) -> Any:
     try:
         hash(v)
@@ -312,6 +365,10 @@ class Kernel:
         }
         self._cache: dict[Any, Specialisation] = {}
         self._ir_cache: dict[Any, Function] = {}  # specialised_ir's, by the launch key
+        # the built IR of each specialisation (under None) and what `pipeline.for_runtime`
+        # prepared of it, by its launch key less the backend and by Numba's int typing:
+        # shared by the backends a kernel is launched on (`specialise`)
+        self._built: dict[Any, dict[Any, Any]] = {}
         self.fn: Function | None = None  # the IR of a kernel made by `from_ir`
         self._launchers: dict[Any, Launcher] = {}
         self._int32_noted: set[str] = set()  # runtimes told that ints stay int32 (numba_ints)
@@ -543,12 +600,22 @@ class Kernel:
         spec = self._cache.get(key)
         if spec is None:
             int64 = self.numba_ints(rt)
-            specs, _ = self._specs(values, int64=int64)
-            fn = self.build_ir(specs, int64=int64)
+            # a second backend (the fuzzer's and the corpus's four) translates nothing again
+            # and proves nothing again: the runtime's passes lower copies (`for_runtime`)
+            # (only while the globals its code reads are the same objects: the front end takes
+            # their values at compile time, and each backend compiled afresh before)
+            seen = _globals_seen(self.pyfunc) if self.fn is None else None
+            shared = self._built.get((key[1:], int64))
+            if shared is None or seen is None or shared.get("globals") != seen:
+                specs, _ = self._specs(values, int64=int64)
+                shared = {None: self.build_ir(specs, int64=int64), "globals": seen}
+                if seen is not None:
+                    self._built[(key[1:], int64)] = shared
             from .pipeline import for_runtime
 
             try:
-                fn = for_runtime(fn, rt)  # view checks and barriers as the runtime needs them
+                # view checks and barriers as the runtime needs them
+                fn = for_runtime(shared[None], rt, shared if seen is not None else None)
                 compiled = rt.compile(fn)
             except SimtError:
                 raise

@@ -8,7 +8,7 @@ from typing import Any
 
 from .frontend.raising import place_of
 from .frontend.specialise import ArgSpec, translate
-from .ir import Function, format_function, verify, walk
+from .ir import Function, copy_function, format_function, verify, walk
 from .passes.barriers import lift as lift_barriers
 from .passes.barriers import strip_exits
 from .passes.bounds import Site, prove_bounds
@@ -145,13 +145,26 @@ def prepare(fn: Function, rt: str | type[Runtime] | Runtime | Any) -> Function:
     return fn
 
 
-def for_runtime(fn: Function, rt: str | type[Runtime] | Runtime | Any) -> Function:
+def for_runtime(
+    fn: Function, rt: str | type[Runtime] | Runtime | Any, shared: dict[Any, Any] | None = None
+) -> Function:
     """`fn` as runtime `rt` compiles it, by its capabilities: `prepare`; then warp functions
     through shared memory and barriers unless it has warp instructions (`warp_native`: sim,
     CUDA; `passes.warps`); then, unless it runs a block's threads in lockstep (`lockstep`:
     sim), `passes.barriers.lift`'s form, in which every thread of a block reaches every
-    barrier."""
-    fn = prepare(fn, rt)
+    barrier.
+
+    With `shared` (a dict kept with `fn` for the runtimes it is compiled for: `Kernel`),
+    `fn` is left as it is and the runtimes that prepare it alike share one `prepare` (the
+    bounds pass's proofs: cpu, webgpu and cuda), each lowering a copy of it."""
+    if shared is not None:
+        alike = _has(rt, "checks_views") or fn.debug  # (`prepare` keeps those as they are)
+        got = shared.get(alike)
+        if got is None:
+            got = shared[alike] = prepare(copy_function(fn), rt)
+        fn = copy_function(got)
+    else:
+        fn = prepare(fn, rt)
     if not _has(rt, "warp_native"):
         fn = lower_warps(fn, _slots(rt))
     if not _has(rt, "lockstep"):
