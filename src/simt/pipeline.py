@@ -113,6 +113,9 @@ def finish(fn: Function, optimise: bool = True) -> Function:
     if optimise:
         fn = optimize(fn)
         verify(fn)
+    # (value ids, for `passes.forward` in the optimisation only: a fingerprint with them would
+    # differ from process to process, `runtime.fingerprint`)
+    fn.attrs.pop("arena_bases", None)
     check_barriers(fn)
     if not any(op.opcode in ("barrier", "warp") for op in walk(fn.body)):
         fn = strip_exits(fn)  # only barriers and warp votes care which threads returned

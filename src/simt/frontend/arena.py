@@ -70,19 +70,23 @@ class Arena:
         return [Param.made(Hidden.ARENA, self.params[t]) for t in order]
 
     # -- loads and stores at offsets into this thread's region ------------------------------
-    def load(self, b: Builder, t: T.Scalar, off: Value) -> Value:
+    # (their ops' `arena` attribute: True, or "count" for a bump pointer's word, which only
+    # `top` and `alloc` read and write, at a constant offset: `passes.forward` relies on no
+    # other access reaching those words)
+    def load(self, b: Builder, t: T.Scalar, off: Value, count: bool = False) -> Value:
         arr, base = self.array(b, t)
-        return b.op("load", [arr, b.bin("add", base, off)], [t], arena=True).result
+        mark = "count" if count else True
+        return b.op("load", [arr, b.bin("add", base, off)], [t], arena=mark).result
 
-    def store(self, b: Builder, t: T.Scalar, off: Value, v: Value) -> None:
+    def store(self, b: Builder, t: T.Scalar, off: Value, v: Value, count: bool = False) -> None:
         arr, base = self.array(b, t)
-        b.op("store", [arr, b.bin("add", base, off), v], arena=True)
+        b.op("store", [arr, b.bin("add", base, off), v], arena="count" if count else True)
 
     # -- allocation ---------------------------------------------------------------------------
     def top(self, b: Builder, t: T.Scalar) -> Value:
         """The offset the next allocation of type `t` would return."""
         self.array(b, t)
-        top = self.load(b, T.INT32, b.const(TYPES.index(t), T.INT32))
+        top = self.load(b, T.INT32, b.const(TYPES.index(t), T.INT32), count=True)
         return b.bin("add", top, b.const(RESERVED, T.INT32)) if t == T.INT32 else top
 
     def free(self, b: Builder, t: T.Scalar) -> Value:
@@ -96,25 +100,26 @@ class Arena:
         the offset is that of an empty block, still inside the region."""
         self.array(b, t)
         slot = b.const(TYPES.index(t), T.INT32)
-        top = self.load(b, T.INT32, slot)
+        top = self.load(b, T.INT32, slot, count=True)
         new = b.bin("add", top, n)
         first = RESERVED if t == T.INT32 else 0
         limit = b.const(heap_words(t, self.heap) - first, T.INT32)
         ok = b.bin("and", b.cmp("le", new, limit), b.cmp("ge", new, top))
-        self.store(b, T.INT32, slot, b.select(ok, new, top))
+        self.store(b, T.INT32, slot, b.select(ok, new, top), count=True)
         at = b.bin("add", top, b.const(first, T.INT32)) if first else top
         return b.select(ok, at, b.const(0 if t != T.INT32 else DUMMY, T.INT32)), ok
 
     def mark(self, b: Builder, t: T.Scalar) -> Value:
         """The bump pointer of type `t` now, for `release` to give back what is taken after."""
         self.array(b, t)
-        return self.load(b, T.INT32, b.const(TYPES.index(t), T.INT32))
+        return self.load(b, T.INT32, b.const(TYPES.index(t), T.INT32), count=True)
 
     def release(self, b: Builder, t: T.Scalar, mark: Value, cond: Value) -> None:
         """Where `cond` holds, give back every element of type `t` taken since `mark` (a
         scratch value no other value refers to: the path an `open` looked up)."""
         slot = b.const(TYPES.index(t), T.INT32)
-        self.store(b, T.INT32, slot, b.select(cond, mark, self.load(b, T.INT32, slot)))
+        now = self.load(b, T.INT32, slot, count=True)
+        self.store(b, T.INT32, slot, b.select(cond, mark, now), count=True)
 
     def exhausted(self, t: T.Scalar, what: str) -> str:
         """The MemoryError message of `what` running out of type `t`'s region."""

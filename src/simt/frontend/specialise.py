@@ -179,6 +179,11 @@ def translate_with_names(
     fn = Function(name or pyfunc.__name__, params, body, src.filename, fp64, debug)
     if ctx.arena is not None:
         fn.attrs["heap"] = ctx.arena.heap
+        # each arena array's thread region start, by value id (`passes.forward`: a word of
+        # the region no store reached since the launch zeroed it reads 0)
+        fn.attrs["arena_bases"] = tuple(
+            (ctx.arena.params[t].id, v.id) for t, v in ctx.arena.bases.items()
+        )
     if failures is not None:
         fn.attrs["raise_sites"] = tuple(ctx.sites)
         # the failure buffer's int32 words: what a launch (or the cost model) passes for it

@@ -11,6 +11,7 @@ from .counted import counted_loops
 from .cse import cse
 from .dce import dce
 from .fold import fold
+from .forward import forward
 from .licm import licm
 from .records import sink_records
 from .unroll import unroll
@@ -22,7 +23,9 @@ Pass = Callable[[Function], Function]
 # and a `while` left counting once folding took a raise out of its condition is a `for` again);
 # unrolling comes next and its copies are cleaned up by the next round; what is left invariant
 # in the loops that remain is hoisted last.
-PASSES: tuple[Pass, ...] = (fold, sink_records, counted_loops, copyprop, cse, dce, unroll, licm)
+PASSES: tuple[Pass, ...] = (
+    fold, sink_records, counted_loops, copyprop, forward, cse, dce, unroll, licm,
+)
 MAX_ROUNDS = 8
 
 
