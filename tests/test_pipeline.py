@@ -18,25 +18,33 @@ from simt.ir import Function, walk
 from simt.runtime import registry
 
 
+def _count(monkeypatch: pytest.MonkeyPatch, calls: Counter[str], attr: str, name: str) -> None:
+    """Count each call of `pipeline.<attr>` as `calls[name]`."""
+    f = getattr(pipeline, attr)
+
+    def g(*args: Any, **kwargs: Any) -> Any:
+        calls[name] += 1
+        return f(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, attr, g)
+
+
+def _count_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """The calls of the pipeline's translation and bounds pass, counted as they happen."""
+    calls: Counter[str] = Counter()
+    _count(monkeypatch, calls, "prove_bounds", "prove")
+    _count(monkeypatch, calls, "translate", "translate")
+    return calls
+
+
 def test_a_specialisation_runs_the_bounds_pass_once_and_copies_nothing_whole(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The decision to translate again with IndexError checks reads the bounds pass's verdicts
     (`pipeline.unproven`): the pass itself runs once, on the IR the backend compiles, and no
     kernel is deep-copied (`ir.copy_function` copies for the CPU lowering)."""
-    calls: Counter[str] = Counter()
-
-    def counted(name: str, f: Any) -> Any:
-        def g(*args: Any, **kwargs: Any) -> Any:
-            calls[name] += 1
-            return f(*args, **kwargs)
-
-        return g
-
-    monkeypatch.setattr(pipeline, "prove_bounds", counted("prove", pipeline.prove_bounds))
-    if hasattr(pipeline, "judge_bounds"):
-        monkeypatch.setattr(pipeline, "judge_bounds", counted("judge", pipeline.judge_bounds))
-    monkeypatch.setattr(pipeline, "translate", counted("translate", pipeline.translate))
+    calls = _count_calls(monkeypatch)
+    _count(monkeypatch, calls, "judge_bounds", "judge")
     deep = copy.deepcopy
 
     def no_whole_kernel(x: Any, memo: Any = None) -> Any:
@@ -61,17 +69,7 @@ def test_backends_share_the_translation_and_the_bounds_proofs(
     """A kernel launched on several backends (the fuzzer's and the corpus's four) is translated
     and optimised once per specialisation and proven once for the runtimes that prepare it
     alike; each runtime lowers a copy of its own (`pipeline.for_runtime`'s `shared`)."""
-    calls: Counter[str] = Counter()
-
-    def counted(name: str, f: Any) -> Any:
-        def g(*args: Any, **kwargs: Any) -> Any:
-            calls[name] += 1
-            return f(*args, **kwargs)
-
-        return g
-
-    monkeypatch.setattr(pipeline, "prove_bounds", counted("prove", pipeline.prove_bounds))
-    monkeypatch.setattr(pipeline, "translate", counted("translate", pipeline.translate))
+    calls = _count_calls(monkeypatch)
     k = simt.kernel(matmul.pyfunc)
     a, b = np.ones((8, 8), np.float32), np.ones((8, 8), np.float32)
     c = np.zeros((8, 8), np.float32)

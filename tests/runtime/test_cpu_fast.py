@@ -12,27 +12,12 @@ import pytest
 import simt
 from simt import block_dim, block_idx, thread_idx
 from simt.errors import KernelError, LaunchError
-from simt.kernel import Kernel
 
 
 @pytest.fixture(autouse=True)
 def _cpu() -> object:
     with simt.using("cpu"):
         yield
-
-
-@pytest.fixture
-def ordinary(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many launches took the ordinary path (`Kernel.launch`)."""
-    calls: list[int] = []
-    real = Kernel.launch
-
-    def counted(self: Kernel, *a: object) -> None:
-        calls.append(1)
-        real(self, *a)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Kernel, "launch", counted)
-    return calls
 
 
 def AXPY(a, x, y, out):
