@@ -957,7 +957,7 @@ class Translator:
         if dicts.is_dict_like(base):
             return dicts.getitem(self, base, key, node)  # type: ignore[arg-type]
         if isinstance(base, Tup):
-            if self.ctx.unrolling == 0 and isinstance(key, Value) and all(
+            if not self._loop_dependent(node.slice) and isinstance(key, Value) and all(
                 isinstance(x, Value) and isinstance(x.type, T.Scalar)
                 or isinstance(x, Known) and is_number(x.value) for x in base.items
             ):  # numbers: the one picked at run time (a select of each)
