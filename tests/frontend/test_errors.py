@@ -242,3 +242,18 @@ def test_a_local_read_before_assignment_is_not_the_global():
 
     e = _compile_error(k, np.zeros(4, np.float32))
     assert "local variable" in e.message
+
+
+class _Point:
+    def __init__(self, x):
+        self.x = x
+
+
+def test_printing_an_object_of_the_users_class_advises_its_fields():
+    @simt.kernel
+    def k(out):
+        p = _Point(thread_idx.x)
+        print(p)
+
+    with pytest.raises(simt.CompileError, match=r"print its fields \(print\(p.x, p.y\)\)"):
+        k.ir(np.zeros(1, np.int32))

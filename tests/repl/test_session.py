@@ -208,6 +208,17 @@ def test_a_file_object_echoes_as_python_shows_it(tmp_path: Any) -> None:
     assert run(s, buf, "f, f.read(2)") == f"(<_io.BufferedReader name={str(path)!r}>, b'he')\n"
 
 
+def test_printing_a_file_object_advises_what_to_print(tmp_path: Any) -> None:
+    """`print(f)` advised "print its fields" (a File's fields are simt's); it now says to
+    print what the file gives."""
+    path = tmp_path / "t.txt"
+    path.write_bytes(b"hello\n")
+    s, buf = make(2)
+    run(s, buf, f"f = open({str(path)!r})")
+    got = run(s, buf, "print(f)")
+    assert "what f.read() returns" in got and "fields" not in got
+
+
 def test_missing_file_is_an_error_that_keeps_the_session() -> None:
     s, buf = make(4)
     assert "OSError: cannot open" in run(s, buf, "f = open('/nonexistent/file')")

@@ -1057,7 +1057,14 @@ def _print_value(tr: Translating, v: V, node: ast.AST, top: bool) -> list[str | 
             "print its elements: print(a[i])",
         )
     if not isinstance(v, Value):
-        tr.fail(node, f"print() cannot show {kind_of(v)} in a kernel", "print its fields")
+        # an object of the user's class: its fields are the user's to name
+        own = isinstance(v, Obj) and not getattr(v.cls, "__module__", "simt").startswith("simt")
+        tr.fail(
+            node,
+            f"print() cannot show {kind_of(v)} in a kernel",
+            "print its fields (print(p.x, p.y))" if own
+            else "print the numbers or strings it gives instead (of a file: what f.read() returns)",
+        )
     return [(v, "")]
 
 
