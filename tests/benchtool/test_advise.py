@@ -99,6 +99,13 @@ INTERLEAVED |= {"lists_collatz", "lists_catching"}  # a row of results per threa
 INTERLEAVED |= {"oob_row_loop"}  # a thread sums its row (`m[y, k]`), one past its end
 # a row per thread
 INTERLEAVED |= {"file_reads", "file_reads_none_staged", "file_seek_tell", "str_parse"}
+INTERLEAVED |= {"float_specials", "strings_shown"}  # a row of results per thread
+
+
+def _block_size(c) -> int:  # type: ignore[no-untyped-def]
+    block = c.block if isinstance(c.block, simt.Dim) else simt.Dim(
+        *((c.block,) if isinstance(c.block, int) else c.block))  # fmt: skip
+    return block.size
 
 
 def _corpus_cases() -> list:  # type: ignore[type-arg]
@@ -106,9 +113,7 @@ def _corpus_cases() -> list:  # type: ignore[type-arg]
 
     good = []
     for c in CASES:
-        block = c.block if isinstance(c.block, simt.Dim) else simt.Dim(
-            *((c.block,) if isinstance(c.block, int) else c.block))  # fmt: skip
-        if block.size % 32 == 0 and not c.features and c.name not in INTERLEAVED:
+        if _block_size(c) % 32 == 0 and not c.features and c.name not in INTERLEAVED:
             good.append(c)
     return good
 
@@ -127,7 +132,8 @@ def test_interleaved_colour_loads_are_flagged() -> None:
     simt.use("cpu" if registry.probe("cpu")[0] else "sim")
     for case in (c for c in CASES if c.name in INTERLEAVED):
         found = advise(case.kernel, case.grid, case.block, case.make_args(), warn=False)
-        assert {f.kind for f in found} == {"uncoalesced"}, case.name
+        narrow = _block_size(case) % 32 != 0  # a block narrower than a warp is flagged too
+        assert {f.kind for f in found} == {"uncoalesced"} | ({"block-width"} if narrow else set()), case.name
 
 
 @simt.kernel

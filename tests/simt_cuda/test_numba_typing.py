@@ -132,18 +132,35 @@ def list_body(ia, out):  # type: ignore[no-untyped-def]
     out[t, 1] = s
 
 
+def float_after_ints(ia, out):  # type: ignore[no-untyped-def]
+    t = cuda.threadIdx.x
+    xs = []
+    for v in ia:
+        xs.append(v)  # int32 items first
+    xs.append(0.5)  # Numba unifies int32 and float64 to float64
+    s = 0.0
+    for x in xs:
+        s += x
+    out[t] = s
+
+
 @pytest.mark.parametrize("backend", ["sim", "cpu"])
 def test_a_list_is_typed_by_all_its_items_as_numba_unifies_them(backend: str) -> None:
     """Numba types a list by unifying its items (`xs.append(v)` of an int32, then of an
-    int64, makes a list of int64: seeds 25 and 30 of the Numba-spelled fuzz kernels), so
-    `simt.cuda.jit` does, where `@simt.kernel` keeps the first item's type and refuses the
-    mix by name."""
+    int64, makes a list of int64: seeds 25 and 30 of the Numba-spelled fuzz kernels; an int32
+    then a float makes a list of float64), so `simt.cuda.jit` does. `@simt.kernel` widens
+    int32 to int64 too (Python's ints are one type) but refuses a float after ints by name."""
     simt.use(backend)
     ia = np.array([7, 2**31 - 1, -5], np.int32)
     out = np.zeros((4, 2), np.int64)
-    cuda.jit(list_body)[1, 4](ia, out)
     t = np.arange(4, dtype=np.int64)
-    assert (out[:, 0] == t * 3000000000).all(), out
-    assert (out[:, 1] == int(ia.astype(np.int64).sum()) - t + t * 3000000000).all(), out
+    for compile_ in (cuda.jit, simt.kernel):
+        out[:] = 0
+        compile_(list_body)[1, 4](ia, out)
+        assert (out[:, 0] == t * 3000000000).all(), out
+        assert (out[:, 1] == int(ia.astype(np.int64).sum()) - t + t * 3000000000).all(), out
+    sums = np.zeros(4, np.float64)
+    cuda.jit(float_after_ints)[1, 4](ia, sums)
+    assert (sums == int(ia.astype(np.int64).sum()) + 0.5).all(), sums
     with pytest.raises(simt.CompileError, match="would mix types"):
-        simt.kernel(list_body)[1, 4](ia, out)
+        simt.kernel(float_after_ints)[1, 4](ia, sums)
