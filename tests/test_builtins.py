@@ -119,11 +119,15 @@ def test_wgsl_spelling_or_refusal(name: str) -> None:
         ):
             assert helper in wgsl_helpers.HELPERS, helper
     assert (name in wgsl.F32_ONLY_MATH) == row.wgsl_f32_only
+    if row.wgsl_f64 is not None:  # simt's float64 WGSL function: the row is not refused
+        assert not row.wgsl_f32_only
+        for helper in re.findall(r"\bsimt_\w+", row.wgsl_f64):
+            assert helper in wgsl_helpers.HELPERS and helper.endswith("_f64"), helper
 
 
 def test_wgsl_float32_only_list_is_the_tables() -> None:
     assert WGSL_F32_ONLY == {n for n, r in MATH.items() if r.wgsl_f32_only}
-    assert {"sin", "pow", "atan2"} <= WGSL_F32_ONLY and "sqrt" not in WGSL_F32_ONLY
+    assert "sqrt" not in WGSL_F32_ONLY and "exp" not in WGSL_F32_ONLY  # (wgsl_math64)
 
 
 def test_every_float32_row_has_a_wgsl_spelling() -> None:

@@ -20,7 +20,10 @@ backend's, and each renderer reads only its own (no backend keeps a list of its 
 - `wgsl` is WGSL, None where WGSL has no spelling (a `CompileError` there); `{s}` is the WGSL
   type of the first operand (`i32`, `f32`, ...). A `simt_*` name in it is a helper of
   `backends/wgsl_helpers.py` / `backends/wgsl_math.py` (the float32 functions WGSL lacks or
-  computes too inexactly), emitted with the helpers it calls.
+  computes too inexactly), emitted with the helpers it calls. `wgsl_f64` is the spelling on
+  float64 operands where it differs (a helper of `backends/wgsl_math64.py`: WGSL's
+  transcendental functions take float32 only); `wgsl_f32_only` marks a row that has no
+  float64 spelling, refused on float64.
 - `llvm` is the CPU's: `llvm.NAME` an LLVM intrinsic (suffixed `.f32`/`.f64` by the renderer);
   `simt.math.NAME` a helper function of `backends/llvm_helpers.py`; anything else one LLVM
   instruction (`{t}` the operand's LLVM type, `{k[v]}` the float constant v in that type). When
@@ -61,6 +64,9 @@ class MathFn:
     # two (pow(x, 2.0) is x * x, pow(x, -1.0) 1 / x): there `llvm` is written, not `llvm_f32`
     llvm_folds: tuple[float, ...] = ()
     wgsl_f32_only: bool = False  # WGSL computes it in float32 only: refused on float64
+    # WGSL's spelling on float64 operands where it differs from `wgsl` (a helper of
+    # backends/wgsl_math64.py; a row with one is not `wgsl_f32_only`)
+    wgsl_f64: str | None = None
     weight: int = TRANSCENDENTAL_WEIGHT
     numpy: Callable[..., Any] | None = None  # the NumPy function kernels may call for it
     public: bool = True  # kernels may call it (False: a part of a tuple-valued row)
@@ -186,19 +192,19 @@ _ROWS: list[MathFn] = [
     _f("sqrt", np.sqrt, "square root", llvm="llvm.sqrt", weight=1),
     _f("cbrt", np.cbrt, "cube root", wgsl="simt_cbrt_f32({0})", wgsl_f32_only=True),
     _f("exp", np.exp, "e to the x", llvm="llvm.exp", llvm_f32="simt.vm.exp.f32",
-       c_fast="__expf({0})", wgsl_f32_only=True),
+       c_fast="__expf({0})", wgsl_f64="simt_exp_f64({0})"),
     _f("exp2", np.exp2, "2 to the x", llvm="llvm.exp2", c_fast="exp2f({0})",
-       wgsl_f32_only=True),
+       wgsl_f64="simt_exp2_f64({0})"),
     _f("expm1", np.expm1, "exp(x) - 1, accurate near 0", wgsl="simt_expm1_f32({0})",
-       wgsl_f32_only=True),
+       wgsl_f64="simt_expm1_f64({0})"),
     _f("log", np.log, "natural logarithm", llvm="llvm.log", llvm_f32="simt.vm.log.f32",
-       c_fast="__logf({0})", wgsl="simt_log_f32({0})", wgsl_f32_only=True),
+       c_fast="__logf({0})", wgsl="simt_log_f32({0})", wgsl_f64="simt_log_f64({0})"),
     _f("log2", np.log2, "base-2 logarithm", llvm="llvm.log2", c_fast="__log2f({0})",
-       wgsl="simt_log2_f32({0})", wgsl_f32_only=True),
+       wgsl="simt_log2_f32({0})", wgsl_f64="simt_log2_f64({0})"),
     _f("log10", np.log10, "base-10 logarithm", llvm="llvm.log10", c_fast="__log10f({0})",
-       wgsl="simt_log10_f32({0})", wgsl_f32_only=True),
+       wgsl="simt_log10_f32({0})", wgsl_f64="simt_log10_f64({0})"),
     _f("log1p", np.log1p, "log(1 + x), accurate near 0", wgsl="simt_log1p_f32({0})",
-       wgsl_f32_only=True),
+       wgsl_f64="simt_log1p_f64({0})"),
     _f("sin", np.sin, "sine", llvm="llvm.sin", llvm_f32="simt.vm.sin.f32", c_fast="__sinf({0})",
        wgsl_f32_only=True),
     _f("cos", np.cos, "cosine", llvm="llvm.cos", llvm_f32="simt.vm.cos.f32",

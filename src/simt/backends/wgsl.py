@@ -11,7 +11,8 @@ one job each: `wgsl_storage` (what WGSL memory lacks, in its load, store, atomic
 rules: packed 8/16-bit elements, bool storage, emulated atomics; helper bookkeeping),
 `wgsl_loops` (`loop {}` forms), `wgsl_layout` (bindings, the uniform struct, thread
 indices, print records and the module text around the kernel's body),
-`wgsl_types` (type names and literals), `wgsl_helpers` / `wgsl_math` (helper functions).
+`wgsl_types` (type names and literals), `wgsl_helpers` / `wgsl_math` / `wgsl_math64` (helper
+functions; the last float64 math).
 
 Every SSA value becomes a `let` named after the user's variable (`clike.value_name`), so
 every operand is a name or a literal and the text reads like the IR.
@@ -23,12 +24,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..builtins import MATH, WGSL_F32_ONLY
+from ..builtins import MATH, WGSL_F32_ONLY, MathFn
 from ..ir import Function, Op, Value
 from ..ir.ops import BIND, EXACT, HIDE
 from ..types import (
     CONST,
     FLOAT16,
+    FLOAT64,
     INT32,
     SHARED,
     UINT32,
@@ -57,7 +59,9 @@ from .wgsl_types import zero as _zero
 
 # Math functions WGSL computes in float32 precision only, whatever the operand type
 # (Vulkan's GLSL.std.450 defines them for 16/32-bit floats; lavapipe returns float32 results
-# for float64 operands): refused on float64 rather than silently imprecise. A fact of each row.
+# for float64 operands), and that simt has no float64 helper for (a row's `wgsl_f64`,
+# backends/wgsl_math64.py): refused on float64 rather than silently imprecise. A fact of
+# each row.
 F32_ONLY_MATH = WGSL_F32_ONLY
 # Math rows WGSL has no spelling for (refused before rendering, as F32_ONLY_MATH on float64)
 MISSING_MATH = frozenset(name for name, row in MATH.items() if row.wgsl is None)
@@ -220,6 +224,13 @@ class _Renderer(LoopRenderer):
         else:
             expr = f"{x} & {(1 << t.bits) - 1}i"
         self.define(op.result, expr)
+
+    def math_template(self, row: MathFn, t: Scalar) -> str | None:
+        """The row's `wgsl_f64` on float64 operands where it has one (WGSL's own functions
+        take float32 only), else its `wgsl`."""
+        if t == FLOAT64 and row.wgsl_f64 is not None:
+            return row.wgsl_f64
+        return row.wgsl
 
     def math_fill(self, t: Scalar) -> dict[str, str]:
         return {"s": wgsl_type(t)}

@@ -11,6 +11,7 @@ names are `simt_<op>_<type>`.
 from __future__ import annotations
 
 from .wgsl_math import HELPERS as MATH_HELPERS
+from .wgsl_math64 import HELPERS as MATH64_HELPERS
 
 # (WGSL type, literal suffix) of the integer types the helpers are written for.
 _SIGNED = {"i32": "i", "i64": "li"}  # unsigned: u32 "u" and u64 "lu" (`_unsigned`)
@@ -306,6 +307,7 @@ for _t, _s in _FLOATS.items():
 
 
 HELPERS.update(MATH_HELPERS)
+HELPERS.update(MATH64_HELPERS)
 
 
 def helper(name: str) -> str:

@@ -1,0 +1,281 @@
+"""Float64 math functions for WGSL, which has none: WGSL's `exp`, `log`, `sin`, ... take 16- and
+32-bit floats only (Vulkan's GLSL.std.450), and lavapipe computes them in float32 when given
+float64 operands. With the `shader-f64` feature WGSL has float64 `+ - * /`, `sqrt`, `floor`,
+`round`, `abs`, comparisons and bit casts; these helpers are written from those alone.
+
+Not from WGSL's float64 `fma`, `frexp` or `ldexp` either: lavapipe's `fma` of float64 is a
+multiply and an add (two roundings), its `frexp` of a subnormal is wrong, and NVIDIA's Vulkan
+driver did not compile float64 `frexp`/`ldexp` (docs/backends.md). Exponents are read from
+and built into the bits; exact products are Dekker's (a Veltkamp split into 26-bit halves,
+`simt_twoprod_f64`), exact sums Knuth's two-sum, each intermediate passed through
+`simt_exact_f64` so that no driver fuses or reassociates it away. NaN, infinity and sign tests
+are made on the bits (drivers may fold `x != x`).
+
+The algorithms (simt's own; the coefficients are computed here, at import, from exact
+rational Taylor series and constants evaluated with `decimal`, not taken from a library):
+
+- `exp`, `exp2`, `expm1`: x = k ln 2 + r with |r| <= ln 2 / 2 (ln 2 in two parts, the first
+  of 42 bits so that k times it is exact; r kept as a sum of two doubles), e**r - 1 by its
+  Taylor series to r**13 (the next term is below 2**-57), scaled by 2**k built from the bits
+  in two factors (so that results near overflow and subnormal ones come out right).
+- `log`, `log2`, `log10`, `log1p`: x = m 2**e with m in [sqrt(1/2), sqrt(2)) from the bits
+  (a subnormal scaled first); log(m) = 2 atanh(s) with s = (m - 1) / (m + 1), the odd series
+  2 s + 2 s**3 / 3 + s**5 R(s**2), its first two terms in double-double arithmetic and R
+  (Taylor, to s**27) in double: log(m) to about 2**-66 relative, as a sum of two doubles, so
+  that e ln 2 + log(m), log2 and log10 round once at the end (`pow` needs the extra bits).
+"""
+
+from __future__ import annotations
+
+import decimal
+from fractions import Fraction
+from math import factorial
+
+_NAN = "bitcast<f64>(0x7ff8000000000000lu)"
+_INF = "bitcast<f64>(0x7ff0000000000000lu)"
+_X = "simt_exact_f64"  # x, unfused and not reassociated (wgsl_helpers)
+
+
+def _lit(v: float | Fraction) -> str:
+    """The WGSL float64 literal nearest `v`."""
+    f = float(v)
+    s = repr(f)
+    return (s if f >= 0 else f"({s})") + "lf"
+
+
+def _const(expr: str) -> Fraction:
+    with decimal.localcontext() as c:
+        c.prec = 45
+        d = decimal.Decimal
+        value = {
+            "ln2": d(2).ln(),
+            "log2e": 1 / d(2).ln(),
+            "log10e": 1 / d(10).ln(),
+            "log10_2": d(2).log10(),
+        }[expr]
+        return Fraction(value)
+
+
+def _split(v: Fraction, bits: int = 42) -> tuple[str, str]:
+    """(hi, lo) literals: hi is `v` rounded to `bits` significant bits (so that hi times an
+    integer below 2**(53 - bits) is exact), lo the double nearest v - hi."""
+    e = v.numerator.bit_length() - v.denominator.bit_length()
+    scale = Fraction(2) ** (bits - 1 - e)
+    hi = Fraction(round(v * scale)) / scale
+    return _lit(hi), _lit(v - hi)
+
+
+def _horner(var: str, coeffs: list[Fraction]) -> str:
+    """c0 + var * (c1 + var * (...)) as WGSL text."""
+    text = _lit(coeffs[-1])
+    for c in reversed(coeffs[:-1]):
+        text = f"{_lit(c)} + {var} * ({text})"
+    return text
+
+
+LN2_HI, LN2_LO = _split(_const("ln2"))
+LN2 = _lit(_const("ln2"))
+LN2_DL = _lit(_const("ln2") - Fraction(float(_const("ln2"))))
+LOG2E = _lit(_const("log2e"))
+IL2_HI, IL2_LO = _split(_const("log2e"), 26)
+IL10_HI, IL10_LO = _split(_const("log10e"), 26)
+LG2_HI, LG2_LO = _split(_const("log10_2"))
+TWO3_HI, TWO3_LO = _split(Fraction(2, 3), 26)
+# e**r - 1 - r = r**2 (1/2! + r/3! + ... + r**11/13!)
+_EXP_P = _horner("r", [Fraction(1, factorial(n)) for n in range(2, 14)])
+# 2 atanh(s) = 2 s + 2 s**3 / 3 + s**5 R(s**2): R(z) = sum of 2 z**j / (2 j + 5), j < 12
+_LOG_R = _horner("z", [Fraction(2, 2 * j + 5) for j in range(12)])
+
+HELPERS: dict[str, str] = {
+    # Knuth's two-sum: (s, e) with s = a + b rounded and a + b = s + e exactly
+    "simt_twosum_f64": f"""\
+fn simt_twosum_f64(a: f64, b: f64) -> vec2<f64> {{
+    let s = {_X}(a + b);
+    let bb = {_X}(s - a);
+    return vec2<f64>(s, {_X}(a - {_X}(s - bb)) + {_X}(b - bb));
+}}""",
+    # Dekker's product: (p, e) with p = a * b rounded and a * b = p + e exactly (no overflow)
+    "simt_twoprod_f64": f"""\
+fn simt_twoprod_f64(a: f64, b: f64) -> vec2<f64> {{
+    let c = {_X}(134217729.0lf * a);
+    let ah = {_X}(c - {_X}(c - a));
+    let al = {_X}(a - ah);
+    let d = {_X}(134217729.0lf * b);
+    let bh = {_X}(d - {_X}(d - b));
+    let bl = {_X}(b - bh);
+    let p = {_X}(a * b);
+    let e = {_X}({_X}({_X}(ah * bh - p) + ah * bl) + al * bh) + al * bl;
+    return vec2<f64>(p, e);
+}}""",
+    # v * 2**k for v near 1 and k in [-1080, 1030]: two factors made of the bits, each a
+    # normal float64, so that only the last product rounds (to inf, or a subnormal)
+    "simt_scale_f64": """\
+fn simt_scale_f64(v: f64, k: i32) -> f64 {
+    let k1 = k / 2;
+    let f1 = bitcast<f64>(u64(k1 + 1023) << 52u);
+    let f2 = bitcast<f64>(u64(k - k1 + 1023) << 52u);
+    return (v * f1) * f2;
+}""",
+    # e**(r + rl) - 1 for |r| <= 0.35 and |rl| <= 2**-50 |r|, as r + t (unrounded: the
+    # callers add r last)
+    "simt_expm1r_f64": f"""\
+fn simt_expm1r_f64(r: f64, rl: f64) -> vec2<f64> {{
+    let p = {_EXP_P};
+    return vec2<f64>(r, r * r * p + rl * (1.0lf + r));
+}}""",
+    # 1 + s for s = e**r - 1 as r + t: 1 + r exactly as hi + lo, then one rounding
+    "simt_exp1s_f64": f"""\
+fn simt_exp1s_f64(s: vec2<f64>) -> f64 {{
+    let hi = {_X}(1.0lf + s.x);
+    return hi + ({_X}(s.x - {_X}(hi - 1.0lf)) + s.y);
+}}""",
+    # (k, r, rl): x + xl = k ln 2 + r + rl, k = round(x / ln 2), for finite |x| <= 760
+    "simt_expk_f64": f"""\
+fn simt_expk_f64(x: f64, xl: f64) -> vec3<f64> {{
+    let k = round(x * {LOG2E});
+    let hi = {_X}(x - k * {LN2_HI});  // exact: k has 11 bits, ln2's first part 42
+    let r = simt_twosum_f64(hi, xl - k * {LN2_LO});
+    return vec3<f64>(k, r.x, r.y);
+}}""",
+    # e**(x + xl), for any x (not NaN) and |xl| <= 2**-50 |x|
+    "simt_expdd_f64": f"""\
+fn simt_expdd_f64(x: f64, xl: f64) -> f64 {{
+    if (x > 709.79lf) {{ return {_INF}; }}
+    if (x < -745.2lf) {{ return 0.0lf; }}
+    let kr = simt_expk_f64(x, xl);
+    return simt_scale_f64(simt_exp1s_f64(simt_expm1r_f64(kr.y, kr.z)), i32(kr.x));
+}}""",
+    "simt_exp_f64": """\
+fn simt_exp_f64(x: f64) -> f64 {
+    if ((bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu) { return x; }
+    return simt_expdd_f64(x, 0.0lf);
+}""",
+    # 2**x: x = k + r exactly, 2**r = e**(r ln 2) with r ln 2 as a sum of two doubles
+    "simt_exp2_f64": f"""\
+fn simt_exp2_f64(x: f64) -> f64 {{
+    if ((bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu) {{ return x; }}
+    if (x > 1025.0lf) {{ return {_INF}; }}
+    if (x < -1080.0lf) {{ return 0.0lf; }}
+    let k = round(x);
+    let r = {_X}(x - k);
+    let t = simt_twoprod_f64(r, {LN2});
+    let s = simt_expm1r_f64(t.x, t.y + r * {LN2_DL});
+    return simt_scale_f64(simt_exp1s_f64(s), i32(k));
+}}""",
+    # e**x - 1 = 2**k (1 + s) - 1 = (2**k - 1) + 2**k s, 2**k - 1 exact for |k| <= 53
+    "simt_expm1_f64": f"""\
+fn simt_expm1_f64(x: f64) -> f64 {{
+    if ((bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu) {{ return x; }}
+    if (x == 0.0lf) {{ return x; }}
+    if (x > 709.79lf) {{ return {_INF}; }}
+    if (x < -40.0lf) {{ return -1.0lf; }}
+    let kr = simt_expk_f64(x, 0.0lf);
+    let k = i32(kr.x);
+    let s = simt_expm1r_f64(kr.y, kr.z);
+    if (k == 0) {{ return s.x + s.y; }}
+    if (k > 53 || k < -53) {{ return simt_scale_f64(simt_exp1s_f64(s), k) - 1.0lf; }}
+    let two = bitcast<f64>(u64(k + 1023) << 52u);
+    let t = simt_twosum_f64(two - 1.0lf, two * s.x);
+    return t.x + (t.y + two * s.y);
+}}""",
+    # log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1], as (hi, lo): 2 atanh(s) with
+    # s = f / (2 + f), the series's first two terms in double-double
+    "simt_log1pdd_f64": f"""\
+fn simt_log1pdd_f64(f: f64) -> vec2<f64> {{
+    let u = simt_twosum_f64(2.0lf, f);
+    let sh = f / u.x;
+    let p = simt_twoprod_f64(sh, u.x);
+    let sl = ({_X}({_X}(f - p.x) - p.y) - sh * u.y) / u.x;
+    let q = simt_twoprod_f64(sh, sh);
+    let zl = q.y + 2.0lf * sh * sl;
+    let c = simt_twoprod_f64(q.x, sh);
+    let cl = c.y + q.x * sl + zl * sh;
+    let d = simt_twoprod_f64(c.x, {TWO3_HI});
+    let dl = d.y + c.x * {TWO3_LO} + cl * {TWO3_HI};
+    let z = q.x;
+    let tail = sh * z * z * ({_LOG_R});
+    let a = simt_twosum_f64(2.0lf * sh, d.x);
+    let lo = a.y + (2.0lf * sl + (dl + tail));
+    let hi = {_X}(a.x + lo);
+    return vec2<f64>(hi, {_X}(lo - {_X}(hi - a.x)));
+}}""",
+    # (e, log(m) as hi + lo) with x = m 2**e, m in [sqrt(1/2), sqrt(2)); x > 0 and finite
+    "simt_logparts_f64": """\
+fn simt_logparts_f64(x: f64) -> vec3<f64> {
+    var y = x;
+    var e = -1023;
+    if ((bitcast<u64>(x) & 0x7ff0000000000000lu) == 0lu) {  // subnormal: times 2**54
+        y = x * 18014398509481984.0lf;
+        e = e - 54;
+    }
+    let b = bitcast<u64>(y);
+    e = e + i32(b >> 52u);
+    var m = bitcast<f64>((b & 0x000ffffffffffffflu) | 0x3ff0000000000000lu);
+    if (m > 1.4142135623730951lf) {
+        m = m * 0.5lf;
+        e = e + 1;
+    }
+    let l = simt_log1pdd_f64(m - 1.0lf);
+    return vec3<f64>(f64(e), l.x, l.y);
+}""",
+    # log of 0 (-inf), negatives and NaN (NaN) and +inf; the caller tested the bits (b):
+    # b >= 0x7ff0... is +inf, a NaN or negative, b == 0 is +0
+    "simt_logspecial_f64": f"""\
+fn simt_logspecial_f64(x: f64) -> f64 {{
+    let b = bitcast<u64>(x);
+    if ((b & 0x7ffffffffffffffflu) == 0lu) {{ return -{_INF}; }}
+    if (b == 0x7ff0000000000000lu) {{ return x; }}
+    return {_NAN};
+}}""",
+    # log(x) as hi + lo: e ln 2 (its first part times e exact) + log(m)
+    "simt_logdd_f64": f"""\
+fn simt_logdd_f64(x: f64) -> vec2<f64> {{
+    let p = simt_logparts_f64(x);
+    let t = simt_twosum_f64(p.x * {LN2_HI}, p.y);
+    let lo = t.y + (p.z + p.x * {LN2_LO});
+    let hi = {_X}(t.x + lo);
+    return vec2<f64>(hi, {_X}(lo - {_X}(hi - t.x)));
+}}""",
+    "simt_log_f64": """\
+fn simt_log_f64(x: f64) -> f64 {
+    let b = bitcast<u64>(x);
+    if (b >= 0x7ff0000000000000lu || b == 0lu) { return simt_logspecial_f64(x); }
+    return simt_logdd_f64(x).x;
+}""",
+    "simt_log2_f64": f"""\
+fn simt_log2_f64(x: f64) -> f64 {{
+    let b = bitcast<u64>(x);
+    if (b >= 0x7ff0000000000000lu || b == 0lu) {{ return simt_logspecial_f64(x); }}
+    let p = simt_logparts_f64(x);
+    let q = simt_twoprod_f64(p.y, {IL2_HI});
+    let t = simt_twosum_f64(p.x, q.x);
+    return t.x + (t.y + (q.y + (p.y * {IL2_LO} + p.z * {LOG2E})));
+}}""",
+    "simt_log10_f64": f"""\
+fn simt_log10_f64(x: f64) -> f64 {{
+    let b = bitcast<u64>(x);
+    if (b >= 0x7ff0000000000000lu || b == 0lu) {{ return simt_logspecial_f64(x); }}
+    let p = simt_logparts_f64(x);
+    let q = simt_twoprod_f64(p.y, {IL10_HI});
+    let t = simt_twosum_f64(p.x * {LG2_HI}, q.x);
+    let lo = q.y + (p.y * {IL10_LO} + p.z * {_lit(_const("log10e"))} + p.x * {LG2_LO});
+    return t.x + (t.y + lo);
+}}""",
+    # log(1 + x): directly on f = x where 1 + x is in [sqrt(1/2), sqrt(2)); elsewhere
+    # log(u) for u = 1 + x rounded, plus its rounding error c over u
+    "simt_log1p_f64": f"""\
+fn simt_log1p_f64(x: f64) -> f64 {{
+    if (x >= -0.2928932188134524lf && x <= 0.41421356237309503lf) {{
+        if (abs(x) < 5.551115123125783e-17lf) {{ return x; }}  // 0, subnormals: x
+        return simt_log1pdd_f64(x).x;
+    }}
+    let b = bitcast<u64>(x);
+    if (b >= 0x7ff0000000000000lu && b < 0x8000000000000000lu) {{ return x; }}  // inf, NaN
+    if (x == -1.0lf) {{ return -{_INF}; }}
+    if (!(x > -1.0lf) || b > 0xfff0000000000000lu) {{ return {_NAN}; }}
+    let u = simt_twosum_f64(1.0lf, x);
+    let p = simt_logparts_f64(u.x);
+    let t = simt_twosum_f64(p.x * {LN2_HI}, p.y);
+    return t.x + (t.y + (p.z + p.x * {LN2_LO} + u.y / u.x));
+}}""",
+}
