@@ -23,13 +23,25 @@ rational Taylor series and constants evaluated with `decimal`, not taken from a 
   2 s + 2 s**3 / 3 + s**5 R(s**2), its first two terms in double-double arithmetic and R
   (Taylor, to s**27) in double: log(m) to about 2**-66 relative, as a sum of two doubles, so
   that e ln 2 + log(m), log2 and log10 round once at the end (`pow` needs the extra bits).
+- `pow`: Python's special cases first (as the float32 `simt_pow_f32`), then
+  e**(y log|x|) with log|x| and the product y log|x| in double-double, the exponential
+  taking the low part in its reduction: one rounding at the end, whatever y's size.
+- `cbrt`: a first root from the bits (the biased exponent divided by 3), four Newton steps,
+  one last correction by the residual x - y**3 computed exactly (Dekker products).
+- `sinh` and `tanh`: their Taylor series near 0 (to x**19 below 1; tanh's, from Bernoulli
+  numbers computed here, to x**37 below 0.55), else from `expm1`/`exp` by the identities
+  sinh = (E + E / (E + 1)) / 2 with E = e**|x| - 1 and tanh = 1 - 2 / (e**2|x| + 1);
+  `cosh` = 1 + E**2 / (2 (E + 1)) near 0, (e**x + e**-x) / 2 above; from 22 on both are
+  e**(|x| - ln 2), ln 2 in two parts (no overflow before the result's).
+- `asinh`, `acosh`, `atanh`: their logarithmic forms, rewritten so that nothing cancels
+  (`log1p` near 0, log(2x) + ... for large x, log(x) + ln 2 beyond 2**28).
 """
 
 from __future__ import annotations
 
 import decimal
 from fractions import Fraction
-from math import factorial
+from math import comb, factorial
 
 _NAN = "bitcast<f64>(0x7ff8000000000000lu)"
 _INF = "bitcast<f64>(0x7ff0000000000000lu)"
@@ -39,8 +51,7 @@ _X = "simt_exact_f64"  # x, unfused and not reassociated (wgsl_helpers)
 def _lit(v: float | Fraction) -> str:
     """The WGSL float64 literal nearest `v`."""
     f = float(v)
-    s = repr(f)
-    return (s if f >= 0 else f"({s})") + "lf"
+    return f"{f!r}lf" if f >= 0 else f"(-{-f!r}lf)"
 
 
 def _const(expr: str) -> Fraction:
@@ -279,3 +290,182 @@ fn simt_log1p_f64(x: f64) -> f64 {{
     return t.x + (t.y + (p.z + p.x * {LN2_LO} + u.y / u.x));
 }}""",
 }
+
+
+def _bernoulli(n: int) -> list[Fraction]:
+    """B_0 .. B_n (B_1 = -1/2), exactly: sum over k <= m of C(m + 1, k) B_k = 0."""
+    b = [Fraction(1)]
+    for m in range(1, n + 1):
+        total = sum((Fraction(comb(m + 1, k)) * b[k] for k in range(m)), Fraction(0))
+        b.append(-total / (m + 1))
+    return b
+
+
+# sinh x = x + x z (1/3! + z/5! + ... + z**8/19!), z = x**2
+_SINH_P = _horner("z", [Fraction(1, factorial(2 * n + 1)) for n in range(1, 10)])
+# tanh x = x + x z (sum over n >= 2 of 2**2n (2**2n - 1) B_2n z**(n-2) / (2n)!), to x**37
+_B = _bernoulli(38)
+_TANH_P = _horner("z", [Fraction(2 ** (2 * n) * (2 ** (2 * n) - 1)) * _B[2 * n]
+                        / factorial(2 * n) for n in range(2, 20)])  # fmt: skip
+
+# float64 pow, cbrt and the hyperbolic functions, from the above
+HELPERS.update({
+    # Python's pow (the special cases of simt_pow_f32, wgsl_helpers), |a|**b as
+    # e**(b log|a|) with log|a| and the product in double-double: b log|a| to about 2**-64
+    # relative, so that e**(...) rounds once
+    "simt_pow_f64": f"""\
+fn simt_pow_f64(a: f64, b: f64) -> f64 {{
+    if (b == 0.0lf || a == 1.0lf) {{ return 1.0lf; }}
+    let ua = bitcast<u64>(a) & 0x7ffffffffffffffflu;
+    let ub = bitcast<u64>(b) & 0x7ffffffffffffffflu;
+    if (ua > 0x7ff0000000000000lu || ub > 0x7ff0000000000000lu) {{ return {_NAN}; }}
+    if (b == 1.0lf) {{ return a; }}
+    let neg = (bitcast<u64>(a) & 0x8000000000000000lu) != 0lu;
+    let integral = trunc(b) == b;  // infinities too
+    let odd = integral && ub < 0x4340000000000000lu && trunc(b * 0.5lf) != b * 0.5lf;
+    var r: f64;
+    if (ua == 0lu) {{
+        r = select(0.0lf, {_INF}, b < 0.0lf);
+    }} else if (ua == 0x7ff0000000000000lu) {{
+        r = select(0.0lf, {_INF}, b > 0.0lf);
+    }} else if (neg && !integral) {{
+        return {_NAN};
+    }} else if (ub == 0x7ff0000000000000lu) {{
+        if (ua == 0x3ff0000000000000lu) {{ return 1.0lf; }}  // pow(-1, +-inf)
+        r = select(0.0lf, {_INF}, (ua > 0x3ff0000000000000lu) == (b > 0.0lf));
+    }} else if (b == 2.0lf) {{
+        r = a * a;
+    }} else {{
+        let l = simt_logdd_f64(abs(a));
+        let p = simt_twoprod_f64(b, l.x);
+        r = simt_expdd_f64(p.x, p.y + b * l.y);
+    }}
+    return select(r, -r, neg && odd);
+}}""",
+    # a first cube root from the bits (the exponent divided by 3), four Newton steps, then one
+    # correction with the residual a - y**3 in double-double
+    "simt_cbrt_f64": f"""\
+fn simt_cbrt_f64(x: f64) -> f64 {{
+    let ux = bitcast<u64>(x) & 0x7ffffffffffffffflu;
+    if (ux == 0lu || ux >= 0x7ff0000000000000lu) {{ return x; }}
+    var a = bitcast<f64>(ux);
+    var back = 1.0lf;
+    // far from 1 (subnormals too): scaled by 2**+-324, the root by 2**+-108, so that the
+    // residual's products neither overflow nor underflow
+    if (ux < 0x07b0000000000000lu) {{
+        a = a * {_lit(Fraction(2) ** 324)};
+        back = {_lit(Fraction(2) ** -108)};
+    }} else if (ux > 0x7830000000000000lu) {{
+        a = a * {_lit(Fraction(2) ** -324)};
+        back = {_lit(Fraction(2) ** 108)};
+    }}
+    var y = bitcast<f64>(bitcast<u64>(a) / 3lu + 0x2aa0000000000000lu);
+    y = (2.0lf * y + a / (y * y)) * {_lit(Fraction(1, 3))};
+    y = (2.0lf * y + a / (y * y)) * {_lit(Fraction(1, 3))};
+    y = (2.0lf * y + a / (y * y)) * {_lit(Fraction(1, 3))};
+    y = (2.0lf * y + a / (y * y)) * {_lit(Fraction(1, 3))};
+    let y2 = simt_twoprod_f64(y, y);
+    let y3 = simt_twoprod_f64(y2.x, y);
+    let res = {_X}({_X}(a - y3.x) - y3.y) - y2.y * y;
+    y = (y + res / (3.0lf * y2.x)) * back;
+    return select(y, -y, x < 0.0lf);
+}}""",
+    # e**a / 2 for a >= 22 (e**-a is below 2**-63 of it): e**(a - ln 2), ln 2 in two parts
+    "simt_exphalf_f64": f"""\
+fn simt_exphalf_f64(a: f64) -> f64 {{
+    return simt_expdd_f64({_X}(a - {LN2_HI}), -{LN2_LO});
+}}""",
+    # sinh: its Taylor series (to x**19) below 1, (E + E / (E + 1)) / 2 with E = expm1(|x|)
+    # up to 22
+    "simt_sinh_f64": f"""\
+fn simt_sinh_f64(x: f64) -> f64 {{
+    let a = abs(x);
+    if (!(a >= 3.725290298461914e-09lf)) {{ return x; }}  // tiny, 0 or NaN: x
+    if (a < 1.0lf) {{
+        let z = x * x;
+        return x + x * z * ({_SINH_P});
+    }}
+    var r: f64;
+    if (a < 22.0lf) {{
+        let e = simt_expm1_f64(a);
+        r = 0.5lf * (e + e / (e + 1.0lf));
+    }} else {{
+        r = simt_exphalf_f64(a);
+    }}
+    return select(r, -r, x < 0.0lf);
+}}""",
+    # cosh: 1 + E**2 / (2 (E + 1)) near 0, (e + 1 / e) / 2 up to 22
+    "simt_cosh_f64": """\
+fn simt_cosh_f64(x: f64) -> f64 {
+    let a = abs(x);
+    if ((bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu) { return x; }
+    if (a < 0.5lf) {
+        let e = simt_expm1_f64(a);
+        return 1.0lf + (e * e) / (2.0lf * (e + 1.0lf));
+    }
+    if (a < 22.0lf) {
+        let e = simt_exp_f64(a);
+        return 0.5lf * e + 0.5lf / e;
+    }
+    return simt_exphalf_f64(a);
+}""",
+    # tanh: its Taylor series (to x**37) below 0.55, 1 - 2 / (e**(2 |x|) + 1) up to 22
+    "simt_tanh_f64": f"""\
+fn simt_tanh_f64(x: f64) -> f64 {{
+    let a = abs(x);
+    if (!(a >= 3.725290298461914e-09lf)) {{ return x; }}  // tiny, 0 or NaN: x
+    if (a < 0.55lf) {{
+        let z = x * x;
+        return x + x * z * ({_TANH_P});
+    }}
+    var r = 1.0lf;
+    if (a < 22.0lf) {{ r = 1.0lf - 2.0lf / (simt_exp_f64(2.0lf * a) + 1.0lf); }}
+    return select(r, -r, x < 0.0lf);
+}}""",
+    # asinh: log1p(a + a**2 / (1 + sqrt(1 + a**2))) to 2, log(2 a + 1 / (a + sqrt(a**2 + 1)))
+    # to 2**28, log(a) + ln 2 above
+    "simt_asinh_f64": f"""\
+fn simt_asinh_f64(x: f64) -> f64 {{
+    let a = abs(x);
+    if (!(a >= 3.725290298461914e-09lf) || a == {_INF}) {{ return x; }}  // tiny, 0, NaN, inf
+    var r: f64;
+    if (a > 268435456.0lf) {{
+        let l = simt_logdd_f64(a);
+        r = l.x + ({LN2} + l.y);
+    }} else if (a > 2.0lf) {{
+        r = simt_log_f64(2.0lf * a + 1.0lf / (a + sqrt(a * a + 1.0lf)));
+    }} else {{
+        let a2 = a * a;
+        r = simt_log1p_f64(a + a2 / (1.0lf + sqrt(1.0lf + a2)));
+    }}
+    return select(r, -r, x < 0.0lf);
+}}""",
+    # acosh: log1p(t + sqrt(2 t + t**2)) with t = x - 1 to 2, log(2 x - 1 / (x + sqrt(x**2 -
+    # 1))) to 2**28, log(x) + ln 2 above
+    "simt_acosh_f64": f"""\
+fn simt_acosh_f64(x: f64) -> f64 {{
+    if (!(x >= 1.0lf)) {{ return {_NAN}; }}  // NaN too
+    if (x > 268435456.0lf) {{
+        if (x == {_INF}) {{ return x; }}
+        let l = simt_logdd_f64(x);
+        return l.x + ({LN2} + l.y);
+    }}
+    if (x > 2.0lf) {{ return simt_log_f64(2.0lf * x - 1.0lf / (x + sqrt(x * x - 1.0lf))); }}
+    let t = x - 1.0lf;
+    return simt_log1p_f64(t + sqrt(2.0lf * t + t * t));
+}}""",
+    # atanh: log1p(2 a + 2 a**2 / (1 - a)) / 2 below 1/2, log1p(2 a / (1 - a)) / 2 above
+    "simt_atanh_f64": f"""\
+fn simt_atanh_f64(x: f64) -> f64 {{
+    let a = abs(x);
+    if (!(a >= 3.725290298461914e-09lf)) {{ return x; }}  // tiny, 0 or NaN: x
+    if (a >= 1.0lf) {{ return select({_NAN}, select({_INF}, -{_INF}, x < 0.0lf), a == 1.0lf); }}
+    var r: f64;
+    if (a < 0.5lf) {{
+        r = 0.5lf * simt_log1p_f64(2.0lf * a + 2.0lf * a * a / (1.0lf - a));
+    }} else {{
+        r = 0.5lf * simt_log1p_f64(2.0lf * a / (1.0lf - a));
+    }}
+    return select(r, -r, x < 0.0lf);
+}}""",
+})  # fmt: skip

@@ -155,8 +155,7 @@ MATH_SINKS = (
 # and in float64 kernels, of d0 (a float64 in [-100, 100]): math rows reading float64 constants
 # (`math.copysign(1.5, d0)` was an internal error on webgpu, 9d7c0e7: naga evaluated the
 # constant's abs itself and has no float64 abs), the float64 rows WGSL has, and those simt's
-# float64 WGSL functions compute (backends/wgsl_math64.py; the rest, `math.pow` of a float64
-# among them, are refused there)
+# float64 WGSL functions compute (backends/wgsl_math64.py; the rest are refused there)
 MATH_SINKS_F64 = (
     "simt.float32(math.copysign(1.5, d0))",
     "simt.float32(math.copysign(abs(d0) + 0.25, -d0))",
@@ -165,6 +164,10 @@ MATH_SINKS_F64 = (
     "simt.float32(math.exp(d0 * 0.5) - math.log(abs(d0) + 0.5))",
     "simt.float32(math.exp2(d0 % 30.0) + math.log2(abs(d0) + 1e-300))",
     "simt.float32(math.expm1(d0 % 2.0 - 1.0) + math.log1p(abs(d0)) + math.log10(abs(d0) + 1.0))",
+    "simt.float32(math.pow(abs(d0) + 0.5, d0 % 3.0) + (abs(d0) + 1.0) ** 1.5)",
+    "simt.float32(math.tanh(d0 * 0.1) + math.sinh(d0 % 5.0) - math.cosh(d0 % 4.0))",
+    "simt.float32(math.cbrt(d0) + math.asinh(d0) + math.acosh(abs(d0) + 1.0))",
+    "simt.float32(math.atanh(d0 % 0.9))",
 )
 
 
