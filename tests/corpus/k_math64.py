@@ -4,8 +4,10 @@ The arguments (one row a function, made on the host so that no backend's fused m
 changes them) span each function's range: exp up to nearly overflow and into the
 subnormals, logs of tiny and huge values, log1p and expm1 near 0, sinh and cosh up to
 1e304, pow of positive bases from 1e-300 to 1e300 (exponents in [-1, 1]), and of negative
-integral bases with integral exponents (`**` too). Within 3 ulp of the reference (CPython's,
-NumPy's cbrt: CPython's is up to 2.5 ulp off here, glibc's sinh and tanh 1.2)."""
+integral bases with integral exponents (`**` too), sin, cos and tan of small arguments,
+of arguments up to 1e6 (the reduction by pi/2 in parts) and up to 1e300. Within 3 ulp of
+the reference (CPython's, NumPy's cbrt: CPython's is up to 2.5 ulp off here, glibc's sinh
+and tanh 1.2)."""
 
 import math
 
@@ -36,6 +38,9 @@ def math64(x, out):
         out[13, i] = math.atanh(x[13, i])
         out[14, i] = math.pow(x[14, i], x[15, i])
         out[15, i] = x[16, i] ** x[17, i]
+        out[16, i] = math.sin(x[18, i])
+        out[17, i] = math.cos(x[19, i])
+        out[18, i] = math.tan(x[20, i])
 
 
 N = 512
@@ -53,16 +58,19 @@ def _make():
                   a + 0.5, a * 1e-290 + 1e-305, v * 0.99, v * 1e300, v * 700.0, v * 700.0,
                   v * 20.0, v * 1e6, a * 1e6 + 1.0, v * 0.999,
                   10.0 ** (v * 300.0), w, -np.ceil(a * 5.0) - 1.0,
-                  np.round(w * 30.0)])  # fmt: skip
+                  np.round(w * 30.0), v * 10.0, w * 1e6,
+                  np.sign(v) * 10.0 ** (a * 300.0)])  # fmt: skip
     x[14, -8:] = [3.0, 0.5, 7.0, 1e-300, 2.5, 1e300, 1.0, 1e150]
     x[15, -8:] = [2.0, 3.0, -1.0, 0.0, 7.0, -3.0, 0.5, 1.0]
-    return x, np.zeros((len(FNS) + 2, N), np.float64)
+    return x, np.zeros((len(FNS) + 5, N), np.float64)
 
 
 def _ref(x, out):
     ref = [[float(f(v)) for v in row] for f, row in zip(FNS, x.tolist())]
     for b, e in ((x[14], x[15]), (x[16], x[17])):
         ref.append([math.pow(p, q) for p, q in zip(b.tolist(), e.tolist())])
+    for f, row in zip((math.sin, math.cos, math.tan), x[18:].tolist()):
+        ref.append([f(v) for v in row])
     return {1: np.array(ref)}
 
 

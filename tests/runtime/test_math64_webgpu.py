@@ -62,6 +62,16 @@ def _inputs(name: str) -> list[float]:
         x += [2.0, 268435457.0, 0.9999999999]
     elif name == "atanh":
         x += u(-1, 1, 300).tolist() + [0.5, -0.5, 0.4999999999, 0.9999999999, -0.99999999999999]
+    elif name in ("sin", "cos", "tan"):
+        x += u(-10, 10, 150).tolist() + u(-1e6, 1e6, 100).tolist() + _bits(g, 100)
+        # the doubles nearest k pi/2 (the reduction's cancellation), the hardest case of all
+        # doubles (x mod pi/2 = 4.7e-19; Muller's table), either side of 1e6 (the switch to
+        # the Payne-Hanek reduction), pi/4
+        with decimal.localcontext() as c:
+            c.prec = 60
+            x += [float(k * _pi() / 2) for k in (1, 2, 3, 4, 7, 100, 1000, 10**5, 10**6, 10**9)]
+        x += [6381956970095103 * 2.0**797, -6381956970095103 * 2.0**797, 999999.9999999999,
+              1000000.0000000001, 0.7853981633974483, -0.7853981633974483, 1e22, 2.0**1000]
     return x
 
 
@@ -85,10 +95,10 @@ def _pairs() -> tuple[list[float], list[float]]:
 
 
 # function -> the largest error allowed, in ulps of CPython's result (docs/semantics.md)
-# (cbrt, sinh and tanh: of the exact value, `EXACT`)
+# (cbrt, sinh, tanh, sin, cos, tan: of the exact value, `EXACT`)
 BOUNDS = {"exp": 1.0, "exp2": 1.0, "expm1": 1.0, "log": 1.0, "log2": 1.0, "log10": 1.0,
           "log1p": 1.0, "cbrt": 1.0, "sinh": 1.0, "cosh": 1.0, "tanh": 1.0, "asinh": 1.0,
-          "acosh": 1.0, "atanh": 1.0, "pow": 1.0}  # fmt: skip
+          "acosh": 1.0, "atanh": 1.0, "pow": 1.0, "sin": 1.0, "cos": 1.0, "tan": 1.0}  # fmt: skip
 ONE = sorted(set(BOUNDS) - {"pow"})
 
 
@@ -104,10 +114,66 @@ def _exact_tanh(d: decimal.Decimal) -> decimal.Decimal:
     return 1 - 2 / ((2 * d).exp() + 1) if d > 0 else 2 / ((-2 * d).exp() + 1) - 1
 
 
+_PI: list[decimal.Decimal] = []
+
+
+def _pi() -> decimal.Decimal:
+    """pi to 430 digits (the decimal module documentation's recipe), once."""
+    if not _PI:
+        with decimal.localcontext() as c:
+            c.prec = 432
+            three = decimal.Decimal(3)
+            lasts, t, s, n, na, d, da = decimal.Decimal(0), three, three, 1, 0, 0, 24
+            while s != lasts:
+                lasts = s
+                n, na = n + na, na + 8
+                d, da = d + da, da + 32
+                t = (t * n) / d
+                s += t
+            _PI.append(s)
+    return +_PI[0]
+
+
+def _sin_cos(x: decimal.Decimal) -> tuple[decimal.Decimal, decimal.Decimal]:
+    """sin x and cos x to about 60 digits: x less a multiple k of pi/2 (430 digits: exact
+    enough for every double), Taylor series of the rest, the quadrant k mod 4."""
+    with decimal.localcontext() as c:
+        c.prec = 430
+        half = _pi() / 2
+        k = (x / half).to_integral_value()
+        r = x - k * half
+        q = int(k % 4)
+    with decimal.localcontext() as c:
+        c.prec = 70
+        r = +r
+        s, c_, term, n = r, decimal.Decimal(1), r, 1
+        cterm = decimal.Decimal(1)
+        while abs(term) > decimal.Decimal("1e-80") or abs(cterm) > decimal.Decimal("1e-80"):
+            term = -term * r * r / ((2 * n) * (2 * n + 1))
+            cterm = -cterm * r * r / ((2 * n - 1) * (2 * n))
+            s, c_, n = s + term, c_ + cterm, n + 1
+        return [(s, c_), (c_, -s), (-s, -c_), (-c_, s)][q]
+
+
+def _exact_sin(d: decimal.Decimal) -> decimal.Decimal:
+    return _sin_cos(d)[0]
+
+
+def _exact_cos(d: decimal.Decimal) -> decimal.Decimal:
+    return _sin_cos(d)[1]
+
+
+def _exact_tan(d: decimal.Decimal) -> decimal.Decimal:
+    s, c = _sin_cos(d)
+    return s / c
+
+
 # Where CPython's function is itself more than an ulp off (its cbrt by up to 2.5 ulp here,
-# sinh and tanh by up to 1.2: glibc's), the reference is the exact value (`decimal`, 60
-# digits) rounded to float64 instead
-EXACT = {"cbrt": _exact_cbrt, "sinh": _exact_sinh, "tanh": _exact_tanh}
+# sinh and tanh by up to 1.2, cos and tan by 8 and 14 at Muller's hardest reduction: the C
+# library's), the reference is the exact value (`decimal`, 60 digits) rounded to float64
+EXACT = {"cbrt": _exact_cbrt, "sinh": _exact_sinh, "tanh": _exact_tanh, "sin": _exact_sin,
+         "cos": _exact_cos, "tan": _exact_tan}  # fmt: skip
+TRIG = ("sin", "cos", "tan")
 
 
 def _python(f: Callable[..., float], *xs: float) -> float:
@@ -115,7 +181,8 @@ def _python(f: Callable[..., float], *xs: float) -> float:
     pole, NaN off its domain, +-inf where it overflows)."""
     exact = EXACT.get(f.__name__)
     x = xs[0]
-    if exact is not None and math.isfinite(x) and x != 0 and (f is math.cbrt or 1e-5 < abs(x) < 30):
+    near = f.__name__ in TRIG + ("cbrt",) or 1e-5 < abs(x) < 30
+    if exact is not None and math.isfinite(x) and x != 0 and near:
         with decimal.localcontext() as c:
             c.prec = 60
             return float(exact(decimal.Decimal(x)))

@@ -35,6 +35,14 @@ rational Taylor series and constants evaluated with `decimal`, not taken from a 
   e**(|x| - ln 2), ln 2 in two parts (no overflow before the result's).
 - `asinh`, `acosh`, `atanh`: their logarithmic forms, rewritten so that nothing cancels
   (`log1p` near 0, log(2x) + ... for large x, log(x) + ln 2 beyond 2**28).
+- `sin`, `cos`, `tan`: x = k pi/2 + r with |r| <= pi/4, r as a sum of two doubles: below 1e6
+  Cody-Waite (pi/2 in four parts, the first three of 33 bits so that k times each is exact,
+  each subtraction an exact two-sum); above, Payne-Hanek: the 53-bit significand times a
+  224-bit window of 2/pi's bits (a table of 32-bit words computed here from pi by Machin's
+  formula in integer arithmetic), in 32-bit limbs, whose two integer bits are k mod 4 and
+  whose next 128 bits are the fraction; right for every finite x (Muller's hardest case,
+  x mod pi/2 = 4.7e-19, included). Then the Taylor series of sin and cos on r (to r**19),
+  cos's 1 - r**2/2 exactly; tan is their quotient in double-double.
 """
 
 from __future__ import annotations
@@ -132,7 +140,7 @@ fn simt_scale_f64(v: f64, k: i32) -> f64 {
     "simt_expm1r_f64": f"""\
 fn simt_expm1r_f64(r: f64, rl: f64) -> vec2<f64> {{
     let p = {_EXP_P};
-    return vec2<f64>(r, r * r * p + rl * (1.0lf + r));
+    return vec2<f64>(r, {_X}(r * r * p + rl * (1.0lf + r)));
 }}""",
     # 1 + s for s = e**r - 1 as r + t: 1 + r exactly as hi + lo, then one rounding
     "simt_exp1s_f64": f"""\
@@ -467,5 +475,195 @@ fn simt_atanh_f64(x: f64) -> f64 {{
         r = 0.5lf * simt_log1p_f64(2.0lf * a / (1.0lf - a));
     }}
     return select(r, -r, x < 0.0lf);
+}}""",
+})  # fmt: skip
+
+
+def _pi_scaled(bits: int) -> int:
+    """floor(pi * 2**bits), from Machin's formula pi = 16 atan(1/5) - 4 atan(1/239) in
+    integer fixed point (64 guard bits)."""
+    one = 1 << (bits + 64)
+
+    def atan_inv(n: int) -> int:  # atan(1/n) * 2**(bits + 64), by its Taylor series
+        total, term, k, n2 = 0, one // n, 1, n * n
+        while term:
+            total += term // k if (k // 2) % 2 == 0 else -(term // k)
+            term //= n2
+            k += 2
+        return total
+
+    return (16 * atan_inv(5) - 4 * atan_inv(239)) >> 64
+
+
+_PI_BITS = 1400
+_PI = _pi_scaled(_PI_BITS)
+# 2/pi's fraction bits as 32-bit words, most significant first: 2/pi = 0.b1 b2 ... and word j
+# holds b(32j + 1) .. b(32j + 32); 38 words reach past what the largest float64 needs
+_TWO_OVER_PI = (2 << (2 * _PI_BITS)) // _PI  # 2/pi * 2**_PI_BITS
+_WORDS = 38
+_TWO_OVER_PI_WORDS = [
+    (_TWO_OVER_PI >> (_PI_BITS - 32 * (j + 1))) & 0xFFFFFFFF for j in range(_WORDS)
+]
+PIO2 = Fraction(_PI, 2 << _PI_BITS)
+
+
+def _parts(v: Fraction, n: int, bits: int) -> list[Fraction]:
+    """`v` as n - 1 parts of `bits` significant bits each, then the double nearest the rest."""
+    out = []
+    for _ in range(n - 1):
+        e = v.numerator.bit_length() - v.denominator.bit_length()
+        scale = Fraction(2) ** (bits - 1 - e)
+        hi = Fraction(int(v * scale)) / scale  # truncated: the rest keeps v's sign
+        out.append(hi)
+        v -= hi
+    out.append(Fraction(float(v)))
+    return out
+
+
+_PIO2_PARTS = [_lit(p) for p in _parts(PIO2, 4, 33)]
+PIO2_HI, PIO2_LO = _lit(PIO2), _lit(PIO2 - Fraction(float(PIO2)))
+TWO_OVER_PI = _lit(Fraction(2) / (2 * PIO2))
+# sin r = r + r z (-1/3! + z/5! - ... + z**8/19!), cos r = 1 - z/2 + z**2 (1/4! - ... + z**7/18!)
+_SIN_P = _horner("z", [Fraction((-1) ** n, factorial(2 * n + 1)) for n in range(1, 10)])
+_COS_P = _horner("z", [Fraction((-1) ** n, factorial(2 * n)) for n in range(2, 10)])
+_TABLE = ", ".join(f"{w}u" for w in _TWO_OVER_PI_WORDS)
+
+# sin, cos, tan: x = k pi/2 + r with |r| <= pi/4 as a sum of two doubles, then Taylor series
+HELPERS.update({
+    # (r, rl, k mod 4) for finite x: Cody-Waite with pi/2 in four parts below 1e6 (the first
+    # three times k exact, each step an exact two-sum), Payne-Hanek above (`simt_pio2big_f64`)
+    "simt_pio2_f64": f"""\
+fn simt_pio2_f64(x: f64) -> vec3<f64> {{
+    if (abs(x) <= 0.7853981633974483lf) {{ return vec3<f64>(x, 0.0lf, 0.0lf); }}
+    if (!(abs(x) < 1e6lf)) {{ return simt_pio2big_f64(x); }}
+    let k = round(x * {TWO_OVER_PI});
+    let t = {_X}(x - k * {_PIO2_PARTS[0]});
+    let a = simt_twosum_f64(t, -(k * {_PIO2_PARTS[1]}));
+    let b = simt_twosum_f64(a.x, -(k * {_PIO2_PARTS[2]}));
+    let lo = (a.y + b.y) - k * {_PIO2_PARTS[3]};
+    let r = {_X}(b.x + lo);
+    let q = k - 4.0lf * floor(k * 0.25lf);
+    return vec3<f64>(r, {_X}(lo - {_X}(r - b.x)), q);
+}}""",
+    # Payne-Hanek: |x| = M 2**E (M of 53 bits) times 224 bits of 2/pi from the word where the
+    # bits that matter start (those worth 4 or more drop out), in 32-bit limbs: the two
+    # integer bits of the product are k mod 4, the next 128 its fraction f; f > 1/2 is taken
+    # as f - 1 (k + 1), then r = f pi/2 in double-double
+    "simt_pio2big_f64": f"""\
+fn simt_pio2big_f64(x: f64) -> vec3<f64> {{
+    var t = array<u32, {_WORDS}>({_TABLE});
+    let b = bitcast<u64>(x);
+    let e = i32((b >> 52u) & 0x7fflu) - 1075;
+    let m = (b & 0x000ffffffffffffflu) | 0x0010000000000000lu;
+    let m0 = m & 0xfffffffflu;
+    let m1 = m >> 32u;
+    let j0 = max((e - 2) / 32, 0);
+    // p = m * (words j0 .. j0 + 6), little-endian 32-bit limbs
+    var p: array<u32, 10>;
+    var carry = 0lu;
+    for (var i = 0; i < 7; i = i + 1) {{
+        let w = u64(t[j0 + 6 - i]);
+        let lo = w * m0 + (carry & 0xfffffffflu);
+        let hi = w * m1 + (carry >> 32u) + (lo >> 32u);
+        p[i] = u32(lo & 0xfffffffflu);
+        carry = hi;
+    }}
+    p[7] = u32(carry & 0xfffffffflu);
+    p[8] = u32(carry >> 32u);
+    p[9] = 0u;
+    // the binary point of p: bit sh
+    let sh = 224 + 32 * j0 - e;
+    var f: array<u32, 5>;  // f[0]: the bits from sh (k), f[1..4]: the fraction, high first
+    for (var i = 0; i < 5; i = i + 1) {{
+        let pos = sh - 32 * i;
+        let limb = pos / 32;
+        let off = u32(pos % 32);
+        var v = p[limb] >> off;
+        if (off != 0u) {{ v = v | (p[limb + 1] << (32u - off)); }}
+        f[i] = v;
+    }}
+    var k = f[0] & 3u;
+    var neg = false;
+    if ((f[1] & 0x80000000u) != 0u) {{  // f >= 1/2: f - 1, the 128 bits negated
+        k = (k + 1u) & 3u;
+        neg = true;
+        var c = 1u;
+        for (var i = 4; i >= 1; i = i - 1) {{
+            let v = ~f[i] + c;
+            c = select(0u, 1u, c == 1u && v == 0u);
+            f[i] = v;
+        }}
+    }}
+    let w3 = f64(f[4]) * {_lit(Fraction(1, 2**128))} + f64(f[3]) * {_lit(Fraction(1, 2**96))};
+    let u = simt_twosum_f64(f64(f[2]) * {_lit(Fraction(1, 2**64))}, w3);
+    let v = simt_twosum_f64(f64(f[1]) * {_lit(Fraction(1, 2**32))}, u.x);
+    let fh = {_X}(v.x + (v.y + u.y));
+    let fl = {_X}((v.y + u.y) - {_X}(fh - v.x));
+    let pr = simt_twoprod_f64(fh, {PIO2_HI});
+    var rh = pr.x;
+    var rl = pr.y + (fh * {PIO2_LO} + fl * {PIO2_HI});
+    if (neg) {{ rh = -rh; rl = -rl; }}
+    var q = f64(k);
+    if (x < 0.0lf) {{
+        rh = -rh;
+        rl = -rl;
+        q = f64((4u - k) & 3u);
+    }}
+    let r = {_X}(rh + rl);
+    return vec3<f64>(r, {_X}(rl - {_X}(r - rh)), q);
+}}""",
+    # sin(r + rl) and cos(r + rl) for |r| <= pi/4 as unrounded pairs (sin: r + a, cos:
+    # w + b with w = 1 - r**2/2 rounded): Taylor series, cos's 1 - r**2/2 exactly
+    "simt_sincosr_f64": f"""\
+fn simt_sincosr_f64(r: f64, rl: f64) -> vec4<f64> {{
+    let zz = simt_twoprod_f64(r, r);
+    let z = zz.x;
+    let a = r * z * ({_SIN_P}) + rl * (1.0lf - 0.5lf * z);
+    let hz = 0.5lf * z;
+    let w = {_X}(1.0lf - hz);
+    let b = ({_X}({_X}(1.0lf - w) - hz) - 0.5lf * zz.y) + (z * z * ({_COS_P}) - r * rl);
+    return vec4<f64>(r, {_X}(a), w, {_X}(b));  // (rounded: not fused into the sums)
+}}""",
+    # sin x and cos x: +-sin r or +-cos r by the quadrant k mod 4
+    "simt_sin_f64": f"""\
+fn simt_sin_f64(x: f64) -> f64 {{
+    if ((bitcast<u64>(x) & 0x7ff0000000000000lu) == 0x7ff0000000000000lu) {{ return {_NAN}; }}
+    if (x == 0.0lf) {{ return x; }}
+    let r = simt_pio2_f64(x);
+    let sc = simt_sincosr_f64(r.x, r.y);
+    let q = i32(r.z);
+    let v = select(sc.x + sc.y, sc.z + sc.w, (q & 1) == 1);
+    return select(v, -v, q >= 2);
+}}""",
+    "simt_cos_f64": f"""\
+fn simt_cos_f64(x: f64) -> f64 {{
+    if ((bitcast<u64>(x) & 0x7ff0000000000000lu) == 0x7ff0000000000000lu) {{ return {_NAN}; }}
+    let r = simt_pio2_f64(x);
+    let sc = simt_sincosr_f64(r.x, r.y);
+    let q = i32(r.z);
+    let v = select(sc.z + sc.w, sc.x + sc.y, (q & 1) == 1);
+    return select(v, -v, q == 1 || q == 2);
+}}""",
+    # tan = sin / cos (-cos / sin in the odd quadrants), the quotient of the two pairs
+    # corrected by its exact residual
+    "simt_tan_f64": f"""\
+fn simt_tan_f64(x: f64) -> f64 {{
+    if ((bitcast<u64>(x) & 0x7ff0000000000000lu) == 0x7ff0000000000000lu) {{ return {_NAN}; }}
+    if (x == 0.0lf) {{ return x; }}
+    let r = simt_pio2_f64(x);
+    let sc = simt_sincosr_f64(r.x, r.y);
+    let odd = (i32(r.z) & 1) == 1;
+    let n0 = select(sc.x, -sc.z, odd);
+    let n1 = select(sc.y, -sc.w, odd);
+    let d0 = select(sc.z, sc.x, odd);
+    let d1 = select(sc.w, sc.y, odd);
+    // the pairs made exact sums of a double and a part below its last bit
+    let nh = {_X}(n0 + n1);
+    let nl = n1 - {_X}(nh - n0);
+    let dh = {_X}(d0 + d1);
+    let dl = d1 - {_X}(dh - d0);
+    let q = nh / dh;
+    let p = simt_twoprod_f64(q, dh);
+    return q + ((({_X}(nh - p.x) - p.y) + nl) - q * dl) / dh;
 }}""",
 })  # fmt: skip

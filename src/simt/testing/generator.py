@@ -168,6 +168,7 @@ MATH_SINKS_F64 = (
     "simt.float32(math.tanh(d0 * 0.1) + math.sinh(d0 % 5.0) - math.cosh(d0 % 4.0))",
     "simt.float32(math.cbrt(d0) + math.asinh(d0) + math.acosh(abs(d0) + 1.0))",
     "simt.float32(math.atanh(d0 % 0.9))",
+    "simt.float32(math.sin(d0) + math.cos(d0 * 1e4) + math.tan(d0 % 1.5))",
 )
 
 
