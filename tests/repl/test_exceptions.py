@@ -35,3 +35,31 @@ def test_caught_exceptions_in_the_repl() -> None:
     )
     assert s.run("y")
     assert "two" in buf.getvalue() and "-1" in buf.getvalue()
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_a_raising_thread_keeps_the_value_it_had_before_the_input(backend: str) -> None:
+    # #27: `v = 7` is a host value; thread 0 raises in the assignment and keeps 7 (it held 0),
+    # and echoes nothing (it echoed 0)
+    s, buf = new_session(backend, 4)
+    assert s.run("v = 7")
+    assert not s.run("v = [k for k in range(tid + 1)][1]\nv")
+    out = buf.getvalue()
+    assert "----- 3x -----\n1\n----- 1x -----\n" in out and "0" not in out.split("finished")[1]
+    assert s.values("v").tolist() == [7, 1, 1, 1]
+    # a value known at compile time, assigned before the raise: the raising thread keeps 7
+    assert not s.run("v = 3\nq = [k for k in range(tid + 1)][1]")
+    assert s.values("v").tolist() == [7, 3, 3, 3]
+    assert "`q` was not defined before this input: in the 1 thread that raised it is 0" in (
+        buf.getvalue()
+    )
+    # a per-thread int kept in a float: its value, as the other threads' values are floats
+    assert s.run("g = tid + 5")
+    assert not s.run("g = [k * 0.5 for k in range(tid + 1)][1]")
+    assert s.values("g").tolist() == [5.0, 0.5, 0.5, 0.5]
+    # a value that cannot sit beside the new ones is said
+    assert s.run("z = 'abc'")
+    assert not s.run("z = [k for k in range(tid + 1)][1]")
+    assert "`z` was a str before this input, which cannot be kept beside its new int values" in (
+        buf.getvalue()
+    )

@@ -56,9 +56,11 @@ def group(
     echo: Echo | str | None,
     out: Sink,
     max_groups: int = MAX_GROUPS,
+    echoed: np.ndarray | None = None,
 ) -> None:
     """Write the grouped outputs of `n` threads: `prints` as (thread, text) thread-major, then
-    each thread's echo (an `Echo`, or one text for every thread, or None)."""
+    each thread's echo (an `Echo`, or one text for every thread, or None), only for the
+    threads `echoed` marks when it is given (a thread that raised echoes nothing)."""
     # what each thread printed, as a code: 0 for nothing
     texts: dict[str, int] = {"": 0}
     pcode = np.zeros(n, np.int64)
@@ -76,22 +78,26 @@ def group(
             buf.append(s)
         pcode[np.asarray(threads, np.int64)] = np.asarray(codes, np.int64)
     ptext = list(texts)
+    masked = echoed is not None and (isinstance(echo, Echo) or bool(echo))
     if isinstance(echo, Echo):
         ecode, ne = _codes(echo.arrays)
-        key = pcode * ne + ecode
     else:
-        ne = 1
-        key = pcode
+        ecode, ne = np.zeros(n, np.int64), 1
+    if masked:  # echo code 0: no echo
+        ecode, ne = np.where(np.asarray(echoed), ecode + 1, 0), ne + 1
+    key = pcode * ne + ecode
     uk, first, counts = np.unique(key, return_index=True, return_counts=True)
     order = np.argsort(first, kind="stable")
     silent = 0
-    if not isinstance(echo, Echo) and not echo and uk[0] == 0:
+    if (masked or not isinstance(echo, Echo) and not echo) and uk[0] == 0:
         silent = int(counts[0])  # threads that printed nothing and echo nothing
         order = order[order != 0]
 
     def text(g: int) -> str:
         k, t = int(uk[g]), int(first[g])
-        if isinstance(echo, Echo):
+        if masked and k % ne == 0:
+            tail = ""
+        elif isinstance(echo, Echo):
             tail = echo.show([a[t] for a in echo.arrays]) + "\n"
         else:
             tail = echo + "\n" if echo else ""

@@ -37,6 +37,7 @@ BLOCK = 256
 _FIELDS = {"ByteStr": ("start", "length"), "File": ("pos", "size", "base")}
 PER_THREAD_PATHS = 1 << 22  # threads whose read paths the host computes one by one
 THREAD_NAMES = ("tid", "threadIdx")
+DONE = "_simt_done"  # each thread's flag: it finished the input (a raising thread did not)
 
 
 class Session:
@@ -549,6 +550,7 @@ class Session:
         guard = n if grid * block != n else None
         name = f"_simt_in{self.count}"
         raised = False  # some threads raised an exception nobody caught (reported above)
+        lost: list[str] = []  # variables whose raising threads cannot keep their old values
         try:
             probe = self._probe(name, body, loads, bound, state)
             if echo and _printed_echo(probe.get(codegen.ECHO)):
@@ -566,11 +568,12 @@ class Session:
             stores, outs, known, notes, objects = self._classify(probe, writes, tree)
             layout = self._layout(probe, shown, stores, outs, notes)
             for w, arr in outs.items():  # a thread that raises keeps the values it had
-                old = self.state.get(w)
-                if old is not None and old.shape == arr.shape and old.dtype == arr.dtype:
-                    arr[...] = old
-                else:
+                if not _keep(self._old(w), arr):
                     arr[...] = 0
+                    lost.append(w)
+            # each thread that finishes sets its flag: one that raised stores nothing
+            stores.append((DONE, "True"))
+            outs[DONE] = np.zeros(n, np.bool_)
             gen = codegen.kernel_source(name, body, loads, stores, bound, guard, self._extra)
             fn = self._define(name, gen.source, f"<kernel {self.count}>")
             import simt
@@ -635,6 +638,16 @@ class Session:
                 self.out.error(f"OSError: cannot write {e.filename!r}: {e.strerror or e}")
                 return False
             stores = [(k, e) for k, e in stores if k != files.COUNT]
+        done = outs.pop(DONE)
+        stores = [(k, e) for k, e in stores if k != DONE]
+        failed = ~done if raised else None  # the threads that raised
+        if failed is not None:
+            for w, v in list(known.items()):  # per-thread now: the raising threads' old value
+                each = self._raised_known(w, v, failed)
+                if each is not None:
+                    del known[w]
+                    outs[w] = each
+            notes += self._lost_notes(lost, outs, failed)
         # success: the new values replace the old ones
         for note in notes:
             self.out.warning(note)
@@ -671,7 +684,7 @@ class Session:
         if self._carried:  # earlier phases' prints first, each thread's in order
             captured = sorted(self._carried + captured, key=lambda p: p[0])
             self._carried = []
-        group(n, captured, shown_out, self.out)
+        group(n, captured, shown_out, self.out, echoed=done if raised else None)
         if before is not None:
             self._explain(
                 k,
@@ -683,6 +696,55 @@ class Session:
                 gen_header(body, loads, guard, len(self._extra)),
             )
         return not raised
+
+    def _old(self, w: str) -> Any:
+        """The value `w` had before this input: its per-thread array, a host value, or None."""
+        if w in self.state:
+            return self.state[w]
+        return self.globals.get(w)
+
+    def _raised_known(self, w: str, v: Any, failed: np.ndarray) -> np.ndarray | None:
+        """A per-thread array for `w`, which the input set to the number `v` known at compile
+        time while the `failed` threads raised: they keep the value they had (None when `v`
+        is no number, or `w` had that value in every thread, or none before)."""
+        old = self._old(w)
+        if old is None or not isinstance(v, (bool, int, float)):
+            return None
+        if not isinstance(old, np.ndarray) and type(old) is type(v) and old == v:
+            return None
+        dt = np.bool_ if isinstance(v, bool) else self.int_dtype if isinstance(v, int) else (
+            self.float_dtype)
+        arr = np.full(self.threads, v, dt)
+        keep = arr.copy()
+        if not _keep(old, keep):
+            return None
+        arr[failed] = keep[failed]
+        return arr
+
+    def _lost_notes(self, lost: list[str], outs: dict[str, np.ndarray],
+                    failed: np.ndarray) -> list[str]:  # fmt: skip
+        """Notes on the variables whose raising threads hold 0 instead of their old value (of
+        another type than this input gave, or not defined before)."""
+        k = int(failed.sum())
+        if not k:
+            return []
+        notes = []
+        who = f"the {k:,} thread{'s' if k != 1 else ''} that raised"
+        for w in lost:
+            if w not in outs or w.startswith("_simt_") or "__" in w:
+                continue
+            old = self._old(w)
+            if old is None:
+                notes.append(f"`{w}` was not defined before this input: in {who} it is 0")
+            else:
+                kind = _KINDS.get(old.dtype.kind, old.dtype.name) if isinstance(
+                    old, np.ndarray) else type(old).__name__  # fmt: skip
+                new = _KINDS.get(outs[w].dtype.kind, outs[w].dtype.name)
+                notes.append(
+                    f"`{w}` was a {kind} before this input, which cannot be kept beside its "
+                    f"new {new} values: in {who} it is 0"
+                )
+        return notes
 
     def _explain(
         self, k: Any, grid: int, block: int, args: list[np.ndarray], text: str, filename: str,
@@ -1058,6 +1120,32 @@ def _shared_spec(shape: Any, dtype: Any = np.float64) -> tuple[tuple[int, ...], 
     if T.scalar_of_dtype(dt) is None:
         raise ValueError(f"{dt} is not a dtype kernels support")
     return tuple(int(d) for d in dims), dt
+
+
+_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
+_KINDS = {"b": "bool", "u": "int", "i": "int", "f": "float"}
+
+
+def _keep(old: Any, arr: np.ndarray) -> bool:
+    """Put `old` (a per-thread array or a host number) in `arr` where it fits unchanged: the
+    same kind of number or a wider one (a bool in an int, an int in a float) and the same
+    value; False, leaving `arr` as it was, when it does not."""
+    if isinstance(old, np.ndarray):
+        if old.shape != arr.shape:
+            return False
+        src = old
+    elif isinstance(old, (bool, int, float, np.number, np.bool_)):
+        src = np.asarray(old)
+    else:
+        return False
+    if _RANK.get(src.dtype.kind, 9) > _RANK.get(arr.dtype.kind, -1):
+        return False
+    with np.errstate(all="ignore"):
+        conv = src.astype(arr.dtype)
+        if not np.array_equal(conv, src, equal_nan=src.dtype.kind == "f"):
+            return False
+    arr[...] = conv
+    return True
 
 
 def _state_dtype(t: T.Scalar, int_dtype: np.dtype) -> np.dtype:
