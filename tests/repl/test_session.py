@@ -319,3 +319,30 @@ def test_a_path_of_the_threads_variables_is_read_as_a_kernel_reads_it(tmp_path: 
                "    v = int(g.readline())\nv - k")  # fmt: skip
     assert run(s, buf, numbers) == "10\n"
     assert run(s, buf, "t + v - k") == "17\n"  # both kept: numbers
+
+
+def test_refusals_in_rewritten_inputs_name_the_line_and_construct(tmp_path: Any) -> None:
+    # #27: an input rebuilt before compiling (statements sharing a line, files and byte
+    # strings) lost its refusals' file:line and caret; `print(..., s.title(), ...)` said only
+    # the message
+    (tmp_path / "a.txt").write_text("hello world\n")
+    path = str(tmp_path / "a.txt")
+    s, buf = make(4)
+    out = run(s, buf, "s = 'ab' + str(tid); print(1, s.swapcase(), 2)")
+    assert out.startswith("CompileError: <input 1>:1:31: strings built at run time have"), out
+    assert "    s = 'ab' + str(tid); print(1, s.swapcase(), 2)\n" + " " * 34 + "^" in out
+    out = run(s, buf, "s = str(tid); t = 1; print(f'{t} {s.center(9)}')")
+    assert out.startswith("CompileError: <input 2>:1:35:"), out
+    out = run(s, buf, f"f = open({path!r})\nw = f.read(5)\nprint(1, w.title(), 2)")
+    assert out.startswith(
+        "CompileError: <input 3>:3:10: a byte string the REPL read from a file has no `title`: "
+        "it has len(), slicing"
+    ), out
+    assert "    print(1, w.title(), 2)\n             ^" in out
+    out = run(s, buf, f"f = open({path!r})\nprint(f.readline())")
+    assert out.startswith("CompileError: <input 4>:2:7: a file the REPL opened for reading has "
+                          "no `readline`: it has read(k) and seek(n)"), out  # fmt: skip
+    # a thread's exception in a rewritten input: the input's line, not the rebuilt text's
+    out = run(s, buf, f"f = open({path!r})\nw = f.read(5); assert tid != 2")
+    assert "raised AssertionError at <input 5>:2 (first: thread 2)" in out, out
+    assert "    w = f.read(5); assert tid != 2\n" in out

@@ -71,6 +71,9 @@ def attribute(tr: Translating, base: V, attr: str, node: ast.Attribute) -> V:
         if inspect.isfunction(a):
             return Bound(base, a)
         if a is None:
+            kind = getattr(base.cls, "__simt_kind__", None)  # one of simt's own classes
+            if kind is not None:
+                tr.fail(node, f"{kind[0]} has no `{attr}`: it has {kind[1]}")
             tr.fail(node, f"{base.cls.__name__} object has no attribute `{attr}`")
         return Known(getattr(base.cls, attr))
     if isinstance(base, Known):

@@ -33,6 +33,23 @@ class Body:
     lines: list[str]
     exact: bool  # the lines are the user's own (positions map back); else unparsed text
     shifts: dict[int, int] = field(default_factory=dict)  # 1-based user line -> columns added
+    # rebuilt text: the input's line of each line of it, and the input's (line, column) of
+    # each node's (line, column) in it
+    origin: dict[int, int] = field(default_factory=dict)
+    columns: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+
+    def position(self, line: int, col: int | None) -> tuple[int, int | None] | None:
+        """The input's (line, column) of the 1-based `line` and 0-based `col` of these lines
+        (the column None where unknown); None for a line that is not the input's."""
+        if self.exact:
+            if not 1 <= line <= len(self.lines):
+                return None
+            return line, None if col is None else max(0, col - self.shifts.get(line, 0))
+        if col is not None and (line, col) in self.columns:
+            return self.columns[(line, col)]
+        if line in self.origin:
+            return self.origin[line], None
+        return None
 
 
 def _span(stmt: ast.stmt) -> tuple[int, int]:
@@ -104,7 +121,40 @@ def body(
         args = ast.Tuple(list(call.args), ast.Load())
         stmts[i] = ast.Assign([ast.Name(print_name(j), ast.Store())], args, lineno=call.lineno)
     mod = ast.fix_missing_locations(ast.Module(stmts, []))
-    return Body(ast.unparse(mod).split("\n"), False)
+    src = ast.unparse(mod)
+    origin, columns = _origins(mod, src)
+    return Body(src.split("\n"), False, origin=origin, columns=columns)
+
+
+def _origins(
+    mod: ast.Module, src: str
+) -> tuple[dict[int, int], dict[tuple[int, int], tuple[int, int]]]:
+    """Where the lines and nodes of `src`, the text `ast.unparse` wrote for `mod`, came from
+    in the input (`mod`'s own positions): `src` parsed again has `mod`'s nodes in the same
+    order, so the two walks pair them up."""
+    origin: dict[int, int] = {}
+    columns: dict[tuple[int, int], tuple[int, int]] = {}
+    try:
+        again = ast.parse(src)
+    except SyntaxError:
+        return origin, columns
+    for a, b in zip(ast.walk(mod), ast.walk(again), strict=False):
+        if type(a) is not type(b):
+            break  # not the same tree any more: what is mapped so far stays
+        la, lb = getattr(a, "lineno", None), getattr(b, "lineno", None)
+        if la is None or lb is None:
+            continue
+        if isinstance(a, ast.stmt):
+            origin.setdefault(lb, la)
+        else:
+            columns.setdefault((lb, getattr(b, "col_offset", 0)), (la, getattr(a, "col_offset", 0)))
+    for a, b in zip(ast.walk(mod), ast.walk(again), strict=False):  # lines of expressions only
+        la, lb = getattr(a, "lineno", None), getattr(b, "lineno", None)
+        if type(a) is not type(b):
+            break
+        if la is not None and lb is not None:
+            origin.setdefault(lb, la)
+    return origin, columns
 
 
 @dataclass

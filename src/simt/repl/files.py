@@ -53,6 +53,12 @@ class ByteStr:
     """`length` bytes of a file's words `data` from byte `start`; `fid` is the file's number
     in the session (known), which `print` needs to find the bytes on the host."""
 
+    # what a refused attribute's error calls it, and what it has (frontend/calls.py)
+    __simt_kind__ = (
+        "a byte string the REPL read from a file",
+        "len(), slicing, in, ==, startswith, endswith, find, split, int() and float()",
+    )
+
     def __init__(self, data: Any, start: Any, length: Any, fid: Any = 0) -> None:
         self.data = data
         self.start = start
@@ -173,6 +179,8 @@ class File:
     """A read-only file: the bytes `base` to `size` of `data`, at position `pos` (`base` is
     0 for a file every thread reads; a thread's own file, opened by a per-thread path, is its
     part of the files' words laid end to end). `seek` returns the moved file."""
+
+    __simt_kind__ = ("a file the REPL opened for reading", "read(k) and seek(n)")
 
     def __init__(self, data: Any, size: Any, pos: Any, fid: Any = 0, base: Any = 0) -> None:
         self.data = data

@@ -603,11 +603,11 @@ class Session:
         except KernelError as e:
             where = {f"<kernel {self.count}>": gen_header(body, loads, guard, len(self._extra))}
             if not e.failures:
-                self.out.error(_kernel_error(e, filename, block, where))
+                self.out.error(_kernel_error(e, filename, block, where, body))
                 return False
             # exceptions some threads raised: the others finished and their results are kept
             # (a raising thread stores nothing, so its variables keep their values)
-            self.out.error(_thread_errors(e, filename, text, where, n))
+            self.out.error(_thread_errors(e, filename, text, where, n, body))
             self._in_place = []
             raised = True
         except (LaunchError, SimtError) as e:
@@ -1244,11 +1244,11 @@ def _compile_error(
     """The error with its position in the input, not in the generated kernel."""
     if e.filename in where and e.line is not None:
         header, indent = where[e.filename]
-        line = e.line - header
-        if body.exact and 1 <= line <= len(body.lines):
-            col = None if e.col is None else max(0, e.col - indent - body.shifts.get(line, 0))
+        at = body.position(e.line - header, None if e.col is None else e.col - indent)
+        if at is not None:  # the input's own line and column (of a rewritten input too)
+            line, col = at
             e = CompileError(e.message, filename, line, col, text.split("\n")[line - 1], e.hint)
-        else:  # the input was rewritten (files, byte strings): its own text, not ours
+        else:  # not a line of the input: its own text, not ours
             lines = text.strip("\n").split("\n")
             shown = lines[0] if len(lines) == 1 else e.source_line
             if shown is not None and "_simt_" in shown:
@@ -1257,9 +1257,16 @@ def _compile_error(
     return f"CompileError: {e}"
 
 
+def _input_line(body: codegen.Body, line: int) -> int:
+    """The input's line of the `line`-th line of `body` (itself where it is not known)."""
+    at = body.position(line, None)
+    return line if at is None else at[0]
+
+
 def _thread_errors(
-    e: KernelError, filename: str, text: str, where: dict[str, tuple[int, int]], threads: int
-) -> str:
+    e: KernelError, filename: str, text: str, where: dict[str, tuple[int, int]], threads: int,
+    body: codegen.Body,
+) -> str:  # fmt: skip
     """The exceptions threads raised and did not catch, grouped by place and class, in the
     input's own lines (`KernelError.failures`); the other threads finished."""
     from dataclasses import replace
@@ -1270,7 +1277,8 @@ def _thread_errors(
 
     def mapped(f: ThreadFailure) -> ThreadFailure:
         if f.filename in where:
-            return replace(f, filename=filename, line=f.line - where[f.filename][0])
+            return replace(f, filename=filename,
+                           line=_input_line(body, f.line - where[f.filename][0]))  # fmt: skip
         return f
 
     failures = [mapped(f) for f in e.failures if f.thread < threads]
@@ -1279,8 +1287,8 @@ def _thread_errors(
         firsts.setdefault((f.exception, f.filename, f.line), f)
     groups = []
     for cls, file, line, count in e.counts:
-        first = firsts.get((cls, *((filename, line - where[file][0]) if file in where
-                                   else (file, line))))  # fmt: skip
+        first = firsts.get((cls, *((filename, _input_line(body, line - where[file][0]))
+                                   if file in where else (file, line))))  # fmt: skip
         if first is not None:
             groups.append((first, count))
     total = sum(c for _, c in groups)
@@ -1290,15 +1298,16 @@ def _thread_errors(
 
 
 def _kernel_error(
-    e: KernelError, filename: str, block: int, where: dict[str, tuple[int, int]]
-) -> str:
+    e: KernelError, filename: str, block: int, where: dict[str, tuple[int, int]],
+    body: codegen.Body,
+) -> str:  # fmt: skip
     """The error naming the thread index (`tid`) and the input's line."""
     # a shared array is the kernel's argument `_simt_sh_<name>`, one row per block
     msg = re.sub(r"`_simt_sh_(\w+)`", r"`\1`", e.message)
     if e.block is not None and e.thread is not None:
         msg += f" in thread {e.block[0] * block + e.thread[0]}"
     if e.filename in where and e.line is not None:
-        msg = f"{filename}:{e.line - where[e.filename][0]}: {msg}"
+        msg = f"{filename}:{_input_line(body, e.line - where[e.filename][0])}: {msg}"
     elif e.filename is not None and e.line is not None:
         msg = f"{e.filename}:{e.line}: {msg}"
     if e.source_line:
