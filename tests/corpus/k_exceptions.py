@@ -159,8 +159,61 @@ def _ref_loops(a, out):
     return {1: np.array(ref, np.int32)}
 
 
+def picky(t, v):
+    if v % 5 == 0:
+        raise ValueError(f"t{t}: {v} ends in 0 or 5")
+    if v % 7 == 0:
+        raise ValueError("a multiple of seven")
+    return v
+
+
+@simt.kernel(division="python")
+def messages(a, out):
+    """`str(e)` of an exception the `try` may raise at several places (two `raise`s, one of
+    a message built at run time, a list index, a division, array stores): the thread's
+    message is a string of its own."""
+    t = simt.grid(1)
+    if t < len(a):
+        xs = [1, 2, 3]
+        try:
+            out[0, t] = picky(t, a[t])
+            out[1, t] = xs[a[t] % 5]
+            out[2, t] = 100 // (a[t] % 4)
+        except (ValueError, IndexError, ZeroDivisionError) as e:
+            m = str(e)
+            out[3, t] = len(m) * 10 + (1 if m.endswith("0 or 5") else 0)
+            if t % 3 == 0:
+                print(t, "[" + m + "]")
+
+
+def _messages(a):
+    """(out, printed) of `messages` by Python's rules."""
+    out = np.zeros((4, len(a)), np.int32)
+    printed = []
+    for t, v in enumerate(a.tolist()):
+        xs = [1, 2, 3]
+        try:
+            out[0, t] = picky(t, v)
+            out[1, t] = xs[v % 5]
+            out[2, t] = 100 // (v % 4)
+        except (ValueError, IndexError, ZeroDivisionError) as e:
+            m = str(e)
+            out[3, t] = len(m) * 10 + (1 if m.endswith("0 or 5") else 0)
+            if t % 3 == 0:
+                printed.append(f"{t} [{m}]\n")
+    return out, "".join(printed)
+
+
+def _make_messages():
+    return np.array([1, 10, 7, 6, 4, 13, 25, 9, 21, 2, 8, 35, 11, 14, 3, 12], np.int32), \
+        np.zeros((4, 16), np.int32)  # fmt: skip
+
+
 CASES = [
     Case("exceptions", guarded, _make, 1, 16, _ref, EXACT, stdout=_text),
+    Case("exceptions_messages", messages, _make_messages, 1, 16,
+         lambda a, out: {1: _messages(a)[0]}, EXACT,
+         stdout=lambda a, out: _messages(a)[1]),  # fmt: skip
     Case("exceptions_loop", first_negative, _make_rows, 1, 4, _ref_rows, EXACT),
     Case("exceptions_reused_sites", caught_in_loops, _make_rows, 1, 4, _ref_loops, EXACT),
 ]

@@ -181,6 +181,17 @@ def test_exceptions_feature_draws_try_raise_assert_and_with() -> None:
         assert check(generate(seed, exceptions=True, size=6), ("cpu",), nvrtc=True) == []
 
 
+def test_exceptions_feature_draws_str_of_an_exception_from_several_places() -> None:
+    """#27: `str(e)` where the `try` may raise at several places with different messages
+    (was refused: a CompileError); the kernels agree on every backend."""
+    from simt.testing.differential import check
+
+    seeds = [s for s in range(30)
+             if "len(str(e)) * 3" in generate(s, exceptions=True, size=4).source]  # fmt: skip
+    assert len(seeds) >= 5, seeds
+    assert check(generate(seeds[0], exceptions=True, size=4), ("cpu",), nvrtc=True) == []
+
+
 def test_an_f_string_with_an_effect_is_drawn_and_runs_it_once() -> None:
     """A run-time string (gen_lists.text) may be an f-string holding an atomic add to the
     thread's own `io` slot, and the kernel asserts the add ran once: comparing backends

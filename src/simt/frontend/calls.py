@@ -955,6 +955,10 @@ def _print_call(tr: Translating, node: ast.Call) -> V:
                 parts.append(Obj(strings.RRepr, (("s", x),)))
                 continue
             v = _repr(tr, [x], {}, a)
+        elif _is_repr_call(tr, a, builtins.str):  # print(str(e)) prints e: once per place
+            assert isinstance(a, ast.Call)  # it may come from, not a string made of them all
+            x = tr.expr(a.args[0])
+            v = x if raising.is_caught(x) else _str(tr, [x], {}, a)
         else:
             v = tr.expr(a)
         if lists.is_list(v) or strings.is_str(v) or dicts.is_dict_like(v):  # printed by print
@@ -967,11 +971,12 @@ def _print_call(tr: Translating, node: ast.Call) -> V:
     return Known(None)
 
 
-def _is_repr_call(tr: Translating, a: ast.expr) -> bool:
-    """Whether `a` is `repr(x)` of the builtin repr, one argument."""
-    return isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == "repr" \
+def _is_repr_call(tr: Translating, a: ast.expr, fn: object = builtins.repr) -> bool:
+    """Whether `a` is `repr(x)` of the builtin repr (or of the builtin `fn`), one argument."""
+    name = getattr(fn, "__name__", "")
+    return isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == name \
         and len(a.args) == 1 and not a.keywords and not isinstance(a.args[0], ast.Starred) \
-        and _names_builtin(tr, a.func, builtins.repr)  # fmt: skip
+        and _names_builtin(tr, a.func, fn)  # fmt: skip
 
 
 def _names_builtin(tr: Translating, name: ast.Name, fn: object) -> bool:
@@ -1102,9 +1107,7 @@ def _str(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -
     if len(args) == 1 and not kwargs and raising.is_caught(args[0]):
         e = args[0]
         assert isinstance(e, Obj)
-        if len(raising.caught_sites(e)) == 1 or raising.run_time_text(tr, e) is not None:
-            return strings.value_of(strings.message_text(tr, e, node))
-        return e  # printed once per place it may come from
+        return strings.value_of(strings.message_text(tr, e, node))
     if len(args) == 1 and not kwargs and not isinstance(args[0], Known):
         return strings.value_of(strings.from_number(tr, args[0], node))
     return _only_known(str, "str")(tr, args, kwargs, node)

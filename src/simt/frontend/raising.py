@@ -617,6 +617,11 @@ def by_class(tr: Translating, sites: list[int]) -> list[tuple[type, list[int]]]:
     return list(groups.items())
 
 
+def site_test(tr: Translating, exc: V, sites: list[int]) -> Value:
+    """Whether the site number `exc` is one of `sites`."""
+    return _site_test(tr, exc, sites)
+
+
 def raising_at(tr: Translating, sites: list[int]) -> Value:
     """Whether the exception being raised now comes from one of `sites`."""
     return _site_test(tr, tr.env.get(EXC, Known(0)), sites)

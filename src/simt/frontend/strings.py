@@ -33,6 +33,7 @@ import numpy as np
 from .. import types as T
 from ..ir import Field, Value
 from ..ir.ops import QUOTED
+from . import tables
 from .context import Translating
 from .list_ops import bound, fold, slice_bounds
 from .lists import arena, i32, loop, raise_unless, when
@@ -44,6 +45,7 @@ from .raising import (
     caught_sites,
     message_parts,
     run_time_text,
+    site_test,
 )
 from .scalars import coerce
 from .values import Bound, Known, Obj, RStr, Tup, V
@@ -98,9 +100,23 @@ def put(tr: Translating, at: Value, k: Value, c: Value) -> None:
     arena(tr).store(tr.b, T.INT32, tr.b.bin("add", at, k), c)
 
 
+# a known string this long is copied by a loop reading a constant table of its characters
+# (one store in the code, not one a character); the tables, by string (kept: a table is
+# known by its array's identity)
+_TABLE_CHARS = 12
+_CODES: dict[str, np.ndarray] = {}
+
+
 def copy(tr: Translating, src: Text, at: Value, start: Value) -> None:
     """Write the characters of `src` at `at + start`..."""
     b = tr.b
+    if isinstance(src, str) and _TABLE_CHARS <= len(src) <= tables.MAX_BYTES // 4:
+        codes = _CODES.setdefault(src, np.array([ord(c) for c in src], np.int32))
+        table = tables.table(tr, codes, ast.Pass(), "chars")  # (its size is fine: no error)
+        loop(tr, i32(tr, 0), i32(tr, len(src)), lambda k: put(
+            tr, at, b.bin("add", start, k),
+            b.op("load", [table, k], [T.INT32], inbounds=True).result))  # fmt: skip
+        return
     if isinstance(src, str):
         for j, c in enumerate(src):
             put(tr, at, b.bin("add", start, i32(tr, j)), i32(tr, ord(c)))
@@ -332,9 +348,7 @@ def message_text(tr: Translating, e: Obj, node: ast.AST) -> Text:
     try:
         parts = message_parts(tr, e)
     except Split:
-        tr.fail(node, "the message of an exception that may come from several `raise`s with "
-                "different messages, as a string", "print it (print(e)), or catch each in "
-                "its own `except` clause")  # fmt: skip
+        return _message_by_site(tr, e, node)
     site = tr.ctx.sites[caught_sites(e)[0] - 1]
     if site.text and site.parts == QUOTED_TEXT:  # a KeyError's message: the key's repr
         for p in parts:
@@ -347,6 +361,49 @@ def message_text(tr: Translating, e: Obj, node: ast.AST) -> Text:
         else:
             out = concat(tr, out, p if isinstance(p, str) else from_number(tr, p[0], node), node)
     return out
+
+
+def _message_by_site(tr: Translating, e: Obj, node: ast.AST) -> Text:
+    """`str(e)` of an exception that may come from several places: each place's message is
+    known when compiling (its text, and where its payload numbers go), so the thread makes the
+    one of the place it raised at (an `if` on the site, as `raising.each_site`). Places of one
+    message template share a branch (a bounds check's message is the same wherever the array
+    is indexed), and the payload numbers' digits are written once, before the branches."""
+    sites = caught_sites(e)
+    exc = e.get("exc")
+    templates: dict[tuple[bool, tuple[str | int, ...]], list[int]] = {}
+    for sid in sites:
+        s = tr.ctx.sites[sid - 1]
+        templates.setdefault((s.text, s.parts), []).append(sid)
+    if isinstance(exc, Known):  # raised at one known place
+        templates = {k: v for k, v in templates.items() if int(exc.value) in v}
+    words = sorted({p for (text, parts) in templates if not text for p in parts
+                    if isinstance(p, int)})  # fmt: skip
+    digits = {p: from_number(tr, e.get("a" if p == 0 else "b"), node) for p in words}
+    name = f"$message{len(tr.ctx.site_log)}"
+
+    def one(key: tuple[bool, tuple[str | int, ...]], sid: int) -> None:
+        text, parts = key
+        if text:  # a message built at run time: its characters (and a KeyError's quotes)
+            narrowed = e.with_field("sites", Known((sid,))).with_field("exc", Known(sid))
+            msg = message_text(tr, narrowed, node)  # type: ignore[arg-type]
+        else:
+            msg = ""
+            for p in parts:
+                msg = concat(tr, msg, p if isinstance(p, str) else digits[p], node)
+        tr.env[name] = value_of(msg)
+
+    keys = list(templates)
+
+    def pick(k: int) -> None:
+        key, ids = keys[k], templates[keys[k]]
+        if k == len(keys) - 1:
+            one(key, ids[0])
+            return
+        tr.branch(site_test(tr, exc, ids), lambda: one(key, ids[0]), lambda: pick(k + 1))
+
+    pick(0)
+    return text_of(tr.env.pop(name))
 
 
 # ------------------------------------------------------------------------------- reading

@@ -1,7 +1,8 @@
 """The fuzz generator's `exceptions` feature (registers its section in grammar.py): per
-thread `try`/`except` (by class, by a tuple, `as e`)/`else`/`finally`, `raise` under
-run-time conditions, a failed `assert`, and `with` over a context manager class of the
-module (`Tally`) whose `__exit__` suppresses one class and lets another through.
+thread `try`/`except` (by class, by a tuple, `as e`, `str(e)` of several places)/`else`/
+`finally`, `raise` under run-time conditions, a failed `assert`, and `with` over a context
+manager class of the module (`Tally`) whose `__exit__` suppresses one class and lets another
+through.
 
 Every exception the section raises is caught in the thread, so the launch ends normally and
 each backend's outputs are compared with sim's as for any kernel; the value the section
@@ -10,7 +11,7 @@ leaves says which path each thread took. int32 arithmetic wraps, as the generato
 
 from __future__ import annotations
 
-from .grammar import SECTIONS, Grammar
+from .grammar import SECTIONS, Grammar, aside
 
 TALLY = '''class Tally:
     """A context manager of the kernel: enters with three times its value; its exit
@@ -49,7 +50,26 @@ def exceptions_section(g: Grammar) -> None:
         _try(g, x)
     if looped:
         g.depth -= 1
+    with aside(g, "messages"):  # (a stream of its own: the seeds' other draws are kept)
+        if g.r.random() < 0.5:
+            _messages(g, x)
     g.declare(x, "i32")
+
+
+def _messages(g: Grammar, x: str) -> None:
+    """`str(e)` of an exception the body raises at one of several places, each with its own
+    message (a short one, one long enough to be copied from a table, a KeyError's quoted
+    one, a helper's)."""
+    if PICKY not in g.helpers:
+        g.helpers.append(PICKY)
+    g.emit("try:")
+    g.emit(f"    if {g.boolean(1)}:")
+    g.emit("        raise ValueError('first')")
+    g.emit(f"    {x} = picky({x}, {g.boolean(1)})")
+    g.emit(f"    if {g.boolean(1)}:")
+    g.emit("        raise KeyError('a longer message')")
+    g.emit("except (ValueError, KeyError) as e:")
+    g.emit(f"    {x} = {x} + len(str(e)) * 3 + (1 if str(e).endswith('e') else 0)")
 
 
 def _try(g: Grammar, x: str) -> None:

@@ -18,6 +18,7 @@ The feature arrays (extra kernel parameters) and their per-thread output slots a
 from __future__ import annotations
 
 import random
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -77,6 +78,19 @@ EXPRESSIONS: dict[str, Callable[[Grammar, str, int], tuple[str, float]]] = {}
 FEATURES = ("dtypes", "complexes", "views", "lang", "lists", "exceptions", "dicts", "files",
             "specials")
 SECTIONS: dict[str, Callable[[Grammar], None]] = {}
+
+@contextmanager
+def aside(g: Grammar, what: str) -> Iterator[None]:
+    """Draw from a stream of its own while inside (seeded by the main stream's state, which
+    it leaves as it was, and `what`): a draw added to a section keeps every other draw of a
+    seed, and the tests pinning seeds to what they draw, as they were."""
+    saved = g.r
+    g.r = random.Random(zlib.crc32(f"{what}:{saved.getstate()!r}".encode()))
+    try:
+        yield
+    finally:
+        g.r = saved
+
 
 # extra kernel parameters: name -> NumPy dtype (1-D: INPUTS inputs, then per-thread slots)
 SMALL = {"b8": np.int8, "ub8": np.uint8, "h16": np.int16, "uh16": np.uint16, "hf": np.float16}
