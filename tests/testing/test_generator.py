@@ -192,6 +192,17 @@ def test_exceptions_feature_draws_str_of_an_exception_from_several_places() -> N
     assert check(generate(seeds[0], exceptions=True, size=4), ("cpu",), nvrtc=True) == []
 
 
+def test_lists_feature_draws_list_displays_on_the_paths_of_an_if() -> None:
+    """#27: a variable given displays of different lengths on an `if`'s paths is a run-time
+    list (was refused: 'may be undefined'); the kernels agree on every backend."""
+    from simt.testing.differential import check
+
+    seeds = [s for s in range(40)
+             if re.search(r"ys\d+ = \[t % 5, 2\] if", generate(s, lists=True, size=4).source)]
+    assert seeds
+    assert check(generate(seeds[0], lists=True, size=4), ("cpu",), nvrtc=True) == []
+
+
 def test_an_f_string_with_an_effect_is_drawn_and_runs_it_once() -> None:
     """A run-time string (gen_lists.text) may be an f-string holding an atomic add to the
     thread's own `io` slot, and the kernel asserts the add ran once: comparing backends

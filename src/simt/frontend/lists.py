@@ -219,6 +219,30 @@ def fix_type(
             )
 
 
+def unify_paths(tr: Translating, name: str, a: Obj, b: Obj) -> None:
+    """`name` holds the list `a` on one path of an `if` and `b` on the other: one variable,
+    one item type. Ints of two widths (or, under Numba's typing, any two numbers) take the
+    wider, and the kernel is translated again with both lists made so, as `fix_type` does."""
+    ia, ib = info_of(a), info_of(b)
+    if ia is ib or ia.dtype is None or ib.dtype is None or ia.dtype == ib.dtype:
+        return
+    wide = T.promote(ia.dtype, ib.dtype)
+    if ia.text == ib.text and (_ints(ia.dtype, ib.dtype) or tr.ctx.int64):
+        for info in (ia, ib):
+            if info.dtype != wide:
+                tr.ctx.list_hints[info.site] = wide
+                tr.ctx.list_retry = True
+                info.dtype = wide
+        return
+    loc = tr.b.loc  # the `if`'s last line translated: where the paths meet
+    message = f"`{name}` is a list of {ia.dtype.name} on one path and of {ib.dtype.name} on " \
+        "the other"  # fmt: skip
+    hint = "give the lists of both paths one item type (2.0, not 2)"
+    if loc is None:
+        raise CompileError(message, hint=hint)
+    raise CompileError(message, loc.filename, loc.line, loc.col, loc.source_line, hint)
+
+
 def _ints(a: T.Scalar, b: T.Scalar) -> bool:
     """Whether both types are integers (not bools)."""
     return a.is_int and b.is_int and not a.is_bool and not b.is_bool
@@ -602,12 +626,47 @@ def mutated_names(body: list[ast.stmt]) -> set[str]:
                     if isinstance(node, ast.AugAssign) and isinstance(t, ast.Name):
                         if isinstance(node.value, (ast.List, ast.ListComp)):
                             out.add(t.id)
-    return out
+    return out | reshaped_names(body)
+
+
+def _display_lengths(node: ast.expr) -> list[int | None] | None:
+    """The lengths of the lists a display (or `a if c else b` of displays) makes: None for
+    one whose length is not in its syntax (a comprehension, `list(...)`, `[v] * n`); None
+    for a value that is no display."""
+    if isinstance(node, ast.IfExp):
+        a, b = _display_lengths(node.body), _display_lengths(node.orelse)
+        return None if a is None or b is None else a + b
+    if not is_display(node):
+        return None
+    if isinstance(node, ast.List) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return [len(node.elts)]
+    return [None]
+
+
+def reshaped_names(body: list[ast.stmt]) -> set[str]:
+    """Names given lists of different lengths (`xs = [1, 2] if c else [3, 4, 5]`, or
+    `xs = [a]` here and `xs = [a, b]` there): a list display of known length is a tuple of
+    values, which cannot hold both, so they are run-time lists, as Python's lists are."""
+    lengths: dict[str, set[int | None]] = {}
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
+                got = _display_lengths(node.value)
+                if got is not None:
+                    lengths.setdefault(node.targets[0].id, set()).update(got)
+    return {n for n, ls in lengths.items() if len(ls) > 1}
 
 
 def is_display(node: ast.expr) -> bool:
-    """A list display, a list comprehension, `list(...)` or `[...] * n`: what becomes a
-    run-time list when assigned to a name the function changes as a list."""
+    """A list display, a list comprehension, `list(...)` or `[...] * n` (or `a if c else b`
+    of them): what becomes a run-time list when assigned to a name the function changes as a
+    list."""
+    if isinstance(node, ast.IfExp):
+        return is_display(node.body) and is_display(node.orelse)
     if isinstance(node, (ast.List, ast.ListComp)):
         return True
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
@@ -619,6 +678,24 @@ def is_display(node: ast.expr) -> bool:
 
 def from_display(tr: Translating, node: ast.expr) -> Obj:
     """The run-time list a display (`is_display`) makes."""
+    if isinstance(node, ast.IfExp):  # the list of the arm the condition picks
+        cond = tr.to_bool(tr.expr(node.test), node.test)
+        if isinstance(cond, Known):
+            return from_display(tr, node.body if cond.value else node.orelse)
+        assert isinstance(cond, Value)
+        name = f"$list{node.lineno}_{node.col_offset}"
+
+        def arm(e: ast.expr) -> None:
+            tr.env[name] = from_display(tr, e)
+
+        body, orelse = node.body, node.orelse
+        tr.branch(cond, lambda: arm(body), lambda: arm(orelse))
+        made = tr.env.pop(name)
+        if not is_list(made):
+            tr.fail(node, "the two lists of this `if ... else` hold items of different types",
+                    "give both the same item type (1.0 and 2 are a float and an int)")
+        assert isinstance(made, Obj)
+        return made
     if isinstance(node, ast.BinOp):
         items_node, count_node = (
             (node.left, node.right) if isinstance(node.left, ast.List) else (node.right, node.left)

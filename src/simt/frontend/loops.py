@@ -102,6 +102,16 @@ class _ObjShape:
     fields: tuple[tuple[str, Shape], ...]
 
 
+class _ListShape(list):  # type: ignore[type-arg]
+    """The shape of a list display's items (printed as a list after the loop)."""
+
+
+def _is_list_display(v: V) -> bool:
+    return (isinstance(v, Tup) and v.is_list) or (
+        isinstance(v, Known) and isinstance(v.value, list)
+    )
+
+
 @dataclass(frozen=True)
 class _Fixed:
     """A run-time list's `ListInfo` (a field known at compile time, the same on every trip
@@ -142,7 +152,9 @@ def _type_of(v: V, current: Shape, fp64: bool) -> Shape:
     if items is not None:
         cur = current if isinstance(current, list) and len(current) == len(items) else None
         shapes = [_type_of(x, cur[k] if cur else None, fp64) for k, x in enumerate(items)]
-        return None if any(x is None for x in shapes) else shapes
+        if any(x is None for x in shapes):
+            return None
+        return _ListShape(shapes) if _is_list_display(v) else shapes
     if isinstance(v, Value):
         return v.type if isinstance(v.type, T.Scalar) else None
     if isinstance(v, Known) and is_number(v.value):
@@ -154,7 +166,7 @@ def _type_of(v: V, current: Shape, fp64: bool) -> Shape:
 def _tuple_items(v: V) -> list[V] | None:
     if isinstance(v, Tup):
         return list(v.items)
-    if isinstance(v, Known) and isinstance(v.value, tuple):
+    if isinstance(v, Known) and isinstance(v.value, (tuple, list)):
         return [Known(x) for x in v.value]
     return None
 
@@ -176,7 +188,9 @@ def _merge_shape(a: Shape, b: Shape) -> Shape:
         fs = tuple((k, _merge_shape(x, fb.get(k))) for k, x in a.fields)
         return None if any(x is None for _, x in fs) else _ObjShape(a.cls, fs)
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return [_merge_shape(x, y) for x, y in zip(a, b)]
+        merged = [_merge_shape(x, y) for x, y in zip(a, b)]
+        both = isinstance(a, _ListShape) and isinstance(b, _ListShape)
+        return _ListShape(merged) if both else merged
     if isinstance(a, T.Scalar) and isinstance(b, T.Scalar):
         return merge_type(a, b)
     return None
@@ -245,7 +259,8 @@ class _Carried:
         if isinstance(shape, _ObjShape):
             return Obj(shape.cls, tuple((k, self._build(s, leaf)) for k, s in shape.fields))
         if isinstance(shape, list):
-            return Tup(tuple(self._build(s, leaf) for s in shape))
+            return Tup(tuple(self._build(s, leaf) for s in shape),
+                       is_list=isinstance(shape, _ListShape))  # fmt: skip
         return leaf(shape)
 
     def values(self, tr: Translating, block: Block) -> list[Value]:
@@ -304,7 +319,7 @@ class _Carried:
                     "different lengths) inside a loop that runs at run time",
                     "give each variable one shape",
                 )
-            if new != cur:
+            if new != cur or type(new) is not type(cur):
                 self.types[n] = new
                 changed = True
         return changed

@@ -65,6 +65,17 @@ def _same_list_info(a: V, b: V) -> bool:
     )
 
 
+class ListPlan(list):  # type: ignore[type-arg]
+    """The plan of a list display's items (a `Tup` with `is_list`, or a known list): the
+    merged value is a list too (printed `[1, 2]`)."""
+
+
+def _is_list_display(v: V) -> bool:
+    return (isinstance(v, Tup) and v.is_list) or (
+        isinstance(v, Known) and isinstance(v.value, list)
+    )
+
+
 def plan(a: V, b: V, fp64: bool, keep: bool = False) -> Any:
     """What the merged value of `a` and `b` is: a Scalar type (materialise both), a list of
     plans (tuples), the value itself (no merge needed), or UNDEF. `keep`: where one is UNDEF
@@ -81,7 +92,8 @@ def plan(a: V, b: V, fp64: bool, keep: bool = False) -> Any:
             other = _as_complex(other)  # carried as its two parts
         items = _items(other)
         if items is not None:
-            return [plan(UNDEF, x, fp64, keep) for x in items]
+            made = [plan(UNDEF, x, fp64, keep) for x in items]
+            return ListPlan(made) if _is_list_display(other) else made
         if isinstance(other, Obj):
             return (
                 "obj",
@@ -101,12 +113,13 @@ def plan(a: V, b: V, fp64: bool, keep: bool = False) -> Any:
     if (
         isinstance(a, (Tup, Known))
         and isinstance(b, (Tup, Known))
-        and (isinstance(a, Tup) or isinstance(b, Tup))
+        and (isinstance(a, Tup) or isinstance(b, Tup) or _is_list_display(a) or _is_list_display(b))
     ):
         ia, ib = _items(a), _items(b)
         if ia is None or ib is None or len(ia) != len(ib):
             return UNDEF
-        return [plan(x, y, fp64) for x, y in zip(ia, ib)]
+        made = [plan(x, y, fp64) for x, y in zip(ia, ib)]
+        return ListPlan(made) if _is_list_display(a) and _is_list_display(b) else made
     if isinstance(a, Obj) and isinstance(b, Obj):
         keys = [k for k, _ in a.fields]
         if a.cls is not b.cls or keys != [k for k, _ in b.fields]:
@@ -138,7 +151,7 @@ def _outer_only(p: Any, inner: set[int]) -> Any:
     if isinstance(p, tuple) and p and p[0] == "same":
         return UNDEF if isinstance(p[1], Value) and p[1].id in inner else p
     if isinstance(p, list):
-        return [_outer_only(q, inner) for q in p]
+        return type(p)(_outer_only(q, inner) for q in p)
     if isinstance(p, tuple) and p and p[0] == "obj":
         return (*p[:3], [_outer_only(q, inner) for q in p[3]])
     return p
@@ -147,7 +160,7 @@ def _outer_only(p: Any, inner: set[int]) -> Any:
 def _items(v: V) -> list[V] | None:
     if isinstance(v, Tup):
         return list(v.items)
-    if isinstance(v, Known) and isinstance(v.value, tuple):
+    if isinstance(v, Known) and isinstance(v.value, (tuple, list)):
         return [Known(x) for x in v.value]
     return None
 
@@ -179,8 +192,9 @@ def _rebuild(p: Any, results: list[Value]) -> V:
     if isinstance(p, list):
         items = tuple(_rebuild(q, results) for q in p)
         if all(isinstance(x, Known) for x in items):
-            return Known(tuple(x.value for x in items))  # type: ignore[union-attr]
-        return Tup(items)
+            known = [x.value for x in items]  # type: ignore[union-attr]
+            return Known(known if isinstance(p, ListPlan) else tuple(known))
+        return Tup(items, is_list=isinstance(p, ListPlan))
     if isinstance(p, tuple) and p and p[0] == "same":
         return p[1]  # type: ignore[no-any-return]
     if isinstance(p, tuple) and p and p[0] == "obj":

@@ -630,6 +630,9 @@ class Translator:
             orelse()
         env_e = self.env
         env_t, env_e = self.unify_strings((tb, env_t), (eb, env_e))
+        for n in env_t.keys() & env_e.keys():
+            if lists.is_list(env_t[n]) and lists.is_list(env_e[n]):
+                lists.unify_paths(self, n, env_t[n], env_e[n])  # type: ignore[arg-type]
         self.env = merge_into(self.b, cond, tb, eb, env_t, env_e, self.ctx.fp64, self.ctx.partial)
 
     def unify_strings(
@@ -1500,7 +1503,7 @@ class Translator:
             if isinstance(a, Known) and isinstance(b, Known) and a == b:
                 return a
             if not any(_is_complex(v) or isinstance(v, Tup) or strings.is_text(v) or (
-                       isinstance(v, Known) and isinstance(v.value, (complex, tuple)))
+                       isinstance(v, Known) and isinstance(v.value, (complex, tuple, list)))
                        for v in (a, b)):  # fmt: skip
                 a, b = self.scalar(a, node.body), self.scalar(b, node.orelse)
                 t = merge_scalar(a, b, fp=self.ctx.fp64)

@@ -18,11 +18,12 @@ an f-string, `str.format` or `format()`), which `int()` may parse back (a ValueE
 spec made it something else: "-2,048", "0x1f"), and `float()` of a decimal made from it; its
 `repr`/`ascii`, `ord`/`chr` of a character, and a tuple read at a run-time index; in a float64
 kernel, an exact float under a float format type (`FLOAT_SPECS`) and a run-time width and
-precision."""
+precision. A variable may be given list displays on an `if`'s paths or in a loop (`shaped`).
+"""
 
 from __future__ import annotations
 
-from .grammar import SECTIONS, Grammar
+from .grammar import SECTIONS, Grammar, aside
 
 
 def grow(g: Grammar) -> None:
@@ -253,6 +254,34 @@ def lists_section(g: Grammar) -> None:
         grow(g)
     if g.r.random() < 0.5:
         text(g)
+    with aside(g, "shaped"):  # (a stream of their own: the seeds' other draws are kept)
+        if g.r.random() < 0.5:
+            shaped(g)
+
+
+def shaped(g: Grammar) -> None:
+    """A variable given list displays on the paths of an `if` (of one length: values in
+    registers; of different lengths: a run-time list) or reassigned one in a run-time loop,
+    then read back (a list either way, as Python's)."""
+    r = g.r
+    ys, acc = g.fresh("ys"), g.fresh("ya")
+    k = r.randrange(4)
+    if k == 0:
+        g.emit(f"{ys} = [t, {g.i32(1)}] if {g.boolean(1)} else [{g.i32(1)}, 3]")
+    elif k == 1:
+        g.emit(f"{ys} = [t % 5, 2] if {g.boolean(1)} else [{g.i32(1)}, t, 7]")
+    elif k == 2:
+        g.emit(f"if {g.boolean(1)}:")
+        g.emit(f"    {ys} = [t % 5, 2]")
+        g.emit("else:")
+        g.emit(f"    {ys} = [{g.i32(1)}, t, 7]")
+    else:
+        j = g.fresh("yj")
+        g.emit(f"{ys} = [t, 0]")
+        g.emit(f"for {j} in range(t % 4):")
+        g.emit(f"    {ys} = [{j}, {ys}[0] + 1]")
+    g.emit(f"{acc} = len({ys}) * 13 + {ys}[-1] * 3 + {ys}[0]")
+    g.declare(acc, "i32", 4096.0)
 
 
 SECTIONS["lists"] = lists_section
