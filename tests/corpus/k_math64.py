@@ -5,9 +5,10 @@ changes them) span each function's range: exp up to nearly overflow and into the
 subnormals, logs of tiny and huge values, log1p and expm1 near 0, sinh and cosh up to
 1e304, pow of positive bases from 1e-300 to 1e300 (exponents in [-1, 1]), and of negative
 integral bases with integral exponents (`**` too), sin, cos and tan of small arguments,
-of arguments up to 1e6 (the reduction by pi/2 in parts) and up to 1e300. Within 3 ulp of
-the reference (CPython's, NumPy's cbrt: CPython's is up to 2.5 ulp off here, glibc's sinh
-and tanh 1.2)."""
+of arguments up to 1e6 (the reduction by pi/2 in parts) and up to 1e300, asin and acos
+on (-1, 1), atan and atan2 of values from 1e-20 to 1e20 (atan2 in every quadrant). Within
+3 ulp of the reference (CPython's, NumPy's cbrt: CPython's is up to 2.5 ulp off here,
+glibc's sinh and tanh 1.2)."""
 
 import math
 
@@ -41,6 +42,10 @@ def math64(x, out):
         out[16, i] = math.sin(x[18, i])
         out[17, i] = math.cos(x[19, i])
         out[18, i] = math.tan(x[20, i])
+        out[19, i] = math.asin(x[21, i])
+        out[20, i] = math.acos(x[21, i])
+        out[21, i] = math.atan(x[22, i])
+        out[22, i] = math.atan2(x[22, i], x[19, i])
 
 
 N = 512
@@ -59,18 +64,21 @@ def _make():
                   v * 20.0, v * 1e6, a * 1e6 + 1.0, v * 0.999,
                   10.0 ** (v * 300.0), w, -np.ceil(a * 5.0) - 1.0,
                   np.round(w * 30.0), v * 10.0, w * 1e6,
-                  np.sign(v) * 10.0 ** (a * 300.0)])  # fmt: skip
+                  np.sign(v) * 10.0 ** (a * 300.0), w * 0.9999,
+                  v * 10.0 ** (w * 20.0)])  # fmt: skip
     x[14, -8:] = [3.0, 0.5, 7.0, 1e-300, 2.5, 1e300, 1.0, 1e150]
     x[15, -8:] = [2.0, 3.0, -1.0, 0.0, 7.0, -3.0, 0.5, 1.0]
-    return x, np.zeros((len(FNS) + 5, N), np.float64)
+    return x, np.zeros((len(FNS) + 9, N), np.float64)
 
 
 def _ref(x, out):
     ref = [[float(f(v)) for v in row] for f, row in zip(FNS, x.tolist())]
     for b, e in ((x[14], x[15]), (x[16], x[17])):
         ref.append([math.pow(p, q) for p, q in zip(b.tolist(), e.tolist())])
-    for f, row in zip((math.sin, math.cos, math.tan), x[18:].tolist()):
+    for f, row in zip((math.sin, math.cos, math.tan, math.asin, math.acos, math.atan),
+                      x[[18, 19, 20, 21, 21, 22]].tolist()):  # fmt: skip
         ref.append([f(v) for v in row])
+    ref.append([math.atan2(p, q) for p, q in zip(x[22].tolist(), x[19].tolist())])
     return {1: np.array(ref)}
 
 

@@ -62,6 +62,10 @@ def _inputs(name: str) -> list[float]:
         x += [2.0, 268435457.0, 0.9999999999]
     elif name == "atanh":
         x += u(-1, 1, 300).tolist() + [0.5, -0.5, 0.4999999999, 0.9999999999, -0.99999999999999]
+    elif name in ("asin", "acos", "atan"):
+        x += u(-1, 1, 250).tolist() + (1 - u(0, 1e-6, 30)).tolist() + u(-20, 20, 50).tolist()
+        x += [k / 16 for k in range(-16, 17)] + [0.9999999999999999, -0.9999999999999999,
+                                                 1.0000000000000002, 1e-17, 1e18, -1e20]
     elif name in ("sin", "cos", "tan"):
         x += u(-10, 10, 150).tolist() + u(-1e6, 1e6, 100).tolist() + _bits(g, 100)
         # the doubles nearest k pi/2 (the reduction's cancellation), the hardest case of all
@@ -98,8 +102,9 @@ def _pairs() -> tuple[list[float], list[float]]:
 # (cbrt, sinh, tanh, sin, cos, tan: of the exact value, `EXACT`)
 BOUNDS = {"exp": 1.0, "exp2": 1.0, "expm1": 1.0, "log": 1.0, "log2": 1.0, "log10": 1.0,
           "log1p": 1.0, "cbrt": 1.0, "sinh": 1.0, "cosh": 1.0, "tanh": 1.0, "asinh": 1.0,
-          "acosh": 1.0, "atanh": 1.0, "pow": 1.0, "sin": 1.0, "cos": 1.0, "tan": 1.0}  # fmt: skip
-ONE = sorted(set(BOUNDS) - {"pow"})
+          "acosh": 1.0, "atanh": 1.0, "pow": 1.0, "sin": 1.0, "cos": 1.0, "tan": 1.0,
+          "asin": 1.0, "acos": 1.0, "atan": 1.0, "atan2": 1.0}  # fmt: skip
+ONE = sorted(set(BOUNDS) - {"pow", "atan2"})
 
 
 def _exact_cbrt(d: decimal.Decimal) -> decimal.Decimal:
@@ -272,3 +277,29 @@ def test_float64_pow_agrees_with_python(webgpu_f64: None) -> None:
     worst, bad = _errors("pow", list(zip(xs, ys)), out.tolist())
     assert not bad, f"pow: {len(bad)} wrong of {len(x)}, e.g. {bad[:5]}"
     assert worst <= BOUNDS["pow"]
+
+
+def test_float64_atan2_agrees_with_python(webgpu_f64: None) -> None:
+    """C's special cases (zeros and infinities by the quadrant: atan2(-0.0, -1.0) == -pi;
+    the sign of a zero result is unspecified on webgpu) and the angle everywhere else,
+    operands huge and tiny (scaled before the quotient) included."""
+    g = np.random.default_rng(66)
+    ys = g.uniform(-10, 10, 200).tolist() + _bits(g, 100)
+    xs = g.uniform(-10, 10, 200).tolist() + _bits(g, 100)
+    for v in SPECIAL:
+        ys += [v] * len(SPECIAL)
+        xs += SPECIAL
+    y, x = np.array(ys), np.array(xs)
+    out = np.zeros(len(x))
+
+    @simt.kernel
+    def two(y, x, out):
+        i = simt.grid(1)
+        if i < len(out):
+            out[i] = math.atan2(y[i], x[i])
+
+    with simt.using("webgpu"):
+        two[(len(x) + 127) // 128, 128](y, x, out)
+    worst, bad = _errors("atan2", list(zip(ys, xs)), out.tolist())
+    assert not bad, f"atan2: {len(bad)} wrong of {len(x)}, e.g. {bad[:5]}"
+    assert worst <= BOUNDS["atan2"]

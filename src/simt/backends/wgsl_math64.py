@@ -43,6 +43,13 @@ rational Taylor series and constants evaluated with `decimal`, not taken from a 
   whose next 128 bits are the fraction; right for every finite x (Muller's hardest case,
   x mod pi/2 = 4.7e-19, included). Then the Taylor series of sin and cos on r (to r**19),
   cos's 1 - r**2/2 exactly; tan is their quotient in double-double.
+- `atan`, `atan2`, `asin`, `acos`: one core, the angle of a point (d, n) with n, d >= 0:
+  atan(n / d) (or pi/2 - atan(d / n)) with the quotient t in double-double, then
+  atan(t) = atan(c) + atan(u) with c the nearest eighth (atan(k/8) a table in two parts,
+  computed here by Euler's series) and u = (t - c) / (1 + t c), |u| <= 1/16, by its Taylor
+  series; asin and acos take the point (sqrt(1 - x**2), x), 1 - x**2 exact as a pair
+  (Dekker's square) and its root corrected by the residual. atan2 has C's special cases and
+  scales both operands by 2**-+600 when the larger is beyond 2**+-500.
 """
 
 from __future__ import annotations
@@ -665,5 +672,166 @@ fn simt_tan_f64(x: f64) -> f64 {{
     let q = nh / dh;
     let p = simt_twoprod_f64(q, dh);
     return q + ((({_X}(nh - p.x) - p.y) + nl) - q * dl) / dh;
+}}""",
+})  # fmt: skip
+
+
+def _atan_exact(x: Fraction, digits: int = 50) -> Fraction:
+    """atan(x) for 0 <= x <= 1 by Euler's series: the sum over n of
+    2**2n (n!)**2 / (2n + 1)! x**(2n+1) / (1 + x**2)**(n+1), terms at most half the last."""
+    with decimal.localcontext() as c:
+        c.prec = digits + 10
+        d = decimal.Decimal
+        xd = d(x.numerator) / d(x.denominator)
+        y = xd * xd / (1 + xd * xd)
+        term = xd / (1 + xd * xd)
+        total = term
+        n = 0
+        while abs(term) > d(10) ** -(digits + 5):
+            n += 1
+            term = term * y * (2 * n) / (2 * n + 1)
+            total += term
+        return Fraction(total)
+
+
+_ATAN_C = [_atan_exact(Fraction(k, 8)) for k in range(9)]
+_ATAN_HI = ", ".join(_lit(v) for v in _ATAN_C)
+_ATAN_LO = ", ".join(_lit(v - Fraction(float(v))) for v in _ATAN_C)
+# atan u = u + u z (-1/3 + z/5 - ... - z**6/15), z = u**2, |u| <= 1/16
+_ATAN_P = _horner("z", [Fraction((-1) ** n, 2 * n + 1) for n in range(1, 8)])
+PI_HI, PI_LO = _lit(2 * PIO2), _lit(2 * PIO2 - Fraction(float(2 * PIO2)))
+
+# atan, atan2, asin, acos: one core, the angle of a quotient of two pairs in double-double
+HELPERS.update({
+    # atan(t + tl) for 0 <= t <= 1, as (hi, lo): atan(c) + atan(u) with c = k/8 the nearest
+    # eighth (atan(c) a table in two parts), u = (t - c) / (1 + t c) in double-double,
+    # |u| <= 1/16, and atan(u)'s Taylor series to u**15
+    "simt_atandd_f64": f"""\
+fn simt_atandd_f64(t: f64, tl: f64) -> vec2<f64> {{
+    var ah = array<f64, 9>({_ATAN_HI});
+    var al = array<f64, 9>({_ATAN_LO});
+    let k = i32(round(t * 8.0lf));
+    let c = f64(k) * 0.125lf;
+    let nh = {_X}(t - c);
+    let p = simt_twoprod_f64(t, c);
+    let s = simt_twosum_f64(1.0lf, p.x);
+    let dl = (s.y + p.y) + tl * c;
+    let uh = nh / s.x;
+    let q = simt_twoprod_f64(uh, s.x);
+    let ul = ((({_X}(nh - q.x) - q.y) + tl) - uh * dl) / s.x;
+    let z = uh * uh;
+    let v = simt_twosum_f64(ah[k], uh);
+    let lo = v.y + (al[k] + (uh * z * ({_ATAN_P}) + ul * (1.0lf - z)));
+    let hi = {_X}(v.x + lo);
+    return vec2<f64>(hi, {_X}(lo - {_X}(hi - v.x)));
+}}""",
+    # the angle in [0, pi/2] of (d + dl, n + nl) for n, d >= 0, not both 0, nothing above
+    # 2**990 (Dekker's split): atan(n / d), or pi/2 - atan(d / n) where n > d, the quotient
+    # in double-double
+    "simt_angle_f64": f"""\
+fn simt_angle_f64(n: f64, nl: f64, d: f64, dl: f64) -> vec2<f64> {{
+    let swap = n > d;
+    let a = select(n, d, swap);
+    let al = select(nl, dl, swap);
+    let b = select(d, n, swap);
+    let bl = select(dl, nl, swap);
+    let t = a / b;
+    let p = simt_twoprod_f64(t, b);
+    let tl = ((({_X}(a - p.x) - p.y) + al) - t * bl) / b;
+    let r = simt_atandd_f64(t, tl);
+    if (!swap) {{ return r; }}
+    let s = simt_twosum_f64({PIO2_HI}, -r.x);
+    let lo = s.y + ({PIO2_LO} - r.y);
+    let hi = {_X}(s.x + lo);
+    return vec2<f64>(hi, {_X}(lo - {_X}(hi - s.x)));
+}}""",
+    "simt_atan_f64": f"""\
+fn simt_atan_f64(x: f64) -> f64 {{
+    let a = abs(x);
+    if (!(a >= 3.725290298461914e-09lf)) {{ return x; }}  // tiny, 0 or NaN: x
+    var r = {PIO2_HI};
+    if (a < 1.152921504606847e18lf) {{ r = simt_angle_f64(a, 0.0lf, 1.0lf, 0.0lf).x; }}
+    return select(r, -r, x < 0.0lf);
+}}""",
+    # C's atan2 (Python's): signed zeros and infinities by the quadrant; else the angle of
+    # (|x|, |y|), both scaled by 2**-+600 first where the larger is above 2**500 or below
+    # 2**-500, then pi - it for negative x
+    "simt_atan2_f64": f"""\
+fn simt_atan2_f64(y: f64, x: f64) -> f64 {{
+    let ux = bitcast<u64>(x) & 0x7ffffffffffffffflu;
+    let uy = bitcast<u64>(y) & 0x7ffffffffffffffflu;
+    if (ux > 0x7ff0000000000000lu || uy > 0x7ff0000000000000lu) {{ return {_NAN}; }}
+    let x_neg = (bitcast<u64>(x) & 0x8000000000000000lu) != 0lu;
+    let y_neg = (bitcast<u64>(y) & 0x8000000000000000lu) != 0lu;
+    var r: f64;
+    if (uy == 0lu) {{
+        r = select(0.0lf, {PI_HI}, x_neg);
+    }} else if (ux == 0lu) {{
+        r = {PIO2_HI};
+    }} else if (ux == 0x7ff0000000000000lu) {{
+        if (uy == 0x7ff0000000000000lu) {{
+            r = select({_lit(PIO2 / 2)}, {_lit(3 * PIO2 / 2)}, x_neg);
+        }} else {{
+            r = select(0.0lf, {PI_HI}, x_neg);
+        }}
+    }} else if (uy == 0x7ff0000000000000lu) {{
+        r = {PIO2_HI};
+    }} else {{
+        var a = abs(y);
+        var b = abs(x);
+        let m = max(a, b);
+        if (m > {_lit(Fraction(2) ** 500)}) {{
+            a = a * {_lit(Fraction(2) ** -600)};
+            b = b * {_lit(Fraction(2) ** -600)};
+        }} else if (m < {_lit(Fraction(2) ** -500)}) {{
+            a = a * {_lit(Fraction(2) ** 600)};
+            b = b * {_lit(Fraction(2) ** 600)};
+        }}
+        let t = simt_angle_f64(a, 0.0lf, b, 0.0lf);
+        if (x_neg) {{
+            let s = simt_twosum_f64({PI_HI}, -t.x);
+            r = s.x + (s.y + ({PI_LO} - t.y));
+        }} else {{
+            r = t.x;
+        }}
+    }}
+    return select(r, -r, y_neg);
+}}""",
+    # sqrt(1 - x**2) for |x| <= 1 as (hi, lo): 1 - x**2 exactly as a pair (Dekker's x**2),
+    # its square root corrected by the residual
+    "simt_cosasin_f64": f"""\
+fn simt_cosasin_f64(x: f64) -> vec2<f64> {{
+    let p = simt_twoprod_f64(x, x);
+    let s = simt_twosum_f64(1.0lf, -p.x);
+    let wh = {_X}(s.x + (s.y - p.y));
+    let wl = (s.y - p.y) - {_X}(wh - s.x);
+    let h = sqrt(wh);
+    let q = simt_twoprod_f64(h, h);
+    return vec2<f64>(h, ((({_X}(wh - q.x) - q.y) + wl) / (2.0lf * h)));
+}}""",
+    # asin x = the angle of (sqrt(1 - x**2), |x|), acos x that of (|x|, sqrt(1 - x**2)) (pi
+    # less it for negative x); NaN beyond [-1, 1]
+    "simt_asin_f64": f"""\
+fn simt_asin_f64(x: f64) -> f64 {{
+    let a = abs(x);
+    if (!(a >= 3.725290298461914e-09lf)) {{ return x; }}  // tiny, 0 or NaN: x
+    if (a > 1.0lf) {{ return {_NAN}; }}
+    let c = simt_cosasin_f64(a);
+    var r = {PIO2_HI};
+    if (c.x != 0.0lf) {{ r = simt_angle_f64(a, 0.0lf, c.x, c.y).x; }}
+    return select(r, -r, x < 0.0lf);
+}}""",
+    "simt_acos_f64": f"""\
+fn simt_acos_f64(x: f64) -> f64 {{
+    let a = abs(x);
+    if ((bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu) {{ return x; }}
+    if (a > 1.0lf) {{ return {_NAN}; }}
+    if (a == 1.0lf) {{ return select(0.0lf, {PI_HI}, x < 0.0lf); }}
+    if (a < 1e-17lf) {{ return {PIO2_HI}; }}
+    let c = simt_cosasin_f64(a);
+    let t = simt_angle_f64(c.x, c.y, a, 0.0lf);
+    if (x > 0.0lf) {{ return t.x; }}
+    let s = simt_twosum_f64({PI_HI}, -t.x);
+    return s.x + (s.y + ({PI_LO} - t.y));
 }}""",
 })  # fmt: skip

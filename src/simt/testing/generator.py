@@ -169,6 +169,8 @@ MATH_SINKS_F64 = (
     "simt.float32(math.cbrt(d0) + math.asinh(d0) + math.acosh(abs(d0) + 1.0))",
     "simt.float32(math.atanh(d0 % 0.9))",
     "simt.float32(math.sin(d0) + math.cos(d0 * 1e4) + math.tan(d0 % 1.5))",
+    "simt.float32(math.asin(d0 % 2.0 - 1.0) + math.acos(d0 % 1.0) + math.atan(d0))",
+    "simt.float32(math.atan2(d0 + 0.5, d0 % 7.0 - 3.0))",
 )
 
 
