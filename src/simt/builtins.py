@@ -247,7 +247,7 @@ _ROWS: list[MathFn] = [
        wgsl="({0} - {1} * trunc({0} / {1}))"),
     _f("remainder", elementwise(math.remainder),
        "IEEE 754 remainder of x / y (quotient rounded to nearest, ties to even)", nargs=2,
-       wgsl="simt_remainder_f32({0}, {1})", wgsl_f32_only=True),
+       wgsl="simt_remainder_f32({0}, {1})", wgsl_f64="simt_remainder_f64({0}, {1})"),
     _f("erf", elementwise(math.erf), "error function", llvm_f32="simt.vm.erf.f32",
        wgsl="simt_erf_f32({0})", wgsl_f32_only=True),
     _f("erfc", elementwise(math.erfc), "1 - erf(x), accurate for large x",

@@ -72,6 +72,9 @@ def _make_mod():
     b = np.where(g.random(M) < 0.5, -1.0, 1.0) * 10.0 ** g.uniform(-300, 300, M)
     b[: M // 4] = a[: M // 4] / g.uniform(0.1, 50.0, M // 4)  # small ratios: // is exact
     b[M // 4 : M // 4 + 8] = [1.0, -1.0, 0.5, 3.0, -7.0, 0.1, 1e-300, -1e300]
+    # subnormal divisors (the remainder became subnormal inside simt_fmod_f64's loop: wrong)
+    a[M // 4 + 8 : M // 4 + 12] = [1.3985035811702744, -8.566850009774761, 1e-300, 3e-310]
+    b[M // 4 + 8 : M // 4 + 12] = [2e-310, 2e-310, -1e-320, 5e-324]
     return a, b, np.zeros(M, np.float64), np.zeros(M, np.float64)
 
 

@@ -6,7 +6,8 @@ subnormals, logs of tiny and huge values, log1p and expm1 near 0, sinh and cosh 
 1e304, pow of positive bases from 1e-300 to 1e300 (exponents in [-1, 1]), and of negative
 integral bases with integral exponents (`**` too), sin, cos and tan of small arguments,
 of arguments up to 1e6 (the reduction by pi/2 in parts) and up to 1e300, asin and acos
-on (-1, 1), atan and atan2 of values from 1e-20 to 1e20 (atan2 in every quadrant). Within
+on (-1, 1), atan and atan2 of values from 1e-20 to 1e20 (atan2 in every quadrant),
+remainder of those by values from 1 to 1e6 (exact everywhere). Within
 3 ulp of the reference (CPython's, NumPy's cbrt: CPython's is up to 2.5 ulp off here,
 glibc's sinh and tanh 1.2)."""
 
@@ -46,6 +47,7 @@ def math64(x, out):
         out[20, i] = math.acos(x[21, i])
         out[21, i] = math.atan(x[22, i])
         out[22, i] = math.atan2(x[22, i], x[19, i])
+        out[23, i] = math.remainder(x[22, i], x[12, i])
 
 
 N = 512
@@ -68,7 +70,7 @@ def _make():
                   v * 10.0 ** (w * 20.0)])  # fmt: skip
     x[14, -8:] = [3.0, 0.5, 7.0, 1e-300, 2.5, 1e300, 1.0, 1e150]
     x[15, -8:] = [2.0, 3.0, -1.0, 0.0, 7.0, -3.0, 0.5, 1.0]
-    return x, np.zeros((len(FNS) + 9, N), np.float64)
+    return x, np.zeros((len(FNS) + 10, N), np.float64)
 
 
 def _ref(x, out):
@@ -79,6 +81,7 @@ def _ref(x, out):
                       x[[18, 19, 20, 21, 21, 22]].tolist()):  # fmt: skip
         ref.append([f(v) for v in row])
     ref.append([math.atan2(p, q) for p, q in zip(x[22].tolist(), x[19].tolist())])
+    ref.append([math.remainder(p, q) for p, q in zip(x[22].tolist(), x[12].tolist())])
     return {1: np.array(ref)}
 
 

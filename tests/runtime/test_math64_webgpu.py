@@ -103,8 +103,8 @@ def _pairs() -> tuple[list[float], list[float]]:
 BOUNDS = {"exp": 1.0, "exp2": 1.0, "expm1": 1.0, "log": 1.0, "log2": 1.0, "log10": 1.0,
           "log1p": 1.0, "cbrt": 1.0, "sinh": 1.0, "cosh": 1.0, "tanh": 1.0, "asinh": 1.0,
           "acosh": 1.0, "atanh": 1.0, "pow": 1.0, "sin": 1.0, "cos": 1.0, "tan": 1.0,
-          "asin": 1.0, "acos": 1.0, "atan": 1.0, "atan2": 1.0}  # fmt: skip
-ONE = sorted(set(BOUNDS) - {"pow", "atan2"})
+          "asin": 1.0, "acos": 1.0, "atan": 1.0, "atan2": 1.0, "remainder": 0.0}  # fmt: skip
+ONE = sorted(set(BOUNDS) - {"pow", "atan2", "remainder"})
 
 
 def _exact_cbrt(d: decimal.Decimal) -> decimal.Decimal:
@@ -303,3 +303,27 @@ def test_float64_atan2_agrees_with_python(webgpu_f64: None) -> None:
     worst, bad = _errors("atan2", list(zip(ys, xs)), out.tolist())
     assert not bad, f"atan2: {len(bad)} wrong of {len(x)}, e.g. {bad[:5]}"
     assert worst <= BOUNDS["atan2"]
+
+
+def test_float64_remainder_is_exact(webgpu_f64: None) -> None:
+    """IEEE's remainder, exact: |x| mod 2|y| exactly, then the quotient's rounding to even
+    (ties: remainder(2.5, 1.0) == 0.5, remainder(3.5, 1.0) == -0.5); NaN for an infinite x
+    or a zero y, x for an infinite y."""
+    g = np.random.default_rng(67)
+    xs = g.uniform(-50, 50, 200).tolist() + _bits(g, 100) + [2.5, 3.5, -2.5, 1e308, 5e-324]
+    ys = [1.0, -1.0, 0.5, 3.0, 7.25, 1e-3, 1e-310, 5e-324, 1e300, 1.7976931348623157e308, 0.0,
+          -0.0, math.inf, -math.inf, math.nan]  # fmt: skip
+    a, b = (v.ravel() for v in np.meshgrid(np.array(xs + SPECIAL), np.array(ys)))
+    out = np.zeros(len(a))
+
+    @simt.kernel
+    def two(x, y, out):
+        i = simt.grid(1)
+        if i < len(out):
+            out[i] = math.remainder(x[i], y[i])
+
+    with simt.using("webgpu"):
+        two[(len(a) + 127) // 128, 128](a, b, out)
+    worst, bad = _errors("remainder", list(zip(a.tolist(), b.tolist())), out.tolist())
+    assert not bad, f"remainder: {len(bad)} wrong of {len(a)}, e.g. {bad[:5]}"
+    assert worst == 0.0

@@ -202,7 +202,8 @@ fn simt_pow_f32(a: f32, b: f32) -> f32 {
 # lost device on the H100, 2026-11-26; frexp/ldexp of f64 were the only constructs those
 # shaders had that the ones it compiled had not: docs/backends.md). t = m * 2**k, the
 # largest not above r, has m's significand and r's exponent, or one less: it is made of the
-# bits. A subnormal r (and m <= r) is scaled by 2**64 first, and the result back: exact.
+# bits. A subnormal r (and m <= r) is scaled by 2**64 first, and the result back: exact; so
+# is one that becomes subnormal in the loop (a subnormal m: `1.4 % 2e-310` was wrong, -1.2e-310).
 _FMOD_F64 = """\
 fn simt_fmod_f64(a: f64, b: f64) -> f64 {
     let ea = bitcast<u64>(a) & 0x7ff0000000000000lu;
@@ -226,6 +227,12 @@ fn simt_fmod_f64(a: f64, b: f64) -> f64 {
     let sig = bitcast<u64>(mn) & 0x000ffffffffffffflu;
     loop {
         if (r < m) { break; }
+        if ((bitcast<u64>(r) & 0x7ff0000000000000lu) == 0lu && back == 1.0lf) {
+            // r became subnormal (m is): both times 2**64, as above
+            r = r * 18446744073709551616.0lf;
+            m = m * 18446744073709551616.0lf;
+            back = 5.421010862427522e-20lf;
+        }
         // the largest m * 2**k not above r: r - t is exact (t <= r < 2 t)
         var t = bitcast<f64>((bitcast<u64>(r) & 0x7ff0000000000000lu) | sig);
         if (t > r) { t = t * 0.5lf; }

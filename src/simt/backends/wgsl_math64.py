@@ -50,6 +50,8 @@ rational Taylor series and constants evaluated with `decimal`, not taken from a 
   series; asin and acos take the point (sqrt(1 - x**2), x), 1 - x**2 exact as a pair
   (Dekker's square) and its root corrected by the residual. atan2 has C's special cases and
   scales both operands by 2**-+600 when the larger is beyond 2**+-500.
+- `remainder`: exact, as the float32 one: |x| mod 2|y| by `simt_fmod_f64`, then IEEE's
+  rounding of the quotient to even by at most two subtractions.
 """
 
 from __future__ import annotations
@@ -834,4 +836,35 @@ fn simt_acos_f64(x: f64) -> f64 {{
     let s = simt_twosum_f64({PI_HI}, -t.x);
     return s.x + (s.y + ({PI_LO} - t.y));
 }}""",
+})  # fmt: skip
+
+# remainder: exact, as the float32 one (wgsl_math.py): |x| mod 2|y| exactly
+# (`simt_fmod_f64`, wgsl_helpers), then at most two subtractions of |y| for IEEE's rounding
+# of the quotient to nearest, ties to even
+HELPERS.update({
+    "simt_remainder_f64": f"""\
+fn simt_remainder_f64(x: f64, y: f64) -> f64 {{
+    let ux = bitcast<u64>(x) & 0x7fffffffffffffffLU;
+    let uy = bitcast<u64>(y) & 0x7fffffffffffffffLU;
+    if (ux >= 0x7ff0000000000000lu || uy > 0x7ff0000000000000lu || uy == 0lu) {{
+        return {_NAN};
+    }}
+    if (uy == 0x7ff0000000000000lu) {{ return x; }}
+    let p = abs(y);
+    var r = abs(x);
+    if (p <= 8.98846567431158e307lf) {{ r = abs(simt_fmod_f64(r, p + p)); }}
+    if (p < 4.450147717014403e-308lf) {{
+        if (r + r > p) {{
+            r = r - p;
+            if (r + r >= p) {{ r = r - p; }}
+        }}
+    }} else {{
+        let h = 0.5lf * p;
+        if (r > h) {{
+            r = r - p;
+            if (r >= h) {{ r = r - p; }}
+        }}
+    }}
+    return select(r, -r, (bitcast<u64>(x) & 0x8000000000000000lu) != 0lu);
+}}""".replace("LU", "lu"),
 })  # fmt: skip
