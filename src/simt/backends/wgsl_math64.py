@@ -52,6 +52,12 @@ rational Taylor series and constants evaluated with `decimal`, not taken from a 
   scales both operands by 2**-+600 when the larger is beyond 2**+-500.
 - `remainder`: exact, as the float32 one: |x| mod 2|y| by `simt_fmod_f64`, then IEEE's
   rounding of the quotient to even by at most two subtractions.
+- `erf`, `erfc`: erf's Taylor series for |x| <= 1 (to x**37, the first product exact), and
+  erfc(x) = e**(-x**2) g(x) for x >= 1/2, with x**2 exact as a pair: g(x) = e**(x**2) erfc(x)
+  by its Taylor series at 0.75, 1.25, ..., 2.75 below 3 (coefficients from g(a), computed by
+  erf's series in 60 digits, and the recurrence that g' = 2 x g - 2/sqrt(pi) gives), by
+  erfc's continued fraction (40 terms, evaluated backwards) above; erf = 1 - erfc beyond 1,
+  erfc = 1 - erf or 2 - erfc(-x) below 1/2.
 """
 
 from __future__ import annotations
@@ -867,4 +873,95 @@ fn simt_remainder_f64(x: f64, y: f64) -> f64 {{
     }}
     return select(r, -r, (bitcast<u64>(x) & 0x8000000000000000lu) != 0lu);
 }}""".replace("LU", "lu"),
+})  # fmt: skip
+
+
+def _erf_tables() -> tuple[Fraction, Fraction, list[Fraction]]:
+    """(2/sqrt(pi), 1/sqrt(pi), the Taylor coefficients of g(x) = e**(x**2) erfc(x) at
+    0.75, 1.25, ..., 2.75 to degree 18): g(a) from erf's series in 60 digits, the rest by
+    the recurrence g' = 2 x g - 2/sqrt(pi), (k + 1) c[k+1] = 2 a c[k] + 2 c[k-1]."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        d = decimal.Decimal
+        sqpi = (2 * d(PIO2.numerator) / d(PIO2.denominator)).sqrt()
+        table = []
+        for j in range(5):
+            a = d(3 + 2 * j) / 4
+            s, term, n = d(0), a, 0
+            while True:
+                t = term / (2 * n + 1)
+                s += t
+                if abs(t) < d(10) ** -58 and n > 5:
+                    break
+                n += 1
+                term = -term * a * a / n
+            g0 = (a * a).exp() * (1 - 2 / sqpi * s)
+            c = [g0, 2 * a * g0 - 2 / sqpi]
+            for k in range(1, 18):
+                c.append((2 * a * c[k] + 2 * c[k - 1]) / (k + 1))
+            table += c
+        return Fraction(2 / sqpi), Fraction(1 / sqpi), [Fraction(v) for v in table]
+
+
+_TWO_SQPI, _INV_SQPI, _G = _erf_tables()
+# erf x = x (2/sqrt(pi) + z Q(z)), z = x**2: Q's coefficients 2/sqrt(pi) (-1)**n / (n! (2n + 1))
+_ERF_Q = _horner("z", [_TWO_SQPI * Fraction((-1) ** n, factorial(n) * (2 * n + 1))
+                       for n in range(1, 19)])  # fmt: skip
+_ERF_C0L = _lit(_TWO_SQPI - Fraction(float(_TWO_SQPI)))
+_G_TABLE = ", ".join(_lit(v) for v in _G)
+
+# erf, erfc: erf's Taylor series near 0; erfc = e**(-x**2) g(x) above 1/2
+HELPERS.update({
+    # erf(x) for |x| <= 1 as (hi, lo): x (2/sqrt(pi) + z Q(z)), its Taylor series to x**37,
+    # the first product exact (Dekker)
+    "simt_erfsmall_f64": f"""\
+fn simt_erfsmall_f64(x: f64) -> vec2<f64> {{
+    let z = x * x;
+    let p = simt_twoprod_f64(x, {_lit(_TWO_SQPI)});
+    let lo = {_X}(p.y + (x * {_ERF_C0L} + x * z * ({_ERF_Q})));
+    let hi = {_X}(p.x + lo);
+    return vec2<f64>(hi, {_X}(lo - {_X}(hi - p.x)));
+}}""",
+    # erfc(a) for a >= 0.5: e**(-a**2) g(a), a**2 exact as a pair; g by its Taylor series at
+    # the nearest of 0.75, 1.25, ..., 2.75 (to degree 18) below 3, by erfc's continued
+    # fraction (40 terms, evaluated backwards) above
+    "simt_erfcpos_f64": f"""\
+fn simt_erfcpos_f64(a: f64) -> f64 {{
+    if (a > 27.3lf) {{ return 0.0lf; }}
+    var g: f64;
+    if (a < 3.0lf) {{
+        var c = array<f64, {len(_G)}>({_G_TABLE});
+        let j = min(i32(floor((a - 0.5lf) * 2.0lf)), 4);
+        let t = a - (0.75lf + 0.5lf * f64(j));
+        g = c[j * 19 + 18];
+        for (var k = 17; k >= 0; k = k - 1) {{ g = g * t + c[j * 19 + k]; }}
+    }} else {{
+        var v = a;
+        for (var k = 40; k >= 1; k = k - 1) {{ v = a + (0.5lf * f64(k)) / v; }}
+        g = {_lit(_INV_SQPI)} / v;
+    }}
+    let s = simt_twoprod_f64(a, a);
+    return simt_expdd_f64(-s.x, -s.y) * g;
+}}""",
+    "simt_erf_f64": """\
+fn simt_erf_f64(x: f64) -> f64 {
+    let a = abs(x);
+    if (!(a > 0.0lf)) { return x; }  // 0, NaN
+    if (a <= 1.0lf) { return simt_erfsmall_f64(x).x; }
+    var r = 1.0lf;
+    if (a < 6.0lf) { r = 1.0lf - simt_erfcpos_f64(a); }
+    return select(r, -r, x < 0.0lf);
+}""",
+    "simt_erfc_f64": """\
+fn simt_erfc_f64(x: f64) -> f64 {
+    if ((bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu) { return x; }
+    if (x < 0.5lf && x > -1.0lf) {
+        let e = simt_erfsmall_f64(x);
+        let s = simt_twosum_f64(1.0lf, -e.x);
+        return s.x + (s.y - e.y);
+    }
+    if (x >= 0.5lf) { return simt_erfcpos_f64(x); }
+    if (x < -6.0lf) { return 2.0lf; }
+    return 2.0lf - simt_erfcpos_f64(-x);
+}""",
 })  # fmt: skip

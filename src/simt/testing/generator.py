@@ -172,6 +172,7 @@ MATH_SINKS_F64 = (
     "simt.float32(math.asin(d0 % 2.0 - 1.0) + math.acos(d0 % 1.0) + math.atan(d0))",
     "simt.float32(math.atan2(d0 + 0.5, d0 % 7.0 - 3.0))",
     "simt.float32(math.remainder(d0 * 1e10, abs(d0) % 5.0 + 0.5))",
+    "simt.float32(math.erf(d0 % 4.0 - 2.0) + math.erfc(d0 % 8.0 - 2.0) * 1e3)",
 )
 
 
