@@ -203,6 +203,24 @@ def test_lists_feature_draws_list_displays_on_the_paths_of_an_if() -> None:
     assert check(generate(seeds[0], lists=True, size=4), ("cpu",), nvrtc=True) == []
 
 
+def test_lists_feature_draws_enumerate_zip_reversed_over_lists_and_strings() -> None:
+    """#27: `enumerate`/`zip`/`reversed` over a run-time list and string, in loops and
+    comprehensions (comprehensions and `list(reversed(xs))` were refused); the kernels agree
+    on every backend."""
+    from simt.testing.differential import check
+
+    drawn: dict[str, int] = {}
+    for s in range(60):
+        src = generate(s, lists=True, size=4).source
+        for form in (r"in enumerate\(wx\d+, ", r"zip\(reversed\(wx", r"enumerate\(reversed\(wx",
+                     r"enumerate\(reversed\(ws"):  # fmt: skip
+            if re.search(form, src):
+                drawn.setdefault(form, s)
+    assert len(drawn) == 4, drawn
+    for seed in sorted(set(drawn.values()))[:2]:
+        assert check(generate(seed, lists=True, size=4), ("cpu",), nvrtc=True) == []
+
+
 def test_an_f_string_with_an_effect_is_drawn_and_runs_it_once() -> None:
     """A run-time string (gen_lists.text) may be an f-string holding an atomic add to the
     thread's own `io` slot, and the kernel asserts the add ran once: comparing backends

@@ -1,8 +1,9 @@
 """Loops over run-time sequences and unpacking of array rows.
 
 `for v in a` over an array or a view (a row `a[i]`, a column `a[:, j]`), and `zip`,
-`enumerate` and `reversed` over such sequences and over `range(...)` with run-time bounds, are
-rewritten as the loop the translator already knows, on the syntax tree:
+`enumerate` and `reversed` over such sequences, run-time lists and strings and `range(...)`
+with run-time bounds (in a `for` or a comprehension), are rewritten as the loop the translator
+already knows, on the syntax tree:
 
     for v in zip(a, range(lo, hi)):        for k in range(n):        # n = min(len(a), len(r))
         body                         ->        v = (a[k], lo + k * 1)
@@ -289,6 +290,17 @@ def sequence_call(tr: Translating, node: ast.For) -> bool:
     length, item = loop.sequence(it)
     loop.run(length, item(loop.index()))
     return True
+
+
+def run_time_call(tr: Translating, node: ast.expr) -> bool:
+    """Whether `node` is `zip/enumerate/reversed(...)` of a run-time sequence (an array, a
+    view, a run-time list or string, a range with run-time bounds): a loop over its items
+    (`for`, a comprehension) walks it at run time."""
+    return (
+        isinstance(node, ast.Call)
+        and any(_builtin(tr, node.func, f) for f in _SEQ_FNS)
+        and _has_run_time(tr, node)
+    )
 
 
 def _has_run_time(tr: Translating, call: ast.Call) -> bool:

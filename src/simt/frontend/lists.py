@@ -33,7 +33,7 @@ from .arena import DEFAULT_HEAP, Arena
 from .context import Translating
 from .raising import raise_builtin
 from .scalars import coerce, known_type
-from .values import Known, Obj, Tup, V, View, is_number, make_text
+from .values import Known, Obj, RStr, Tup, V, View, is_number, make_text
 
 MUTATORS = frozenset({"append", "pop", "extend", "insert", "clear", "sort", "reverse", "remove"})
 # methods that make a display assigned to the name a run-time list (tuples have none of them)
@@ -735,7 +735,7 @@ def from_display(tr: Translating, node: ast.expr) -> Obj:
     return comprehension(tr, node)
 
 
-def comprehension(tr: Translating, node: ast.ListComp) -> Obj:
+def comprehension(tr: Translating, node: ast.ListComp | ast.GeneratorExp) -> Obj:
     """`[elt for target in it if cond ...]` as a run-time list: the loops the comprehension
     stands for, appending to a fresh list; its variables are its own (as in Python 3)."""
     name = f"$lc{node.lineno}_{node.col_offset}"
@@ -776,9 +776,10 @@ def run_comprehension(tr: Translating, generators: list[ast.comprehension], stmt
     return made
 
 
-def run_time_comprehension(tr: Translating, node: ast.ListComp) -> bool:
+def run_time_comprehension(tr: Translating, node: ast.ListComp | ast.GeneratorExp) -> bool:
     """Whether a generator of the comprehension walks a run-time sequence: a `range` with a
-    run-time bound, an array or view, a run-time list (those cannot unroll)."""
+    run-time bound, an array or view, a run-time list or string (those cannot unroll; and
+    `zip`/`enumerate`/`reversed` of one: `iteration.run_time_call`)."""
     for g in node.generators:
         it = g.iter
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
@@ -789,7 +790,7 @@ def run_time_comprehension(tr: Translating, node: ast.ListComp) -> bool:
                 v = tr.expr(it)
             except CompileError:
                 continue  # the unrolling path reports it
-            if is_list(v) or isinstance(v, View) or (
+            if is_list(v) or (isinstance(v, Obj) and v.cls is RStr) or isinstance(v, View) or (
                 isinstance(v, Value) and isinstance(v.type, T.ArrayType)
             ):
                 return True

@@ -859,8 +859,14 @@ class Translator:
             return Known(kind(x.value for x in items))  # type: ignore[union-attr]
         return Tup(tuple(items), kind is list)
 
+    def run_time_comprehension(self, node: ast.ListComp | ast.GeneratorExp) -> bool:
+        """Whether the comprehension walks a run-time sequence (a loop, not unrolled)."""
+        return lists.run_time_comprehension(self, node) or any(
+            iteration.run_time_call(self, g.iter) for g in node.generators
+        )
+
     def expr_ListComp(self, node: ast.ListComp) -> V:
-        if lists.run_time_comprehension(self, node):
+        if self.run_time_comprehension(node):
             return lists.comprehension(self, node)
         return self._comprehension(node, list)
 
@@ -1517,6 +1523,20 @@ class Translator:
         self.env[key] = self.expr(node)
 
     def expr_Call(self, node: ast.Call) -> V:
+        if (len(node.args) == 1 and isinstance(node.func, ast.Name)
+                and node.func.id in ("list", "sorted", "sum", "min", "max")
+                and self._is_builtin(node.func, node.func.id)):  # fmt: skip
+            # list(reversed(xs)), sorted(zip(...)), sum(v for v in xs) over a run-time
+            # sequence: the items a loop over it takes, as a run-time list (a generator
+            # expression elsewhere, a generator of its own, stays refused)
+            arg = node.args[0]
+            made: ast.ListComp | None = None
+            if isinstance(arg, ast.GeneratorExp) and self.run_time_comprehension(arg):
+                made = ast.copy_location(ast.ListComp(arg.elt, arg.generators), arg)
+            elif iteration.run_time_call(self, arg):
+                made = _listed(arg)
+            if made is not None:
+                node = ast.copy_location(ast.Call(node.func, [made], node.keywords), node)
         return calls.call(self, node)
 
     # ---------------------------------------------------------------- inlining
@@ -1670,6 +1690,18 @@ def _is_pure(node: ast.expr) -> bool:
 def _has_slice(sl: ast.expr) -> bool:
     """Whether a subscript has a slice among its items (`a[i, 1:3]`)."""
     return any(isinstance(e, ast.Slice) for e in (sl.elts if isinstance(sl, ast.Tuple) else [sl]))
+
+
+def _listed(it: ast.expr) -> ast.ListComp:
+    """`[x for x in it]`, with a name no Python name can spell."""
+    x = f"$it{it.lineno}_{it.col_offset}"
+    comp = ast.ListComp(
+        elt=ast.Name(id=x, ctx=ast.Load()),
+        generators=[ast.comprehension(target=ast.Name(id=x, ctx=ast.Store()), iter=it,
+                                      ifs=[], is_async=0)],
+    )  # fmt: skip
+    ast.copy_location(comp, it)
+    return ast.fix_missing_locations(comp)
 
 
 def _stored_names(loop: ast.For) -> frozenset[str]:

@@ -18,7 +18,8 @@ an f-string, `str.format` or `format()`), which `int()` may parse back (a ValueE
 spec made it something else: "-2,048", "0x1f"), and `float()` of a decimal made from it; its
 `repr`/`ascii`, `ord`/`chr` of a character, and a tuple read at a run-time index; in a float64
 kernel, an exact float under a float format type (`FLOAT_SPECS`) and a run-time width and
-precision. A variable may be given list displays on an `if`'s paths or in a loop (`shaped`).
+precision. A variable may be given list displays on an `if`'s paths or in a loop (`shaped`);
+`enumerate`, `zip`, `reversed` walk a list and a string (`walked`).
 """
 
 from __future__ import annotations
@@ -257,6 +258,39 @@ def lists_section(g: Grammar) -> None:
     with aside(g, "shaped"):  # (a stream of their own: the seeds' other draws are kept)
         if g.r.random() < 0.5:
             shaped(g)
+    with aside(g, "walked"):
+        if g.r.random() < 0.5:
+            walked(g)
+
+
+def walked(g: Grammar) -> None:
+    """`enumerate`, `zip` and `reversed` over a list built by `append` and over a string
+    built at run time, in a `for`, a comprehension, a generator expression, `list(...)`."""
+    r = g.r
+    xs, acc = g.fresh("wx"), g.fresh("wa")
+    i, v, w = g.fresh("wi"), g.fresh("wv"), g.fresh("ww")  # (the kernel has its own `i`)
+    g.emit(f"{xs} = []")
+    g.emit(f"for {i} in range(2 + ({g.i32(1)} + t) % 5):")
+    g.emit(f"    {xs}.append({i} * 5 - t)")
+    g.emit(f"{acc} = 0")
+    k = r.randrange(4)
+    if k == 0:
+        g.emit(f"for {i}, {v} in enumerate({xs}, {r.choice(('0', '1', 't'))}):")
+        g.emit(f"    {acc} = {acc} * 3 + {i} * {v}")
+    elif k == 1:
+        g.emit(f"for {v}, {w} in zip(reversed({xs}), {xs}[1:]):")
+        g.emit(f"    {acc} = {acc} * 5 + {v} - {w}")
+    elif k == 2:
+        ys = g.fresh("wy")
+        g.emit(f"{ys} = [{i} * {v} for {i}, {v} in enumerate(reversed({xs}))]")
+        g.emit(f"{acc} = sum({ys}) + len({ys}) + list(reversed({ys}))[0]")
+    else:
+        s = g.fresh("ws")
+        g.emit(f"{s} = 'w' + str(t)")
+        g.emit(f"for {i}, {w} in enumerate(reversed({s})):")
+        g.emit(f"    {acc} = {acc} + {i} * ord({w})")
+        g.emit(f"{acc} = {acc} + sum(ord({w}) * {v} for {w}, {v} in zip({s}, {xs}))")
+    g.declare(acc, "i32", 4096.0)
 
 
 def shaped(g: Grammar) -> None:

@@ -37,7 +37,9 @@ CONSTRUCTS: dict[str, tuple[str, ...]] = {
     "Set": ("{v} = len({{{v}, 0.5}})",),
     "SetComp": ("{v} = len({{(k, {v}) for k in range(3)}})",),
     "Lambda": ("{v} = (lambda q: q + 1)({v})",),
-    "GeneratorExp": ("{v} = sum(k for k in range({v}))", "gen = (k for k in range({v}))"),
+    # (`sum(k for k in range(n))` over a run-time range is in the language: the generator
+    # expression is the list of its items there; one bound to a name is a generator)
+    "GeneratorExp": ("gen = (k for k in range({v}))", "{v} = len((k for k in range({v})))"),
     "Yield": ("yield {v}",),
     "YieldFrom": ("yield from range({v})",),
     # strings built at run time are in the language (frontend/strings.py), and int format
