@@ -243,8 +243,8 @@ _ROWS: list[MathFn] = [
     _f("copysign", np.copysign, "magnitude of x with the sign of y", nargs=2,
        llvm="llvm.copysign", weight=1,  # the sign bit: -0.0 (and a NaN's) counts
        wgsl="select(abs({0}), -abs({0}), (bitcast<u32>(f32({1})) >> 31u) == 1u)"),
-    _f("fmod", np.fmod, "C remainder of x / y (sign of x)", nargs=2,
-       wgsl="({0} - {1} * trunc({0} / {1}))"),
+    _f("fmod", np.fmod, "C remainder of x / y (sign of x)", nargs=2,  # exact, as `%`'s helper
+       wgsl="simt_fmod_f32({0}, {1})", wgsl_f64="simt_fmod_f64({0}, {1})"),
     _f("remainder", elementwise(math.remainder),
        "IEEE 754 remainder of x / y (quotient rounded to nearest, ties to even)", nargs=2,
        wgsl="simt_remainder_f32({0}, {1})", wgsl_f64="simt_remainder_f64({0}, {1})"),
