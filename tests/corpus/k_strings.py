@@ -10,8 +10,10 @@ bools and strings under format specs (fill, align, sign, #, 0, width, grouping, 
 precision of a string), `str.format` and `format()`; float32 under `.Nf`; `repr`, `ascii`,
 `chr`, `ord`, a KeyError's text on a run-time key, a tuple read at a run-time index; float64
 and float32 under the float types (`f`, `e`, `g`, `%`, grouping, a run-time width and
-precision). The
-reference is the same helper run by Python on the host."""
+precision); floats with no format type (`str(x)`, `f"{x}"`, `f"{x:.3}"`, a width alone):
+the shortest digits that read back, float64 as Python's `repr`, float32 as numpy's `str` (as
+`print` shows them), and such a string printed. The reference is the same helper run by
+Python on the host."""
 
 import numpy as np
 
@@ -397,7 +399,47 @@ def _ref_floats(a, b, out):
     return {2: r}
 
 
+def shortest_text(x, y):
+    """float64 `x` and float32 `y` with no format type: shortest digits (`str(y)`: numpy's,
+    as `print` shows a float32), `.3` (general, keeping a `.0`), and a width alone (the
+    float64's shortest digits, as Python's `format` of a numpy float32)."""
+    return str(x) + "|" + str(y) + "|" + f"{x:.3}" + "|" + "{:>12}".format(y)  # noqa: UP032
+
+
+@simt.kernel(heap=4096)
+def strings_shortest(a, b, out):
+    t = simt.grid(1)
+    if t < len(a):
+        s = shortest_text(a[t], b[t])
+        out[t] = len(s)
+        if t % 5 == 0:
+            print(s)
+
+
+_SHORTEST = (0.0, -0.0, 1.0, 0.1, 1e16, 1e-5, 1e-4, 123456.789, 2.0**-1074,
+             1.7976931348623157e308, float("inf"), -float("inf"), 1e22, 9007199254740993.0,
+             2.0**-1022, 0.3, 1e6, 999999.9)  # fmt: skip
+
+
+def _make_shortest():
+    a = np.array(_SHORTEST + tuple(rng(23).normal(0, 1e4, 14)), np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        b = a.astype(np.float32)
+    b[8] = np.float32(1e-45)
+    return a, b, np.zeros(len(a), np.int32)
+
+
+def _shortest_rows(a, b):
+    return [shortest_text(float(a[t]), b[t]) for t in range(len(a))]
+
+
 CASES = [
+    # written with float64 and uint64 arithmetic (an adapter without them refuses it)
+    Case("strings_shortest", strings_shortest, _make_shortest, 1, 32,
+         lambda a, b, out: {2: np.array([len(s) for s in _shortest_rows(a, b)], np.int32)},
+         tol=EXACT, features=frozenset({"fp64", "uint64"}),
+         stdout=lambda a, b, out: "".join(s + "\n" for t, s in enumerate(_shortest_rows(a, b))
+                                          if t % 5 == 0)),
     # written with float64 and uint64 arithmetic (an adapter without them refuses it)
     Case("strings_floats", strings_floats, _make_floats, 1, 32, _ref_floats, tol=EXACT,
          features=frozenset({"fp64", "uint64"})),

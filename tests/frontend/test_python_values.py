@@ -158,3 +158,96 @@ def test_floats_in_strings_built_at_run_time_are_pythons(backend: str, dtype: ty
         row = out[t].tolist()
         got = "".join(chr(c) for c in row[: row.index(-1)])
         assert got == floats_text(x, t % 13 - 3, t % 6), (x, t)
+
+
+# ------------------------------------------------------------------ floats with no format type
+@simt.kernel
+def shortest_shown(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        s = str(a[t])
+        for j in range(len(s)):
+            out[t, j] = ord(s[j])
+        out[t, len(s)] = -1
+
+
+def _shortest_values(dtype: type, n: int) -> np.ndarray:
+    """`n` random bit patterns (NaN among them), powers of 10 and of 2 across the range,
+    subnormals, the largest, the smallest normal, and the thresholds of the layouts."""
+    bits = 64 if dtype == np.float64 else 32
+    rng = np.random.default_rng(27 + bits)
+    words = rng.integers(0, 2**bits, n, dtype=np.uint64).astype(f"uint{bits}")
+    fi = np.finfo(dtype)
+    lo, hi = int(np.log10(float(fi.smallest_subnormal))), int(np.log10(float(fi.max)))
+    with np.errstate(over="ignore", under="ignore"):
+        special = np.array(
+            [10.0**p for p in range(lo, hi + 1)] + [2.0**p for p in range(fi.minexp - fi.nmant,
+                                                                              fi.maxexp, 5)]
+            + [float(fi.max), float(fi.tiny), float(fi.smallest_subnormal), 0.0, -0.0, 1e-4,
+               1e6, 1e16, 999999.9, 1e-5, 0.1, 0.3, 2.0 / 3.0, float("inf"), float("-inf")],
+            dtype,
+        )  # fmt: skip
+    return np.concatenate([words.view(dtype), special, -special[:40]])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_str_of_a_float_is_its_shortest_round_trip_digits(backend: str, dtype: type) -> None:
+    # str(x) of a run-time float: Python's repr of a float64, numpy's str of a float32 (as
+    # print shows either); was a CompileError ('written by the host')
+    simt.use(backend)
+    a = _shortest_values(dtype, 1000)
+    out = np.zeros((len(a), 32), np.int32)
+    shortest_shown[(len(a) + 127) // 128, 128](a, out)
+    bad = []
+    for t, x in enumerate(a):
+        row = out[t].tolist()
+        got = "".join(chr(c) for c in row[: row.index(-1)])
+        want = repr(float(x)) if dtype == np.float64 else str(x)
+        if got != want:
+            bad.append((want, got))
+    assert not bad, bad[:10]
+
+
+NO_TYPE = ("", ".3", ">12", "+", ",", "#", ".0", "#.3", "<10.5", "^+14.2", "010", ".17", "_.1",
+           " ")  # fmt: skip
+
+
+def no_type_text(x):
+    out = str(x) + "|" + "{}".format(x)  # noqa: UP032
+    for spec in NO_TYPE[1:]:  # (unrolled: the specs are known)
+        out += "|" + format(x, spec)
+    return out
+
+
+@simt.kernel(heap=16384)
+def no_type_shown(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        s = no_type_text(a[t])
+        for j in range(len(s)):
+            out[t, j] = ord(s[j])
+        out[t, len(s)] = -1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_float_with_no_format_type_is_pythons(dtype: type) -> None:
+    # a spec without a type: with a precision, g keeping a '.0' (fixed-point below
+    # 10**(p - 1)); without, the shortest digits (of the float64 value: Python's format of a
+    # numpy float32 widens it), with fill, align, sign, #, 0, width and grouping
+    simt.use("cpu")
+    vals = [1.0, 100.0, 12.0, 123.0, 1e16, 1e-5, 1234567.0, 0.5, 1.5, 2.5, 0.0, -0.0,
+            float("inf"), -float("inf"), float("nan"), 9.995, 1e300, 5e-324, 0.1, 99.95]
+    rng = np.random.default_rng(5)
+    with np.errstate(over="ignore", under="ignore"):
+        a = np.array(vals + list(rng.uniform(-1e6, 1e6, 20)) + list(10 ** rng.uniform(-30, 30, 20)),
+                     dtype)  # fmt: skip
+    out = np.zeros((len(a), 400), np.int32)
+    no_type_shown[1, len(a)](a, out)
+    for t, x in enumerate(a):
+        row = out[t].tolist()
+        got = "".join(chr(c) for c in row[: row.index(-1)])
+        want = no_type_text(x)
+        if dtype == np.float32:  # '{}'.format(x) shows x as str(x) does, as print does
+            want = want.replace("|" + format(x) + "|", "|" + str(x) + "|", 1)
+        assert got == want, (x, got, want)

@@ -1109,7 +1109,7 @@ def _str(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -
         assert isinstance(e, Obj)
         return strings.value_of(strings.message_text(tr, e, node))
     if len(args) == 1 and not kwargs and not isinstance(args[0], Known):
-        return strings.value_of(strings.from_number(tr, args[0], node))
+        return strings.value_of(str_format.str_of(tr, args[0], node))
     return _only_known(str, "str")(tr, args, kwargs, node)
 
 

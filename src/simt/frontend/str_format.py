@@ -15,11 +15,12 @@ spec Python refuses is refused with Python's words. What is written at run time:
   type `s`.
 
 - a float32 (or float16) under `.Nf`, N <= 9, with fill, align, sign, `0`, width (`_fixed`:
-  its exact binary value rounded half to even, as Python's).
+  its exact binary value rounded half to even, as Python's); other floats under the float
+  types or no type (`{x}`: the shortest round-trip digits) by `float_format`.
 
-Refused with advice: other floats (`{x}`: Python's shortest round-trip digits, other float
-specs, float64 values; the host writes them: `print` formats any spec), type `c` and `n` of
-an int, and a float type (`e`, `f`, `g`, `%`) of an int.
+Refused with advice: a float under `n`, the `z` flag or grouping of zero padding (the host
+writes them: `print` formats any spec), type `c` and `n` of an int, and a float type (`e`,
+`f`, `g`, `%`) of an int.
 
 An int's text is laid out as Python lays it out: `[left fill][sign][prefix][middle fill]
 [digits with separators][right fill]`, the fill split by the alignment (`^`: the smaller
@@ -178,6 +179,14 @@ def field(tr: Translating, v: V, spec: str, conversion: int, node: ast.AST,
 
 
 # ------------------------------------------------------------------------------- numbers
+def str_of(tr: Translating, v: V, node: ast.AST) -> Text:
+    """`str(v)`: a float's shortest digits that read back (as `print` shows it), other
+    values by `strings.from_number`."""
+    if isinstance(v, Value) and isinstance(v.type, T.Scalar) and v.type.is_float:
+        return floating(tr, v, None, "", None, None, node)
+    return from_number(tr, v, node)
+
+
 def number(tr: Translating, v: Value, spec: str, node: ast.AST) -> Text:
     """A run-time number's text under `spec`; a spec `!s:...` (from `{v!s:...}`) formats the
     number's text (`str(v)`) as a string."""
@@ -185,12 +194,12 @@ def number(tr: Translating, v: Value, spec: str, node: ast.AST) -> Text:
     assert isinstance(t, T.Scalar)
     conversion, spec = spec_conversion(spec)
     if conversion:
-        return text(tr, from_number(tr, v, node), spec, node)
+        return text(tr, str_of(tr, v, node), spec, node)
     if t.is_float:
         sp = _checked(tr, 0.0, spec, f"a {t.name} value", node) if spec else None
         return floating(tr, v, sp, spec, None, None, node)
     if not spec or (spec == "d" and not t.is_bool):
-        return from_number(tr, v, node)
+        return str_of(tr, v, node)
     sp = _checked(tr, False if t.is_bool else 0, spec, f"a {t.name} value", node)
     if sp.kind not in _BASE:
         why = {
@@ -208,35 +217,41 @@ def floating(tr: Translating, v: Value, sp: Spec | None, spec: str, width: Value
              prec: Value | None, node: ast.AST) -> Text:  # fmt: skip
     """A run-time float under `sp` (None: no spec), its width and precision given at run
     time where not None (`f"{x:{w}.{p}f}"`): a float32 under .Nf by `_fixed`, the float types
-    by `float_format`; others refused with advice."""
+    and no type by `float_format` (no spec: the shortest digits, of a float32 as numpy's
+    `str` writes it, as `print` shows it; a spec without a type or a precision: those of the
+    float64 value, as Python's `format` of a numpy float32 writes it); others refused with
+    advice."""
     t = v.scalar
     why = ""
-    if sp is None or sp.kind not in float_format.KINDS:
-        why = "Python's shortest round-trip digits (no format type)" if sp is None or \
-            not sp.kind else f"format type {sp.kind!r}"  # fmt: skip
+    if sp is not None and sp.kind not in float_format.KINDS and sp.kind:
+        why = f"format type {sp.kind!r}"
     elif "z" in spec:
         why = "the 'z' flag"
-    elif sp.group and sp.pad == "0" and (sp.align or "=") == "=":
+    elif sp is not None and sp.group and sp.pad == "0" and (sp.align or "=") == "=":
         why = "grouping of zero padding"
     if why:
         tr.fail(
             node,
             f"a {t.name} in a string built at run time"
             f"{f' (format spec {spec!r})' if spec else ''}: {why} is written by the host "
-            "(on the device: the types f, F, e, E, g, G and % with fill, align, sign, #, 0, "
-            "width, grouping and precision)",
-            "give it a format type: f'{x:.6g}', f'{x:.3f}', f'{x:e}'; or print it: "
+            "(on the device: no type and the types f, F, e, E, g, G and % with fill, align, "
+            "sign, #, 0, width, grouping and precision)",
+            "use one of those: f'{x}', f'{x:.6g}', f'{x:.3f}', f'{x:e}'; or print it: "
             "print(s, x) and f.write(f'{x}') format any spec on the host",
         )
-    assert sp is not None
     tr.at(node)
+    shortest = ""
+    if sp is None:
+        sp, shortest = parse(""), "32" if t == T.FLOAT32 else "64"
+    elif not sp.kind and sp.precision is None and prec is None:
+        shortest = "64"
     if width is None and prec is None and t.bits <= 32 and sp.kind in ("f", "F") and \
             sp.precision is not None and sp.precision <= MAX_FIXED and not \
             (sp.group or sp.alt):  # fmt: skip
         return _fixed(tr, v, sp, node)  # (float64 arithmetic only: cheaper)
     p = prec if prec is not None else i32(tr, 6 if sp.precision is None else sp.precision)
     w = width if width is not None else i32(tr, sp.width)
-    return float_format.number(tr, v, sp, p, w, node)
+    return float_format.number(tr, v, sp, p, w, node, shortest)
 
 
 def _magnitude(tr: Translating, v: Value) -> tuple[Value, Value, T.Scalar]:
@@ -554,7 +569,7 @@ def nested(tr: Translating, v: V, pieces: list[Part], conversion: int, node: ast
         v = coerce(b, v, T.literal_type(v.value, tr.ctx.fp64)) if isinstance(
             v.value, (int, float)) else v  # fmt: skip
     if isinstance(v, Value) and isinstance(v.type, T.Scalar) and conversion in _CONVERSIONS:
-        v = value_of(from_number(tr, v, node))
+        v = value_of(str_of(tr, v, node))
         conversion = -1
     if is_str(v):
         assert isinstance(v, Obj)

@@ -11,10 +11,9 @@ at the user's line (catchable), never a cut: the capacity is the heap's int32 wo
 (`@simt.kernel(heap=N)`: N / 4 words, shared with int lists and list headers).
 
 Numbers enter a string through `str(v)` and f-strings (`f"x={v}"`; format specs, `str.format`
-and `format()`: `str_format.py`): ints and bools are written on the device exactly as Python
-writes them; floats are not (formatting a float
-exactly as Python does needs the shortest round-trip digits): `print` and `f.write` format
-floats on the host, so they are refused here with that advice. `print(s)` and `f.write(s)`
+and `format()`: `str_format.py`): ints, bools and floats are written on the device exactly as
+Python writes them (a float's shortest round-trip digits: `float_format.py`). `print(s)` and
+`f.write(s)`
 write the characters one print field each (`Field` with spec "c", formatted by the host).
 
 Searching (`t in s`, `s.find(t)`) compares `t` at each position; a slice with step 1 is a
@@ -160,14 +159,9 @@ def from_number(tr: Translating, v: V, node: ast.AST) -> Text:
     if not (isinstance(v, Value) and isinstance(v.type, T.Scalar)):
         tr.fail(node, "str() in a kernel takes a number or a string")
     t = v.type
-    if t.is_float:
-        tr.fail(
-            node,
-            "a float cannot be made into a string at run time (its shortest digits are "
-            "written by the host)",
-            "print it, or write it to a file: print(s, x), f.write(f'{s}{x:.3f}'); or "
-            "put an integer in the string: str(int(x * 1000))",
-        )
+    if t.is_float:  # (str_format.str_of writes a float's shortest digits)
+        tr.fail(node, "a float in an exception's message, as a string",
+                "print the exception, or put str(x) in the message you raise")  # fmt: skip
     tr.at(node)
     if t.is_bool:
         return _booltext_of(tr, v, node)

@@ -18,8 +18,9 @@ an f-string, `str.format` or `format()`), which `int()` may parse back (a ValueE
 spec made it something else: "-2,048", "0x1f"), and `float()` of a decimal made from it; its
 `repr`/`ascii`, `ord`/`chr` of a character, and a tuple read at a run-time index; in a float64
 kernel, an exact float under a float format type (`FLOAT_SPECS`) and a run-time width and
-precision. A variable may be given list displays on an `if`'s paths or in a loop (`shaped`);
-`enumerate`, `zip`, `reversed` walk a list and a string (`walked`).
+precision, and a float with no format type (its shortest digits). A variable may be given
+list displays on an `if`'s paths or in a loop (`shaped`); `enumerate`, `zip`, `reversed` walk
+a list and a string (`walked`).
 """
 
 from __future__ import annotations
@@ -173,7 +174,26 @@ def text(g: Grammar) -> None:
         spec = r.choice(FLOAT_SPECS)
         g.emit(f"{fs} = f\"<{{{x}:{spec}}}|{{{x}:{{t % 9}}.{{t % 4}}e}}>\"")
         g.emit(f"{acc} += len({fs}) * 3 + {fs}.find('5')")
+    with aside(g, "shortest"):  # (a stream of its own: the seeds' other draws are kept)
+        shortest(g, acc)
     g.declare(acc, "i32", 4096.0)
+
+
+def shortest(g: Grammar, acc: str) -> None:
+    """Maybe a float with no format type: its shortest digits (str, an f-string, str.format,
+    a precision alone, a width alone) of a product (IEEE's, the same bits on every backend),
+    folded into `acc`."""
+    r = g.r
+    if not (g.fp64 and r.random() < 0.4):
+        return
+    x, fs = g.fresh("fx"), g.fresh("ff")
+    cast = r.choice(("simt.float64", "simt.float32"))
+    scale = r.choice(("0.1", "1e-7", "3.0e15", "1.0"))
+    g.emit(f"{x} = {cast}(({g.i32(1)}) % 4096 - 2048) * {scale}")
+    how = r.choice(("str({x})", "f'{{{x}}}'", "'<{{}}>'.format({x})", "f'{{{x}:.3}}'",
+                    "f'{{{x}:>9}}'"))  # fmt: skip
+    g.emit(f"{fs} = {how.format(x=x)}")
+    g.emit(f"{acc} += len({fs}) * 3 + {fs}.find('5') + {fs}.find('e')")
 
 
 # float format specs a string built at run time takes (frontend/float_format.py)

@@ -42,10 +42,11 @@ CONSTRUCTS: dict[str, tuple[str, ...]] = {
     "GeneratorExp": ("gen = (k for k in range({v}))", "{v} = len((k for k in range({v})))"),
     "Yield": ("yield {v}",),
     "YieldFrom": ("yield from range({v})",),
-    # strings built at run time are in the language (frontend/strings.py), and int format
-    # specs in them (str_format.py); floats in them not, nor an int written as a float
-    "Str": ("io[0] = 'text'", "{v} = {v} + len('ab' + str({f}))"),
-    "JoinedStr": ("{v} = len(f'{{{f}}}')", "{v} = len(f'{{{v}:5e}}')"),
+    # strings built at run time are in the language (frontend/strings.py), and format specs
+    # in them (str_format.py; floats with no type too: their shortest digits), but not a
+    # float under the locale's 'n', nor an int written as a float
+    "Str": ("io[0] = 'text'", "{v} = {v} + len('ab' + format({f}, 'n'))"),
+    "JoinedStr": ("{v} = len(f'{{{f}:n}}')", "{v} = len(f'{{{v}:5e}}')"),
     "ListMixedTypes": ("grow = [1]\ngrow.append(0.5)\nio[0] = grow[1]",),
     "StarredKwargs": ("{v} = max(**{{'a': {v}}})",),
     "Slice": ("{v} = (1, 2, 3)[{v}:]",),
