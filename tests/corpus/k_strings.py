@@ -12,7 +12,9 @@ precision of a string), `str.format` and `format()`; float32 under `.Nf`; `repr`
 and float32 under the float types (`f`, `e`, `g`, `%`, grouping, a run-time width and
 precision); floats with no format type (`str(x)`, `f"{x}"`, `f"{x:.3}"`, a width alone):
 the shortest digits that read back, float64 as Python's `repr`, float32 as numpy's `str` (as
-`print` shows them), and such a string printed. The reference is the same helper run by
+`print` shows them), and such a string printed; `split()`/`split(sep)` into lists of strings
+(appended to, indexed, walked, joined, printed), `count`, `index`, `rfind`, `title`. The
+reference is the same helper run by
 Python on the host."""
 
 import numpy as np
@@ -433,7 +435,40 @@ def _shortest_rows(a, b):
     return [shortest_text(float(a[t]), b[t]) for t in range(len(a))]
 
 
+def split_text(t, v):
+    """Strings split into lists of strings, and the search methods: the same helper in the
+    kernel and on the host."""
+    s = " id=" + str(v) + ", the 1st o'neil,,  x" + "ab" * (t % 3)
+    kept = []
+    for w in s.split():
+        if w.count("i") == 0:
+            kept.append(w.title())
+    parts = s.split(",")
+    line = "|".join(kept) + "/" + " ".join(parts)
+    return [len(kept), len(parts), len(line), s.rfind("ab"), s.index("=")], kept
+
+
+@simt.kernel(heap=4096)
+def strings_split(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        nums, kept = split_text(t, a[t])
+        for j in range(5):
+            out[t, j] = nums[j]
+        if t % 3 == 0:
+            print(kept)
+
+
+def _make_split():
+    return rng(29).integers(-5000, 5000, 24).astype(np.int32), np.zeros((24, 5), np.int32)
+
+
 CASES = [
+    Case("strings_split", strings_split, _make_split, 1, 32,
+         lambda a, out: {1: np.array([split_text(t, v)[0] for t, v in enumerate(a.tolist())],
+                                     np.int32)},
+         tol=EXACT, stdout=lambda a, out: "".join(f"{split_text(t, v)[1]}\n" for t, v in
+                                                  enumerate(a.tolist()) if t % 3 == 0)),
     # written with float64 and uint64 arithmetic (an adapter without them refuses it)
     Case("strings_shortest", strings_shortest, _make_shortest, 1, 32,
          lambda a, b, out: {2: np.array([len(s) for s in _shortest_rows(a, b)], np.int32)},

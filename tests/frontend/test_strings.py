@@ -362,7 +362,12 @@ def test_a_handler_of_literal_and_run_time_messages_prints_each(
         ("s = f'{n:5n}' + str(t)", "a format spec in a string built at run time"),
         ("raise KeyError('n=' + str(n))", "KeyError takes its message at compile time"),
         ("raise ValueError('n=' + str(n), 2)", "takes that one string in a kernel"),
-        ("s = str(t).split(',')", "not .split"),
+        ("s = str(t).split(',', 1)", "(no maxsplit)"),
+        ("s = sum(str(t).split())", "sum() of a list of strings"),
+        ("s = str(t).split(); s.append(1)", "this list holds strings"),
+        ("s = [1]; s.append(str(t))", "this list holds numbers"),
+        ("s = str(t).split(); s.sort()", ".sort() of a list of strings"),
+        ("s = str(t).count('1', 2)", "slice first for a start or an end"),
         ("s = str(t)[::n]", "string slice's step must be known at compile time"),
         ("s = str(t).find('1', 0, 3)", "slice first for an end"),
         ("s = str(t).replace('1', '2', 1)", "takes two strings in a kernel (no count)"),
@@ -388,3 +393,74 @@ def test_an_exception_class_with_its_own_init_takes_known_values(refusal) -> Non
     )
     assert "Coded takes its message at compile time" in text and "its own __init__" in text
     assert "user_kernel.py:11" in text
+
+
+def words_of(t, v):
+    """The string methods and lists of strings a kernel has, as Python runs them."""
+    s = " id=" + str(v) + ", the 1st o'neil,,  x" + "ab" * (t % 3)
+    ws = s.split()
+    parts = s.split(",")
+    kept = []
+    for w in ws:
+        if w.count("i") == 0:
+            kept.append(w.title())
+    kept.append("end")
+    line = "|".join(kept)
+    nums = [len(ws), len(parts), len(parts[2]), len(line), s.count("ab"), s.count(""),
+            s.rfind("ab"), s.rfind(""), s.rfind("zz"), s.index("="), s.index(",", 5)]
+    return nums, line + "/" + " ".join(parts) + "/" + s.title(), kept
+
+
+@simt.kernel(heap=8192)
+def words_kernel(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        nums, text, kept = words_of(t, a[t])
+        for j in range(11):
+            out[t, j] = nums[j]
+        out[t, 11] = len(text)
+        for j in range(len(text)):
+            out[t, 12 + j] = ord(text[j])
+        try:
+            out[t, 255] = text.index("zz")
+        except ValueError as e:
+            out[t, 255] = -len(str(e))
+        if t < 2:
+            print(kept, len(kept), kept[-2])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_split_lists_of_strings_and_search_methods_are_pythons(backend: str, capfd) -> None:
+    # s.split(), s.split(sep), a list strings are appended to (len, indexing, iteration,
+    # join, print), str.count, str.index (ValueError), str.rfind, str.title: each was a
+    # CompileError before ("lists hold numbers", "not .split", ...)
+    simt.use(backend)
+    a = np.array([5, -12, 0, 77], np.int32)
+    out = np.zeros((4, 256), np.int32)
+    words_kernel[1, 4](a, out)
+    printed = []
+    for t, v in enumerate(a.tolist()):
+        nums, text, kept = words_of(t, v)
+        assert out[t, :11].tolist() == nums
+        assert "".join(chr(c) for c in out[t, 12:12 + out[t, 11]]) == text
+        assert out[t, 255] == -len("substring not found")
+        if t < 2:
+            printed.append(f"{kept} {len(kept)} {kept[-2]}")
+    assert capfd.readouterr().out.splitlines() == printed
+
+
+@simt.kernel(heap=512)
+def split_short(a, out):
+    t = simt.grid(1)
+    s = "ab " * (a[t] % 40)
+    try:
+        out[t] = len(s.split())
+    except MemoryError:
+        out[t] = -1
+
+
+def test_a_split_that_outgrows_the_heap_is_a_memory_error() -> None:
+    simt.use("cpu")
+    out = np.zeros(4, np.int32)
+    split_short[1, 4](np.array([3, 10, 25, 30], np.int32), out)
+    assert out.tolist() == [3, 10, -1, -1]

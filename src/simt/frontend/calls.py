@@ -1005,7 +1005,10 @@ def _print_ops(tr: Translating, parts: list[Any]) -> None:
             if p.cls is strings.RRepr:
                 strings.print_repr(tr, p.get("s"))  # type: ignore[arg-type]
             elif lists.is_list(p):
-                lists.print_items(tr, p)
+                if lists.info_of(p).text:
+                    strings.print_text_items(tr, p)
+                else:
+                    lists.print_items(tr, p)
             elif dicts.is_dict_like(p):
                 dicts.print_items(tr, p)
             else:

@@ -33,6 +33,7 @@ from .lists import (
     fix_type,
     header,
     i32,
+    info_of,
     insert,
     length,
     loop,
@@ -88,8 +89,18 @@ def _number(tr: Translating, v: V, what: str, node: ast.AST) -> V:
 
 
 # ------------------------------------------------------------------------------- reading
+def numbers_only(tr: Translating, lst: Obj, what: str, node: ast.AST) -> None:
+    """Refuse `what` of a list of strings (`lists.ListInfo.text`): it reads them by `len`,
+    indexing, iteration and `print` only."""
+    if info_of(lst).text:
+        tr.fail(node, f"{what} of a list of strings: a kernel's list of strings has len(), "
+                "indexing, iteration, append and print", "loop over its items: "
+                "for w in words: ...")  # fmt: skip
+
+
 def total(tr: Translating, lst: Obj, start: V, node: ast.AST) -> Value:
     """`sum(xs, start)`: the start plus each item in order (Python adds left to right)."""
+    numbers_only(tr, lst, 'sum()', node)
     t = element_type(tr, lst, node)
     start = _number(tr, start, "sum()", node)
     acc_t = T.compute_type(t)
@@ -109,6 +120,7 @@ def total(tr: Translating, lst: Obj, start: V, node: ast.AST) -> Value:
 def min_max(tr: Translating, lst: Obj, op: str, node: ast.AST) -> Value:
     """`min(xs)` / `max(xs)`: the first item no other item is strictly below (above); an
     empty list raises ValueError as in Python."""
+    numbers_only(tr, lst, 'min()/max()', node)
     t = element_type(tr, lst, node)
     tr.at(node)
     b = tr.b
@@ -129,6 +141,7 @@ def min_max(tr: Translating, lst: Obj, op: str, node: ast.AST) -> Value:
 
 def contains(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
     """`v in xs`: whether an item equals `v`."""
+    numbers_only(tr, lst, 'in', node)
     t = element_type(tr, lst, node)
     v = _number(tr, v, "in", node)
     tr.at(node)
@@ -287,6 +300,7 @@ def sort(tr: Translating, lst: Obj, args: list[V], node: ast.AST,
 # ------------------------------------------------------------------------------- new lists
 def copy_of(tr: Translating, lst: Obj, node: ast.AST) -> Obj:
     """A new list with the items of `lst` (`xs.copy()`, `list(xs)`, `xs[:]`)."""
+    numbers_only(tr, lst, 'a copy', node)
     out = make(tr, [], node)
     extend(tr, out, [lst], node)
     return out
@@ -325,6 +339,7 @@ def getslice(tr: Translating, lst: Obj, sl: ast.Slice, node: ast.AST) -> Obj:
     """`xs[a:b:c]` as Python reads it: a new list of the items from a up to (not including)
     b, every c-th; bounds past either end are clipped, negative ones count from the end.
     The step must be known at compile time (it decides the direction)."""
+    numbers_only(tr, lst, 'a slice', node)
     start, stop = bound(tr, sl.lower, "start"), bound(tr, sl.upper, "stop")
     step_v = bound(tr, sl.step, "step")
     if step_v is not None and not isinstance(step_v, Known):
@@ -416,6 +431,8 @@ class Method:
 
 
 def attribute(tr: Translating, lst: Obj, attr: str, node: ast.AST) -> V:
+    if attr != "append":
+        numbers_only(tr, lst, f".{attr}()", node)
     if attr not in METHODS and attr not in KEYWORDS:
         names = ", ".join(sorted([*METHODS, *KEYWORDS]))
         tr.fail(node, f"lists in kernels have {names}, len(), indexing, slicing and iteration, "

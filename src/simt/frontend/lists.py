@@ -258,6 +258,10 @@ def as_item(
     if not isinstance(v, Known) and not (isinstance(v, Value) and isinstance(v.type, T.Scalar)):
         tr.fail(node, "a list in a kernel holds numbers (int, float, bool), not this value")
     info = info_of(lst)
+    if info.text:
+        tr.fail(node, "this list holds strings (from its first item), and a number would mix "
+                "them", "str(v) makes a string of the number; keep numbers in a list of their "
+                "own")  # fmt: skip
     if isinstance(v, Known):
         t = known_type(v.value, info.dtype, tr.ctx.fp64)
     else:
@@ -461,9 +465,83 @@ def push(tr: Translating, lst: Obj, t: T.Scalar, values: list[Value], node: ast.
     when(tr, ok, put)
 
 
+def holds_text(tr: Translating, lst: Obj, node: ast.AST) -> None:
+    """Make `lst` a list of strings (its first item is one): each item the int32 offset of
+    a copy of a string's characters after their count (`text_item`). A list that holds
+    numbers already is refused."""
+    info = info_of(lst)
+    if info.text:
+        return
+    if info.dtype is not None and not info.guessed:
+        tr.fail(node, "this list holds numbers (from its first item), and a string would mix "
+                "them", "keep strings in a list of their own")  # fmt: skip
+    if info.guessed:  # read before its first item: translated again as a list of strings
+        tr.ctx.list_retry = True
+    info.dtype, info.text, info.guessed = T.INT32, True, False
+    tr.ctx.list_hints[info.site] = TEXT
+
+
+def push_texts(tr: Translating, lst: Obj, count: Value, words: Value, what: str,
+               node: ast.AST, write: Callable[[Value, Value], None]) -> None:
+    """Append `count` strings of `words - count` characters in all to a list of strings:
+    room for the items and `words` words taken first (a MemoryError where either does not
+    fit: the list stays as it was), then `write(at, item)` writes each string's count and
+    characters from `at` on and the offset of each at `item` (the first new item's place
+    in the arena), and the length grows by `count`."""
+    b, ar = tr.b, arena(tr)
+    n = length(tr, lst)
+    ok = reserve(tr, lst, T.INT32, count, node, what)
+    at, room = ar.alloc(b, T.INT32, b.select(ok, words, i32(tr, 0)))
+    raise_unless(tr, MemoryError, room, ar.exhausted(T.INT32, what), node)
+
+    def store() -> None:
+        write(at, b.bin("add", header(tr, lst, DATA), n))
+        set_header(tr, lst, LEN, b.bin("add", n, count))
+
+    when(tr, b.bin("and", ok, room), store)
+
+
+def _is_text(v: V) -> bool:
+    """A known `str` or a run-time string (`strings.py`, which imports this module)."""
+    return (isinstance(v, Known) and isinstance(v.value, str)) or (
+        isinstance(v, Obj) and v.cls is RStr)
+
+
+def _append_text(tr: Translating, lst: Obj, v: V, node: ast.AST) -> None:
+    """`xs.append(s)` of a string: a copy of its characters after their count (the item
+    stays whatever becomes of the words `s` came from), the list one of strings from its
+    first item on (`holds_text`)."""
+    holds_text(tr, lst, node)
+    b, ar = tr.b, arena(tr)
+    if isinstance(v, Known):
+        known = str(v.value)
+        n = i32(tr, len(known))
+    else:
+        assert isinstance(v, Obj)
+        off, n = v.get("off"), v.get("n")
+        assert isinstance(off, Value) and isinstance(n, Value)
+
+    def write(at: Value, item: Value) -> None:
+        ar.store(b, T.INT32, at, n)
+        if isinstance(v, Known):
+            for j, ch in enumerate(known):
+                ar.store(b, T.INT32, b.bin("add", at, i32(tr, j + 1)), i32(tr, ord(ch)))
+        else:
+            loop(tr, i32(tr, 0), n, lambda k: ar.store(
+                b, T.INT32, b.bin("add", b.bin("add", at, i32(tr, 1)), k),
+                ar.load(b, T.INT32, b.bin("add", off, k))))  # type: ignore[arg-type]  # fmt: skip
+        ar.store(b, T.INT32, item, at)
+
+    push_texts(tr, lst, i32(tr, 1), b.bin("add", n, i32(tr, 1)), "a list's string", node, write)
+
+
 def append(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     if len(args) != 1:
         tr.fail(node, f"list.append() takes exactly one argument ({len(args)} given)")
+    if _is_text(args[0]):
+        tr.at(node)
+        _append_text(tr, lst, args[0], node)
+        return Known(None)
     v = as_item(tr, lst, args[0], node)
     t = element_type(tr, lst, node)
     tr.at(node)
@@ -586,7 +664,6 @@ def print_items(tr: Translating, lst: Obj) -> None:
     n = length(tr, lst)
     data = header(tr, lst, DATA)
     item = Field(0, "")  # formatted on the host as print formats a number
-
     def first() -> None:
         b.op("print", [ar.load(b, t, data)], parts=(item,))
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from .. import types as T
 from ..ir import Value
-from . import strings
+from . import lists, strings
 from .context import Translating
 from .list_ops import fold
 from .lists import i32, when
@@ -133,6 +133,88 @@ def replace(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
     return new(tr, size, "a replaced string", node, fill)
 
 
+# ------------------------------------------------------------------------------- splitting
+def split(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
+    """`s.split()` (runs of whitespace, as `str.isspace` has it, none at either end) and
+    `s.split(sep)` (at each `sep`, left to right, not overlapping; empty pieces kept): a
+    new list of strings, each piece a copy after its count. The string is walked twice:
+    once to count the pieces and their characters (so that the heap is taken, or a
+    MemoryError raised, once), once to write them."""
+    if len(args) > 1 or (args and not (is_text(args[0]) or _is_none(args[0]))):
+        tr.fail(node, "str.split() takes no argument or a separator string in a kernel "
+                "(no maxsplit)", "to split only at the first k, cut first: s.find(sep), "
+                "then slices")  # fmt: skip
+    sep = text_of(args[0]) if args and not _is_none(args[0]) else None
+    if sep == "":
+        tr.fail(node, "str.split(): empty separator (Python's ValueError)")
+    tr.at(node)
+    b = tr.b
+    out = lists.make(tr, [], node, "split")
+    lists.holds_text(tr, out, node)
+    n = length(tr, s)
+    zero, one = i32(tr, 0), i32(tr, 1)
+    m = length(tr, sep) if sep is not None else zero
+
+    def walk(on_piece: Callable[[Value, Value, Value, list[Value]], list[Value]],
+             extra: list[Value]) -> list[Value]:  # fmt: skip
+        """`extra = on_piece(lo, hi, is_piece, extra)` at each place a piece may end, left to
+        right (`is_piece`: whether one does); the `extra` values after the last."""
+        if sep is None:
+            def word(k: Value, acc: list[Value]) -> list[Value]:
+                start, inside, *more = acc
+                space = _is_space(tr, char(tr, s, k), None)
+                ends = b.bin("and", inside, space)
+                more = on_piece(start, k, ends, more)
+                begins = b.bin("and", b.un("not", inside), b.un("not", space))
+                return [b.select(begins, k, start), b.un("not", space), *more]
+
+            start, inside, *more = fold(tr, zero, n, [zero, b.const(False, T.BOOL), *extra],
+                                        word)  # fmt: skip
+            return on_piece(start, n, inside, more)
+        assert sep is not None
+        sp = sep
+
+        def cut_at(k: Value, acc: list[Value]) -> list[Value]:
+            start, *more = acc
+            fits = b.cmp("le", b.bin("add", k, m), n)
+            hit = b.bin("and", b.bin("and", b.cmp("ge", k, start), fits),
+                        same_at(tr, s, sp, k, b.select(fits, m, zero)))  # fmt: skip
+            more = on_piece(start, k, hit, more)
+            return [b.select(hit, b.bin("add", k, m), start), *more]
+
+        start, *more = fold(tr, zero, n, [zero, *extra], cut_at)
+        return on_piece(start, n, b.const(True, T.BOOL), more)
+
+    # the count of pieces and of their words (each: its count, then its characters)
+    def counted(lo: Value, hi: Value, yes: Value, acc: list[Value]) -> list[Value]:
+        more = b.select(yes, one, zero)
+        size = b.select(yes, b.bin("add", b.bin("sub", hi, lo), one), zero)
+        return [b.bin("add", acc[0], more), b.bin("add", acc[1], size)]
+
+    count, words = walk(counted, [zero, zero])
+    arena = lists.arena(tr)
+
+    def write(at: Value, item: Value) -> None:
+        def one_piece(lo: Value, hi: Value, yes: Value, acc: list[Value]) -> list[Value]:
+            cur, it = acc
+            size = b.bin("sub", hi, lo)
+
+            def store() -> None:
+                arena.store(b, T.INT32, cur, size)
+                lists.loop(tr, zero, size, lambda k: put(tr, b.bin("add", cur, one), k,
+                                                         char(tr, s, b.bin("add", lo, k))))
+                arena.store(b, T.INT32, it, cur)
+
+            when(tr, yes, store)
+            return [b.select(yes, b.bin("add", cur, b.bin("add", size, one)), cur),
+                    b.select(yes, b.bin("add", it, one), it)]  # fmt: skip
+
+        walk(one_piece, [at, item])
+
+    lists.push_texts(tr, out, count, words, "a split string", node, write)
+    return out
+
+
 # ------------------------------------------------------------------------------- methods
 Op = Callable[[Translating, Obj, list[V], ast.AST], V]
 METHODS: dict[str, Op] = {
@@ -140,6 +222,7 @@ METHODS: dict[str, Op] = {
     "lstrip": lambda tr, s, a, n: _strip(tr, s, a, n, True, False),
     "rstrip": lambda tr, s, a, n: _strip(tr, s, a, n, False, True),
     "replace": replace,
+    "split": split,
 }
 
 

@@ -35,7 +35,7 @@ from ..ir.ops import QUOTED
 from . import tables
 from .context import Translating
 from .list_ops import bound, fold, slice_bounds
-from .lists import arena, i32, loop, raise_unless, when
+from .lists import RList, arena, i32, info_of, loop, raise_unless, when
 from .raising import (
     QUOTED_TEXT,
     RaisedText,
@@ -288,6 +288,39 @@ def join(tr: Translating, sep: Text, items: list[V], node: ast.AST) -> Text:
     return out
 
 
+def join_list(tr: Translating, sep: Text, lst: Obj, node: ast.AST) -> Obj:
+    """`sep.join(xs)` of a list of strings (`lists.ListInfo.text`): sized first (the
+    items' lengths and a separator between each two), then written in one new string."""
+    from .lists import DATA, header, text_item
+    from .lists import length as list_length
+
+    b, ar = tr.b, arena(tr)
+    tr.at(node)
+    count, data = list_length(tr, lst), header(tr, lst, DATA)
+    zero, one = i32(tr, 0), i32(tr, 1)
+    m = length(tr, sep)
+
+    def item(k: Value) -> Obj:
+        return text_item(tr, ar.load(b, T.INT32, b.bin("add", data, k)))
+
+    (chars,) = fold(tr, zero, count, [zero],
+                    lambda k, acc: [b.bin("add", acc[0], length(tr, item(k)))])  # fmt: skip
+    total = b.bin("add", chars, b.bin("mul", m, b.bin("max", b.bin("sub", count, one), zero)))
+
+    def fill(at: Value) -> None:
+        def one_item(k: Value, acc: list[Value]) -> list[Value]:
+            pos = acc[0]
+            gap = b.select(b.cmp("gt", k, zero), m, zero)
+            when(tr, b.cmp("gt", k, zero), lambda: copy(tr, sep, at, pos))
+            it = item(k)
+            copy(tr, it, at, b.bin("add", pos, gap))
+            return [b.bin("add", pos, b.bin("add", gap, length(tr, it)))]
+
+        fold(tr, zero, count, [zero], one_item)
+
+    return new(tr, total, "a joined string", node, fill)
+
+
 # a piece of an f-string (`calls.fstring_parts`): literal text, a run-time string, a number
 # or a run-time string (where it builds a run-time string) with its format spec
 Part = str | Obj | tuple[Value | Obj, str]
@@ -517,6 +550,86 @@ def _find_method(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
     return b.select(b.cmp("gt", start, n), i32(tr, -1), found)
 
 
+def _count_method(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
+    """`s.count(t)`: how many times `t` occurs, left to right and not overlapping
+    (`count("")` is `len(s) + 1`, as Python's)."""
+    if len(args) != 1 or not is_text(args[0]):
+        tr.fail(node, "str.count() takes one string in a kernel",
+                "slice first for a start or an end: s[a:b].count(t)")  # fmt: skip
+    t = text_of(args[0])
+    tr.at(node)
+    b = tr.b
+    n, m = length(tr, s), length(tr, t)
+    one, zero = i32(tr, 1), i32(tr, 0)
+
+    def step(k: Value, acc: list[Value]) -> list[Value]:
+        fits = b.cmp("le", b.bin("add", k, m), n)
+        hit = b.bin("and", b.bin("and", b.cmp("ge", k, acc[0]), fits),
+                    same_at(tr, s, t, k, b.select(fits, m, zero)))  # fmt: skip
+        return [b.select(hit, b.bin("add", k, m), acc[0]),
+                b.bin("add", acc[1], b.select(hit, one, zero))]  # fmt: skip
+
+    _, times = fold(tr, zero, n, [zero, zero], step)
+    return b.select(b.cmp("eq", m, zero), b.bin("add", n, one), times)
+
+
+def _index_method(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
+    """`s.index(t)`, `s.index(t, start)`: `find`, raising ValueError ("substring not found")
+    where it finds nothing."""
+    if not 1 <= len(args) <= 2 or not is_text(args[0]):
+        tr.fail(node, "str.index() takes a string and an optional start in a kernel",
+                "slice first for an end: s[:end].index(t)")  # fmt: skip
+    found = _find_method(tr, s, args, node)
+    assert isinstance(found, Value)
+    raise_unless(tr, ValueError, tr.b.cmp("ge", found, i32(tr, 0)), "substring not found", node)
+    return tr.b.bin("max", found, i32(tr, 0))
+
+
+def _rfind_method(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
+    """`s.rfind(t)`: the last position where `t` starts, or -1 (`rfind("")` is `len(s)`)."""
+    if len(args) != 1 or not is_text(args[0]):
+        tr.fail(node, "str.rfind() takes one string in a kernel",
+                "slice first for a start or an end: s[a:b].rfind(t)")  # fmt: skip
+    t = text_of(args[0])
+    tr.at(node)
+    b = tr.b
+    n, m = length(tr, s), length(tr, t)
+
+    def test(k: Value, acc: list[Value]) -> list[Value]:
+        return [b.select(same_at(tr, s, t, k, m), k, acc[0])]
+
+    (out,) = fold(tr, i32(tr, 0), b.bin("add", b.bin("sub", n, m), i32(tr, 1)), [i32(tr, -1)],
+                  test)  # fmt: skip
+    return out
+
+
+def _title(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
+    """`s.title()`: each letter after a letter in lower case, each other letter in upper case
+    (ASCII letters, as `upper` and `lower`; a digit or an apostrophe starts a new word, as
+    in Python: "1st" is "1St")."""
+    if args:
+        tr.fail(node, "str.title() takes no arguments")
+    tr.at(node)
+    b = tr.b
+
+    def inside(c: Value, lo: str, hi: str) -> Value:
+        return b.bin("and", b.cmp("ge", c, i32(tr, ord(lo))), b.cmp("le", c, i32(tr, ord(hi))))
+
+    def fill(at: Value) -> None:
+        def one(k: Value, acc: list[Value]) -> list[Value]:
+            c = char(tr, s, k)
+            low, up = inside(c, "a", "z"), inside(c, "A", "Z")
+            c2 = b.select(b.bin("and", acc[0], up), b.bin("add", c, i32(tr, 32)), c)
+            c2 = b.select(b.bin("and", b.un("not", acc[0]), low), b.bin("sub", c, i32(tr, 32)),
+                          c2)  # fmt: skip
+            put(tr, at, k, c2)
+            return [b.bin("or", low, up)]
+
+        fold(tr, i32(tr, 0), length(tr, s), [b.const(False, T.BOOL)], one)
+
+    return new(tr, length(tr, s), "a string", node, fill)
+
+
 def getslice(tr: Translating, s: Text, sl: ast.Slice, node: ast.AST) -> V:
     """`s[a:b:c]` as Python reads it (bounds clipped, negative ones from the end); step 1 is
     a view of the same characters (strings never change: nothing copied), another known step
@@ -555,6 +668,10 @@ METHODS: dict[str, Callable[[Translating, Obj, list[V], ast.AST], V]] = {
     "startswith": lambda tr, s, a, n: _affix(tr, s, a, n, False),
     "endswith": lambda tr, s, a, n: _affix(tr, s, a, n, True),
     "find": _find_method,
+    "count": _count_method,
+    "index": _index_method,
+    "rfind": _rfind_method,
+    "title": _title,
 }
 
 
@@ -572,13 +689,16 @@ class Method:
             if len(args) != 1:
                 tr.fail(node, "str.join() takes exactly one argument")
             (seq,) = args
+            if isinstance(seq, Obj) and seq.cls is RList and info_of(seq).text:
+                return join_list(tr, text_of(s), seq, node)
             if isinstance(seq, Tup):
                 items = list(seq.items)
             elif isinstance(seq, Known) and isinstance(seq.value, (tuple, list)):
                 items = [Known(x) for x in seq.value]
             else:
-                tr.fail(node, "str.join() in a kernel joins a tuple or list display of strings",
-                        "','.join((a, b, c)); a list that grows holds numbers only")  # fmt: skip
+                tr.fail(node, "str.join() in a kernel joins a tuple or list display of strings, "
+                        "or a list of strings", "','.join((a, b, c)), ','.join(s.split()), "
+                        "or a list strings were appended to")  # fmt: skip
             return value_of(join(tr, text_of(s), items, node))
         assert isinstance(s, Obj)
         return METHODS[self.name](tr, s, args, node)
@@ -610,6 +730,27 @@ def print_chars(tr: Translating, s: Obj) -> None:
 class RRepr:
     """A print part (`calls._print_ops`) that is the repr of a run-time string (`Obj(RRepr,
     (("s", s),))`): written by `print_repr`."""
+
+
+def print_text_items(tr: Translating, lst: Obj) -> None:
+    """`print(xs)`'s text of a list of strings (`lists.ListInfo.text`): each item as its
+    repr, as Python writes a list (`['a', "b'c"]`)."""
+    from .lists import DATA, header, length, text_item
+
+    b, ar = tr.b, arena(tr)
+    n, data = length(tr, lst), header(tr, lst, DATA)
+
+    def item(k: Value) -> Obj:
+        return text_item(tr, ar.load(b, T.INT32, b.bin("add", data, k)))
+
+    def rest(k: Value) -> None:
+        b.op("print", [], parts=(", ",))
+        print_repr(tr, item(k))
+
+    b.op("print", [], parts=("[",))
+    when(tr, b.cmp("gt", n, i32(tr, 0)), lambda: print_repr(tr, item(i32(tr, 0))))
+    loop(tr, i32(tr, 1), n, rest)
+    b.op("print", [], parts=("]",))
 
 
 def print_repr(tr: Translating, s: Text) -> None:

@@ -18,9 +18,10 @@ an f-string, `str.format` or `format()`), which `int()` may parse back (a ValueE
 spec made it something else: "-2,048", "0x1f"), and `float()` of a decimal made from it; its
 `repr`/`ascii`, `ord`/`chr` of a character, and a tuple read at a run-time index; in a float64
 kernel, an exact float under a float format type (`FLOAT_SPECS`) and a run-time width and
-precision, and a float with no format type (its shortest digits). A variable may be given
-list displays on an `if`'s paths or in a loop (`shaped`); `enumerate`, `zip`, `reversed` walk
-a list and a string (`walked`).
+precision, and a float with no format type (its shortest digits); `split` into a list of
+strings, walked, appended to and joined, with `count`, `rfind`, `title` and `index`
+(`split_words`). A variable may be given list displays on an `if`'s paths or in a loop
+(`shaped`); `enumerate`, `zip`, `reversed` walk a list and a string (`walked`).
 """
 
 from __future__ import annotations
@@ -176,6 +177,8 @@ def text(g: Grammar) -> None:
         g.emit(f"{acc} += len({fs}) * 3 + {fs}.find('5')")
     with aside(g, "shortest"):  # (a stream of its own: the seeds' other draws are kept)
         shortest(g, acc)
+    with aside(g, "split"):
+        split_words(g, s, acc, probe)
     g.declare(acc, "i32", 4096.0)
 
 
@@ -194,6 +197,27 @@ def shortest(g: Grammar, acc: str) -> None:
                     "f'{{{x}:>9}}'"))  # fmt: skip
     g.emit(f"{fs} = {how.format(x=x)}")
     g.emit(f"{acc} += len({fs}) * 3 + {fs}.find('5') + {fs}.find('e')")
+
+
+def split_words(g: Grammar, s: str, acc: str, probe: str) -> None:
+    """Maybe split the string into a list of strings, walked, appended to and joined;
+    `count`, `rfind`, `title` (its first 16 characters: short enough for the heap); with the
+    exceptions feature, `index`'s ValueError caught."""
+    r = g.r
+    if r.random() >= 0.4:
+        return
+    ws, w = g.fresh("ws"), g.fresh("w")
+    sep = r.choice(("", "','", "'1'", "'ab'"))
+    g.emit(f"{ws} = ({s}[:16] + ' a,b 1').split({sep})")
+    g.emit(f"for {w} in {ws}:")
+    g.emit(f"    {acc} = ({acc} * 3 + len({w}) + {w}.count('a')) % 4096")
+    g.emit(f"{ws}.append({s}[:4].title())")
+    g.emit(f"{acc} += len({ws}) + len('-'.join({ws})) + {s}.rfind({probe}) + len({ws}[-1])")
+    if g.exceptions_on:
+        g.emit("try:")
+        g.emit(f"    {acc} += {s}.index({probe})")
+        g.emit("except ValueError:")
+        g.emit(f"    {acc} += 11")
 
 
 # float format specs a string built at run time takes (frontend/float_format.py)
