@@ -2,7 +2,8 @@
 run time (an f-string of its index), with `with open(...)`; reads the first line with
 `readline()`, the rest with `for n, line in enumerate(f, 2)` (and `read()` in a second
 open), and compares, strips and measures the lines. Some threads' files do not exist: their
-FileNotFoundError is caught. The host stages the files matching `part*.txt` before the
+FileNotFoundError is caught. `readlines()` gives the rest as a list of strings (walked, indexed,
+printed). The host stages the files matching `part*.txt` before the
 launch (simt.filereads)."""
 
 import os
@@ -154,7 +155,47 @@ def _reference(out, n):
     return {0: ref}
 
 
+@simt.kernel
+def read_lines(out, n):
+    i = simt.grid(1)
+    if i < n:
+        try:
+            with open(f"{DIR}/part{i}.txt") as f:
+                f.readline()
+                lines = f.readlines()
+                total = 0
+                for line in lines:
+                    total = total * 3 + len(line)
+                out[i, 0] = len(lines)
+                out[i, 1] = total % 100000
+                out[i, 2] = len(lines[-1]) if lines else -5
+                if i % 8 == 2:
+                    print(i, lines)
+        except FileNotFoundError:
+            out[i, 0] = -1
+
+
+def _lines_of(i):
+    return _text(i).splitlines(keepends=True)[1:]
+
+
+def _reference_lines(out, n):
+    ref = out.copy()
+    for i in range(n):
+        if i % 5 == 3:
+            ref[i, 0] = -1
+            continue
+        lines, total = _lines_of(i), 0
+        for line in lines:
+            total = total * 3 + len(line)
+        ref[i, :3] = (len(lines), total % 100000, len(lines[-1]) if lines else -5)
+    return {0: ref}
+
+
 CASES = [Case("file_reads", read_parts, _make, 2, 32, reference=_reference),
+         Case("file_readlines", read_lines, _make, 2, 32, reference=_reference_lines,
+              stdout=lambda out, n: "".join(f"{i} {_lines_of(i)}\n" for i in range(n)
+                                            if i % 8 == 2 and i % 5 != 3)),
          Case("file_reads_none_staged", read_absent, _make, 2, 32,
               reference=_reference_absent),
          Case("file_seek_tell", seek_tell, lambda: (np.zeros((S + 2, 6), np.int32), S), 1, 16,

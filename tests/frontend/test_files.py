@@ -53,6 +53,45 @@ def test_each_thread_counts_the_lines_of_its_own_file(backend: str, tmp_path: Pa
     assert chars.tolist() == [2, 5, 8, 0, 0, 0]
 
 
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_readlines_gives_the_rest_as_a_list_of_strings(
+    backend: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # was refused ("a list of strings, which a kernel's lists cannot hold")
+    _use(backend)
+    texts = {0: "a\nbb\n\nccc", 1: "one\n", 2: "", 3: "x\r\ny\n"}
+    d = _parts(tmp_path, texts)
+
+    @simt.kernel
+    def lines_of(out):
+        i = simt.grid(1)
+        if i < len(out):
+            with open(f"{d}/part{i}.txt") as f:
+                if i == 3:
+                    f.readline()
+                lines = f.readlines()
+                n = 0
+                for line in lines:
+                    n = n * 10 + len(line)
+                out[i, 0] = len(lines)
+                out[i, 1] = n
+                out[i, 2] = len(f.readlines()) + len(f.read())  # at the end: nothing left
+                if i == 0:
+                    print(lines, lines[-1], lines[1])
+
+    out = np.zeros((4, 3), np.int32)
+    lines_of[1, 4](out)
+    want = []
+    for i in range(4):
+        lines = texts[i].replace("\r\n", "\n").splitlines(keepends=True)[1 if i == 3 else 0:]
+        n = 0
+        for line in lines:
+            n = n * 10 + len(line)
+        want.append([len(lines), n, 0])
+    assert out.tolist() == want
+    assert capfd.readouterr().out == "['a\\n', 'bb\\n', '\\n', 'ccc'] ccc bb\n\n"
+
+
 def test_read_readline_and_close_behave_as_python(tmp_path: Path) -> None:
     _use("sim")
     d = _parts(tmp_path, {0: "first\nsecond\nthird", 1: "x\r\ny\n"})
@@ -192,7 +231,7 @@ def test_a_file_that_is_not_utf8_is_a_launch_error_naming_it(tmp_path: Path) -> 
     [
         ("f = open(f'{D}/p{i}.txt', 'rb')", "binary mode is not supported"),
         ("f = open(f'{D}/p{i}.txt', 'r+')", "mode 'r+' is not supported"),
-        ("f = open(f'{D}/p{i}.txt')\n    f.readlines()", "loop over the lines"),
+        ("f = open(f'{D}/p{i}.txt')\n    f.readlines(5)", "readlines() takes no arguments"),
         ("f = open(f'{D}/p{i}.txt')\n    f.seek(1, 1)", "can't do nonzero cur-relative seeks"),
         ("f = open(f'{D}/p{i}.txt')\n    f.seek(0, i)", "whence must be 0, 1 or 2 known"),
         ("f = open(f'{D}/p{i}.txt')\n    f.seek(1.5)", "position must be an integer"),

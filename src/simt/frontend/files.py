@@ -37,7 +37,7 @@ from ..errors import CompileError
 from ..filereads import ENTRY, FNV_OFFSET, FNV_PRIME, HASH_MASK, HEADER, KernelReader, glob_of
 from ..ir import Block, Value
 from ..ir.nodes import heap_words
-from . import raising, str_format, strings
+from . import lists, raising, str_format, strings
 from .arena import SINK
 from .context import Translating
 from .list_ops import fold
@@ -528,6 +528,66 @@ def _readline(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
     return strings.make(b.bin("add", data, pos), b.bin("sub", stop, pos))
 
 
+def _readlines(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
+    """`f.readlines()`: the rest of the file as a list of strings, one a line with its
+    `"\\n"` (the last without one where the file does not end in one), as Python's; the
+    position is then the end. The lines are counted and sized first (the heap taken, or a
+    MemoryError raised, once), then each copied after its count (`lists.push_texts`)."""
+    if args:
+        tr.fail(node, "readlines() takes no arguments in a kernel (no hint)",
+                "read the lines one by one: for line in f: ...")  # fmt: skip
+    b, ar = tr.b, arena(tr)
+    pos = _position(tr, f, node)
+    data, n = _field(f, "data"), _field(f, "n")
+    out = lists.make(tr, [], node, "readlines")
+    lists.holds_text(tr, out, node)
+    zero, one = i32(tr, 0), i32(tr, 1)
+    last = b.bin("sub", n, one)
+
+    def walk(on_line: Callable[[Value, Value, Value, list[Value]], list[Value]],
+             extra: list[Value]) -> list[Value]:  # fmt: skip
+        """`extra = on_line(lo, hi, is_line, extra)` at each character from the position on
+        (`is_line`: a line ends after it)."""
+
+        def step(k: Value, acc: list[Value]) -> list[Value]:
+            start, *more = acc
+            ends = b.bin("or", b.cmp("eq", _word(tr, b.bin("add", data, k)), i32(tr, 10)),
+                         b.cmp("eq", k, last))  # fmt: skip
+            more = on_line(start, b.bin("add", k, one), ends, more)
+            return [b.select(ends, b.bin("add", k, one), start), *more]
+
+        _, *more = fold(tr, pos, n, [pos, *extra], step)
+        return more
+
+    def counted(lo: Value, hi: Value, yes: Value, acc: list[Value]) -> list[Value]:
+        size = b.select(yes, b.bin("add", b.bin("sub", hi, lo), one), zero)
+        return [b.bin("add", acc[0], b.select(yes, one, zero)), b.bin("add", acc[1], size)]
+
+    count, words = walk(counted, [zero, zero])
+
+    def write(at: Value, item: Value) -> None:
+        def one_line(lo: Value, hi: Value, yes: Value, acc: list[Value]) -> list[Value]:
+            cur, it = acc
+            size = b.bin("sub", hi, lo)
+
+            def store() -> None:
+                ar.store(b, T.INT32, cur, size)
+                lists.loop(tr, zero, size, lambda k: ar.store(
+                    b, T.INT32, b.bin("add", b.bin("add", cur, one), k),
+                    _word(tr, b.bin("add", data, b.bin("add", lo, k)))))  # fmt: skip
+                ar.store(b, T.INT32, it, cur)
+
+            when(tr, yes, store)
+            return [b.select(yes, b.bin("add", cur, b.bin("add", size, one)), cur),
+                    b.select(yes, b.bin("add", it, one), it)]  # fmt: skip
+
+        walk(one_line, [at, item])
+
+    lists.push_texts(tr, out, count, words, "the lines readlines() gives", node, write)
+    _advance(tr, f, pos, n)
+    return out
+
+
 def _close(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
     if args:
         tr.fail(node, "close() takes no arguments")
@@ -601,12 +661,10 @@ def _check_open(tr: Translating, f: Obj, args: list[V], node: ast.AST) -> V:
     return Known(None)
 
 
-METHODS = {"read": _read, "readline": _readline, "close": _close, "seek": _seek, "tell": _tell,
-           "_more": _more, "_check_open": _check_open, "_readline": _readline}  # fmt: skip
+METHODS = {"read": _read, "readline": _readline, "readlines": _readlines, "close": _close,
+           "seek": _seek, "tell": _tell, "_more": _more, "_check_open": _check_open,
+           "_readline": _readline}  # fmt: skip
 REFUSED = {
-    "readlines": "readlines() makes a list of strings, which a kernel's lists cannot hold "
-                 "(a list holds numbers): loop over the lines (for line in f:), or count "
-                 "them first and seek(0) back",
     "write": 'a file opened for reading cannot be written: open it with "w" or "a"',
 }  # fmt: skip
 

@@ -1,7 +1,8 @@
 """The fuzz generator's `files` feature (registers its section in grammar.py): files read per
 thread (#27 item 3, frontend/files.py): `with open(f"{FDIR}/f{...}.txt") as fh:` with a path
 made from the thread's index, then `for line in fh` (or `enumerate(fh, start)`),
-`readline()`, `read()`, `read(k)`, `tell()` and `seek(...)` (back to a position `tell` gave,
+`readline()`, `readlines()` (a list of strings, walked), `read()`, `read(k)`, `tell()` and
+`seek(...)` (back to a position `tell` gave,
 to the end, to the start), and the strings they give measured, searched and stripped; or the
 file opened again and again in a loop (each open by its run-time path: the heap the path
 took is given back); with the exceptions feature, `int(line)` of each line
@@ -89,9 +90,12 @@ def files_section(g: Grammar) -> None:
     elif k == 0:
         g.emit(f"{body}for {ln} in {fh}:")
         g.emit(f"{body}    {x} = {x} * 3 + len({ln}) + (5 if {ln}.startswith('t') else 0)")
-    elif k == 1:
+    elif k == 1:  # a line, the rest as a list of lines (readlines), then nothing left
         g.emit(f"{body}{x} = {x} + len({fh}.readline()) * 7")
-        g.emit(f"{body}{x} = {x} + len({fh}.readline()) * 11 + len({fh}.read())")
+        g.emit(f"{body}{ln} = {fh}.readlines()")
+        g.emit(f"{body}for {ln}_k in {ln}:")
+        g.emit(f"{body}    {x} = {x} * 3 + len({ln}_k) + ({ln}_k == 'cd\\n')")
+        g.emit(f"{body}{x} = {x} + len({ln}) * 11 + len({fh}.read())")
     elif k == 2:
         g.emit(f"{body}{ln} = {fh}.read()")
         g.emit(f"{body}{x} = {x} + len({ln}.strip()) * 5 + {ln}.find('o') + ('\\n' in {ln})")
