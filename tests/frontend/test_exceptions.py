@@ -467,3 +467,39 @@ def test_repr_and_str_of_a_caught_exception_are_pythons(
         except Exception as e:  # noqa: BLE001 - each thread's exception, as the kernel's
             expect += f"{e!r} {e} {e} {e!r}\n"
     assert capsys.readouterr().out == expect
+
+
+@simt.kernel
+def search(a, out):
+    i = simt.thread_idx.x
+    while a[i] != 5:  # past a[3], no 5: the test itself raises IndexError
+        i += 1
+    out[simt.thread_idx.x] = i
+
+
+@simt.kernel
+def search_caught(a, out):
+    t = simt.thread_idx.x
+    i = t
+    try:
+        while a[i] != 5:
+            i += 1
+        out[t] = i
+    except IndexError:
+        out[t] = -2
+
+
+def test_a_while_test_that_raises_ends_the_loop_with_its_exception(backend: str) -> None:
+    """A loop's results are what its condition region receives, so an IndexError of the test
+    itself was lost: the thread left the loop as if the test were false and stored its index
+    (#23). Now it raises there, in a `try` too."""
+    a = np.zeros(8, np.int32)
+    a[3] = 5
+    out = np.full(8, -1, np.int32)
+    with pytest.raises(KernelError) as e:
+        search[1, 8](a, out)
+    assert str(e.value).startswith("4 threads raised IndexError at ")
+    assert "(first: thread 4: index 8 is out of bounds of `a` with size 8)" in str(e.value)
+    assert out.tolist() == [3, 3, 3, 3, -1, -1, -1, -1]
+    search_caught[1, 8](a, out)
+    assert out.tolist() == [3, 3, 3, 3, -2, -2, -2, -2]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import types as T
-from ..ir import Block, Value
+from ..ir import Block, Value, walk
 from . import lists, raising, strings
 from .context import Translating
 from .merge import merge_type
@@ -460,8 +460,33 @@ def range_loop(
     _forget_locals(tr, node.body)
 
 
+class _TestRaises(Exception):
+    """A `while` loop's test may raise: translate it again as its body's first statement
+    (`while_loop`)."""
+
+
+def while_loop(tr: Translating, node: ast.While) -> None:
+    """`while test:` at run time. A loop's results are the values its condition region
+    receives, so an exception raised by the test itself (an IndexError of `while a[i] !=
+    5:`, a helper that raises) could not leave the loop; such a loop is translated as
+    `while True: if not test: break` followed by its body, which carries the exception out
+    (and ends the loop in the thread that raised)."""
+    saved, mark, loc = dict(tr.env), len(tr.b.block.ops), tr.b.loc
+    try:
+        _while_loop(tr, node)
+    except _TestRaises:
+        tr.env = saved
+        del tr.b.block.ops[mark:]
+        tr.b.loc = loc
+        leave = ast.If(ast.UnaryOp(ast.Not(), node.test), [ast.Break()], [])
+        inside = ast.While(ast.Constant(True), [leave, *node.body], [])
+        for made in (leave, leave.test, leave.body[0], inside, inside.test):
+            ast.copy_location(made, node.test if made is not inside else node)
+        _while_loop(tr, inside)
+
+
 @_retrying
-def while_loop(tr: Translating, node: ast.While, exc: bool = False) -> None:
+def _while_loop(tr: Translating, node: ast.While, exc: bool = False) -> None:
     """`while test:` at run time (a test known to be false skips the loop; `exc`: carrying
     the exception state, `_retrying`)."""
     has_ret = _contains(node.body, ast.Return, into_loops=True)
@@ -481,7 +506,12 @@ def while_loop(tr: Translating, node: ast.While, exc: bool = False) -> None:
         cblk, bblk = Block(), Block()
         carried.bind(tr, cblk)
         with tr.b.at(cblk):
+            before = tr.env.get(raising.RAISED)
             test = tr.to_bool(tr.expr(node.test), node.test)
+            if tr.env.get(raising.RAISED) is not before and not any(
+                op.opcode == "barrier" for op in walk(cblk)
+            ):  # (a barrier there is `check_barriers`' CompileError)
+                raise _TestRaises()
             if isinstance(test, Known):
                 if test.value and not has_exit:
                     tr.fail(
