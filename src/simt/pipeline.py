@@ -11,8 +11,9 @@ from .frontend.specialise import ArgSpec, translate
 from .ir import Function, copy_function, format_function, verify, walk
 from .passes.barriers import lift as lift_barriers
 from .passes.barriers import strip_exits
-from .passes.bounds import Site, prove_bounds
+from .passes.bounds import MAX_COPY_OPS, Site, prove_bounds
 from .passes.bounds import judge as judge_bounds
+from .passes.bounds.version import no_copy
 from .passes.optimize import optimize
 from .passes.uniformity import check_barriers
 from .passes.view_checks import strip_view_checks
@@ -53,14 +54,19 @@ def build(
         return finish(fn, optimise)
 
     fn = front()
-    # (debug mode: the backends check every access; a kernel whose threads meet at barriers or
-    # warp functions keeps the backends' first-failure checks: a thread that stopped there
-    # would have to be counted out of every later barrier, `docs/semantics.md`)
-    if boundscheck and raising and not debug and not meets(fn):
-        if unproven(fn):  # again, every access raising IndexError when out of bounds (the
-            # bounds pass proves the checks of those it proved here: `passes.bounds`; a
-            # raising thread runs on without effects: `Context.raise_after`)
-            fn = front(True, True, not wide_ints(fn))
+    if not (boundscheck or debug) or not raising:
+        return fn
+    meeting = meets(fn)
+    if unproven(fn, hoisted=debug or not meeting):
+        # again, every access raising IndexError when out of bounds (the bounds pass proves
+        # the checks of those it proved here: `passes.bounds`). A raising thread runs on
+        # without effects (`Context.raise_after`), except in a kernel whose threads meet at
+        # barriers or warp functions: there it stops as a thread that returns does (the rest
+        # of each statement list skipped, an `exit` op where it raised), so that it leaves
+        # the block's count at every later barrier (`passes.barriers`). (Outside debug mode
+        # such a kernel whose unproven accesses are all tested once per block is left as it
+        # is, so that the copy the test guards stays the code it was: `unproven`.)
+        fn = front(True, not meeting, not wide_ints(fn))
     return fn
 
 
@@ -80,9 +86,10 @@ def meets(fn: Function) -> bool:
     return any(op.opcode in ("barrier", "warp") for op in walk(fn.body))
 
 
-def unproven(fn: Function) -> bool:
+def unproven(fn: Function, hoisted: bool = True) -> bool:
     """Whether an access of `fn` (one with a place, `raising.place_of`) is one that the
-    bounds pass does not prove in bounds for every launch.
+    bounds pass does not prove in bounds for every launch (`hoisted` False: one it does not
+    prove in bounds, nor with a test once per block, in a body it may copy for that test).
 
     Where there is one, the front end translates the kernel again with every access checked
     as raising IndexError (`raising.check_index`; every one, not only those places: an access
@@ -95,8 +102,16 @@ def unproven(fn: Function) -> bool:
     The pass's verdicts are read without running it (`bounds.judge`: no copy of `fn`, no
     versioned body, no optimisation after it), up to the first access not proven: one that a
     compiled backend checks, in the copy a block-level test does not guard at least."""
+    if not hoisted and not no_copy(fn, MAX_COPY_OPS):
+        _, sites = judge_bounds(fn, stop=_checked)
+        return bool(sites) and _checked(sites[-1])
     _, sites = judge_bounds(fn, stop=_not_proven)
     return bool(sites) and _not_proven(sites[-1])
+
+
+def _checked(s: Site) -> bool:
+    """Whether `s` is an access with a place that the bounds pass leaves checked."""
+    return s.check is None and s.status == "checked" and place_of(s.op.loc) is not None
 
 
 def _not_proven(s: Site) -> bool:

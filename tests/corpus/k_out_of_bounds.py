@@ -3,9 +3,10 @@ thread stops where it raised (its earlier stores stay, none of its later stores 
 happen), every other thread finishes, and the launch raises one KernelError grouping the
 threads that raised by line, with the first one's index and the array's extent. Checked on
 every backend: a stencil reading past the end of its input, a row loop one past the end of
-each row (every thread raises, in a loop), and a shared array smaller than the block. (A
-kernel whose threads meet at barriers or warp functions keeps the backends' first-failure
-report: docs/semantics.md.)"""
+each row (every thread raises, in a loop), a shared array smaller than the block, and a
+loop that only ends by failing (a search walking past the end) in a kernel whose threads
+meet at a barrier and in one compiled with `debug=True`: the threads that raised stop there
+(they are counted out of the barrier), so the launch ends instead of looping for ever."""
 
 import numpy as np
 
@@ -82,7 +83,7 @@ def tile(a, out):
     t = simt.thread_idx.x
     i = simt.grid(1)
     s[t] = a[i]  # 48 threads a block, 32 elements
-    out[i] = s[t] * 2.0  # (no barrier: one with barriers keeps the first-failure report)
+    out[i] = s[t] * 2.0
 
 
 def _make_tile():
@@ -93,6 +94,57 @@ def _ref_tile(a, out):
     want = np.zeros(96, np.float32)
     for b in range(2):
         want[b * 48 : b * 48 + 32] = a[b * 48 : b * 48 + 32] * 2.0
+    return {1: want}
+
+
+FIVES = (4, 9, 20)  # where `a` holds a 5: past a[20] a search walks off the end
+
+
+@simt.kernel
+def find_then_share(a, out):
+    s = simt.shared.array(32, simt.int32)
+    t = simt.thread_idx.x
+    k = t
+    while a[k] != 5:  # threads 21 to 31 of each block walk off the end of `a`
+        k += 1
+    s[t] = k
+    simt.syncthreads()  # the threads that raised are counted out
+    if t < 20:
+        out[simt.grid(1)] = s[t + 1]  # a neighbour that found a 5
+
+
+@simt.kernel(debug=True)
+def find_debug(a, out):
+    t = simt.thread_idx.x
+    k = t
+    while a[k] != 5:  # threads 21 to 31 of each block walk off the end of `a`
+        k += 1
+    out[simt.grid(1)] = k
+
+
+def _make_find():
+    a = np.zeros(40, np.int32)
+    a[list(FIVES)] = 5
+    return a, np.full(64, -1, np.int32)
+
+
+def _next_five(k):
+    return min(f for f in FIVES if f >= k)
+
+
+def _ref_share(a, out):
+    want = np.full(64, -1, np.int32)
+    for b in range(2):
+        for t in range(20):
+            want[b * 32 + t] = _next_five(t + 1)
+    return {1: want}
+
+
+def _ref_debug(a, out):
+    want = np.full(64, -1, np.int32)
+    for b in range(2):
+        for t in range(21):
+            want[b * 32 + t] = _next_five(t)
     return {1: want}
 
 
@@ -108,4 +160,10 @@ CASES = [
     Case("oob_shared_tile", tile, _make_tile, 2, 48, _ref_tile, EXACT,
          raises=_error(32, "s[t] = a[i]",
                        "(first: thread 32: index 32 is out of bounds of `s` with size 32)", 64)),
+    Case("oob_walk_barrier", find_then_share, _make_find, 2, 32, _ref_share, EXACT,
+         raises=_error(22, "while a[k] != 5:",
+                       "(first: thread 21: index 40 is out of bounds of `a` with size 40)", 42)),
+    Case("oob_walk_debug", find_debug, _make_find, 2, 32, _ref_debug, EXACT,
+         raises=_error(22, "while a[k] != 5:",
+                       "(first: thread 21: index 40 is out of bounds of `a` with size 40)", 42)),
 ]  # fmt: skip

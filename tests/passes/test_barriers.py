@@ -57,9 +57,12 @@ def test_the_returning_kernels_had_divergent_barriers_before() -> None:
 
 
 def test_uniform_barrier_kernels_are_left_as_they_are() -> None:
+    # (the kernel's own code: a launch also compiles the IndexError of an index the bounds
+    # pass leaves checked, and a thread that raised leaves the loop its barriers are in, #23)
     case = next(c for c in CASES if c.name.startswith("reduce_shared"))
-    before = format_function(_ir(case))
-    assert format_function(lift(_ir(case))) == before
+    fn, _ = case.kernel.specialised_ir(*case.make_args())  # type: ignore[attr-defined]
+    before = format_function(copy.deepcopy(fn))
+    assert format_function(lift(copy.deepcopy(fn))) == before
 
 
 @simt.kernel

@@ -269,12 +269,13 @@ def test_store_past_a_bound_array_on_a_million_threads(repl_factory, backend: st
     assert "buf: 10 int32" in r.run("%bind buf 10 int32\n")
     out = r.run("buf[tid] = 1\n")
     assert out == (
-        "KernelError: <input 1>:1: index out of bounds in array write of `buf` "
-        "(index 10, length 10) in thread 10\n"
+        "KernelError: 1,048,566 threads raised IndexError at <input 1>:1 (first: thread 10: "
+        "index 10 is out of bounds of `buf` with size 10)\n"
         "    buf[tid] = 1\n"
+        "10 threads finished\n"
     )
     out = r.run("x = buf[tid - 1]\n")
-    assert "array read of `buf` (index -1, length 10) in thread 0" in out
+    assert "(first: thread 0: index -1 is out of bounds of `buf` with size 10)" in out
     assert r.run("buf[tid % 10] = 7\n") == ""
     assert r.run("buf[9]\n") == "7\n"
     assert r.close() == 0

@@ -115,8 +115,8 @@ FIRST = {
     "fill": "(first: thread 1000: index 1000 is out of bounds of `c` with size 1000)",
 }
 FINISHED = {"add": 1000, "copy": 524, "diff": 1023, "right": 56, "local": 0, "fill": 1000}
-# a kernel whose threads meet at a barrier keeps the backends' own check: the first failing
-# thread stops the launch (docs/semantics.md)
+# a kernel whose threads meet at a barrier and whose unproven accesses are all tested once per
+# block keeps the backends' own check in the blocks the test fails (docs/semantics.md)
 FIRST_FAILURE = {
     "shared": "index out of bounds in array write of `s` (index 8, length 8) (block (0, 0, 0), "
               "thread (8, 0, 0))",

@@ -1,6 +1,6 @@
 """Bounds errors in debug mode (checks on whatever `boundscheck` says) name the array, the index
-the failing thread used and the array's shape, the same on every backend (sim, cpu, webgpu;
-cuda's error record is decoded in tests/backends/test_bounds_checks.py). The same kernels
+the first failing thread used and the array's size per axis, the same on every backend (sim,
+cpu, webgpu): its threads raise IndexError as those of any kernel do (#23). The same kernels
 without debug mode: tests/runtime/test_bounds.py."""
 
 from __future__ import annotations
@@ -46,19 +46,29 @@ def wide_read(out, a):
 
 
 CASES: list[tuple[Any, Any, tuple[int, int], str]] = [
-    (local_write, lambda: (np.zeros(8, np.int32), 5), (1, 8), "write of `a` (index 5, length 4)"),
+    (
+        local_write,
+        lambda: (np.zeros(8, np.int32), 5),
+        (1, 8),
+        "(first: thread 0: index 5 is out of bounds of `a` with size 4)",
+    ),
     (
         matrix_write,
         lambda: (np.zeros((2, 4), np.float32), 1),
         (1, 8),
-        "write of `m` (index (0, 4), shape (2, 4)) (block (0, 0, 0), thread (3, 0, 0))",
+        "(first: thread 3: index 4 is out of bounds for axis 1 of `m` with size 4)",
     ),
-    (shared_write, lambda: (np.zeros(16, np.float32),), (1, 16), "`s` (index 8, length 8)"),
+    (
+        shared_write,
+        lambda: (np.zeros(16, np.float32),),
+        (1, 16),
+        "(first: thread 8: index 8 is out of bounds of `s` with size 8)",
+    ),
     (
         wide_read,
         lambda: (np.zeros(8, np.float32), np.zeros(8, np.float32)),
         (1, 8),
-        "read of `a` (index -3, length 8) (block (0, 0, 0), thread (0, 0, 0))",
+        "(first: thread 0: index -3 is out of bounds of `a` with size 8)",
     ),
 ]
 

@@ -1276,6 +1276,8 @@ def _thread_errors(
     lines = text.split("\n")
 
     def mapped(f: ThreadFailure) -> ThreadFailure:
+        # (a shared array is the kernel's argument `_simt_sh_<name>`: an IndexError's message)
+        f = replace(f, message=re.sub(r"`_simt_sh_(\w+)`", r"`\1`", f.message))
         if f.filename in where:
             return replace(f, filename=filename,
                            line=_input_line(body, f.line - where[f.filename][0]))  # fmt: skip
