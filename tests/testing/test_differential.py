@@ -74,8 +74,9 @@ def test_out_of_bounds_kernels_expect_a_kernel_error_naming_the_array() -> None:
     first = ThreadFailure(64, (1, 0, 0), (0, 0, 0), "IndexError", msg, "k.py", 9)
     ok = KernelError.grouped([first], [(first, 1)], 63, {})
     assert _oob_finding(p, "cpu", ok) is None
-    # the first-failure report (kept by kernels whose threads meet at barriers) names the
-    # array too; a backend whose form differs from sim's is a `mismatch` (`expect_oob`)
+    # the first-failure report (kept by kernels whose threads meet at barriers and whose
+    # unproven accesses are all tested once per block) names the array too; a backend whose
+    # form differs from sim's is a `mismatch` (`expect_oob`)
     old = KernelError(f"index out of bounds in array read of `{array}` (index 64, length 64)")
     assert _oob_finding(p, "cpu", old) is None
     assert _form(old) != _form(ok)

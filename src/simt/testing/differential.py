@@ -26,11 +26,12 @@ How results are compared (docs/testing.md says the same):
 A kernel with an out-of-bounds access (the generator's `oob` option) has no output to
 compare: on `sim` and on every backend its launch must raise the grouped `KernelError` of
 threads that raised IndexError, its first line naming the array of that access, with the same
-count of raising threads per line and of finished threads as on `sim` (`expect_oob`); a kernel
-whose threads meet at barriers or warp functions keeps the first-failure report on every
-backend: the same thread (the smallest global id that failed), line, array and index as on
-`sim` (docs/semantics.md); no error is a `silent` finding, another
-error or another array a `wrong-error` one, other counts or another form a `mismatch`.
+count of raising threads per line and of finished threads as on `sim` (`expect_oob`), in
+kernels whose threads meet at barriers or warp functions too; such a kernel whose unproven
+accesses are all tested once per block keeps the first-failure report on every backend: the
+same thread (the smallest global id that failed), line, array and index as on `sim`
+(docs/semantics.md); no error is a `silent` finding, another error or another array a
+`wrong-error` one, other counts or another form a `mismatch`.
 
 A `webgpu` refusal (`CompileError`) naming an element type the kernel uses that webgpu does
 not have yet (int8, uint8, int16, uint16, float16, uint64, complex128; docs/semantics.md) or
@@ -256,7 +257,8 @@ def _oob_finding(program: Program, backend: str, e: BaseException | None) -> Fin
     if isinstance(e, KernelError) and f"`{array}`" in first and (
         (e.counts and e.counts[0][0] == "IndexError" and " raised IndexError at " in first)
         or (not e.counts and "index out of bounds" in first)
-    ):  # the grouped IndexError, or a kernel with barriers' first failure (`_form`)
+    ):  # the grouped IndexError, or the first failure of a kernel with barriers whose
+        # unproven accesses are all tested once per block (`_form`)
         return None
     if not isinstance(e, SimtError) or "internal error" in str(e):
         return _error_finding(program.seed, backend, e)
@@ -267,7 +269,8 @@ def _oob_finding(program: Program, backend: str, e: BaseException | None) -> Fin
 def _form(e: Any) -> tuple[Any, ...]:
     """What every backend must report as `sim` did: the counts of threads that raised per
     line and of those that finished (the grouped IndexError); for a kernel whose threads
-    meet at barriers or warp functions, which keeps the first-failure report, the failing
+    meet at barriers or warp functions and whose unproven accesses are all tested once per
+    block, which keeps the first-failure report, the failing
     thread with the smallest global id, its line and its message (array, index, size:
     docs/semantics.md)."""
     if not e.counts:

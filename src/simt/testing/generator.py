@@ -366,8 +366,14 @@ class Generator:
         """One access outside its array (the `oob` option), at the kernel's top level, where
         every thread reaches it; the kinds users write by mistake: a missing guard (more
         threads than elements), an off-by-one bound or slot, a negative index, a guard on the
-        wrong array. A value read goes into a variable the outputs keep (never dead code)."""
+        wrong array. A value read goes into a variable the outputs keep (never dead code).
+        Some are a loop that only ends by failing (`walk_off`: `while koob >= 0:` reading
+        on past the array's end), and some are followed by a barrier, so that the threads
+        that did not raise meet there (a thread that raised is counted out, #23)."""
         r = random.Random(self.seed ^ 0x00B)
+        # (a stream of its own: the kernels drawn before these kinds stay the text they were)
+        rw = random.Random(self.seed ^ 0xBB0)
+        walk, meet = rw.random() < 0.3, rw.random() < 0.4
         threads = self.grid * self.block_size
         src = r.choice(("fa", "ia", "ua"))
         ty = {"fa": "f32", "ia": "i32", "ua": "u32"}[src]
@@ -375,7 +381,9 @@ class Generator:
         if threads > INPUTS and r.random() < 0.4:  # more threads than an input has elements
             kinds = ["missing_guard", "wrong_guard"]
         kind = r.choice(kinds)
-        self.oob_kind = kind
+        if walk:
+            kind = "walk_off"
+        self.oob_kind = kind + "+barrier" * meet
         name = "qoob"  # `reassign` leaves q-names alone: the read value stays live
         if kind in ("slot_off_by_one", "store_negative"):
             dst = r.choice(("fo", "io", "uo"))
@@ -383,9 +391,19 @@ class Generator:
             at = f"i * NSLOT_{dst} + NSLOT_{dst}" if kind == "slot_off_by_one" else "t - 2"
             self.oob_array = dst
             self.emit(f"{dst}[{at}] = {val}")
+            if meet:
+                self.emit("simt.syncthreads()  # the threads that did not raise meet here")
             return
         self.oob_array = src
-        if kind == "loop_off_by_one":
+        if kind == "walk_off":
+            self.emit(f"{name} = {src}[0]")
+            self.emit("koob = t")
+            self.emit("while koob >= 0:  # ends only by failing: nothing bounds koob")
+            op = "+" if ty != "f32" else "-"
+            self.emit(f"    {name} = {name} {op} {src}[koob]" if ty != "f32"
+                      else f"    {name} = ({name} + {src}[koob]) % 1000.0")  # fmt: skip
+            self.emit("    koob += 1")
+        elif kind == "loop_off_by_one":
             self.emit(f"{name} = {src}[0]")
             self.emit(f"for koob in range(1, len({src}) + 1):  # `<=` where `<` was meant")
             op = "+" if ty != "f32" else "-"
@@ -405,6 +423,8 @@ class Generator:
                 self.emit(f"    {name} = {src}[{index}]")
             else:
                 self.emit(f"{name} = {src}[{index}]")
+        if meet:
+            self.emit("simt.syncthreads()  # the threads that did not raise meet here")
         self.declare(name, ty, 1000.0 if ty == "f32" else 0.0)
 
     def big_i32(self, d: int) -> str:
