@@ -76,9 +76,10 @@ def test_cuda_atomics_are_a_table_with_one_fallback_rule() -> None:
 BASE_ONLY = ("in_bounds", "guarded", "checked_value", "offset", "element", "fail_at",
              "op_print", "op_barrier", "op_fence", "op_special", "assert_", "op_bin", "op_un",
              "op_cmp", "op_select", "op_math", "math_call", "use_helper", "use_helpers_in",
-             "fail", "define", "if_", "for_", "while_")  # fmt: skip
+             "fail", "define", "if_", "for_", "while_", "op_const", "op_shape", "op_alloc",
+             "extents", "helper_texts")  # fmt: skip
 # what each C-like language says of its memory and prints: data, not rules
-LANGUAGE_HOOKS = ("extents", "index_below", "param_strides", "index_as", "index_words",
+LANGUAGE_HOOKS = ("shape_param", "index_below", "param_strides", "index_as", "index_words",
                   "extent_word", "print_reserve", "print_puts", "special", "type_name",
                   "literal")  # fmt: skip
 
@@ -91,7 +92,8 @@ def test_each_c_like_language_gives_tables_and_access_hooks_not_rules_of_its_own
 
     cls = RENDERERS[name]
     for opcode in ("load", "store", "atomic", "cas", "print", "assert", "select", "cmp",
-                   "math", "if", "for", "while", "barrier", "fence", "special"):  # fmt: skip
+                   "math", "if", "for", "while", "barrier", "fence", "special", "const", "shape",
+                   "alloc"):  # fmt: skip
         assert cls.RULES[opcode] == CRenderer.RULES[opcode], (name, opcode)
     for method in BASE_ONLY:
         assert getattr(cls, method) is getattr(CRenderer, method), (name, method)
@@ -105,6 +107,77 @@ def test_each_c_like_language_gives_tables_and_access_hooks_not_rules_of_its_own
     assert "{}" in cls.ORDERED_BOOL
     assert cls.BARRIER and set(cls.FENCE) == {"block", "device", "system"}
     assert all(hasattr(row, cls.MATH_SPELLING) for row in MATH.values())  # a row's field
+
+
+def test_constants_extents_and_allocations_are_the_base_s_rules_over_language_templates() -> None:
+    """`const`, `shape`, `alloc` and an access's extents are one rule each (`clike`): a
+    parameter's extent is its kernel parameter (CUDA reads it where used, WGSL binds a `let`:
+    `SHAPE_LET`), a known one a literal; a table, a shared and a per-thread array are each
+    language's declaration template, a table's at module scope."""
+    a, i = Value(ArrayType(FLOAT32, 1), "a"), Value(INT32, "i")
+    body = Block()
+    b = Builder(body)
+    table = b.op("alloc", [], [ArrayType(INT32, 1, shape=(3,), space="const")],
+                 data=[1, 2, 3]).result  # fmt: skip
+    sh = b.op("alloc", [], [ArrayType(FLOAT32, 2, shape=(4, 8), space="shared")]).result
+    loc = b.op("alloc", [], [ArrayType(FLOAT32, 1, shape=(5,), space="local")]).result
+    n = b.op("shape", [a], [INT32], dim=0).result
+    m = b.op("shape", [sh], [INT32], dim=1).result
+    k = b.op("load", [table, i], [INT32]).result
+    x = b.op("load", [a, b.bin("add", b.bin("add", n, m), k)], [FLOAT32]).result
+    b.op("store", [loc, i, x])
+    b.op("store", [sh, i, i, x])
+    fn = Function("decls", [Param("a", 0, a), Param("i", 1, i)], body, filename="t.py",
+                  boundscheck=True)  # fmt: skip
+    verify(fn)
+    c, w = cuda.render(fn), wgsl.render(fn)
+    assert re.search(r"^__constant__ int v\d+\[3\] = \{1, 2, 3\};$", c, re.M), c
+    assert re.search(r"^    __shared__ float v\d+\[32\];$", c, re.M), c
+    assert re.search(r"^    float v\d+\[5\];$", c, re.M), c
+    assert re.search(r"\(unsigned int\)a_\d+_shape0 \+ \(unsigned int\)8\)", c), c
+    assert re.search(r"< \(unsigned long long\)a_\d+_shape0\)", c), c
+    assert re.search(r"< \(unsigned long long\)3\)", c), c
+    t = r"array<i32, 3>"
+    assert re.search(rf"^var<private> v\d+: {t} = {t}\(1i, 2i, 3i\);$", w, re.M), w
+    assert re.search(r"^var<workgroup> v\d+: array<f32, 32>;$", w, re.M), w
+    assert re.search(r"^    var v\d+: array<f32, 5>;$", w, re.M), w
+    assert re.search(r"let v\d+: i32 = simt_P\.a_\d+_shape0;", w), w
+    assert re.search(r"let v\d+: i32 = 8i;", w), w
+    assert re.search(r"< i32\(simt_P\.a_\d+_shape0\)", w), w
+    assert re.search(r"< 3i\b", w), w
+    # IR legalised for WGSL (its constants marked HIDE/BIND) renders as CUDA as if unmarked
+    marked = b.const(2**31, INT64)
+    b.op("store", [loc, i, b.op("cast", [b.bin("add", marked, b.const(1, INT64))],
+                                [FLOAT32]).result])  # fmt: skip
+    before = cuda.render(fn)
+    for op in body.ops:
+        if op.opcode == "const":
+            op.attrs.update({ops.HIDE: True, ops.BIND: True})
+    assert cuda.render(fn) == before
+    assert "2147483648LL" in before
+    assert "(2147483648li ^ i64(simt_P.zero))" in wgsl.render(fn)
+
+
+@pytest.mark.parametrize("language", ["cuda", "wgsl"])
+def test_helpers_are_one_table_each_emitted_after_the_helpers_it_calls(language: str) -> None:
+    """One helper scheme (`clike.helper_order`) for both languages: the helpers one calls are
+    read from its text; each is emitted after those it calls, else by name."""
+    from simt.backends import cuda_helpers, wgsl_helpers
+    from simt.backends.clike import helper_calls, helper_order
+
+    table = {"cuda": cuda_helpers.HELPERS, "wgsl": wgsl_helpers.HELPERS}[language]
+    assert RENDERERS[language].HELPERS is table
+    calling = [name for name in table if helper_calls(table, name)]
+    assert calling, "no helper calls another: the order is not tested"
+    for name in table:
+        order = helper_order(table, [name])
+        assert order[-1] == name and len(set(order)) == len(order), order
+        for k, helper in enumerate(order):
+            assert set(helper_calls(table, helper)) <= set(order[:k]), (helper, order)
+    if language == "cuda":
+        assert helper_calls(table, "simt_fail") == ["simt_tid", "simt_flag"]
+        assert helper_order(table, ["simt_record", "simt_fail"]) == [
+            "simt_tid", "simt_flag", "simt_fail", "simt_record"]  # fmt: skip
 
 
 def test_memory_rules_are_one_a_opcode_in_every_renderer() -> None:

@@ -4,16 +4,17 @@ What both languages do alike lives here: naming SSA values as identifiers, the o
 spelled the same in both, operator precedence and parenthesisation, indented line collection,
 and `CRenderer`: SSA locals, merged results, `if` / `for` / `while` emission, the
 {opcode: method} dispatch, the rule of every memory access (its bounds condition and failure
-statement), `assert`, the numbering of prints and error sites, the helpers a kernel uses and
-the renderer's errors, written once. Each language's renderer is a subclass holding its own
-tables (types, literals, operators, atomics, helpers) and the few methods that say how it
+statement), `assert`, the numbering of prints and error sites, constants, extents and the
+arrays a kernel allocates, the helpers a kernel uses (and their order) and the renderer's
+errors, written once. Each language's renderer is a subclass holding its own tables (types,
+literals, operators, atomics, declarations, helpers) and the few methods that say how it
 writes an access.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -22,9 +23,9 @@ import numpy as np
 from ..builtins import MATH, MathFn
 from ..errors import CompileError
 from ..ir import Block, Function, Op, Value
-from ..ir.ops import TERMINATORS
+from ..ir.ops import BIND, HIDE, TERMINATORS
 from ..ir.rules import Rules
-from ..types import INT32, INT64, Scalar
+from ..types import CONST, INT32, INT64, Scalar
 from .common import checked, error_sites, print_ops
 
 # Operators spelled the same in C/C++ and WGSL, by IR op name.
@@ -111,6 +112,34 @@ def binary(op: str, a: str, b: str, a_strength: int = ATOM, b_strength: int = AT
     return f"{left} {op} {paren(b, b_strength, p)}"
 
 
+def helper_calls(helpers: Mapping[str, str], name: str) -> list[str]:
+    """The helpers helper `name` of table `helpers` (name -> text) calls: the table's other
+    names its text calls, in the order of their first call (read from the text, so a table
+    cannot disagree with its texts)."""
+    called = re.findall(r"\b(simt_\w+)\(", helpers[name])
+    return [c for c in dict.fromkeys(called) if c != name and c in helpers]
+
+
+def helper_order(helpers: Mapping[str, str], used: Iterable[str]) -> list[str]:
+    """The `used` helpers of table `helpers` and those they call, in dependency order: each
+    after the helpers it calls (C declares a function before its first call; WGSL takes any
+    order), else by name."""
+    order: list[str] = []
+    seen: set[str] = set()
+
+    def add(name: str) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        for called in helper_calls(helpers, name):
+            add(called)
+        order.append(name)
+
+    for name in sorted(used):
+        add(name)
+    return order
+
+
 class Lines:
     """Collects indented lines of output."""
 
@@ -164,7 +193,9 @@ class CRenderer(Rules[Callable[[Op], None]]):
 
     A subclass gives the language: `type_name`, `literal`, the declaration forms `let` and
     `var`, the loop forms (`LOOP`, `open_counted`, `close_counted`), how it addresses, checks
-    and reports an access (below), how it writes a print record, and its op methods.
+    and reports an access (below), how it writes a print record, its declarations of the
+    arrays a kernel allocates (`ALLOC`, `TABLE`), where an array's extents are
+    (`shape_param`, `PARAM_EXTENT`, `SHAPE_LET`), its helpers (`HELPERS`) and its op methods.
 
     Memory accesses: each opcode has its rule here (`op_load`, `op_store`, `op_atomic`,
     `op_cas`), which a language keeps (C: an element is an lvalue `array[offset]`, an atomic
@@ -190,7 +221,7 @@ class CRenderer(Rules[Callable[[Op], None]]):
         "cmp": "op_cmp", "select": "op_select", "math": "op_math",
         "load": "op_load", "store": "op_store", "atomic": "op_atomic", "cas": "op_cas",
         "print": "op_print", "assert": "assert_", "barrier": "op_barrier", "fence": "op_fence",
-        "special": "op_special",
+        "special": "op_special", "const": "op_const", "shape": "op_shape", "alloc": "op_alloc",
     }  # fmt: skip
     BIN: ClassVar[dict[str, BinSpelling]] = {}  # the language's operators (`BinSpelling`)
     UN: ClassVar[dict[str, UnSpelling]] = {}
@@ -218,7 +249,23 @@ class CRenderer(Rules[Callable[[Op], None]]):
     PRINT_NEXT = "simt_seq += 1u;"  # a thread's print counted
     BARRIER: ClassVar[tuple[str, ...]] = ()  # a block's barrier: its statements
     FENCE: ClassVar[Mapping[str, str]] = {}  # a memory fence's statement, by its scope
-    HELPERS: ClassVar[Mapping[str, str]] = {}  # the language's helper functions: name -> text
+    # the language's helper functions: name -> text; the helpers one calls are those of this
+    # table its text calls (`helper_calls`), emitted before it (`helper_order`)
+    HELPERS: ClassVar[Mapping[str, str]] = {}
+    # whether the language honours the marks `passes.legalise` puts on constants for its
+    # target (`HIDE`, `BIND`); IR legalised for another target renders as if unmarked
+    CONST_MARKS = False
+    # how the value of a `shape` op is held: bound to an immutable local (`define`), or its
+    # text (a literal, a kernel parameter) read where it is used
+    SHAPE_LET = False
+    # a kernel parameter's extent `{}` as an index of type `{t}` is compared with (`extents`)
+    PARAM_EXTENT = "{}"
+    # an array the kernel allocates, by its memory space: the declaration of `{name}`, `{n}`
+    # elements of type `{t}`, and whether it stands at module scope (else in the kernel's body)
+    ALLOC: ClassVar[Mapping[str, tuple[str, bool]]] = {}
+    # a constant table (a const array's `alloc`) at module scope: `{name}`, `{t}`, `{n}`, its
+    # items `{items}` (`table_item`, comma-separated) and `{space}` (`table_space`)
+    TABLE = ""
     FAIL_PREFIX = ""  # what the renderer's errors (`fail`) start with
 
     def __init__(self, fn: Function) -> None:
@@ -230,6 +277,8 @@ class CRenderer(Rules[Callable[[Op], None]]):
         self.sites = error_sites(fn, bounds=fn.checks_bounds)  # the ops that can fail
         self.site_index = {id(op): i + self.FIRST_SITE for i, op in enumerate(self.sites)}
         self.helpers: list[str] = []  # the helper functions used, in order of first use
+        self.module: list[str] = []  # declarations at module scope (tables, shared arrays)
+        self.literals: dict[int, int | float | bool] = {}  # literal constants: id -> value
         self.record_index = False  # some failing access records its index (`fail_at`)
         super().__init__()
 
@@ -272,10 +321,29 @@ class CRenderer(Rules[Callable[[Op], None]]):
         of the array's extent there)."""
         raise NotImplementedError
 
-    def extents(self, arr: Value, index: list[Value]) -> list[str]:
-        """The texts of array `arr`'s extents, one per dimension of `index` (its shape's
-        literals, or the kernel's shape parameters), as `index_below` compares them."""
+    def shape_param(self, arr: Value, d: int) -> str | None:
+        """The text of the kernel parameter that holds array `arr`'s extent `d`, or None where
+        its shape is known when rendering (an array the kernel allocates)."""
         raise NotImplementedError
+
+    def extents(self, arr: Value, index: list[Value]) -> list[str]:
+        """The texts of array `arr`'s extents, one per dimension of `index`, as `index_below`
+        compares them with the index: a known one as `extent_literal` writes it, a kernel
+        parameter's as the language's `PARAM_EXTENT` of the index's type."""
+        out = []
+        for d, i in enumerate(index):
+            param = self.shape_param(arr, d)
+            if param is None:
+                assert arr.array.shape is not None
+                out.append(self.extent_literal(arr.array.shape[d], i.scalar))
+            else:
+                out.append(self.PARAM_EXTENT.format(param, t=self.type_name(i.scalar)))
+        return out
+
+    def extent_literal(self, n: int, t: Scalar) -> str:
+        """Known extent `n` as an index of type `t` is compared with (by default a literal of
+        that type)."""
+        return self.literal(n, t)
 
     # ---------------------------------------------------------------- addressing
     def param_strides(self, arr: Value, n: int) -> list[str | None] | None:
@@ -441,18 +509,16 @@ class CRenderer(Rules[Callable[[Op], None]]):
 
     # ---------------------------------------------------------------- helpers, failures
     def use_helper(self, name: str) -> str:
-        """Helper function `name` (of `HELPERS`) is used, and the helpers it calls; returns
-        its name."""
+        """Helper function `name` (of `HELPERS`) is used (and so are the helpers it calls:
+        `helper_texts`); returns its name."""
         if name not in self.helpers:
             self.helpers.append(name)
-            for called in self.helper_calls(name):
-                self.use_helper(called)
         return name
 
-    def helper_calls(self, name: str) -> list[str]:
-        """The helpers helper `name` calls, where the language declares them with it (by
-        default, none: the language orders its helpers itself)."""
-        return []
+    def helper_texts(self) -> list[str]:
+        """The texts of the helpers the kernel uses and of those they call, in dependency
+        order (`helper_order`)."""
+        return [self.HELPERS[name] for name in helper_order(self.HELPERS, self.helpers)]
 
     def use_helpers_in(self, text: str) -> None:
         """Every helper named in `text` (a math row's template) is used."""
@@ -572,6 +638,79 @@ class CRenderer(Rules[Callable[[Op], None]]):
         """`select`, spelled by the language's `SELECT`."""
         c, a, b = self.operands(op, op.operands)
         self.define(op.result, self.SELECT.format(c=c, a=a, b=b))
+
+    # ---------------------------------------------------------------- values the IR names
+    def op_const(self, op: Op) -> None:
+        """A constant: its literal, read where it is used; where the language honours the
+        marks (`CONST_MARKS`), bound to a local where the IR asks (`BIND`: a literal the
+        target's compiler must not evaluate) and kept from the compiler where it asks (`HIDE`:
+        the language's `hide`). `literals` keeps the value of every literal not hidden."""
+        v, value = op.result, op.attrs["value"]
+        text = self.literal(value, v.scalar)
+        if self.CONST_MARKS and op.attrs.get(HIDE):
+            text = self.hide(text, v.scalar)
+        else:
+            self.literals[v.id] = value
+        if self.CONST_MARKS and op.attrs.get(BIND):
+            self.define(v, text)
+        else:
+            self.names[v.id] = text
+
+    def hide(self, text: str, t: Scalar) -> str:
+        """Literal `text` of type `t` written so that the target's compiler cannot know its
+        value (`passes.legalise` marks those a driver's folding gets wrong)."""
+        raise self.fail(None, "internal: a hidden constant")
+
+    def op_shape(self, op: Op) -> None:
+        """An array's extent (`len(a)`, `a.shape[d]`): a literal where the shape is known
+        when rendering, else the kernel parameter holding it (`shape_param`); bound to a local
+        where the language's `SHAPE_LET` says so."""
+        arr, d = op.operands[0], op.attrs["dim"]
+        text = self.shape_param(arr, d)
+        if text is None:
+            assert arr.array.shape is not None
+            text = self.literal(arr.array.shape[d], op.result.scalar)
+        if self.SHAPE_LET:
+            self.define(op.result, text)
+        else:
+            self.names[op.result.id] = text
+
+    def op_alloc(self, op: Op) -> None:
+        """An array the kernel allocates (at least one element): a constant table (the
+        language's `TABLE`, at module scope), or a shared or per-thread array (its space's
+        `ALLOC` declaration, in the kernel's body or at module scope)."""
+        v = op.result
+        a = v.array
+        assert a.shape is not None
+        n = max(int(np.prod(a.shape, dtype=np.int64)), 1)
+        name = value_name(v)
+        self.names[v.id] = name
+        t = self.elem(v)
+        if a.space == CONST:
+            items = ", ".join(self.table_item(x, a.dtype) for x in op.attrs["data"])
+            space = self.table_space(n * np.dtype(a.dtype.np).itemsize)
+            self.module.append(self.TABLE.format(name=name, t=t, n=n, items=items, space=space))
+            return
+        if a.space not in self.ALLOC:
+            raise self.fail(op, f"cannot allocate an array in {a.space} memory")
+        decl, at_module = self.ALLOC[a.space]
+        text = decl.format(name=name, t=t, n=n)
+        if at_module:
+            self.module.append(text)
+        else:
+            self.out.add(text)
+
+    def elem(self, v: Value) -> str:
+        """The element type array `v` is declared with (by default its dtype's name)."""
+        return self.type_name(v.array.dtype)
+
+    def table_item(self, x: int | float | bool, t: Scalar) -> str:
+        """Item `x` of a constant table of dtype `t` (by default its literal)."""
+        return self.literal(x, t)
+
+    def table_space(self, nbytes: int) -> str:
+        """The `{space}` of a constant table of `nbytes` bytes (in the order they come)."""
+        return ""
 
     # ---------------------------------------------------------------- values
     def name(self, v: Value) -> str:

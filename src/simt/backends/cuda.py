@@ -20,20 +20,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
-
 from ..builtins import MATH, MathFn
 from ..ir import Function, Op, Value
-from ..types import (
-    CONST,
-    FLOAT16,
-    FLOAT32,
-    LOCAL,
-    SHARED,
-    Scalar,
-)
+from ..types import FLOAT16, FLOAT32, LOCAL, SHARED, Scalar
 from . import clike
-from .cuda_helpers import HELPERS, helper_text
+from .cuda_helpers import HELPERS
 from .cuda_layout import (
     ERR_BUF,
     PRINT_BUF,
@@ -73,8 +64,7 @@ class _Renderer(clike.CRenderer):
 
     RULES: ClassVar[dict[str, str]] = {
         **clike.CRenderer.RULES,
-        "const": "_op_const", "cast": "_op_cast", "shape": "_op_shape", "alloc": "_op_alloc",
-        "warp": "_op_warp",
+        "cast": "_op_cast", "warp": "_op_warp",
     }  # fmt: skip
 
     FAIL = f"simt_fail({ERR_BUF}, {{site}}u);"
@@ -90,6 +80,10 @@ class _Renderer(clike.CRenderer):
     FAIL_PREFIX = "the CUDA backend cannot compile this: "
     MATH_SPELLING = "c"
     HELPERS = HELPERS
+    ALLOC = {SHARED: ("__shared__ {t} {name}[{n}];", False), LOCAL: ("{t} {name}[{n}];", False)}
+    # in constant memory (64 KiB, cached, fastest when a warp's threads read one element)
+    # while the kernel's tables fit there, else read-only in global memory (`table_space`)
+    TABLE = "{space} {t} {name}[{n}] = {{{items}}};"
 
     def __init__(self, fn: Function, fast_math: bool) -> None:
         super().__init__(fn)
@@ -98,8 +92,7 @@ class _Renderer(clike.CRenderer):
         self.arrays: dict[int, tuple[str, list[str], list[str]]] = {}  # ptr, shapes, strides
         nvals = max((len(op.operands) for op in self.prints), default=0)
         self.record_words = 4 + 2 * nvals if self.prints else 0
-        self.tables: list[str] = []  # constant tables, declared at file scope
-        self.const_bytes = 0
+        self.const_bytes = 0  # of constant tables so far
 
     # ------------------------------------------------------------------ entry point
     def run(self) -> CudaKernel:
@@ -119,8 +112,8 @@ class _Renderer(clike.CRenderer):
             head.append("// fast math: float32 exp/log/sin/cos/pow use CUDA's intrinsics.")
         if self.record_index:
             self.use_helper("simt_fail_at")
-        helpers = helper_text(set(self.helpers))
-        tables = "\n".join(self.tables) + "\n\n" if self.tables else ""
+        helpers = "\n\n".join(self.helper_texts())
+        tables = "\n".join(self.module) + "\n\n" if self.module else ""
         text = (
             "\n".join(head)
             + "\n\n"
@@ -175,9 +168,6 @@ class _Renderer(clike.CRenderer):
         self.out.close()
 
     # ------------------------------------------------------------------ scalar ops
-    def _op_const(self, op: Op) -> None:
-        self.names[op.result.id] = c_literal(op.attrs["value"], op.result.scalar)
-
     def _op_cast(self, op: Op) -> None:
         a = op.operands[0]
         to = op.result.scalar
@@ -203,47 +193,16 @@ class _Renderer(clike.CRenderer):
     def special(self, reg: str, axis: int) -> str:
         return f"(int){SPECIAL[reg]}.{'xyz'[axis]}"
 
-    def _op_shape(self, op: Op) -> None:
-        arr = op.operands[0]
-        t = arr.array
-        d = op.attrs["dim"]
-        if arr.id in self.arrays:
-            self.names[op.result.id] = self.arrays[arr.id][1][d]
-        else:
-            assert t.shape is not None
-            self.names[op.result.id] = c_literal(t.shape[d], op.result.scalar)
-
     # ------------------------------------------------------------------ memory
-    def _op_alloc(self, op: Op) -> None:
-        t = op.result.array
-        assert t.shape is not None
-        size = max(int(np.prod(t.shape, dtype=np.int64)), 1)
-        name = clike.value_name(op.result)
-        self.names[op.result.id] = name
-        if t.space == CONST:
-            self._table(op, name, size)
-            return
-        space = "__shared__ " if t.space == SHARED else ""
-        if t.space not in (SHARED, LOCAL):
-            raise self.fail(op, f"cannot allocate an array in {t.space} memory")
-        self.out.add(f"{space}{CTYPE[t.dtype]} {name}[{size}];")
-
-    def _table(self, op: Op, name: str, size: int) -> None:
-        """A constant table at file scope: in constant memory (64 KiB, cached, fastest when a
-        warp's threads read one element) while the kernel's tables fit there, else a
-        read-only array in global memory."""
-        t = op.result.array
-        nbytes = size * np.dtype(t.dtype.np).itemsize
+    def table_space(self, nbytes: int) -> str:
         self.const_bytes += nbytes
-        space = "__constant__" if self.const_bytes <= CONSTANT_MEMORY else "__device__ const"
-        items = ", ".join(c_literal(x, t.dtype) for x in op.attrs["data"])
-        self.tables.append(f"{space} {CTYPE[t.dtype]} {name}[{size}] = {{{items}}};")
+        return "__constant__" if self.const_bytes <= CONSTANT_MEMORY else "__device__ const"
 
-    def extents(self, arr: Value, index: list[Value]) -> list[str]:
-        if arr.id in self.arrays:
-            return self.arrays[arr.id][1]
-        assert arr.array.shape is not None
-        return [str(s) for s in arr.array.shape]
+    def shape_param(self, arr: Value, d: int) -> str | None:
+        return self.arrays[arr.id][1][d] if arr.id in self.arrays else None
+
+    def extent_literal(self, n: int, t: Scalar) -> str:
+        return str(n)  # compared as unsigned long long (`index_below`)
 
     def param_strides(self, arr: Value, n: int) -> list[str | None] | None:
         return list(self.arrays[arr.id][2][:n]) if arr.id in self.arrays else None

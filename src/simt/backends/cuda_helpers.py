@@ -2,8 +2,8 @@
 
 NVRTC has no include path, so everything beyond CUDA's built-in device functions is declared
 here: Python's floor division and remainder, integer powers, float atomics that CUDA lacks,
-print records and the error report. Each entry is `name -> C++ text`; `HELPER_DEPS` lists the
-helpers an entry needs before it.
+print records and the error report. Each entry is `name -> C++ text`; the helpers an entry
+calls are read from its text and emitted before it (`clike.CRenderer.helper_order`).
 """
 
 from __future__ import annotations
@@ -259,23 +259,3 @@ HELPERS: dict[str, str] = {
     "simt_put": _PUT,
     "simt_record": _RECORD,
 }
-HELPER_DEPS: dict[str, tuple[str, ...]] = {
-    "simt_fail": ("simt_tid", "simt_flag"),
-    "simt_fail_at": ("simt_tid", "simt_flag"),
-    "simt_record": ("simt_tid",),
-}
-
-
-def helper_text(used: set[str]) -> str:
-    """The definitions of the `used` helpers and what they need, in a valid order."""
-    order: list[str] = []
-
-    def add(name: str) -> None:
-        for dep in HELPER_DEPS.get(name, ()):
-            add(dep)
-        if name not in order:
-            order.append(name)
-
-    for name in sorted(used):
-        add(name)
-    return "\n\n".join(HELPERS[n] for n in order)

@@ -8,7 +8,7 @@ conversions (`bin`, `un`, `cast`, `convert`), its math spellings (the rows' `wgs
 strides of its arrays (the uniform struct's) and the index type (i32), the words of its
 failure and print records, and its ops' rules. Its parts are layers and modules beside it,
 one job each: `wgsl_storage` (what WGSL memory lacks, in its load, store, atomic and cas
-rules: packed 8/16-bit elements, bool storage, emulated atomics; helper bookkeeping),
+rules: packed 8/16-bit elements, bool storage, emulated atomics),
 `wgsl_loops` (`loop {}` forms), `wgsl_layout` (bindings, the uniform struct, thread
 indices, print records and the module text around the kernel's body),
 `wgsl_types` (type names and literals), `wgsl_helpers` / `wgsl_math` / `wgsl_math64` (helper
@@ -22,23 +22,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
-
 from ..builtins import MATH, WGSL_F32_ONLY, MathFn
 from ..ir import Function, Op, Value
-from ..ir.ops import BIND, EXACT, HIDE
-from ..types import (
-    CONST,
-    FLOAT16,
-    FLOAT64,
-    INT32,
-    SHARED,
-    UINT32,
-    Scalar,
-    compute_type,
-)
-from .clike import BIN_SYMBOLS, BinSpelling, CRenderer, value_name
-from .wgsl_helpers import helper
+from ..ir.ops import EXACT
+from ..types import FLOAT16, FLOAT64, INT32, LOCAL, SHARED, UINT32, Scalar, compute_type
+from .clike import BIN_SYMBOLS, BinSpelling, CRenderer
 from .wgsl_layout import (
     RECORD_ARGS,
     RECORD_DIMS,
@@ -90,10 +78,7 @@ class _Renderer(LoopRenderer):
     # not-equal; `==`, `<`, ... are right): the negated `==` is true there, as in Python
     FLOAT_NE = "!({a} == {b})"
     MATH_SPELLING = "wgsl"
-    RULES: ClassVar[dict[str, str]] = {
-        **CRenderer.RULES,
-        "const": "const", "cast": "cast", "shape": "shape", "alloc": "alloc",
-    }  # fmt: skip
+    RULES: ClassVar[dict[str, str]] = {**CRenderer.RULES, "cast": "cast"}
     # CUDA's __syncthreads orders global memory too, and so do simt's barriers
     BARRIER = ("storageBarrier();", "workgroupBarrier();")
     # WGSL has no memory fence outside its barriers (which would need every invocation of the
@@ -106,14 +91,20 @@ class _Renderer(LoopRenderer):
     RECORD_PAD = "0u"
     STRIDE = "{}i"
     PRINT_NEXT = "simt_seq = simt_seq + 1u;"
+    CONST_MARKS = True  # (`passes.legalise` marks constants for WGSL's drivers)
+    SHAPE_LET = True  # every value a `let`, the text reads like the IR
+    PARAM_EXTENT = "{t}({})"
+    # shared arrays at module scope (`var<workgroup>`), per-thread ones in `main`
+    ALLOC = {SHARED: ("var<workgroup> {name}: array<{t}, {n}>;", True),
+             LOCAL: ("var {name}: array<{t}, {n}>;", False)}  # fmt: skip
+    # a table: a module-scope array, indexable at run time
+    TABLE = "var<private> {name}: array<{t}, {n}> = array<{t}, {n}>({items});"
 
     def __init__(self, fn: Function, writable: frozenset[int]) -> None:
         super().__init__(fn)
         self.writable = writable
-        self.module: list[str] = []  # module-scope declarations (shared arrays)
         self.uniform: list[UniformField] = []
         self.uses_f64_print = False
-        self.literals: dict[int, int | float | bool] = {}  # literal constants: id -> value
 
     # ---------------------------------------------------------------- the language
     def type_name(self, t: Scalar) -> str:
@@ -144,7 +135,7 @@ class _Renderer(LoopRenderer):
         elems = {b.index: self.elem(fn.params[b.param].value) for b in arrays}
         text = assemble(
             fn, self.out.text(), bindings, self.uniform, elems, self.module,
-            [helper(name) for name in self.helpers], bool(self.prints), self.uses_f64_print,
+            self.helper_texts(), bool(self.prints), self.uses_f64_print,
             len(self.sites), self.record_index,
         )  # fmt: skip
         return WgslKernel(
@@ -166,21 +157,12 @@ class _Renderer(LoopRenderer):
                 self.packed_written.add(self.fn.params[b.param].value.id)
         return bindings
 
-    def const(self, op: Op) -> None:
-        v = op.result
-        text = literal(op.attrs["value"], v.scalar)
-        if op.attrs.get(HIDE):  # a value the driver's compiler must not see (`passes.legalise`)
-            t = wgsl_type(v.scalar)  # behind the run-time zero: an xor, or `simt_exact`
-            if v.scalar.is_int:
-                text = f"({text} ^ {t}({UNIFORM}.zero))"
-            else:
-                text = f"{self.use_helper(f'simt_exact_{t}')}({text})"
-        if not op.attrs.get(HIDE):
-            self.literals[v.id] = op.attrs["value"]
-        if op.attrs.get(BIND):  # a literal the compiler must not evaluate (`passes.legalise`)
-            self.define(v, text)
-        else:
-            self.names[v.id] = text
+    def hide(self, text: str, t: Scalar) -> str:
+        """Behind the run-time zero: an xor, or `simt_exact`."""
+        name = wgsl_type(t)
+        if t.is_int:
+            return f"({text} ^ {name}({UNIFORM}.zero))"
+        return f"{self.use_helper(f'simt_exact_{name}')}({text})"
 
     def converted(self, v: Value, t: Scalar) -> str:
         """`v` as integer type `t`: a literal converted here (naga cannot convert a 64-bit
@@ -191,13 +173,6 @@ class _Renderer(LoopRenderer):
 
     def special(self, reg: str, axis: int) -> str:
         return special(reg, axis)
-
-    def shape(self, op: Op) -> None:
-        arr, dim = op.operands[0], op.attrs["dim"]
-        if arr.array.shape is not None:
-            self.define(op.result, literal(arr.array.shape[dim], op.result.scalar))
-        else:
-            self.define(op.result, f"{UNIFORM}.{self.name(arr)}_shape{dim}")
 
     def cast(self, op: Op) -> None:
         (a,) = self.operands(op, op.operands)
@@ -235,23 +210,8 @@ class _Renderer(LoopRenderer):
     def math_fill(self, t: Scalar) -> dict[str, str]:
         return {"s": wgsl_type(t)}
 
-    def alloc(self, op: Op) -> None:
-        v = op.result
-        a = v.array
-        n = max(int(np.prod(a.shape or (1,), dtype=np.int64)), 1)
-        name = value_name(v)
-        self.names[v.id] = name
-        if a.space == SHARED:
-            self.module.append(f"var<workgroup> {name}: array<{self.elem(v)}, {n}>;")
-        elif a.space == CONST:  # a table: a module-scope array, indexable at run time
-            items = ", ".join(
-                ("1u" if x else "0u") if a.dtype.is_bool else literal(x, a.dtype)
-                for x in op.attrs["data"]
-            )
-            t = f"array<{self.elem(v)}, {n}>"
-            self.module.append(f"var<private> {name}: {t} = {t}({items});")
-        else:
-            self.out.add(f"var {name}: array<{self.elem(v)}, {n}>;")
+    def table_item(self, x: int | float | bool, t: Scalar) -> str:
+        return ("1u" if x else "0u") if t.is_bool else literal(x, t)  # bool elements: u32
 
     # ---------------------------------------------------------------- memory
     def param_strides(self, arr: Value, n: int) -> list[str | None] | None:
@@ -268,13 +228,8 @@ class _Renderer(LoopRenderer):
     def index_as(self, index: Value, t: Scalar) -> str:
         return self.name(index) if index.scalar == t else self.converted(index, t)
 
-    def extents(self, arr: Value, index: list[Value]) -> list[str]:
-        a = arr.array
-        return [
-            literal(a.shape[d], i.scalar) if a.shape is not None
-            else f"{wgsl_type(i.scalar)}({UNIFORM}.{self.name(arr)}_shape{d})"
-            for d, i in enumerate(index)
-        ]  # fmt: skip
+    def shape_param(self, arr: Value, d: int) -> str | None:
+        return None if arr.array.shape is not None else f"{UNIFORM}.{self.name(arr)}_shape{d}"
 
     def index_below(self, index: Value, extent: str) -> str:
         t, i = index.scalar, self.name(index)
@@ -293,8 +248,11 @@ class _Renderer(LoopRenderer):
         return [f"u32({x})", "0u"]
 
     def extent_word(self, arr: Value, d: int, extent: str) -> str:
-        shape = arr.array.shape
-        return f"{shape[d]}u" if shape is not None else f"u32({UNIFORM}.{self.name(arr)}_shape{d})"
+        param = self.shape_param(arr, d)
+        if param is not None:
+            return f"u32({param})"
+        assert arr.array.shape is not None
+        return f"{arr.array.shape[d]}u"
 
     # ---------------------------------------------------------------- print
     def print_reserve(self, pid: int, types: list[Scalar]) -> tuple[str, str]:

@@ -11,15 +11,14 @@
   compare-and-swap retries WGSL's weak compare-exchange (`cas_loop`), and an atomic on a
   per-thread array is a plain read-modify-write (`local_atomic`, `local_cas`).
 
-`StorageRenderer` is the layer of the WGSL renderer (`backends/wgsl.py`) that holds these
-(and the helper functions' bookkeeping): the rules of the load, store, atomic and cas ops,
+`StorageRenderer` is the layer of the WGSL renderer (`backends/wgsl.py`) that holds these:
+the rules of the load, store, atomic and cas ops,
 replacing the C-like base's (`clike.CRenderer`), whose split of an access (`access_of`: its
 bounds condition and failure statement) and addressing (`offset`) they use.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -27,7 +26,7 @@ from ..ir import Function, Op, Value, walk
 from ..ir.ops import ATOMICS, STORES
 from ..types import FLOAT16, FLOAT32, GLOBAL, LOCAL, SHARED, Scalar
 from .clike import Access, CRenderer, value_name
-from .wgsl_helpers import HELPERS, helper
+from .wgsl_helpers import HELPERS
 from .wgsl_types import PACKED, storage_type, wgsl_type
 
 ATOMIC_FNS = {"add": "atomicAdd", "sub": "atomicSub", "min": "atomicMin", "max": "atomicMax",
@@ -60,12 +59,6 @@ class StorageRenderer(CRenderer):
         self.packed_written: set[int] = set()  # packed arrays bound writable: atomic words
         self.tmp = 0  # a counter for unique names of temporaries
         self.half_bits: dict[int, str] = {}  # float16 value id -> the name of its bits (u32)
-
-    def helper_calls(self, name: str) -> list[str]:
-        """The helpers whose calls helper `name`'s text holds (WGSL declares functions in any
-        order: each is emitted after its first user)."""
-        called = re.findall(r"\b(simt_\w+)\(", helper(name))
-        return [c for c in called if c != name and c in HELPERS]
 
     # ---------------------------------------------------------------- the access rules
     def access_of(self, op: Op) -> Access:
