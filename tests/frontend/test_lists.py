@@ -252,3 +252,72 @@ def test_a_run_time_bound_on_known_bytes_names_bytes_not_a_tuple() -> None:
     msg = str(e.value)
     assert "a bytes string known at compile time" in msg and "np.frombuffer" in msg
     assert "tuple" not in msg
+
+
+def _chain(out, n, m):  # each list widened by the one before: one translation apiece
+    x0 = [0]
+    x1 = [0]
+    x2 = [0]
+    x3 = [0]
+    x4 = [0]
+    x5 = [0]
+    x6 = [0]
+    x7 = [0]
+    x8 = [0]
+    x9 = [0]  # the list still unsettled after four translations
+    for _ in range(m):
+        x9.append(x8[-1])
+        x8.append(x7[-1])
+        x7.append(x6[-1])
+        x6.append(x5[-1])
+        x5.append(x4[-1])
+        x4.append(x3[-1])
+        x3.append(x2[-1])
+        x2.append(x1[-1])
+        x1.append(x0[-1])
+        x0.append(n)
+    for k, xs in enumerate((x0, x1, x2, x3, x4, x5, x6, x7, x8, x9)):
+        out[k] = xs[-1]
+
+
+def _chain_settled(out, n, m):  # the advice taken: the last list starts as int64
+    x0 = [0]
+    x1 = [0]
+    x2 = [0]
+    x3 = [0]
+    x4 = [0]
+    x5 = [0]
+    x6 = [0]
+    x7 = [0]
+    x8 = [0]
+    x9 = [simt.int64(0)]
+    for _ in range(m):
+        x9.append(x8[-1])
+        x8.append(x7[-1])
+        x7.append(x6[-1])
+        x6.append(x5[-1])
+        x5.append(x4[-1])
+        x4.append(x3[-1])
+        x3.append(x2[-1])
+        x2.append(x1[-1])
+        x1.append(x0[-1])
+        x0.append(n)
+    for k, xs in enumerate((x0, x1, x2, x3, x4, x5, x6, x7, x8, x9)):
+        out[k] = xs[-1]
+
+
+def test_a_list_still_unsettled_after_the_last_translation_is_refused_at_its_line() -> None:
+    """Lists widened one translation after another (an int64 item reaching each through
+    the one before) that are still not settled after the last round are a CompileError at
+    the list, saying what settles it; the kernel ran on with a list typed wrong before."""
+    simt.use("sim")
+    out = np.zeros(10, np.int64)
+    n = np.int64(2**40 + 3)
+    with pytest.raises(simt.CompileError) as info:
+        simt.kernel(_chain)[1, 1](out, n, 3)
+    err = info.value
+    assert err.line is not None and "x9 = [0]" in str(err), str(err)
+    assert "not settled after 4 translations" in str(err), str(err)
+    assert "simt.int64(0)" in str(err), str(err)
+    simt.kernel(_chain_settled)[1, 1](out, n, 3)
+    assert list(out) == [n, n, n] + [0] * 7

@@ -9,7 +9,7 @@ from typing import Any, NoReturn, Protocol
 
 from .. import types as T
 from ..errors import CompileError
-from ..ir import Builder, Value
+from ..ir import Builder, Loc, Value
 from .source import Source
 from .values import Bound, V
 
@@ -92,9 +92,10 @@ class Context:
     file_reads: list[tuple[str, str]] = field(default_factory=list)
     # a list's item type by the place that made it, from an earlier translation: a list read
     # (in a loop) before the line that fixes its type takes it from here; `list_retry` says
-    # this translation guessed a type wrong and must be done again (frontend/lists.py)
+    # this translation typed lists wrong and must be done again: where each was made, by
+    # the place's key (frontend/lists.py)
     list_hints: dict[Any, Any] = field(default_factory=dict)
-    list_retry: bool = False
+    list_retry: dict[Any, Loc | None] = field(default_factory=dict)
 
 
 def fail(

@@ -152,7 +152,7 @@ def _text_keys(tr: Translating, d: Obj, key: V, node: ast.AST, store: bool) -> b
         # the first key, or the first after a number was guessed (a lookup before the first
         # store, in a loop): a dict of strings (translated again where the guess was wrong)
         if info.guessed:
-            tr.ctx.list_retry = True
+            lists.retry(tr, info, lists.TEXT)
         info.dtype, info.text, info.guessed = T.INT32, True, False
         tr.ctx.list_hints[info.site] = lists.TEXT
         return True

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import types as T
 from ..errors import CompileError
-from ..ir import Block, Field, Value
+from ..ir import Block, Field, Loc, Value
 from .arena import DEFAULT_HEAP, Arena
 from .context import Translating
 from .raising import raise_builtin
@@ -56,10 +56,13 @@ class ListInfo:
     int32 region, after their count (a dict's string keys, `dicts.py`: item k reads as a
     string, and only a dict's own code reaches such a list)."""
 
-    def __init__(self, dtype: T.Scalar | str | None = None, site: Any = None) -> None:
+    def __init__(
+        self, dtype: T.Scalar | str | None = None, site: Any = None, loc: Loc | None = None
+    ) -> None:
         self.text = dtype == TEXT
         self.dtype: T.Scalar | None = T.INT32 if dtype == TEXT else dtype  # type: ignore[assignment]
         self.site = site  # where the list is made: the key of `Context.list_hints`
+        self.loc = loc  # and that place in the user's file
         self.guessed = False  # read before its first item: int32 taken until one comes
 
     def __eq__(self, other: object) -> bool:
@@ -188,8 +191,7 @@ def fix_type(
         tr.ctx.list_hints[info.site] = t
     elif info.guessed:  # its first item: the guess holds, or the kernel is translated again
         if t != info.dtype:
-            tr.ctx.list_hints[info.site] = t
-            tr.ctx.list_retry = True
+            retry(tr, info, t)
             info.dtype = t
         info.guessed = False
     elif t != info.dtype and tr.ctx.int64 and T.promote(info.dtype, t) != info.dtype:
@@ -197,15 +199,13 @@ def fix_type(
         # as Numba's type inference does (`-t` of an int32 `t` is int64 there, so
         # `xs.append(v); xs.append(-t)` makes an int64 list): the kernel is translated again
         # with the unified type (a type only widens, so this ends)
-        tr.ctx.list_hints[info.site] = T.promote(info.dtype, t)
-        tr.ctx.list_retry = True
+        retry(tr, info, T.promote(info.dtype, t))
     elif t != info.dtype:
         wide = T.promote(info.dtype, t)
         if _ints(info.dtype, t) and _ints(wide, wide) and wide != info.dtype:
             # Python's ints have one type: an int64 item after int32 ones makes the whole
             # list int64 (the kernel is translated again with the list made so)
-            tr.ctx.list_hints[info.site] = wide
-            tr.ctx.list_retry = True
+            retry(tr, info, wide)
             info.dtype = wide
         elif wide != info.dtype or (t.is_float and not info.dtype.is_float):
             owner, items, item = what
@@ -230,8 +230,7 @@ def unify_paths(tr: Translating, name: str, a: Obj, b: Obj) -> None:
     if ia.text == ib.text and (_ints(ia.dtype, ib.dtype) or tr.ctx.int64):
         for info in (ia, ib):
             if info.dtype != wide:
-                tr.ctx.list_hints[info.site] = wide
-                tr.ctx.list_retry = True
+                retry(tr, info, wide)
                 info.dtype = wide
         return
     loc = tr.b.loc  # the `if`'s last line translated: where the paths meet
@@ -241,6 +240,13 @@ def unify_paths(tr: Translating, name: str, a: Obj, b: Obj) -> None:
     if loc is None:
         raise CompileError(message, hint=hint)
     raise CompileError(message, loc.filename, loc.line, loc.col, loc.source_line, hint)
+
+
+def retry(tr: Translating, info: ListInfo, hint: T.Scalar | str) -> None:
+    """List `info` was typed wrong in this translation: the next one makes it with `hint`
+    (`Context.list_hints`, `Context.list_retry`)."""
+    tr.ctx.list_hints[info.site] = hint
+    tr.ctx.list_retry.setdefault(info.site, info.loc)
 
 
 def _ints(a: T.Scalar, b: T.Scalar) -> bool:
@@ -281,7 +287,7 @@ def make(tr: Translating, items: list[V], node: ast.AST, tag: str = "") -> Obj:
     h, ok = ar.alloc(tr.b, T.INT32, i32(tr, 3))
     raise_unless(tr, MemoryError, ok, ar.exhausted(T.INT32, "a new list"), node)
     site = (id(tr.ctx.inline_stack[-1]), node.lineno, node.col_offset, tag)  # type: ignore[attr-defined]
-    info = ListInfo(tr.ctx.list_hints.get(site), site)
+    info = ListInfo(tr.ctx.list_hints.get(site), site, tr.src.loc(node))
     lst = Obj(RList, (("h", h), ("info", Known(info))))
     values = [as_item(tr, lst, v, node) for v in items]
     set_header(tr, lst, LEN, i32(tr, 0))
@@ -476,7 +482,7 @@ def holds_text(tr: Translating, lst: Obj, node: ast.AST) -> None:
         tr.fail(node, "this list holds numbers (from its first item), and a string would mix "
                 "them", "keep strings in a list of their own")  # fmt: skip
     if info.guessed:  # read before its first item: translated again as a list of strings
-        tr.ctx.list_retry = True
+        retry(tr, info, TEXT)
     info.dtype, info.text, info.guessed = T.INT32, True, False
     tr.ctx.list_hints[info.site] = TEXT
 

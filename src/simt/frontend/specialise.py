@@ -17,6 +17,8 @@ from .source import get_source
 from .translate import RET, Translator
 from .values import CArray, Known, Obj, V
 
+ROUNDS = 4  # translations of a kernel whose lists' item types are settled one round after another
+
 
 @dataclass(frozen=True)
 class ComplexArray:
@@ -169,13 +171,26 @@ def translate_with_names(
             list_hints=hints,
         )
 
-    # again when a list was read before its item type was known, or (Numba's typing) a
-    # later item widened it: each round fixes every list it met, so a few rounds settle
-    for _ in range(4):
+    # again when a list was read before its item type was known, or a later item widened
+    # it: each round fixes every list it met, so a few rounds settle (a chain of lists each
+    # widened by the one it reads may need more: refused, with what settles it at once)
+    for _ in range(ROUNDS):
         body, params, ctx, tr, failures = _attempt(pyfunc, src, specs, make_context)
         if not ctx.list_retry:
             break
         hints = ctx.list_hints
+    else:
+        loc = next(iter(ctx.list_retry.values()))
+        raise CompileError(
+            f"the item type of this list is not settled after {ROUNDS} translations of the "
+            "kernel (a chain of lists, each widened by the items of the one before)",
+            loc.filename if loc else src.filename,
+            loc.line if loc else None,
+            loc.col if loc else None,
+            loc.source_line if loc else None,
+            hint="give its first item the widest type its items take: simt.int64(0) rather "
+            "than 0, 0.0 rather than 0",
+        )
     fn = Function(name or pyfunc.__name__, params, body, src.filename, fp64, debug)
     if ctx.arena is not None:
         fn.attrs["heap"] = ctx.arena.heap
