@@ -79,6 +79,53 @@ def atomic_big_counts(n, total):
         cuda.atomic.add(total, 0, i * 100000)
 
 
+@cuda.jit
+def list_widened(ia, out):
+    """A per-thread list of an int32 array's items, then wider ones: Numba types a list by
+    unifying all its items (`-t` and `t * 3000000000` are int64 under its typing), so the list
+    is int64 and no item wraps. (Lists run in Numba's simulator, not on its CUDA target.)"""
+    t = cuda.threadIdx.x
+    xs = []
+    for v in ia:
+        xs.append(v)
+    xs.append(-t)
+    xs.append(t * 3000000000)
+    s = 0
+    for x in xs:
+        s += int(x)  # (Numba's simulator keeps NumPy's int32 items: int() makes them Python's)
+    out[t, 0] = xs[-1]
+    out[t, 1] = s
+    out[t, 2] = len(xs)
+
+
+def _list_widened_ref(ia, out):
+    r = np.zeros_like(out)
+    total = sum(int(v) for v in ia)
+    for t in range(out.shape[0]):
+        r[t] = (t * 3000000000, total - t + t * 3000000000, len(ia) + 2)
+    return {1: r}
+
+
+@cuda.jit
+def list_int_then_float(ia, out):
+    """Int32 items, then a float: Numba unifies the list to float64."""
+    t = cuda.threadIdx.x
+    xs = []
+    for v in ia:
+        xs.append(v + t)
+    xs.append(0.5)
+    s = 0.0
+    for x in xs:
+        s += x
+    out[t] = s
+
+
+def _list_float_ref(ia, out):
+    n = len(ia)
+    total = float(sum(int(v) for v in ia))
+    return {1: np.array([total + n * t + 0.5 for t in range(out.size)])}
+
+
 CASES = [
     NCase("int64_offsets", "course code: flat offsets into a large virtual image",
           big_offsets, lambda: (np.zeros((256, 5), np.int64), 3000000), 4, 64, _offsets_ref,
@@ -93,4 +140,12 @@ CASES = [
           atomic_big_counts, lambda: (100000, np.zeros(1, np.int64)), 391, 256,
           lambda n, t: {1: np.array([sum(range(n)) * 100000])},
           features=frozenset({"int64", "atomic64"})),
+    NCase("int64_list_widened", "Numba's typing: a list unified over its items (int64)",
+          list_widened, lambda: (np.array([7, 2**31 - 1, -5, 12], np.int32),
+                                 np.zeros((32, 3), np.int64)), 1, 32, _list_widened_ref,
+          features=frozenset({"int64"})),
+    NCase("list_int_then_float", "Numba's typing: a list unified over its items (float64)",
+          list_int_then_float, lambda: (np.array([7, 300, -5], np.int32),
+                                        np.zeros(32, np.float64)), 1, 32, _list_float_ref,
+          features=frozenset({"fp64"})),
 ]  # fmt: skip
