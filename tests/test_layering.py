@@ -328,7 +328,9 @@ def test_no_private_name_crosses_a_part() -> None:
 # ------------------------------------------------------------------------- backend names
 def _name_tests(tree: ast.Module, names: set[str]) -> list[str]:
     """The tests in `tree` of one of `names`: comparisons (`==`, `!=`, `in`, ...) involving
-    one, `case` patterns matching one, and dicts keyed by one (a switch written as a table)."""
+    one, `case` patterns matching one, dicts keyed by one (a switch written as a table), and
+    lists, tuples and sets of two or more (an enumeration of the backends, which is
+    `registry.RUNTIMES`' alone: adding a backend is one line there)."""
 
     def named(node: ast.AST | None) -> bool:
         return isinstance(node, ast.Constant) and node.value in names
@@ -341,13 +343,18 @@ def _name_tests(tree: ast.Module, names: set[str]) -> list[str]:
             found.append(f"{node.pattern.lineno}: case {ast.unparse(node.pattern)}")
         elif isinstance(node, ast.Dict) and any(named(k) for k in node.keys):
             found.append(f"{node.lineno}: {ast.unparse(node)[:80]}")
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)) and (
+            sum(named(e) for e in node.elts) > 1
+        ):
+            found.append(f"{node.lineno}: {ast.unparse(node)[:80]}")
     return found
 
 
 def test_no_backend_name_is_tested_outside_runtime_and_backends() -> None:
     """Behaviour is decided by the capabilities a runtime declares (`runtime/base.py`), never
     by comparing a backend's name: no `==`, `!=`, `in` or `not in` with a backend's name, no
-    `case` of one and no dict keyed by one outside `simt.runtime` and `simt.backends`."""
+    `case` of one, no dict keyed by one and no list of them outside `simt.runtime` and
+    `simt.backends`."""
     from simt.runtime.registry import RUNTIMES
 
     bad = {
@@ -384,4 +391,7 @@ def test_the_checks_catch_what_they_forbid() -> None:
     assert len(_name_tests(tree, {"cpu", "sim"})) == 1
     assert len(_name_tests(ast.parse("w = {'cuda': 32, 'cpu': 8}[name]\n"), {"cpu"})) == 1
     assert not _name_tests(ast.parse("w = {'x': 32}\n"), {"cpu"})
+    assert len(_name_tests(ast.parse("p.add(choices=['ir', 'sim', 'cpu'])\n"), {"cpu", "sim"}))
+    assert not _name_tests(ast.parse("p.add(choices=['ir', *RUNTIMES], default='sim')\n"),
+                           {"cpu", "sim"})  # fmt: skip
     assert _sccs({"a": {"b"}, "b": {"a"}}) == [["a", "b"]]  # two parts reading each other

@@ -183,6 +183,8 @@ DELEGATED = {
 
 
 def _parser() -> argparse.ArgumentParser:
+    from .runtime import registry
+
     p = argparse.ArgumentParser(
         prog="simt",
         description="Python kernels on every GPU thread.",
@@ -208,8 +210,8 @@ def _parser() -> argparse.ArgumentParser:
     ps.add_argument(
         "--backend",
         default="ir",
-        choices=["ir", "sim", "cpu", "cuda", "webgpu"],
-        help="ir (the default), sim, cpu, cuda or webgpu",
+        choices=["ir", *registry.RUNTIMES],
+        help=f"ir (the default) or a backend: {', '.join(registry.RUNTIMES)}",
     )
     for name, (_, text) in DELEGATED.items():
         sub.add_parser(name, help=text, add_help=False)
