@@ -128,10 +128,14 @@ def _isclose(a: Any, b: Any, rel_tol: Any, abs_tol: Any) -> Any:
 
 def _c_gamma(x: float) -> float:
     """math.gamma, but C's tgamma where Python raises at zero: +-inf (NaN at the negative
-    integers, as Python's error becomes), so that every backend and the reference agree."""
+    integers, as Python's error becomes), so that every backend and the reference agree; and
+    -inf where it overflows just below zero (Python's OverflowError would be +inf)."""
     if x == 0:
         return math.copysign(math.inf, x)
-    return math.gamma(x)
+    try:
+        return math.gamma(x)
+    except OverflowError:
+        return math.copysign(math.inf, x)
 
 
 def _c_lgamma(x: float) -> float:
@@ -253,9 +257,9 @@ _ROWS: list[MathFn] = [
     _f("erfc", elementwise(math.erfc), "1 - erf(x), accurate for large x",
        wgsl="simt_erfc_f32({0})", wgsl_f64="simt_erfc_f64({0})"),
     _f("gamma", elementwise(_c_gamma), "the gamma function", c="tgamma{f}({0})",
-       libm="tgamma", wgsl="simt_gamma_f32({0})", wgsl_f32_only=True),
+       libm="tgamma", wgsl="simt_gamma_f32({0})", wgsl_f64="simt_gamma_f64({0})"),
     _f("lgamma", elementwise(_c_lgamma), "natural logarithm of |gamma(x)|",
-       wgsl="simt_lgamma_f32({0})", wgsl_f32_only=True),
+       wgsl="simt_lgamma_f32({0})", wgsl_f64="simt_lgamma_f64({0})"),
     _f("degrees", np.degrees, "radians to degrees", c="({0} * ({t})57.29577951308232)",
        llvm="fmul {t} {0}, {k[57.29577951308232]}", libm=None, weight=1),
     _f("radians", np.radians, "degrees to radians", c="({0} * ({t})0.017453292519943295)",

@@ -12,12 +12,14 @@ from __future__ import annotations
 import decimal
 import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 import pytest
 
 import simt
+from simt.builtins import MATH
 from simt.runtime import registry
 
 MAX = 1.7976931348623157e308
@@ -332,3 +334,88 @@ def test_float64_remainder_is_exact(webgpu_f64: None) -> None:
     worst, bad = _errors("remainder", list(zip(a.tolist(), b.tolist())), out.tolist())
     assert not bad, f"remainder: {len(bad)} wrong of {len(a)}, e.g. {bad[:5]}"
     assert worst == 0.0
+
+
+def _bernoulli_even(n: int) -> list[Fraction]:
+    """B_2, B_4, ..., B_2n exactly (sum over k <= m of C(m + 1, k) B_k = 0)."""
+    b = [Fraction(1)]
+    for m in range(1, 2 * n + 1):
+        b.append(-sum((math.comb(m + 1, k) * b[k] for k in range(m)), Fraction(0)) / (m + 1))
+    return b[2::2]
+
+
+def _exact_lgamma(d: decimal.Decimal) -> tuple[decimal.Decimal, int]:
+    """(log|gamma(d)|, its sign) to about 50 digits: Stirling's series (20 terms) from 40 on,
+    the recurrence below, the reflection gamma(x) gamma(1 - x) = pi / sin(pi x) below 0."""
+    with decimal.localcontext() as c:
+        c.prec = 70
+        if d < 0:
+            with decimal.localcontext() as c2:
+                c2.prec = 430
+                s = _exact_sin(_pi() * d)
+            lg, _ = _exact_lgamma(1 - d)
+            return (+_pi()).ln() - abs(s).ln() - lg, 1 if s > 0 else -1
+        y, prod = d, decimal.Decimal(1)
+        while y < 40:
+            prod *= y
+            y += 1
+        bern = _bernoulli_even(20)
+        r = (y - decimal.Decimal("0.5")) * y.ln() - y + (2 * _pi()).ln() / 2
+        for k, b in enumerate(bern, 1):
+            term = decimal.Decimal(b.numerator) / b.denominator
+            r += term / (2 * k * (2 * k - 1) * y ** (2 * k - 1))
+        return r - prod.ln(), 1
+
+
+def _gamma_inputs() -> list[float]:
+    g = np.random.default_rng(68)
+    u = g.uniform
+    x = list(SPECIAL) + u(0, 8, 150).tolist() + u(8, 180, 80).tolist() + u(-20, 0, 100).tolist()
+    x += (1 + u(-1e-3, 1e-3, 20)).tolist() + (2 + u(-1e-3, 1e-3, 20)).tolist() + _bits(g, 40)
+    x += u(-190, -20, 30).tolist() + [float(k) for k in range(-5, 30)]
+    x += [171.62, 171.63, 0.4, 1.4, 2.5, 8.0, 7.999999999, -0.5, -1.5, -2.4570247382208,
+          -1e-21, -1e-19, -171.5, -180.5, -190.5, 1e17, 1e18, 2.5e305, 1e306, 0.39999999999,
+          1.3999999999, 2.4999999999, 1 + 2.0**-52, 1 - 2.0**-53, 2 + 2.0**-51, 2 - 2.0**-52,
+          -2.0**-1074, 2.0**-1074, 1e-300, 4.9999999999, -0.9999999999, -1.0000000001]
+    return x
+
+
+# gamma, lgamma: the largest error in ulps of the exact value (`_exact_lgamma`: CPython's own
+# are several ulps off, and near lgamma's zeros at 1 and 2 thousands); lgamma of negative
+# x in ulps of max(|lgamma|, 1) (absolute near its zeros there, as any reflection's)
+GAMMA_BOUNDS = {"gamma": 1.5, "lgamma": 2.5}  # (1.0 and 2.0 measured on lavapipe)
+
+
+@pytest.mark.parametrize("name", ["gamma", "lgamma"])
+def test_float64_gamma_lgamma_agree_with_exact(webgpu_f64: None, name: str) -> None:
+    """C's special values (gamma: +-inf at +-0, NaN at the negative integers and -inf;
+    lgamma: +inf at its poles and both infinities), the exact value elsewhere."""
+    x = np.array(_gamma_inputs(), np.float64)
+    out = np.zeros(len(x))
+    with simt.using("webgpu"):
+        _kernel1(getattr(math, name))[(len(x) + 127) // 128, 128](x, out)
+    ref = MATH[name].ref  # C's at the poles (sim's)
+    worst, bad = 0.0, []
+    for v, d in zip(x.tolist(), out.tolist()):
+        special = float(ref(np.float64(v)))
+        if not math.isfinite(special) or not math.isfinite(d) or v == 0:
+            if not (d == special or (math.isnan(d) and math.isnan(special))):
+                bad.append((v, d, special))
+            continue
+        with decimal.localcontext() as c:
+            c.prec = 60
+            lg, sign = _exact_lgamma(decimal.Decimal(v))
+            want = float(lg) if name == "lgamma" else sign * float(lg.exp())
+        if name == "lgamma" and v in (1.0, 2.0):
+            want = 0.0  # (the reference is 1e-51 off)
+        if want == 0 or not math.isfinite(want):
+            if d != want:
+                bad.append((v, d, want))
+            continue
+        unit = math.ulp(max(abs(want), 1.0) if name == "lgamma" and v < 0 else want)
+        err = abs(d - want) / unit
+        worst = max(worst, err)
+        if err > GAMMA_BOUNDS[name]:
+            bad.append((v, d, want, err))
+    assert not bad, f"{name}: {len(bad)} wrong of {len(x)}, e.g. {bad[:5]}"
+    assert worst <= GAMMA_BOUNDS[name], worst

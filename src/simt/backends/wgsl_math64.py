@@ -58,6 +58,15 @@ rational Taylor series and constants evaluated with `decimal`, not taken from a 
   erf's series in 60 digits, and the recurrence that g' = 2 x g - 2/sqrt(pi) gives), by
   erfc's continued fraction (40 terms, evaluated backwards) above; erf = 1 - erfc beyond 1,
   erfc = 1 - erf or 2 - erfc(-x) below 1/2.
+- `lgamma`, `gamma`: one core, `simt_lgammadd_f64`, log|gamma(x)| as a sum of two doubles
+  and its sign. From 8 on Stirling's series (Bernoulli numbers computed here, to x**-29),
+  (x - 1/2) log x - x in double-double; below, lgamma(2 + z) = (1 - gamma) z + sum of
+  (-1)**k (zeta(k) - 1) z**k / k for |z| <= 0.6 (zeta(k) - 1 and Euler's constant by the
+  Euler-Maclaurin sum in 60 digits; relative accuracy at the zeros 1 and 2), x shifted
+  there by the recurrence, the product of the factors in double-double and its log taken
+  once; below 0 the reflection gamma(x) gamma(-x) = -pi / (x sin(pi x)), sin(pi d) for the
+  exact d = x - round(x) from sin's or cos's Taylor series. `gamma` is e**lgamma with the
+  low part (one rounding); poles and infinities are C's (as float32's).
 """
 
 from __future__ import annotations
@@ -964,4 +973,169 @@ fn simt_erfc_f64(x: f64) -> f64 {
     if (x < -6.0lf) { return 2.0lf; }
     return 2.0lf - simt_erfcpos_f64(-x);
 }""",
+})  # fmt: skip
+
+
+def _gamma_tables() -> tuple[Fraction, list[Fraction]]:
+    """(Euler's gamma, zeta(k) - 1 for k = 2 .. 40), by the Euler-Maclaurin sum from N = 30
+    on (the Bernoulli numbers `_B`), in 60 digits."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        d = decimal.Decimal
+        n = 30
+        bern = [d(b.numerator) / d(b.denominator) for b in _B]
+        euler = sum((1 / d(k) for k in range(1, n)), d(0)) - d(n).ln() + 1 / d(2 * n)
+        euler += sum((bern[2 * j] / (2 * j * d(n) ** (2 * j)) for j in range(1, 16)), d(0))
+        zetas = []
+        for k in range(2, 41):
+            z = sum((d(m) ** -k for m in range(2, n)), d(0))
+            z += d(n) ** (1 - k) / (k - 1) + d(n) ** -k / 2
+            rising = d(k)  # k (k + 1) ... (k + 2j - 2)
+            for j in range(1, 16):
+                z += bern[2 * j] / factorial(2 * j) * rising * d(n) ** (-k - 2 * j + 1)
+                rising *= (k + 2 * j - 1) * (k + 2 * j)
+            zetas.append(Fraction(z))
+        return Fraction(euler), zetas
+
+
+_EULER, _ZETA1 = _gamma_tables()
+# lgamma(2 + z) = (1 - gamma) z + sum over k >= 2 of (-1)**k (zeta(k) - 1) z**k / k, |z| <= 0.6
+_LG1_HI = _lit(1 - _EULER)
+_LG1_LO = _lit(1 - _EULER - Fraction(float(1 - _EULER)))
+_LG_P = _horner("z", [Fraction((-1) ** k, k) * _ZETA1[k - 2] for k in range(2, 41)])
+# Stirling: lgamma(x) = (x - 1/2) log x - x + log(2 pi) / 2 + sum of B_2k / (2k (2k-1) x**(2k-1))
+_ST_P = _horner("z", [_B[2 * k] / (2 * k * (2 * k - 1)) for k in range(1, 16)])
+
+
+def _pi_logs() -> tuple[Fraction, Fraction]:
+    """(log(2 pi) / 2, log(pi)), in 60 digits."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        pi = 2 * decimal.Decimal(PIO2.numerator) / decimal.Decimal(PIO2.denominator)
+        return Fraction((2 * pi).ln() / 2), Fraction(pi.ln())
+
+
+_HL2PI, _LNPI = _pi_logs()
+PI_HI, PI_LO = _lit(2 * PIO2), _lit(2 * PIO2 - Fraction(float(2 * PIO2)))
+
+# gamma, lgamma: one core, log|gamma(x)| as (hi, lo, sign) (`simt_lgammadd_f64`)
+HELPERS.update({
+    # (hi, lo) + (c, cl), renormalised
+    "simt_ddadd_f64": f"""\
+fn simt_ddadd_f64(a: vec2<f64>, b: vec2<f64>) -> vec2<f64> {{
+    let s = simt_twosum_f64(a.x, b.x);
+    let lo = s.y + (a.y + b.y);
+    let hi = {_X}(s.x + lo);
+    return vec2<f64>(hi, {_X}(lo - {_X}(hi - s.x)));
+}}""",
+    # log|gamma(x)| as (hi, lo) for finite x > 0: lgamma(2 + z) by its series in zeta(k) - 1
+    # for |z| <= 0.6 (x in [0.4, 8) shifted there by the recurrence, the product of the
+    # factors in double-double and its log taken once), Stirling's series from 8 on
+    "simt_lgpos_f64": f"""\
+fn simt_lgpos_f64(x: f64) -> vec2<f64> {{
+    if (x >= 8.0lf) {{
+        let l = simt_logdd_f64(x);
+        if (x > 1e17lf) {{  // x (log x - 1): the rest is below 2**-60 of it
+            let t = simt_twosum_f64(l.x, -1.0lf);
+            return vec2<f64>(x * (t.x + (t.y + l.y)), 0.0lf);
+        }}
+        let a = x - 0.5lf;  // exact
+        let m = simt_twoprod_f64(a, l.x);
+        let w = 1.0lf / x;
+        let z = w * w;
+        let s = simt_twosum_f64(m.x, -x);
+        let c = simt_twosum_f64(s.x, {_lit(_HL2PI)});
+        let st = {_lit(_HL2PI - Fraction(float(_HL2PI)))} + w * ({_ST_P});
+        let lo = c.y + (s.y + (m.y + a * l.y) + st);
+        let hi = {_X}(c.x + lo);
+        return vec2<f64>(hi, {_X}(lo - {_X}(hi - c.x)));
+    }}
+    var z = x - 2.0lf;
+    var f = vec2<f64>(0.0lf, 0.0lf);  // log of the recurrence's factor, added
+    if (x < 0.4lf) {{  // lgamma(x) = lgamma(x + 2) - log x - log(1 + x)
+        z = x;
+        f = simt_ddadd_f64(simt_logdd_f64(x), simt_log1pdd_f64(x));
+        f = -f;
+    }} else if (x < 1.4lf) {{  // lgamma(x) = lgamma(x + 1) - log x
+        z = x - 1.0lf;
+        f = -simt_logdd_f64(x);
+    }} else if (x >= 2.5lf) {{  // lgamma(x) = lgamma(x - n) + log((x - 1) ... (x - n))
+        let n = floor(x - 1.5lf);
+        var p = vec2<f64>(x - 1.0lf, 0.0lf);
+        for (var k = 2; k <= i32(n); k = k + 1) {{
+            let xk = x - f64(k);  // exact
+            let q = simt_twoprod_f64(p.x, xk);
+            let lo = q.y + p.y * xk;
+            let hi = {_X}(q.x + lo);
+            p = vec2<f64>(hi, {_X}(lo - {_X}(hi - q.x)));
+        }}
+        z = x - 1.0lf - n;
+        z = z - 1.0lf;
+        f = simt_ddadd_f64(simt_logdd_f64(p.x), vec2<f64>(p.y / p.x, 0.0lf));
+    }}
+    let t = simt_twoprod_f64(z, {_LG1_HI});
+    let r = vec2<f64>(t.x, t.y + (z * {_LG1_LO} + z * z * ({_LG_P})));
+    return simt_ddadd_f64(r, f);
+}}""",
+    # (hi, lo, sign) of log|gamma(x)| for finite x, not 0 or a negative integer; below 0 by
+    # the reflection gamma(x) gamma(-x) = -pi / (x sin(pi x)), sin(pi d) (d = x - round(x),
+    # exact) from the Taylor series of sin and cos
+    "simt_lgammadd_f64": f"""\
+fn simt_lgammadd_f64(x: f64) -> vec3<f64> {{
+    if (x > 0.0lf) {{
+        let l = simt_lgpos_f64(x);
+        return vec3<f64>(l.x, l.y, 1.0lf);
+    }}
+    let k = round(x);
+    let d = x - k;
+    let sg = select(1.0lf, -1.0lf, (d < 0.0lf) != (k - 2.0lf * floor(k * 0.5lf) != 0.0lf));
+    if (x > -1e-20lf) {{
+        let l = simt_logdd_f64(-x);
+        return vec3<f64>(-l.x, -l.y, -1.0lf);
+    }}
+    let a = abs(d);
+    var s: f64;
+    var sl: f64;
+    if (a <= 0.25lf) {{
+        let r = simt_twoprod_f64(a, {PI_HI});
+        let sc = simt_sincosr_f64(r.x, r.y + a * {PI_LO});
+        s = {_X}(sc.x + sc.y);
+        sl = {_X}(sc.y - {_X}(s - sc.x));
+    }} else {{
+        let b = 0.5lf - a;  // exact
+        let r = simt_twoprod_f64(b, {PI_HI});
+        let sc = simt_sincosr_f64(r.x, r.y + b * {PI_LO});
+        s = {_X}(sc.z + sc.w);
+        sl = {_X}(sc.w - {_X}(s - sc.z));
+    }}
+    // log pi - log|x| - log(s + sl) - lgamma(-x)
+    let lx = simt_logdd_f64(-x);
+    let ls = simt_logdd_f64(s);
+    var v = simt_ddadd_f64(lx, vec2<f64>(ls.x, ls.y + sl / s));
+    v = simt_ddadd_f64(v, simt_lgpos_f64(-x));
+    v = simt_ddadd_f64(vec2<f64>({_lit(_LNPI)}, {_lit(_LNPI - Fraction(float(_LNPI)))}), -v);
+    return vec3<f64>(v.x, v.y, sg);
+}}""",
+    # C's lgamma: +inf at the poles (0, the negative integers) and at +-inf
+    "simt_lgamma_f64": f"""\
+fn simt_lgamma_f64(x: f64) -> f64 {{
+    let b = bitcast<u64>(x) & 0x7ffffffffffffffflu;
+    if (b > 0x7ff0000000000000lu) {{ return x; }}
+    if (b == 0x7ff0000000000000lu || (x <= 0.0lf && floor(x) == x)) {{ return {_INF}; }}
+    return simt_lgammadd_f64(x).x;
+}}""",
+    # C's tgamma: +-inf at +-0, NaN at the negative integers and -inf; e**lgamma with its
+    # low part, so that one rounding (the exponential's) decides
+    "simt_gamma_f64": f"""\
+fn simt_gamma_f64(x: f64) -> f64 {{
+    let b = bitcast<u64>(x) & 0x7ffffffffffffffflu;
+    if (b >= 0x7ff0000000000000lu) {{  // NaN, +inf: x; -inf: NaN
+        return select({_NAN}, x, x > 0.0lf || b > 0x7ff0000000000000lu);
+    }}
+    if (x == 0.0lf) {{ return 1.0lf / x; }}
+    if (x < 0.0lf && floor(x) == x) {{ return {_NAN}; }}
+    if (x > 171.7lf) {{ return {_INF}; }}
+    let l = simt_lgammadd_f64(x);
+    return l.z * simt_expdd_f64(l.x, l.y);
+}}""",
 })  # fmt: skip

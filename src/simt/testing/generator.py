@@ -173,6 +173,7 @@ MATH_SINKS_F64 = (
     "simt.float32(math.atan2(d0 + 0.5, d0 % 7.0 - 3.0))",
     "simt.float32(math.remainder(d0 * 1e10, abs(d0) % 5.0 + 0.5))",
     "simt.float32(math.erf(d0 % 4.0 - 2.0) + math.erfc(d0 % 8.0 - 2.0) * 1e3)",
+    "simt.float32(math.gamma(d0 % 6.0 - 2.5) + math.lgamma(abs(d0) % 20.0 + 0.25))",
 )
 
 
