@@ -773,8 +773,10 @@ class Kernel:
                 from .runtime.cuda import resources
             except ImportError as e:
                 raise BackendUnavailable(f"kernel.resources needs the CUDA extra: {e}") from None
+            from .pipeline import for_runtime
+
             specs, _ = self._specs(self._bind(args, kwargs))
-            return resources(self.build_ir(specs), arch)
+            return resources(for_runtime(self.build_ir(specs), "cuda"), arch)  # as launched
         except SimtError as e:
             raise e.with_traceback(None) from None
 

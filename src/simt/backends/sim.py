@@ -712,7 +712,9 @@ class _Renderer(Rules[Statement]):
             self.emit(depth + 1, f"{m} = _narrow({m}, {self.name(test)})")
             self.emit(depth + 1, f"if {m} is False:")
         self.emit(depth + 2, "break")
-        self.trace_iter(loop, depth + 1, m, None)
+        # a `for` over a range made a `while` (it carries a break, a return or an exception)
+        # shows its variable at each iteration as a `for` op does
+        self.trace_iter(loop, depth + 1, m, cond.args[0] if op.attrs.get("range_loop") else None)
         self.assign(depth + 1, body.args, cond.args)
         self.block(body, depth + 1, m)
         if uniform:

@@ -434,7 +434,8 @@ def range_loop(
             ivc = Value(t, target)
             cblk.args.append(ivc)
             carried.bind(tr, cblk)
-            with tr.b.at(cblk):
+            tr.b.loc = None  # the loop's own test and step: no line of the user's to show
+            with tr.b.at(cblk):  # (kernel.explain shows the loop as it shows a `for` op)
                 c = cond_value(ivc)
                 for f in flags:
                     if f in TESTED and isinstance(tr.env.get(f), Value):
@@ -445,6 +446,7 @@ def range_loop(
             carried.bind(tr, bblk)
             env = body(bblk, ivb)
             tr.env = env
+            tr.b.loc = None
             with tr.b.at(bblk):
                 env[iv_name] = tr.b.bin("add", ivb, st)
             term = _yield(tr, carried, bblk, first=env[iv_name])  # type: ignore[arg-type]
@@ -455,7 +457,8 @@ def range_loop(
         tr.at(node)  # the loop op is located at its `for` line (kernel.explain shows it)
         inits = carried.values(tr, tr.b.block)
         types = [t, *carried.flat_types()]
-        op = tr.b.op("while", [lo, *inits], types, [cblk, bblk])  # type: ignore[arg-type]
+        op = tr.b.op("while", [lo, *inits], types, [cblk, bblk],  # type: ignore[arg-type]
+                     range_loop=True)  # (its first value is the loop's variable: explain)
     _bind_results(tr, carried, op.results[(0 if not flags else 1) :], outer, target)
     _forget_locals(tr, node.body)
 
