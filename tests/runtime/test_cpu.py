@@ -259,15 +259,14 @@ def test_a_2d_launch_runs_a_whole_row_of_blocks_as_one(
 def test_whole_rows_keep_the_checks_index_slots_small(
     on: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A row of blocks whose kept checks would need too many index slots a lane (`ids` in
-    debug mode, where the renderer checks every access: five checked stores of three
-    indices, 15 slots of 8 bytes for each of 32768 threads) runs in smaller pieces
-    (`cpu.ROW_SLOT_BYTES`). By default the front end checks those stores (the threads'
-    IndexError) and the renderer keeps no index slots: whole rows. A kernel with per-thread
-    arrays runs in smaller pieces too."""
+    """The front end checks `ids`' stores (the threads' IndexError), in debug mode too since
+    a1ec837 (#23), so the renderer keeps no index slots: whole rows either way. (A row of
+    blocks whose renderer-kept checks would need too many index slots a lane runs in smaller
+    pieces, `cpu.ROW_SLOT_BYTES`: debug mode was the way to reach it here.) A kernel with
+    per-thread arrays runs in smaller pieces."""
     on("cpu")
     monkeypatch.setattr(registry.get("cpu"), "threads", 2)
-    for debug, wide in ((True, {32}), (False, {128})):  # 8192 threads (`cpu.COARSE_LANES`)
+    for debug, wide in ((True, {128}), (False, {128})):  # 8192 threads (`cpu.COARSE_LANES`)
         many = simt.kernel(ids.pyfunc, debug=debug)
         out = np.zeros((16 * 16, 128 * 16, 5), np.int32)
         many[(128, 16), (16, 16)](out)
