@@ -99,7 +99,7 @@ INTERLEAVED |= {"lists_collatz", "lists_catching"}  # a row of results per threa
 INTERLEAVED |= {"oob_row_loop"}  # a thread sums its row (`m[y, k]`), one past its end
 # a row per thread
 INTERLEAVED |= {"file_reads", "file_reads_none_staged", "file_seek_tell", "str_parse"}
-INTERLEAVED |= {"float_specials", "strings_shown"}  # a row of results per thread
+INTERLEAVED |= {"float_specials", "strings_shown", "strings_split", "file_readlines"}  # rows
 
 
 def _block_size(c) -> int:  # type: ignore[no-untyped-def]
