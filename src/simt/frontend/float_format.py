@@ -57,29 +57,49 @@ def _while(tr: Translating, inits: list[Value], cond: Callable[[list[Value]], Va
     return list(b.op("while", inits, [v.type for v in inits], [cblk, bblk]).results)
 
 
+class _Ops:
+    """The builder's integer and select ops under short names, so that the digit code reads
+    as the arithmetic it is (`add(e, c(29))`)."""
+
+    def __init__(self, tr: Translating) -> None:
+        self.tr, self.b = tr, tr.b
+
+    def u(self, x: int) -> Value:
+        return self.b.const(x, T.UINT64)
+
+    def c(self, x: int) -> Value:
+        return i32(self.tr, x)
+
+    def sel(self, cond: Value, x: Value, y: Value) -> Value:
+        return self.b.select(cond, x, y)
+
+    def add(self, x: Value, y: Value) -> Value:
+        return self.b.bin("add", x, y)
+
+    def sub(self, x: Value, y: Value) -> Value:
+        return self.b.bin("sub", x, y)
+
+    def lt(self, x: Value, y: Value) -> Value:
+        return self.b.cmp("lt", x, y)
+
+    def eq(self, x: Value, y: Value) -> Value:
+        return self.b.cmp("eq", x, y)
+
+    def both(self, x: Value, y: Value) -> Value:
+        return self.b.bin("and", x, y)
+
+    def either(self, x: Value, y: Value) -> Value:
+        return self.b.bin("or", x, y)
+
+
 def _binary(tr: Translating, a: Value) -> tuple[Value, Value]:
     """(m, e) of a float64 `a` >= 0: a = m * 2**e exactly, m (uint64) in [2**52, 2**53), or a
     subnormal's (e = -1074, m below 2**52); 0 is (0, 0)."""
     b = tr.b
     u64, f64 = T.UINT64, T.FLOAT64
 
-    def c(x: int) -> Value:
-        return i32(tr, x)
-
-    def sel(cond: Value, x: Value, y: Value) -> Value:
-        return b.select(cond, x, y)
-
-    def add(x: Value, y: Value) -> Value:
-        return b.bin("add", x, y)
-
-    def sub(x: Value, y: Value) -> Value:
-        return b.bin("sub", x, y)
-
-    def lt(x: Value, y: Value) -> Value:
-        return b.cmp("lt", x, y)
-
-    def both(x: Value, y: Value) -> Value:
-        return b.bin("and", x, y)
+    ops = _Ops(tr)
+    c, sel, add, sub, lt, both = ops.c, ops.sel, ops.add, ops.sub, ops.lt, ops.both
 
     zero = c(0)
     # |x| = m * 2**e exactly, m an integer below 2**53 (a subnormal: e = -1074): scaled by
@@ -121,26 +141,9 @@ def _shortest(tr: Translating, a: Value, single: bool) -> tuple[Value, Value, Va
     u64, i32t = T.UINT64, T.INT32
     bits, emin, nl, most = FORMATS["32" if single else "64"]
 
-    def u(x: int) -> Value:
-        return b.const(x, u64)
-
-    def c(x: int) -> Value:
-        return i32(tr, x)
-
-    def sel(cond: Value, x: Value, y: Value) -> Value:
-        return b.select(cond, x, y)
-
-    def add(x: Value, y: Value) -> Value:
-        return b.bin("add", x, y)
-
-    def sub(x: Value, y: Value) -> Value:
-        return b.bin("sub", x, y)
-
-    def both(x: Value, y: Value) -> Value:
-        return b.bin("and", x, y)
-
-    def either(x: Value, y: Value) -> Value:
-        return b.bin("or", x, y)
+    ops = _Ops(tr)
+    u, c, sel, add, sub = ops.u, ops.c, ops.sel, ops.add, ops.sub
+    both, either = ops.both, ops.either
 
     zero, one = c(0), c(1)
     mask = u(0xFFFFFFFF)
@@ -308,35 +311,12 @@ def number(tr: Translating, v: Value, sp: Any, prec: Value, width: Value,
         kind = "g"
     upper = sp.kind.isupper()
 
-    def u(x: int) -> Value:
-        return b.const(x, u64)
-
-    def c(x: int) -> Value:
-        return i32(tr, x)
+    ops = _Ops(tr)
+    u, c, sel, add, sub = ops.u, ops.c, ops.sel, ops.add, ops.sub
+    lt, eq, both, either = ops.lt, ops.eq, ops.both, ops.either
 
     def math(fn: str, args: list[Value], t: T.Scalar) -> Value:
         return b.op("math", args, [t], fn=fn).result
-
-    def add(x: Value, y: Value) -> Value:
-        return b.bin("add", x, y)
-
-    def sub(x: Value, y: Value) -> Value:
-        return b.bin("sub", x, y)
-
-    def sel(cond: Value, x: Value, y: Value) -> Value:
-        return b.select(cond, x, y)
-
-    def eq(x: Value, y: Value) -> Value:
-        return b.cmp("eq", x, y)
-
-    def lt(x: Value, y: Value) -> Value:
-        return b.cmp("lt", x, y)
-
-    def both(x: Value, y: Value) -> Value:
-        return b.bin("and", x, y)
-
-    def either(x: Value, y: Value) -> Value:
-        return b.bin("or", x, y)
 
     zero, one = c(0), c(1)
     prec = b.bin("max", prec, zero)
