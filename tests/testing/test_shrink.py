@@ -139,7 +139,7 @@ def test_the_out_of_bounds_access_is_kept() -> None:
         array = program.oob[0]  # type: ignore[index]
         access = [
             ln.split("#")[0].strip() for ln in _kernel(program).splitlines()
-            if ln.strip().startswith(("qoob = " + array + "[", "for koob",
+            if ln.strip().startswith(("qoob = " + array + "[", "for koob", "while koob",
                                       f"{array}[i * NSLOT_{array} + NSLOT_{array}]",
                                       array + "[t - 2]"))
             and "[0]" not in ln
