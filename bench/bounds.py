@@ -4,7 +4,8 @@ and `boundscheck=False`), the two taking turns on the same inputs, each result c
 against the float64 NumPy reference before it is timed.
 
     PYTHONPATH=src python bench/bounds.py [--backend cpu] [--size full] [--rounds 5]
-                                          [--only vecadd,sobel_shared] [--json FILE]
+                                          [--only vecadd,sobel_shared] [--processes N]
+                                          [--json FILE]
 
 Prints one row per job: the fastest warm ms with checks on and with checks off, their ratio
 (the goal is at most 1.05; the fastest of interleaved turns is what a machine shared with
@@ -14,6 +15,20 @@ versioned on one block-level test), or left checked (the `gather` jobs keep a ch
 purpose: what a kept check costs), with the block-level tests made and why
 each remaining check was kept. `--size quick` runs small inputs (a smoke test, no figures
 worth recording). Needs `@simt.kernel(boundscheck=False)` (exits 2 without it).
+
+The off side is checked to be what it claims (`wrong_side`): every kernel a job launches
+there is the unchecked twin, and each twin ran (a job that looked its kernel up by name at
+each call, or kept the kernel it was made for, timed the checked kernel on both sides).
+
+Both sides in one process share that process's luck: where its code and its arrays landed
+(alignment, pages, which cache sets they share) can move one kernel's time by more than the
+checks cost (W6 with checks off went from 26.3 to 17.0 ms between two runs ten minutes apart,
+nothing else changed). `--processes N` times each side in N fresh processes of its own, the
+sides taking turns (on, off, off, on, ...), each process its `--rounds` turns of one side
+alone; the row then gives the fastest of each side over its processes, their ratio, and the
+spread of each side (slowest / fastest of its processes' bests). A job whose spread exceeds
+the difference of the sides is named at the end: there the ratio is placement, not checks.
+Each process compiles its side (the disk cache helps), so N = 3 to 5 is minutes for the table.
 """
 
 from __future__ import annotations
@@ -23,9 +38,12 @@ import inspect
 import json
 import os
 import platform
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,12 +75,23 @@ class Entry:
     check: Callable[[Any], float]
     tol: float
     rows: list[dict[str, Any]] = field(default_factory=list)
+    # closure cells holding kernels its `make` launches (a job made for one kernel passed in:
+    # bench/user_kernels' matmul and reductions), swapped with the module's names
+    cells: list[Any] = field(default_factory=list)
 
 
-def suite_entries(size: str) -> list[Entry]:
-    """W1-W6 of `simt.benchtool.workloads` at its `full` or `quick` sizes."""
+def wanted(name: str, want: Collection[str]) -> bool:
+    """Whether job `name` is one `--only` names (all where it names none)."""
+    return not want or name in want or name.split()[-1] in want
+
+
+def suite_entries(size: str, want: Collection[str] = ()) -> list[Entry]:
+    """W1-W6 of `simt.benchtool.workloads` at its `full` or `quick` sizes (those `want`
+    names: inputs and references are made for those only)."""
     out = []
     for wl in W.LABELS:
+        if not wanted(W.LABELS[wl], want):
+            continue
         p = W.SIZES["quick" if size == "quick" else "full"][wl]
         inp = W.make_inputs(wl, p)
         ref = W.reference(wl, inp, p)
@@ -78,10 +107,13 @@ def suite_entries(size: str) -> list[Entry]:
     return out
 
 
-def job_entries(size: str) -> list[Entry]:
-    """Every job of `bench/user_kernels` (its `full` size, or `test` for --size quick)."""
+def job_entries(size: str, want: Collection[str] = ()) -> list[Entry]:
+    """Every job of `bench/user_kernels` (its `full` size, or `test` for --size quick) that
+    `want` names."""
     out = []
     for job in load_jobs(HERE / "user_kernels"):
+        if not wanted(job.name, want):
+            continue
         p = job.sizes["test" if size == "quick" else "full"]
         inp = job.make(p)
         ref = job.reference(inp, p)
@@ -93,7 +125,9 @@ def job_entries(size: str) -> list[Entry]:
         def check(out_: Any, ref: Any = ref) -> float:
             return rel_err(out_, ref)
 
-        out.append(Entry(job.name, job.simt.__globals__, make, check, job.tol))
+        cells = [c for c in job.simt.__closure__ or ()
+                 if isinstance(c.cell_contents, Kernel)]  # fmt: skip
+        out.append(Entry(job.name, job.simt.__globals__, make, check, job.tol, cells=cells))
     return out
 
 
@@ -112,7 +146,7 @@ def gather_reuse(out, a, idx):
         out[i] = a[j] * a[j] + a[j]  # one kept check, three loads of the same element
 
 
-def kept_entries(size: str) -> list[Entry]:
+def kept_entries(size: str, want: Collection[str] = ()) -> list[Entry]:
     """Jobs whose accesses no proof covers (a gather by data-dependent indices): what a kept
     check costs, the record of a failure included."""
     n = 20_000 if size == "quick" else 1 << 22
@@ -124,6 +158,8 @@ def kept_entries(size: str) -> list[Entry]:
         ("gather", "gather", a[idx].astype(np.float64) * 2.0),
         ("gather_reuse", "gather_reuse", a[idx].astype(np.float64) ** 2 + a[idx]),
     ):
+        if not wanted(name, want):
+            continue
 
         def make(k: str = k) -> Any:
             kern = globals()[k]
@@ -157,13 +193,33 @@ def unchecked(k: Kernel) -> Kernel:
 
 
 def build_off(e: Entry) -> tuple[Run, Run, Any]:
-    """`e` made with every kernel its module names replaced by its unchecked twin."""
+    """`e` made with every kernel its module names (and its closure cells hold) replaced by
+    its unchecked twin."""
     saved = {n: v for n, v in e.scope.items() if isinstance(v, Kernel)}
+    held = [(c, c.cell_contents) for c in e.cells]
     try:
         e.scope.update({n: unchecked(v) for n, v in saved.items()})
+        for c, k in held:
+            c.cell_contents = unchecked(k)
         return e.make()
     finally:
         e.scope.update(saved)
+        for c, k in held:
+            c.cell_contents = k
+
+
+def wrong_side(launches: list[Any], rt: Any) -> str | None:
+    """Why the checks-off side of a job (its `launches`, after one run) did not time what it
+    should, or None: every kernel it lists must be an unchecked twin, and each twin must
+    have been compiled by that run (a job whose run looks its kernel up by name at each
+    call, or keeps the kernel it was made for, would otherwise time the checked kernel
+    twice: W1-W6 and eight user-kernel jobs did so before this check)."""
+    for k, *_ in launches:
+        if getattr(k, "boundscheck", True):
+            return f"its launches list {k.__name__} with checks on"
+        if not k.specialisations(rt.name):
+            return f"{k.__name__}'s unchecked twin never ran"
+    return None
 
 
 def reports(launches: list[Any], scope: dict[str, Any], rt: Any) -> list[dict[str, Any]]:
@@ -193,6 +249,66 @@ def reports(launches: list[Any], scope: dict[str, Any], rt: Any) -> list[dict[st
     return out
 
 
+def time_entry(e: Entry, sides: tuple[str, ...], rounds: int, calls: int,
+               rt: Any) -> dict[str, Any] | str:  # fmt: skip
+    """Time job `e` with checks on and/or off (`sides`), taking turns: its row (fastest ms
+    and every time per side, what the bounds pass did), or why it failed."""
+    made: dict[str, tuple[Run, Run, Any]] = {}
+    if "on" in sides:
+        made["on"] = e.make()
+    if "off" in sides:
+        made["off"] = build_off(e)
+    for side, (run, res, launches) in made.items():
+        run()  # compiles
+        err = e.check(res())
+        if not err < e.tol:
+            return f"{e.name} with checks {side}: relative error {err:.3g}"
+        if side == "off" and (why := wrong_side(launches, rt)) is not None:
+            return f"{e.name} with checks off: {why}"
+    times = round_robin([m[0] for m in made.values()], rounds, calls)
+    for side, (_, res, _) in made.items():
+        err = e.check(res())
+        if not err < e.tol:
+            return f"after timing: {e.name} checks {side}: {err:.3g}"
+    row: dict[str, Any] = {"job": e.name}
+    for side, ts in zip(made, times):
+        row[f"{side}_ms"] = min(ts) * 1e3
+        row[f"{side}_times"] = ts
+    if len(made) == 2:
+        row["ratio"] = row["on_ms"] / row["off_ms"]
+        row["median_ratio"] = median_ms(times[0]) / median_ms(times[1])
+    row["kernels"] = reports(made["on"][2], e.scope, rt) if "on" in made else []
+    return row
+
+
+def in_processes(e: Entry, args: argparse.Namespace) -> dict[str, Any] | str:
+    """Job `e` timed in `args.processes` fresh processes per side, the sides taking turns
+    (on, off, off, on, ...): each process compiles and times one side alone (its own
+    `--rounds` turns), so what differs from process to process (where the code and the
+    arrays land) shows as a spread of each side's times, beside the difference of the sides."""
+    best: dict[str, list[float]] = {"on": [], "off": []}
+    kernels: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="simt-bounds-") as tmp:
+        for i in range(args.processes):
+            for side in ("on", "off") if i % 2 == 0 else ("off", "on"):
+                out = Path(tmp) / f"{side}{i}.json"
+                cmd = [sys.executable, str(Path(__file__).resolve()), "--backend", args.backend,
+                       "--size", args.size, "--rounds", str(args.rounds), "--calls",
+                       str(args.calls), "--only", e.name, "--side", side, "--json", str(out)]
+                done = subprocess.run(cmd, capture_output=True, text=True)  # noqa: S603
+                if done.returncode != 0 or not out.exists():
+                    return (f"{e.name} checks {side} in process {i + 1}: exit "
+                            f"{done.returncode}\n{done.stderr.strip()}")  # fmt: skip
+                row = json.loads(out.read_text())["rows"][0]
+                best[side].append(row[f"{side}_ms"])
+                kernels = row["kernels"] or kernels
+    on, off = min(best["on"]), min(best["off"])
+    return {"job": e.name, "on_ms": on, "off_ms": off, "ratio": on / off,
+            "median_ratio": statistics.median(best["on"]) / statistics.median(best["off"]),
+            "on_spread": max(best["on"]) / on, "off_spread": max(best["off"]) / off,
+            "on_each": best["on"], "off_each": best["off"], "kernels": kernels}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the table; 0 on success, 2 on a wrong answer."""
     ap = argparse.ArgumentParser(description=__doc__,
@@ -202,6 +318,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5, help="turns per variant (default 5)")
     ap.add_argument("--calls", type=int, default=3, help="calls per turn, the first left out")
     ap.add_argument("--only", default="", help="comma-separated job names (default: all)")
+    ap.add_argument("--processes", type=int, default=0, metavar="N",
+                    help="time each side in N fresh processes, taking turns (default: both "
+                         "sides in this process)")  # fmt: skip
+    ap.add_argument("--side", default="both", choices=("both", "on", "off"),
+                    help=argparse.SUPPRESS)  # (one side alone: the processes of --processes)
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = ap.parse_args(argv)
     if "boundscheck" not in inspect.signature(Kernel).parameters:
@@ -211,62 +332,69 @@ def main(argv: list[str] | None = None) -> int:
     simt.use(args.backend)
     rt = registry.current()
     want = {x for x in args.only.split(",") if x}
-    every = suite_entries(args.size) + job_entries(args.size) + kept_entries(args.size)
-    entries = [e for e in every
-               if not want or e.name in want or e.name.split()[-1] in want]  # fmt: skip
+    entries = (suite_entries(args.size, want) + job_entries(args.size, want)
+               + kept_entries(args.size, want))  # fmt: skip
+    sides = ("on", "off") if args.side == "both" else (args.side,)
     busy0, own0, wall0 = busy_cpu_s(), own_cpu_s(), time.perf_counter()
     rows = []
     for e in entries:
-        run_on, res_on, launches = e.make()
-        run_off, res_off, _ = build_off(e)
-        sides = {"on": (run_on, res_on), "off": (run_off, res_off)}
-        for side, (run, res) in sides.items():
-            run()  # compiles
-            err = e.check(res())
-            if not err < e.tol:
-                print(f"FAIL: {e.name} with checks {side}: relative error {err:.3g}",
-                      file=sys.stderr)  # fmt: skip
-                return 2
-        times = round_robin([run_on, run_off], args.rounds, args.calls)
-        for side, (_, res) in sides.items():
-            err = e.check(res())
-            if not err < e.tol:
-                print(f"FAIL after timing: {e.name} checks {side}: {err:.3g}", file=sys.stderr)
-                return 2
-        on, off = (min(ts) * 1e3 for ts in times)
-        med = median_ms(times[0]) / median_ms(times[1])
-        row = {"job": e.name, "on_ms": on, "off_ms": off, "ratio": on / off,
-               "median_ratio": med, "kernels": reports(launches, e.scope, rt)}  # fmt: skip
-        rows.append(row)
+        got = (in_processes(e, args) if args.processes > 0
+               else time_entry(e, sides, args.rounds, args.calls, rt))  # fmt: skip
+        if isinstance(got, str):
+            print(f"FAIL: {got}", file=sys.stderr)
+            return 2
+        rows.append(got)
+        if args.side != "both":
+            continue
         counts = " ".join(
-            f"{r['kernel']}: {r['proven']}/{r['per_block']}/{r['checked']}" for r in row["kernels"]
+            f"{r['kernel']}: {r['proven']}/{r['per_block']}/{r['checked']}" for r in got["kernels"]
         )
-        print(f"{e.name}: on {on:.3g} ms, off {off:.3g} ms, {on / off:.3f}x  "
-              f"(proven/per block/checked {counts})", flush=True)  # fmt: skip
+        spread = ""
+        if args.processes:
+            spread = (f"; slowest/fastest of {args.processes} processes: on "
+                      f"{got['on_spread']:.2f}x, off {got['off_spread']:.2f}x")  # fmt: skip
+        print(f"{e.name}: on {got['on_ms']:.3g} ms, off {got['off_ms']:.3g} ms, "
+              f"{got['ratio']:.3f}x{spread}  (proven/per block/checked {counts})", flush=True)
+    if args.side != "both":  # a process of --processes: its row for the parent
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"rows": rows}, f)
+        return 0
     wall = time.perf_counter() - wall0
     busy1, own1 = busy_cpu_s(), own_cpu_s()
     other = None if busy0 is None or busy1 is None else max(0.0, busy1 - busy0 - (own1 - own0))
-    print(f"\n## bounds checks on / off on {args.backend} ({args.size} sizes)\n")
+    where = (f"each side in {args.processes} fresh processes taking turns"
+             if args.processes else "both sides in one process, taking turns")  # fmt: skip
+    print(f"\n## bounds checks on / off on {args.backend} ({args.size} sizes; {where})\n")
     print(f"Python {platform.python_version()}, NumPy {np.__version__}, {os.cpu_count()} cores, "
           f"{wall:.0f} s" + (f"; other processes used {other:.0f} CPU-seconds meanwhile"
                              if other is not None else "") + ".")  # fmt: skip
-    print("\n| job | checks on ms | off ms | on / off | (medians) "
+    last = "spread on / off" if args.processes else "(medians)"
+    print(f"\n| job | checks on ms | off ms | on / off | {last} "
           "| kernel: proven / per block / checked | checks kept (why) |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         ks = "; ".join(f"{k['kernel']}: {k['proven']} / {k['per_block']} / {k['checked']}"
                        for k in r["kernels"])  # fmt: skip
         kept = "; ".join(x for k in r["kernels"] for x in _merge(k["kept"])) or "—"
+        extra = (f"{r['on_spread']:.2f} / {r['off_spread']:.2f}" if args.processes
+                 else f"{r['median_ratio']:.2f}")  # fmt: skip
         print(f"| {r['job']} | {r['on_ms']:.3g} | {r['off_ms']:.3g} | {r['ratio']:.3f} "
-              f"| {r['median_ratio']:.2f} | {ks} | {kept} |")  # fmt: skip
+              f"| {extra} | {ks} | {kept} |")  # fmt: skip
     worst = max(rows, key=lambda r: r["ratio"]) if rows else None
     if worst is not None:
         print(f"\nWorst ratio: {worst['job']} {worst['ratio']:.3f}x; "
               f"{sum(r['ratio'] <= 1.05 for r in rows)} of {len(rows)} jobs within 1.05x.")
+    if args.processes:
+        moved = [r["job"] for r in rows
+                 if max(r["on_spread"], r["off_spread"]) - 1 > abs(r["ratio"] - 1)]  # fmt: skip
+        if moved:
+            print("Placement, not checks: one side's time moved more between its processes "
+                  f"than the sides differ in {', '.join(moved)}.")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"backend": args.backend, "size": args.size, "other_cpu_s": other,
-                       "rows": rows}, f, indent=1)  # fmt: skip
+                       "processes": args.processes, "rows": rows}, f, indent=1)  # fmt: skip
     return 0
 
 

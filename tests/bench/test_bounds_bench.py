@@ -1,0 +1,73 @@
+"""bench/bounds.py times what it says: its checks-off side launches the unchecked twins of a
+job's kernels (W1-W6 looked their kernel up by name at each call, and the jobs made for one
+kernel passed in kept it: both timed the checked kernel on both sides), and `--processes`
+times each side in processes of its own. Quick sizes on `cpu`; nothing is timed here."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import simt
+from simt.runtime import registry
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def _bounds() -> Any:
+    spec = importlib.util.spec_from_file_location("_bench_bounds", BENCH / "bounds.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # (its dataclasses look their module up)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def bounds() -> Any:
+    ok, why = registry.probe("cpu")
+    if not ok:
+        pytest.skip(f"backend 'cpu' not present: {why}")
+    return _bounds()
+
+
+# a workload of the suite, a job made for a kernel passed in (matmul.py, reductions.py),
+# and a job whose module names its kernels (monte_carlo: two kernels)
+@pytest.mark.parametrize("name", ["W4 sobel", "matmul_naive", "harris_reduce2", "monte_carlo"])
+def test_the_off_side_runs_the_unchecked_twins(bounds: Any, name: str) -> None:
+    simt.use("cpu")
+    rt = registry.current()
+    (e,) = bounds.suite_entries("quick", {name}) + bounds.job_entries("quick", {name})
+    run, res, launches = bounds.build_off(e)
+    run()
+    assert e.check(res()) < e.tol
+    assert launches and all(k.boundscheck is False for k, *_ in launches)
+    assert bounds.wrong_side(launches, rt) is None
+    # and the on side's kernels are the checked ones
+    _, _, on = e.make()
+    assert all(k.boundscheck is not False for k, *_ in on)
+
+
+def test_wrong_side_names_a_checked_kernel(bounds: Any) -> None:
+    simt.use("cpu")
+    rt = registry.current()
+    (e,) = bounds.suite_entries("quick", {"W2 vecadd"})
+    _, _, on = e.make()
+    assert "vecadd with checks on" in bounds.wrong_side(on, rt)
+    twin = bounds.unchecked(on[0][0])
+    assert "never ran" in bounds.wrong_side([(twin, None, None, None)], rt)
+
+
+def test_processes_time_each_side_apart(bounds: Any, tmp_path: Path) -> None:
+    out = tmp_path / "rows.json"
+    assert bounds.main(["--size", "quick", "--only", "vecadd", "--processes", "2",
+                        "--rounds", "1", "--calls", "2", "--json", str(out)]) == 0  # fmt: skip
+    (row,) = json.loads(out.read_text())["rows"]
+    assert len(row["on_each"]) == len(row["off_each"]) == 2
+    assert row["on_spread"] >= 1.0 and row["off_spread"] >= 1.0
+    assert row["kernels"][0]["kernel"] == "vecadd"
