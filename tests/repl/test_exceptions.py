@@ -3,6 +3,9 @@ kept, and a raising thread keeps the values it had (frontend/raising.py)."""
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pytest
 
 from .sessions import new_session
@@ -47,11 +50,14 @@ def test_a_raising_thread_keeps_the_value_it_had_before_the_input(backend: str) 
     out = buf.getvalue()
     assert "----- 3x -----\n1\n----- 1x -----\n" in out and "0" not in out.split("finished")[1]
     assert s.values("v").tolist() == [7, 1, 1, 1]
-    # a value known at compile time, assigned before the raise: the raising thread keeps 7
+    # a value known at compile time, assigned before the statement that raised: as in Python
+    # the raising thread has it too (it kept 7 before #27's statement checkpoints), so `v` is
+    # one host value again
     assert not s.run("v = 3\nq = [k for k in range(tid + 1)][1]")
-    assert s.values("v").tolist() == [7, 3, 3, 3]
-    assert "`q` was not defined before this input: in the 1 thread that raised it is 0" in (
-        buf.getvalue()
+    assert "v" not in s.state and s.globals["v"] == 3
+    assert (
+        "`q` was not defined before this input: in the 1 thread that raised before assigning it, "
+        "it is 0" in buf.getvalue()
     )
     # a per-thread int kept in a float: its value, as the other threads' values are floats
     assert s.run("g = tid + 5")
@@ -63,3 +69,38 @@ def test_a_raising_thread_keeps_the_value_it_had_before_the_input(backend: str) 
     assert "`z` was a str before this input, which cannot be kept beside its new int values" in (
         buf.getvalue()
     )
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu", "webgpu"])
+def test_a_raising_thread_keeps_the_statements_before_the_one_that_raised(backend: str) -> None:
+    # #27: Python keeps the assignments of the statements that ran before the one that raised;
+    # the REPL rolled a raising thread back to before the whole input
+    s, buf = new_session(backend, 4)
+    s.bind("a", (102,), np.dtype(np.int64))
+    assert s.run("a[tid] = tid + 1")
+    assert s.run("x = 5")
+    assert not s.run("x = 1; y = a[tid + 100]")  # threads 2 and 3 raise in the second
+    assert "x" not in s.state and s.globals["x"] == 1  # every thread has x = 1 (it was 5)
+    assert "`y` was not defined before this input: in the 2 threads that raised before " in (
+        buf.getvalue()
+    )
+    # run-time values: the raising threads keep the first statement's, the others the last's
+    assert not s.run("x = tid * 10\ny = a[tid + 100]\nx = -1")
+    assert s.values("x").tolist() == [-1, -1, 20, 30]
+    # raised before the assignment: the value from before the input
+    assert s.run("z = tid")
+    assert not s.run("w = a[tid + 100]\nz = 7")
+    assert s.values("z").tolist() == [7, 7, 2, 3]
+    # a loop's updates before the raise are kept, and the echo is the finished threads'
+    assert s.run("t = tid")
+    buf.truncate(0)
+    buf.seek(0)
+    assert not s.run("for k in range(3):\n    t += 1\ny = a[tid + 100]\nt * 2")
+    assert s.values("t").tolist() == [3, 4, 5, 6]
+    assert "----- 1x -----\n6\n----- 1x -----\n8\n----- 2x -----\n" in buf.getvalue()
+    # a value that cannot sit beside the others is said, with the statement that left it
+    assert not s.run("u = tid * 0.5\nv = a[tid + 100]\nu = tid")
+    assert s.values("u").tolist() == [0, 1, 0, 0]
+    out = buf.getvalue()
+    assert re.search(r"`u` was a float after <input \d+>:1, which cannot be kept beside its new "
+                     r"int values: in the 2 threads that raised later it is 0", out)

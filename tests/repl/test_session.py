@@ -125,14 +125,16 @@ def test_syntax_error() -> None:
 
 def test_kernel_error_names_the_thread_and_keeps_finished_threads_results() -> None:
     """An IndexError is an exception of the threads that raised it (since a1ec837): they keep
-    their values from before the input, the threads that finished keep their results."""
+    what the statements before the one that raised assigned (#27), the threads that finished
+    keep their results."""
     s, buf = make(8)
     s.bind("buf", (4,), np.dtype(np.int64))
     run(s, buf, "x = tid")
     out = run(s, buf, "x = x + 1\nbuf[tid] = x")
     assert out.startswith("KernelError: ")
     assert "thread 4" in out
-    assert s.state["x"].tolist() == [1, 2, 3, 4, 4, 5, 6, 7]  # threads 4-7 raised at buf[tid]
+    # threads 4-7 raised at buf[tid], after `x = x + 1`: they keep it, as Python would
+    assert s.state["x"].tolist() == [1, 2, 3, 4, 5, 6, 7, 8]
 
 
 def test_host_exception_keeps_session() -> None:

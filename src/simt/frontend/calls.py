@@ -26,6 +26,7 @@ from ..errors import CompileError
 from ..filewrites import MARK, SEP, KernelFile
 from ..ir import Field, Value
 from . import dicts, files, list_ops, lists, raising, str_format, str_ops, str_parse, strings, views
+from .checkpoint import Checkpoint, translate_checkpoint
 from .context import Translating
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow, wrap_int
 from .values import Bound, CArray, Known, Obj, Tup, V, View, is_number, kind_of, scalar_type
@@ -119,6 +120,8 @@ def call(tr: Translating, node: ast.Call) -> V:
     fn = tr.expr(node.func)
     if isinstance(fn, Known) and fn.value is builtins.print:
         return print_call(tr, node)
+    if isinstance(fn, Known) and isinstance(fn.value, Checkpoint):
+        return translate_checkpoint(tr, fn.value, node)  # the REPL's, after a statement
     if isinstance(fn, Known) and fn.value is builtins.open:
         mode = _write_mode(tr, node)
         if mode is not None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 # Statements that always run once in CPython, before the rest of an input.
 HOST_STMTS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_SCOPES = (
+SCOPES = (
     ast.FunctionDef,
     ast.AsyncFunctionDef,
     ast.ClassDef,
@@ -38,7 +38,7 @@ def _walk_own_scope(node: ast.AST) -> list[ast.AST]:
     while todo:
         n = todo.pop()
         out.append(n)
-        if not isinstance(n, _SCOPES):
+        if not isinstance(n, SCOPES):
             todo.extend(ast.iter_child_nodes(n))
     return out
 

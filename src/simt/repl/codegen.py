@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .analysis import HOST_STMTS
+from .analysis import HOST_STMTS, SCOPES
 
 ECHO = "_simt_echo"
 _PREFIX = f"{ECHO} = "
@@ -37,12 +37,22 @@ class Body:
     # each node's (line, column) in it
     origin: dict[int, int] = field(default_factory=dict)
     columns: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+    # lines of ours put between the statements (`checkpoints`), 1-based, ascending
+    inserted: list[int] = field(default_factory=list)
+    # the names each top-level statement assigns (with checkpoints: statement k is followed by
+    # the checkpoint `_simt_cp(tid, k)`, except the last)
+    assigns: list[list[str]] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)  # each top-level statement's first line
 
     def position(self, line: int, col: int | None) -> tuple[int, int | None] | None:
         """The input's (line, column) of the 1-based `line` and 0-based `col` of these lines
         (the column None where unknown); None for a line that is not the input's."""
+        if self.inserted:
+            if line in self.inserted:
+                return None
+            line -= sum(1 for k in self.inserted if k < line)
         if self.exact:
-            if not 1 <= line <= len(self.lines):
+            if not 1 <= line <= len(self.lines) - len(self.inserted):
                 return None
             return line, None if col is None else max(0, col - self.shifts.get(line, 0))
         if col is not None and (line, col) in self.columns:
@@ -86,6 +96,8 @@ def body(
             a, b = spans[i]
             for k in range(a - 1, b):
                 out[k] = "pass"
+    if exact and any(not alone(i) for i in range(len(spans))):
+        exact = False  # statements sharing a line: one a line, so that each has its checkpoint
     shifts: dict[int, int] = {}
     if exact and echo:
         last = tree.body[-1]
@@ -124,6 +136,42 @@ def body(
     src = ast.unparse(mod)
     origin, columns = _origins(mod, src)
     return Body(src.split("\n"), False, origin=origin, columns=columns)
+
+
+CHECKPOINT = "_simt_cp"
+
+
+def checkpoints(b: Body) -> Body:
+    """`b` with a line `_simt_cp(tid, k)` after each top-level statement `k` but the last:
+    where a thread that finished statement `k` records what its variables hold
+    (`frontend.checkpoint`), so that one raising in a later statement keeps them, as
+    Python keeps the assignments that ran before the statement that raised."""
+    tree = ast.parse("\n".join(b.lines))
+    stmts = tree.body
+    lines = list(b.lines)
+    inserted: list[int] = []
+    for k in range(len(stmts) - 2, -1, -1):
+        end = stmts[k].end_lineno or stmts[k].lineno
+        lines.insert(end, f"{CHECKPOINT}(tid, {k})")
+    for k in range(len(stmts) - 1):  # the inserted lines' numbers, once all are in
+        inserted.append((stmts[k].end_lineno or stmts[k].lineno) + 1 + k)
+    assigns = [_assigned(s) for s in stmts]
+    starts = [s.lineno + k for k, s in enumerate(stmts)]
+    return Body(lines, b.exact, dict(b.shifts), dict(b.origin), dict(b.columns), inserted,
+                assigns, starts)  # fmt: skip
+
+
+def _assigned(stmt: ast.stmt) -> list[str]:
+    """The names `stmt` binds at its own level (not in nested functions or comprehensions)."""
+    out: list[str] = []
+    todo: list[ast.AST] = [stmt]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in out:
+            out.append(n.id)
+        if n is stmt or not isinstance(n, SCOPES):
+            todo.extend(ast.iter_child_nodes(n))
+    return out
 
 
 def _origins(

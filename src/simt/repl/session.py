@@ -29,6 +29,7 @@ import numpy as np
 from .. import lang
 from .. import types as T
 from ..errors import CompileError, KernelError, LaunchError, SimtError
+from ..frontend.checkpoint import Checkpoint
 from ..runtime import printing, registry
 from . import analysis, codegen, files, phases
 from .output import Echo, Sink, group
@@ -84,6 +85,7 @@ class Session:
         self.file_data: dict[str, tuple[np.ndarray, int]] = {}
         self._extra: tuple[str, ...] = ()
         self._rewritten = False
+        self._checkpoint = Checkpoint({}, False)  # the `_simt_cp` of the kernel compiled next
         self.globals: dict[str, Any] = {
             "__name__": "__simt_repl__",
             "__builtins__": builtins,
@@ -505,7 +507,7 @@ class Session:
         if rewritten:  # `f.seek(n)` is now an assignment of `f`
             shape = analysis.shape(tree)
             echo = echo and isinstance(tree.body[-1], ast.Expr)
-        body = codegen.body(text, tree, echo, fast, exact=not rewritten)
+        body = codegen.checkpoints(codegen.body(text, tree, echo, fast, exact=not rewritten))
         shown = [codegen.print_name(j) for j in range(len(fast))]
         if echo:
             shown.append(codegen.ECHO)
@@ -562,19 +564,31 @@ class Session:
 
                 shown_as = "repr({})" if strings.is_str(probe.get(codegen.ECHO)) else "{}"
                 body.lines.append(f"print({shown_as.format(codegen.ECHO)})")
+                body = codegen.checkpoints(body)
                 shown = []
                 probe = self._probe(name, body, loads, bound, state)
             writes = [w for w in shape.writes if w not in THREAD_NAMES]
             stores, outs, known, notes, objects = self._classify(probe, writes, tree)
             layout = self._layout(probe, shown, stores, outs, notes)
+            # a number known at compile time gets an array too: a thread that raises before
+            # its assignment keeps its own value (`_kept`)
+            for w, v in known.items():
+                kdt = _known_dtype(v, self.int_dtype, self.float_dtype)
+                if kdt is not None and _plain_name(w):
+                    stores.append((w, w))
+                    outs[w] = np.empty(n, kdt)
             for w, arr in outs.items():  # a thread that raises keeps the values it had
                 if not _keep(self._old(w), arr):
                     arr[...] = 0
                     lost.append(w)
-            # each thread that finishes sets its flag: one that raised stores nothing
-            stores.append((DONE, "True"))
-            outs[DONE] = np.zeros(n, np.bool_)
+            # after each statement a thread stores what it assigned and its progress; one
+            # that raises stores nothing more (`frontend.checkpoint`)
+            steps = len(body.assigns)
+            plan, unkept = self._plan(body, outs)
+            stores.append((DONE, str(steps)))
+            outs[DONE] = np.zeros(n, np.int32)
             gen = codegen.kernel_source(name, body, loads, stores, bound, guard, self._extra)
+            self._checkpoint = Checkpoint(plan, True, "_o_", DONE)
             fn = self._define(name, gen.source, f"<kernel {self.count}>")
             import simt
 
@@ -640,14 +654,15 @@ class Session:
             stores = [(k, e) for k, e in stores if k != files.COUNT]
         done = outs.pop(DONE)
         stores = [(k, e) for k, e in stores if k != DONE]
-        failed = ~done if raised else None  # the threads that raised
+        failed = done < steps if raised else None  # the threads that raised
         if failed is not None:
-            for w, v in list(known.items()):  # per-thread now: the raising threads' old value
-                each = self._raised_known(w, v, failed)
-                if each is not None:
-                    del known[w]
-                    outs[w] = each
-            notes += self._lost_notes(lost, outs, failed)
+            notes += self._kept(body, done, failed, outs, lost, unkept, filename)
+        for w, v in known.items():  # the same value in every thread: a host value again
+            each = outs.get(w)
+            if each is not None and (failed is None or _same_everywhere(v, each)):
+                del outs[w]
+        for w in [w for w in known if w in outs]:  # raising threads kept another value
+            del known[w]
         # success: the new values replace the old ones
         for note in notes:
             self.out.warning(note)
@@ -684,7 +699,7 @@ class Session:
         if self._carried:  # earlier phases' prints first, each thread's in order
             captured = sorted(self._carried + captured, key=lambda p: p[0])
             self._carried = []
-        group(n, captured, shown_out, self.out, echoed=done if raised else None)
+        group(n, captured, shown_out, self.out, echoed=done == steps if raised else None)
         if before is not None:
             self._explain(
                 k,
@@ -694,6 +709,7 @@ class Session:
                 text,
                 filename,
                 gen_header(body, loads, guard, len(self._extra)),
+                body,
             )
         return not raised
 
@@ -703,52 +719,70 @@ class Session:
             return self.state[w]
         return self.globals.get(w)
 
-    def _raised_known(self, w: str, v: Any, failed: np.ndarray) -> np.ndarray | None:
-        """A per-thread array for `w`, which the input set to the number `v` known at compile
-        time while the `failed` threads raised: they keep the value they had (None when `v`
-        is no number, or `w` had that value in every thread, or none before)."""
-        old = self._old(w)
-        if old is None or not isinstance(v, (bool, int, float)):
-            return None
-        if not isinstance(old, np.ndarray) and type(old) is type(v) and old == v:
-            return None
-        dt = np.bool_ if isinstance(v, bool) else self.int_dtype if isinstance(v, int) else (
-            self.float_dtype)
-        arr = np.full(self.threads, v, dt)
-        keep = arr.copy()
-        if not _keep(old, keep):
-            return None
-        arr[failed] = keep[failed]
-        return arr
+    def _plan(
+        self, body: codegen.Body, outs: dict[str, np.ndarray]
+    ) -> tuple[dict[int, list[str]], dict[tuple[int, str], str]]:
+        """Which names the checkpoint after each statement stores (those the probe saw hold a
+        number their array holds unchanged), and what each other one was there (`_unkept`)."""
+        seen = self._checkpoint.seen  # the probe's
+        plan: dict[int, list[str]] = {}
+        unkept: dict[tuple[int, str], str] = {}
+        for k, names in enumerate(body.assigns[:-1]):
+            for w in names:
+                if w not in outs or not _plain_name(w):
+                    continue
+                why = _unkept(seen.get((k, w)), outs[w].dtype)
+                if why is None:
+                    plan.setdefault(k, []).append(w)
+                else:
+                    unkept[(k, w)] = why
+        return plan, unkept
 
-    def _lost_notes(self, lost: list[str], outs: dict[str, np.ndarray],
-                    failed: np.ndarray) -> list[str]:  # fmt: skip
-        """Notes on the variables whose raising threads hold 0 instead of their old value (of
-        another type than this input gave, or not defined before)."""
-        k = int(failed.sum())
-        if not k:
-            return []
+    def _kept(
+        self, body: codegen.Body, done: np.ndarray, failed: np.ndarray,
+        outs: dict[str, np.ndarray], lost: list[str], unkept: dict[tuple[int, str], str],
+        filename: str,
+    ) -> list[str]:  # fmt: skip
+        """What the threads that raised keep: each variable as the statements before the one
+        that raised left it (the checkpoints stored it), else as it was before the input.
+        Where that value cannot sit beside the others (another type; not defined), the
+        thread holds 0 and a note says so."""
         notes = []
-        who = f"the {k:,} thread{'s' if k != 1 else ''} that raised"
-        for w in lost:
-            if w not in outs or w.startswith("_simt_") or "__" in w:
+        for w, arr in outs.items():
+            if not _plain_name(w):
                 continue
-            old = self._old(w)
-            if old is None:
-                notes.append(f"`{w}` was not defined before this input: in {who} it is 0")
-            else:
-                kind = _KINDS.get(old.dtype.kind, old.dtype.name) if isinstance(
-                    old, np.ndarray) else type(old).__name__  # fmt: skip
-                new = _KINDS.get(outs[w].dtype.kind, outs[w].dtype.name)
-                notes.append(
-                    f"`{w}` was a {kind} before this input, which cannot be kept beside its "
-                    f"new {new} values: in {who} it is 0"
-                )
+            last = np.full(len(done), -1, np.int64)  # the last statement that assigned it
+            for k, names in enumerate(body.assigns[:-1]):
+                if w in names:
+                    last[done > k] = k
+            for k in sorted({k for k, v in unkept if v == w}):
+                sel = failed & (last == k)
+                if sel.any():
+                    arr[sel] = 0
+                    at = _input_line(body, body.starts[k])
+                    notes.append(
+                        f"`{w}` was {unkept[(k, w)]} after {filename}:{at}, which cannot be "
+                        f"kept beside its new {_kind(arr.dtype)} values: in the "
+                        f"{_threads(int(sel.sum()))} that raised later it is 0"
+                    )
+            never = failed & (last < 0)
+            if w in lost and never.any():
+                who = f"in the {_threads(int(never.sum()))} that raised before assigning it,"
+                old = self._old(w)
+                if old is None:
+                    notes.append(f"`{w}` was not defined before this input: {who} it is 0")
+                else:
+                    kind = _kind(old.dtype) if isinstance(old, np.ndarray) else type(
+                        old).__name__  # fmt: skip
+                    notes.append(
+                        f"`{w}` was a {kind} before this input, which cannot be kept beside "
+                        f"its new {_kind(arr.dtype)} values: {who} it is 0"
+                    )
         return notes
 
     def _explain(
         self, k: Any, grid: int, block: int, args: list[np.ndarray], text: str, filename: str,
-        header: tuple[int, int],
+        header: tuple[int, int], body: codegen.Body,
     ) -> None:  # fmt: skip
         """`%explain`: the path of thread `explain_tid` through the input just run (run again
         on sim, from the values it started with), in the input's own lines."""
@@ -760,9 +794,10 @@ class Session:
         kernel_file = f"<kernel {self.count}>"
 
         def line_map(loc: Loc) -> Loc | None:
-            line = loc.line - header[0]
-            if loc.filename != kernel_file or not 1 <= line <= len(lines):
+            at = body.position(loc.line - header[0], None)
+            if loc.filename != kernel_file or at is None or not 1 <= at[0] <= len(lines):
                 return None  # the generated loads and stores, simt's own helpers
+            line = at[0]
             return Loc(filename, line, loc.col, lines[line - 1])
 
         from ..runtime.base import Dim3
@@ -963,6 +998,7 @@ class Session:
             ns.update(files.NAMESPACE)
             for i, path in enumerate(self.file_paths):
                 ns[f"_simt_size{i}"] = self.file_data[path][1]
+        ns[codegen.CHECKPOINT] = self._checkpoint
         exec(compile(source, filename, "exec"), ns)  # noqa: S102 - our own generated text
         return ns[name]
 
@@ -979,6 +1015,9 @@ class Session:
         from ..frontend.specialise import ArgSpec, ComplexArray, translate_with_names
 
         gen = codegen.kernel_source(name, body, loads, [], bound, None, self._extra)
+        # what the names each statement assigns hold after it (`_plan`)
+        keep = {k: [w for w in ws if _plain_name(w)] for k, ws in enumerate(body.assigns)}
+        self._checkpoint = Checkpoint(keep, False)
         fn = self._define(name, gen.source, f"<probe {self.count}>")
         specs: dict[str, ArgSpec] = {}
         for p in inspect.signature(fn).parameters:
@@ -1124,6 +1163,65 @@ def _shared_spec(shape: Any, dtype: Any = np.float64) -> tuple[tuple[int, ...], 
 
 _RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
 _KINDS = {"b": "bool", "u": "int", "i": "int", "f": "float"}
+
+
+def _kind(dt: np.dtype) -> str:
+    return _KINDS.get(dt.kind, dt.name)
+
+
+def _threads(k: int) -> str:
+    return f"{k:,} thread{'s' if k != 1 else ''}"
+
+
+def _plain_name(w: str) -> bool:
+    """A variable of the user's (not one of ours, nor an object's field)."""
+    return not w.startswith("_simt_") and "__" not in w and w not in THREAD_NAMES
+
+
+def _known_dtype(v: Any, int_dtype: np.dtype, float_dtype: np.dtype) -> np.dtype | None:
+    """The dtype of a per-thread array of the number `v` known at compile time (None: no
+    number, or an int no int64 holds)."""
+    if isinstance(v, (bool, np.bool_)):
+        return np.dtype(np.bool_)
+    if isinstance(v, (int, np.integer)):
+        info = np.iinfo(int_dtype)
+        return int_dtype if info.min <= int(v) <= info.max else None
+    if isinstance(v, (float, np.floating)):
+        return float_dtype
+    return None
+
+
+def _same_everywhere(v: Any, arr: np.ndarray) -> bool:
+    """Whether every thread holds `v` in `arr` (the variable is a host value again)."""
+    return bool(np.all(arr == v))
+
+
+def _unkept(v: Any, dt: np.dtype) -> str | None:
+    """None where the value `v` a checkpoint saw (a typed value or a known one) fits an array
+    of `dt` unchanged (`_keep`'s rule); else what it is, for a note."""
+    from ..frontend import dicts, lists, strings
+    from ..frontend.values import UNDEF, Known, Tup
+    from ..ir import Value
+
+    if v is None or v is UNDEF:
+        return "not assigned on every path"
+    if isinstance(v, Known) and isinstance(v.value, (bool, int, float, np.number, np.bool_)):
+        return None if _keep(v.value, np.zeros(1, dt)) else f"a {type(_plain(v.value)).__name__}"
+    if isinstance(v, Value) and isinstance(v.type, T.Scalar):
+        src = v.type
+        kind = "b" if src.is_bool else "i" if src.is_int else "f"
+        if _RANK[kind] > _RANK.get(dt.kind, -1):
+            return f"a {_KINDS[kind]}"
+        if kind == "f" and dt.kind == "f" and src.bits > dt.itemsize * 8:
+            return f"a float{src.bits}"
+        return None
+    if lists.is_list(v) or dicts.is_dict_like(v) or strings.is_str(v):
+        return str(dicts.describe(v))
+    if isinstance(v, Tup):
+        return "a tuple"
+    if isinstance(v, Known):
+        return f"a {type(v.value).__name__}"
+    return "no number"
 
 
 def _keep(old: Any, arr: np.ndarray) -> bool:
