@@ -196,6 +196,20 @@ def test_exceptions_feature_draws_str_of_an_exception_from_several_places() -> N
     assert check(generate(seeds[0], exceptions=True, size=4), ("cpu",), nvrtc=True) == []
 
 
+def test_exceptions_feature_draws_an_assert_message_built_at_run_time() -> None:
+    """#27: `assert c, 'x=' + repr(x) + ...`, caught (a run-time message and `repr` of a
+    run-time number were refused: CompileErrors); the kernels agree on every backend, and the
+    draw has a stream of its own (the seeds' other draws are as before)."""
+    from simt.testing.differential import check
+
+    seeds = [s for s in range(30)
+             if "len(str(e)) * 7" in generate(s, exceptions=True, size=4).source]  # fmt: skip
+    assert len(seeds) >= 5, seeds
+    src = generate(seeds[0], exceptions=True, size=4).source
+    assert re.search(r"assert .*, 'x=' \+ repr\(ex\d+\) \+ ' ' \+ repr\(", src), src
+    assert check(generate(seeds[0], exceptions=True, size=4), ("cpu",), nvrtc=True) == []
+
+
 def test_lists_feature_draws_list_displays_on_the_paths_of_an_if() -> None:
     """#27: a variable given displays of different lengths on an `if`'s paths is a run-time
     list (was refused: 'may be undefined'); the kernels agree on every backend."""

@@ -354,7 +354,7 @@ def _seq_fn(name: str) -> Handler:
             out = list(reversed(lists[0]))
         else:
             out = lists[0]
-        return tr.sequence(out, tuple)
+        return tr.sequence(out, list if name == "list" else tuple)  # list(...) prints as one
 
     return h
 
@@ -1051,6 +1051,13 @@ def _print_value(tr: Translating, v: V, node: ast.AST, top: bool) -> list[str | 
         return _printed_obj(tr, v, node)
     if isinstance(v, Known):
         return [str(v.value) if top else repr(v.value)]
+    if isinstance(v, Tup) and v.mixed:
+        tr.fail(
+            node,
+            "this value is a tuple on one path and a list on another, which Python prints "
+            "differently ((1, 2) and [1, 2]); a kernel does not keep which one a thread has",
+            "make it the same kind on every path: both tuples (a, b) or both lists [a, b]",
+        )
     if isinstance(v, Tup):  # a tuple, or a list display: its items as their reprs
         out: list[Any] = ["[" if v.is_list else "("]
         for i, x in enumerate(v.items):
@@ -1125,6 +1132,11 @@ def _repr(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) 
         return args[0].with_field("repr", Known(True))  # type: ignore[union-attr]
     if len(args) == 1 and not kwargs and strings.is_str(args[0]):
         return strings.value_of(strings.repr_text(tr, args[0], node))  # type: ignore[arg-type]
+    if (len(args) == 1 and not kwargs and isinstance(args[0], Value)
+            and isinstance(args[0].type, T.Scalar)):  # fmt: skip
+        # a number's repr is its str: an int's digits, True/False, a float's shortest digits
+        # (a float32's as `print` shows it, not numpy's `np.float32(...)`)
+        return strings.value_of(str_format.str_of(tr, args[0], node))
     return _only_known(repr, "repr")(tr, args, kwargs, node)
 
 

@@ -259,6 +259,15 @@ def as_item(
     what: tuple[str, str, str] = ("list", "values", "item"),
 ) -> Value:
     """`v` as an item of `lst`: the first item fixes the list's type; later ones must fit."""
+    if isinstance(v, Tup) or (isinstance(v, Known) and isinstance(v.value, tuple)):
+        tr.fail(
+            node,
+            "this makes a list of tuples, and a list in a kernel holds numbers or strings, "
+            "not tuples",
+            "loop over the pairs where they are used (for i, v in enumerate(xs): ..., for a, "
+            "b in zip(xs, ys): ...), or keep one list per item of the tuples (ks.append(i); "
+            "vs.append(v))",
+        )
     if isinstance(v, Known) and not is_number(v.value):
         tr.fail(node, f"a list in a kernel holds numbers, not a {type(v.value).__name__}")
     if not isinstance(v, Known) and not (isinstance(v, Value) and isinstance(v.type, T.Scalar)):

@@ -106,6 +106,10 @@ class _ListShape(list):  # type: ignore[type-arg]
     """The shape of a list display's items (printed as a list after the loop)."""
 
 
+class _MixedShape(list):  # type: ignore[type-arg]
+    """The shape of a tuple on some trips and a list display on others (`Tup.mixed`)."""
+
+
 def _is_list_display(v: V) -> bool:
     return (isinstance(v, Tup) and v.is_list) or (
         isinstance(v, Known) and isinstance(v.value, list)
@@ -154,6 +158,8 @@ def _type_of(v: V, current: Shape, fp64: bool) -> Shape:
         shapes = [_type_of(x, cur[k] if cur else None, fp64) for k, x in enumerate(items)]
         if any(x is None for x in shapes):
             return None
+        if isinstance(v, Tup) and v.mixed:
+            return _MixedShape(shapes)
         return _ListShape(shapes) if _is_list_display(v) else shapes
     if isinstance(v, Value):
         return v.type if isinstance(v.type, T.Scalar) else None
@@ -189,6 +195,10 @@ def _merge_shape(a: Shape, b: Shape) -> Shape:
         return None if any(x is None for _, x in fs) else _ObjShape(a.cls, fs)
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         merged = [_merge_shape(x, y) for x, y in zip(a, b)]
+        if isinstance(a, _MixedShape) or isinstance(b, _MixedShape) or (
+            isinstance(a, _ListShape) != isinstance(b, _ListShape)
+        ):
+            return _MixedShape(merged)
         both = isinstance(a, _ListShape) and isinstance(b, _ListShape)
         return _ListShape(merged) if both else merged
     if isinstance(a, T.Scalar) and isinstance(b, T.Scalar):
@@ -260,7 +270,8 @@ class _Carried:
             return Obj(shape.cls, tuple((k, self._build(s, leaf)) for k, s in shape.fields))
         if isinstance(shape, list):
             return Tup(tuple(self._build(s, leaf) for s in shape),
-                       is_list=isinstance(shape, _ListShape))  # fmt: skip
+                       is_list=isinstance(shape, _ListShape),
+                       mixed=isinstance(shape, _MixedShape))  # fmt: skip
         return leaf(shape)
 
     def values(self, tr: Translating, block: Block) -> list[Value]:

@@ -70,10 +70,27 @@ class ListPlan(list):  # type: ignore[type-arg]
     merged value is a list too (printed `[1, 2]`)."""
 
 
+class MixedPlan(list):  # type: ignore[type-arg]
+    """The plan of a tuple on one path and a list display on the other (or of a value that
+    is either already): the merged value is a `Tup` marked `mixed`."""
+
+
 def _is_list_display(v: V) -> bool:
     return (isinstance(v, Tup) and v.is_list) or (
         isinstance(v, Known) and isinstance(v.value, list)
     )
+
+
+def _is_mixed(v: V) -> bool:
+    return isinstance(v, Tup) and v.mixed
+
+
+def _sequence_plan(made: list[Any], *vs: V) -> list[Any]:
+    """The plan of the merged items `made` of the sequences `vs`: a list display where all
+    are, mixed where some are and others are tuples, a tuple plan otherwise."""
+    if any(_is_mixed(v) for v in vs) or len({_is_list_display(v) for v in vs}) > 1:
+        return MixedPlan(made)
+    return ListPlan(made) if _is_list_display(vs[0]) else made
 
 
 def plan(a: V, b: V, fp64: bool, keep: bool = False) -> Any:
@@ -93,7 +110,7 @@ def plan(a: V, b: V, fp64: bool, keep: bool = False) -> Any:
         items = _items(other)
         if items is not None:
             made = [plan(UNDEF, x, fp64, keep) for x in items]
-            return ListPlan(made) if _is_list_display(other) else made
+            return _sequence_plan(made, other)
         if isinstance(other, Obj):
             return (
                 "obj",
@@ -119,7 +136,7 @@ def plan(a: V, b: V, fp64: bool, keep: bool = False) -> Any:
         if ia is None or ib is None or len(ia) != len(ib):
             return UNDEF
         made = [plan(x, y, fp64) for x, y in zip(ia, ib)]
-        return ListPlan(made) if _is_list_display(a) and _is_list_display(b) else made
+        return _sequence_plan(made, a, b)
     if isinstance(a, Obj) and isinstance(b, Obj):
         keys = [k for k, _ in a.fields]
         if a.cls is not b.cls or keys != [k for k, _ in b.fields]:
@@ -191,6 +208,8 @@ def _rebuild(p: Any, results: list[Value]) -> V:
         return results.pop(0)
     if isinstance(p, list):
         items = tuple(_rebuild(q, results) for q in p)
+        if isinstance(p, MixedPlan):
+            return Tup(items, mixed=True)
         if all(isinstance(x, Known) for x in items):
             known = [x.value for x in items]  # type: ignore[union-attr]
             return Known(known if isinstance(p, ListPlan) else tuple(known))

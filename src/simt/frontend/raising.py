@@ -443,13 +443,18 @@ def stmt_raise(tr: Translating, node: ast.Raise) -> None:
         return
     v = tr.expr(node.exc)
     if isinstance(v, Obj) and v.cls is RaisedText:  # a message built at run time
-        cls = v.get("cls").value
-        sid = site(tr, cls, (), node, None, text=True)
-        set_state(tr, sid, None, (v.get("off"), v.get("n")))
+        raise_text(tr, v, node)
         return
     exc = _exception_of(tr, v, node.exc)
     text = str(exc)
     set_state(tr, site(tr, type(exc), (text,), node, exc), None)
+
+
+def raise_text(tr: Translating, v: Obj, node: ast.AST) -> None:
+    """Raise the exception `v` (a `RaisedText`: its message a string built at run time)."""
+    cls = v.get("cls").value
+    sid = site(tr, cls, (), node, None, text=True)
+    set_state(tr, sid, None, (v.get("off"), v.get("n")))
 
 
 def _field(name: str) -> str:

@@ -588,10 +588,11 @@ class Translator:
     def stmt_Assert(self, node: ast.Assert) -> None:
         cond = self.to_bool(self.expr(node.test), node.test)
         msg = None
-        if node.msg is not None:
-            m = self.expr(node.msg)
+        if node.msg is not None and not (isinstance(cond, Known) and cond.value):
+            m = self.expr(node.msg)  # (Python evaluates it only where the test fails)
             if not isinstance(m, Known):
-                self.fail(node.msg, "an assert message must be known at compile time (a string)")
+                self._assert_run_time_message(cond, node)
+                return
             msg = str(m.value)
         if isinstance(cond, Known):
             if cond.value:
@@ -599,6 +600,26 @@ class Translator:
         self.at(node)
         fails = None if isinstance(cond, Known) else self.b.un("not", cond)  # type: ignore[arg-type]
         raising.raise_builtin(self, AssertionError, fails, msg or "", node)
+
+    def _assert_run_time_message(self, cond: V, node: ast.Assert) -> None:
+        """`assert test, msg` where `msg` is made at run time (`"bad " + str(x)`): where the
+        test fails, the thread raises AssertionError(str(msg)), the message its own, as
+        `raise AssertionError(msg)` does; `msg` is evaluated there only, as in Python."""
+        msg = node.msg
+        assert msg is not None
+
+        def fail() -> None:
+            self.at(msg)
+            m = self.expr(msg)
+            if not strings.is_text(m):
+                m = strings.value_of(str_format.str_of(self, m, msg))
+            raising.raise_text(self, strings.exception(self, AssertionError, [m], {}, msg), node)
+
+        if isinstance(cond, Known):  # fails for sure
+            fail()
+            return
+        assert isinstance(cond, Value)
+        self.branch(self.b.un("not", cond), fail, lambda: None)
 
     def stmt_Raise(self, node: ast.Raise) -> None:
         raising.stmt_raise(self, node)
@@ -883,6 +904,18 @@ class Translator:
         return dicts.comprehension(self, node)
 
     def expr_GeneratorExp(self, node: ast.GeneratorExp) -> V:
+        if self.run_time_comprehension(node):
+            # sum/min/max/sorted/list(v for v in xs) take it as a list (`expr_Call`); one
+            # bound to a name, or given to another call, is not a value a kernel keeps
+            inner = ast.unparse(node)[1:-1]
+            self.fail(
+                node,
+                f"a generator expression over a sequence known only at run time "
+                f"(`{ast.unparse(node.generators[0].iter)}`) is not a value a kernel can keep "
+                "or pass on: it runs where sum(), min(), max(), sorted() or list() takes it",
+                f"give it to that call directly: sum({inner}); or make a list, which is "
+                f"kept: [{inner}]",
+            )
         return self._comprehension(node, tuple)
 
     def _comprehension(self, node: ast.ListComp | ast.GeneratorExp, kind: type) -> V:

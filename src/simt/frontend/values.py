@@ -33,6 +33,9 @@ class Tup:
 
     items: tuple[Any, ...]
     is_list: bool = False  # a list display or comprehension: printed and shown as a list
+    # a tuple on one path and a list on another (merge.py, loops.py): Python prints them
+    # differently, so it is not printed (`kind_differs`)
+    mixed: bool = False
 
 
 @dataclass(frozen=True)

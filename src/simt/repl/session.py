@@ -839,6 +839,12 @@ class Session:
                 else:
                     layout.append((kind, "", [(True, v.value)]))
                 continue
+            if isinstance(v, Tup) and v.mixed:
+                notes.append(
+                    "(this value cannot be shown: it is a tuple in some threads and a list in "
+                    "others, which Python shows differently; make it one kind on every path)"
+                )
+                continue
             parts = v.items if isinstance(v, Tup) else (v,)
             items: list[tuple[bool, Any]] = []
             for i, x in enumerate(parts):

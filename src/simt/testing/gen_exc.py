@@ -1,6 +1,7 @@
 """The fuzz generator's `exceptions` feature (registers its section in grammar.py): per
 thread `try`/`except` (by class, by a tuple, `as e`, `str(e)` of several places)/`else`/
-`finally`, `raise` under run-time conditions, a failed `assert`, and `with` over a context
+`finally`, `raise` under run-time conditions, a failed `assert` (its message a literal or
+built at run time with `repr`), and `with` over a context
 manager class of the module (`Tally`) whose `__exit__` suppresses one class and lets another
 through.
 
@@ -53,7 +54,20 @@ def exceptions_section(g: Grammar) -> None:
     with aside(g, "messages"):  # (a stream of its own: the seeds' other draws are kept)
         if g.r.random() < 0.5:
             _messages(g, x)
+    with aside(g, "assert_text"):  # (a stream of its own, as "messages")
+        if g.r.random() < 0.4:
+            _assert_text(g, x)
     g.declare(x, "i32")
+
+
+def _assert_text(g: Grammar, x: str) -> None:
+    """An `assert` whose message is built at run time from `repr`s of run-time numbers (#27),
+    caught: the message's length says what the thread wrote (evaluated only where the test
+    fails, as in Python)."""
+    g.emit("try:")
+    g.emit(f"    assert {g.boolean(1)}, 'x=' + repr({x}) + ' ' + repr({g.boolean(1)})")
+    g.emit("except AssertionError as e:")
+    g.emit(f"    {x} = {x} + len(str(e)) * 7")
 
 
 def _messages(g: Grammar, x: str) -> None:
