@@ -318,7 +318,8 @@ def test_a_path_of_the_threads_variables_is_read_as_a_kernel_reads_it(tmp_path: 
     text = (f"f = open(f'{d}/p{{k}}.txt')\nfirst = f.readline()\nt = f.tell()\nf.seek(0)\n"
             "x = f.readline() == first\nt, x")  # fmt: skip
     out = run(s, buf, text)
-    assert "(7, True)" in out and "`f` is a file opened by a path of the thread's" in out, out
+    assert "(7, True)" in out and "`f` is a file the launch staged as a @simt.kernel's (opened " \
+        "by a path of the thread's variables" in out, out
     numbers = (f"with open(f'{d}/p{{k}}.txt') as g:\n    g.readline()\n    g.readline()\n"
                "    v = int(g.readline())\nv - k")  # fmt: skip
     assert run(s, buf, numbers) == "10\n"
@@ -343,9 +344,10 @@ def test_refusals_in_rewritten_inputs_name_the_line_and_construct(tmp_path: Any)
         "it has len(), slicing"
     ), out
     assert "    print(1, w.title(), 2)\n             ^" in out
-    out = run(s, buf, f"f = open({path!r})\nprint(f.readline())")
+    out = run(s, buf, f"f = open({path!r})\nprint(f.readable())")
     assert out.startswith("CompileError: <input 4>:2:7: a file the REPL opened for reading has "
-                          "no `readline`: it has read(k) and seek(n)"), out  # fmt: skip
+                          "no `readable`: it has read(k) and seek(n) (an input that reads it "
+                          "by line"), out  # fmt: skip
     # a thread's exception in a rewritten input: the input's line, not the rebuilt text's
     out = run(s, buf, f"f = open({path!r})\nw = f.read(5); assert tid != 2")
     assert "raised AssertionError at <input 5>:2 (first: thread 2)" in out, out

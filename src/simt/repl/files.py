@@ -180,7 +180,8 @@ class File:
     0 for a file every thread reads; a thread's own file, opened by a per-thread path, is its
     part of the files' words laid end to end). `seek` returns the moved file."""
 
-    __simt_kind__ = ("a file the REPL opened for reading", "read(k) and seek(n)")
+    __simt_kind__ = ("a file the REPL opened for reading", "read(k) and seek(n) (an input "
+                     "that reads it by line, readline or for line in f, gets text lines)")
 
     def __init__(self, data: Any, size: Any, pos: Any, fid: Any = 0, base: Any = 0) -> None:
         self.data = data
@@ -378,6 +379,52 @@ def needs_rewrite(tree: ast.Module, objects: set[str]) -> bool:
     return False
 
 
+_BY_LINE = ("readline", "readlines", "tell")
+
+
+def _read_by_line(tree: ast.Module) -> set[int]:
+    """The ids of the `open(path)` calls (for reading) whose file the input reads by line:
+    `f.readline()`, `f.readlines()`, `f.tell()`, `for line in f` (or in `enumerate(f)`,
+    or in `open(...)` itself). The REPL's own files read bytes by offset (`read(k)`,
+    `seek(n)`) and have none of these; such a file is left to the kernel's own reading
+    (`simt.filereads`: text lines, as in a @simt.kernel and in Python)."""
+
+    def iterated(it: ast.expr) -> ast.expr:
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and (
+                it.func.id == "enumerate" and it.args):  # fmt: skip
+            return it.args[0]
+        return it
+
+    names: set[str] = set()
+    calls: set[int] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and n.attr in _BY_LINE and isinstance(n.value, ast.Name):
+            names.add(n.value.id)
+        elif isinstance(n, (ast.For, ast.comprehension)):
+            it = iterated(n.iter)
+            if isinstance(it, ast.Name):
+                names.add(it.id)
+            elif _is_read_open(it):
+                calls.add(id(it))
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(
+                n.targets[0], ast.Name) and n.targets[0].id in names and _is_read_open(
+                n.value):  # fmt: skip
+            calls.add(id(n.value))
+        elif isinstance(n, ast.With):
+            for item in n.items:
+                v = item.optional_vars
+                if isinstance(v, ast.Name) and v.id in names and _is_read_open(item.context_expr):
+                    calls.add(id(item.context_expr))
+    return calls
+
+
+def _is_read_open(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "open" and bool(node.args)
+            and write_mode(node) is None)  # fmt: skip
+
+
 class Rewriter(ast.NodeTransformer):
     """The rewrite described in the module docstring; `opened` collects the paths opened
     (the i-th is the parameter `_simt_file<i>`)."""
@@ -407,6 +454,12 @@ class Rewriter(ast.NodeTransformer):
         # names of files open for writing: opened in this input, or left open by earlier ones
         self.writers: set[str] = set(writers or ())
         self.records = 0  # record prints written into the input
+        # `open(...)` calls (by id) of files the input reads by line (`_read_by_line`)
+        self.by_line: set[int] = set()
+
+    def visit_Module(self, node: ast.Module) -> Any:
+        self.by_line = _read_by_line(node)
+        return self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> Any:
         v = node.value
@@ -511,6 +564,10 @@ class Rewriter(ast.NodeTransformer):
             path = self.known(node.args[0]) if self.known is not None else None
             if isinstance(node.args[0], ast.Constant):
                 path = node.args[0].value
+            if id(node) in self.by_line and (isinstance(path, str) or isinstance(
+                    node.args[0], ast.JoinedStr)):  # fmt: skip
+                self.staged.append(node)  # text lines, as a @simt.kernel reads them
+                return node
             if not isinstance(path, str):
                 key = self.per_thread(node.args[0]) if self.per_thread is not None else None
                 if key is None and isinstance(node.args[0], ast.JoinedStr):

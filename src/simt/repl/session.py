@@ -1075,10 +1075,10 @@ class Session:
             if is_reader(v):
                 if w not in self._closed_readers:
                     notes.append(
-                        f"`{w}` is a file opened by a path of the thread's variables, which "
-                        "the launch staged as a @simt.kernel's (docs/language.md, \"Reading "
-                        "files\"); it is not kept after this input: read it in the input that "
-                        "opens it"
+                        f"`{w}` is a file the launch staged as a @simt.kernel's (opened by a "
+                        "path of the thread's variables, or read by line: docs/language.md, "
+                        "\"Reading files\"); it is not kept after this input: read it in the "
+                        "input that opens it"
                     )
             elif isinstance(v, Known):
                 known[w] = _plain(v.value)

@@ -1,0 +1,38 @@
+"""#27: a file the REPL opens by a literal path, a path of host values or one of the thread's
+index, read by line (`readline`, `readlines`, `tell`, `for line in f`), is read as a
+@simt.kernel reads files: text lines, as Python gives them. The REPL's own reading of those
+paths (bytes by offset: `read(k)`, `seek(n)`) has none of these and refused them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .sessions import new_session
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_a_file_read_by_line_gives_text_lines(backend: str, tmp_path: Path) -> None:
+    (tmp_path / "in.txt").write_text("hello\nworld\n")
+    for t in range(2):
+        (tmp_path / f"{t}.txt").write_text(f"line{t}\nmore\n")
+    s, buf = new_session(backend, 2)
+    assert s.run(f"D = {str(tmp_path)!r}")
+    # a literal path (was: "a file the REPL opened for reading has no `readline`")
+    assert s.run(f'f = open({str(tmp_path / "in.txt")!r})\nx = f.readline()\nprint(x, len(x))')
+    # a path of host values, a `with`, readlines and tell
+    assert s.run('with open(D + "/in.txt") as w:\n    n = len(w.readlines()) * 10 + w.tell()\nn')
+    # a path of the thread's index, walked by a for loop (was: "cannot loop over a File")
+    assert s.run('h = open(f"{D}/{tid}.txt")\nfor ln in h:\n    print(ln.strip(), tid)')
+    # open(...) itself in the loop
+    assert s.run('c = 0\nfor ln in open(D + "/in.txt"):\n    c += len(ln)\nc')
+    out = buf.getvalue()
+    assert "hello\n 6\n" in out
+    assert "\n32\n" in out  # 2 lines, then at the end: 12 characters
+    assert "line0 0\nmore 0\n" in out and "line1 1\nmore 1\n" in out
+    assert "\n12\n" in out
+    assert "not kept after this input" in out  # the file is the input's own (a note says so)
+    # read by offset, the REPL's own reading stays: bytes, kept from input to input
+    assert s.run('r = open(D + "/in.txt")\nr.read(3)')
+    assert "b'hel'" in buf.getvalue()
