@@ -75,6 +75,36 @@ def test_loop_carried_values_never_changed() -> None:
     assert uses(fn, loop.regions[0].args[1]) == 0  # `kept` is read as x inside the body
 
 
+def test_loop_carried_values_that_are_their_start_or_themselves_on_every_path() -> None:
+    # the exception state a range loop carries once the bounds pass proved its checks: every
+    # path of the body yields the flag's start (False) or the flag itself (an `if` of them,
+    # nested); one path that yields anything else keeps the value carried
+    def build() -> Function:
+        fn, b, (out, n, c) = function(ArrayType(INT32, 1), INT32, BOOL)
+        zero, one = b.const(0, INT32), b.const(1, INT32)
+
+        def body(i, flag, other):  # type: ignore[no-untyped-def]
+            inner = if_(b, c, lambda: [zero], lambda: [flag], [INT32])[0]
+            (same,) = if_(b, b.cmp("lt", i, one), lambda: [flag], lambda: [inner], [INT32])
+            (moved,) = if_(b, c, lambda: [other], lambda: [b.bin("add", other, one)], [INT32])
+            b.op("store", [out, i, same])
+            return [same, moved]
+
+        flag, other = for_(b, zero, n, one, [zero, zero], body)
+        store(b, out, 0, flag)
+        store(b, out, 1, other)
+        return fn
+
+    args = [[np.zeros(4, np.int32), n, c] for n in (0, 3) for c in (True, False)]
+    fn = same_behaviour(build, copyprop, args)
+    loop = next(op for op in fn.body.ops if op.opcode == "for")
+    zero = loop.operands[3]
+    stores = [op for op in fn.body.ops if op.opcode == "store"]
+    assert stores[0].operands[-1] is zero
+    assert stores[1].operands[-1] is loop.results[1]
+    assert uses(fn, loop.regions[0].args[1]) == 0  # the flag is read as its start inside
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_random_programs_behave_the_same(seed: int) -> None:
     same_behaviour(random_function(seed), copyprop, random_inputs(random.Random(seed), 4))

@@ -411,11 +411,22 @@ def range_loop(
         if not has_brk:
             tr.env[BRK] = Known(False)
         with tr.b.at(block):
-            tr.stmts(node.body)
+            if exc and not runs_on and isinstance(tr.env.get(raising.RAISED), Value):
+                # a thread that raised in an earlier trip skips the rest of its trips (it
+                # stops: `Context.raise_after` False); one that runs on without effects
+                # runs them so
+                tr.at(node.body[0])
+                tr.branch(tr.b.un("not", tr.env[raising.RAISED]),  # type: ignore[arg-type]
+                          lambda: _not_raising(tr, node.body), tr.left)  # fmt: skip
+            else:
+                tr.stmts(node.body)
         _check_raises(tr, exc)
         return dict(tr.env)
 
-    if not flags:
+    # a loop whose only carried flags are the exception state's stays a `for` (its trips
+    # counted, its variable's range known to the bounds pass), the state carried as values
+    runs_on = tr.ctx.raise_after and tr.ctx.try_depth == 0  # (as `exit_state` has it)
+    if not flags or not (has_brk or has_ret):
 
         def translate_for() -> tuple[list[Block], dict[str, V]]:
             blk = Block()
@@ -470,7 +481,7 @@ def range_loop(
         types = [t, *carried.flat_types()]
         op = tr.b.op("while", [lo, *inits], types, [cblk, bblk],  # type: ignore[arg-type]
                      range_loop=True)  # (its first value is the loop's variable: explain)
-    _bind_results(tr, carried, op.results[(0 if not flags else 1) :], outer, target)
+    _bind_results(tr, carried, op.results[(0 if op.opcode == "for" else 1) :], outer, target)
     _forget_locals(tr, node.body)
 
 
@@ -558,6 +569,12 @@ def _while_loop(tr: Translating, node: ast.While, exc: bool = False) -> None:
     op = tr.b.op("while", inits, types, [cblk, bblk])  # type: ignore[arg-type]
     _bind_results(tr, carried, op.results, outer, None)
     _forget_locals(tr, node.body)
+
+
+def _not_raising(tr: Translating, body: list[ast.stmt]) -> None:
+    """`body` translated where the thread is not raising (the path of `if not raised`)."""
+    tr.env[raising.RAISED] = Known(False)
+    tr.stmts(body)
 
 
 def _forget_locals(tr: Translating, body: list[ast.stmt]) -> None:

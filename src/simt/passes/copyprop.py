@@ -2,13 +2,14 @@
 
 Copies are casts to the type a value already has, `select(c, x, x)`, an `if` result that every
 branch yields as the same value, and a loop-carried value the loop never changes (the body
-yields it back unchanged, or yields the very value it started from). The copies themselves are
-left for dead-code elimination.
+yields it back unchanged, or yields the very value it started from, or an `if` result that is
+one of those two on every path: the exception state a loop carries once the bounds pass proved
+its checks). The copies themselves are left for dead-code elimination.
 """
 
 from __future__ import annotations
 
-from ..ir import Block, Function, Op
+from ..ir import Block, Function, Op, Value, walk
 from .rewrite import Subst
 
 
@@ -48,9 +49,23 @@ def _op(op: Op, subst: Subst) -> None:
         body = op.regions[-1]
         term = body.ops[-1]
         subst.apply(term)
+        made = {id(r): (o, i) for o in walk(body) if o.opcode == "if"
+                for i, r in enumerate(o.results)}  # fmt: skip
         for j, (init, out) in enumerate(zip(op.operands[first:], term.operands)):
-            if out is body.args[skip + j] or out is init:
+            if _either(out, body.args[skip + j], init, made):
                 # Never changed: the carried value is its initial value on every iteration.
                 subst.set(op.results[j], init)
                 for region in op.regions:
                     subst.set(region.args[skip + j], init)
+
+
+def _either(v: Value, arg: Value, init: Value, made: dict[int, tuple[Op, int]]) -> bool:
+    """Whether `v` is `arg` or `init` on every path: one of them, or a result of an `if` of
+    the loop's body (`made`) that every branch yields as such a value."""
+    if v is arg or v is init:
+        return True
+    got = made.get(id(v))
+    if got is None:
+        return False
+    op, i = got
+    return all(_either(r.ops[-1].operands[i], arg, init, made) for r in op.regions)
