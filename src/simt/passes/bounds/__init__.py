@@ -95,6 +95,15 @@ def prove_bounds(fn: Function) -> Report:
     on a block-level test where that proves more; changes `fn` in place. The report is also
     kept in `fn.attrs["bounds"]`."""
     an, sites = judge(fn)
+    # an access that keeps a comparison of its check keeps the others too: hoisting them
+    # would save a comparison (the two of one index fuse into one, `fuse_checks`) at the
+    # price of a block-level test of bounds its index has no good reason to keep (`idx[t] +
+    # j < len(b)` for a loaded `idx[t]`: `len(a) - len(b) + 2147483647 <= 0`, never true,
+    # so the copy that test guards never ran)
+    kept = {s.check: s.why for s in sites if s.check is not None and s.status == "checked"}
+    for s in sites:
+        if s.status == "hoisted" and s.check in kept:
+            s.status, s.why = "checked", kept[s.check]
     for s in sites:
         if s.status == "proven":
             prove(s.op)
