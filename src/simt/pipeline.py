@@ -59,10 +59,12 @@ def build(
     meeting = meets(fn)
     if meeting and not debug and not may_loop_for_ever(fn):
         # a kernel whose threads meet stops a failing thread only where it could otherwise
-        # loop for ever (a `while`): the stopping form carries the raising state through every
-        # loop, which turns a `for` over a range into a `while` and loses its bounds proofs
-        # (bench/bounds.py's histogram: 1.04x -> 2.9x on/off); without a `while` a failing
-        # access keeps the backends' check (a load reads 0, the first failing thread reported)
+        # loop for ever (a `while`): the stopping form carries the raising state (flag, site,
+        # index, size) per thread through every loop, which costs bench/bounds.py's
+        # histogram's grid-stride loop 1.20x on/off (1.04x so; a `for` over a range stays a
+        # `for` in that form, its bounds proofs kept: `frontend.loops.range_loop`); without a
+        # `while` a failing access keeps the backends' check (a load reads 0, the first
+        # failing thread reported)
         return fn
     if unproven(fn, hoisted=debug or not meeting):
         # again, every access raising IndexError when out of bounds (the bounds pass proves
