@@ -311,6 +311,31 @@ def test_float64_kernels_draw_math_rows_reading_float64_constants() -> None:
     assert check(p, backends, nvrtc=True) == []
 
 
+def test_kernels_draw_fmod_with_large_ratios_and_subnormal_divisors() -> None:
+    """`math.fmod` where webgpu's old spelling `a - b * trunc(a / b)` was wrong (278a3a1):
+    ratios up to 1e32 in float32, and in float64 kernels up to 1e302 and subnormal divisors
+    (FMOD_SINKS, drawn from a stream of their own: a kernel that draws none is the text it
+    was); every sink is drawn within the first seeds and agrees with sim on every backend
+    present (and compiles with NVRTC)."""
+    from simt.runtime import registry
+    from simt.testing.differential import check
+    from simt.testing.generator import FMOD_SINKS, FMOD_SINKS_F64
+
+    backends = ("cpu",) + (("webgpu",) if registry.probe("webgpu")[0] else ())
+    left = set(FMOD_SINKS + FMOD_SINKS_F64)
+    for seed in range(400):
+        p = generate(seed, size=2)
+        drawn = {s for s in left if s in p.source}
+        if not drawn:
+            continue
+        assert "fmod" in p.features and (p.fp64 or not drawn & set(FMOD_SINKS_F64))
+        assert check(p, backends, nvrtc=True) == [], (seed, drawn)
+        left -= drawn
+        if not left:
+            break
+    assert not left, left
+
+
 def test_specials_feature_feeds_special_values_and_agrees_between_backends() -> None:
     """`specials=True` (gen_special.py): -0.0, NaN and infinities read from `sv` go to
     copysign, isnan, isinf, isfinite, comparisons (`!=` of a NaN was false on webgpu),

@@ -182,6 +182,24 @@ MATH_SINKS_F64 = (
     "simt.float32(math.gamma(d0 % 6.0 - 2.5) + math.lgamma(abs(d0) % 20.0 + 0.25))",
 )
 
+# math.fmod where it is hard (webgpu spelled it `a - b * trunc(a / b)` until 278a3a1, which
+# loses every digit once a / b is large and gave -inf for a subnormal divisor): ratios up to
+# 1e32 in float32 (their remainders are normal: float32 subnormals are unspecified on GPUs),
+# and in float64 kernels ratios up to 1e302 and subnormal divisors, the remainder scaled by
+# 2**1000 (exactly) so that the float32 sink keeps its digits; a stream of its own
+FMOD_SINKS = (
+    "math.fmod(x0 * 1e30, 3.5)",
+    "math.fmod(x0 * 3e35, -(abs(x0) % 5.0 + 0.5))",
+    "math.fmod(-x0 * 1e25, 0.1)",
+)
+FMOD_SINKS_F64 = (
+    "simt.float32(math.fmod(d0 * 1e300, 3.5))",
+    "simt.float32(math.fmod(d0 * 1e300, abs(d0) % 7.0 + 0.25))",
+    "simt.float32(math.fmod(d0, 2e-310) * 2.0 ** 1000)",
+    "simt.float32(math.fmod(d0 * 1e-305, -3e-310) * 2.0 ** 1000)",
+    "simt.float32(math.fmod(d0 * 1e-310, 7e-322) * 2.0 ** 1000 * 2.0 ** 60)",
+)
+
 
 class Generator:
     """Writes one kernel from a seed: `Generator(seed).program()`."""
@@ -271,6 +289,7 @@ class Generator:
         # the math rows WGSL has no function for (simt's own WGSL helpers) and pow of negative
         # bases, as sinks of x0 and j0: a stream of its own too
         self.rmath = random.Random(seed ^ 0x3A7)
+        self.rfmod = random.Random(seed ^ 0xF3D)  # `math.fmod`'s hard cases (FMOD_SINKS)
         self.u64_on = False  # set while a section has made uint64 values
         self.complex_on = False  # and complex ones
         self.extras: set[str] = set()
@@ -848,6 +867,9 @@ class Generator:
             rows = MATH_SINKS + MATH_SINKS_F64 * self.fp64
             for _ in range(self.rmath.randint(1, 2)):
                 out.append(self.rmath.choice(rows))
+        if self.rfmod.random() < 0.15:
+            self.features.add("fmod")
+            out.append(self.rfmod.choice(FMOD_SINKS + FMOD_SINKS_F64 * self.fp64))
         return out
 
     def program(self) -> Program:
