@@ -36,3 +36,17 @@ def test_a_file_read_by_line_gives_text_lines(backend: str, tmp_path: Path) -> N
     # read by offset, the REPL's own reading stays: bytes, kept from input to input
     assert s.run('r = open(D + "/in.txt")\nr.read(3)')
     assert "b'hel'" in buf.getvalue()
+
+
+def test_a_byte_string_in_a_string_built_at_run_time_is_refused(tmp_path: Path) -> None:
+    # was echoed as the print record's marker, '\x00b0:0:3\x00', and counted as its length
+    (tmp_path / "in.txt").write_text("hello\n")
+    s, buf = new_session("sim", 2)
+    assert s.run(f'r = open({str(tmp_path / "in.txt")!r})\nx = r.read(3)')
+    assert not s.run('y = f"<{x}>"\nlen(y)')
+    out = buf.getvalue()
+    assert "CompileError: <input 2>:1:5: a byte string the REPL read from a file cannot go " \
+        "into a string built at run time" in out and "\\x00" not in out
+    assert "print(f'...{x}...')" in out
+    assert s.run('print(f"<{x}>")')  # the advice: the host writes its text
+    assert buf.getvalue().endswith("<hel>\n")

@@ -1213,7 +1213,15 @@ def fstring_parts(tr: Translating, node: ast.JoinedStr, built: bool = False) -> 
         elif raising.is_caught(v) and not spec:
             out.extend(_print_value(tr, v, piece, top=piece.conversion != ord("r")))
         elif isinstance(v, Obj) and not spec and tr.method_of(v, "__simt_print__") is not None:
-            out.extend(_printed_obj(tr, v, piece))
+            shown = _printed_obj(tr, v, piece)
+            if built and any(isinstance(p, str) and MARK in p for p in shown):
+                # (the host writes its text where a print record names it: a string of the
+                # thread's would hold the record's marker, not the text)
+                what = getattr(v.cls, "__simt_kind__", ("this object",))[0]
+                tr.fail(piece, f"{what} cannot go into a string built at run time: its text is "
+                        "written by the host where it is printed",
+                        "print it, or an f-string holding it: print(f'...{x}...')")  # fmt: skip
+            out.extend(shown)
         else:
             tr.fail(piece, "only numbers and strings can be formatted in a kernel's f-string")
     return out
