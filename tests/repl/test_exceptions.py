@@ -104,3 +104,21 @@ def test_a_raising_thread_keeps_the_statements_before_the_one_that_raised(backen
     out = buf.getvalue()
     assert re.search(r"`u` was a float after <input \d+>:1, which cannot be kept beside its new "
                      r"int values: in the 2 threads that raised later it is 0", out)
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_a_statement_that_may_raise_does_not_widen_the_finished_threads_values(
+    backend: str,
+) -> None:
+    # #27: after a statement that may raise, the front end merges the raising threads' path
+    # into its view of the input's end, where `u` was a float: the threads that finished,
+    # whose `u` is an int, showed 1.0 (and would without any thread raising)
+    s, buf = new_session(backend, 4)
+    assert s.run(
+        "w = 0\nfor j in range(3):\n    w = [k * 0.5 for k in range(tid + 1)][0]\nw = tid\nw"
+    )
+    assert s.values("w").dtype.kind == "i" and "1.0" not in buf.getvalue()
+    assert not s.run("u = tid * 0.5\nq = [k for k in range(tid + 1)][1]\nu = tid\nu")
+    assert s.values("u").dtype.kind == "i" and s.values("u").tolist() == [0, 1, 2, 3]
+    out = buf.getvalue()
+    assert "1.0" not in out and "`u` was a float after <input" in out

@@ -142,18 +142,22 @@ CHECKPOINT = "_simt_cp"
 
 
 def checkpoints(b: Body) -> Body:
-    """`b` with a line `_simt_cp(tid, k)` after each top-level statement `k` but the last:
-    where a thread that finished statement `k` records what its variables hold
-    (`frontend.checkpoint`), so that one raising in a later statement keeps them, as
-    Python keeps the assignments that ran before the statement that raised."""
+    """`b` with a line `_simt_cp(tid, k)` after each top-level statement `k`: where a thread
+    that finished statement `k` records what its variables hold (`frontend.checkpoint`), so
+    that one raising in a later statement keeps them, as Python keeps the assignments that
+    ran before the statement that raised. The last one is where the input's stores are: the
+    types its names have there, on the path of a thread that raised nowhere, are the types
+    the REPL keeps (after a statement that may raise, the front end's own view at the end
+    merges them with the raising threads' path: `x = 0.5; y = xs[i]; x = 1` would be a
+    float)."""
     tree = ast.parse("\n".join(b.lines))
     stmts = tree.body
     lines = list(b.lines)
     inserted: list[int] = []
-    for k in range(len(stmts) - 2, -1, -1):
+    for k in range(len(stmts) - 1, -1, -1):
         end = stmts[k].end_lineno or stmts[k].lineno
         lines.insert(end, f"{CHECKPOINT}(tid, {k})")
-    for k in range(len(stmts) - 1):  # the inserted lines' numbers, once all are in
+    for k in range(len(stmts)):  # the inserted lines' numbers, once all are in
         inserted.append((stmts[k].end_lineno or stmts[k].lineno) + 1 + k)
     assigns = [_assigned(s) for s in stmts]
     starts = [s.lineno + k for k, s in enumerate(stmts)]

@@ -568,6 +568,7 @@ class Session:
                 shown = []
                 probe = self._probe(name, body, loads, bound, state)
             writes = [w for w in shape.writes if w not in THREAD_NAMES]
+            probe = self._at_end(probe, len(body.assigns) - 1)
             stores, outs, known, notes, objects = self._classify(probe, writes, tree)
             layout = self._layout(probe, shown, stores, outs, notes)
             # a number known at compile time gets an array too: a thread that raises before
@@ -718,6 +719,17 @@ class Session:
         if w in self.state:
             return self.state[w]
         return self.globals.get(w)
+
+    def _at_end(self, env: dict[str, Any], last: int) -> dict[str, Any]:
+        """The probe's names as the last checkpoint saw them (where the input's stores are,
+        on the path of a thread that raised nowhere), else as the front end left them."""
+        from ..frontend.values import UNDEF
+
+        out = dict(env)
+        for (k, w), v in self._checkpoint.seen.items():
+            if k == last and v is not UNDEF:
+                out[w] = v
+        return out
 
     def _plan(
         self, body: codegen.Body, outs: dict[str, np.ndarray]
@@ -1021,8 +1033,11 @@ class Session:
         from ..frontend.specialise import ArgSpec, ComplexArray, translate_with_names
 
         gen = codegen.kernel_source(name, body, loads, [], bound, None, self._extra)
-        # what the names each statement assigns hold after it (`_plan`)
+        # what the names each statement assigns hold after it (`_plan`), and every name at
+        # the end (`_at_end`)
         keep = {k: [w for w in ws if _plain_name(w)] for k, ws in enumerate(body.assigns)}
+        if body.assigns:
+            keep[len(body.assigns) - 1] = sorted({w for ws in body.assigns for w in ws})
         self._checkpoint = Checkpoint(keep, False)
         fn = self._define(name, gen.source, f"<probe {self.count}>")
         specs: dict[str, ArgSpec] = {}
