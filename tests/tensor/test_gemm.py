@@ -292,7 +292,9 @@ def test_default_schedule_of_a_large_contraction(
     work (or a long axis: attention's q·kᵀ and P·v): the packed broadcast one in any layout,
     k blocked only for a large output; below `SERIAL_MAX_WORK` multiply-adds the vector
     operand alone is packed, in one thread or SMALL_PIECES blocks a thread, and where both
-    operands run along k (q·kᵀ) and vectors hold 16 floats the dot micro-kernel instead; a
+    operands run along k (q·kᵀ) and vectors hold 16 floats the dot micro-kernel instead, or
+    with such vectors and a short k, neither operand packed when the vector one runs along the
+    tile's columns (P·v); a
     peer's `| splits | order` is a hint it replaces; integer products and small ones keep the
     thread kernels. `sources` shows what ran; results match NumPy."""
     _cpu_as(monkeypatch, threads, lanes)
@@ -304,8 +306,11 @@ def test_default_schedule_of_a_large_contraction(
         qk64 = "tile(i:4,j:4) vector(k:8) block(i:8,j:32)"
     else:  # one thread; q's rows read as they lie
         qk = qk64 = "tile(i:4,j:32) block(i:32,j:64) pack(jk)"
-    # P: 4 KB, in L1; on two threads 8 blocks of 256 columns
-    pv = f"tile(i:4,k:32) block(i:32,k:{2048 if threads == 1 else 256}) pack(jk)"
+    # P: 4 KB, in L1; on two threads 8 blocks of 256 columns; with 16-float vectors v is read
+    # where it lies (k of 32: its strips' panels are small), in strips of 4 vectors
+    cols = 2048 if threads == 1 else 256
+    pv = (f"tile(i:6,k:64) block(i:36,k:{cols})" if lanes == 16 else
+          f"tile(i:4,k:32) block(i:32,k:{cols}) pack(jk)")  # fmt: skip
     cases = [
         (i("ik*jk~ijk") >> i("+ijk~ij"), (q, k), q @ k.T, qk),
         (i("ik*jk~ijk") >> i("+ijk~ij"), (q.astype(np.float64), k), q @ k.T, qk64),
@@ -435,6 +440,36 @@ def test_cpu_dot_kernel_is_vectorised_along_k() -> None:
     np.testing.assert_allclose(comp.exec(q, k), q @ k.T, rtol=1e-4, atol=1e-4)
 
 
+def test_cpu_gemm_reads_an_unpacked_vector_operand_as_vectors() -> None:
+    """A GEMM whose vector operand is not packed (P·v's default) reads a strip that reaches
+    no edge at consecutive 64-bit indices: whole vector loads (at the clamped indices of an
+    edge strip, or 32-bit ones, LLVM made gathers: 4x slower). Edge strips and rows, float64,
+    and a long k still give NumPy's results."""
+    from simt.pipeline import finish
+    from simt.runtime import cpu
+    from simt.tensor import gemm
+
+    simt.use("cpu")
+    p, v = rand((32, 32), 1), rand((32, 2048), 2)
+    comp = i("ij*jk~ikj") >> i("+ikj~ik | tile(i:4,k:64) block(i:32,k:2048)")
+    prog, _ = compile_for(comp.graph, prepare_inputs([p, v], registry.current()), "cpu")
+    t = prog.steps[0].kp.tiling
+    assert t is not None and not (t.pack_u or t.pack_v) and not prog.steps[0].packs
+    fn = finish(gemm.lower_gemm(t, *[simt.types.FLOAT32] * 3, "t1", per_block=True))
+    text, meta = cpu.lower_and_render(fn, cpu._all_arrays(fn), (1, 1, 1))
+    opt = str(registry.current()._optimise(text, cpu._level(meta, True)))  # type: ignore[attr-defined]
+    loops = [b for b in opt.split("\n\n") if "!llvm.loop" in b and "fmul" in b]
+    assert any(b.count("load <16 x float>") == 4 and "gather" not in b for b in loops)
+    np.testing.assert_allclose(comp.exec(p, v), p.astype(np.float64) @ v, rtol=1e-4,
+                               atol=1e-4)  # fmt: skip
+    for (u, kk, w), dt in (((30, 32, 2000 + 13), np.float32), ((7, 5, 100), np.float64),
+                           ((9, 300, 70), np.float32)):  # fmt: skip
+        a, b = rand((u, kk), 3).astype(dt), rand((kk, w), 4).astype(dt)
+        got = comp.exec(a, b)
+        assert got.dtype == dt
+        np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+
+
 def test_cpu_packing_kernels_copy_vectors_and_stay_small() -> None:
     """On the CPU a packing thread copies a strip (or tile) for PACK_K values of k (blocks of
     one thread); an operand that runs along k is read PACK_LANES k at a time in a loop over
@@ -486,9 +521,9 @@ def test_one_thread_gemm_packs_in_one_block(product, schedule, ref) -> None:  # 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_small_default_gemm_threads(monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
     """FlashAttention's q·kᵀ and P·v (2^21 multiply-adds each): on one thread P·v's default
-    GEMM and packing are a block each, and every launch runs on the calling thread (no pool
-    launch at all); on two, SMALL_PIECES blocks a thread, shared with the pool's workers. The
-    same results either way."""
+    GEMM is a block (no packing kernel: it reads v where it lies), and every launch runs on
+    the calling thread (no pool launch at all); on two, SMALL_PIECES blocks a thread, shared
+    with the pool's workers. The same results either way."""
     from simt.runtime import cpu_pool
     from simt.tensor import gemm
 
@@ -517,6 +552,6 @@ def test_small_default_gemm_threads(monkeypatch: pytest.MonkeyPatch, threads: in
         grids.append(gemm.grid_of(t, ext[1]))
         grids += [gemm.pack_launch(t, w, ext[1], True)[0] for w, _ in prog.steps[0].packs]  # type: ignore[index]
     if threads == 1:  # (q·kᵀ's dot kernel: 4 blocks, faster on one thread than one block)
-        assert grids == [(1, 4), (1, 1), (1, 1)] and pooled == []
-    else:  # q·kᵀ 4 blocks of 8 x 32, P·v 8 of 32 x 256 and its packing a block a strip
-        assert grids == [(1, 4), (8, 1), (64, 1)]
+        assert grids == [(1, 4), (1, 1)] and pooled == []
+    else:  # q·kᵀ 4 blocks of 8 x 32, P·v 8 of 32 x 256
+        assert grids == [(1, 4), (8, 1)]

@@ -485,14 +485,28 @@ def lower_gemm(
 
         def tiles(s: Value, k0: Value, kend: Value, first: Value) -> None:
             v0 = b.bin("mul", s, m.i32(t.nr))
-            cols = [b.bin("min", b.bin("add", v0, m.i32(q)), last_v) for q in range(t.nr)]
 
-            def tile_at(it: Value, _: list[Value]) -> list[Value]:
-                u0 = b.bin("add", b.bin("mul", y, m.i32(t.mc)), b.bin("mul", it, m.i32(t.mr)))
-                m.when(b.cmp("lt", u0, U), lambda: micro(s, v0, cols, u0, k0, kend, first))
-                return []
+            def sweep_tiles(cols: list[Value]) -> None:
+                def tile_at(it: Value, _: list[Value]) -> list[Value]:
+                    u0 = b.bin("add", b.bin("mul", y, m.i32(t.mc)),
+                               b.bin("mul", it, m.i32(t.mr)))  # fmt: skip
+                    m.when(b.cmp("lt", u0, U), lambda: micro(s, v0, cols, u0, k0, kend, first))
+                    return []
 
-            m.loop(zero, m.i32(t.mc // t.mr), one, [], tile_at)
+                m.loop(zero, m.i32(t.mc // t.mr), one, [], tile_at)
+
+            clamped = [b.bin("min", b.bin("add", v0, m.i32(q)), last_v) for q in range(t.nr)]
+            if t.pack_v:
+                sweep_tiles(clamped)
+                return
+            # the vector operand read where it lies: a strip that reaches no edge reads its n_r
+            # columns at consecutive 64-bit indices, which LLVM loads as whole vectors (at the
+            # clamped indices they were gathers: P·v at 32 x 2048 took 152 against 37 µs
+            # packed, one thread, under load; 32-bit sums, sign-extended, were gathers too)
+            whole = b.cmp("le", b.bin("add", v0, m.i32(t.nr)), V)
+            w0 = b.cast(v0, T.INT64)
+            inside = [b.bin("add", w0, b.const(q, T.INT64)) if q else w0 for q in range(t.nr)]
+            m.either(whole, lambda: sweep_tiles(inside), lambda: sweep_tiles(clamped))
 
         def micro(s: Value, v0: Value, cols: list[Value], u0: Value, k0: Value, kend: Value,
                   first: Value) -> None:  # fmt: skip
@@ -884,6 +898,19 @@ DOT_MIN_LANES = 16
 DOT_MIN_K = 256
 DOT_TILE = (4, 4)
 DOT_BLOCK = (8, 32)
+# Below SERIAL_MAX_WORK, a product whose vector operand runs along the tile's columns with a
+# short k (its strip's panel of k x UNPACKED_VECTORS vectors at most UNPACKED_PANEL_BYTES:
+# FlashAttention's P·v, k = 32) reads both operands where they lie, in tiles of
+# UNPACKED_ROWS x 4 vectors (24 accumulators), with no packing pass. P·v at 32 x 2048, one
+# thread, under load, one process, the variants alternating; µs a call back to back, and the
+# first call after a 0.2 s pause (when v comes from memory: strips of 4 vectors read each row
+# in runs of 256 bytes, which the prefetcher keeps up with, and no packing pass writes and
+# reads 256 KB more): 6 x 64 31.5 and 152, 4 x 64 37.4 and 150, 8 x 32 33.5 and 180, 8 x 48
+# 50.9 and 201, the packed 4 x 32 of before 38.5 and 174; NumPy 39.9 and 124. In the whole
+# FlashAttention, back to back, CPU µs a call: 69.9 (6 x 64), 70.7 (packed 4 x 32), 66.8 (8 x 32)
+UNPACKED_ROWS = 6
+UNPACKED_VECTORS = 4
+UNPACKED_PANEL_BYTES = 8 << 10
 LONG_AXIS = 1024
 BLOCK_K_MIN_OUTPUTS = 1 << 16
 
@@ -925,6 +952,14 @@ def default_directives(g: Graph, root: int, reads: list[Ref], ext: dict[str, int
     mr, nr = DEFAULT_TILE
     blocks = [f"{r}:{CPU_KC[0]}"] if U * V >= BLOCK_K_MIN_OUTPUTS and K > CPU_KC[0] else []
     packs = f"{a.pattern},{b.pattern}"
+    wide = lanes * 4 * UNPACKED_VECTORS // itemsize
+    if (work < SERIAL_MAX_WORK and lanes >= DOT_MIN_LANES and b.pattern[-1] == v
+            and K * wide * itemsize <= UNPACKED_PANEL_BYTES):  # fmt: skip
+        # the vector operand runs along the tile's columns and k is short (P·v): both operands
+        # are read where they lie, no packing pass (see UNPACKED_ROWS)
+        mr, nr = UNPACKED_ROWS, wide
+        rows, cols = _pieces(U, V, mr, nr, SMALL_PIECES * threads if threads > 1 else 1)
+        return f"tile({u}:{mr},{v}:{nr}) block({u}:{rows},{v}:{cols})"
     if work < SERIAL_MAX_WORK:
         # the broadcast operand's m_r rows are read where they lie (q·kᵀ's q: 41 against 64 µs
         # a call with its packing pass, P·v's P 34 against 38 µs, one thread, under load); one
