@@ -1274,6 +1274,13 @@ class Launcher:
         self._fast: Any = None  # the runtime's fast path for the last launch's argument types
         self._fasts: dict[Any, Any] = {}  # and for earlier ones, by their specialisation key
 
+    @property
+    def fast(self) -> Any:
+        """The runtime's fast path for the last launch's argument types, or None: a caller
+        that calls its `fn(args)` itself (`tensor.run`) hands any status but RAN to
+        `after_fast`."""
+        return self._fast
+
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         try:
             fast = self._fast
@@ -1291,6 +1298,20 @@ class Launcher:
             if sys.version_info < (3, 11):  # a bare raise reuses the caught traceback there
                 raise e.with_traceback(e.__traceback__) from None
             raise  # a bare raise adds no frame of its own
+
+    def after_fast(self, status: int, fast: Any, args: tuple[Any, ...]) -> None:
+        """The rest of a launch whose fast path `fast` (`self.fast`, called by the caller)
+        returned `status` other than RAN: its failure raised, or the ordinary launch."""
+        try:
+            if status == 3:
+                return fast.failure()  # type: ignore[no-any-return]
+            self.kernel.launch(self.grid, self.block, args, {})
+            self._fast = self.kernel.fast_launch(self.grid, self.block, args, self._fasts)
+        except SimtError as e:
+            for_user(e)
+            if sys.version_info < (3, 11):
+                raise e.with_traceback(e.__traceback__) from None
+            raise
 
     def __repr__(self) -> str:
         return f"<{self.kernel.__name__}[{tuple(self.grid)}, {tuple(self.block)}]>"

@@ -8,7 +8,7 @@ import pytest
 
 import simt
 from simt.array import DeviceArray
-from simt.tensor import i
+from simt.tensor import I, i
 from simt.tensor import run as R
 
 
@@ -129,3 +129,78 @@ def test_a_gemm_packs_into_the_buffers_of_the_last_call() -> None:
     np.testing.assert_allclose(got[1], a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(got[0], c.astype(np.float64) @ d, rtol=1e-5, atol=1e-5)
     assert 1 <= len(lp.scratch) <= 2
+
+
+def test_the_quick_path_gives_each_call_its_own_output(planned: list[int]) -> None:
+    """On `cpu` a cached call is looked up by `run.key` (the dtypes and shapes `signature`
+    let in), runs each launch by its fast path (`run._launch`) and gives back its output
+    buffer as it is (`Launches.direct`): a new array each call, never an input, and a call
+    with other inputs (a subclass of ndarray, another shape) takes the ordinary path."""
+    simt.use("cpu")
+    add = i("ij+ij~ij")
+    x, y = rand((6, 9), 1), rand((6, 9), 2)
+    first = add.exec(x, y)
+    second = add.exec(y, y)
+    (lp,) = add._launches.values()  # type: ignore[attr-defined]
+    assert lp.direct == 2 and len(planned) == 1
+    assert first is not second and not np.shares_memory(first, second)
+    np.testing.assert_allclose(first, x.astype(np.float64) + y, rtol=1e-6)
+    np.testing.assert_allclose(second, 2 * y.astype(np.float64), rtol=1e-6)
+    assert R.key((x, y)) == R.signature((x, y))
+    assert R.key((x.view(np.matrix), y)) is None  # (np.matrix: not an ndarray's own type)
+    np.testing.assert_allclose(add.exec(x[:3], y[:3]), x[:3].astype(np.float64) + y[:3],
+                               rtol=1e-6)  # fmt: skip
+    assert len(planned) == 2
+    both = I & i("+ij~i")  # two outputs, one of them an input: a copy, by `_output`
+    same, sums = both.exec(x)
+    assert next(iter(both._launches.values())).direct == -1  # type: ignore[attr-defined]
+    assert same is not x and not np.shares_memory(same, x)
+    np.testing.assert_array_equal(same, x)
+    np.testing.assert_allclose(sums, x.astype(np.float64).sum(1), rtol=1e-5)
+
+
+def test_a_fast_launch_that_does_not_run_goes_the_ordinary_way() -> None:
+    """`run._launch` calls a launcher's fast path itself; where that path takes other
+    argument types (OTHER_ARGUMENTS) the launch goes the ordinary way (and the launcher's fast
+    path is then for the new types), and a FAILED status raises the launch's error."""
+    from simt.runtime import cpu_fast, registry
+
+    @simt.kernel(boundscheck=False)  # (no failure buffer: `words` is None)
+    def twice(out, a):  # type: ignore[no-untyped-def]
+        j = simt.grid(1)
+        if j < len(out):
+            out[j] = a[j] * 2
+
+    simt.use("cpu")
+    rt = registry.current()
+    go = twice.config(1, 32)
+    a32 = np.arange(32, dtype=np.float32)
+    out32 = np.zeros(32, np.float32)
+    go(out32, a32)
+    go(out32, a32)
+    fast = go.fast
+    assert fast is not None and fast.words is None
+    a64, out64 = a32.astype(np.float64), np.zeros(32)
+    R._launch(go, rt, (out64, a64))  # float64: the fast path's table says other types
+    np.testing.assert_array_equal(out64, a64 * 2)
+    assert go.fast is not fast and go.fast is not None
+    R._launch(go, rt, (out32, a32 + 1))
+    np.testing.assert_array_equal(out32, (a32 + 1) * 2)
+
+    class Stopped(simt.KernelError):
+        pass
+
+    def failure() -> None:
+        raise Stopped("stopped")
+
+    class Failing:
+        runtime, words = rt, None
+
+        def fn(self, args: tuple[object, ...]) -> int:
+            return cpu_fast.FAILED
+
+    stub = Failing()
+    stub.failure = failure  # type: ignore[attr-defined]
+    go._fast = stub  # type: ignore[attr-defined]
+    with pytest.raises(Stopped):
+        R._launch(go, rt, (out32, a32))

@@ -178,7 +178,7 @@ class Component:
         so it only allocates the outputs and launches."""
         run = _RUN
         if self._all_free and run is not None:
-            key = run.signature(inputs)
+            key = run.key(inputs)  # (as `signature`'s, which let the stored ones in)
             lp = None if key is None else self._launches.get(key)
             if lp is not None and lp.runtime is registry.current() and lp.runtime.host_memory:
                 try:
