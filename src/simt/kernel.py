@@ -1126,12 +1126,14 @@ class Kernel:
         return DeviceArray(rt, rt.upload(zeros), zeros.shape, zeros.dtype)
 
     def fast_launch(
-        self, grid: Dim3, block: Dim3, args: tuple[Any, ...], known: dict[Any, Any]
-    ) -> Any:
+        self, grid: Dim3, block: Dim3, args: tuple[Any, ...], known: dict[Any, Any],
+        exact: bool = False,
+    ) -> Any:  # fmt: skip
         """The runtime's fast path (`Runtime.fast_launch`) for launches on (`grid`, `block`)
         with arguments of the types of `args`, after a launch with them succeeded; None where
         there is none. `known`: the fast paths made so far for this launch shape, by key (a
-        launcher's own: types that alternate reuse theirs)."""
+        launcher's own: types that alternate reuse theirs). `exact`: one that also requires
+        the arrays' shapes of `args` (`known` then holds only such ones)."""
         if self.static or self.known or len(args) != len(self._names):
             return None
         rt = registry.current()
@@ -1147,10 +1149,12 @@ class Kernel:
             if rt.keeps_failures(spec.compiled) or not any(
                 p.hidden is Hidden.FAILURES for p in spec.fn.params
             ):
-                fast = rt.fast_launch(spec.compiled, grid, block, values, spec.written)
+                fast = rt.fast_launch(spec.compiled, grid, block, values, spec.written,
+                                      exact=exact)  # fmt: skip
             elif rt.host_memory:  # a failure buffer of its own, read after each launch
                 words = spec.take_failures()
-                fast = rt.fast_launch(spec.compiled, grid, block, values, spec.written, words)
+                fast = rt.fast_launch(spec.compiled, grid, block, values, spec.written, words,
+                                      exact=exact)  # fmt: skip
                 if fast is None:
                     spec.spare.append(words)
                 else:

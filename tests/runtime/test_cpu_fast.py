@@ -35,14 +35,16 @@ def SCALED(x, out, k, flag):
 axpy = simt.kernel(AXPY)
 
 
-@simt.kernel
-def rows(m, out):
+def ROWS(m, out):
     i = thread_idx.x
     if i < m.shape[0]:
         s = 0.0
         for j in range(m.shape[1]):
             s += m[i, j]
         out[i] = s
+
+
+rows = simt.kernel(ROWS)
 
 
 @simt.kernel
@@ -223,3 +225,29 @@ def test_an_int64_parameter_given_small_ints(ordinary: list[int]) -> None:
     shift[1, 8](x, out, 2**40)
     np.testing.assert_array_equal(out, x + np.float32(2**40))
     assert len(ordinary) == 2
+
+
+def test_a_fast_launch_of_exact_shapes() -> None:
+    """`Kernel.fast_launch(..., exact=True)` (index expressions' `run.quick`): a launch whose
+    arrays have other shapes (same dtypes and dimensions) runs nothing and says so
+    (OTHER_ARGUMENTS); with the shapes it was made for it runs. A launch of the kernel's
+    ordinary fast path takes any shape."""
+    from simt.runtime import cpu_fast
+
+    rows = simt.kernel(ROWS, boundscheck=False)  # (no failure buffer: `fn` runs it)
+    m, out = np.arange(12, dtype=np.float32).reshape(3, 4), np.zeros(3, np.float32)
+    go = rows.config(1, 8)
+    go(m, out)
+    exact = rows.fast_launch(go.grid, go.block, (m, out), {}, exact=True)
+    assert exact is not None and exact.words is None
+    out[:] = 0
+    assert exact.fn((m, out)) == cpu_fast.RAN
+    np.testing.assert_array_equal(out, m.sum(1))
+    other = np.ones((3, 5), np.float32)
+    assert exact.fn((other, out)) == cpu_fast.OTHER_ARGUMENTS
+    np.testing.assert_array_equal(out, m.sum(1))  # nothing ran
+    assert exact.fn((m, np.zeros(4, np.float32))) == cpu_fast.OTHER_ARGUMENTS
+    assert exact.fn((m, out)) == cpu_fast.RAN  # (the entry is free again)
+    anyshape = rows.fast_launch(go.grid, go.block, (m, out), {})
+    assert anyshape.fn((other, out)) == cpu_fast.RAN
+    np.testing.assert_array_equal(out, other.sum(1))

@@ -204,3 +204,66 @@ def test_a_fast_launch_that_does_not_run_goes_the_ordinary_way() -> None:
     go._fast = stub  # type: ignore[attr-defined]
     with pytest.raises(Stopped):
         R._launch(go, rt, (out32, a32))
+
+
+def test_repeated_calls_run_by_exact_shape_launches(planned: list[int]) -> None:
+    """On `cpu`, after a call, the next with NumPy arrays of the same dtypes and shapes runs
+    the last call's launches by fast launches that check their arrays' shapes in native code
+    (`run.quick`, no key made); anything else (other shapes, an input reshaped in place,
+    another number of inputs, `into=`) takes the ordinary path, with its results and errors.
+    A chain of kernels (FlashAttention's) goes the same way."""
+    from simt.runtime import cpu_fast
+
+    simt.use("cpu")
+    mm = i("ik*jk~ijk") >> i("+ijk~ij")
+    a, b = rand((6, 9), 1), rand((5, 9), 2)
+    mm.exec(a, b)
+    lp = mm._quick  # type: ignore[attr-defined]
+    assert lp is not None and len(lp.quick) == 1 and lp.quick[0] is not None
+    got = [mm.exec(rand((6, 9), s), b) for s in range(3)]
+    assert len(planned) == 1 and not np.shares_memory(got[0], got[1])
+    for s, g in enumerate(got):
+        np.testing.assert_allclose(g, rand((6, 9), s).astype(np.float64) @ b.T, rtol=1e-5,
+                                   atol=1e-5)  # fmt: skip
+    c = rand((7, 9), 3)  # another shape: planned, then quick for it
+    np.testing.assert_allclose(mm.exec(c, b), c.astype(np.float64) @ b.T, rtol=1e-5, atol=1e-5)
+    assert len(planned) == 2 and mm._quick is not lp  # type: ignore[attr-defined]
+    np.testing.assert_allclose(mm.exec(a, b), a.astype(np.float64) @ b.T, rtol=1e-5, atol=1e-5)
+    d = rand((2, 27), 4)
+    d.shape = (6, 9)  # (reshaped in place: the same array object)
+    np.testing.assert_allclose(mm.exec(d, b), d.astype(np.float64) @ b.T, rtol=1e-5, atol=1e-5)
+    d.shape = (3, 18)
+    with pytest.raises(simt.LaunchError):
+        mm.exec(d, b)
+    with pytest.raises(simt.LaunchError, match="takes 2 input"):
+        mm.exec(a, b, b)
+    into = np.zeros((6, 5), np.float32)
+    mm.exec(a, b, into=into)
+    np.testing.assert_allclose(into, a.astype(np.float64) @ b.T, rtol=1e-5, atol=1e-5)
+    # the fast launches ran, not the ordinary ones: a call with them stubbed out fails over
+    lp = mm._quick  # type: ignore[attr-defined]
+    ran = []
+
+    class Counting:
+        def __init__(self, real: object) -> None:
+            self.real = real
+
+        def fn(self, args: tuple[object, ...]) -> int:
+            ran.append(1)
+            return self.real.fn(args)  # type: ignore[attr-defined,no-any-return]
+
+    lp.quick = [Counting(f) for f in lp.quick]
+    mm.exec(a, b)
+    assert ran == [1]
+    lp.quick = [type("Other", (), {"fn": lambda self, args: cpu_fast.OTHER_ARGUMENTS})()]
+    np.testing.assert_allclose(mm.exec(a, b), a.astype(np.float64) @ b.T, rtol=1e-5, atol=1e-5)
+    q, k, v = rand((32, 300), 5), rand((32, 300), 6), rand((32, 300), 7)
+    flash = (mm >> ((I & i(">ij~i")) >> i("ij-i~ij")) >> i("^ij~ij")
+             >> ((I & i("+ij~i")) >> i("ij/i~ij")) >> (i("ij*jk~ikj") >> i("+ikj~ik")))  # fmt: skip
+    s = q.astype(np.float64) @ k.T
+    w = np.exp(s - s.max(1, keepdims=True))
+    want = (w / w.sum(1, keepdims=True)) @ v
+    for _ in range(3):
+        np.testing.assert_allclose(flash.exec(q, k, v), want, rtol=1e-4, atol=1e-5)
+    lp = flash._quick  # type: ignore[attr-defined]
+    assert lp is not None and len(lp.quick) == len(lp.steps) >= 3  # (the kernels it fuses into)

@@ -249,7 +249,7 @@ class Runtime(ABC):
 
     def fast_launch(
         self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str],
-        failures: np.ndarray | None = None,
+        failures: np.ndarray | None = None, exact: bool = False,
     ) -> Any:
         """A cached fast path for more launches of `kernel` on (`grid`, `block`) with
         arguments of the types of `values` (the kernel's arguments, as the launch that just
@@ -260,7 +260,8 @@ class Runtime(ABC):
         has one (`runtime.cpu_fast`). A kernel whose threads may raise: only a runtime whose
         memory is the host's is asked, with `failures`, the buffer its launches use (the fast
         path's `words`, then read by its `run_raising(args)`, launching instead of `fn`);
-        `words` is None for any other."""
+        `words` is None for any other. `exact`: one whose arrays must also have the shapes
+        of `values`' (or None where the runtime has no such check)."""
         return None
 
     # memory -------------------------------------------------------------------------------

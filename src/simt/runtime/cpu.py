@@ -422,13 +422,13 @@ class CpuRuntime(Runtime):
 
     def fast_launch(
         self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str],
-        failures: np.ndarray | None = None,
+        failures: np.ndarray | None = None, exact: bool = False,
     ) -> FastLaunch | None:
         """A native fast path (`cpu_fast`) for launches of `kernel` on (`grid`, `block`) with
         arguments of the types of `values` (the kernel's arguments in order, as the launch
         that just ran got them), or None: it prints (a print buffer per launch), the launch
         is shared with the pool threads, or an argument is of a kind the fast path does not
-        read."""
+        read. `exact`: its arrays must also have the shapes of `values`' (`cpu_fast.table`)."""
         k: _Kernel = kernel.handle
         fn = k.fn
         if k.prints or not _poll():
@@ -441,7 +441,7 @@ class CpuRuntime(Runtime):
             if type(v := values[p.index]) is np.ndarray and (v.strides[-1] == v.itemsize
                                                               or v.shape[-1] <= 1)
         )  # fmt: skip
-        table = cpu_fast.table(fn, k.layout, values, written, units)
+        table = cpu_fast.table(fn, k.layout, values, written, units, exact)
         if table is None:  # an argument the fast path does not read
             return None
         # (the failure buffer's slots are written once, here)

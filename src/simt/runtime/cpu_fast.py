@@ -27,10 +27,12 @@ The table's words: 0 busy (a launch of this entry is running: another thread's l
 ordinary path), 1 the kernel's entry, 2 the argument slots, 3 the context, 4 the context's
 template, 5 the number of blocks, 6 the number of arguments, 7 the number of records, 8 the
 pool's state (0: the calling thread alone), 9 blocks per chunk, 10 `simt_pool_run`'s address,
-11 unused; then 8 words a parameter: kind, argument position, first slot, type object, the
-dtype object (arrays) or `True` (bools), number of dimensions, item size, flags (arrays: 1
-must be writable, 2 contiguous; ints: 4 the value fits int32, as the specialisation's key
-says, else it must not).
+11 where the table's exact shapes start (0: none); then 8 words a parameter: kind, argument
+position, first slot, type object, the dtype object (arrays) or `True` (bools), number of
+dimensions, item size, flags (arrays: 1 must be writable, 2 contiguous; ints: 4 the value
+fits int32, as the specialisation's key says, else it must not). A table of exact shapes
+(`table(exact=True)`: index expressions' launches, whose grids and buffers are made for
+their inputs' shapes) ends with MAX_DIMS words a parameter, the extents each array must have.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, ArrayType
 
 HEADER = 12
 RECORD = 8
+MAX_DIMS = 8  # extents a record of a table of exact shapes holds (`table(exact=True)`)
 ARRAY, INT32_KIND, INT64_KIND, FLOAT32_KIND, FLOAT64_KIND, BOOL_KIND = 1, 2, 3, 4, 5, 6
 MUST_WRITE, CONTIGUOUS = 1, 2  # an array's flags
 INT32_RANGE = 4  # an int's flag: the value must fit int32 (else: must not)
@@ -110,6 +113,9 @@ pre:
   %nrecp = getelementptr i64, ptr %tab, i64 7
   %nrec = load i64, ptr %nrecp, align 8
   %items = getelementptr i8, ptr %args, i64 24
+  %xoffp = getelementptr i64, ptr %tab, i64 11
+  %xoff = load i64, ptr %xoffp, align 8
+  %exactshapes = icmp ne i64 %xoff, 0
   br label %loop
 loop:
   %i = phi i64 [0, %pre], [%i1, %next]
@@ -189,7 +195,16 @@ dimcheck:
   %sb = load i64, ptr %sp, align 8
   %rem = srem i64 %sb, %isz
   %exact = icmp eq i64 %rem, 0
-  br i1 %exact, label %dimbody, label %miss
+  ; a table of exact shapes (word 11: where its extents start): the extent it requires
+  %xrec = mul i64 %i, @MAX_DIMS@
+  %xat = add i64 %xrec, %d
+  %xidx = add i64 %xoff, %xat
+  %xp = getelementptr i64, ptr %tab, i64 %xidx
+  %wantdimp = select i1 %exactshapes, ptr %xp, ptr %dimp
+  %wantdim = load i64, ptr %wantdimp, align 8
+  %sameext = icmp eq i64 %dim, %wantdim
+  %dimok = and i1 %exact, %sameext
+  br i1 %dimok, label %dimbody, label %miss
 dimbody:
   %qd = sdiv i64 %sb, %isz
   %o1 = add i64 %d, 1
@@ -298,7 +313,7 @@ failed:
     "@CONTEXT_BYTES@", str(8 * CONTEXT_WORDS)
 ).replace("@INTERRUPT_WORD@", str(INTERRUPT_WORD)).replace("@NO_ERROR@", str(_NO_ERROR)).replace(
     "@HEADER@", str(HEADER)
-)
+).replace("@MAX_DIMS@", str(MAX_DIMS))
 
 _API = ("PyLong_AsLongLongAndOverflow", "PyFloat_AsDouble", "PyEval_SaveThread",
         "PyEval_RestoreThread", "PyLong_FromLongLong", "PyTuple_Type")  # fmt: skip
@@ -439,11 +454,15 @@ def table(
     values: list[Any],
     written: set[str],
     units: frozenset[str],
+    exact: bool = False,
 ) -> np.ndarray | None:
     """The table of a fast launch with these argument values (see the module's doc; the
     caller fills in words 1-5 and 8-10), or None where a parameter's argument is of a kind
-    `simt_fast` does not read (a complex number, a NumPy scalar, a device array, ...)."""
+    `simt_fast` does not read (a complex number, a NumPy scalar, a device array, ...).
+    `exact`: each array must also have the shape it has in `values` (at most MAX_DIMS
+    dimensions, else None)."""
     words = [0, 0, 0, 0, 0, 0, len(values), 0] + [0] * (HEADER - 8)
+    extents: list[int] = []
     for p, first in zip(fn.params, layout):
         if p.hidden is Hidden.FAILURES:
             continue  # the launch's failure buffer: its slots are the same at every launch
@@ -462,6 +481,9 @@ def table(
             )
             words += [ARRAY, p.index, first, id(np.ndarray), id(v.dtype), v.ndim,
                       v.dtype.itemsize, flags]  # fmt: skip
+            if exact and v.ndim > MAX_DIMS:
+                return None
+            extents += [*v.shape, *[0] * (MAX_DIMS - v.ndim)]
             continue
         kind = {
             (int, INT32): INT32_KIND, (int, INT64): INT64_KIND, (float, FLOAT32): FLOAT32_KIND,
@@ -473,4 +495,8 @@ def table(
         # whatever width its parameter has (Numba's typing makes every int an int64)
         in32 = INT32_RANGE if type(v) is int and -(2**31) <= v < 2**31 else 0
         words += [kind, p.index, first, id(type(v)), id(True), 0, 0, in32]
+        extents += [0] * MAX_DIMS
+    if exact:
+        words[11] = len(words)
+        words += extents
     return np.array(words, np.int64)

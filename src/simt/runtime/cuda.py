@@ -359,13 +359,14 @@ class CudaRuntime(Runtime):
 
     def fast_launch(
         self, kernel: Compiled, grid: Dim3, block: Dim3, values: list[Any], written: set[str],
-        failures: Any = None,
+        failures: Any = None, exact: bool = False,
     ) -> CudaFastLaunch | None:
         """A cached launch (`CudaFastLaunch`) for more launches of `kernel` on (`grid`,
         `block`) with arguments of the types of `values`, or None: the kernel prints or is in
         debug mode (those launches wait), it has hidden or complex parameters, or an argument
-        is not a simt device array of this runtime or a plain number."""
-        if kernel.meta.get("print_buf") is not None or kernel.fn.debug:
+        is not a simt device array of this runtime or a plain number; or `exact` shapes
+        were asked for (this runtime does not check them)."""
+        if kernel.meta.get("print_buf") is not None or kernel.fn.debug or exact:
             return None
         if any(p.part or (p.hidden and (p.hidden is not Hidden.FAILURES
                                         or "failures" not in kernel.meta))
