@@ -309,7 +309,7 @@ def test_default_schedule_of_a_large_contraction(
     # P: 4 KB, in L1; on two threads 8 blocks of 256 columns; with 16-float vectors v is read
     # where it lies (k of 32: its strips' panels are small), in strips of 4 vectors
     cols = 2048 if threads == 1 else 256
-    pv = (f"tile(i:6,k:64) block(i:36,k:{cols})" if lanes == 16 else
+    pv = (f"tile(i:4,k:64) block(i:32,k:{cols})" if lanes == 16 else
           f"tile(i:4,k:32) block(i:32,k:{cols}) pack(jk)")  # fmt: skip
     cases = [
         (i("ik*jk~ijk") >> i("+ijk~ij"), (q, k), q @ k.T, qk),

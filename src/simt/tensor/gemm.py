@@ -569,7 +569,10 @@ def lower_gemm(
                     for (r, q), old in zip(cells, prev):
                         m.store(out, at_inside(r, q), b.bin("add", old, acc[r * t.nr + q]))
 
-                m.either(first, fresh, add)
+                if t.kc:
+                    m.either(first, fresh, add)
+                else:  # one k block: always the first (the add's code would be dead weight
+                    fresh()  # that simt's passes and LLVM compile at every first call)
 
             def edge() -> None:
                 # a row at a time, past the last row none: every load of a row before any of
@@ -579,6 +582,10 @@ def lower_gemm(
                     row = [(r, q) for q in range(t.nr)]
 
                     def one_row(row: list[tuple[int, int]] = row) -> None:
+                        if not t.kc:  # one k block (see `inside`)
+                            for r, q in row:
+                                m.store(out, at(r, q), acc[r * t.nr + q])
+                            return
                         prev = [b.select(first, zero_acc, b.cast(m.load(out, at(r, q)), acc_t))
                                 for r, q in row]  # fmt: skip
                         for (r, q), old in zip(row, prev):
@@ -901,14 +908,15 @@ DOT_BLOCK = (8, 32)
 # Below SERIAL_MAX_WORK, a product whose vector operand runs along the tile's columns with a
 # short k (its strip's panel of k x UNPACKED_VECTORS vectors at most UNPACKED_PANEL_BYTES:
 # FlashAttention's P·v, k = 32) reads both operands where they lie, in tiles of
-# UNPACKED_ROWS x 4 vectors (24 accumulators), with no packing pass. P·v at 32 x 2048, one
-# thread, under load, one process, the variants alternating; µs a call back to back, and the
-# first call after a 0.2 s pause (when v comes from memory: strips of 4 vectors read each row
-# in runs of 256 bytes, which the prefetcher keeps up with, and no packing pass writes and
-# reads 256 KB more): 6 x 64 31.5 and 152, 4 x 64 37.4 and 150, 8 x 32 33.5 and 180, 8 x 48
-# 50.9 and 201, the packed 4 x 32 of before 38.5 and 174; NumPy 39.9 and 124. In the whole
-# FlashAttention, back to back, CPU µs a call: 69.9 (6 x 64), 70.7 (packed 4 x 32), 66.8 (8 x 32)
-UNPACKED_ROWS = 6
+# UNPACKED_ROWS x 4 vectors, with no packing pass. P·v at 32 x 2048, one thread, under load,
+# one process, the variants alternating; the first call after a 0.2 s pause, when v comes
+# from memory (strips of 4 vectors read each row in runs of 256 bytes, which the prefetcher
+# keeps up with, and no packing pass writes and reads 256 KB more), and CPU µs a call back to
+# back: 4 x 64 143-152 and 39.1, the packed 4 x 32 of before 174-182 and 39.7, 8 x 32 173-180
+# and 36.8 (6 x 64 was 31.5 back to back until the one-block stores of `lower_gemm`, then 49:
+# LLVM's SLP vectoriser made a row of it one 64-lane vector); NumPy 124-130 and 38-39. The
+# whole FlashAttention back to back: 74.4 against 75.4 packed (8 x 32: 69.5)
+UNPACKED_ROWS = 4
 UNPACKED_VECTORS = 4
 UNPACKED_PANEL_BYTES = 8 << 10
 LONG_AXIS = 1024
