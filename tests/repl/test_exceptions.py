@@ -122,3 +122,26 @@ def test_a_statement_that_may_raise_does_not_widen_the_finished_threads_values(
     assert s.values("u").dtype.kind == "i" and s.values("u").tolist() == [0, 1, 2, 3]
     out = buf.getvalue()
     assert "1.0" not in out and "`u` was a float after <input" in out
+
+
+def test_a_known_number_gets_an_array_only_where_a_thread_could_raise_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the array that lets a raising thread keep its own value costs a store per thread; an
+    # input whose constants come before anything that can raise needs none
+    from simt.repl.session import Session
+
+    sources: list[str] = []
+    define = Session._define
+
+    def spy(self: Session, name: str, source: str, filename: str) -> object:
+        sources.append(source)
+        return define(self, name, source, filename)
+
+    monkeypatch.setattr(Session, "_define", spy)
+    s, _ = new_session("sim", 4)
+    s.bind("a", (102,), np.dtype(np.int64))
+    assert s.run("K = 3\nx = tid * K")
+    assert "_o_K" not in sources[-1] and s.globals["K"] == 3
+    assert not s.run("x = tid\ny = a[tid + 100]\nK = 4")
+    assert "_o_K" in sources[-1] and s.values("K").tolist() == [4, 4, 3, 3]

@@ -43,6 +43,9 @@ class Body:
     # the checkpoint `_simt_cp(tid, k)`, except the last)
     assigns: list[list[str]] = field(default_factory=list)
     starts: list[int] = field(default_factory=list)  # each top-level statement's first line
+    # the statements before the first one that could raise (`x = 3`, `pass`: nothing to
+    # compute), counted from the first
+    plain: int = 0
 
     def position(self, line: int, col: int | None) -> tuple[int, int | None] | None:
         """The input's (line, column) of the 1-based `line` and 0-based `col` of these lines
@@ -161,8 +164,17 @@ def checkpoints(b: Body) -> Body:
         inserted.append((stmts[k].end_lineno or stmts[k].lineno) + 1 + k)
     assigns = [_assigned(s) for s in stmts]
     starts = [s.lineno + k for k, s in enumerate(stmts)]
+    plain = next((k for k, s in enumerate(stmts) if not _cannot_raise(s)), len(stmts))
     return Body(lines, b.exact, dict(b.shifts), dict(b.origin), dict(b.columns), inserted,
-                assigns, starts)  # fmt: skip
+                assigns, starts, plain)  # fmt: skip
+
+
+def _cannot_raise(stmt: ast.stmt) -> bool:
+    """`pass`, or a constant given to plain names (`k = 3`, `a = b = 1.5`)."""
+    if isinstance(stmt, ast.Pass):
+        return True
+    return isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and all(
+        isinstance(t, ast.Name) for t in stmt.targets)
 
 
 def _assigned(stmt: ast.stmt) -> list[str]:

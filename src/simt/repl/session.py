@@ -572,10 +572,12 @@ class Session:
             stores, outs, known, notes, objects = self._classify(probe, writes, tree)
             layout = self._layout(probe, shown, stores, outs, notes)
             # a number known at compile time gets an array too: a thread that raises before
-            # its assignment keeps its own value (`_kept`)
+            # its assignment keeps its own value (`_kept`); not where nothing before its last
+            # assignment can raise (`K = 3` first: every thread has it)
             for w, v in known.items():
                 kdt = _known_dtype(v, self.int_dtype, self.float_dtype)
-                if kdt is not None and _plain_name(w):
+                last = max((k for k, ws in enumerate(body.assigns) if w in ws), default=-1)
+                if kdt is not None and _plain_name(w) and last >= body.plain:
                     stores.append((w, w))
                     outs[w] = np.empty(n, kdt)
             for w, arr in outs.items():  # a thread that raises keeps the values it had
