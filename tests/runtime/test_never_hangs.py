@@ -122,7 +122,9 @@ def test_a_loop_that_walks_off_an_array_ends_with_the_kernel_error(
     assert got["repl"][0] == (
         "KernelError: 43 threads raised IndexError at <input 1>:2 (first: thread 21: index 40 "
         "is out of bounds of `a` with size 40)\n    while a[i] != 5:\n21 threads finished\n"
-        "`i` was not defined before this input: in the 43 threads that raised it is 0\n"
+        # (no note on `i`: every thread assigned it in the statement before the one that
+        # raised, and a raising thread keeps what the statements before that one assigned
+        # since e1dcacb)
     )
 
 
