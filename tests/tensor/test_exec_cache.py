@@ -267,3 +267,8 @@ def test_repeated_calls_run_by_exact_shape_launches(planned: list[int]) -> None:
         np.testing.assert_allclose(flash.exec(q, k, v), want, rtol=1e-4, atol=1e-5)
     lp = flash._quick  # type: ignore[attr-defined]
     assert lp is not None and len(lp.quick) == len(lp.steps) >= 3  # (the kernels it fuses into)
+    v2 = rand((32, 200), 8)  # v is read by the last kernel only: the first ones ran for nothing
+    np.testing.assert_allclose(flash.exec(q, k, v2), (w / w.sum(1, keepdims=True)) @ v2,
+                               rtol=1e-4, atol=1e-5)  # fmt: skip
+    assert lp.quick == []  # so these launches are not tried again
+    np.testing.assert_allclose(flash.exec(q, k, v), want, rtol=1e-4, atol=1e-5)
