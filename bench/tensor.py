@@ -117,7 +117,8 @@ SETTLE_S = 0.2
 
 
 def settle() -> None:
-    """Wait until the BLAS threads of NumPy's last call stopped spinning (`SETTLE_S`)."""
+    """Wait until the threads of the last call stopped spinning (`SETTLE_S`): OpenBLAS's after
+    NumPy's, simt's pool after simt's."""
     time.sleep(SETTLE_S)
 
 
@@ -129,7 +130,11 @@ def interleave(
     NumPy's call, the peer's 8 MB temporaries freed; with the same cyclic order every round
     FlashAttention's first variant, always after the peer's, measured 1.9x slower than the
     same kernels measured elsewhere); `slow` ones run fewer rounds. A simt variant that follows
-    NumPy's or the peer's (names starting so) runs after `settle`. The median CPU seconds of
+    NumPy's or the peer's (names starting so) runs after `settle`, and so does NumPy's or the
+    peer's that follows simt's: until 2026-11-28 only simt's side paused, so NumPy's call read
+    the arrays simt's had just brought into cache while simt's paid for a pause (every Python
+    step costs microseconds after one), which made P·v 1.58-1.84x NumPy where both sides
+    after a pause measure 1.13-1.15x (one thread, under load). The median CPU seconds of
     this process per call go to `CPU`, each variant's fastest call to `FASTEST`."""
     samples: dict[str, list[float]] = {k: [] for k in variants}
     cpu: dict[str, list[float]] = {k: [] for k in variants}
@@ -144,8 +149,8 @@ def interleave(
             run = variants[name]
             if name in slow and r >= 2:
                 continue
-            if prev in blas and name not in blas:
-                settle()
+            if prev and (prev in blas) != (name in blas):
+                settle()  # both ways: each side starts as the other did (after a pause)
             prev = name
             c0 = time.process_time()
             samples[name] += sample(run, sync, 0, 1, 0.0)
