@@ -50,3 +50,18 @@ def test_a_byte_string_in_a_string_built_at_run_time_is_refused(tmp_path: Path) 
     assert "print(f'...{x}...')" in out
     assert s.run('print(f"<{x}>")')  # the advice: the host writes its text
     assert buf.getvalue().endswith("<hel>\n")
+
+
+def test_a_byte_string_added_to_a_string_or_given_to_str_is_named(tmp_path: Path) -> None:
+    # were: "`add` of a string and this value", "str() in a kernel takes a number or a string"
+    (tmp_path / "in.txt").write_text("hello\n")
+    s, buf = new_session("sim", 2)
+    assert s.run(f'r = open({str(tmp_path / "in.txt")!r})\nx = r.read(3)')
+    assert not s.run('x + "!"')
+    assert "`add` of a string and a byte string the REPL read from a file (it has len(), " in (
+        buf.getvalue()
+    )
+    assert not s.run("str(x)")
+    assert "str() in a kernel takes a number or a string, not a byte string the REPL read " in (
+        buf.getvalue()
+    )

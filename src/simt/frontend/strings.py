@@ -157,7 +157,9 @@ def from_number(tr: Translating, v: V, node: ast.AST) -> Text:
     if is_str(v):
         return v  # type: ignore[return-value]
     if not (isinstance(v, Value) and isinstance(v.type, T.Scalar)):
-        tr.fail(node, "str() in a kernel takes a number or a string")
+        kind = getattr(v.cls, "__simt_kind__", None) if isinstance(v, Obj) else None
+        tr.fail(node, "str() in a kernel takes a number or a string" + (
+            f", not {kind[0]} (it has {kind[1]})" if kind else ""))  # fmt: skip
     t = v.type
     if t.is_float:  # (str_format.str_of writes a float's shortest digits)
         tr.fail(node, "a float in an exception's message, as a string",

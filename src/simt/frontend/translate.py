@@ -1462,7 +1462,10 @@ class Translator:
             s, n = (a, b) if strings.is_text(a) else (b, a)
             if not strings.is_text(n):
                 return strings.value_of(strings.repeat(self, strings.text_of(s), n, node))
-        self.fail(node, f"`{op}` of a string and this value: strings take + (another string; "
+        other = b if strings.is_text(a) else a
+        kind = getattr(other.cls, "__simt_kind__", None) if isinstance(other, Obj) else None
+        what = f"{kind[0]} (it has {kind[1]})" if kind else "this value"
+        self.fail(node, f"`{op}` of a string and {what}: strings take + (another string; "
                         "str(v) makes one of a number) and * (an int)")  # fmt: skip
 
     def membership(self, op: ast.In | ast.NotIn, a: V, b: V, node: ast.AST) -> V:
