@@ -145,3 +145,16 @@ def test_a_known_number_gets_an_array_only_where_a_thread_could_raise_before_it(
     assert "_o_K" not in sources[-1] and s.globals["K"] == 3
     assert not s.run("x = tid\ny = a[tid + 100]\nK = 4")
     assert "_o_K" in sources[-1] and s.values("K").tolist() == [4, 4, 3, 3]
+
+
+def test_explain_of_an_input_that_raised_names_the_inputs_line() -> None:
+    # %explain's "the launch raised: ..." named the generated kernel's line (<kernel 3>:6)
+    s, buf = new_session("sim", 4)
+    s.bind("a", (102,), np.dtype(np.int64))
+    assert s.run("x = tid")
+    s.explain_tid = 3
+    assert not s.run("x = x * 2\ny = a[tid + 100]\nx")
+    out = buf.getvalue()
+    assert "thread tid=3, input <input 2>:" in out
+    assert "the launch raised: 2 threads raised IndexError at <input 2>:2 (first: thread 2" in out
+    assert "<kernel" not in out

@@ -824,6 +824,11 @@ class Session:
         except SimtError as e:
             self.out.error(f"%explain: {e}")
             return
+        # (a launch that raised names the kernel's line: the input's own instead)
+        out = re.sub(
+            rf"<kernel {self.count}>:(\d+)",
+            lambda m: f"{filename}:{_input_line(body, int(m.group(1)) - header[0])}", out,
+        )  # fmt: skip
         self.out.text(out.replace(codegen.ECHO, "value") + "\n")
 
     def _layout(
