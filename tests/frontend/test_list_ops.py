@@ -153,6 +153,9 @@ def test_index_of_a_missing_value_names_it(capfd: pytest.CaptureFixture[str]) ->
         ("xs.sort(key=abs)", "sorting with key= is not supported"),
         ("ys = xs.frob()", "not .frob"),
         ("ys = xs[1.5:]", "slice start must be an integer"),
+        ("ys = xs + (1, 2)", 'can only concatenate list (not "tuple") to list'),
+        ("ys = xs + 1", 'can only concatenate list (not "int") to list'),
+        ("ys = xs + t", "a list takes another list"),
     ],
 )
 def test_refusals_name_the_line_and_say_what_to_write(body: str, words: str, refusal) -> None:
@@ -178,3 +181,28 @@ def test_a_list_reassigned_in_a_run_time_loop_is_the_last_one(backend: str) -> N
     out = np.zeros(4, np.int32)
     k[1, 4](out, 2)
     assert list(out) == [300 + (n - 1) * 3 + t for t, n in enumerate(range(2, 6))]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_two_lists_added_make_a_new_list(backend: str) -> None:
+    # xs + ys, xs + [display], [display] + xs: a new list, xs and ys as they were (was a
+    # CompileError: "expected a number, got a list")
+    @simt.kernel
+    def k(out, n):
+        t = simt.grid(1)
+        xs = [t, n]
+        xs.append(1)
+        ys = [k * 2 for k in range(t)]
+        zs = xs + ys + [9] + xs
+        ws = [7, t] + ys
+        out[t, 0] = len(zs) * 100 + len(xs) * 10 + len(ys)
+        out[t, 1] = digest(zs)
+        out[t, 2] = digest(ws)
+
+    simt.use(backend)
+    out = np.zeros((4, 3), np.int32)
+    k[1, 4](out, 5)
+    for t in range(4):
+        xs, ys = [t, 5, 1], [k * 2 for k in range(t)]
+        zs = xs + ys + [9] + xs
+        assert out[t].tolist() == [len(zs) * 100 + 30 + t, digest(zs), digest([7, t] + ys)]

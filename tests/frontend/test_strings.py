@@ -362,11 +362,18 @@ def test_a_handler_of_literal_and_run_time_messages_prints_each(
         ("s = f'{n:5n}' + str(t)", "a format spec in a string built at run time"),
         ("raise KeyError('n=' + str(n))", "KeyError takes its message at compile time"),
         ("raise ValueError('n=' + str(n), 2)", "takes that one string in a kernel"),
-        ("s = str(t).split(',', 1)", "(no maxsplit)"),
-        ("s = sum(str(t).split())", "sum() of a list of strings"),
+        ("s = str(t).split(',', 1.5)", "maxsplit must be an integer"),
+        ("s = str(t).rsplit(',', 1, 2)", "takes at most 2 arguments"),
+        ("s = str(t).split(sep=',', count=1)", "unexpected keyword argument 'count'"),
+        ("s = str(t).split(1)", "the separator must be a string or None"),
+        ("s = sum(str(t).split())", "unsupported operand type(s) for +: 'int' and 'str'"),
+        ("s = sum(str(t).split(), '')", "sum() can't sum strings"),
         ("s = str(t).split(); s.append(1)", "this list holds strings"),
         ("s = [1]; s.append(str(t))", "this list holds numbers"),
-        ("s = str(t).split(); s.sort()", ".sort() of a list of strings"),
+        ("s = [1]; s.append(t); s.extend(str(t).split())", "this list holds numbers"),
+        ("s = str(t).split(); s.extend([n, t])", "this list holds strings"),
+        ("s = str(t).split() + (1,)", 'can only concatenate list (not "tuple") to list'),
+        ("s = 1 if str(t) < t else 0", "'<' between a string and a number"),
         ("s = str(t).count('1', 2)", "slice first for a start or an end"),
         ("s = str(t)[::n]", "string slice's step must be known at compile time"),
         ("s = str(t).find('1', 0, 3)", "slice first for an end"),
@@ -464,3 +471,130 @@ def test_a_split_that_outgrows_the_heap_is_a_memory_error() -> None:
     out = np.zeros(4, np.int32)
     split_short[1, 4](np.array([3, 10, 25, 30], np.int32), out)
     assert out.tolist() == [3, 10, -1, -1]
+
+
+def cuts(t, v):
+    """split and rsplit with a maxsplit, by place and by keyword, as Python runs them."""
+    s = "  a,b  c,,d " + str(v) + " e,f  " + ",x" * (t % 3)
+    out = [s.rsplit(), s.rsplit(","), s.split(None, 1), s.rsplit(None, 2), s.split(",", 2),
+           s.rsplit(",", 1), s.split(maxsplit=0), s.rsplit(sep=",,", maxsplit=t - 1),
+           s.split(",", t), ("aaa" + str(t)).rsplit("aa"), ("aaa" + str(t)).split("aa")]
+    return "#".join("|".join(p) for p in out), [len(p) for p in out]
+
+
+@simt.kernel(heap=16384)
+def cuts_kernel(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        text, sizes = cuts(t, a[t])
+        for j in range(11):
+            out[t, j] = sizes[j]
+        out[t, 11] = len(text)
+        for j in range(len(text)):
+            out[t, 12 + j] = ord(text[j])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rsplit_and_maxsplit_are_pythons(backend: str) -> None:
+    # s.rsplit(), s.rsplit(sep), s.split(sep, maxsplit), s.rsplit(sep, maxsplit), keywords, a
+    # run-time maxsplit (t - 1: -1 is no limit), whitespace cuts keeping the rest's far
+    # side: each was a CompileError before ("not .rsplit", "(no maxsplit)")
+    simt.use(backend)
+    a = np.array([5, -12, 0, 77], np.int32)
+    out = np.zeros((4, 512), np.int32)
+    cuts_kernel[1, 4](a, out)
+    for t, v in enumerate(a.tolist()):
+        text, sizes = cuts(t, v)
+        assert out[t, :11].tolist() == sizes
+        assert "".join(chr(c) for c in out[t, 12:12 + out[t, 11]]) == text
+
+
+def word_lists(t, v):
+    """A list of strings read, ordered, copied and changed as Python does it."""
+    ws = ("pear fig " + str(v) + " apple fig kiwi Fig" + " z" * (t % 3)).split()
+    nums = [len(min(ws)), len(max(ws)), ws.index("fig"), ws.count("fig"), ws.count(7),
+            1 if "kiwi" in ws else 0, 1 if "plum" in ws else 0, 1 if 3 not in ws else 0,
+            1 if ws[0] < ws[1] else 0, 1 if ws[1] >= "fig" else 0, 1 if "Fig" > "fig" else 0]
+    up = sorted(ws)
+    down = sorted(ws, reverse=True)
+    tail, back = ws[1:], ws[::-1]
+    same = list(ws)
+    kept = ws.copy()
+    kept.sort()
+    kept.remove("fig")
+    last = kept.pop()
+    first = kept.pop(0)
+    kept.insert(1, "mid" + str(t))
+    kept.insert(-99, "head")
+    kept.extend(("x", last))
+    kept.extend(tail[:2])
+    kept[2] = "two"
+    kept[-1] = first + "!"
+    kept.reverse()
+    both = tail + ["end"] + back[:2]
+    same.clear()
+    same.append(min(ws) + max(ws))
+    lines = [" ".join(up), ",".join(down), ":".join(back), "-".join(kept), ".".join(both),
+             "".join(same), last + "/" + first]
+    return nums, "#".join(lines)
+
+
+@simt.kernel(heap=8192)
+def word_lists_kernel(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        nums, text = word_lists(t, a[t])
+        for j in range(11):
+            out[t, j] = nums[j]
+        out[t, 11] = len(text)
+        for j in range(len(text)):
+            out[t, 12 + j] = ord(text[j])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lists_of_strings_read_sort_and_copy_as_pythons(backend: str) -> None:
+    # min, max, in, index, count, sorted, sort, slices, list(), copy, remove, pop, insert,
+    # extend, xs[i] = s, reverse, clear, + of lists of strings, and s < t by code point:
+    # each was a CompileError before ("... of a list of strings: loop over its items")
+    simt.use(backend)
+    a = np.array([5, -12, 0, 77], np.int32)
+    out = np.zeros((4, 512), np.int32)
+    word_lists_kernel[1, 4](a, out)
+    for t, v in enumerate(a.tolist()):
+        nums, text = word_lists(t, v)
+        assert out[t, :11].tolist() == nums
+        assert "".join(chr(c) for c in out[t, 12:12 + out[t, 11]]) == text
+
+
+@simt.kernel(heap=4096)
+def missing_words(a, out):
+    t = simt.grid(1)
+    ws = ("b " + str(a[t]) + " it's").split()
+    try:
+        out[t, 0] = ws.index("q" + str(t))
+    except ValueError as e:
+        out[t, 0] = -len(str(e))
+        if t == 0:
+            print(e, repr(e))
+    try:
+        out[t, 1] = len(max(ws[:0]))
+    except ValueError as e:
+        out[t, 1] = -len(str(e))
+    try:
+        ws[:0].pop()
+    except IndexError as e:
+        out[t, 2] = -len(str(e))
+    if t == 3:
+        ws.remove("b")
+        ws.index("it" + "'" + "s!")
+
+
+def test_a_missing_string_is_pythons_value_error(capfd: pytest.CaptureFixture[str]) -> None:
+    simt.use("sim")
+    out = np.zeros((4, 3), np.int32)
+    with pytest.raises(simt.KernelError) as e:
+        missing_words[1, 4](np.array([5, -12, 0, 77], np.int32), out)
+    assert "thread 3: \"it's!\" is not in list" in str(e.value)
+    assert out[:3].tolist() == [[-len("'q0' is not in list"), -len("max() arg is an empty "
+                                 "sequence"), -len("pop from empty list")]] * 3
+    assert capfd.readouterr().out == "'q0' is not in list ValueError(\"'q0' is not in list\")\n"

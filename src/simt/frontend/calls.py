@@ -1036,12 +1036,14 @@ def _print_value(tr: Translating, v: V, node: ast.AST, top: bool) -> list[str | 
                  for p in raising.message_parts(tr, v)]  # fmt: skip
         site = tr.ctx.sites[raising.caught_sites(v)[0] - 1]  # the one (else Split above)
         text = [Obj(strings.RRepr, (("s", p),)) for p in parts if isinstance(p, Obj)]
+        suffix = raising.quoted_suffix(site.parts) if site.text else None
         if top and not v.has("repr"):  # str(e)
-            quoted = site.text and site.parts == raising.QUOTED_TEXT
-            return text if quoted else parts  # type: ignore[return-value]
+            return [*text, suffix] if suffix is not None else parts  # type: ignore[list-item]
         name = site.cls.__name__
         if site.instance is not None:  # built at compile time: Python's repr of it
             return [repr(site.instance)]
+        if suffix:  # `'w' is not in list`, in double quotes (where w holds no quote)
+            return [f'{name}("', *text, f'{suffix}")']  # type: ignore[list-item]
         if site.text:  # the repr of the string given
             return [f"{name}(", *text, ")"]  # type: ignore[list-item]
         if issubclass(site.cls, KeyError):  # its message is the key's repr already

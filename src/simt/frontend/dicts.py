@@ -36,8 +36,19 @@ from .. import types as T
 from ..ir import Field, Value
 from . import lists, strings
 from .context import Translating
-from .list_ops import fold
-from .lists import DATA, LEN, arena, element_type, header, i32, info_of, length, set_header, when
+from .lists import (
+    DATA,
+    LEN,
+    arena,
+    element_type,
+    fold,
+    header,
+    i32,
+    info_of,
+    length,
+    set_header,
+    when,
+)
 from .raising import QUOTED_TEXT, payload_type, raise_builtin, set_state, site
 from .scalars import coerce, known_type
 from .values import Bound, Known, Obj, V, is_number, kind_of

@@ -40,8 +40,7 @@ from ..ir.nodes import heap_words
 from . import lists, raising, str_format, strings
 from .arena import SINK
 from .context import Translating
-from .list_ops import fold
-from .lists import arena, i32, raise_unless, when
+from .lists import arena, fold, i32, raise_unless, when
 from .scalars import coerce
 from .values import Bound, Known, Obj, V
 

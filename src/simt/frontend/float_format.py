@@ -31,8 +31,7 @@ from typing import Any
 from .. import types as T
 from ..ir import Block, Value
 from .context import Translating
-from .list_ops import fold
-from .lists import i32, loop, when
+from .lists import fold, i32, loop, when
 from .scalars import coerce
 from .strings import Text, new, put
 

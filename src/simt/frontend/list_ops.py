@@ -20,52 +20,38 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import types as T
-from ..ir import Block, Value
+from ..ir import Value
+from . import text_lists
 from .context import Translating
 from .lists import (
     DATA,
     LEN,
     append,
     arena,
+    bound,
     clear,
     element_type,
     extend,
     fix_type,
+    fold,
     header,
+    holds_text,
     i32,
     info_of,
     insert,
+    is_list,
     length,
     loop,
     make,
     pop,
     raise_unless,
     set_header,
+    slice_bounds,
     when,
 )
 from .raising import raise_builtin
 from .scalars import coerce, known_type, scalar_type
-from .values import Bound, Known, Obj, V
-
-
-def fold(
-    tr: Translating,
-    lo: Value,
-    hi: Value,
-    inits: list[Value],
-    body: Callable[[Value, list[Value]], list[Value]],
-) -> list[Value]:
-    """`for k in range(lo, hi): carried = body(k, carried)` of the list machinery itself,
-    starting from `inits`; the carried values after the loop."""
-    blk = Block()
-    k = Value(T.INT32, "k")
-    carried = [Value(v.type, "acc") for v in inits]
-    blk.args.extend([k, *carried])
-    with tr.b.at(blk):
-        new = body(k, carried)
-        tr.b.op("yield", new)
-    op = tr.b.op("for", [lo, hi, i32(tr, 1), *inits], [v.type for v in inits], [blk], sign=1)
-    return list(op.results)
+from .values import Bound, Known, Obj, Tup, V
 
 
 def _load(tr: Translating, lst: Obj, t: T.Scalar, k: Value) -> Value:
@@ -89,18 +75,10 @@ def _number(tr: Translating, v: V, what: str, node: ast.AST) -> V:
 
 
 # ------------------------------------------------------------------------------- reading
-def numbers_only(tr: Translating, lst: Obj, what: str, node: ast.AST) -> None:
-    """Refuse `what` of a list of strings (`lists.ListInfo.text`): it reads them by `len`,
-    indexing, iteration and `print` only."""
-    if info_of(lst).text:
-        tr.fail(node, f"{what} of a list of strings: a kernel's list of strings has len(), "
-                "indexing, iteration, append and print", "loop over its items: "
-                "for w in words: ...")  # fmt: skip
-
-
 def total(tr: Translating, lst: Obj, start: V, node: ast.AST) -> Value:
     """`sum(xs, start)`: the start plus each item in order (Python adds left to right)."""
-    numbers_only(tr, lst, 'sum()', node)
+    if info_of(lst).text:
+        text_lists.total(tr, start, node)
     t = element_type(tr, lst, node)
     start = _number(tr, start, "sum()", node)
     acc_t = T.compute_type(t)
@@ -120,7 +98,8 @@ def total(tr: Translating, lst: Obj, start: V, node: ast.AST) -> Value:
 def min_max(tr: Translating, lst: Obj, op: str, node: ast.AST) -> Value:
     """`min(xs)` / `max(xs)`: the first item no other item is strictly below (above); an
     empty list raises ValueError as in Python."""
-    numbers_only(tr, lst, 'min()/max()', node)
+    if info_of(lst).text:
+        return text_lists.min_max(tr, lst, op, node)  # type: ignore[return-value]
     t = element_type(tr, lst, node)
     tr.at(node)
     b = tr.b
@@ -141,7 +120,8 @@ def min_max(tr: Translating, lst: Obj, op: str, node: ast.AST) -> Value:
 
 def contains(tr: Translating, lst: Obj, v: V, node: ast.AST) -> Value:
     """`v in xs`: whether an item equals `v`."""
-    numbers_only(tr, lst, 'in', node)
+    if info_of(lst).text:
+        return text_lists.contains(tr, lst, v, node)  # type: ignore[return-value]
     t = element_type(tr, lst, node)
     v = _number(tr, v, "in", node)
     tr.at(node)
@@ -180,6 +160,8 @@ def _not_in_list(tr: Translating, lst: Obj, v: V, found: Value, node: ast.AST) -
 
 
 def index(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if info_of(lst).text:
+        return text_lists.index(tr, lst, args, node)
     if len(args) != 1:
         tr.fail(node, "list.index() takes one argument in a kernel (no start/stop)",
                 "slice first: xs[a:b].index(v) + a")  # fmt: skip
@@ -191,6 +173,8 @@ def index(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
 
 
 def count(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if info_of(lst).text:
+        return text_lists.count(tr, lst, args, node)
     if len(args) != 1:
         tr.fail(node, "list.count() takes exactly one argument")
     t = element_type(tr, lst, node)
@@ -227,6 +211,8 @@ def reverse(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
 
 
 def remove(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
+    if info_of(lst).text:
+        return text_lists.remove(tr, lst, args, node)
     if len(args) != 1:
         tr.fail(node, "list.remove() takes exactly one argument")
     element_type(tr, lst, node)
@@ -269,6 +255,9 @@ def _sort_keywords(tr: Translating, kwargs: dict[str, V], node: ast.AST) -> bool
 def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST) -> None:
     """A bubble sort of the list's items: adjacent items swap when the later is strictly
     smaller (larger, reversed), so equal items keep their order as in Python's stable sort."""
+    if info_of(lst).text:
+        text_lists.sort_in_place(tr, lst, reverse_order, node)
+        return
     t = element_type(tr, lst, node)
     tr.at(node)
     b = tr.b
@@ -299,10 +288,29 @@ def sort(tr: Translating, lst: Obj, args: list[V], node: ast.AST,
 
 # ------------------------------------------------------------------------------- new lists
 def copy_of(tr: Translating, lst: Obj, node: ast.AST) -> Obj:
-    """A new list with the items of `lst` (`xs.copy()`, `list(xs)`, `xs[:]`)."""
-    numbers_only(tr, lst, 'a copy', node)
+    """A new list with the items of `lst` (`xs.copy()`, `list(xs)`, `xs[:]`; of a list of
+    strings, the same strings: they never change)."""
     out = make(tr, [], node)
     extend(tr, out, [lst], node)
+    return out
+
+
+def concat(tr: Translating, a: V, c: V, node: ast.AST) -> Obj:
+    """`xs + ys` with a run-time list on a side: a new list of the items of both (a list
+    display or a run-time list on the other side; a list of strings takes strings)."""
+    for v in (a, c):
+        if isinstance(v, (Tup, Known)) and not (
+            (isinstance(v, Tup) and v.is_list) or (isinstance(v, Known)
+                                                   and isinstance(v.value, list))):  # fmt: skip
+            what = type(v.value).__name__ if isinstance(v, Known) else "tuple"
+            tr.fail(node, f'can only concatenate list (not "{what}") to list (Python\'s '
+                    "TypeError)", "list(t) makes a list of a tuple")  # fmt: skip
+        elif not isinstance(v, (Tup, Known, Obj)) or (isinstance(v, Obj) and not is_list(v)):
+            tr.fail(node, "`+` of a list and this value: a list takes another list",
+                    "xs.append(v) adds one item")  # fmt: skip
+    out = make(tr, [], node)
+    extend(tr, out, [a], node)
+    extend(tr, out, [c], node)
     return out
 
 
@@ -320,26 +328,11 @@ def sorted_copy(tr: Translating, lst: Obj, kwargs: dict[str, V], node: ast.AST) 
     return out
 
 
-def bound(tr: Translating, e: ast.expr | None, what: str) -> V | None:
-    if e is None:
-        return None
-    v = tr.expr(e)
-    if isinstance(v, Known) and v.value is None:
-        return None
-    if isinstance(v, Known):
-        if not isinstance(v.value, (int, np.integer)) or isinstance(v.value, bool):
-            tr.fail(e, f"slice {what} must be an integer, not {type(v.value).__name__}")
-        return v
-    if not (isinstance(v, Value) and isinstance(v.type, T.Scalar) and v.type.is_int):
-        tr.fail(e, f"slice {what} must be an integer")
-    return v
-
-
 def getslice(tr: Translating, lst: Obj, sl: ast.Slice, node: ast.AST) -> Obj:
     """`xs[a:b:c]` as Python reads it: a new list of the items from a up to (not including)
     b, every c-th; bounds past either end are clipped, negative ones count from the end.
-    The step must be known at compile time (it decides the direction)."""
-    numbers_only(tr, lst, 'a slice', node)
+    The step must be known at compile time (it decides the direction). A list of strings
+    gives a list of the same strings (their offsets copied: strings never change)."""
     start, stop = bound(tr, sl.lower, "start"), bound(tr, sl.upper, "stop")
     step_v = bound(tr, sl.step, "step")
     if step_v is not None and not isinstance(step_v, Known):
@@ -352,38 +345,12 @@ def getslice(tr: Translating, lst: Obj, sl: ast.Slice, node: ast.AST) -> Obj:
     tr.at(node)
     lo, count_ = slice_bounds(tr, length(tr, lst), start, stop, step, node)
     out = make(tr, [], node)
-    fix_type(tr, out, t, node)
+    if info_of(lst).text:
+        holds_text(tr, out, node)
+    else:
+        fix_type(tr, out, t, node)
     _fill_slice(tr, lst, out, t, lo, step, count_, node)
     return out
-
-
-def slice_bounds(tr: Translating, n: Value, start: V | None, stop: V | None, step: int,
-                 node: ast.AST) -> tuple[Value, Value]:  # fmt: skip
-    """Where `[start:stop:step]` of a sequence of `n` items begins and how many items it
-    takes, as CPython's PySlice_AdjustIndices reads them: negative bounds count from the end,
-    then clipped to [0, n] going up and to [-1, n - 1] going down."""
-    b = tr.b
-    zero, one = i32(tr, 0), i32(tr, 1)
-
-    def adjust(v: V | None, default: Value) -> Value:
-        if v is None or (isinstance(v, Known) and v.value is None):
-            return default
-        x = coerce(b, v, T.INT32)
-        x = b.select(b.cmp("lt", x, zero), b.bin("add", x, n), x)
-        if step > 0:
-            return b.bin("min", b.bin("max", x, zero), n)
-        return b.bin("min", b.bin("max", x, i32(tr, -1)), b.bin("sub", n, one))
-
-    if step > 0:
-        lo, hi = adjust(start, zero), adjust(stop, n)
-        span = b.bin("sub", hi, lo)
-        size = i32(tr, step)
-    else:
-        lo, hi = adjust(start, b.bin("sub", n, one)), adjust(stop, i32(tr, -1))
-        span = b.bin("sub", lo, hi)
-        size = i32(tr, -step)
-    rounded_up = b.bin("floordiv", b.bin("add", span, b.bin("sub", size, one)), size)
-    return lo, b.select(b.cmp("gt", span, zero), rounded_up, zero)
 
 
 def _fill_slice(tr: Translating, src: Obj, out: Obj, t: T.Scalar, lo: Value, step: int,
@@ -431,8 +398,6 @@ class Method:
 
 
 def attribute(tr: Translating, lst: Obj, attr: str, node: ast.AST) -> V:
-    if attr != "append":
-        numbers_only(tr, lst, f".{attr}()", node)
     if attr not in METHODS and attr not in KEYWORDS:
         names = ", ".join(sorted([*METHODS, *KEYWORDS]))
         tr.fail(node, f"lists in kernels have {names}, len(), indexing, slicing and iteration, "

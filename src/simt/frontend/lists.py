@@ -165,6 +165,70 @@ def loop(tr: Translating, lo: Value, hi: Value, body: Callable[[Value], None]) -
     tr.b.op("for", [lo, hi, i32(tr, 1)], [], [blk], sign=1)
 
 
+def fold(
+    tr: Translating,
+    lo: Value,
+    hi: Value,
+    inits: list[Value],
+    body: Callable[[Value, list[Value]], list[Value]],
+) -> list[Value]:
+    """`for k in range(lo, hi): carried = body(k, carried)` of the list machinery itself,
+    starting from `inits`; the carried values after the loop."""
+    blk = Block()
+    k = Value(T.INT32, "k")
+    carried = [Value(v.type, "acc") for v in inits]
+    blk.args.extend([k, *carried])
+    with tr.b.at(blk):
+        new = body(k, carried)
+        tr.b.op("yield", new)
+    op = tr.b.op("for", [lo, hi, i32(tr, 1), *inits], [v.type for v in inits], [blk], sign=1)
+    return list(op.results)
+
+
+def bound(tr: Translating, e: ast.expr | None, what: str) -> V | None:
+    if e is None:
+        return None
+    v = tr.expr(e)
+    if isinstance(v, Known) and v.value is None:
+        return None
+    if isinstance(v, Known):
+        if not isinstance(v.value, (int, np.integer)) or isinstance(v.value, bool):
+            tr.fail(e, f"slice {what} must be an integer, not {type(v.value).__name__}")
+        return v
+    if not (isinstance(v, Value) and isinstance(v.type, T.Scalar) and v.type.is_int):
+        tr.fail(e, f"slice {what} must be an integer")
+    return v
+
+
+def slice_bounds(tr: Translating, n: Value, start: V | None, stop: V | None, step: int,
+                 node: ast.AST) -> tuple[Value, Value]:  # fmt: skip
+    """Where `[start:stop:step]` of a sequence of `n` items begins and how many items it
+    takes, as CPython's PySlice_AdjustIndices reads them: negative bounds count from the end,
+    then clipped to [0, n] going up and to [-1, n - 1] going down."""
+    b = tr.b
+    zero, one = i32(tr, 0), i32(tr, 1)
+
+    def adjust(v: V | None, default: Value) -> Value:
+        if v is None or (isinstance(v, Known) and v.value is None):
+            return default
+        x = coerce(b, v, T.INT32)
+        x = b.select(b.cmp("lt", x, zero), b.bin("add", x, n), x)
+        if step > 0:
+            return b.bin("min", b.bin("max", x, zero), n)
+        return b.bin("min", b.bin("max", x, i32(tr, -1)), b.bin("sub", n, one))
+
+    if step > 0:
+        lo, hi = adjust(start, zero), adjust(stop, n)
+        span = b.bin("sub", hi, lo)
+        size = i32(tr, step)
+    else:
+        lo, hi = adjust(start, b.bin("sub", n, one)), adjust(stop, i32(tr, -1))
+        span = b.bin("sub", lo, hi)
+        size = i32(tr, -step)
+    rounded_up = b.bin("floordiv", b.bin("add", span, b.bin("sub", size, one)), size)
+    return lo, b.select(b.cmp("gt", span, zero), rounded_up, zero)
+
+
 # ------------------------------------------------------------------------------- element type
 def element_type(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:
     info = info_of(lst)
@@ -407,6 +471,13 @@ def text_item(tr: Translating, at: Value) -> Obj:
 
 
 def setitem(tr: Translating, lst: Obj, key: V, value: V, node: ast.AST) -> None:
+    if _is_text(value):  # a copy of the string appended, then moved to place i
+        tr.at(node)
+        n = length(tr, lst)
+        i, ok = checked_index(tr, lst, key, n, node, "list assignment index out of range")
+        _append_text(tr, lst, value, node)
+        _place_last(tr, lst, n, i, ok, False)
+        return
     v = as_item(tr, lst, value, node)
     t = element_type(tr, lst, node)
     tr.at(node)
@@ -571,6 +642,11 @@ def extend(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     known_seq = isinstance(other, Known) and isinstance(other.value, (tuple, list))
     if isinstance(other, Tup) or known_seq:
         items = list(other.items) if isinstance(other, Tup) else [Known(x) for x in other.value]  # type: ignore[union-attr]
+        if items and all(_is_text(v) for v in items):  # strings: each appended (copied)
+            tr.at(node)
+            for v in items:
+                _append_text(tr, lst, v, node)
+            return Known(None)
         values = [as_item(tr, lst, v, node) for v in items]
         if values:
             tr.at(node)
@@ -578,6 +654,11 @@ def extend(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
         return Known(None)
     if is_list(other):
         assert isinstance(other, Obj)
+        if info_of(other).text:  # the same strings (they never change): their offsets
+            holds_text(tr, lst, node)
+        elif info_of(lst).text and info_of(other).dtype is not None:
+            tr.fail(node, "this list holds strings (from its first item), and the numbers of "
+                    "that list would mix them", "keep numbers in a list of their own")  # fmt: skip
         ot = element_type(tr, other, node)
         fix_type(tr, lst, ot, node)
         t = element_type(tr, lst, node)
@@ -611,7 +692,7 @@ def pop(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
         last = b.select(ok, b.bin("sub", n, i32(tr, 1)), i32(tr, 0))
         v = ar.load(b, t, b.bin("add", header(tr, lst, DATA), last))
         set_header(tr, lst, LEN, b.select(ok, last, n))
-        return v
+        return _item_value(tr, lst, v, ok)
     i, ok = checked_index(tr, lst, args[0], n, node, "pop index out of range")
     data = header(tr, lst, DATA)
     v = ar.load(b, t, b.bin("add", data, i))
@@ -627,14 +708,49 @@ def pop(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
         set_header(tr, lst, LEN, end)
 
     when(tr, ok, remove)
-    return v
+    return _item_value(tr, lst, v, ok)
+
+
+def _item_value(tr: Translating, lst: Obj, v: Value, ok: Value) -> V:
+    """An item taken out of the list: the number, or of a list of strings the string (the
+    empty one where `ok` fails: the thread raised, and nothing is read)."""
+    if not info_of(lst).text:
+        return v
+    s = text_item(tr, v)
+    return s.with_field("n", tr.b.select(ok, s.get("n"), i32(tr, 0)))  # type: ignore[arg-type]
+
+
+def _place_last(tr: Translating, lst: Obj, n: Value, i: Value, ok: Value,
+                keep: bool) -> None:  # fmt: skip
+    """After a string was appended to a list of `n` items (where it was: the length is
+    n + 1), move it to place `i`: the items from there on one up (`keep`: `insert`), or in
+    place of item i (the list's length back to n: `xs[i] = s`). Nothing where `ok` fails."""
+    b, ar = tr.b, arena(tr)
+    grew = b.bin("and", ok, b.cmp("eq", length(tr, lst), b.bin("add", n, i32(tr, 1))))
+
+    def move() -> None:
+        data = header(tr, lst, DATA)
+        new = ar.load(b, T.INT32, b.bin("add", data, n))
+        if keep:
+            def shift(j: Value) -> None:  # j runs i to n - 1: item n - 1 - (j - i) moves up
+                k = b.bin("sub", b.bin("add", n, i), b.bin("add", j, i32(tr, 1)))
+                src = ar.load(b, T.INT32, b.bin("add", data, k))
+                ar.store(b, T.INT32, b.bin("add", data, b.bin("add", k, i32(tr, 1))), src)
+
+            loop(tr, i, n, shift)
+        else:
+            set_header(tr, lst, LEN, n)
+        ar.store(b, T.INT32, b.bin("add", data, i), new)
+
+    when(tr, grew, move)
 
 
 def insert(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     if len(args) != 2:
         tr.fail(node, "list.insert() takes exactly two arguments")
-    v = as_item(tr, lst, args[1], node)
-    t = element_type(tr, lst, node)
+    text = _is_text(args[1])
+    v = None if text else as_item(tr, lst, args[1], node)
+    t = element_type(tr, lst, node) if not text else T.INT32
     tr.at(node)
     b, ar = tr.b, arena(tr)
     n = length(tr, lst)
@@ -642,6 +758,11 @@ def insert(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     # Python clips the position to the list: negative counts from the end
     i = b.select(b.cmp("lt", key, i32(tr, 0)), b.bin("add", key, n), key)
     i = b.bin("min", b.bin("max", i, i32(tr, 0)), n)
+    if text:  # a copy of the string appended, then moved to its place
+        _append_text(tr, lst, args[1], node)
+        _place_last(tr, lst, n, i, b.const(True, T.BOOL), True)
+        return Known(None)
+    assert v is not None
     ok = reserve(tr, lst, t, i32(tr, 1), node)
 
     def place() -> None:

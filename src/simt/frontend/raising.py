@@ -87,6 +87,15 @@ class Site:
 QUOTED_TEXT = ("'", "'")
 
 
+def quoted_suffix(parts: tuple[str | int, ...]) -> str | None:
+    """Where a text site's message is the repr of its text (`QUOTED_TEXT`, maybe followed by
+    more literal text: a list of strings' `'w' is not in list`), the text after the repr;
+    None for another site."""
+    if parts[:2] != QUOTED_TEXT:
+        return None
+    return "".join(str(p) for p in parts[2:])
+
+
 class RaisedText:
     """An exception built with a message made at run time (`ValueError(s)`,
     `ValueError(f"bad {i}")`, made by calls.py): an `Obj` of this class with fields `cls`
@@ -844,7 +853,8 @@ def message_parts(tr: Translating, e: Obj) -> list[str | tuple[Value, str]]:
     s = tr.ctx.sites[sites[0] - 1]
     if s.text:
         around = (*s.parts, "", "")[:2]
-        return [around[0], RunTimeText(e.get("a"), e.get("b")), around[1]]  # type: ignore[list-item]
+        rest = [str(p) for p in s.parts[2:]]  # after a repr (`quoted_suffix`)
+        return [around[0], RunTimeText(e.get("a"), e.get("b")), around[1], *rest]  # type: ignore[list-item]
     out: list[str | tuple[Value, str]] = []
     for p in s.parts:
         if isinstance(p, str):
@@ -953,7 +963,8 @@ def decode(
         if s.text:
             around = (*s.parts, "", "")[:2]
             message = _text(words[text_at + k * TEXT_WORDS :][: TEXT_WORDS], int(b[k]))
-            message = repr(message) if s.parts == QUOTED_TEXT else \
+            suffix = quoted_suffix(s.parts)
+            message = repr(message) + suffix if suffix is not None else \
                 f"{around[0]}{message}{around[1]}"  # fmt: skip
         else:
             message = s.message((int(a[k]), int(b[k])))

@@ -40,8 +40,7 @@ from ..ir import Value
 from ..ir.ops import spec_conversion
 from . import float_format, raising
 from .context import Translating
-from .list_ops import fold
-from .lists import i32, loop, raise_unless, when
+from .lists import fold, i32, loop, raise_unless, when
 from .scalars import coerce
 from .strings import (
     Part,

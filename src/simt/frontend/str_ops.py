@@ -13,12 +13,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+import numpy as np
+
 from .. import types as T
 from ..ir import Value
 from . import lists, strings
 from .context import Translating
-from .list_ops import fold
-from .lists import i32, when
+from .lists import fold, i32, when
+from .scalars import coerce
 from .strings import (
     Text,
     char,
@@ -134,56 +136,110 @@ def replace(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
 
 
 # ------------------------------------------------------------------------------- splitting
-def split(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
-    """`s.split()` (runs of whitespace, as `str.isspace` has it, none at either end) and
-    `s.split(sep)` (at each `sep`, left to right, not overlapping; empty pieces kept): a
-    new list of strings, each piece a copy after its count. The string is walked twice:
+def _split_args(tr: Translating, name: str, args: list[V], kwargs: dict[str, V],
+                node: ast.AST) -> tuple[Text | None, Value | None]:  # fmt: skip
+    """`sep` and `maxsplit` of `s.split(...)` / `s.rsplit(...)`, by place or keyword, as
+    Python takes them: `sep` None (whitespace) or a non-empty string, `maxsplit` an int
+    (negative: no limit; None when not given)."""
+    unknown = set(kwargs) - {"sep", "maxsplit"}
+    if unknown:
+        tr.fail(node, f"str.{name}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    if len(args) > 2:
+        tr.fail(node, f"str.{name}() takes at most 2 arguments ({len(args)} given)")
+    given = dict(zip(("sep", "maxsplit"), args))
+    for k, v in kwargs.items():
+        if k in given:
+            tr.fail(node, f"str.{name}() got multiple values for argument {k!r}")
+        given[k] = v
+    sep_v = given.get("sep", Known(None))
+    if not (is_text(sep_v) or _is_none(sep_v)):
+        tr.fail(node, f"str.{name}(): the separator must be a string or None",
+                "str(v) makes a string of a number")  # fmt: skip
+    sep = None if _is_none(sep_v) else text_of(sep_v)
+    if sep == "":
+        tr.fail(node, f"str.{name}(): empty separator (Python's ValueError)")
+    most = given.get("maxsplit")
+    if most is None:
+        return sep, None
+    if isinstance(most, Known) and isinstance(most.value, (int, np.integer)):
+        return sep, (None if most.value < 0 else i32(tr, int(most.value)))
+    if not (isinstance(most, Value) and isinstance(most.type, T.Scalar) and most.type.is_int):
+        tr.fail(node, f"str.{name}(): maxsplit must be an integer",
+                "int(x) makes one of a float")  # fmt: skip
+    assert isinstance(most, Value)
+    return sep, coerce(tr.b, most, T.INT32)
+
+
+def split(tr: Translating, s: Obj, args: list[V], node: ast.AST,
+          kwargs: dict[str, V] | None = None, rev: bool = False) -> V:  # fmt: skip
+    """`s.split()` (runs of whitespace, as `str.isspace` has it, none at either end),
+    `s.split(sep)` (at each `sep`, left to right, not overlapping; empty pieces kept), with a
+    `maxsplit` (at most that many cuts: the rest is the last piece, its whitespace at the
+    start dropped where the cuts are at whitespace), and `s.rsplit(...)` (the same from the
+    right: `sep`s found right to left, the rest the first piece): a new list of strings,
+    each piece a copy after its count, in the string's order. The string is walked twice:
     once to count the pieces and their characters (so that the heap is taken, or a
     MemoryError raised, once), once to write them."""
-    if len(args) > 1 or (args and not (is_text(args[0]) or _is_none(args[0]))):
-        tr.fail(node, "str.split() takes no argument or a separator string in a kernel "
-                "(no maxsplit)", "to split only at the first k, cut first: s.find(sep), "
-                "then slices")  # fmt: skip
-    sep = text_of(args[0]) if args and not _is_none(args[0]) else None
-    if sep == "":
-        tr.fail(node, "str.split(): empty separator (Python's ValueError)")
+    name = "rsplit" if rev else "split"
+    sep, most = _split_args(tr, name, args, kwargs or {}, node)
     tr.at(node)
     b = tr.b
     out = lists.make(tr, [], node, "split")
     lists.holds_text(tr, out, node)
     n = length(tr, s)
     zero, one = i32(tr, 0), i32(tr, 1)
+    last = b.bin("sub", n, one)
     m = length(tr, sep) if sep is not None else zero
+
+    def can(taken: Value) -> Value:  # another cut is allowed
+        if most is None:
+            return b.const(True, T.BOOL)
+        return b.bin("or", b.cmp("lt", most, zero), b.cmp("lt", taken, most))
 
     def walk(on_piece: Callable[[Value, Value, Value, list[Value]], list[Value]],
              extra: list[Value]) -> list[Value]:  # fmt: skip
-        """`extra = on_piece(lo, hi, is_piece, extra)` at each place a piece may end, left to
-        right (`is_piece`: whether one does); the `extra` values after the last."""
+        """`extra = on_piece(lo, hi, is_piece, extra)` at each place a piece may end, in the
+        walk's direction (`is_piece`: whether one does); the `extra` values after the last.
+        `mark`: where the piece being read starts (its end, walking from the right)."""
         if sep is None:
-            def word(k: Value, acc: list[Value]) -> list[Value]:
-                start, inside, *more = acc
+            def word(j: Value, acc: list[Value]) -> list[Value]:
+                mark, inside, taken, *more = acc
+                k = b.bin("sub", last, j) if rev else j
                 space = _is_space(tr, char(tr, s, k), None)
-                ends = b.bin("and", inside, space)
-                more = on_piece(start, k, ends, more)
+                ends = b.bin("and", b.bin("and", inside, space), can(taken))
+                lo, hi = (b.bin("add", k, one), mark) if rev else (mark, k)
+                more = on_piece(lo, hi, ends, more)
                 begins = b.bin("and", b.un("not", inside), b.un("not", space))
-                return [b.select(begins, k, start), b.un("not", space), *more]
+                # past the last cut the rest runs to the end once it has begun
+                inside = b.select(can(taken), b.un("not", space),
+                                  b.bin("or", inside, b.un("not", space)))  # fmt: skip
+                taken = b.bin("add", taken, b.select(ends, one, zero))
+                start = b.bin("add", k, one) if rev else k
+                return [b.select(begins, start, mark), inside, taken, *more]
 
-            start, inside, *more = fold(tr, zero, n, [zero, b.const(False, T.BOOL), *extra],
-                                        word)  # fmt: skip
-            return on_piece(start, n, inside, more)
+            mark, inside, _, *more = fold(tr, zero, n, [n if rev else zero,
+                                                        b.const(False, T.BOOL), zero, *extra],
+                                          word)  # fmt: skip
+            return on_piece(zero if rev else mark, mark if rev else n, inside, more)
         assert sep is not None
         sp = sep
 
-        def cut_at(k: Value, acc: list[Value]) -> list[Value]:
-            start, *more = acc
-            fits = b.cmp("le", b.bin("add", k, m), n)
-            hit = b.bin("and", b.bin("and", b.cmp("ge", k, start), fits),
+        def cut_at(j: Value, acc: list[Value]) -> list[Value]:
+            mark, taken, *more = acc
+            k = b.bin("sub", last, j) if rev else j
+            if rev:  # the separator ends by the piece's end
+                fits = b.cmp("le", b.bin("add", k, m), mark)
+            else:
+                fits = b.bin("and", b.cmp("ge", k, mark), b.cmp("le", b.bin("add", k, m), n))
+            hit = b.bin("and", b.bin("and", fits, can(taken)),
                         same_at(tr, s, sp, k, b.select(fits, m, zero)))  # fmt: skip
-            more = on_piece(start, k, hit, more)
-            return [b.select(hit, b.bin("add", k, m), start), *more]
+            lo, hi = (b.bin("add", k, m), mark) if rev else (mark, k)
+            more = on_piece(lo, hi, hit, more)
+            taken = b.bin("add", taken, b.select(hit, one, zero))
+            return [b.select(hit, k if rev else b.bin("add", k, m), mark), taken, *more]
 
-        start, *more = fold(tr, zero, n, [zero, *extra], cut_at)
-        return on_piece(start, n, b.const(True, T.BOOL), more)
+        mark, _, *more = fold(tr, zero, n, [n if rev else zero, zero, *extra], cut_at)
+        return on_piece(zero if rev else mark, mark if rev else n, b.const(True, T.BOOL), more)
 
     # the count of pieces and of their words (each: its count, then its characters)
     def counted(lo: Value, hi: Value, yes: Value, acc: list[Value]) -> list[Value]:
@@ -195,6 +251,8 @@ def split(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
     arena = lists.arena(tr)
 
     def write(at: Value, item: Value) -> None:
+        step = i32(tr, -1 if rev else 1)
+
         def one_piece(lo: Value, hi: Value, yes: Value, acc: list[Value]) -> list[Value]:
             cur, it = acc
             size = b.bin("sub", hi, lo)
@@ -207,11 +265,13 @@ def split(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
 
             when(tr, yes, store)
             return [b.select(yes, b.bin("add", cur, b.bin("add", size, one)), cur),
-                    b.select(yes, b.bin("add", it, one), it)]  # fmt: skip
+                    b.select(yes, b.bin("add", it, step), it)]  # fmt: skip
 
-        walk(one_piece, [at, item])
+        # from the right, the pieces come last first: item count - 1 down to 0
+        first = b.bin("add", item, b.bin("sub", count, one)) if rev else item
+        walk(one_piece, [at, first])
 
-    lists.push_texts(tr, out, count, words, "a split string", node, write)
+    lists.push_texts(tr, out, count, words, f"a {name} string", node, write)
     return out
 
 
@@ -223,7 +283,9 @@ METHODS: dict[str, Op] = {
     "rstrip": lambda tr, s, a, n: _strip(tr, s, a, n, False, True),
     "replace": replace,
     "split": split,
+    "rsplit": lambda tr, s, a, n: split(tr, s, a, n, rev=True),
 }
+KEYWORDS = {"split", "rsplit"}  # the methods that take keyword arguments
 
 
 class Method:
@@ -234,9 +296,11 @@ class Method:
 
     def call(self, tr: Translating, s: V, args: list[V], kwargs: dict[str, V],
              node: ast.AST) -> V:  # fmt: skip
+        assert isinstance(s, Obj)
+        if self.name in KEYWORDS:
+            return split(tr, s, args, node, kwargs, rev=self.name == "rsplit")
         if kwargs:
             tr.fail(node, f"str.{self.name}() takes no keyword arguments in a kernel")
-        assert isinstance(s, Obj)
         return METHODS[self.name](tr, s, args, node)
 
 

@@ -17,7 +17,7 @@ refused at compile time.
 
 The result has the type `int(x)` of a float has (int32; int64 under Numba's typing). Python's
 ints do not overflow; a value past that type is an `OverflowError` of the thread, never a
-wrapped number. The parse is a state machine written as a fold (`list_ops.fold`): the state, the
+wrapped number. The parse is a state machine written as a fold (`lists.fold`): the state, the
 sign, the value so far (kept negative, so the type's minimum parses) and an overflow flag are
 its carried values — no early exit, one load and a few selects per character.
 """
@@ -31,8 +31,7 @@ import numpy as np
 from .. import types as T
 from ..ir import Value
 from .context import Translating
-from .list_ops import fold
-from .lists import i32
+from .lists import fold, i32
 from .raising import raise_builtin, set_state, site
 from .scalars import coerce
 from .strings import Text, char, length, materialise, offset

@@ -34,8 +34,7 @@ from ..ir import Field, Value
 from ..ir.ops import QUOTED
 from . import tables
 from .context import Translating
-from .list_ops import bound, fold, slice_bounds
-from .lists import RList, arena, i32, info_of, loop, raise_unless, when
+from .lists import RList, arena, bound, fold, i32, info_of, loop, raise_unless, slice_bounds, when
 from .raising import (
     QUOTED_TEXT,
     RaisedText,
@@ -43,7 +42,10 @@ from .raising import (
     Split,
     caught_sites,
     message_parts,
+    quoted_suffix,
     run_time_text,
+    set_state,
+    site,
     site_test,
 )
 from .scalars import coerce
@@ -329,6 +331,14 @@ Part = str | Obj | tuple[Value | Obj, str]
 
 
 # ------------------------------------------------------------------------------- exceptions
+def raise_quoted(tr: Translating, cls: type, fails: Value, s: Obj, after: str,
+                 node: ast.AST) -> None:  # fmt: skip
+    """The thread raises `cls(repr(s) + after)` at `node` where `fails` holds (`s`'s
+    characters are the payload; the repr is written where the message is read)."""
+    sid = site(tr, cls, (*QUOTED_TEXT, after), node, None, text=True)
+    set_state(tr, sid, fails, (offset(s), length(tr, s)))
+
+
 def exception(tr: Translating, cls: type[BaseException], args: list[V], kwargs: dict[str, V],
               node: ast.AST) -> Obj:  # fmt: skip
     """`ValueError(s)` of a string built at run time: the exception object `raise` takes
@@ -379,10 +389,11 @@ def message_text(tr: Translating, e: Obj, node: ast.AST) -> Text:
     except Split:
         return _message_by_site(tr, e, node)
     site = tr.ctx.sites[caught_sites(e)[0] - 1]
-    if site.text and site.parts == QUOTED_TEXT:  # a KeyError's message: the key's repr
+    suffix = quoted_suffix(site.parts) if site.text else None
+    if suffix is not None:  # a KeyError's message: the key's repr (then a list's words)
         for p in parts:
             if isinstance(p, RunTimeText):
-                return repr_text(tr, of_payload(tr, p), node)
+                return concat(tr, repr_text(tr, of_payload(tr, p), node), suffix, node)
     out: Text = ""
     for p in parts:
         if isinstance(p, RunTimeText):
@@ -473,6 +484,32 @@ def equal(tr: Translating, a: Text, c: Text, node: ast.AST) -> Value:
     an, cn = length(tr, a), length(tr, c)
     same_n = b.cmp("eq", an, cn)
     return b.bin("and", same_n, same_at(tr, a, c, i32(tr, 0), b.select(same_n, an, i32(tr, 0))))
+
+
+def less(tr: Translating, a: Text, c: Text) -> Value:
+    """`a < c` as Python orders strings: by code point at the first place they differ, else
+    the shorter first (one pass over the shorter string's length, no early exit)."""
+    b = tr.b
+    an, cn = length(tr, a), length(tr, c)
+    false = b.const(False, T.BOOL)
+
+    def step(k: Value, acc: list[Value]) -> list[Value]:
+        decided, below = acc
+        x, y = char(tr, a, k), char(tr, c, k)
+        first = b.bin("and", b.un("not", decided), b.cmp("ne", x, y))
+        return [b.bin("or", decided, first), b.select(first, b.cmp("lt", x, y), below)]
+
+    decided, below = fold(tr, i32(tr, 0), b.bin("min", an, cn), [false, false], step)
+    return b.select(decided, below, b.cmp("lt", an, cn))
+
+
+def order(tr: Translating, op: str, a: Text, c: Text, node: ast.AST) -> Value:
+    """`a < c`, `a <= c`, `a > c`, `a >= c` of strings (`op`: lt, le, gt, ge)."""
+    tr.at(node)
+    if op in ("gt", "le"):
+        a, c = c, a
+    lt = less(tr, a, c)
+    return tr.b.un("not", lt) if op in ("le", "ge") else lt
 
 
 def _affix(tr: Translating, s: Obj, args: list[V], node: ast.AST, end: bool) -> V:

@@ -95,6 +95,7 @@ _DUNDER = {
     "mod": "mod", "pow": "pow", "and": "and", "or": "or", "xor": "xor", "matmul": "matmul",
 }  # fmt: skip
 _CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
+_ORDER = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _PYCMP: dict[type, Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
@@ -1302,6 +1303,8 @@ class Translator:
             m = self.method_of(b, f"__r{dunder}__")
             if m is not None:
                 return self.call_method(m, [a], node)
+        if op == "add" and (lists.is_list(a) or lists.is_list(b)):
+            return list_ops.concat(self, a, b, node)
         if isinstance(a, (Tup, Known)) and isinstance(b, (Tup, Known)) and op in ("add", "mul"):
             if isinstance(a, Tup) or isinstance(b, Tup):
                 return self._tuple_op(op, a, b, node)
@@ -1507,6 +1510,13 @@ class Translator:
                 return Known(isinstance(op, ast.NotEq))  # a string never equals a number
             same = strings.equal(self, strings.text_of(a), strings.text_of(b), node)
             return self.b.un("not", same) if isinstance(op, ast.NotEq) else same
+        if (strings.is_str(a) or strings.is_str(b)) and type(op) in _ORDER:
+            if not (strings.is_text(a) and strings.is_text(b)):
+                self.fail(node, f"'{_ORDER[type(op)]}' between a string and a number "
+                          "(Python's TypeError)", "str(v) makes a string of a number, "
+                          "int(s) or float(s) a number of a string")  # fmt: skip
+            return strings.order(self, _CMP[type(op)], strings.text_of(a), strings.text_of(b),
+                                 node)  # fmt: skip
         if dicts.is_dict_like(a) or dicts.is_dict_like(b):
             self.fail(node, "comparing dicts or sets is not supported in kernels",
                       "compare len(d), and the entries in a loop")  # fmt: skip
