@@ -234,7 +234,7 @@ def test_str_format_and_format_are_pythons(
 @pytest.mark.parametrize(
     ("body", "words"),
     [
-        ("s = str(n).format(t)", "str.format() of a string built at run time"),
+        ("s = str(n).format(t)", "tpl.replace('{name}', str(v))"),
         ("s = '{:{}}'.format(t, 3)", "a nested field in the format spec"),
         ("s = '{0.real}'.format(t)", "attribute and index fields are not read in a kernel"),
         ("s = '{} {}'.format(t)", "Replacement index 1 out of range"),
@@ -335,3 +335,29 @@ def test_float32_fixed_point_is_pythons(backend: str, capfd: pytest.CaptureFixtu
         fixed_kernel[1, 1](a[k : k + per], len(a[k : k + per]))
     want = ["".join(f"[{v:{s}}]" for s in FIXED_SPECS) for v in a.tolist()]
     assert capfd.readouterr().out.splitlines() == want
+
+
+def filled(t, v):
+    """The refusal of a template built at run time advises these two spellings."""
+    tpl = "[" * (t % 3) + "{name}={value}, {name}" + "]" * (t % 2)
+    head = "<" + str(t) + ">"
+    return head + f"{v:>5}" + "|" + tpl.replace("{name}", "v" + str(t)).replace(
+        "{value}", str(v))
+
+
+@simt.kernel
+def filled_kernel(a, out):
+    t = simt.grid(1)
+    s = filled(t, a[t])
+    out[t, 0] = len(s)
+    for j in range(len(s)):
+        out[t, 1 + j] = ord(s[j])
+
+
+def test_the_run_time_template_advice_works() -> None:
+    simt.use("sim")
+    a = np.array([5, -1234, 99999], np.int32)
+    out = np.zeros((3, 64), np.int32)
+    filled_kernel[1, 3](a, out)
+    for t, v in enumerate(a.tolist()):
+        assert "".join(chr(c) for c in out[t, 1:1 + out[t, 0]]) == filled(t, v)

@@ -687,9 +687,17 @@ class Method:
 
 
 def refuse_run_time_template(tr: Translating, node: ast.AST) -> None:
-    tr.fail(node, "str.format() of a string built at run time (its fields are read when "
-            "compiling)", "write the template as a literal: '{} = {:x}'.format(a, b), or an "
-            "f-string")  # fmt: skip
+    """`t.format(...)` of a string `t` built at run time. Its fields (how many, which argument
+    each takes, under which spec) decide the code compiled for each argument, and text built
+    at run time may hold braces of its own (`{{`, `}}`, more fields), so the front end cannot
+    know them: refused, with the three spellings that do work."""
+    tr.fail(node, "str.format() of a string built at run time: its fields (which argument, "
+            "which spec) decide the code compiled for each argument, so a kernel reads them "
+            "from a template known when compiling", "write the template as a literal or an "
+            "f-string ('{}: {:>5}'.format(k, v), f'{k}: {v:>5}'); for text built at run time "
+            "around known fields, join the pieces: head + f'{v:>5}' + tail; for a template "
+            "only known at run time, fill named placeholders with replace: "
+            "tpl.replace('{name}', str(v))")  # fmt: skip
 
 
 __all__ = ["Spec", "parse", "number", "text", "from_parts", "field", "builtin", "Method"]
