@@ -100,6 +100,7 @@ INTERLEAVED |= {"oob_row_loop"}  # a thread sums its row (`m[y, k]`), one past i
 # a row per thread
 INTERLEAVED |= {"file_reads", "file_reads_none_staged", "file_seek_tell", "str_parse"}
 INTERLEAVED |= {"float_specials", "strings_shown", "strings_split", "file_readlines"}  # rows
+INTERLEAVED |= {"strings_lists"}  # a row of results per thread
 
 
 def _block_size(c) -> int:  # type: ignore[no-untyped-def]

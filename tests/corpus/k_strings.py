@@ -13,9 +13,11 @@ and float32 under the float types (`f`, `e`, `g`, `%`, grouping, a run-time widt
 precision); floats with no format type (`str(x)`, `f"{x}"`, `f"{x:.3}"`, a width alone):
 the shortest digits that read back, float64 as Python's `repr`, float32 as numpy's `str` (as
 `print` shows them), and such a string printed; `split()`/`split(sep)` into lists of strings
-(appended to, indexed, walked, joined, printed), `count`, `index`, `rfind`, `title`. The
-reference is the same helper run by
-Python on the host."""
+(appended to, indexed, walked, joined, printed), `count`, `index`, `rfind`, `title`;
+`rsplit` and a `maxsplit` (a run-time one too), and lists of strings under `min`, `max`,
+`sorted`, `in`, `index`, `count`, slices, `copy`, `pop`, `insert`, `extend`, `reverse`,
+`remove`, `+`, strings ordered by `<`. The reference is the same helper run by Python on
+the host."""
 
 import numpy as np
 
@@ -463,7 +465,47 @@ def _make_split():
     return rng(29).integers(-5000, 5000, 24).astype(np.int32), np.zeros((24, 5), np.int32)
 
 
+def word_list(t, v):
+    """Strings cut with rsplit and a maxsplit, and lists of strings read, sorted and changed:
+    the same helper in the kernel and on the host."""
+    s = "pear, fig " + str(v) + ",kiwi  fig,," + " z" * (t % 3)
+    ws = s.split()
+    head = s.split(",", t % 3)
+    tail = s.rsplit(None, 2)
+    ws.sort()
+    top = sorted(tail, reverse=True)
+    kept = ws[1:] + head[::-1]
+    kept.insert(t % 4, min(ws))
+    kept.extend(top[:2])
+    if "fig" in kept:
+        kept.remove("fig")
+    last = kept.pop()
+    order = 1 if last < max(ws) else 0
+    return [len(ws), len(head), len(tail), kept.count("fig,"), kept.index(min(ws)),
+            len(",".join(kept)), order], kept
+
+
+@simt.kernel(heap=4096)
+def strings_lists(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        nums, kept = word_list(t, a[t])
+        for j in range(7):
+            out[t, j] = nums[j]
+        if t % 4 == 1:
+            print(kept)
+
+
+def _make_lists():
+    return rng(31).integers(-5000, 5000, 24).astype(np.int32), np.zeros((24, 7), np.int32)
+
+
 CASES = [
+    Case("strings_lists", strings_lists, _make_lists, 1, 32,
+         lambda a, out: {1: np.array([word_list(t, v)[0] for t, v in enumerate(a.tolist())],
+                                     np.int32)},
+         tol=EXACT, stdout=lambda a, out: "".join(f"{word_list(t, v)[1]}\n" for t, v in
+                                                  enumerate(a.tolist()) if t % 4 == 1)),
     Case("strings_split", strings_split, _make_split, 1, 32,
          lambda a, out: {1: np.array([split_text(t, v)[0] for t, v in enumerate(a.tolist())],
                                      np.int32)},

@@ -239,6 +239,26 @@ def test_lists_feature_draws_enumerate_zip_reversed_over_lists_and_strings() -> 
         assert check(generate(seed, lists=True, size=4), ("cpu",), nvrtc=True) == []
 
 
+def test_lists_feature_draws_rsplit_maxsplit_and_lists_of_strings_sorted() -> None:
+    """#27: a run-time string cut by `rsplit` or with a `maxsplit`, its list of strings read
+    (`min`/`max`, `count`/`index`/`in`), ordered (`sorted`, slices, copies), changed and
+    added to, and two strings compared with `<` (each refused before); the kernels agree on
+    every backend."""
+    from simt.testing.differential import check
+
+    drawn: dict[str, int] = {}
+    for s in range(80):
+        src = generate(s, lists=True, size=4).source
+        if "' b,a 1 a')" not in src:
+            continue
+        for form in (".rsplit(", "maxsplit=", "sorted(ws", "min(ws", ".index('a') if 'a' in",
+                     "] < us"):  # fmt: skip
+            if form in src:
+                drawn.setdefault(form, s)
+    assert len(drawn) == 6, drawn
+    assert check(generate(drawn[".rsplit("], lists=True, size=4), ("cpu",), nvrtc=True) == []
+
+
 def test_an_f_string_with_an_effect_is_drawn_and_runs_it_once() -> None:
     """A run-time string (gen_lists.text) may be an f-string holding an atomic add to the
     thread's own `io` slot, and the kernel asserts the add ran once: comparing backends

@@ -20,8 +20,9 @@ spec made it something else: "-2,048", "0x1f"), and `float()` of a decimal made 
 kernel, an exact float under a float format type (`FLOAT_SPECS`) and a run-time width and
 precision, and a float with no format type (its shortest digits); `split` into a list of
 strings, walked, appended to and joined, with `count`, `rfind`, `title` and `index`
-(`split_words`). A variable may be given list displays on an `if`'s paths or in a loop
-(`shaped`); `enumerate`, `zip`, `reversed` walk a list and a string (`walked`).
+(`split_words`); `rsplit` and `maxsplit`, and a list of strings read, sorted, sliced, copied,
+changed and added to (`word_lists`). A variable may be given list displays on an `if`'s
+paths or in a loop (`shaped`); `enumerate`, `zip`, `reversed` walk a list and a string (`walked`).
 """
 
 from __future__ import annotations
@@ -179,6 +180,8 @@ def text(g: Grammar) -> None:
         shortest(g, acc)
     with aside(g, "split"):
         split_words(g, s, acc, probe)
+    with aside(g, "word_lists"):
+        word_lists(g, s, acc)
     g.declare(acc, "i32", 4096.0)
 
 
@@ -218,6 +221,34 @@ def split_words(g: Grammar, s: str, acc: str, probe: str) -> None:
         g.emit(f"    {acc} += {s}.index({probe})")
         g.emit("except ValueError:")
         g.emit(f"    {acc} += 11")
+
+
+def word_lists(g: Grammar, s: str, acc: str) -> None:
+    """Maybe cut the string with `rsplit` or a `maxsplit` (known or at run time), then read
+    and reorder the list of strings: `min`, `max`, `sorted`, `sort`, `in`, `count`, `index`,
+    slices, `copy`, `insert`, `extend`, `pop`, `reverse`, `+` and `<` of two strings, folded
+    into `acc` by lengths (its first 10 characters: short enough for the heap)."""
+    r = g.r
+    if r.random() >= 0.4:
+        return
+    ws, us = g.fresh("ws"), g.fresh("us")
+    how = r.choice(("split", "rsplit"))
+    sep = r.choice(("None", "','", "' '", "'a'"))
+    most = r.choice(("-1", "0", "1", "2", "t % 3", "t % 4 - 1"))
+    call = r.choice((f"{how}({sep}, {most})", f"{how}(maxsplit={most})", f"{how}({sep})"))
+    g.emit(f"{ws} = ({s}[:10] + ' b,a 1 a').{call}")
+    read = r.choice(("len(min({ws})) * 3 + len(max({ws}))",
+                     "{ws}.count('a') + ({ws}.index('a') if 'a' in {ws} else 5)"))  # fmt: skip
+    g.emit(f"{acc} += len({ws}) + " + read.format(ws=ws))
+    order = r.choice(("sorted({ws})", "sorted({ws}, reverse=True)", "{ws}[::-1]",
+                      "{ws}[1:]", "{ws}.copy()", "list({ws})"))  # fmt: skip
+    g.emit(f"{us} = {order.format(ws=ws)}")
+    change = r.choice(("{us}.sort()", "{us}.reverse()", "{us}.insert(t % 3, {s}[:3])",
+                       "{us}.extend({ws}[:2])", "{us}.append(({us} + {ws}).pop(0))"))  # fmt: skip
+    g.emit(change.format(us=us, ws=ws, s=s))
+    g.emit(f"{us} = {us} + ['z'] + {ws}[-1:]")
+    g.emit(f"{acc} = ({acc} * 3 + len('|'.join({us})) + (1 if {us}[0] < {us}[-1] else 2)) "
+           "% 4096")  # fmt: skip
 
 
 # float format specs a string built at run time takes (frontend/float_format.py)
