@@ -514,7 +514,8 @@ def word_lists(t, v):
     ws = ("pear fig " + str(v) + " apple fig kiwi Fig" + " z" * (t % 3)).split()
     nums = [len(min(ws)), len(max(ws)), ws.index("fig"), ws.count("fig"), ws.count(7),
             1 if "kiwi" in ws else 0, 1 if "plum" in ws else 0, 1 if 3 not in ws else 0,
-            1 if ws[0] < ws[1] else 0, 1 if ws[1] >= "fig" else 0, 1 if "Fig" > "fig" else 0]
+            1 if ws[0] < ws[1] else 0, 1 if ws[1] >= "fig" else 0, 1 if "Fig" > "fig" else 0,
+            len(min(ws[2], "Kiwi", ws[0])) * 10 + len(max(ws[-1], ws[2]))]
     up = sorted(ws)
     down = sorted(ws, reverse=True)
     tail, back = ws[1:], ws[::-1]
@@ -544,26 +545,27 @@ def word_lists_kernel(a, out):
     t = simt.grid(1)
     if t < len(a):
         nums, text = word_lists(t, a[t])
-        for j in range(11):
+        for j in range(12):
             out[t, j] = nums[j]
-        out[t, 11] = len(text)
+        out[t, 12] = len(text)
         for j in range(len(text)):
-            out[t, 12 + j] = ord(text[j])
+            out[t, 13 + j] = ord(text[j])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_lists_of_strings_read_sort_and_copy_as_pythons(backend: str) -> None:
     # min, max, in, index, count, sorted, sort, slices, list(), copy, remove, pop, insert,
-    # extend, xs[i] = s, reverse, clear, + of lists of strings, and s < t by code point:
-    # each was a CompileError before ("... of a list of strings: loop over its items")
+    # extend, xs[i] = s, reverse, clear, + of lists of strings, s < t by code point and
+    # min/max of strings given one by one: each was a CompileError before ("... of a list
+    # of strings: loop over its items", "expected a number, got a string")
     simt.use(backend)
     a = np.array([5, -12, 0, 77], np.int32)
     out = np.zeros((4, 512), np.int32)
     word_lists_kernel[1, 4](a, out)
     for t, v in enumerate(a.tolist()):
         nums, text = word_lists(t, v)
-        assert out[t, :11].tolist() == nums
-        assert "".join(chr(c) for c in out[t, 12:12 + out[t, 11]]) == text
+        assert out[t, :12].tolist() == nums
+        assert "".join(chr(c) for c in out[t, 13:13 + out[t, 12]]) == text
 
 
 @simt.kernel(heap=4096)

@@ -398,6 +398,8 @@ def _minmax(op: str) -> Handler:
             tr.fail(node, f"{op}() of nothing")
         if _all_known(args):
             return Known((min if op == "min" else max)(_kv(a) for a in args))
+        if all(strings.is_text(a) for a in args):  # min(s, t) of strings: as Python orders
+            return strings.min_max(tr, op, [strings.text_of(a) for a in args], node)
         acc = tr.scalar(args[0], node)
         for a in args[1:]:
             acc = _typed_bin(tr, op, acc, tr.scalar(a, node))

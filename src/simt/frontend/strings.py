@@ -503,6 +503,20 @@ def less(tr: Translating, a: Text, c: Text) -> Value:
     return b.select(decided, below, b.cmp("lt", an, cn))
 
 
+def min_max(tr: Translating, op: str, items: list[Text], node: ast.AST) -> Obj:
+    """`min(a, b, ...)` / `max(a, b, ...)` of strings: the first no later one is strictly
+    below (above), as Python picks; the same characters (strings never change)."""
+    tr.at(node)
+    b = tr.b
+    best = [x if isinstance(x, Obj) else materialise(tr, x, node) for x in items]
+    acc = best[0]
+    for x in best[1:]:
+        better = less(tr, x, acc) if op == "min" else less(tr, acc, x)
+        acc = make(b.select(better, offset(x), offset(acc)),
+                   b.select(better, length(tr, x), length(tr, acc)))  # fmt: skip
+    return acc
+
+
 def order(tr: Translating, op: str, a: Text, c: Text, node: ast.AST) -> Value:
     """`a < c`, `a <= c`, `a > c`, `a >= c` of strings (`op`: lt, le, gt, ge)."""
     tr.at(node)
