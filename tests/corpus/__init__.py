@@ -215,6 +215,11 @@ class Case:
     # a launch whose threads raise: the KernelError is checked by this (None or what is
     # wrong), then the arrays by the reference (what the threads that finished wrote)
     raises: Callable[[Any], str | None] | None = None
+    # why a thread's accesses stride (a row of results per thread, interleaved colour or
+    # complex parts, a view's step): the launch advisor rightly flags such a case as
+    # uncoalesced (tests/benchtool/test_advise.py); "" for a case whose threads access
+    # consecutive elements
+    strided: str = ""
 
     def tol_for(self, pos: int) -> Tol:
         """The tolerance for written argument `pos`."""

@@ -128,5 +128,6 @@ CASES = [
     Case("barrier_return_in_loop", halving_sum, _make_halving, 5, TPB, _ref_halving,
          tol=close(1e-5, 1e-5)),
     Case("barrier_tiled_matmul_return", tiled_matmul, _make_matmul, (4, 3), (TILE, TILE),
-         _ref_matmul, tol=close(1e-5, 1e-5)),
+         _ref_matmul, tol=close(1e-5, 1e-5),
+         strided="x = grid(2)[0] picks the row: thread_idx.x strides"),
 ]  # fmt: skip

@@ -115,7 +115,7 @@ def _ref_axpy(a, out, c, k):  # type: ignore[no-untyped-def]
 
 CASES = [
     Case("complex64_ops", complex_ops, _make_ops(np.complex64), 1, 256, _ref_ops,
-         tol=close(2e-5, 2e-5)),
+         tol=close(2e-5, 2e-5), strided="a complex element is two interleaved floats"),
     Case("complex128_ops", complex_ops, _make_ops(np.complex128), 1, 256, _ref_ops,
          tol=close(1e-12, 1e-12), features=frozenset({"fp64"})),
     Case("complex_scalar_arg", complex_axpy, _make_axpy, 1, 256, _ref_axpy,

@@ -192,11 +192,13 @@ def _reference_lines(out, n):
     return {0: ref}
 
 
-CASES = [Case("file_reads", read_parts, _make, 2, 32, reference=_reference),
+CASES = [Case("file_reads", read_parts, _make, 2, 32, reference=_reference,
+              strided="a row of results per thread"),
          Case("file_readlines", read_lines, _make, 2, 32, reference=_reference_lines,
               stdout=lambda out, n: "".join(f"{i} {_lines_of(i)}\n" for i in range(n)
-                                            if i % 8 == 2 and i % 5 != 3)),
+                                            if i % 8 == 2 and i % 5 != 3),
+              strided="a row of results per thread"),
          Case("file_reads_none_staged", read_absent, _make, 2, 32,
-              reference=_reference_absent),
+              reference=_reference_absent, strided="a row of results per thread"),
          Case("file_seek_tell", seek_tell, lambda: (np.zeros((S + 2, 6), np.int32), S), 1, 16,
-              reference=_reference_seek)]  # fmt: skip
+              reference=_reference_seek, strided="a row of results per thread")]  # fmt: skip

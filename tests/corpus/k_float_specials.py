@@ -90,4 +90,5 @@ def _verify(before, after):
     return None
 
 
-CASES = [Case("float_specials", specials, _make, 1, 128, verify=_verify)]
+CASES = [Case("float_specials", specials, _make, 1, 128, verify=_verify,
+              strided="a row of results per thread")]

@@ -43,5 +43,5 @@ def _ref(img, out):
 
 CASES = [
     Case("image_classes", shade, _make, (blocks(W, 8), blocks(H, 8)), (8, 8), _ref,
-         close(1e-5, 1e-6)),
+         close(1e-5, 1e-6), strided="H x W x 3 colour pixels: a thread's loads stride by 3"),
 ]  # fmt: skip

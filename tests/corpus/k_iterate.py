@@ -143,10 +143,12 @@ def _ref_countdown(out, lo, hi):
 
 
 CASES = [
-    Case("iterate_row_view", row_norms, _make_norms, 3, 32, _ref_norms, tol=close(1e-5, 1e-6)),
+    Case("iterate_row_view", row_norms, _make_norms, 3, 32, _ref_norms, tol=close(1e-5, 1e-6),
+         strided="each thread walks its own row"),
     Case("iterate_unpack_rows", segment_lengths, _make_segments, 3, 32, _ref_segments,
-         tol=close(1e-5, 1e-6)),
-    Case("iterate_zip_strides", gather_strided, _make_gather, 5, 32, _ref_gather, tol=EXACT),
+         tol=close(1e-5, 1e-6), strided="each thread walks its own row"),
+    Case("iterate_zip_strides", gather_strided, _make_gather, 5, 32, _ref_gather, tol=EXACT,
+         strided="each thread walks its own row"),
     Case("iterate_rows_enumerate", weighted_columns, _make_weighted, 2, 32, _ref_weighted,
          tol=EXACT),
     Case("iterate_reversed_array", horner_back, _make_horner, 4, 32, _ref_horner,

@@ -188,9 +188,11 @@ def _ref_widening(a, out):
 CASES = [
     Case("lists_widening", widening, _make_widening, 1, 40, _ref_widening, tol=EXACT,
          features=frozenset({"int64"})),
-    Case("lists_collatz", collatz_lists, _make_collatz, 2, 128, _ref_collatz, tol=EXACT),
+    Case("lists_collatz", collatz_lists, _make_collatz, 2, 128, _ref_collatz, tol=EXACT,
+         strided="a row of results per thread"),
     Case("lists_float", float_lists, _make_float, 2, 64, _ref_float, tol=close(1e-5, 1e-4)),
-    Case("lists_catching", catching, _make_catching, 3, 32, _ref_catching, tol=EXACT),
+    Case("lists_catching", catching, _make_catching, 3, 32, _ref_catching, tol=EXACT,
+         strided="a row of results per thread"),
     Case("lists_print", printing, _make_printing, 1, 8, lambda a, n: {}, tol=EXACT,
          stdout=_stdout_printing),
 ]

@@ -138,7 +138,8 @@ def _ref_last(x, partial, count, out):
 CASES = [
     Case("numba_atomics_bitwise_inc_nan", numba_atomics.kernel(), _make_atomics, 2, 256,
          _ref_atomics, tol=EXACT, features=frozenset({"atomic_float"})),
-    Case("numba_votes_bits_lanes", numba_votes_bits.kernel(), _make_votes, 4, 64, _ref_votes),
+    Case("numba_votes_bits_lanes", numba_votes_bits.kernel(), _make_votes, 4, 64, _ref_votes,
+         strided="a row of results per thread"),
     Case("numba_dynamic_shared", numba_dynamic_shared.kernel(64 * 4), _make_dyn, 3, 64,
          _ref_dyn),
     Case("numba_last_block_threadfence", numba_last_block_sum.kernel(), _make_last, 6, 64,

@@ -94,9 +94,13 @@ def _ref_tail(x, out, lo):
 
 
 CASES = [
-    Case("numba_column_views", shift_column, _make_cols, 4, 32, _ref_cols, tol=close(1e-6, 1e-6)),
-    Case("numba_last_axis_rows", last_axis_sums, _make_3d, (1, 1), (8, 8), _ref_3d, tol=EXACT),
+    Case("numba_column_views", shift_column, _make_cols, 4, 32, _ref_cols, tol=close(1e-6, 1e-6),
+         strided="Numba-style views: a column or a row per thread, stride 2, a reversed tail"),
+    Case("numba_last_axis_rows", last_axis_sums, _make_3d, (1, 1), (8, 8), _ref_3d, tol=EXACT,
+         strided="Numba-style views: a column or a row per thread, stride 2, a reversed tail"),
     Case("numba_strided_pairs", pair_differences, _make_pairs, 2, 64, _ref_pairs,
-         tol=close(1e-6, 1e-6)),
-    Case("numba_reversed_tail", reversed_tail, _make_tail, 3, 128, _ref_tail, tol=EXACT),
+         tol=close(1e-6, 1e-6),
+         strided="Numba-style views: a column or a row per thread, stride 2, a reversed tail"),
+    Case("numba_reversed_tail", reversed_tail, _make_tail, 3, 128, _ref_tail, tol=EXACT,
+         strided="Numba-style views: a column or a row per thread, stride 2, a reversed tail"),
 ]  # fmt: skip

@@ -156,7 +156,7 @@ CASES = [
     Case("oob_row_loop", row_sums, _make_rows, 1, 32, _ref_rows, EXACT,
          raises=_error(20, "s += m[y, k]",
                        "(first: thread 0: index 7 is out of bounds for axis 1 of `m` with "
-                       "size 7)", 12)),
+                       "size 7)", 12), strided="a row of results per thread"),
     Case("oob_shared_tile", tile, _make_tile, 2, 48, _ref_tile, EXACT,
          raises=_error(32, "s[t] = a[i]",
                        "(first: thread 32: index 32 is out of bounds of `s` with size 32)", 64)),

@@ -69,7 +69,10 @@ def _ref_local(out):
 
 
 CASES = [
-    Case("slice_assign_rgb", rgb_pixels, _make_rgb, 3, 128, _ref_rgb, tol=close(1e-6, 1e-6)),
-    Case("slice_assign_rows", rows_and_reversed, _make_rows, 2, 32, _ref_rows, tol=EXACT),
-    Case("slice_assign_local", local_block, _make_local, 2, 32, _ref_local, tol=EXACT),
+    Case("slice_assign_rgb", rgb_pixels, _make_rgb, 3, 128, _ref_rgb, tol=close(1e-6, 1e-6),
+         strided="each thread writes a run of 3 or 4 elements"),
+    Case("slice_assign_rows", rows_and_reversed, _make_rows, 2, 32, _ref_rows, tol=EXACT,
+         strided="each thread writes a run of 3 or 4 elements"),
+    Case("slice_assign_local", local_block, _make_local, 2, 32, _ref_local, tol=EXACT,
+         strided="each thread writes a run of 3 or 4 elements"),
 ]

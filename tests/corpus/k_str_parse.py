@@ -97,4 +97,5 @@ def _reference(out, fl, n):
     return {0: ref, 1: fref}
 
 
-CASES = [Case("str_parse", parse_numbers, _make, 1, 32, reference=_reference)]
+CASES = [Case("str_parse", parse_numbers, _make, 1, 32, reference=_reference,
+              strided="a row of results per thread")]

@@ -505,12 +505,14 @@ CASES = [
          lambda a, out: {1: np.array([word_list(t, v)[0] for t, v in enumerate(a.tolist())],
                                      np.int32)},
          tol=EXACT, stdout=lambda a, out: "".join(f"{word_list(t, v)[1]}\n" for t, v in
-                                                  enumerate(a.tolist()) if t % 4 == 1)),
+                                                  enumerate(a.tolist()) if t % 4 == 1),
+         strided="a row of results per thread"),
     Case("strings_split", strings_split, _make_split, 1, 32,
          lambda a, out: {1: np.array([split_text(t, v)[0] for t, v in enumerate(a.tolist())],
                                      np.int32)},
          tol=EXACT, stdout=lambda a, out: "".join(f"{split_text(t, v)[1]}\n" for t, v in
-                                                  enumerate(a.tolist()) if t % 3 == 0)),
+                                                  enumerate(a.tolist()) if t % 3 == 0),
+         strided="a row of results per thread"),
     # written with float64 and uint64 arithmetic (an adapter without them refuses it)
     Case("strings_shortest", strings_shortest, _make_shortest, 1, 32,
          lambda a, b, out: {2: np.array([len(s) for s in _shortest_rows(a, b)], np.int32)},
@@ -520,7 +522,8 @@ CASES = [
     # written with float64 and uint64 arithmetic (an adapter without them refuses it)
     Case("strings_floats", strings_floats, _make_floats, 1, 32, _ref_floats, tol=EXACT,
          features=frozenset({"fp64", "uint64"})),
-    Case("strings_shown", strings_shown, _make_shown, 1, 32, _ref_shown, tol=EXACT),
+    Case("strings_shown", strings_shown, _make_shown, 1, 32, _ref_shown, tol=EXACT,
+         strided="a row of results per thread"),
     Case("strings_per_thread", strings_per_thread, _make, 2, 64, _ref, tol=EXACT),
     Case("strings_printed", strings_printed, _make_printed, 1, 8, lambda a: {}, tol=EXACT,
          stdout=_stdout_printed),

@@ -95,8 +95,10 @@ def _ref_strided(a, out, lo, hi, count):
 
 
 CASES = [
-    Case("views_rows_cols", row_col_sums, _make_rc, 1, 64, _ref_rc, tol=close(1e-5, 1e-5)),
+    Case("views_rows_cols", row_col_sums, _make_rc, 1, 64, _ref_rc, tol=close(1e-5, 1e-5),
+         strided="a row per thread; a stride-2 view"),
     Case("views_interior", laplace_interior, _make_lap, (3, 2), (16, 16), _ref_lap,
          tol=close(1e-5, 1e-5)),
-    Case("views_strided", strided, _make_strided, 1, 64, _ref_strided, tol=close(1e-6, 1e-4)),
+    Case("views_strided", strided, _make_strided, 1, 64, _ref_strided, tol=close(1e-6, 1e-4),
+         strided="a row per thread; a stride-2 view"),
 ]  # fmt: skip

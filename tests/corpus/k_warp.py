@@ -133,5 +133,6 @@ CASES = [
     Case("warp_block_sums", block_sums, _make_sums, 4, TPB, _ref_sums, tol=close(1e-5, 1e-5)),
     Case("warp_scan_max_broadcast", scan_max_broadcast, _make_scan, 3, TPB, _ref_scan,
          tol=EXACT),
-    Case("warp_votes_after_return", votes, _make_votes, 2, TPB, _ref_votes, tol=EXACT),
+    Case("warp_votes_after_return", votes, _make_votes, 2, TPB, _ref_votes, tol=EXACT,
+         strided="a row of results per thread"),
 ]  # fmt: skip
