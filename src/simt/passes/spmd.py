@@ -595,7 +595,7 @@ class _Lowering:
             return False
         if op.attrs.get("tile"):
             return True  # a register tile: already as wide as the registers allow
-        shared_load = row_load = False
+        shared_load = lane_load = False
         for o in op.regions[0].ops[:-1]:
             if o.opcode == "load":
                 if o.operands[0].id in self.local:
@@ -604,10 +604,10 @@ class _Lowering:
                     self._uses_tid_x(v) for v in o.operands if v not in op.regions[0].args
                 )
                 shared_load = shared_load or not along_x
-                row_load = row_load or along_x
+                lane_load = lane_load or along_x
             elif o.opcode not in PURE:
                 return False
-        if not (shared_load and row_load):
+        if not (shared_load and lane_load):
             # nothing to share between lanes, or no load along the lanes' row for the jammed
             # copies to share: the thread loop inside is better. Without a load along x
             # (nbody's `sh_position[j, c]`, `acc += w[k] * x_i`) LLVM left the 64 copies
