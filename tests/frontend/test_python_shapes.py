@@ -101,6 +101,46 @@ def test_an_assert_message_built_at_run_time_is_each_threads_own(backend: str) -
 
 
 @simt.kernel(heap=4096)
+def checked_lazily(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        xs = []
+        for v in range(a[t]):
+            xs.append(v + 10)
+        for i in range(2000):  # a new string each pass would use up the heap
+            assert i >= 0, "bad " + str(i)
+        assert not xs, "first " + str(xs[0])  # xs[0] only where xs is not empty
+        out[t] = 1
+
+
+@simt.kernel(heap=4096)
+def checked_once(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        xs = [a[t], a[t] + 1, a[t] + 2]
+        try:
+            assert a[t] > 0, str(xs.pop())
+        except AssertionError as e:
+            out[t] = 100 + len(str(e))
+        out[t] += len(xs) * 1000
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_assert_message_is_evaluated_only_where_the_test_fails(backend: str) -> None:
+    # the message was translated on every thread too (to learn whether it was known): a string
+    # made on every pass (MemoryError in a long loop), xs[0] raising IndexError where xs was
+    # empty, xs.pop() done twice
+    simt.use(backend)
+    with pytest.raises(simt.KernelError) as info:
+        checked_lazily[1, 3](np.array([0, 2, 0], np.int64), np.zeros(3, np.int64))
+    assert {f.thread: f.message for f in info.value.failures} == {1: "first 10"}
+    assert "1 thread raised AssertionError" in str(info.value)
+    out = np.zeros(3, np.int64)
+    checked_once[1, 3](np.array([5, -7, 0], np.int64), out)
+    assert out.tolist() == [3000, 2000 + 100 + len("-5"), 2000 + 100 + len("2")]
+
+
+@simt.kernel(heap=4096)
 def listed(a):
     t = simt.grid(1)
     xs = [a[t], a[t] + 1]
@@ -228,3 +268,4 @@ def test_a_loop_that_makes_a_tuple_a_list_is_not_printed_as_a_tuple(
 ) -> None:
     text = refusal(LOOPED)
     assert "user_kernel.py:11" in text and "a tuple on one path and a list on another" in text
+

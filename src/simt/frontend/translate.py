@@ -588,30 +588,32 @@ class Translator:
 
     def stmt_Assert(self, node: ast.Assert) -> None:
         cond = self.to_bool(self.expr(node.test), node.test)
-        msg = None
-        if node.msg is not None and not (isinstance(cond, Known) and cond.value):
-            m = self.expr(node.msg)  # (Python evaluates it only where the test fails)
-            if not isinstance(m, Known):
-                self._assert_run_time_message(cond, node)
-                return
-            msg = str(m.value)
-        if isinstance(cond, Known):
-            if cond.value:
-                return
+        if isinstance(cond, Known) and cond.value:
+            return
+        text = _literal_text(node.msg)
+        if node.msg is not None and text is None:
+            self._assert_message_where_it_fails(cond, node)
+            return
         self.at(node)
         fails = None if isinstance(cond, Known) else self.b.un("not", cond)  # type: ignore[arg-type]
-        raising.raise_builtin(self, AssertionError, fails, msg or "", node)
+        raising.raise_builtin(self, AssertionError, fails, text or "", node)
 
-    def _assert_run_time_message(self, cond: V, node: ast.Assert) -> None:
-        """`assert test, msg` where `msg` is made at run time (`"bad " + str(x)`): where the
-        test fails, the thread raises AssertionError(str(msg)), the message its own, as
-        `raise AssertionError(msg)` does; `msg` is evaluated there only, as in Python."""
+    def _assert_message_where_it_fails(self, cond: V, node: ast.Assert) -> None:
+        """`assert test, msg` where `msg` is not written out as text (`"bad " + str(x)`, a
+        name): `msg` is translated inside the branch where the test fails, so it is evaluated
+        there only, as in Python (no heap taken, no error raised, no effect where the test
+        holds); where it fails the thread raises AssertionError(str(msg)), the message its own,
+        as `raise AssertionError(msg)` does."""
         msg = node.msg
         assert msg is not None
 
         def fail() -> None:
             self.at(msg)
             m = self.expr(msg)
+            if isinstance(m, Known):
+                self.at(node)
+                raising.raise_builtin(self, AssertionError, None, str(m.value), node)
+                return
             if not strings.is_text(m):
                 m = strings.value_of(str_format.str_of(self, m, msg))
             raising.raise_text(self, strings.exception(self, AssertionError, [m], {}, msg), node)
@@ -1706,6 +1708,17 @@ def _outside_range(op: ast.cmpop, a: V, b: V) -> Known | None:
             continue
         pair = (lo, int(k.value)) if left else (int(k.value), lo)
         return Known(bool(_PYCMP[type(op)](*pair)))
+    return None
+
+
+def _literal_text(msg: ast.expr | None) -> str | None:
+    """The text of an `assert` message written out in the source (a constant, or an f-string
+    with no fields), decided from the tree: translating it costs nothing and does nothing, so
+    it may be known outside the branch where the test fails. None for any other message."""
+    if isinstance(msg, ast.Constant):
+        return str(msg.value)
+    if isinstance(msg, ast.JoinedStr) and all(isinstance(v, ast.Constant) for v in msg.values):
+        return "".join(str(v.value) for v in msg.values)  # type: ignore[attr-defined]
     return None
 
 
