@@ -600,3 +600,35 @@ def test_a_missing_string_is_pythons_value_error(capfd: pytest.CaptureFixture[st
     assert out[:3].tolist() == [[-len("'q0' is not in list"), -len("max() arg is an empty "
                                  "sequence"), -len("pop from empty list")]] * 3
     assert capfd.readouterr().out == "'q0' is not in list ValueError(\"'q0' is not in list\")\n"
+
+
+@simt.kernel(heap=4096)
+def set_word_outside(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        ws = ("b " + str(a[t]) + " c").split()
+        try:
+            ws[t - 2] = "new" + str(t)
+        except IndexError:
+            out[t, 0] = 1
+        out[t, 1] = len(ws)
+        out[t, 2] = len(ws[-1])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_string_set_outside_a_list_leaves_its_length(backend: str) -> None:
+    # ws[i] = s appended the string before checking i: where i was out of range the thread
+    # raised IndexError and the list kept one item more
+    simt.use(backend)
+    out = np.zeros((6, 3), np.int32)
+    set_word_outside[1, 6](np.array([5, -12, 0, 77, 1, 2], np.int32), out)
+    want = []
+    for t, v in enumerate([5, -12, 0, 77, 1, 2]):
+        ws, raised = ("b " + str(v) + " c").split(), 0
+        try:
+            ws[t - 2] = "new" + str(t)
+        except IndexError:
+            raised = 1
+        want.append([raised, len(ws), len(ws[-1])])
+    assert out.tolist() == want
+

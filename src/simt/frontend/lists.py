@@ -477,6 +477,8 @@ def setitem(tr: Translating, lst: Obj, key: V, value: V, node: ast.AST) -> None:
         i, ok = checked_index(tr, lst, key, n, node, "list assignment index out of range")
         _append_text(tr, lst, value, node)
         _place_last(tr, lst, n, i, ok, False)
+        # where the index was out of range the list keeps its n items (the copy is left over)
+        when(tr, tr.b.un("not", ok), lambda: set_header(tr, lst, LEN, n))
         return
     v = as_item(tr, lst, value, node)
     t = element_type(tr, lst, node)
