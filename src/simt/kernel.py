@@ -1290,9 +1290,11 @@ class Launcher:
             fast = self._fast
             if fast is not None and not kwargs and fast.runtime is registry.current():
                 status = fast.fn(args) if fast.words is None else fast.run_raising(args)
-                if status == 0:
+                if not status:  # RAN
                     return
-                if status == 3:
+                from .runtime.cpu_fast import FAILED  # (see `after_fast`)
+
+                if status == FAILED:
                     return fast.failure()  # type: ignore[no-any-return]
             self.kernel.launch(self.grid, self.block, args, kwargs)
             if not kwargs:
@@ -1306,8 +1308,11 @@ class Launcher:
     def after_fast(self, status: int, fast: Any, args: tuple[Any, ...]) -> None:
         """The rest of a launch whose fast path `fast` (`self.fast`, called by the caller)
         returned `status` other than RAN: its failure raised, or the ordinary launch."""
+        from .runtime.cpu_fast import FAILED  # (loaded by the runtime that made `fast`; not
+        # by `import simt`: ~2 ms)
+
         try:
-            if status == 3:
+            if status == FAILED:
                 return fast.failure()  # type: ignore[no-any-return]
             self.kernel.launch(self.grid, self.block, args, {})
             self._fast = self.kernel.fast_launch(self.grid, self.block, args, self._fasts)

@@ -8,7 +8,7 @@ import pytest
 
 import simt
 from simt.array import DeviceArray
-from simt.tensor import I, i
+from simt.tensor import Component, I, i
 from simt.tensor import run as R
 
 
@@ -272,3 +272,62 @@ def test_repeated_calls_run_by_exact_shape_launches(planned: list[int]) -> None:
                                rtol=1e-4, atol=1e-5)  # fmt: skip
     assert lp.quick == []  # so these launches are not tried again
     np.testing.assert_allclose(flash.exec(q, k, v), want, rtol=1e-4, atol=1e-5)
+
+
+def _flash() -> Component:
+    mm = i("ik*jk~ijk") >> i("+ijk~ij")
+    return (mm >> ((I & i(">ij~i")) >> i("ij-i~ij")) >> i("^ij~ij")
+            >> ((I & i("+ij~i")) >> i("ij/i~ij")) >> (i("ij*jk~ikj") >> i("+ikj~ik")))  # fmt: skip
+
+
+@pytest.mark.parametrize("other", ["shape", "dtype", "list", "float64", "into"])
+def test_a_call_after_one_that_dropped_the_quick_launches(other: str) -> None:
+    """A call whose late-read input differs drops `lp.quick` (its first launches ran for
+    nothing); where that call then fails (another shape or dtype: a LaunchError) or goes
+    another way (a list: `_exec`; float64: launches of its own; `into=`), the next call
+    with the first inputs runs as the first did (no launch of the dropped ones, no output
+    that was never written: it raised IndexError there, #28), and so does the one after."""
+    simt.use("cpu")
+    flash = _flash()
+    q, k, v = rand((32, 300), 5), rand((32, 300), 6), rand((32, 300), 7)
+    s = q.astype(np.float64) @ k.T
+    w = np.exp(s - s.max(1, keepdims=True))
+    w /= w.sum(1, keepdims=True)
+    for _ in range(2):
+        np.testing.assert_allclose(flash.exec(q, k, v), w @ v, rtol=1e-4, atol=1e-5)
+    lp = flash._quick  # type: ignore[attr-defined]
+    assert lp is not None and len(lp.quick) == len(lp.steps) >= 3
+    if other == "shape":
+        with pytest.raises(simt.LaunchError, match="axis 'j' is 32"):
+            flash.exec(q, k, rand((31, 300), 8))
+    elif other == "dtype":
+        with pytest.raises(simt.LaunchError, match="dtype"):
+            flash.exec(q, k, v.astype(np.complex64))
+    elif other == "list":
+        np.testing.assert_allclose(flash.exec(q, k, v.tolist()), w @ v, rtol=1e-4, atol=1e-5)
+    elif other == "float64":
+        np.testing.assert_allclose(flash.exec(q, k, v.astype(np.float64)), w @ v, rtol=1e-4,
+                                   atol=1e-5)  # fmt: skip
+    else:
+        into = np.zeros((32, 300), np.float32)
+        flash.exec(q, k, v[:, :200].copy(), into=into[:, :200])  # (a late input that differs)
+        np.testing.assert_allclose(into[:, :200], w @ v[:, :200], rtol=1e-4, atol=1e-5)
+        flash.exec(q, k, v[:, :200].copy())  # drops the quick launches, then runs
+    kept = flash._quick  # type: ignore[attr-defined]
+    assert kept is None or len(kept.quick) == len(kept.steps)  # none dropped is kept
+    for _ in range(2):
+        np.testing.assert_allclose(flash.exec(q, k, v), w @ v, rtol=1e-4, atol=1e-5)
+
+
+def test_quick_runs_nothing_without_a_launch_for_every_step() -> None:
+    """`run.quick` gives an output only where a fast launch of its own ran for every step:
+    with none (`lp.quick` dropped to [], or not made yet) it runs nothing and says None."""
+    simt.use("cpu")
+    add = i("ij+ij~ij")
+    x = rand((6, 9), 1)
+    add.exec(x, x)
+    lp = add._quick  # type: ignore[attr-defined]
+    assert lp is not None and R.quick(lp, (x, x)) is not None
+    for dropped in ([], None):
+        lp.quick = dropped
+        assert R.quick(lp, (x, x)) is None

@@ -185,6 +185,8 @@ class Component:
                 out = run.quick(lp, inputs)
                 if out is not None:
                     return out
+                if not lp.quick:  # dropped by this call: not kept for the next, whichever
+                    self._quick = None  # way this one goes (`_exec`, or an error)
             key = run.key(inputs)  # (as `signature`'s, which let the stored ones in)
             lp = None if key is None else self._launches.get(key)
             if lp is not None and lp.runtime is registry.current() and lp.runtime.host_memory:

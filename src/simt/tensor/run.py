@@ -24,6 +24,7 @@ from ..ir import format_function
 from ..kernel import Kernel
 from ..runtime import registry
 from ..runtime.base import Runtime
+from ..runtime.cpu_fast import FAILED, OTHER_ARGUMENTS
 from . import gemm
 from . import shapes as S
 from .graph import Graph, Ref
@@ -454,7 +455,7 @@ class Launches:
     direct: int = -1
     n_in: int = 0  # the component's inputs
     # `quick`'s fast launches, a step each (None: no launch), made after the first call that
-    # ran (`run`); None before, [] where there are none (see `quick`)
+    # ran (`run`); None before, [] where there are none or a call dropped them (see `quick`)
     quick: list[Any] | None = None
 
 
@@ -567,26 +568,36 @@ def run(lp: Launches, arrays: Sequence[Any], quick: bool = False) -> list[Any]:
 
 
 def quick(lp: Launches, inputs: Sequence[Any]) -> Any:
-    """The output of a call of `lp`'s launches on `inputs` (as many as it takes) by their
-    fast launches of exact shapes (`lp.quick`), or None where one of them did not run
-    (other dtypes, shapes, kinds of array, or a launch on another thread meanwhile: the
-    caller then takes the ordinary path, which may run the earlier ones again; they wrote only
-    into this call's own buffers, and where some had run `lp.quick` is dropped, so calls
-    that differ in an input read late do not run launches for nothing again). Each launch
-    checks in native code that its arrays are those it was made for, shapes included, so no
-    key of the inputs is made: after a pause that cost 11-17 µs and its lookup ~9 more."""
+    """The output of a call of `lp`'s launches on `inputs` (as many as it takes), run by their
+    fast launches of exact shapes (`lp.quick`, one a step), or None.
+
+    An output only where every step's launch ran, each into a buffer of this call's own. None
+    where `lp.quick` is not made yet or was dropped ([]): nothing runs. None where a launch
+    did not run (other dtypes, shapes or kinds of array; BUSY: a launch on another thread
+    meanwhile; FAILED: its error, which the ordinary path raises by running it again): the
+    launches before it wrote only into this call's own buffers. The caller then takes the
+    ordinary path, with its results and errors. Where some had run and a later one took other
+    arguments (an input read late differs), `lp.quick` is dropped, so such calls do not run
+    launches for nothing again.
+
+    Why no key of the inputs is made: each launch checks in native code that its arrays are
+    those it was made for, shapes included, and after a pause that key cost 11-17 µs and its
+    lookup ~9 more."""
+    fasts = lp.quick
+    if not fasts or len(fasts) != len(lp.steps):  # none, or dropped by an earlier call
+        return None
     buffers = [*inputs]
     ran = False
-    for (alloc, dtype, _, reads, _, _), fast in zip(lp.steps, lp.quick or ()):
+    for (alloc, dtype, _, reads, _, _), fast in zip(lp.steps, fasts):
         buf = np.empty(alloc, dtype)
         buffers.append(buf)
         if fast is not None:
             status = fast.fn((buf, *[buffers[r] for r in reads]))
-            if status:
-                if status == 3:  # FAILED
+            if status:  # not RAN
+                if status == FAILED:
                     _settle(fast)
-                elif ran and status == 1:  # an input read late differs: launches ran for
-                    lp.quick = []  # nothing, so these are not tried again
+                elif ran and status == OTHER_ARGUMENTS:  # launches ran for nothing: these
+                    lp.quick = []  # are not tried again
                 return None
             ran = True
     return buffers[lp.direct]
