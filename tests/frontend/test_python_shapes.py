@@ -269,3 +269,27 @@ def test_a_loop_that_makes_a_tuple_a_list_is_not_printed_as_a_tuple(
     text = refusal(LOOPED)
     assert "user_kernel.py:11" in text and "a tuple on one path and a list on another" in text
 
+
+@pytest.mark.parametrize("use", ["q = p * 2\n    print(q)", "print(2 * p)"])
+def test_a_tuple_or_list_repeated_is_still_not_printed_as_a_tuple(
+    refusal: Callable[..., str], use: str
+) -> None:
+    # p * 2 made a plain tuple: printed (0, 3, 0, 3) on thread 0, where Python shows a list
+    text = refusal(TUPLE_OR_LIST.replace("{use}", use))
+    assert "a tuple on one path and a list on another" in text
+
+
+def test_a_tuple_or_list_joined_by_plus_is_refused_with_advice_that_works(
+    refusal: Callable[..., str], tmp_path: Path
+) -> None:
+    # p + (3,) made a plain tuple on every path, where Python raises TypeError for a list
+    text = refusal(TUPLE_OR_LIST.replace("{use}", "q = p + (3,)\n    out[t] = len(q)"))
+    assert "user_kernel.py:12" in text and "q = p + (3,)" in text
+    assert "tuple on one path and a list on another" in text and "TypeError" in text
+    assert "both tuples (a, b) or both lists [a, b]" in text
+    # the advice compiles and gives Python's values
+    src = TUPLE_OR_LIST.replace("p = [t, 3]", "p = (t, 3)").replace(
+        "{use}", "q = p + (3,)\n    print(q)")  # fmt: skip
+    out = np.zeros(3, np.int64)
+    _kernel(tmp_path, src)[1, 3](out, 0)
+    assert out.tolist() == [0 + 3 + 2, 1 + 2 + 2, 2 + 2 + 2]

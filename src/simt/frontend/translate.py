@@ -1396,11 +1396,21 @@ class Translator:
                 isinstance(v.value, list)  # fmt: skip
 
         if op == "add":
+            if any(isinstance(v, Tup) and v.mixed for v in (a, b)):
+                self.fail(
+                    node,
+                    "+ of a value that is a tuple on one path and a list on another: Python "
+                    "joins a tuple only to a tuple and a list only to a list (a TypeError "
+                    "otherwise), and a kernel does not keep which one a thread has",
+                    "make it the same kind on every path: both tuples (a, b) or both lists "
+                    "[a, b]",
+                )
             return Tup(tuple(items(a) + items(b)), listed(a))
         seq, n = (a, b) if isinstance(a, Tup) else (b, a)
         if not isinstance(n, Known) or not isinstance(n.value, int):
             self.fail(node, "a tuple can only be repeated a known number of times")
-        return Tup(tuple(items(seq) * int(n.value)), listed(seq))  # type: ignore[union-attr]
+        mixed = isinstance(seq, Tup) and seq.mixed  # repeated, each thread's kind stays
+        return Tup(tuple(items(seq) * int(n.value)), listed(seq), mixed)  # type: ignore[union-attr]
 
     def expr_BoolOp(self, node: ast.BoolOp) -> V:
         """`and`/`or`, short-circuiting as in Python: the right side of `i < n and a[i] > 0`
