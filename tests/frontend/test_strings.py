@@ -632,3 +632,29 @@ def test_a_string_set_outside_a_list_leaves_its_length(backend: str) -> None:
         want.append([raised, len(ws), len(ws[-1])])
     assert out.tolist() == want
 
+
+NO_LIMIT = 2**63 - 1  # sys.maxsize
+
+
+@simt.kernel(heap=4096)
+def split_far(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        s = "a b c,d " + str(t)  # made at run time
+        out[t, 0] = len(s.split(" ", a[t]))
+        out[t, 1] = len(s.rsplit(maxsplit=a[t]))
+        out[t, 2] = len(s.split(" ", NO_LIMIT))
+        out[t, 3] = len(s.rsplit(",", 2**32))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_maxsplit_beyond_int32_is_pythons(backend: str) -> None:
+    # 2**32, sys.maxsize and -2**32 were cut to int32: 2**32 and -2**32 (no limit) became 0
+    simt.use(backend)
+    a = np.array([2**32, NO_LIMIT, -(2**32), 1, -1, 2**31], np.int64)
+    out = np.zeros((6, 4), np.int32)
+    split_far[1, 6](a, out)
+    ss = ["a b c,d " + str(t) for t in range(6)]
+    want = [[len(s.split(" ", v)), len(s.rsplit(maxsplit=v)), len(s.split(" ", NO_LIMIT)),
+             len(s.rsplit(",", 2**32))] for s, v in zip(ss, a.tolist())]  # fmt: skip
+    assert out.tolist() == want

@@ -162,12 +162,20 @@ def _split_args(tr: Translating, name: str, args: list[V], kwargs: dict[str, V],
     if most is None:
         return sep, None
     if isinstance(most, Known) and isinstance(most.value, (int, np.integer)):
-        return sep, (None if most.value < 0 else i32(tr, int(most.value)))
+        return sep, (None if most.value < 0 else i32(tr, min(int(most.value), _MOST)))
     if not (isinstance(most, Value) and isinstance(most.type, T.Scalar) and most.type.is_int):
         tr.fail(node, f"str.{name}(): maxsplit must be an integer",
                 "int(x) makes one of a float")  # fmt: skip
     assert isinstance(most, Value)
+    t = most.type
+    if t.bits > 32 or (t.kind == "u" and t.bits == 32):  # sys.maxsize, 2**32: no limit still
+        most = tr.b.bin("min", most, tr.b.const(_MOST, t))
+        if t.kind == "i":  # -2**32 too (a negative one is no limit)
+            most = tr.b.bin("max", most, tr.b.const(-1, t))
     return sep, coerce(tr.b, most, T.INT32)
+
+
+_MOST = 2**31 - 1  # a maxsplit at or above it allows more cuts than a string can have
 
 
 def split(tr: Translating, s: Obj, args: list[V], node: ast.AST,
