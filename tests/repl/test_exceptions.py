@@ -158,3 +158,17 @@ def test_explain_of_an_input_that_raised_names_the_inputs_line() -> None:
     assert "thread tid=3, input <input 2>:" in out
     assert "the launch raised: 2 threads raised IndexError at <input 2>:2 (first: thread 2" in out
     assert "<kernel" not in out
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_an_input_that_assigns_tid_keeps_each_threads_own_values(backend: str) -> None:
+    # the checkpoints and the stores were indexed by the user's `tid`: after `tid = 0` every
+    # thread wrote thread 0's slot ([101, 101, 102, 103] and [0, 9, 6, 9] below)
+    s, buf = new_session(backend, 4)
+    s.bind("a", (102,), np.dtype(np.int64))
+    assert s.run("x = tid")
+    assert not s.run("x = x + 100\ntid = 0\ny = a[threadIdx + 100]")  # threads 2, 3 raise
+    assert s.values("x").tolist() == [100, 101, 102, 103]
+    assert "in the 2 threads that raised before assigning it" in buf.getvalue()
+    assert s.run("x = tid * 3\ntid = 1\nz = x + 1")
+    assert s.values("x").tolist() == [0, 3, 6, 9] and s.values("z").tolist() == [1, 4, 7, 10]

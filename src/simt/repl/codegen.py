@@ -5,14 +5,16 @@ into the input itself; around them, the kernel loads the per-thread variables th
 from their state arrays and stores the ones it assigns into fresh arrays:
 
     def _simt_in3(_i_x, _o_x, _o__simt_echo, outbuf):
-        tid = _simt_int(_simt_grid(1))   # int64, or int32 where the device has no int64
-        if tid < 1000:                      # only when the launch has spare threads
-            threadIdx = tid
-            x = _i_x[tid]
-            x = x + tid                     # the user's lines
-            _simt_echo = x * 2              # a bare expression, echoed
-            _o_x[tid] = x
-            _o__simt_echo[tid] = _simt_echo
+        _simt_tid = _simt_int(_simt_grid(1))  # int64, or int32 where the device has no int64
+        if _simt_tid < 1000:                  # only when the launch has spare threads
+            tid = threadIdx = _simt_tid
+            x = _i_x[_simt_tid]
+            x = x + tid                       # the user's lines
+            _simt_echo = x * 2                # a bare expression, echoed
+            _o_x[_simt_tid] = x
+            _o__simt_echo[_simt_tid] = _simt_echo
+
+The thread's own slot is indexed by `_simt_tid`, a name of ours: an input may assign `tid`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from .analysis import HOST_STMTS, SCOPES
 
 ECHO = "_simt_echo"
+TID = "_simt_tid"  # the thread's index, where its loads, checkpoints and stores go
 _PREFIX = f"{ECHO} = "
 
 
@@ -40,7 +43,7 @@ class Body:
     # lines of ours put between the statements (`checkpoints`), 1-based, ascending
     inserted: list[int] = field(default_factory=list)
     # the names each top-level statement assigns (with checkpoints: statement k is followed by
-    # the checkpoint `_simt_cp(tid, k)`, except the last)
+    # the checkpoint `_simt_cp(_simt_tid, k)`; the last one's is where the input's stores are)
     assigns: list[list[str]] = field(default_factory=list)
     starts: list[int] = field(default_factory=list)  # each top-level statement's first line
     # the statements before the first one that could raise (`x = 3`, `pass`: nothing to
@@ -145,7 +148,7 @@ CHECKPOINT = "_simt_cp"
 
 
 def checkpoints(b: Body) -> Body:
-    """`b` with a line `_simt_cp(tid, k)` after each top-level statement `k`: where a thread
+    """`b` with a line `_simt_cp(_simt_tid, k)` after each top-level statement `k`: where a thread
     that finished statement `k` records what its variables hold (`frontend.checkpoint`), so
     that one raising in a later statement keeps them, as Python keeps the assignments that
     ran before the statement that raised. The last one is where the input's stores are: the
@@ -159,7 +162,7 @@ def checkpoints(b: Body) -> Body:
     inserted: list[int] = []
     for k in range(len(stmts) - 1, -1, -1):
         end = stmts[k].end_lineno or stmts[k].lineno
-        lines.insert(end, f"{CHECKPOINT}(tid, {k})")
+        lines.insert(end, f"{CHECKPOINT}({TID}, {k})")
     for k in range(len(stmts)):  # the inserted lines' numbers, once all are in
         inserted.append((stmts[k].end_lineno or stmts[k].lineno) + 1 + k)
     assigns = [_assigned(s) for s in stmts]
@@ -244,16 +247,16 @@ def kernel_source(
     buffers are parameters under their own names; `guard` is the thread count when the
     launch has spare threads."""
     params = [f"_i_{n}" for n in loads] + [f"_o_{n}" for n, _ in stores] + bound
-    head = [f"def {name}({', '.join(params)}):", "    tid = _simt_int(_simt_grid(1))"]
+    head = [f"def {name}({', '.join(params)}):", f"    {TID} = _simt_int(_simt_grid(1))"]
     ind = "    "
     if guard is not None:
-        head.append(f"    if tid < {guard}:")
+        head.append(f"    if {TID} < {guard}:")
         ind = "        "
-    head.append(ind + "threadIdx = tid")
-    head.extend(f"{ind}{n} = _i_{n}[tid]" for n in loads)
+    head.append(f"{ind}tid = threadIdx = {TID}")
+    head.extend(f"{ind}{n} = _i_{n}[{TID}]" for n in loads)
     head.extend(ind + e for e in extra)
     lines = [ind + ln if ln.strip() else "" for ln in b.lines]
-    tail = [f"{ind}_o_{n}[tid] = {e}" for n, e in stores]
+    tail = [f"{ind}_o_{n}[{TID}] = {e}" for n, e in stores]
     if not any(ln.strip() for ln in lines) and not tail:
         tail = [ind + "pass"]
     return Kernel("\n".join(head + lines + tail) + "\n", len(head), len(ind))

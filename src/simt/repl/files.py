@@ -536,10 +536,11 @@ class Rewriter(ast.NodeTransformer):
         if key not in self.opened:
             self.opened.append(key)
         i = self.opened.index(key)
+        # the thread's own index (`codegen.TID`), not `tid`: an input may assign that
         base = ast.Subscript(ast.Name(f"_simt_fbase{i}", ast.Load()),
-                             ast.Name("tid", ast.Load()), ast.Load())  # fmt: skip
+                             ast.Name("_simt_tid", ast.Load()), ast.Load())  # fmt: skip
         end = ast.Subscript(ast.Name(f"_simt_fend{i}", ast.Load()),
-                            ast.Name("tid", ast.Load()), ast.Load())  # fmt: skip
+                            ast.Name("_simt_tid", ast.Load()), ast.Load())  # fmt: skip
         return ast.Call(
             ast.Name("_simt_File", ast.Load()),
             [ast.Name(f"_simt_file{i}", ast.Load()), end, copy.deepcopy(base),
