@@ -172,3 +172,33 @@ def test_an_input_that_assigns_tid_keeps_each_threads_own_values(backend: str) -
     assert "in the 2 threads that raised before assigning it" in buf.getvalue()
     assert s.run("x = tid * 3\ntid = 1\nz = x + 1")
     assert s.values("x").tolist() == [0, 3, 6, 9] and s.values("z").tolist() == [1, 4, 7, 10]
+
+
+CHECKPOINTED = """
+def k(out):
+    x = 1.5
+    if REACH:
+        _simt_cp(0, 0)
+    out[0] = x
+"""
+
+
+def test_a_checkpoint_sees_only_the_translation_it_is_in(tmp_path) -> None:
+    # Checkpoint.seen kept what an earlier translation (a retry's) saw: a statement that one
+    # reached and the next did not was still reported as seen
+    from simt import types as T
+    from simt.frontend.checkpoint import Checkpoint
+    from simt.frontend.specialise import translate_with_names
+
+    path = tmp_path / "checkpointed.py"
+    path.write_text(CHECKPOINTED)
+    cp = Checkpoint({0: ["x"]}, False)
+    ns = {"_simt_cp": cp, "REACH": True}
+    exec(compile(CHECKPOINTED, str(path), "exec"), ns)  # noqa: S102 - the test's own text
+    specs = {"out": T.ArrayType(T.FLOAT64, 1, index=T.INT32)}
+    translate_with_names(ns["k"], specs, fp64=True)
+    assert list(cp.seen) == [(0, "x")]
+    ns["REACH"] = False
+    translate_with_names(ns["k"], specs, fp64=True)
+    assert cp.seen == {}
+

@@ -2,14 +2,15 @@
 
 The REPL compiles each input into a kernel that stores the variables it assigned at its end;
 a thread that raises never gets there. Python keeps the assignments of the statements that
-ran before the one that raised, so the REPL puts a call `_simt_cp(tid, k)` after each
+ran before the one that raised, so the REPL puts a call `_simt_cp(_simt_tid, k)` after each
 top-level statement `k` of the input (`repl.codegen.checkpoints`), bound to a `Checkpoint`:
 
 - translated for the probe (`store` False), the call records the values the names of
   statement `k` hold there (`seen`: UNDEF where a name is not defined on every path), without
-  reading them as the user's code would (which refuses a name that may be undefined);
+  reading them as the user's code would (which refuses a name that may be undefined),
+  afresh in each translation (`start`: a retry's values are not the last one's);
 - translated for the launch (`store` True), it stores the names the REPL chose into their
-  output arrays (`_o_<name>[tid] = name`) and the thread's progress, `k + 1`, into the
+  output arrays (`_o_<name>[_simt_tid] = name`) and the thread's progress, `k + 1`, into the
   array `done` names: a thread that raises later keeps them. As any store, these run only
   where the thread is not raising (`raising.guard_effect`, or the rest of the statement list
   under `if not exited`).
@@ -41,8 +42,17 @@ class Checkpoint:
         raise RuntimeError("a REPL checkpoint runs only in the kernel of an input")
 
 
+def start(pyfunc: Any) -> None:
+    """A translation of `pyfunc` begins (`specialise`: each try of its retries): the
+    checkpoints its namespace holds have seen nothing of it yet, so what an earlier one saw
+    (a statement it reached and this one does not) is not taken for this one's."""
+    for v in getattr(pyfunc, "__globals__", {}).values():
+        if isinstance(v, Checkpoint):
+            v.seen.clear()
+
+
 def translate_checkpoint(tr: Translating, cp: Checkpoint, node: ast.Call) -> V:
-    """Translate `cp(tid, k)`."""
+    """Translate `cp(_simt_tid, k)`."""
     tid, at = node.args
     assert isinstance(at, ast.Constant) and isinstance(at.value, int)
     k = at.value

@@ -11,7 +11,7 @@ from .. import types as T
 from ..complexnum import Complex
 from ..errors import CompileError
 from ..ir import Block, Builder, Function, Param, Value
-from . import raising, tables
+from . import checkpoint, raising, tables
 from .context import Context, NeedsKnown
 from .source import get_source
 from .translate import RET, Translator
@@ -83,6 +83,7 @@ def _attempt(
     """One translation of the body with a fresh `make_context(builder)`; the caller repeats
     it when a list's item type was guessed wrong (`Context.list_retry`)."""
     sig = inspect.signature(pyfunc)
+    checkpoint.start(pyfunc)
     body = Block()
     b = Builder(body)
     ctx = make_context(b)
