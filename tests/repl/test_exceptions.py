@@ -202,3 +202,18 @@ def test_a_checkpoint_sees_only_the_translation_it_is_in(tmp_path) -> None:
     translate_with_names(ns["k"], specs, fp64=True)
     assert cp.seen == {}
 
+
+def test_explain_leaves_a_line_of_ours_the_kernels() -> None:
+    # %explain wrote a generated line (a load, a checkpoint, a store) as the input's file and
+    # the kernel's own number: "<input 5>:5" for a checkpoint of a two-line input
+    import ast
+
+    from simt.repl import codegen, session
+
+    text = "x = tid\ny = x + 1"
+    b = codegen.checkpoints(codegen.body(text, ast.parse(text), False))
+    # header 3: kernel lines 4 and 6 are the input's 1 and 2, 5 and 7 checkpoints, 2 a load
+    said = "at <kernel 5>:4, <kernel 5>:5, <kernel 5>:6, <kernel 5>:7, <kernel 5>:2, <kernel 6>:4"
+    assert session._input_lines(said, "<kernel 5>", "<input 5>", b, 3) == (
+        "at <input 5>:1, <kernel 5>:5, <input 5>:2, <kernel 5>:7, <kernel 5>:2, <kernel 6>:4"
+    )

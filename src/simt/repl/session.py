@@ -825,10 +825,7 @@ class Session:
             self.out.error(f"%explain: {e}")
             return
         # (a launch that raised names the kernel's line: the input's own instead)
-        out = re.sub(
-            rf"<kernel {self.count}>:(\d+)",
-            lambda m: f"{filename}:{_input_line(body, int(m.group(1)) - header[0])}", out,
-        )  # fmt: skip
+        out = _input_lines(out, kernel_file, filename, body, header[0])
         self.out.text(out.replace(codegen.ECHO, "value") + "\n")
 
     def _layout(
@@ -1381,6 +1378,19 @@ def _compile_error(
                 shown = None
             e = CompileError(e.message, filename, None, None, shown, e.hint)
     return f"CompileError: {e}"
+
+
+def _input_lines(text: str, kernel_file: str, filename: str, body: codegen.Body,
+                 header: int) -> str:  # fmt: skip
+    """`text` with each `kernel_file:N` that is a line of the input written `filename:line`
+    (`header`: the kernel's lines before the input's first); a line of ours (a load, a
+    checkpoint, a store) keeps the kernel's name and number, as no line of the input is it."""
+
+    def one(m: re.Match[str]) -> str:
+        at = body.position(int(m.group(1)) - header, None)
+        return m.group(0) if at is None else f"{filename}:{at[0]}"
+
+    return re.sub(rf"{re.escape(kernel_file)}:(\d+)", one, text)
 
 
 def _input_line(body: codegen.Body, line: int) -> int:
