@@ -34,7 +34,8 @@ class Tup:
     items: tuple[Any, ...]
     is_list: bool = False  # a list display or comprehension: printed and shown as a list
     # a tuple on one path and a list on another (merge.py, loops.py): Python prints them
-    # differently, so it is not printed (`kind_differs`)
+    # differently, so printing it is refused (`calls._print_value`; the REPL's echo says so,
+    # `Session._layout`), as is + with it (`Translator._tuple_op`); * keeps the mark
     mixed: bool = False
 
 
