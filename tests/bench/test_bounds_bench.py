@@ -1,7 +1,8 @@
 """bench/bounds.py times what it says: its checks-off side launches the unchecked twins of a
 job's kernels (W1-W6 looked their kernel up by name at each call, and the jobs made for one
 kernel passed in kept it: both timed the checked kernel on both sides), and `--processes`
-times each side in processes of its own. Quick sizes on `cpu`; nothing is timed here."""
+times each side in processes of its own. Quick sizes on `cpu`; timings are made, no figure
+is asserted."""
 
 from __future__ import annotations
 
@@ -69,5 +70,8 @@ def test_processes_time_each_side_apart(bounds: Any, tmp_path: Path) -> None:
                         "--rounds", "1", "--calls", "2", "--json", str(out)]) == 0  # fmt: skip
     (row,) = json.loads(out.read_text())["rows"]
     assert len(row["on_each"]) == len(row["off_each"]) == 2
-    assert row["on_spread"] >= 1.0 and row["off_spread"] >= 1.0
+    # each side's spread is its slowest process over its fastest, as the row prints it
+    for side in ("on", "off"):
+        each = row[f"{side}_each"]
+        assert row[f"{side}_spread"] == pytest.approx(max(each) / min(each))
     assert row["kernels"][0]["kernel"] == "vecadd"
