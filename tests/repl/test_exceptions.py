@@ -217,3 +217,30 @@ def test_explain_leaves_a_line_of_ours_the_kernels() -> None:
     assert session._input_lines(said, "<kernel 5>", "<input 5>", b, 3) == (
         "at <input 5>:1, <kernel 5>:5, <input 5>:2, <kernel 5>:7, <kernel 5>:2, <kernel 6>:4"
     )
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_a_thread_raising_inside_a_statement_keeps_what_it_assigned_before(backend: str) -> None:
+    # #27: a raise in the middle of a loop rolled the thread back to before the whole loop
+    # ([3, 4, 2, 3] below); Python keeps what the loop assigned before the raise
+    s, buf = new_session(backend, 4)
+    s.bind("a", (102,), np.dtype(np.int64))
+    assert s.run("t = tid\ni = 0")
+    assert not s.run("for k in range(3):\n    t += 1\n    i = max(i, k)\n    y = a[tid + 98 + k]")
+    assert s.values("t").tolist() == [3, 4, 5, 5]
+    assert s.values("i").tolist() == [2, 2, 2, 1]
+    # a `while`, and an `if` inside it: only what ran before the raise
+    assert s.run("n = tid")
+    assert not s.run("while n < 50:\n    n += 10\n    if n > 20:\n        y = a[n * 3]")
+    assert s.values("n").tolist() == [40, 41, 42, 43]
+    # a `finally` the exception passes runs, and what it assigns is kept
+    assert not s.run("try:\n    n = n * 2\n    y = a[tid + 100]\nfinally:\n    n = n - 1")
+    assert s.values("n").tolist() == [79, 81, 83, 85]
+    # a value that cannot go beside the others where the thread raised is said
+    assert s.run("u = tid")
+    assert not s.run("for k in range(3):\n    u = u + k * 0.5\n    y = a[tid + 98 + k]\n    u = k")
+    assert s.values("u").tolist() == [2, 2, 0, 0]
+    assert re.search(r"`u` was a float where the 2 threads raised inside the statement at "
+                     r"<input \d+>:1, which cannot be kept beside its new int values: there it "
+                     r"is 0", buf.getvalue())
+

@@ -44,6 +44,9 @@ class Context:
     # values merged from a path where their variable was not assigned (merge.py), by id; the
     # values are kept so that no id is reused while the specialisation is translated
     partial: dict[int, Any] = field(default_factory=dict)
+    # the REPL's checkpoint object of the kernel being translated (`checkpoint.begin`): a place
+    # that raises stores what the statement changed so far (`checkpoint.at_raise`)
+    checkpoint: Any = None
     # bytes of per-thread arena per element type (`@simt.kernel(heap=N)`; None: the default)
     # and the arena itself (`frontend.arena.Arena`), made by the first growable value
     heap: int | None = None

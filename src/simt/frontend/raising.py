@@ -200,6 +200,7 @@ def set_state(
     raising already (the first exception wins, as the second would not have run)."""
     before = flag(tr)
     new = [Known(sid), *payload]
+    _stores_at_raise(tr, fails)
     if fails is None and not may_raise(tr):
         for name, v in zip((EXC, EXA, EXB), new):
             tr.env[name] = v
@@ -237,6 +238,23 @@ def set_state(
             eb = Block()
             eb.ops.append(_yield_nothing(tr))
             tr.b.op("if", [fails], [], [tb, eb])
+
+
+def _stores_at_raise(tr: Translating, fails: Value | None) -> None:
+    """In a REPL kernel, what the statement changed before this raise is kept by the thread
+    (`checkpoint.at_raise`, through `Context.checkpoint`): where `fails` holds (always: None)
+    and the thread is not raising already, here or in a caller."""
+    if tr.ctx.checkpoint is None:
+        return
+    f = any_raising(tr)
+    when: V = Known(True) if fails is None else fails
+    if isinstance(f, Known):
+        if f.value:
+            return
+    else:
+        fresh = tr.b.un("not", f)  # type: ignore[arg-type]
+        when = fresh if fails is None else tr.b.bin("and", fails, fresh)
+    tr.ctx.checkpoint.at_raise(tr, when)
 
 
 def _yield_nothing(tr: Translating):  # type: ignore[no-untyped-def]
@@ -444,6 +462,7 @@ def stmt_raise(tr: Translating, node: ast.Raise) -> None:
         before = flag(tr)
         if isinstance(before, Known) and before.value:
             return
+        _stores_at_raise(tr, None)
         for name in (EXC, EXA, EXB):
             tr.env[name] = caught[_field(name)]
         tr.env[RAISED] = Known(True)
@@ -691,6 +710,9 @@ def always(tr: Translating, run: Callable[[], None]) -> None:
             left = _either(tr, left, tr.env.get(n, Known(False)))
     if RAISED in kept and not (isinstance(left, Known) and not left.value):
         kept[RAISED] = _both(tr, kept[RAISED], _negated(tr, left))
+    if RAISED in kept and tr.ctx.checkpoint is not None:
+        # an exception the block let pass: what it assigned is kept too (`checkpoint`)
+        tr.ctx.checkpoint.at_raise(tr, _both(tr, kept[RAISED], _negated(tr, own)))
     for n in names:
         old, new = kept[n], tr.env.get(n, Known(False))
         if isinstance(new, Known):

@@ -83,7 +83,7 @@ def _attempt(
     """One translation of the body with a fresh `make_context(builder)`; the caller repeats
     it when a list's item type was guessed wrong (`Context.list_retry`)."""
     sig = inspect.signature(pyfunc)
-    checkpoint.start(pyfunc)
+    cp = checkpoint.start(pyfunc)
     body = Block()
     b = Builder(body)
     ctx = make_context(b)
@@ -117,6 +117,7 @@ def _attempt(
     env[RET] = Known(False)
     ctx.inline_stack.append(None)  # the kernel itself: `return value` is an error here
     tr = Translator(ctx, src, pyfunc, env)
+    checkpoint.begin(cp, tr)
     try:
         tr.stmts(src.tree.body)
     except NeedsKnown as e:  # not caught by a loop that could unroll: the user's error

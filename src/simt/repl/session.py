@@ -29,7 +29,7 @@ import numpy as np
 from .. import lang
 from .. import types as T
 from ..errors import CompileError, KernelError, LaunchError, SimtError
-from ..frontend.checkpoint import Checkpoint
+from ..frontend.checkpoint import Checkpoint, RaiseCode
 from ..runtime import printing, registry
 from . import analysis, codegen, files, phases
 from .output import Echo, Sink, group
@@ -85,6 +85,7 @@ class Session:
         self.file_data: dict[str, tuple[np.ndarray, int]] = {}
         self._extra: tuple[str, ...] = ()
         self._rewritten = False
+        self._files_in = False
         self._checkpoint = Checkpoint({}, False)  # the `_simt_cp` of the kernel compiled next
         self.globals: dict[str, Any] = {
             "__name__": "__simt_repl__",
@@ -532,6 +533,9 @@ class Session:
                 else:
                     extra.append(f"{obj} = _simt_File(_simt_file{idx}, {obj}__size, "
                                  f"{obj}__pos, {idx}, {obj}__base)")  # fmt: skip
+        # the files' helpers go into the kernel's namespace where it makes file objects (they
+        # rebind `_simt_int`: not for the header's lines alone, which are the session's ints)
+        self._files_in = bool(extra)
         if self.block is not None:
             extra = [
                 "blockIdx = _simt_int(_simt_block_idx.x)",
@@ -540,6 +544,9 @@ class Session:
                 *(f"{w} = _simt_sh_{w}[blockIdx]" for w in self.shared if w in shape.reads),
                 *extra,
             ]
+        # where statement 0 begins: what a thread raising inside it changed is told from
+        # what the names held here (`frontend.checkpoint`)
+        extra.append(f"{codegen.CHECKPOINT}({codegen.TID}, -1)")
         self._extra = tuple(extra)
         self._rewritten = rewritten
         bound = list(self.bound) + [f"_simt_file{i}" for i in range(len(self.file_paths))]
@@ -591,7 +598,14 @@ class Session:
             stores.append((DONE, str(steps)))
             outs[DONE] = np.zeros(n, np.int32)
             gen = codegen.kernel_source(name, body, loads, stores, bound, guard, self._extra)
-            self._checkpoint = Checkpoint(plan, True, "_o_", DONE)
+            # a thread raising inside statement k stores what k changed so far where it
+            # raises, with a progress code above `steps` saying so (`frontend.checkpoint`)
+            changed = {k: [w for w in ws if w in outs and _plain_name(w)]
+                       for k, ws in enumerate(body.assigns)}  # fmt: skip
+            self._checkpoint = Checkpoint(
+                plan, True, "_o_", DONE, changed,
+                lambda w, v: _unkept(v, outs[w].dtype), steps + 1,
+            )  # fmt: skip
             fn = self._define(name, gen.source, f"<kernel {self.count}>")
             import simt
 
@@ -657,9 +671,16 @@ class Session:
             stores = [(k, e) for k, e in stores if k != files.COUNT]
         done = outs.pop(DONE)
         stores = [(k, e) for k, e in stores if k != DONE]
+        inside: list[tuple[np.ndarray, RaiseCode]] = []  # raised inside a statement
+        for c in np.unique(done[done > steps]).tolist():
+            what = self._checkpoint.decode(c)
+            assert what is not None
+            sel = done == c
+            inside.append((sel, what))
+            done[sel] = what[0]  # (its progress: the statements before it)
         failed = done < steps if raised else None  # the threads that raised
         if failed is not None:
-            notes += self._kept(body, done, failed, outs, lost, unkept, filename)
+            notes += self._kept(body, done, failed, outs, lost, unkept, filename, inside)
         for w, v in known.items():  # the same value in every thread: a host value again
             each = outs.get(w)
             if each is not None and (failed is None or _same_everywhere(v, each)):
@@ -755,12 +776,13 @@ class Session:
     def _kept(
         self, body: codegen.Body, done: np.ndarray, failed: np.ndarray,
         outs: dict[str, np.ndarray], lost: list[str], unkept: dict[tuple[int, str], str],
-        filename: str,
+        filename: str, inside: list[tuple[np.ndarray, RaiseCode]],
     ) -> list[str]:  # fmt: skip
         """What the threads that raised keep: each variable as the statements before the one
-        that raised left it (the checkpoints stored it), else as it was before the input.
-        Where that value cannot sit beside the others (another type; not defined), the
-        thread holds 0 and a note says so."""
+        that raised left it (the checkpoints stored it) and as that one had changed it where
+        the thread raised (`inside`: the threads of each raise code and what it says), else
+        as it was before the input. Where that value cannot sit beside the others (another
+        type; not defined), the thread holds 0 and a note says so."""
         notes = []
         for w, arr in outs.items():
             if not _plain_name(w):
@@ -769,6 +791,20 @@ class Session:
             for k, names in enumerate(body.assigns[:-1]):
                 if w in names:
                     last[done > k] = k
+            here = len(body.assigns)  # (`last` of a value stored where the thread raised)
+            for sel, (k, stored, unfit) in inside:
+                if w in stored:
+                    last[sel] = here
+                why = dict(unfit).get(w)
+                if why is not None:
+                    arr[sel] = 0
+                    last[sel] = here
+                    at = _input_line(body, body.starts[k])
+                    notes.append(
+                        f"`{w}` was {why} where the {_threads(int(sel.sum()))} raised inside "
+                        f"the statement at {filename}:{at}, which cannot be kept beside its "
+                        f"new {_kind(arr.dtype)} values: there it is 0"
+                    )
             for k in sorted({k for k, v in unkept if v == w}):
                 sel = failed & (last == k)
                 if sel.any():
@@ -1016,7 +1052,7 @@ class Session:
                 syncthreads=lang.syncthreads,
                 shared=lang.shared.array,  # type: ignore[attr-defined]
             )
-        if self._rewritten or self._extra:
+        if self._rewritten or self._files_in:
             ns.update(files.NAMESPACE)
             for i, path in enumerate(self.file_paths):
                 ns[f"_simt_size{i}"] = self.file_data[path][1]
