@@ -92,3 +92,21 @@ def test_block_mode_errors(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     assert _run(s, buf, "if tid < 1000:\n    syncthreads()\n") == ""
     assert "one flat launch" in _run(s, buf, "%block off")
     assert _run(s, buf, "threadIdx == tid") == "True\n"
+
+
+def test_an_input_that_assigns_a_block_name_changes_it_for_that_input_only() -> None:
+    # #27: `blockIdx = 9` was kept as a session variable (a host value, or a per-thread one)
+    # that every later input's own `blockIdx` hid, and that outlived `%block off`; the
+    # block's row of a shared array was read through the user's name
+    s, buf = new_session("sim", 8)
+    _run(s, buf, "%block 4")
+    _run(s, buf, "t = shared(4, 'int64')")
+    assert _run(s, buf, "blockIdx = 9\nblockDim = 2\nq = blockIdx * blockDim") == ""
+    assert s.globals.get("q") == 18
+    assert "blockIdx" not in s.globals and "blockDim" not in s.globals
+    assert _run(s, buf, "blockIdx = tid\nt[threadIdx] = blockIdx") == ""
+    assert "blockIdx" not in s.state
+    assert _run(s, buf, "blockIdx").split("\n")[1::2] == ["0", "1"]
+    assert s.shared["t"].tolist() == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert "one flat launch" in _run(s, buf, "%block off")
+    assert "blockIdx" not in s.state and "blockIdx" not in s.globals

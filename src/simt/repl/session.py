@@ -38,6 +38,10 @@ BLOCK = 256
 _FIELDS = {"ByteStr": ("start", "length"), "File": ("pos", "size", "base")}
 PER_THREAD_PATHS = 1 << 22  # threads whose read paths the host computes one by one
 THREAD_NAMES = ("tid", "threadIdx")
+# the launch's names in block mode too: like `tid`, each input binds them afresh, so that an
+# input assigning one changes it for the rest of that input only
+BLOCK_NAMES = ("blockIdx", "blockDim")
+BID = "_simt_bid"  # the block's index, where its row of each shared array is
 DONE = "_simt_done"  # each thread's flag: it finished the input (a raising thread did not)
 
 
@@ -537,11 +541,13 @@ class Session:
         # rebind `_simt_int`: not for the header's lines alone, which are the session's ints)
         self._files_in = bool(extra)
         if self.block is not None:
+            # (the block's row of a shared array is indexed by a name of ours: an input may
+            # assign `blockIdx`)
             extra = [
-                "blockIdx = _simt_int(_simt_block_idx.x)",
+                f"blockIdx = {BID} = _simt_int(_simt_block_idx.x)",
                 f"blockDim = {self.block}",
                 "threadIdx = _simt_int(_simt_thread_idx.x)",
-                *(f"{w} = _simt_sh_{w}[blockIdx]" for w in self.shared if w in shape.reads),
+                *(f"{w} = _simt_sh_{w}[{BID}]" for w in self.shared if w in shape.reads),
                 *extra,
             ]
         # where statement 0 begins: what a thread raising inside it changed is told from
@@ -574,7 +580,8 @@ class Session:
                 body = codegen.checkpoints(body)
                 shown = []
                 probe = self._probe(name, body, loads, bound, state)
-            writes = [w for w in shape.writes if w not in THREAD_NAMES]
+            launch = THREAD_NAMES + (BLOCK_NAMES if self.block is not None else ())
+            writes = [w for w in shape.writes if w not in launch]
             probe = self._at_end(probe, len(body.assigns) - 1)
             stores, outs, known, notes, objects = self._classify(probe, writes, tree)
             layout = self._layout(probe, shown, stores, outs, notes)
