@@ -244,3 +244,26 @@ def test_a_thread_raising_inside_a_statement_keeps_what_it_assigned_before(backe
                      r"<input \d+>:1, which cannot be kept beside its new int values: there it "
                      r"is 0", buf.getvalue())
 
+
+def test_thread_errors_leave_a_line_of_ours_the_kernels() -> None:
+    # the grouped report of threads that raised mapped every kernel line with _input_line's
+    # fallback: a failure on a line of ours (a checkpoint, a store) was named as the input's
+    # file with a line number the input does not have
+    import ast
+
+    from simt.errors import KernelError, ThreadFailure
+    from simt.repl import codegen, session
+
+    text = "x = tid\ny = x + 1"
+    b = codegen.checkpoints(codegen.body(text, ast.parse(text), False))
+
+    def failure(t: int, line: int) -> ThreadFailure:
+        return ThreadFailure(t, (0, 0, 0), (t, 0, 0), "IndexError", "bad", "<kernel 5>", line)
+
+    ours, theirs = failure(1, 7), failure(2, 6)  # (header 3: 7 is a checkpoint, 6 line 2)
+    e = KernelError.grouped([ours, theirs], [(ours, 1), (theirs, 1)], 6, {})
+    said = session._thread_errors(e, "<input 5>", text, {"<kernel 5>": (3, 4)}, 8, b)
+    assert "1 thread raised IndexError at <kernel 5>:7 (first: thread 1: bad)" in said
+    assert "1 thread raised IndexError at <input 5>:2 (first: thread 2: bad)\n    y = x + 1" in (
+        said
+    )

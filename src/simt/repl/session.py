@@ -1437,9 +1437,24 @@ def _input_lines(text: str, kernel_file: str, filename: str, body: codegen.Body,
 
 
 def _input_line(body: codegen.Body, line: int) -> int:
-    """The input's line of the `line`-th line of `body` (itself where it is not known)."""
+    """The input's line of the `line`-th line of `body` (itself where it is not known: for a
+    statement's first line, which always is the input's; a kernel's line goes through
+    `_place`)."""
     at = body.position(line, None)
     return line if at is None else at[0]
+
+
+def _place(
+    file: str, line: int, filename: str, where: dict[str, tuple[int, int]], body: codegen.Body
+) -> tuple[str, int]:
+    """`file:line`, a place a kernel error names, as the input's `filename` and line where it
+    is a line of the input (`where`: each generated file's header lines); a line of ours (a
+    load, a checkpoint, a store) keeps the kernel's name and number, as `_input_lines`."""
+    if file in where:
+        at = body.position(line - where[file][0], None)
+        if at is not None:
+            return filename, at[0]
+    return file, line
 
 
 def _thread_errors(
@@ -1457,10 +1472,8 @@ def _thread_errors(
     def mapped(f: ThreadFailure) -> ThreadFailure:
         # (a shared array is the kernel's argument `_simt_sh_<name>`: an IndexError's message)
         f = replace(f, message=re.sub(r"`_simt_sh_(\w+)`", r"`\1`", f.message))
-        if f.filename in where:
-            return replace(f, filename=filename,
-                           line=_input_line(body, f.line - where[f.filename][0]))  # fmt: skip
-        return f
+        file, line = _place(f.filename, f.line, filename, where, body)
+        return replace(f, filename=file, line=line)
 
     failures = [mapped(f) for f in e.failures if f.thread < threads]
     firsts: dict[tuple[str, str, int], ThreadFailure] = {}
@@ -1468,8 +1481,7 @@ def _thread_errors(
         firsts.setdefault((f.exception, f.filename, f.line), f)
     groups = []
     for cls, file, line, count in e.counts:
-        first = firsts.get((cls, *((filename, _input_line(body, line - where[file][0]))
-                                   if file in where else (file, line))))  # fmt: skip
+        first = firsts.get((cls, *_place(file, line, filename, where, body)))
         if first is not None:
             groups.append((first, count))
     total = sum(c for _, c in groups)
@@ -1487,10 +1499,9 @@ def _kernel_error(
     msg = re.sub(r"`_simt_sh_(\w+)`", r"`\1`", e.message)
     if e.block is not None and e.thread is not None:
         msg += f" in thread {e.block[0] * block + e.thread[0]}"
-    if e.filename in where and e.line is not None:
-        msg = f"{filename}:{_input_line(body, e.line - where[e.filename][0])}: {msg}"
-    elif e.filename is not None and e.line is not None:
-        msg = f"{e.filename}:{e.line}: {msg}"
+    if e.filename is not None and e.line is not None:
+        file, line = _place(e.filename, e.line, filename, where, body)
+        msg = f"{file}:{line}: {msg}"
     if e.source_line:
         msg += "\n    " + e.source_line.strip()
     return f"KernelError: {msg}"
