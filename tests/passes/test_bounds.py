@@ -786,3 +786,104 @@ def test_an_index_left_checked_is_one_unsigned_comparison() -> None:
     assert unsigned and all(op.attrs == {"op": "lt"} for op in unsigned)
     ir = registry.current().source(fn) if simt.backend() == "cpu" else None
     assert ir is None or "icmp ult i32" in ir
+
+
+# ------------------------------------------------------------------ aligned tree steps (#23)
+@simt.kernel
+def interleaved(a, partial):
+    # Harris's first reduction: `tid % (2 * s) == 0` makes tid a multiple of a power of two
+    # that divides 64, so tid + s <= 63 for every block of at most 64 threads (the bounds of
+    # tid and s alone give 2 * block_dim.x - 2: a test that fails for a block of 64)
+    sh = simt.shared.array(64, np.float32)
+    tid = thread_idx.x
+    i = simt.grid(1)
+    sh[tid] = a[i] if i < len(a) else 0.0
+    simt.syncthreads()
+    s = 1
+    while s < block_dim.x:
+        if tid % (2 * s) == 0:
+            sh[tid] += sh[tid + s]
+        simt.syncthreads()
+        s *= 2
+    if tid == 0:
+        partial[block_idx.x] = sh[0]
+
+
+@simt.kernel
+def interleaved_from3(a, partial):
+    sh = simt.shared.array(64, np.float32)
+    tid = thread_idx.x
+    sh[tid] = 1.0
+    simt.syncthreads()
+    s = 3  # 3, 6, 12, ...: not powers of two (s = 6, tid = 60: tid + s = 66)
+    while s < block_dim.x:
+        if tid % (2 * s) == 0:
+            sh[tid] += sh[tid + s]
+        simt.syncthreads()
+        s *= 2
+    if tid == 0:
+        partial[block_idx.x] = sh[0]
+
+
+@simt.kernel
+def interleaved_48(a, partial):
+    sh = simt.shared.array(48, np.float32)  # 2 * s = 32 does not divide 48: tid 32 + 16
+    tid = thread_idx.x
+    sh[tid] = 1.0
+    simt.syncthreads()
+    s = 1
+    while s < block_dim.x:
+        if tid % (2 * s) == 0:
+            sh[tid] += sh[tid + s]
+        simt.syncthreads()
+        s *= 2
+    if tid == 0:
+        partial[block_idx.x] = sh[0]
+
+
+@simt.kernel
+def interleaved_capped(a, partial):
+    sh = simt.shared.array(64, np.float32)
+    tid = thread_idx.x
+    sh[tid] = 1.0
+    simt.syncthreads()
+    s = 1
+    t = 1
+    k = 0
+    while k < 8:
+        t = s  # 1, 2, 4, 8, 16, 24: a power of two only while s is one
+        s = min(2 * t, 24)
+        if tid % (2 * t) == 0:
+            sh[tid] += sh[tid + t]  # t = 24, tid = 48: 72
+        simt.syncthreads()
+        k += 1
+    if tid == 0:
+        partial[block_idx.x] = sh[0]
+
+
+def test_a_multiple_of_a_power_of_two_is_aligned_in_a_tile_of_one() -> None:
+    fn, rep = _proved(interleaved, _f32(256), _f32(4))
+    # one test of the block's size, as for `sh[tid]`; not `2*block_dim.x - 65 <= 0` as well
+    assert rep.checked == 0 and rep.tests == [
+        "block_dim.x - 64 <= 0", "block_idx.x - len(partial) + 1 <= 0"], rep.tests
+    for block in (64, 48, 5, 1):  # the copy without checks, powers of two or not
+        assert _audit(fn, (2,), (block,), _f32(256), _f32(4)) == 0, block
+    assert _audit(fn, (1,), (128,), _f32(256), _f32(4)) > 0  # a block too big for the tile
+    for backend in ("sim", "cpu"):
+        out = np.zeros(4, np.float32)
+        with simt.using(backend):
+            interleaved[4, 64](_f32(256), out)
+        np.testing.assert_array_equal(out, _f32(256).reshape(4, 64).sum(1))
+
+
+def test_alignment_needs_powers_of_two_throughout() -> None:
+    # a step from 3, an extent of 48, a step a power of two only until a min caps it: each
+    # goes out of the tile at 64 (48) threads, so none may be proven or tested by alignment
+    for kernel, block in ((interleaved_from3, 64), (interleaved_48, 48),
+                          (interleaved_capped, 64)):  # fmt: skip
+        fn, _ = _proved(kernel, _f32(64), _f32(1))
+        assert _audit(fn, (1,), (block,), _f32(64), _f32(1)) > 0, kernel
+        out = np.zeros(1, np.float32)
+        with simt.using("cpu"), pytest.raises(simt.KernelError) as e:
+            kernel[1, block](_f32(64), out)
+        assert "out of bounds" in str(e.value) and "`sh`" in str(e.value), kernel

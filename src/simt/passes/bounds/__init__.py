@@ -19,7 +19,10 @@ the whole block shares (`len(a)`, `block_idx.x * block_dim.x`, scalar arguments,
   launch of 2**31 threads along x is refused, `kernel.check_launch`); the variable of
   `for k in range(lo, hi)` lies in `[lo, hi - 1]` (at least `lo` only when `k + step` cannot
   wrap around past `hi`); numeric ranges of every integer value (interval arithmetic that
-  gives up, to the type's whole range, wherever an operation may wrap).
+  gives up, to the type's whole range, wherever an operation may wrap);
+- *alignment*: under `if x % m == 0:` with `m` a power of two (`Ranges.pow2_or_zero`), `x + r`
+  for `r <= m - 1` is at most `E - 1` for an extent `E` that is a power of two, where `x <= E - 1`
+  and `m <= 2 * E - 1` (a tree reduction's interleaved step, `sites._aligned`).
 
 An access whose bounds hold for every value the block's values may take is *proven*. One
 whose bounds are linear forms of block-level values only — `i <= len(c) - 1` for `a[i]`, where

@@ -54,6 +54,7 @@ class Ranges:
                     self.defs[a.id] = op if first else Op("arg")
         self._rng: dict[int, tuple[int, int, bool]] = {}
         self._hoist: dict[int, bool] = {}
+        self._pow2: set[int] | None = None  # `pow2_or_zero`
         # loop-carried values: block argument -> (initial value, next value, body argument)
         self.carried: dict[int, tuple[Value, Value, Value]] = {}
         for op in walk(fn.body):
@@ -331,6 +332,76 @@ class Ranges:
         """Whether `k + step` of an upward loop stays in its type while `k < stop`."""
         _, stop, step = loop.operands[:3]
         return self.rng(stop)[1] - 1 + self.rng(step)[1] <= self.full_range(step)[1]
+
+    def pow2_or_zero(self, v: Value) -> bool:
+        """Whether every value `v` takes is 0 or a power of two (never negative): a constant
+        so; a product of such values, or one shifted left by a constant, whose numeric range
+        shows no wrap; one shifted right or divided by a power of two; `min`, `max`, a
+        `select` or a value-preserving cast of such values; a value a loop carries from such
+        a first value to such a next one (`s = 1`, `s *= 2`; `s >>= 1` from one). The
+        greatest set of values these rules keep (values around a loop rely on each other)."""
+        if self._pow2 is None:
+            cands = {vid for vid, x in self.values_by_id().items()
+                     if isinstance(x.type, Scalar) and x.type.is_int}  # fmt: skip
+            while True:
+                keep = {vid for vid in cands if self._pow2_step(vid, cands)}
+                if keep == cands:
+                    break
+                cands = keep
+            self._pow2 = cands
+        return self.canon(v).id in self._pow2 or v.id in self._pow2
+
+    def values_by_id(self) -> dict[int, Value]:
+        """Every value `fn` defines (op results, block arguments) and its parameters."""
+        out = {p.value.id: p.value for p in self.fn.params}
+        for op in walk(self.fn.body):
+            for r in op.results:
+                out[r.id] = r
+            for blk in op.regions:
+                for a in blk.args:
+                    out[a.id] = a
+        return out
+
+    def _pow2_step(self, vid: int, s: set[int]) -> bool:
+        """Whether value `vid` is 0 or a power of two where the values of `s` are."""
+
+        def p2(x: int) -> bool:
+            return x >= 0 and x & (x - 1) == 0
+
+        if vid in self.carried:
+            init, nxt, _ = self.carried[vid]
+            return init.id in s and nxt.id in s
+        op = self.defs.get(vid)
+        if op is None or not op.results:
+            return False
+        v = next((r for r in op.results if r.id == vid), None)
+        if v is None or not isinstance(v.type, Scalar):
+            return False
+        if op.opcode == "const":
+            return p2(int(op.attrs["value"]))
+        if op.opcode == "cast":
+            a = op.operands[0]
+            return isinstance(a.type, Scalar) and preserves(a.type, v.type) and a.id in s
+        if op.opcode == "select":
+            return all(x.id in s for x in op.operands[1:])
+        if op.opcode != "bin":
+            return False
+        o, (a, b) = op.attrs["op"], op.operands
+        lo, _, exact = self.rng(v)
+        if o == "mul":  # no wrap: the exact product of powers of two
+            return exact and lo >= 0 and a.id in s and b.id in s
+        if o in ("min", "max"):
+            return a.id in s and b.id in s
+        blo, bhi, _ = self.rng(b)
+        if o == "shl":  # `a << k` for a known k, its range below the type's end
+            alo, ahi, _ = self.rng(a)
+            return (blo == bhi and 0 <= blo < v.type.bits - 1 and alo >= 0
+                    and ahi << blo <= self.full_range(v)[1] and a.id in s)  # fmt: skip
+        if o == "shr":
+            return 0 <= blo and bhi < v.type.bits and a.id in s
+        if o == "floordiv":
+            return blo == bhi and p2(blo) and blo >= 1 and a.id in s
+        return False
 
     # ---- block-level values -----------------------------------------------------------------
     def hoistable(self, v: Value) -> bool:

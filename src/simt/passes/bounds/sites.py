@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 from ...ir import Block, Op, Value
 from ...ir.ops import MEMORY
@@ -126,6 +127,10 @@ def _side(an: Analysis, idx: Value, upper: bool, ext: Lin, ctx: Ctx, depth: int
         if any(an.never(c) or not an.testable(c) for c in left):
             continue
         cands.append((b, left))
+    if upper and depth > 0:
+        got = _aligned(an, v, ext, ctx, depth - 1)
+        if got is not None:
+            cands.append((Bound(ext.plus(-1)), got))
     if not cands:
         return None
     out = list(_pick(an, cands, upper))
@@ -142,11 +147,97 @@ def _side(an: Analysis, idx: Value, upper: bool, ext: Lin, ctx: Ctx, depth: int
     return out
 
 
+def _aligned(an: Analysis, v: Value, ext: Lin, ctx: Ctx, depth: int) -> tuple[Lin, ...] | None:
+    """The block-level tests under which `x + r <= E - 1` by alignment, for an extent `E` that
+    is a power of two and a dominating guard `x % m == 0` (`if tid % (2 * s) == 0:
+    sh[tid + s]`, a tree reduction's step): where `m` is a power of two (`pow2_or_zero`, at
+    least 1) below `2 * E` it divides `E`, so a multiple `x` of it in `[0, E - 1]` is at most
+    `E - m`, and `r <= m - 1` keeps `x + r` at most `E - 1`. Needs `x >= 0`, `x <= E - 1` and
+    `m <= 2 * E - 1` (each proven or tested, `_side`) and `r <= m - 1` (proven); None where
+    the rule does not apply. The exact sum is what is bounded (the caller's type checks
+    stand)."""
+    e = ext.const
+    if ext.terms or not isinstance(e, int) or e < 1 or e & (e - 1) or (
+        e - 1 > type_range(v.scalar)[1]
+    ):
+        return None
+    op = an.defs.get(v.id)
+    if op is None or op.opcode != "bin" or op.attrs["op"] != "add":
+        return None
+    for x, r in (op.operands, op.operands[::-1]):
+        m = _multiple_of(an, x, ctx)
+        if m is None or not an.pow2_or_zero(m) or an.rng(m)[0] < 1 or an.rng(x)[0] < 0:
+            continue
+        if not _below_divisor(an, r, m, ctx):
+            continue
+        fits = _side(an, x, True, ext, ctx, depth)
+        small = _side(an, m, True, Lin((), 2 * e), ctx, depth)
+        if fits is not None and small is not None:
+            tests = list(dict.fromkeys(fits + small))
+            return tuple(t for i, t in enumerate(tests)
+                         if not any(j != i and implies(o, t) and (j < i or not implies(t, o))
+                                    for j, o in enumerate(tests)))  # fmt: skip
+    return None
+
+
+def implies(a: Lin, b: Lin) -> bool:
+    """Whether `a <= 0` implies `b <= 0` as a multiple: `b = c * a + d` with `c > 0` and
+    `d <= 0` (`block_dim.x <= 256` implies `2 * block_dim.x <= 513`)."""
+    if not a.terms or [k for k, _ in a.terms] != [k for k, _ in b.terms]:
+        return False
+    c = Fraction(b.terms[0][1]) / Fraction(a.terms[0][1])
+    if c <= 0 or any(Fraction(y) != c * Fraction(x) for (_, x), (_, y) in zip(a.terms, b.terms)):
+        return False
+    return Fraction(b.const) - c * Fraction(a.const) <= 0
+
+
+def _multiple_of(an: Analysis, x: Value, ctx: Ctx) -> Value | None:
+    """The divisor `m` of a guard `x % m == 0` that holds here, if there is one."""
+    k = an.key(x)
+    for f in ctx.facts:
+        if f.rel != "eq":
+            continue
+        for a, b in ((f.a, f.b), (f.b, f.a)):
+            if a[0] != "v" or b[0] != "v":
+                continue
+            zero = an.defs.get(b[1])  # type: ignore[call-overload]
+            mod = an.defs.get(a[1])  # type: ignore[call-overload]
+            if zero is None or zero.opcode != "const" or zero.attrs["value"] != 0:
+                continue
+            if mod is not None and mod.opcode == "bin" and mod.attrs["op"] == "mod" and (
+                an.key(mod.operands[0]) == k
+            ):
+                return mod.operands[1]
+    return None
+
+
+def _below_divisor(an: Analysis, r: Value, m: Value, ctx: Ctx) -> bool:
+    """Whether `r <= m - 1` holds here: `m` is `c * r` (c >= 2, no wrap) with `r >= 1`, or
+    the bound search proves it."""
+    op = an.defs.get(an.canon(m).id)
+    if op is not None and op.opcode == "bin" and op.attrs["op"] == "mul" and an.rng(m)[2]:
+        a, b = op.operands
+        for y, c in ((a, b), (b, a)):
+            clo, chi, _ = an.rng(c)
+            if an.canon(y) is an.canon(r) and clo == chi >= 2 and an.rng(r)[0] >= 1:
+                return True
+    return an.prove(Lin.leaf(an.key(r)) + Lin.leaf(an.key(m)).scale(-1) + Lin((), 1), ctx)
+
+
 def _pick(an: Analysis, cands: list[tuple[Bound, tuple[Lin, ...]]], upper: bool
           ) -> tuple[Lin, ...]:  # fmt: skip
     """The conditions of the candidate bound most likely to hold: none left (a proof); else
     the fewest tests, a symbolic bound before a constant one (a constant comes from a type's
     range and rarely passes), the tightest, the simplest."""
+
+    # a candidate whose every test follows from each test of another holds wherever that
+    # one does: the other goes (`x + s <= 255` by alignment, tested `block_dim.x <= 256`, over
+    # the sum of bounds' `2 * block_dim.x <= 257`)
+    def weaker(a: tuple[Lin, ...], b: tuple[Lin, ...]) -> bool:
+        return bool(a) and bool(b) and all(any(implies(y, x) for y in b) for x in a)
+
+    cands = [c for c in cands
+             if not any(weaker(o[1], c[1]) and not weaker(c[1], o[1]) for o in cands)]
 
     def score(c: tuple[Bound, tuple[Lin, ...]]) -> tuple[int, bool, int, int]:
         b, left = c
