@@ -1,7 +1,10 @@
 """Block tree reduction through shared memory and barriers; partial sums summed on the host.
 
 Each thread first accumulates a grid-stride slice, then the block halves its active threads
-each step (a `while` with a uniform condition around a barrier).
+each step (a `while` with a uniform condition around a barrier). `interleaved_sum` is Mark
+Harris's first reduction: a step doubling from 1, the threads whose id is a multiple of twice
+the step adding their neighbour `tid + s` (in the tile by alignment: `passes/bounds/`), over a
+last block the input only partly fills.
 """
 
 import numpy as np
@@ -55,4 +58,41 @@ def _ref(a, partial):
     return {1: expect}
 
 
-CASES = [Case("reduce_shared", block_sum, _make, GRID, THREADS, _ref, close(1e-5))]
+@simt.kernel
+def interleaved_sum(a, partial):
+    sh = simt.shared.array(THREADS, np.float32)
+    tid = thread_idx.x
+    i = block_idx.x * block_dim.x + tid
+    x = 0.0
+    if i < len(a):
+        x = a[i]
+    sh[tid] = x
+    simt.syncthreads()
+    s = 1
+    while s < block_dim.x:
+        if tid % (2 * s) == 0:
+            sh[tid] += sh[tid + s]
+        simt.syncthreads()
+        s *= 2
+    if tid == 0:
+        partial[block_idx.x] = sh[0]
+
+
+N_INTERLEAVED = GRID * THREADS - 50
+
+
+def _make_interleaved():
+    return uniform(rng(4), N_INTERLEAVED), np.zeros(GRID, np.float32)
+
+
+def _ref_interleaved(a, partial):
+    padded = np.zeros(GRID * THREADS)
+    padded[:N_INTERLEAVED] = a
+    return {1: padded.reshape(GRID, THREADS).sum(1)}
+
+
+CASES = [
+    Case("reduce_shared", block_sum, _make, GRID, THREADS, _ref, close(1e-5)),
+    Case("reduce_interleaved", interleaved_sum, _make_interleaved, GRID, THREADS,
+         _ref_interleaved, close(1e-5)),
+]

@@ -380,3 +380,16 @@ def test_specials_feature_feeds_special_values_and_agrees_between_backends() -> 
     assert compare(0, "x", [zero], [neg], ("sv",)) and not compare(0, "x", [zero], [neg], ("fo",))
     for seed in (0, 1, 2):
         assert check(generate(seed, specials=True, size=4), ("cpu",), nvrtc=True) == []
+
+
+def test_a_shared_phase_may_sum_its_tile_in_interleaved_steps() -> None:
+    # Harris's first reduction (`t % (2 * w) == 0`, `sh[t + w]`), after a barrier that
+    # follows the neighbour's read: what the bounds pass's alignment rule proves (#23)
+    srcs = [generate(seed).source for seed in range(60)]
+    tree = [s for s in srcs if re.search(r"if t % \(2 \* w\d+\) == 0:", s)]
+    assert tree
+    for s in tree:
+        lines = s.splitlines()
+        at = next(k for k, ln in enumerate(lines) if re.search(r"w\d+ = 1$", ln))
+        assert "simt.syncthreads()" in lines[at - 1]
+        compile(s, "<fuzz>", "exec")

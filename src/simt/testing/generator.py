@@ -290,6 +290,7 @@ class Generator:
         # bases, as sinks of x0 and j0: a stream of its own too
         self.rmath = random.Random(seed ^ 0x3A7)
         self.rfmod = random.Random(seed ^ 0xF3D)  # `math.fmod`'s hard cases (FMOD_SINKS)
+        self.rtree = random.Random(seed ^ 0x7EE)  # a shared phase's tree sum: its own too
         self.u64_on = False  # set while a section has made uint64 values
         self.complex_on = False  # and complex ones
         self.extras: set[str] = set()
@@ -840,6 +841,20 @@ class Generator:
         self.emit(f"{v} = {sh}[(t + {self.r.randint(1, 40)}) % {self.block_size}]")
         self.declare(v, ty, F32_CAP if ty == "f32" else 0.0)
         self.features.add("shared")
+        if ty == "f32" and self.rtree.random() < 0.4:
+            # a tree sum over the tile in Harris's interleaved steps: `t % (2 * w) == 0`
+            # keeps `t + w` in the tile (the bounds pass's alignment rule; fixed order, so
+            # every backend rounds alike)
+            w, total = self.fresh("w"), self.fresh()
+            self.emit("simt.syncthreads()  # after the neighbour's read above")
+            self.emit(f"{w} = 1")
+            self.emit(f"while {w} < {self.block_size}:")
+            self.emit(f"    if t % (2 * {w}) == 0:")
+            self.emit(f"        {sh}[t] += {sh}[t + {w}]")
+            self.emit("    simt.syncthreads()")
+            self.emit(f"    {w} *= 2")
+            self.emit(f"{total} = {sh}[0]")
+            self.declare(total, ty, F32_CAP * self.block_size)
 
     # ------------------------------------------------------------------ the kernel
     def sinks(self) -> list[str]:
