@@ -1,9 +1,11 @@
-"""Fixtures for runtime tests: one WebGPU device for the whole test session, and a count of
-the launches that took the ordinary path (`ordinary`)."""
+"""Fixtures for runtime tests: one WebGPU device for the whole test session, a count of the
+launches that took the ordinary path (`ordinary`), and kernels nothing compiled before
+(`fresh_kernel`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -44,3 +46,29 @@ def ordinary(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(Kernel, "launch", counted)
     return calls
+
+
+_FRESH = """
+import simt
+
+@simt.kernel
+def k(a):
+    i = simt.grid(1)
+    if i < len(a):
+        a[i] = a[i] * {n} + 1.0
+"""
+
+
+@pytest.fixture
+def fresh_kernel(tmp_path: Path) -> Callable[[int], Any]:
+    """`fresh_kernel(n)`: a kernel of a file of its own, `a[i] = a[i] * n + 1.0` for float
+    arrays `a`, that nothing compiled before (its code names `n`)."""
+
+    def make(n: int) -> Any:
+        path = tmp_path / f"fresh_{n}.py"
+        path.write_text(_FRESH.format(n=n))
+        ns: dict[str, Any] = {}
+        exec(compile(path.read_text(), str(path), "exec"), ns)  # noqa: S102 - its own file
+        return ns["k"]
+
+    return make
