@@ -4,11 +4,14 @@ corpus runs on webgpu in tests/corpus; these test what the corpus does not."""
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import subprocess
 import sys
 import textwrap
+import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -621,3 +624,53 @@ def test_a_float64_literal_in_a_math_row_is_not_evaluated_by_naga(on_webgpu: Any
     _copysign_literals[1, 4](b, out)
     want = [math.copysign(1.0, x) + math.copysign(x * 3.0, -1.0) for x in b.tolist()]
     assert out.tolist() == want
+
+
+
+def test_a_dropped_kernel_takes_its_pipelines_and_shader_module_along(
+    on_webgpu: Any, fresh_kernel: Callable[[int], Any]
+) -> None:
+    """The runtime's tables hold pipelines and shader modules weakly: a driver compiles each
+    pipeline to machine code (~0.6 MB on lavapipe), and a process that made thousands of
+    kernels kept every one of them (mem11)."""
+    gc.collect()  # what earlier tests dropped
+    before = (len(on_webgpu._pipelines), len(on_webgpu._modules))
+    dead = []
+    for n in range(6):
+        k = fresh_kernel(n + 2)
+        a = np.ones(8, np.float32)
+        k[1, 8](a)
+        k[2, 4](a)  # a second block shape: a second pipeline
+        np.testing.assert_array_equal(a, float((n + 2) * (n + 2) + n + 3))
+        (spec,) = k.specialisations("webgpu")
+        _, own = spec.compiled.meta["pipelines"]
+        assert len(own) == 2
+        dead += [weakref.ref(p) for p in own.values()]
+        dead.append(weakref.ref(spec.compiled.handle))
+        del k, spec, own
+    simt.synchronize()
+    gc.collect()
+    assert all(r() is None for r in dead)
+    assert len(on_webgpu._pipelines) <= before[0] and len(on_webgpu._modules) <= before[1]
+
+
+def test_a_kept_kernel_launches_with_the_pipelines_it_made(
+    on_webgpu: Any, fresh_kernel: Callable[[int], Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """...while a kernel the user keeps compiles nothing again, here or for the driver."""
+    made: list[int] = []
+    real = WebGPURuntime._new_pipeline
+
+    def counted(self: Any, *args: Any) -> Any:
+        made.append(1)
+        return real(self, *args)
+
+    monkeypatch.setattr(WebGPURuntime, "_new_pipeline", counted)
+    k = fresh_kernel(101)
+    a = np.ones(8, np.float32)
+    k[1, 8](a)
+    gc.collect()
+    k[1, 8](a)
+    k[1, 8](a)
+    assert made == [1]
+    np.testing.assert_array_equal(a, ((1.0 * 101 + 1) * 101 + 1) * 101 + 1)

@@ -6,7 +6,10 @@ the device between launches (bool arrays as one u32 per element, 8/16-bit elemen
 in u32 words, the last word padded). The rendered WGSL and its layout are kept on disk
 (`webgpu_cache`, keyed on the IR): a new process does not render a kernel again. Shader
 modules are cached by the hash of their WGSL and pipelines by (WGSL, block shape): the block
-shape is a pipeline constant, so one shader serves every block shape. Launches are queued
+shape is a pipeline constant, so one shader serves every block shape. Both tables hold them
+weakly: a compiled kernel keeps its shader module and the pipelines it launched with, so they
+go when the user's kernel does (a driver compiles each pipeline to machine code: lavapipe's
+took ~0.6 MB each, and a process that made thousands of kernels kept them all). Launches are queued
 and return at once; reading a buffer back waits (in wgpu 0.32
 `queue.on_submitted_work_done_sync()` raises, so `synchronize` reads a small buffer instead).
 A launch whose kernel prints or can fail (assert, debug-mode bounds checks) reads its print
@@ -26,6 +29,7 @@ import hashlib
 import os
 import threading
 import warnings
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -155,6 +159,17 @@ def render_checked(
     return render_kernel(fn, writable)
 
 
+class _Pipeline:
+    """A compute pipeline: of one kernel's WGSL (declared with `module`) for one block shape.
+    Kept by the compiled kernels that launched with it (`Compiled.meta["pipelines"]`); the
+    runtime's table finds it again only while one of them does."""
+
+    __slots__ = ("__weakref__", "bgl", "k", "module", "pipe")
+
+    def __init__(self, pipe: Any, bgl: Any, k: WgslKernel, module: Any) -> None:
+        self.pipe, self.bgl, self.k, self.module = pipe, bgl, k, module
+
+
 class WebGPURuntime(Runtime):
     """Kernels as WGSL compute shaders on the process's WebGPU device."""
 
@@ -169,8 +184,12 @@ class WebGPURuntime(Runtime):
 
     def __init__(self) -> None:
         self.dev: Device = open_device()
-        self._modules: dict[str, Any] = {}
-        self._pipelines: dict[tuple[str, tuple[int, int, int]], Any] = {}
+        # by the hash of their WGSL (and block shape), held by the compiled kernels alone
+        # (`Compiled.handle`, `_Pipeline.module`, `Compiled.meta["pipelines"]`)
+        self._modules: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
+        self._pipelines: weakref.WeakValueDictionary[tuple[str, tuple[int, int, int]],
+                                                     _Pipeline] = weakref.WeakValueDictionary()
+        self._opened = 0  # devices opened again (`_reopen`): older pipelines are of a lost one
         self._print_buf: Any = None
         self._print64_buf: Any = None
         self._sync_buf: Any = None
@@ -307,24 +326,38 @@ class WebGPURuntime(Runtime):
         self._reopen()
         raise driver_failure(fn, what, device, failure, said) from None
 
-    def _pipeline(self, compiled: Compiled, block: Dim3, args: list[Any]) -> Any:
-        """(pipeline, bind group layout, kernel) for this launch: per block shape, and per
-        set of array arguments bound twice (`f(a, a)`: those are declared writable). A
-        device lost on the way: `_driver_compile`."""
+    def _pipeline(self, compiled: Compiled, block: Dim3, args: list[Any]) -> _Pipeline:
+        """The pipeline of this launch: per block shape, and per set of array arguments
+        bound twice (`f(a, a)`: those are declared writable). A device lost on the way:
+        `_driver_compile`."""
         return self._driver_compile(
             compiled.fn, "its compute pipeline", lambda: self._make_pipeline(compiled, block, args)
         )
 
-    def _make_pipeline(self, compiled: Compiled, block: Dim3, args: list[Any]) -> Any:
+    def _make_pipeline(self, compiled: Compiled, block: Dim3, args: list[Any]) -> _Pipeline:
         k: WgslKernel = compiled.meta["wgsl"]
         aliased = self._aliased(k, args)
+        shape = (block.x, block.y, block.z)
+        # the kernel's own pipelines, of the device open now: what keeps them alive
+        own: tuple[int, dict[Any, _Pipeline]] | None = compiled.meta.get("pipelines")
+        if own is None or own[0] != self._opened:
+            own = compiled.meta["pipelines"] = (self._opened, {})
+        got = own[1].get((aliased, shape))
+        if got is not None:
+            return got
         module, source_key = compiled.handle, compiled.meta["key"]
         if aliased or source_key not in self._modules:  # (or a device opened again since)
             k, module, source_key = self._variant(compiled.fn, aliased)
-        key = (source_key, (block.x, block.y, block.z))
-        pipe = self._pipelines.get(key)
-        if pipe is not None:
-            return pipe
+        key = (source_key, shape)
+        got = self._pipelines.get(key)  # the same WGSL launched by another kernel
+        if got is None:
+            got = self._new_pipeline(compiled, block, k, module)
+            self._pipelines[key] = got
+        own[1][(aliased, shape)] = got
+        return got
+
+    def _new_pipeline(self, compiled: Compiled, block: Dim3, k: WgslKernel,
+                      module: Any) -> _Pipeline:  # fmt: skip
         import wgpu
 
         entries = []
@@ -354,8 +387,7 @@ class WebGPURuntime(Runtime):
                 f"the WebGPU device refused a block of {tuple(block)} threads for "
                 f"{compiled.fn.name}: {e}"
             ) from None
-        self._pipelines[key] = (pipe, bgl, k)
-        return self._pipelines[key]
+        return _Pipeline(pipe, bgl, k, module)
 
     # ------------------------------------------------------------------ memory
     def _usage(self) -> int:
@@ -448,6 +480,7 @@ class WebGPURuntime(Runtime):
 
     def _reopen(self) -> None:
         self.dev = reopen()
+        self._opened += 1
         self._modules.clear()
         self._pipelines.clear()
         self._print_buf = self._print64_buf = self._sync_buf = None
@@ -571,7 +604,8 @@ class WebGPURuntime(Runtime):
         dims = dispatch(self.caps, (grid.x, grid.y, grid.z), (block.x, block.y, block.z))
         self._check_args(kernel.meta["wgsl"], args, [p.name for p in kernel.fn.params])
         before = self.dev.device
-        pipe, bgl, k = self._pipeline(kernel, block, args)
+        pipeline = self._pipeline(kernel, block, args)
+        pipe, bgl, k = pipeline.pipe, pipeline.bgl, pipeline.k
         if self.dev.device is not before:  # lost before this launch, opened again meanwhile
             raise KernelError(lost_message(
                 self.dev.name, f"preparing {kernel.fn.name}", self._last_loss, reopened=True
