@@ -3,8 +3,11 @@ plus a few real kernels through `simt.kernel` on `sim`."""
 
 from __future__ import annotations
 
+import gc
 import io
+import linecache
 import math
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -14,6 +17,7 @@ import pytest
 import simt
 from simt.errors import KernelError, LaunchError
 from simt.ir import Block, Builder, Field, Function, Loc, Param, Value, verify
+from simt.runtime import registry
 from simt.runtime.base import Dim3
 from simt.runtime.sim import SimRuntime
 from simt.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, ArrayType, Scalar
@@ -948,3 +952,28 @@ def test_print_stream_argument_is_not_needed() -> None:
     with contextlib.redirect_stdout(buf):
         run(elementwise("add", FLOAT32), 1, 2, *(np.zeros(2, np.float32) for _ in range(3)))
     assert buf.getvalue() == ""
+
+
+def test_a_dropped_kernel_takes_its_numpy_program_along(
+    on_sim: None, fresh_kernel: Callable[[int], Any]
+) -> None:
+    """The runtime finds a program again by its text only while a compiled kernel holds it:
+    dropped kernels' programs (and their lines in linecache) are not kept for ever (mem11)."""
+    rt = registry.get("sim")
+    before = len(rt._programs)
+    dead = []
+    names = []
+    for n in range(5):
+        k = fresh_kernel(n + 2)
+        a = np.ones(4, np.float32)
+        k[1, 4](a)
+        assert a.tolist() == [n + 3.0] * 4
+        (spec,) = k.specialisations("sim")
+        dead.append(weakref.ref(spec.compiled.handle))
+        names.append(spec.compiled.handle.__code__.co_filename)
+        assert names[-1] in linecache.cache
+        del k, spec
+    gc.collect()
+    assert all(r() is None for r in dead)
+    assert len(rt._programs) == before
+    assert not any(n in linecache.cache for n in names)

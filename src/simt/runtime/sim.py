@@ -9,7 +9,9 @@ backend's.
 
 from __future__ import annotations
 
+import itertools
 import linecache
+import weakref
 from typing import Any
 
 import numpy as np
@@ -64,7 +66,10 @@ class SimRuntime(Runtime):
                       far_rate=50e6, size_scale=16, fma_iters=8)  # fmt: skip
 
     def __init__(self) -> None:
-        self._programs: dict[str, Any] = {}
+        # by their text, held by the compiled kernels alone (`Compiled.handle`): a program
+        # and its lines in linecache go when the last kernel that runs it does
+        self._programs: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
+        self._numbers = itertools.count()  # names the programs' pseudo-files
         self._geometries: dict[tuple[Dim3, Dim3], sim_lib.Geometry] = {}
 
     @classmethod
@@ -86,12 +91,13 @@ class SimRuntime(Runtime):
         source = renderer.render(fn, trace=trace)
         handle = self._programs.get(source)
         if handle is None:
-            filename = f"<simt-sim {fn.name} #{len(self._programs)}>"
+            filename = f"<simt-sim {fn.name} #{next(self._numbers)}>"
             # Registered so that tracebacks and debuggers can show the rendered lines.
             linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
             namespace = dict(_HELPERS)
             exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own text
             handle = next(v for k, v in namespace.items() if k not in _HELPERS and callable(v))
+            weakref.finalize(handle, linecache.cache.pop, filename, None)
             self._programs[source] = handle
         meta = {
             "sites": error_sites(fn, bounds=True, proven_too=True),
