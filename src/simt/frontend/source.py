@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,21 +36,31 @@ class Source:
         return self.indents[line - 1] if 0 < line <= len(self.indents) else 0
 
 
-_cache: dict[Any, Source] = {}
+# The parsed sources of the functions compiled last, by code object: a kernel compiled again
+# (a new specialisation, another backend) or a helper it calls is not read and parsed again.
+# Bounded, least recently used first out: a process that makes thousands of kernels (the
+# fuzzer, a long REPL session, a test run) would otherwise keep every function's syntax tree
+# and code object for ever (~13 KB a kernel). Parsing one again costs well under a millisecond.
+SOURCE_CACHE_SIZE = 256
+_cache: OrderedDict[Any, Source] = OrderedDict()
+_lock = threading.Lock()  # launches (and so compiles) may come from several threads
 
 
 def get_source(fn: Any) -> Source:
     """Parse `fn`'s source (files, modules and notebook cells; not `exec` strings or the bare
-    interactive prompt). The result is cached per code object."""
+    interactive prompt). The result is cached per code object (the last
+    `SOURCE_CACHE_SIZE` functions)."""
     code = getattr(fn, "__code__", None)
     if code is None:
         raise CompileError(f"{fn!r} is not a Python function, so it cannot be compiled")
     # Code objects compare equal across files (their filename is not compared): the same text
     # in two files (the REPL's probe and kernel) must not share one Source and its filename.
     key = (code, code.co_filename)
-    cached = _cache.get(key)
-    if cached is not None:
-        return cached
+    with _lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            _cache.move_to_end(key)
+            return cached
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError):
@@ -79,5 +91,8 @@ def get_source(fn: Any) -> Source:
     dedented = text.splitlines()
     indents = [len(r) - len(d) if d.strip() else 0 for r, d in zip(raw, dedented)]
     src = Source(tree, code.co_filename, first, raw, indents)
-    _cache[key] = src
+    with _lock:
+        _cache[key] = src
+        while len(_cache) > SOURCE_CACHE_SIZE:
+            _cache.popitem(last=False)
     return src
