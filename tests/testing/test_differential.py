@@ -154,3 +154,22 @@ def test_nvrtc_compiles_what_the_cuda_runtime_would(monkeypatch) -> None:
     p = generate(0, numba=True)
     assert p.numba
     assert nvrtc_findings(load(p), p) == []
+
+
+def test_a_loaded_program_goes_when_its_kernel_does() -> None:
+    """`load` does not keep the program's module in sys.modules: a fuzz slice kept every
+    kernel it made, and all each compiled on every backend, for the rest of the run (mem11)."""
+    import gc
+    import sys
+    import weakref
+
+    from simt.testing.differential import load
+
+    p = generate(3)
+    kernel = load(p)
+    assert not any(m.startswith(f"simt_fuzz_{p.seed}_") for m in sys.modules)
+    _launch(kernel, p, "sim")
+    gone = weakref.ref(kernel)
+    del kernel
+    gc.collect()
+    assert gone() is None

@@ -95,8 +95,13 @@ def load(program: Program, folder: Path | None = None) -> Any:
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    sys.modules[name] = module  # while it runs (a dataclass looks its module up)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        # not kept there: the campaign's kernels, and all they compiled on every backend,
+        # go when it is done with each (a fuzz slice kept hundreds of them, mem11)
+        sys.modules.pop(name, None)
     k = module.kernel
     # a Numba-spelled program's `cuda.jit` kernel: the simt Kernel it launches with
     return k.kernel(0) if hasattr(k, "py_func") else k
