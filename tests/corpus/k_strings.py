@@ -13,7 +13,8 @@ and float32 under the float types (`f`, `e`, `g`, `%`, grouping, a run-time widt
 precision); floats with no format type (`str(x)`, `f"{x}"`, `f"{x:.3}"`, a width alone):
 the shortest digits that read back, float64 as Python's `repr`, float32 as numpy's `str` (as
 `print` shows them), and such a string printed; `split()`/`split(sep)` into lists of strings
-(appended to, indexed, walked, joined, printed), `count`, `index`, `rfind`, `title`;
+(appended to, indexed, walked, joined, printed), `count`, `index`, `rfind` (with a start and
+an end too), `title`;
 `rsplit` and a `maxsplit` (a run-time one too), and lists of strings under `min`, `max`,
 `sorted`, `in`, `index`, `count`, slices, `copy`, `pop`, `insert`, `extend`, `reverse`,
 `remove`, `+`, strings ordered by `<`. The reference is the same helper run by Python on
@@ -447,7 +448,10 @@ def split_text(t, v):
             kept.append(w.title())
     parts = s.split(",")
     line = "|".join(kept) + "/" + " ".join(parts)
-    return [len(kept), len(parts), len(line), s.rfind("ab"), s.index("=")], kept
+    # find, rfind and count between a start and an end (negative, past the end, crossed)
+    span = (s.count("a", t % 5 - 2, -(t % 4) - 1) + 10 * s.rfind(",", 2, t + 9)
+            + 1000 * s.find("i", -(t % 9), 30) + 100000 * s.count("", t % 40, t % 7 + 20))
+    return [len(kept), len(parts), len(line), s.rfind("ab"), s.index("="), span], kept
 
 
 @simt.kernel(heap=4096)
@@ -455,14 +459,14 @@ def strings_split(a, out):
     t = simt.grid(1)
     if t < len(a):
         nums, kept = split_text(t, a[t])
-        for j in range(5):
+        for j in range(6):
             out[t, j] = nums[j]
         if t % 3 == 0:
             print(kept)
 
 
 def _make_split():
-    return rng(29).integers(-5000, 5000, 24).astype(np.int32), np.zeros((24, 5), np.int32)
+    return rng(29).integers(-5000, 5000, 24).astype(np.int32), np.zeros((24, 6), np.int32)
 
 
 def word_list(t, v):

@@ -91,6 +91,10 @@ def search_ops(t, v):
         1 if "" in w else 0, 1 if w[2:] in "x=-12345" else 0,
         w.find("="), w.find(str(t % 10)), w.find("-", 1), w.find("", 50), w.find("", -2),
         w.find("1", -3), w.find("x=", t),
+        w.find("1", 1, -1), w.find("", 3, 2), w.find("", 9, 50), w.find("=", -50, 2),
+        w.rfind("1", -4), w.rfind("", 1, 3), w.rfind("1", t, t + 3), w.rfind("", 50),
+        w.count("1", 2, t), w.count("", -3), w.count("1", 50), w.count("", t, 2),
+        w.count("x", -50, -5), w.index("=", 0, 3),
         len(w[2:]), len(w[-3:]), len(w[t:]), 1 if w[::-1].endswith("=x") else 0,
         len(w[1:-1:2]), len(w[t % 4 : t]), len(w[:-t]), len(w[::-3]),
         1 if w[2:].startswith("-") == (v < 0) else 0, 1 if w[:2] == "x=" else 0,
@@ -374,9 +378,9 @@ def test_a_handler_of_literal_and_run_time_messages_prints_each(
         ("s = str(t).split(); s.extend([n, t])", "this list holds strings"),
         ("s = str(t).split() + (1,)", 'can only concatenate list (not "tuple") to list'),
         ("s = 1 if str(t) < t else 0", "'<' between a string and a number"),
-        ("s = str(t).count('1', 2)", "slice first for a start or an end"),
+        ("s = str(t).count('1', 2, 3, 4)", "takes a string and an optional start and end"),
         ("s = str(t)[::n]", "string slice's step must be known at compile time"),
-        ("s = str(t).find('1', 0, 3)", "slice first for an end"),
+        ("s = str(t).rfind(1, 0, 3)", "give the string searched for first"),
         ("s = str(t).replace('1', '2', 1)", "takes two strings in a kernel (no count)"),
         ("s = str(t).strip(1)", "a string of the characters to remove"),
         ("s = str(t).center(9)", "not .center"),
@@ -658,3 +662,4 @@ def test_a_maxsplit_beyond_int32_is_pythons(backend: str) -> None:
     want = [[len(s.split(" ", v)), len(s.rsplit(maxsplit=v)), len(s.split(" ", NO_LIMIT)),
              len(s.rsplit(",", 2**32))] for s, v in zip(ss, a.tolist())]  # fmt: skip
     assert out.tolist() == want
+

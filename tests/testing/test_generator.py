@@ -259,6 +259,24 @@ def test_lists_feature_draws_rsplit_maxsplit_and_lists_of_strings_sorted() -> No
     assert check(generate(drawn[".rsplit("], lists=True, size=4), ("cpu",), nvrtc=True) == []
 
 
+def test_lists_feature_draws_searches_between_a_start_and_an_end() -> None:
+    """#27: `find`, `rfind` and `count` of a run-time string with a start and an end
+    (`count` and `rfind` took neither before); the kernels agree on every backend."""
+    from simt.testing.differential import check
+
+    drawn: dict[str, int] = {}
+    for s in range(300):
+        src = generate(s, lists=True, size=4).source
+        for form in ("find", "rfind", "count"):
+            if re.search(rf"\* 3 \+ \w+\.{form}\([^\n]*, ", src):
+                drawn.setdefault(form, s)
+        if len(drawn) == 3:
+            break
+    assert len(drawn) == 3, drawn
+    for seed in sorted(set(drawn.values()))[:2]:
+        assert check(generate(seed, lists=True, size=4), ("cpu",), nvrtc=True) == []
+
+
 def test_an_f_string_with_an_effect_is_drawn_and_runs_it_once() -> None:
     """A run-time string (gen_lists.text) may be an f-string holding an atomic add to the
     thread's own `io` slot, and the kernel asserts the add ran once: comparing backends

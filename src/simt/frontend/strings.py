@@ -559,9 +559,10 @@ def _case(tr: Translating, s: Obj, args: list[V], node: ast.AST, upper: bool) ->
 
 
 # ------------------------------------------------------------------------------- searching
-def _find(tr: Translating, s: Text, t: Text, lo: Value) -> Value:
-    """The first position >= `lo` where `t` starts in `s`, or -1: `t` compared at each
-    position, O(len(s) x len(t)) loads (meant for the short strings a thread keeps)."""
+def _find(tr: Translating, s: Text, t: Text, lo: Value, hi: Value | None = None) -> Value:
+    """The first position >= `lo` where `t` starts in `s` and ends by `hi` (None: the end of
+    `s`), or -1: `t` compared at each position, O(len(s) x len(t)) loads (meant for the short
+    strings a thread keeps)."""
     b = tr.b
     n, m = length(tr, s), length(tr, t)
 
@@ -569,9 +570,27 @@ def _find(tr: Translating, s: Text, t: Text, lo: Value) -> Value:
         hit = b.bin("and", b.cmp("lt", acc[0], i32(tr, 0)), same_at(tr, s, t, k, m))
         return [b.select(hit, k, acc[0])]
 
-    # the positions t can start at: lo .. n - m (none when lo is past it)
-    (out,) = fold(tr, lo, b.bin("add", b.bin("sub", n, m), i32(tr, 1)), [i32(tr, -1)], test)
+    # the positions t can start at: lo .. hi - m (none when lo is past it)
+    last = b.bin("add", b.bin("sub", n if hi is None else hi, m), i32(tr, 1))
+    (out,) = fold(tr, lo, last, [i32(tr, -1)], test)
     return out
+
+
+def _span(tr: Translating, s: Text, args: list[V], node: ast.AST) -> tuple[Value, Value]:
+    """The `start` and `end` arguments of `find`, `rfind`, `index`, `count` (`args` after the
+    string searched for) as Python reads them: a negative one counts from the end (0 at
+    least), an `end` past the end is the end; a `start` past the end stays (nothing is found
+    there, not even "")."""
+    b = tr.b
+    n, zero = length(tr, s), i32(tr, 0)
+
+    def adjust(v: V) -> Value:
+        x = coerce(b, tr.scalar(v, node), T.INT32)
+        return b.select(b.cmp("lt", x, zero), b.bin("max", b.bin("add", x, n), zero), x)
+
+    start = adjust(args[0]) if args else zero
+    end = b.bin("min", adjust(args[1]), n) if len(args) > 1 else n
+    return start, end
 
 
 def contains(tr: Translating, sub: V, s: V, node: ast.AST) -> Value:
@@ -585,53 +604,50 @@ def contains(tr: Translating, sub: V, s: V, node: ast.AST) -> Value:
 
 
 def _find_method(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
-    """`s.find(t)`, `s.find(t, start)`: the first position of `t` from `start` on, or -1
-    (`find("")` is the start, as Python's)."""
-    if not 1 <= len(args) <= 2 or not is_text(args[0]):
-        tr.fail(node, "str.find() takes a string and an optional start in a kernel",
-                "slice first for an end: s[:end].find(t)")  # fmt: skip
+    """`s.find(t)`, `s.find(t, start)`, `s.find(t, start, end)`: the first position of `t`
+    in `s[start:end]` (counted in `s`), or -1 (`find("")` is the start, as Python's)."""
+    if not 1 <= len(args) <= 3 or not is_text(args[0]):
+        tr.fail(node, "str.find() takes a string and an optional start and end in a kernel",
+                "give the string searched for first: s.find(t, start, end)")  # fmt: skip
     tr.at(node)
     if len(args) == 1:
         return _find(tr, s, text_of(args[0]), i32(tr, 0))
-    b = tr.b
-    n = length(tr, s)
-    # as Python: a negative start counts from the end (clipped at 0); past the end: -1
-    start = coerce(b, tr.scalar(args[1], node), T.INT32)
-    start = b.select(b.cmp("lt", start, i32(tr, 0)), b.bin("add", start, n), start)
-    lo = b.bin("min", b.bin("max", start, i32(tr, 0)), n)
-    found = _find(tr, s, text_of(args[0]), lo)
-    return b.select(b.cmp("gt", start, n), i32(tr, -1), found)
+    start, end = _span(tr, s, args[1:], node)
+    return _find(tr, s, text_of(args[0]), start, end)
 
 
 def _count_method(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
-    """`s.count(t)`: how many times `t` occurs, left to right and not overlapping
-    (`count("")` is `len(s) + 1`, as Python's)."""
-    if len(args) != 1 or not is_text(args[0]):
-        tr.fail(node, "str.count() takes one string in a kernel",
-                "slice first for a start or an end: s[a:b].count(t)")  # fmt: skip
+    """`s.count(t)`, `s.count(t, start)`, `s.count(t, start, end)`: how many times `t` occurs
+    in `s[start:end]`, left to right and not overlapping (`count("")` is one more than the
+    characters there, as Python's)."""
+    if not 1 <= len(args) <= 3 or not is_text(args[0]):
+        tr.fail(node, "str.count() takes a string and an optional start and end in a kernel",
+                "give the string counted first: s.count(t, start, end)")  # fmt: skip
     t = text_of(args[0])
     tr.at(node)
     b = tr.b
-    n, m = length(tr, s), length(tr, t)
+    start, end = _span(tr, s, args[1:], node)
+    m = length(tr, t)
     one, zero = i32(tr, 1), i32(tr, 0)
 
     def step(k: Value, acc: list[Value]) -> list[Value]:
-        fits = b.cmp("le", b.bin("add", k, m), n)
+        fits = b.cmp("le", b.bin("add", k, m), end)
         hit = b.bin("and", b.bin("and", b.cmp("ge", k, acc[0]), fits),
                     same_at(tr, s, t, k, b.select(fits, m, zero)))  # fmt: skip
         return [b.select(hit, b.bin("add", k, m), acc[0]),
                 b.bin("add", acc[1], b.select(hit, one, zero))]  # fmt: skip
 
-    _, times = fold(tr, zero, n, [zero, zero], step)
-    return b.select(b.cmp("eq", m, zero), b.bin("add", n, one), times)
+    _, times = fold(tr, start, end, [zero, zero], step)
+    empty = b.bin("max", b.bin("add", b.bin("sub", end, start), one), zero)
+    return b.select(b.cmp("eq", m, zero), empty, times)
 
 
 def _index_method(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
-    """`s.index(t)`, `s.index(t, start)`: `find`, raising ValueError ("substring not found")
-    where it finds nothing."""
-    if not 1 <= len(args) <= 2 or not is_text(args[0]):
-        tr.fail(node, "str.index() takes a string and an optional start in a kernel",
-                "slice first for an end: s[:end].index(t)")  # fmt: skip
+    """`s.index(t)`, `s.index(t, start[, end])`: `find`, raising ValueError ("substring not
+    found") where it finds nothing."""
+    if not 1 <= len(args) <= 3 or not is_text(args[0]):
+        tr.fail(node, "str.index() takes a string and an optional start and end in a kernel",
+                "give the string searched for first: s.index(t, start, end)")  # fmt: skip
     found = _find_method(tr, s, args, node)
     assert isinstance(found, Value)
     raise_unless(tr, ValueError, tr.b.cmp("ge", found, i32(tr, 0)), "substring not found", node)
@@ -639,19 +655,21 @@ def _index_method(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
 
 
 def _rfind_method(tr: Translating, s: Obj, args: list[V], node: ast.AST) -> V:
-    """`s.rfind(t)`: the last position where `t` starts, or -1 (`rfind("")` is `len(s)`)."""
-    if len(args) != 1 or not is_text(args[0]):
-        tr.fail(node, "str.rfind() takes one string in a kernel",
-                "slice first for a start or an end: s[a:b].rfind(t)")  # fmt: skip
+    """`s.rfind(t)`, `s.rfind(t, start)`, `s.rfind(t, start, end)`: the last position where
+    `t` starts in `s[start:end]` (counted in `s`), or -1 (`rfind("")` is the end)."""
+    if not 1 <= len(args) <= 3 or not is_text(args[0]):
+        tr.fail(node, "str.rfind() takes a string and an optional start and end in a kernel",
+                "give the string searched for first: s.rfind(t, start, end)")  # fmt: skip
     t = text_of(args[0])
     tr.at(node)
     b = tr.b
-    n, m = length(tr, s), length(tr, t)
+    start, end = _span(tr, s, args[1:], node)
+    m = length(tr, t)
 
     def test(k: Value, acc: list[Value]) -> list[Value]:
         return [b.select(same_at(tr, s, t, k, m), k, acc[0])]
 
-    (out,) = fold(tr, i32(tr, 0), b.bin("add", b.bin("sub", n, m), i32(tr, 1)), [i32(tr, -1)],
+    (out,) = fold(tr, start, b.bin("add", b.bin("sub", end, m), i32(tr, 1)), [i32(tr, -1)],
                   test)  # fmt: skip
     return out
 

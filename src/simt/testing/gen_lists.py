@@ -20,6 +20,7 @@ spec made it something else: "-2,048", "0x1f"), and `float()` of a decimal made 
 kernel, an exact float under a float format type (`FLOAT_SPECS`) and a run-time width and
 precision, and a float with no format type (its shortest digits); `split` into a list of
 strings, walked, appended to and joined, with `count`, `rfind`, `title` and `index`
+(`find`, `rfind`, `count` between a start and an end too: `spans`)
 (`split_words`); `rsplit` and `maxsplit`, and a list of strings read, sorted, sliced, copied,
 changed and added to (`word_lists`). A variable may be given list displays on an `if`'s
 paths or in a loop (`shaped`); `enumerate`, `zip`, `reversed` walk a list and a string (`walked`).
@@ -216,11 +217,27 @@ def split_words(g: Grammar, s: str, acc: str, probe: str) -> None:
     g.emit(f"    {acc} = ({acc} * 3 + len({w}) + {w}.count('a')) % 4096")
     g.emit(f"{ws}.append({s}[:4].title())")
     g.emit(f"{acc} += len({ws}) + len('-'.join({ws})) + {s}.rfind({probe}) + len({ws}[-1])")
+    with aside(g, "spans"):  # (a stream of its own: the seeds' other draws are kept)
+        spans(g, s, acc, probe)
     if g.exceptions_on:
         g.emit("try:")
         g.emit(f"    {acc} += {s}.index({probe})")
         g.emit("except ValueError:")
         g.emit(f"    {acc} += 11")
+
+
+def spans(g: Grammar, s: str, acc: str, probe: str) -> None:
+    """Maybe `find`, `rfind` and `count` of the string between a start and an end (negative,
+    past the end, crossed, at run time), folded into `acc`."""
+    r = g.r
+    if r.random() >= 0.5:
+        return
+    bounds = ("0", "2", "-3", "t % 5", "-(t % 7)", "40", "t - 4")
+    a, b = r.choice(bounds), r.choice((*bounds, "-1", "t % 9 + 3"))
+    what = r.choice((f"{s}.find({probe}, {a}, {b})", f"{s}.rfind({probe}, {a}, {b})",
+                     f"{s}.count({probe}, {a}, {b})", f"{s}.count({probe}, {a})",
+                     f"{s}.rfind('', {a}, {b})", f"{s}.count('', {a}, {b})"))  # fmt: skip
+    g.emit(f"{acc} = ({acc} * 3 + {what}) % 4096")
 
 
 def word_lists(g: Grammar, s: str, acc: str) -> None:
