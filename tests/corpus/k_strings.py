@@ -17,8 +17,9 @@ the shortest digits that read back, float64 as Python's `repr`, float32 as numpy
 an end too), `title`;
 `rsplit` and a `maxsplit` (a run-time one too), and lists of strings under `min`, `max`,
 `sorted`, `in`, `index`, `count`, slices, `copy`, `pop`, `insert`, `extend`, `reverse`,
-`remove`, `+`, strings ordered by `<`. The reference is the same helper run by Python on
-the host."""
+`remove`, `+`, an item set (in range, and past either end: an IndexError alone), a display
+of known strings changed and one read at a run-time index, strings ordered by `<`. The
+reference is the same helper run by Python on the host."""
 
 import numpy as np
 
@@ -485,6 +486,15 @@ def word_list(t, v):
         kept.remove("fig")
     last = kept.pop()
     order = 1 if last < max(ws) else 0
+    extra = ["q", "rr"]  # a display of known strings made a list of strings
+    extra.append(last)
+    extra[0] = ["a", "bc", "def"][t % 3]  # a display read at a run-time index
+    kept.extend(extra)
+    for k in range(-1, 12):  # set past either end: an IndexError alone (the list as it was)
+        try:
+            kept[k * (len(kept) + t % 2) - 1] = last
+        except IndexError:
+            order += 2
     return [len(ws), len(head), len(tail), kept.count("fig,"), kept.index(min(ws)),
             len(",".join(kept)), order], kept
 

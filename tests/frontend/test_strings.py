@@ -381,6 +381,8 @@ def test_a_handler_of_literal_and_run_time_messages_prints_each(
         ("s = str(t).count('1', 2, 3, 4)", "takes a string and an optional start and end"),
         ("s = str(t)[::n]", "string slice's step must be known at compile time"),
         ("s = str(t).rfind(1, 0, 3)", "give the string searched for first"),
+        ("s = str(t).split(); s.sort(key=len)", "make a list of the keys and sort that"),
+        ("s = sorted(str(t).split(), key=len)", "sorting with key= is not supported"),
         ("s = str(t).replace('1', '2', 1)", "takes two strings in a kernel (no count)"),
         ("s = str(t).strip(1)", "a string of the characters to remove"),
         ("s = str(t).center(9)", "not .center"),
@@ -663,3 +665,78 @@ def test_a_maxsplit_beyond_int32_is_pythons(backend: str) -> None:
              len(s.rsplit(",", 2**32))] for s, v in zip(ss, a.tolist())]  # fmt: skip
     assert out.tolist() == want
 
+
+@simt.kernel(heap=1024)
+def set_word_outside_often(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        ws = ("b " + str(a[t])).split()
+        missed = 0
+        w = "0123456789" + str(t)
+        for k in range(40):
+            try:
+                ws[k + 2] = w
+            except IndexError:
+                missed += 1
+        try:
+            ws.append("abcdefghij" + str(t))
+            out[t, 0] = len(ws)
+        except MemoryError:
+            out[t, 0] = -1
+        out[t, 1] = missed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_string_set_outside_a_list_takes_no_heap(backend: str) -> None:
+    # #27: ws[i] = s copied the string into the heap before checking i, so a thread that kept
+    # setting outside its list (each IndexError caught) ran out of heap: MemoryError later
+    simt.use(backend)
+    out = np.zeros((4, 2), np.int32)
+    set_word_outside_often[1, 4](np.array([5, -12, 0, 77], np.int32), out)
+    assert out.tolist() == [[3, 40]] * 4
+
+
+def displays_of_words(t, v):
+    """Lists of strings written as displays: known strings beside run-time ones, changed,
+    extended, read at a run-time index; the same code in the kernel and on the host."""
+    s = "w" + str(v)
+    ws = ["a", "bc"]
+    ws.append(s)  # a display of known strings, then a run-time list of strings
+    us = ["x", s]
+    us.extend(["yy", s + "z"])
+    us[0] = s
+    vs = ["p", "qq", s]
+    first = vs.pop(0)
+    n = len(["a", "bc", "def"][t % 3]) + len(("u", "vv")[t % 2])
+    return [len(ws) * 10 + len(ws[2]), len(us) * 10 + len(us[3]), len(us[0]),
+            len(vs) * 10 + len(first), n]
+
+
+@simt.kernel(heap=4096)
+def displays_kernel(a, out):
+    t = simt.grid(1)
+    if t < len(a):
+        r = displays_of_words(t, a[t])
+        for k in range(5):
+            out[t, k] = r[k]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_displays_of_known_strings_become_lists_of_strings(backend: str) -> None:
+    # #27: a display of known strings made a run-time list (a method called on it, an item
+    # set) was refused as "a list in a kernel holds numbers, not a str"; read at a run-time
+    # index it was "a list known at compile time cannot be indexed by a run-time value"
+    simt.use(backend)
+    a = np.array([5, -12, 0, 77, 1, 300], np.int32)
+    out = np.zeros((6, 5), np.int32)
+    displays_kernel[1, 6](a, out)
+    assert out.tolist() == [displays_of_words(t, v) for t, v in enumerate(a.tolist())]
+
+
+def test_a_list_of_strings_repeated_at_run_time_is_refused_with_the_loop(refusal) -> None:
+    text = refusal(
+        "import simt\n\n@simt.kernel(heap=4096)\ndef k(out, n):\n    t = simt.grid(1)\n"
+        "    ws = [str(t), 'a'] * n\n    out[t] = len(ws)\n"
+    )
+    assert "a list of strings repeated a run-time number of times" in text
+    assert "user_kernel.py:6" in text and "ws.extend([...])" in text

@@ -411,3 +411,23 @@ def test_a_shared_phase_may_sum_its_tile_in_interleaved_steps() -> None:
         at = next(k for k, ln in enumerate(lines) if re.search(r"w\d+ = 1$", ln))
         assert "simt.syncthreads()" in lines[at - 1]
         compile(s, "<fuzz>", "exec")
+
+
+def test_lists_feature_draws_displays_of_known_strings_made_lists() -> None:
+    """#27: a display of known strings appended to, extended or set (refused as "a list in a
+    kernel holds numbers, not a str"), and one read at a run-time index; the kernels agree
+    on every backend."""
+    from simt.testing.differential import check
+
+    drawn: dict[str, int] = {}
+    for s in range(300):
+        src = generate(s, lists=True, size=4).source
+        for form in (r"vs\d+\.append\(", r"vs\d+\.extend\(", r"vs\d+\[t % 2\] = ",
+                     r"\['x', 'yy', 'zzz'\]\[t % 3\]"):  # fmt: skip
+            if re.search(form, src):
+                drawn.setdefault(form, s)
+        if len(drawn) == 4:
+            break
+    assert len(drawn) == 4, drawn
+    for seed in sorted(set(drawn.values()))[:2]:
+        assert check(generate(seed, lists=True, size=4), ("cpu",), nvrtc=True) == []

@@ -238,11 +238,15 @@ def _drop(tr: Translating, lst: Obj, i: Value, node: ast.AST) -> None:
     set_header(tr, lst, LEN, end)
 
 
-def _sort_keywords(tr: Translating, kwargs: dict[str, V], node: ast.AST) -> bool:
-    """Whether `reverse=True` was given (a known bool); `key=` is refused."""
+def _sort_keywords(tr: Translating, kwargs: dict[str, V], node: ast.AST, lst: Obj) -> bool:
+    """Whether `reverse=True` was given (a known bool); `key=` is refused, with what to
+    write for a list of numbers or of strings (`lst`)."""
     if "key" in kwargs:
-        tr.fail(node, "sorting with key= is not supported in kernels",
-                "sort a list of the keys, or of (key, value) numbers packed into one")  # fmt: skip
+        hint = ("make a list of the keys and sort that ([w.lower() for w in ws]; for the "
+                "order of the items themselves by a number, sort a list of (key * n + index) "
+                "numbers and read the items back by index)" if info_of(lst).text else
+                "sort a list of the keys, or of (key, value) numbers packed into one")
+        tr.fail(node, "sorting with key= is not supported in kernels", hint)
     unknown = set(kwargs) - {"reverse"}
     if unknown:
         tr.fail(node, f"sort() got an unexpected keyword argument {sorted(unknown)[0]!r}")
@@ -282,7 +286,7 @@ def sort(tr: Translating, lst: Obj, args: list[V], node: ast.AST,
          kwargs: dict[str, V] | None = None) -> V:  # fmt: skip
     if args:
         tr.fail(node, "list.sort() takes no positional arguments")
-    sort_in_place(tr, lst, _sort_keywords(tr, kwargs or {}, node), node)
+    sort_in_place(tr, lst, _sort_keywords(tr, kwargs or {}, node, lst), node)
     return Known(None)
 
 
@@ -322,7 +326,7 @@ def copy(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
 
 def sorted_copy(tr: Translating, lst: Obj, kwargs: dict[str, V], node: ast.AST) -> Obj:
     """`sorted(xs)`: a new, sorted list; `xs` stays as it was."""
-    rev = _sort_keywords(tr, kwargs, node)
+    rev = _sort_keywords(tr, kwargs, node, lst)
     out = copy_of(tr, lst, node)
     sort_in_place(tr, out, rev, node)
     return out

@@ -362,10 +362,14 @@ def make(tr: Translating, items: list[V], node: ast.AST, tag: str = "") -> Obj:
     site = (id(tr.ctx.inline_stack[-1]), node.lineno, node.col_offset, tag)  # type: ignore[attr-defined]
     info = ListInfo(tr.ctx.list_hints.get(site), site, tr.src.loc(node))
     lst = Obj(RList, (("h", h), ("info", Known(info))))
-    values = [as_item(tr, lst, v, node) for v in items]
+    texts = any(_is_text(v) for v in items)
+    values = [] if texts else [as_item(tr, lst, v, node) for v in items]
     set_header(tr, lst, LEN, i32(tr, 0))
     set_header(tr, lst, CAP, i32(tr, 0))
     set_header(tr, lst, DATA, i32(tr, 0))
+    if texts:  # a display of strings (`["a", s]`): each appended (copied), as `append` does
+        for v in items:
+            append(tr, lst, [v], node)
     if values:
         t = element_type(tr, lst, node)
         n = i32(tr, len(values))
@@ -385,6 +389,10 @@ def make(tr: Translating, items: list[V], node: ast.AST, tag: str = "") -> Obj:
 
 def repeat(tr: Translating, items: list[V], count: V, node: ast.AST) -> Obj:
     """`[a, b] * n` with a run-time `n`: a run-time list of the items n times."""
+    if any(_is_text(v) for v in items):
+        tr.fail(node, "a list of strings repeated a run-time number of times: not supported "
+                "in kernels", "build it in a loop: ws = [] then for _ in range(n): "
+                "ws.extend([...])")  # fmt: skip
     lst = make(tr, [], node)
     n = coerce(tr.b, tr.scalar(count, node), T.INT32)
     values = [as_item(tr, lst, v, node) for v in items]
@@ -475,10 +483,10 @@ def setitem(tr: Translating, lst: Obj, key: V, value: V, node: ast.AST) -> None:
         tr.at(node)
         n = length(tr, lst)
         i, ok = checked_index(tr, lst, key, n, node, "list assignment index out of range")
-        _append_text(tr, lst, value, node)
+        # (only where i is inside: out of range it is an IndexError alone, as Python's, the
+        # list and the heap as they were)
+        _append_text(tr, lst, value, node, ok)
         _place_last(tr, lst, n, i, ok, False)
-        # where the index was out of range the list keeps its n items (the copy is left over)
-        when(tr, tr.b.un("not", ok), lambda: set_header(tr, lst, LEN, n))
         return
     v = as_item(tr, lst, value, node)
     t = element_type(tr, lst, node)
@@ -570,15 +578,21 @@ def holds_text(tr: Translating, lst: Obj, node: ast.AST) -> None:
 
 
 def push_texts(tr: Translating, lst: Obj, count: Value, words: Value, what: str,
-               node: ast.AST, write: Callable[[Value, Value], None]) -> None:
+               node: ast.AST, write: Callable[[Value, Value], None],
+               only: Value | None = None) -> None:  # fmt: skip
     """Append `count` strings of `words - count` characters in all to a list of strings:
     room for the items and `words` words taken first (a MemoryError where either does not
     fit: the list stays as it was), then `write(at, item)` writes each string's count and
     characters from `at` on and the offset of each at `item` (the first new item's place
-    in the arena), and the length grows by `count`."""
+    in the arena), and the length grows by `count`. Where `only` (if given) fails, nothing:
+    no room taken, no MemoryError."""
     b, ar = tr.b, arena(tr)
     n = length(tr, lst)
+    if only is not None:
+        count = b.select(only, count, i32(tr, 0))
     ok = reserve(tr, lst, T.INT32, count, node, what)
+    if only is not None:
+        ok = b.bin("and", ok, only)
     at, room = ar.alloc(b, T.INT32, b.select(ok, words, i32(tr, 0)))
     raise_unless(tr, MemoryError, room, ar.exhausted(T.INT32, what), node)
 
@@ -595,10 +609,11 @@ def _is_text(v: V) -> bool:
         isinstance(v, Obj) and v.cls is RStr)
 
 
-def _append_text(tr: Translating, lst: Obj, v: V, node: ast.AST) -> None:
+def _append_text(tr: Translating, lst: Obj, v: V, node: ast.AST,
+                 only: Value | None = None) -> None:  # fmt: skip
     """`xs.append(s)` of a string: a copy of its characters after their count (the item
     stays whatever becomes of the words `s` came from), the list one of strings from its
-    first item on (`holds_text`)."""
+    first item on (`holds_text`); where `only` (if given) fails, nothing."""
     holds_text(tr, lst, node)
     b, ar = tr.b, arena(tr)
     if isinstance(v, Known):
@@ -620,7 +635,8 @@ def _append_text(tr: Translating, lst: Obj, v: V, node: ast.AST) -> None:
                 ar.load(b, T.INT32, b.bin("add", off, k))))  # type: ignore[arg-type]  # fmt: skip
         ar.store(b, T.INT32, item, at)
 
-    push_texts(tr, lst, i32(tr, 1), b.bin("add", n, i32(tr, 1)), "a list's string", node, write)
+    push_texts(tr, lst, i32(tr, 1), b.bin("add", n, i32(tr, 1)), "a list's string", node, write,
+               only)
 
 
 def append(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:

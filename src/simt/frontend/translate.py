@@ -1027,6 +1027,13 @@ class Translator:
                     return Known(base.value[key.value])
                 except Exception as e:  # noqa: BLE001 - the user's object raised
                     self.fail(node, f"indexing failed at compile time: {type(e).__name__}: {e}")
+            if (
+                isinstance(base.value, (list, tuple)) and base.value
+                and all(isinstance(x, str) for x in base.value)
+                and isinstance(key, Value) and not self._loop_dependent(node.slice)
+            ):  # strings (`["a", "bc"][t % 2]`): a run-time list of them, read at run time
+                words = lists.make(self, [Known(x) for x in base.value], node)
+                return lists.getitem(self, words, key, node)
             raise NeedsKnown(
                 *_needs_known_args(
                     self,

@@ -244,7 +244,8 @@ def word_lists(g: Grammar, s: str, acc: str) -> None:
     """Maybe cut the string with `rsplit` or a `maxsplit` (known or at run time), then read
     and reorder the list of strings: `min`, `max`, `sorted`, `sort`, `in`, `count`, `index`,
     slices, `copy`, `insert`, `extend`, `pop`, `reverse`, `+` and `<` of two strings, folded
-    into `acc` by lengths (its first 10 characters: short enough for the heap)."""
+    into `acc` by lengths (its first 10 characters: short enough for the heap); maybe a display
+    of known strings changed and one read at a run-time index."""
     r = g.r
     if r.random() >= 0.4:
         return
@@ -264,6 +265,13 @@ def word_lists(g: Grammar, s: str, acc: str) -> None:
                        "{us}.extend({ws}[:2])", "{us}.append(({us} + {ws}).pop(0))"))  # fmt: skip
     g.emit(change.format(us=us, ws=ws, s=s))
     g.emit(f"{us} = {us} + ['z'] + {ws}[-1:]")
+    with aside(g, "word_displays"):  # (a stream of its own: the seeds' other draws are kept)
+        if g.r.random() < 0.5:  # a display of known strings changed, one read at run time
+            vs = g.fresh("vs")
+            g.emit(f"{vs} = ['k', 'mm']")
+            g.emit(g.r.choice((f"{vs}.append({us}[0])", f"{vs}.extend({ws}[:2])",
+                               f"{vs}[t % 2] = {s}[:3]")))  # fmt: skip
+            g.emit(f"{acc} = ({acc} + len({vs}[-1]) + len(['x', 'yy', 'zzz'][t % 3])) % 4096")
     g.emit(f"{acc} = ({acc} * 3 + len('|'.join({us})) + (1 if {us}[0] < {us}[-1] else 2)) "
            "% 4096")  # fmt: skip
 
