@@ -160,11 +160,11 @@ def _not_in_list(tr: Translating, lst: Obj, v: V, found: Value, node: ast.AST) -
 
 
 def index(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
-    if info_of(lst).text:
-        return text_lists.index(tr, lst, args, node)
-    if len(args) != 1:
+    if len(args) != 1:  # (the arguments are checked here for a list of strings too)
         tr.fail(node, "list.index() takes one argument in a kernel (no start/stop)",
                 "slice first: xs[a:b].index(v) + a")  # fmt: skip
+    if info_of(lst).text:
+        return text_lists.index(tr, lst, args[0], node)
     v = _number(tr, args[0], "list.index()", node)
     tr.at(node)
     found = _find(tr, lst, v, node)
@@ -173,10 +173,10 @@ def index(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
 
 
 def count(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
-    if info_of(lst).text:
-        return text_lists.count(tr, lst, args, node)
     if len(args) != 1:
         tr.fail(node, "list.count() takes exactly one argument")
+    if info_of(lst).text:
+        return text_lists.count(tr, lst, args[0], node)
     t = element_type(tr, lst, node)
     v = _number(tr, args[0], "list.count()", node)
     tr.at(node)
@@ -211,10 +211,10 @@ def reverse(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
 
 
 def remove(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
-    if info_of(lst).text:
-        return text_lists.remove(tr, lst, args, node)
     if len(args) != 1:
         tr.fail(node, "list.remove() takes exactly one argument")
+    if info_of(lst).text:
+        return text_lists.remove(tr, lst, args[0], node)
     element_type(tr, lst, node)
     v = _number(tr, args[0], "list.remove()", node)
     tr.at(node)

@@ -50,11 +50,14 @@ TEXT = "text"
 
 
 class ListInfo:
-    """What the compiler knows of one list: its element type (None until the first item).
-    Two infos of the same element type are equal, so that two lists merge (`a if c else b`).
-    `text`: the items are strings, each an int32 offset of a copy of its characters in the
-    int32 region, after their count (a dict's string keys, `dicts.py`: item k reads as a
-    string, and only a dict's own code reaches such a list)."""
+    """What the compiler knows of one list: its element type (None until the first item;
+    `guessed`: read before it, int32 taken), where it is made (`site`, `loc`: a retry with
+    another type, `retry`). Two infos of the same element type and kind are equal, so that
+    two lists merge (`a if c else b`). `text`: the items are strings (a list `split` made, one
+    that strings are appended to, a display of strings, a dict's string keys): each item is
+    the int32 offset, in the arena's int32 region, of a copy of the string's characters after
+    their count (`text_item` reads one), and `dtype` is int32; `text_lists.py` reads and
+    reorders such a list, `list_ops.py` sends it there."""
 
     def __init__(
         self, dtype: T.Scalar | str | None = None, site: Any = None, loc: Loc | None = None

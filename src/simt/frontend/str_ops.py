@@ -290,10 +290,10 @@ METHODS: dict[str, Op] = {
     "lstrip": lambda tr, s, a, n: _strip(tr, s, a, n, True, False),
     "rstrip": lambda tr, s, a, n: _strip(tr, s, a, n, False, True),
     "replace": replace,
-    "split": split,
-    "rsplit": lambda tr, s, a, n: split(tr, s, a, n, rev=True),
 }
-KEYWORDS = {"split", "rsplit"}  # the methods that take keyword arguments
+# the methods that take keyword arguments (`Method.call` calls `split` for them): whether
+# each cuts from the right
+KEYWORDS = {"split": False, "rsplit": True}
 
 
 class Method:
@@ -306,7 +306,7 @@ class Method:
              node: ast.AST) -> V:  # fmt: skip
         assert isinstance(s, Obj)
         if self.name in KEYWORDS:
-            return split(tr, s, args, node, kwargs, rev=self.name == "rsplit")
+            return split(tr, s, args, node, kwargs, rev=KEYWORDS[self.name])
         if kwargs:
             tr.fail(node, f"str.{self.name}() takes no keyword arguments in a kernel")
         return METHODS[self.name](tr, s, args, node)
@@ -314,6 +314,6 @@ class Method:
 
 def attribute(tr: Translating, s: Obj, attr: str, node: ast.AST) -> V:
     """`s.name` of a run-time string: a method of this table or of `strings.METHODS`."""
-    if attr in METHODS:
+    if attr in METHODS or attr in KEYWORDS:
         return Bound(s, Method(attr))
-    return strings.attribute(tr, s, attr, node, more=tuple(METHODS))
+    return strings.attribute(tr, s, attr, node, more=(*METHODS, *KEYWORDS))

@@ -101,20 +101,17 @@ def not_in_list(tr: Translating, v: V, found: Value, node: ast.AST) -> None:
     raise_builtin(tr, ValueError, fails, "the value is not in list", node)
 
 
-def index(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
-    if len(args) != 1:
-        tr.fail(node, "list.index() takes one argument in a kernel (no start/stop)",
-                "slice first: xs[a:b].index(v) + a")  # fmt: skip
+def index(tr: Translating, lst: Obj, v: V, node: ast.AST) -> V:
+    """`xs.index(v)` (its argument checked by `list_ops.index`)."""
     tr.at(node)
-    found = find(tr, lst, args[0], node)
-    not_in_list(tr, args[0], found, node)
+    found = find(tr, lst, v, node)
+    not_in_list(tr, v, found, node)
     return tr.b.bin("max", found, i32(tr, 0))
 
 
-def count(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
-    if len(args) != 1:
-        tr.fail(node, "list.count() takes exactly one argument")
-    s = _text(args[0])
+def count(tr: Translating, lst: Obj, v: V, node: ast.AST) -> V:
+    """`xs.count(v)` (its argument checked by `list_ops.count`)."""
+    s = _text(v)
     if s is None:
         return Known(0)
     tr.at(node)
@@ -129,13 +126,12 @@ def count(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
     return out
 
 
-def remove(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
-    """`xs.remove(v)`: the first item equal to `v` taken out (later ones move down one)."""
-    if len(args) != 1:
-        tr.fail(node, "list.remove() takes exactly one argument")
+def remove(tr: Translating, lst: Obj, v: V, node: ast.AST) -> V:
+    """`xs.remove(v)`: the first item equal to `v` taken out (later ones move down one; the
+    argument checked by `list_ops.remove`)."""
     tr.at(node)
     b = tr.b
-    found = find(tr, lst, args[0], node)
+    found = find(tr, lst, v, node)
     ok = b.cmp("ge", found, i32(tr, 0))
     raise_unless(tr, ValueError, ok, "list.remove(x): x not in list", node)
 
