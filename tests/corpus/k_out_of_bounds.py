@@ -6,13 +6,18 @@ every backend: a stencil reading past the end of its input, a row loop one past 
 each row (every thread raises, in a loop), a shared array smaller than the block, and a
 loop that only ends by failing (a search walking past the end) in a kernel whose threads
 meet at a barrier and in one compiled with `debug=True`: the threads that raised stop there
-(they are counted out of the barrier), so the launch ends instead of looping for ever."""
+(they are counted out of the barrier), so the launch ends instead of looping for ever. And a
+kernel with twenty accesses in a row that stop a failing thread (threads that meet, a
+`while`): each may raise, so each nests the rest of the kernel one level deeper, up to a
+depth past which every statement gets a test of its own (llvmpipe miscompiled 80 levels)."""
+
+import math
 
 import numpy as np
 
 import simt
 
-from . import EXACT, Case, rng, uniform
+from . import EXACT, Case, close, rng, uniform
 
 
 @simt.kernel
@@ -148,6 +153,59 @@ def _ref_debug(a, out):
     return {1: want}
 
 
+@simt.kernel
+def deep_stops(a, idx, out):
+    t = simt.thread_idx.x
+    i = simt.grid(1)
+    s = simt.shared.array(32, simt.float32)
+    s[t] = 1.0
+    simt.syncthreads()
+    n = 0
+    while n < idx[i] % 4:  # a `while` in a kernel whose threads meet: raising threads stop
+        n += 1
+    j = idx[i]  # thread 5 of each block: 1000, past the end of `a`
+    o = i * 20
+    out[o + 0] = a[j] + n
+    out[o + 1] = a[j + 1]
+    out[o + 2] = a[j + 2]
+    out[o + 3] = a[j + 3]
+    out[o + 4] = a[j + 4]
+    out[o + 5] = a[j + 5]
+    out[o + 6] = a[j + 6]
+    out[o + 7] = a[j + 7]
+    out[o + 8] = a[j + 8]
+    out[o + 9] = a[j + 9]
+    out[o + 10] = a[j + 10]
+    out[o + 11] = a[j + 11]
+    out[o + 12] = a[j + 12]
+    out[o + 13] = a[j + 13]
+    out[o + 14] = a[j + 14]
+    out[o + 15] = a[j + 15]
+    out[o + 16] = a[j + 16]
+    out[o + 17] = a[j + 17]
+    out[o + 18] = a[j + 18]
+    out[o + 19] = math.pow(abs(a[j]) + 0.5, a[j + 1] % 3.0) + s[t]
+
+
+def _make_deep():
+    idx = rng(64).integers(0, 64, 64).astype(np.int32)
+    idx[[5, 37]] = 1000
+    return uniform(rng(65), 84), idx, np.full(64 * 20, -1.0, np.float32)
+
+
+def _ref_deep(a, idx, out):
+    want = np.full((64, 20), -1.0, np.float64)
+    a64 = a.astype(np.float64)
+    for i in range(64):
+        j = int(idx[i])
+        if j >= len(a):
+            continue  # raised at its first access: nothing written
+        want[i, 0] = a64[j] + j % 4
+        want[i, 1:19] = a64[j + 1 : j + 19]
+        want[i, 19] = math.pow(abs(a64[j]) + 0.5, a64[j + 1] % 3.0) + 1.0
+    return {2: want.ravel()}
+
+
 CASES = [
     Case("oob_window", window, _make_window, 3, 128, _ref_window, EXACT,
          raises=_error(2, "s = a[i] + a[i + 2]",
@@ -166,4 +224,8 @@ CASES = [
     Case("oob_walk_debug", find_debug, _make_find, 2, 32, _ref_debug, EXACT,
          raises=_error(22, "while a[k] != 5:",
                        "(first: thread 21: index 40 is out of bounds of `a` with size 40)", 42)),
+    Case("oob_deep_stops", deep_stops, _make_deep, 2, 32, _ref_deep, close(1e-5, 1e-6),
+         raises=_error(2, "out[o + 0] = a[j] + n",
+                       "(first: thread 5: index 1000 is out of bounds of `a` with size 84)", 62),
+         strided="twenty results per thread"),
 ]  # fmt: skip

@@ -503,3 +503,24 @@ def test_a_while_test_that_raises_ends_the_loop_with_its_exception(backend: str)
     assert out.tolist() == [3, 3, 3, 3, -1, -1, -1, -1]
     search_caught[1, 8](a, out)
     assert out.tolist() == [3, 3, 3, 3, -2, -2, -2, -2]
+
+
+def _brace_depth(source: str) -> int:
+    depth = deepest = 0
+    for ch in source:
+        depth += (ch == "{") - (ch == "}")
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def test_many_stopping_accesses_do_not_nest_deeper_and_deeper() -> None:
+    """Each of the corpus's `deep_stops` twenty accesses may stop its thread (threads that
+    meet, a `while`), so each nests the rest of the kernel one level deeper — up to
+    `MAX_REST_NESTING` rests; past it each statement gets its own `if not exited` (llvmpipe
+    silently miscompiled a fuzz kernel nested 73 deep: fuzz seed 239). Its CUDA source nested
+    25 braces deep before; twenty more such statements would not nest it deeper now."""
+    from corpus.k_out_of_bounds import _make_deep, deep_stops
+    from simt.frontend.translate import MAX_REST_NESTING
+
+    depth = _brace_depth(deep_stops.source("cuda", *_make_deep()))
+    assert MAX_REST_NESTING < depth <= MAX_REST_NESTING + 4, depth

@@ -61,6 +61,9 @@ class Context:
     # since a loop translated again or a helper inlined twice reuses its sites
     site_log: list[int] = field(default_factory=list)
     try_depth: int = 0
+    # how many statement lists' rests enclose the code translated now, each under `if not
+    # exited` (`Translator.stmts`); past `MAX_REST_NESTING` each statement gets its own
+    rest_depth: int = 0
     # accesses checked here as a raised IndexError outside a `try` too (`raising.check_index`):
     # None none, True every one, else the set of their places (`raising.place_of`)
     raise_at: Any = None

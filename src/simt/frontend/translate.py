@@ -70,6 +70,7 @@ from .values import (
 
 RET, RETVAL, BRK, CNT = "$ret", "$retval", "$brk", "$cnt"
 LEFT = "$left"  # a path that surely left its statement list (merge.py reads it)
+MAX_REST_NESTING = 16  # rests of statement lists nested under `if not exited` (`stmts`)
 _SIMT_DIR = str(Path(__file__).resolve().parents[1])
 
 
@@ -127,6 +128,40 @@ _UNSUPPORTED_EXPR = {
     ast.Starred: ("*unpacking", "pass the items one by one"),
     ast.Slice: ("slices", "index one element at a time (a[i], a[i, j])"),
 }
+
+
+_SCALAR_CALLS = frozenset({"abs", "min", "max", "len", "int", "float", "bool", "round"})
+
+
+def _may_bind_object(node: ast.stmt) -> bool:
+    """Whether `node` may bind a name to an array, a view, a list, a string or another object
+    that cannot leave an `if` it was made in (merge.py keeps numbers only): the flat form of
+    `Translator.stmts` nests the rest after such a statement instead of guarding it alone.
+    Read from the text: a name bound to anything but arithmetic on numbers, math functions
+    and simt's scalar conversions counts."""
+    if isinstance(node, ast.Assign):
+        targets, value = node.targets, node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets, value = [node.target], node.value
+    else:
+        return False  # stores, calls, augmented and compound statements: their names stay
+    if not any(isinstance(n, ast.Name) for t in targets for n in ast.walk(t)):
+        return False
+    for n in ast.walk(value):
+        if isinstance(n, (ast.Slice, ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set,
+                          ast.SetComp, ast.GeneratorExp, ast.JoinedStr, ast.Tuple)):  # fmt: skip
+            return True
+        if isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)):
+            return True
+        if isinstance(n, ast.Call):
+            f = n.func
+            scalar = (isinstance(f, ast.Name) and f.id in _SCALAR_CALLS) or (
+                isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+                and (f.value.id == "math" or (f.value.id == "simt" and f.attr != "grid"))
+            )  # fmt: skip
+            if not scalar:
+                return True
+    return False
 
 
 class Translator:
@@ -246,20 +281,41 @@ class Translator:
 
     def stmts(self, body: list[ast.stmt]) -> None:
         """Translate a statement list; after a statement that may have exited, the rest of the
-        list runs under `if not exited`."""
-        for i, s in enumerate(body):
-            self.stmt(s)
+        list runs under `if not exited`. Past `MAX_REST_NESTING` such rests (a kernel with
+        many accesses that stop a raising thread: `raising`), each following statement runs
+        under an `if not exited` of its own instead, so that the code does not nest deeper
+        with every access (Mesa's llvmpipe Vulkan driver silently miscompiles shaders that
+        nest about 80 deep, its functions inlined)."""
+        i, alone = 0, False
+        while i < len(body):
+            node = body[i]
+            if alone:  # the flat form: this statement under an `if not exited` of its own
+                self.at(node)
+                cond = self.not_exited()
+                self.branch(cond, lambda node=node: self.stmt_not_exited(node), self.left)  # type: ignore[misc]
+            else:
+                self.stmt(node)
+            i += 1
             state = self.exit_state()
             if state == "always":
                 return
-            if state == "none" and i + 1 < len(body) and self.raising_into_try(body[i + 1]):
+            if state == "none" and i < len(body) and self.raising_into_try(body[i]):
                 state = "maybe"
-            if state == "maybe" and i + 1 < len(body):
-                rest = body[i + 1 :]
-                self.at(rest[0])
-                cond = self.not_exited()
+            alone = False
+            if state != "maybe" or i == len(body):
+                continue
+            if self.ctx.rest_depth >= MAX_REST_NESTING and not _may_bind_object(body[i]):
+                alone = True
+                continue
+            rest = body[i:]
+            self.at(rest[0])
+            cond = self.not_exited()
+            self.ctx.rest_depth += 1
+            try:
                 self.branch(cond, lambda rest=rest: self.stmts_not_exited(rest), self.left)  # type: ignore[misc]
-                return
+            finally:
+                self.ctx.rest_depth -= 1
+            return
 
     def raising_into_try(self, following: ast.stmt) -> bool:
         """Whether a thread that may be raising and runs on without effects (`exit_state`)
@@ -281,6 +337,12 @@ class Translator:
         """`stmts` on a path where no return/break/continue has run: the flags are False."""
         self.clear_flags()
         self.stmts(body)
+
+    def stmt_not_exited(self, node: ast.stmt) -> None:
+        """`stmt` on a path where no return/break/continue has run (the flat form of
+        `stmts`): the flags are False."""
+        self.clear_flags()
+        self.stmt(node)
 
     def flag_names(self) -> tuple[str, ...]:
         """The exit flags' names (return, break, continue, raising)."""
