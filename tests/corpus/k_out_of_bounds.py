@@ -154,7 +154,7 @@ def _ref_debug(a, out):
 
 
 @simt.kernel
-def deep_stops(a, idx, out):
+def deep_stops(a, idx, out, rows):
     t = simt.thread_idx.x
     i = simt.grid(1)
     s = simt.shared.array(32, simt.float32)
@@ -185,16 +185,22 @@ def deep_stops(a, idx, out):
     out[o + 17] = a[j + 17]
     out[o + 18] = a[j + 18]
     out[o + 19] = math.pow(abs(a[j]) + 0.5, a[j + 1] % 3.0) + s[t]
+    row = rows[i]  # a view, bound past that depth: an array cannot leave an `if`
+    row[1] = a[j + 2]
+    w = row[1] * 2.0
+    row[0] = w
 
 
 def _make_deep():
     idx = rng(64).integers(0, 64, 64).astype(np.int32)
     idx[[5, 37]] = 1000
-    return uniform(rng(65), 84), idx, np.full(64 * 20, -1.0, np.float32)
+    return (uniform(rng(65), 84), idx, np.full(64 * 20, -1.0, np.float32),
+            np.zeros((64, 2), np.float32))
 
 
-def _ref_deep(a, idx, out):
+def _ref_deep(a, idx, out, rows):
     want = np.full((64, 20), -1.0, np.float64)
+    rw = np.zeros((64, 2), np.float64)
     a64 = a.astype(np.float64)
     for i in range(64):
         j = int(idx[i])
@@ -203,7 +209,8 @@ def _ref_deep(a, idx, out):
         want[i, 0] = a64[j] + j % 4
         want[i, 1:19] = a64[j + 1 : j + 19]
         want[i, 19] = math.pow(abs(a64[j]) + 0.5, a64[j + 1] % 3.0) + 1.0
-    return {2: want.ravel()}
+        rw[i] = [2.0 * a64[j + 2], a64[j + 2]]
+    return {2: want.ravel(), 3: rw}
 
 
 CASES = [

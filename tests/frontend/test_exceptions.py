@@ -517,10 +517,11 @@ def test_many_stopping_accesses_do_not_nest_deeper_and_deeper() -> None:
     """Each of the corpus's `deep_stops` twenty accesses may stop its thread (threads that
     meet, a `while`), so each nests the rest of the kernel one level deeper — up to
     `MAX_REST_NESTING` rests; past it each statement gets its own `if not exited` (llvmpipe
-    silently miscompiled a fuzz kernel nested 73 deep: fuzz seed 239). Its CUDA source nested
-    25 braces deep before; twenty more such statements would not nest it deeper now."""
+    silently miscompiled a fuzz kernel nested 73 deep: fuzz seed 239). A statement that binds
+    a view still nests the rest (an array made under an `if` cannot leave it: seed 92); the
+    stores after it do not. Its CUDA source nested 28 braces deep before."""
     from corpus.k_out_of_bounds import _make_deep, deep_stops
     from simt.frontend.translate import MAX_REST_NESTING
 
     depth = _brace_depth(deep_stops.source("cuda", *_make_deep()))
-    assert MAX_REST_NESTING < depth <= MAX_REST_NESTING + 4, depth
+    assert MAX_REST_NESTING < depth <= MAX_REST_NESTING + 6, depth

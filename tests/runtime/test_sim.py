@@ -960,6 +960,7 @@ def test_a_dropped_kernel_takes_its_numpy_program_along(
     """The runtime finds a program again by its text only while a compiled kernel holds it:
     dropped kernels' programs (and their lines in linecache) are not kept for ever (mem11)."""
     rt = registry.get("sim")
+    gc.collect()  # what earlier tests dropped (in cycles) goes now, not during the count
     before = len(rt._programs)
     dead = []
     names = []
@@ -975,5 +976,5 @@ def test_a_dropped_kernel_takes_its_numpy_program_along(
         del k, spec
     gc.collect()
     assert all(r() is None for r in dead)
-    assert len(rt._programs) == before
+    assert len(rt._programs) <= before
     assert not any(n in linecache.cache for n in names)

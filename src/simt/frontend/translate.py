@@ -133,12 +133,13 @@ _UNSUPPORTED_EXPR = {
 _SCALAR_CALLS = frozenset({"abs", "min", "max", "len", "int", "float", "bool", "round"})
 
 
-def _may_bind_object(node: ast.stmt) -> bool:
+def _may_bind_object(node: ast.stmt, env: dict[str, V]) -> bool:
     """Whether `node` may bind a name to an array, a view, a list, a string or another object
     that cannot leave an `if` it was made in (merge.py keeps numbers only): the flat form of
     `Translator.stmts` nests the rest after such a statement instead of guarding it alone.
-    Read from the text: a name bound to anything but arithmetic on numbers, math functions
-    and simt's scalar conversions counts."""
+    Read from the text and the arrays in `env`: a name bound to anything but arithmetic on
+    numbers, elements of arrays (an index per dimension), math functions and simt's scalar
+    conversions counts."""
     if isinstance(node, ast.Assign):
         targets, value = node.targets, node.value
     elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -148,12 +149,16 @@ def _may_bind_object(node: ast.stmt) -> bool:
     if not any(isinstance(n, ast.Name) for t in targets for n in ast.walk(t)):
         return False
     for n in ast.walk(value):
-        if isinstance(n, (ast.Slice, ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set,
-                          ast.SetComp, ast.GeneratorExp, ast.JoinedStr, ast.Tuple)):  # fmt: skip
-            return True
-        if isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)):
-            return True
-        if isinstance(n, ast.Call):
+        if isinstance(n, ast.Subscript):
+            base = env.get(n.value.id) if isinstance(n.value, ast.Name) else None
+            nidx = len(n.slice.elts) if isinstance(n.slice, ast.Tuple) else 1
+            if not (isinstance(base, Value) and isinstance(base.type, T.ArrayType)
+                    and base.type.ndim == nidx):  # fmt: skip
+                return True  # a view, a list's item, a string's character, a tuple's
+        elif isinstance(n, ast.Attribute):
+            if not (isinstance(n.value, ast.Name) and n.value.id not in env):
+                return True  # (a module's or a launch register's: `math.pi`, `thread_idx.x`)
+        elif isinstance(n, ast.Call):
             f = n.func
             scalar = (isinstance(f, ast.Name) and f.id in _SCALAR_CALLS) or (
                 isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
@@ -161,6 +166,13 @@ def _may_bind_object(node: ast.stmt) -> bool:
             )  # fmt: skip
             if not scalar:
                 return True
+        elif isinstance(n, (ast.Slice, ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set,
+                            ast.SetComp, ast.GeneratorExp, ast.JoinedStr, ast.Tuple)):  # fmt: skip
+            return True
+        elif isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)):
+            return True
+        elif isinstance(n, ast.Name) and not isinstance(env.get(n.id), (Value, Known, type(None))):
+            return True  # a list, a string, a tuple, an object held by a name
     return False
 
 
@@ -304,7 +316,7 @@ class Translator:
             alone = False
             if state != "maybe" or i == len(body):
                 continue
-            if self.ctx.rest_depth >= MAX_REST_NESTING and not _may_bind_object(body[i]):
+            if self.ctx.rest_depth >= MAX_REST_NESTING and not _may_bind_object(body[i], self.env):
                 alone = True
                 continue
             rest = body[i:]
