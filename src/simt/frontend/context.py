@@ -63,6 +63,7 @@ class Context:
     try_depth: int = 0
     # how many statement lists' rests enclose the code translated now, each under `if not
     # exited` (`Translator.stmts`); past `MAX_REST_NESTING` each statement gets its own
+    # (one that may bind an array or another object still nests the rest)
     rest_depth: int = 0
     # accesses checked here as a raised IndexError outside a `try` too (`raising.check_index`):
     # None none, True every one, else the set of their places (`raising.place_of`)

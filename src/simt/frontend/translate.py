@@ -297,7 +297,8 @@ class Translator:
         many accesses that stop a raising thread: `raising`), each following statement runs
         under an `if not exited` of its own instead, so that the code does not nest deeper
         with every access (Mesa's llvmpipe Vulkan driver silently miscompiles shaders that
-        nest about 80 deep, its functions inlined)."""
+        nest about 80 deep, its functions inlined); except after a statement that may bind
+        an object (`_may_bind_object`), where the rest nests as before."""
         i, alone = 0, False
         while i < len(body):
             node = body[i]
