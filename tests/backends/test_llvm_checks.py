@@ -56,6 +56,40 @@ def test_a_thread_loop_with_a_kept_check_is_vectorised() -> None:
     assert "masked.store" not in opt  # the failure record is plain stores and a reduction
 
 
+@simt.kernel
+def tiled_pairs(out, xy):
+    sh = simt.shared.array((64, 2), np.float32)
+    acc = 0.0
+    tile = 0
+    for _ in range(0, xy.shape[0], 64):
+        row = tile * simt.block_dim.x + simt.thread_idx.x  # no proof: a counter, not the loop's
+        sh[simt.thread_idx.x, 0] = xy[row, 0]
+        sh[simt.thread_idx.x, 1] = xy[row, 1]
+        simt.syncthreads()
+        for j in range(simt.block_dim.x):
+            acc += sh[j, 0] * sh[j, 1]
+        simt.syncthreads()
+        tile += 1
+    out[simt.grid(1)] = acc
+
+
+def test_two_kept_checks_in_one_thread_loop_keep_it_vectorised() -> None:
+    """nbody's tile loads: two kept checks in one thread loop. With both sites' smallest
+    keys chained on one accumulator LLVM vectorised no loop (it takes one min reduction per
+    accumulator); each site has its own key now, and the loads are vector gathers."""
+    n = 256
+    xy = np.random.default_rng(3).random((n, 2)).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    assert "masked.gather" in _opt(tiled_pairs, out, xy)
+    with simt.using("cpu"):
+        tiled_pairs[n // 64, 64](out, xy)
+        np.testing.assert_allclose(out, (xy[:, 0] * xy[:, 1]).sum(), rtol=1e-4)
+        short = xy[: n - 10]  # the last tile reads past it: row 246 first, at the first site
+        want = r"`xy` \(index \(246, 0\), shape \(246, 2\)\)"
+        with pytest.raises(simt.KernelError, match=want):
+            tiled_pairs[n // 64, 64](out, short)
+
+
 def test_the_first_failing_thread_is_reported_with_its_index() -> None:
     n, m = 5000, 300
     a = np.arange(m, dtype=np.float32)

@@ -48,9 +48,14 @@ class FailureRecords(KernelInterface):
         # rendered, its kind (`VECTOR_LOOP`, `SCALAR_LOOP` or 0: not a thread loop); per
         # thread loop being rendered, its checks (site -> op, index extents)
         self.loop_kinds: list[int] = []
-        self.loop_checks: list[dict[int, tuple[Op, list[str]]]] = []
+        # (site -> op, index extents, the key it records its failure in)
+        self.loop_checks: list[dict[int, tuple[Op, list[str], str]]] = []
         self.slots: dict[int, list[str]] = {}  # site -> a slot array of indices per dimension
         self.scalar_sites: set[int] = set()  # sites whose slots are one index, not one a lane
+        # the smallest failure keys: `%failkey` (scalar loops' checks) and one per site of a
+        # vectorisable loop (`_note_failure`: LLVM vectorises a loop with one min reduction
+        # per accumulator, and none with two mins chained on one)
+        self.keys: set[str] = set()
         # a thread's failure record (the front end's `if raised: <record>`, attr `record`)
         # directly in a vectorisable thread loop's body is deferred (`_defer_record`): per
         # thread loop being rendered, its record ops' ids, the values its body defines, the
@@ -79,10 +84,10 @@ class FailureRecords(KernelInterface):
                 "  %anyrecord = alloca i8, align 1",
                 "  store i8 0, ptr %anyrecord, align 1",
             ]
-        if self.slots:  # a check recorded without a branch (`_note_failure`) uses it
+        for key in sorted(self.keys):  # the keys of checks recorded without a branch
             self.lines[failkey_at:failkey_at] = [
-                "  %failkey = alloca i64, align 8",
-                "  store i64 9223372036854775807, ptr %failkey, align 8",
+                f"  {key} = alloca i64, align 8",
+                f"  store i64 9223372036854775807, ptr {key}, align 8",
             ]
 
     def _site(self, op: Op) -> int:
@@ -122,26 +127,29 @@ class FailureRecords(KernelInterface):
         failure path with a call or an atomic in it keeps LLVM from vectorising the loop; on
         this path's own stores it makes masked stores, which some x86 cores run very slowly
         when hardly a lane stores): the access's key (`thread << SITE_BITS | site`) goes into
-        `%failkey`, the smallest key of the loop (a min LLVM keeps as a vector reduction), when
-        `ok` is false, and its index into the lane's slot of the site's slot arrays, always
-        (a plain vector store). After the loop, `_flush_checks` reports the smallest key with
-        its lane's slots. A site in a loop inside the thread loop's body would overwrite its
-        slots before the flush: those keep the failure branch (`_fail`)."""
+        the site's own `%failkey.<site>`, the smallest key of the loop (a min LLVM keeps as a
+        vector reduction: with two sites' mins chained on one key, nbody's tile loads ran
+        scalar), when `ok` is false, and its index into the lane's slot of the site's slot
+        arrays, always (a plain vector store). After the loop, `_flush_checks` reports the
+        smallest key with its lane's slots. A site in a loop inside the thread loop's body
+        would overwrite its slots before the flush: those keep the failure branch (`_fail`)."""
         site = self._site(op)
         lane = self._lane(op.attrs.get("lane_offset", (0, 0)))
         tid = self.inst(f"add i64 {self.inst(f'mul i64 %b, {self.nthreads}')}, {lane}")
         key = self.inst(f"or i64 {self.inst(f'shl i64 {tid}, {SITE_BITS}')}, {site}")
         cand = self.inst(f"select i1 {ok}, i64 9223372036854775807, i64 {key}")
-        cur = self.inst("load i64, ptr %failkey, align 8")
+        acc = f"%failkey.{site}"
+        self.keys.add(acc)
+        cur = self.inst(f"load i64, ptr {acc}, align 8")
         low = self.inst(f"call i64 @llvm.smin.i64(i64 {cur}, i64 {cand})")
         self.decls.add("declare i64 @llvm.smin.i64(i64, i64)")
-        self.emit(f"store i64 {low}, ptr %failkey, align 8")
+        self.emit(f"store i64 {low}, ptr {acc}, align 8")
         slots = self.slots.setdefault(site, [f"%fslot{site}.{d}" for d in range(len(idx))])
         md = self._access_md()
         for p, x in zip(slots, idx):
             at = self.inst(f"getelementptr i64, ptr {p}, i64 {lane}")
             self.emit(f"store i64 {x}, ptr {at}, align 8{md}")
-        self.loop_checks[-1][site] = (op, shape)
+        self.loop_checks[-1][site] = (op, shape, acc)
 
     def _note_failure_scalar(self, op: Op, idx: list[str], shape: list[str]) -> None:
         """A kept check's failure path directly in the body of a thread loop LLVM keeps
@@ -155,6 +163,7 @@ class FailureRecords(KernelInterface):
         site = self._site(op)
         tid = self._thread_id(op.attrs.get("lane_offset", (0, 0)))
         key = self.inst(f"or i64 {self.inst(f'shl i64 {tid}, {SITE_BITS}')}, {site}")
+        self.keys.add("%failkey")
         cur = self.inst("load i64, ptr %failkey, align 8")
         less = self.inst(f"icmp slt i64 {key}, {cur}")
         self.emit(f"store i64 {self.inst(f'select i1 {less}, i64 {key}, i64 {cur}')}, "
@@ -165,7 +174,7 @@ class FailureRecords(KernelInterface):
             old = self.inst(f"load i64, ptr {p}, align 8")
             self.emit(f"store i64 {self.inst(f'select i1 {less}, i64 {x}, i64 {old}')}, "
                       f"ptr {p}, align 8")  # fmt: skip
-        self.loop_checks[-1][site] = (op, shape)
+        self.loop_checks[-1][site] = (op, shape, "%failkey")
 
     def _defer_record(self, op: Op) -> None:
         """The failure record of a raising thread (`frontend.raising.epilogue`'s `if raised:
@@ -285,21 +294,28 @@ class FailureRecords(KernelInterface):
         self.emit(f"br label %{done}")
         self.start(done)
 
-    def _flush_checks(self, checks: dict[int, tuple[Op, list[str]]]) -> None:
+    def _flush_checks(self, checks: dict[int, tuple[Op, list[str], str]]) -> None:
         """After a thread loop with `_note_failure` or `_note_failure_scalar` checks: if one
-        failed, its key, index and extents to the context (`@simt.fail.at`, out of line), and
-        `%failkey` empty again."""
-        k = self.inst("load i64, ptr %failkey, align 8")
+        failed, the smallest key of the loop's keys, with its index and extents, to the context
+        (`@simt.fail.at`, out of line), and the keys empty again."""
+        keys = list(dict.fromkeys(acc for _, _, acc in checks.values()))
+        k = self.inst(f"load i64, ptr {keys[0]}, align 8")
+        if len(keys) > 1:
+            self.decls.add("declare i64 @llvm.smin.i64(i64, i64)")
+        for acc in keys[1:]:
+            k = self.inst(f"call i64 @llvm.smin.i64(i64 {k}, i64 "
+                          f"{self.inst(f'load i64, ptr {acc}, align 8')})")  # fmt: skip
         none = self.inst(f"icmp eq i64 {k}, 9223372036854775807")
         flush, done = self.new_label("flush"), self.new_label("flushed")
         self.emit(f"br i1 {none}, label %{done}, label %{flush}, !prof {self._likely()}")
         self.start(flush)
-        self.emit("store i64 9223372036854775807, ptr %failkey, align 8")
+        for acc in keys:
+            self.emit(f"store i64 9223372036854775807, ptr {acc}, align 8")
         tid = self.inst(f"ashr i64 {k}, {SITE_BITS}")
         lane = self.inst(f"sub i64 {tid}, {self.inst(f'mul i64 %b, {self.nthreads}')}")
         site = self.inst(f"and i64 {k}, {(1 << SITE_BITS) - 1}")
         self.helpers["simt.fail.at"] = FAIL_AT
-        for s, (_, shape) in checks.items():
+        for s, (_, shape, _) in checks.items():
             this, other = self.new_label("report"), self.new_label("notsite")
             self.emit(f"br i1 {self.inst(f'icmp eq i64 {site}, {s}')}, label %{this}, "
                       f"label %{other}")  # fmt: skip
