@@ -62,7 +62,7 @@ def tiled_pairs(out, xy):
     acc = 0.0
     tile = 0
     for _ in range(0, xy.shape[0], 64):
-        row = tile * simt.block_dim.x + simt.thread_idx.x  # no proof: a counter, not the loop's
+        row = tile * simt.block_dim.x + simt.thread_idx.x  # past the end unless 64 | len
         sh[simt.thread_idx.x, 0] = xy[row, 0]
         sh[simt.thread_idx.x, 1] = xy[row, 1]
         simt.syncthreads()
@@ -74,8 +74,10 @@ def tiled_pairs(out, xy):
 
 
 def test_two_kept_checks_in_one_thread_loop_keep_it_vectorised() -> None:
-    """nbody's tile loads: two kept checks in one thread loop. With both sites' smallest
-    keys chained on one accumulator LLVM vectorised no loop (it takes one min reduction per
+    """Two checked accesses in one thread loop (here in the checked copy of the body, which
+    runs where the block test fails: nbody's tile loads kept these checks in the fast copy
+    too until the bounds pass learned loop counters). With both sites' smallest keys chained
+    on one accumulator LLVM vectorised no loop (it takes one min reduction per
     accumulator); each site has its own key now, and the loads are vector gathers."""
     n = 256
     xy = np.random.default_rng(3).random((n, 2)).astype(np.float32)

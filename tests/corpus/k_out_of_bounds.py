@@ -9,7 +9,13 @@ meet at a barrier and in one compiled with `debug=True`: the threads that raised
 (they are counted out of the barrier), so the launch ends instead of looping for ever. And a
 kernel with twenty accesses in a row that stop a failing thread (threads that meet, a
 `while`): each may raise, so each nests the rest of the kernel one level deeper, up to a
-depth past which every statement gets a test of its own (llvmpipe miscompiled 80 levels)."""
+depth past which every statement gets a test of its own (llvmpipe miscompiled 80 levels).
+And nbody's tile loop (`tile * block_dim.x + t` with `tile` a counter of the loop's
+iterations): in bounds when the length is a multiple of the block, where the bounds pass tests
+it once per block (the number of the loop's last iteration times the block), and past the end
+in the last tile when it is not. There that test fails and the checked copy runs; with every
+access proven or tested per block, the kernel keeps the backends' own check (the launch
+stops with the first failing thread's access, not an IndexError per thread)."""
 
 import math
 
@@ -213,6 +219,52 @@ def _ref_deep(a, idx, out, rows):
     return {2: want.ravel(), 3: rw}
 
 
+@simt.kernel
+def tile_counter(x, out):
+    sh = simt.shared.array(32, simt.float32)
+    t = simt.thread_idx.x
+    acc = simt.float32(0.0)
+    tile = 0
+    for _ in range(0, len(x), 32):
+        sh[t] = x[tile * simt.block_dim.x + t]
+        simt.syncthreads()
+        for j in range(simt.block_dim.x):
+            acc += sh[j]
+        simt.syncthreads()
+        tile += 1
+    out[simt.block_idx.x * simt.block_dim.x + t] = acc
+
+
+def _make_tiles(n):
+    return lambda: (uniform(rng(67), n), np.zeros(64, np.float32))
+
+
+def _ref_tiles(x, out):
+    n, want = len(x), np.zeros(64, np.float32)
+    tiles = [x[k : k + 32] for k in range(0, n, 32)]
+    acc = np.float32(0.0)
+    for tile in tiles:
+        for v in tile:
+            acc = np.float32(acc + v)
+    for b in range(2):
+        want[b * 32 : b * 32 + 32] = acc
+    return {1: want}
+
+
+def _tile_error(e):
+    want = ("index out of bounds in array read of `x` (index 80, length 80) (block (0, 0, 0), "
+            "thread (16, 0, 0))")  # fmt: skip
+    text = str(e)
+    if want not in text or "sh[t] = x[tile * simt.block_dim.x + t]" not in text:
+        return f"expected {want!r} at the user's line"
+    return None
+
+
+def _tile_inputs_kept(before, after):
+    # the launch stopped at a failing read: nothing is promised of `out`, `x` is untouched
+    return None if np.array_equal(before[0], after[0]) else "the kernel changed `x`"
+
+
 CASES = [
     Case("oob_window", window, _make_window, 3, 128, _ref_window, EXACT,
          raises=_error(2, "s = a[i] + a[i + 2]",
@@ -235,4 +287,7 @@ CASES = [
          raises=_error(2, "out[o + 0] = a[j] + n",
                        "(first: thread 5: index 1000 is out of bounds of `a` with size 84)", 62),
          strided="twenty results per thread"),
+    Case("tile_counter", tile_counter, _make_tiles(96), 2, 32, _ref_tiles, close(1e-5, 1e-6)),
+    Case("oob_tile_counter", tile_counter, _make_tiles(80), 2, 32,
+         verify=_tile_inputs_kept, raises=_tile_error),
 ]  # fmt: skip

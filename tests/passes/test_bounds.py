@@ -616,6 +616,53 @@ def test_product_of_block_values_is_tested_by_division() -> None:
 
 
 @simt.kernel
+def tile_counter(x, out):  # nbody's tile loads: `tile` counts the loop's iterations
+    sh = simt.shared.array(32, simt.float32)
+    t = thread_idx.x
+    acc = simt.float32(0.0)
+    tile = 0
+    for _ in range(0, len(x), 32):
+        sh[t] = x[tile * block_dim.x + t]
+        simt.syncthreads()
+        for j in range(block_dim.x):
+            acc += sh[j]
+        simt.syncthreads()
+        tile += 1
+    out[block_idx.x * block_dim.x + t] = acc
+
+
+@simt.kernel
+def tile_counter_twice(x, out):  # a near miss: `tile` grows by 2 an iteration
+    sh = simt.shared.array(32, simt.float32)
+    t = thread_idx.x
+    acc = simt.float32(0.0)
+    tile = 0
+    for _ in range(0, len(x), 32):
+        sh[t] = x[tile * block_dim.x + t]
+        simt.syncthreads()
+        acc += sh[0]
+        simt.syncthreads()
+        tile += 2
+    out[block_idx.x * block_dim.x + t] = acc
+
+
+def test_a_counter_of_a_loops_iterations_is_tested_once_per_block() -> None:
+    """`tile` is `c * k` in iteration `k` of `range(0, len(x), 32)`, so `tile * block_dim.x +
+    t` is at most `c * (len(range(0, len(x), 32)) - 1) * block_dim.x + block_dim.x - 1`: a
+    block test (the product tested by division), true when `len(x)` is a multiple of 32
+    and the block has 32 threads. Before, nbody's four tile loads stayed checked (1.07x)."""
+    for kernel, c in ((tile_counter, 1), (tile_counter_twice, 2)):
+        fn, rep = _proved(kernel, _f32(96), _f32(64))
+        assert rep.checked == 0, rep.kept
+        assert any("(len(range(0, len(x), 32)) - 1)" in t for t in rep.tests), rep.tests
+        caught = [_audit(fn, (2,), (32,), _f32(n), _f32(64)) for n in (96, 224, 80, 200)]
+        if c == 1:  # in bounds at multiples of 32; past the end in the last tile otherwise
+            assert caught == [0, 0, 32, 48]  # 80: threads 16-31 read 80-95; 200: 8-31
+        else:  # every thread reads past the end at `tile` 4 or 6 (`2 * k`)
+            assert caught == [64, 64, 64, 64]
+
+
+@simt.kernel
 def add_block_sums(data, incr):  # bench/user_kernels/scan.py's last launch
     i = block_idx.x * block_dim.x + thread_idx.x
     if i < len(data):

@@ -128,8 +128,8 @@ class FailureRecords(KernelInterface):
         this path's own stores it makes masked stores, which some x86 cores run very slowly
         when hardly a lane stores): the access's key (`thread << SITE_BITS | site`) goes into
         the site's own `%failkey.<site>`, the smallest key of the loop (a min LLVM keeps as a
-        vector reduction: with two sites' mins chained on one key, nbody's tile loads ran
-        scalar), when `ok` is false, and its index into the lane's slot of the site's slot
+        vector reduction: with two sites' mins chained on one key, a loop of two checked
+        loads ran scalar), when `ok` is false, and its index into the lane's slot of the site's slot
         arrays, always (a plain vector store). After the loop, `_flush_checks` reports the
         smallest key with its lane's slots. A site in a loop inside the thread loop's body
         would overwrite its slots before the flush: those keep the failure branch (`_fail`)."""

@@ -18,7 +18,12 @@ the whole block shares (`len(a)`, `block_idx.x * block_dim.x`, scalar arguments,
   `[0, grid_dim.x - 1]`; `block_idx.x * block_dim.x + thread_idx.x` in `[0, 2**31 - 2]` (a
   launch of 2**31 threads along x is refused, `kernel.check_launch`); the variable of
   `for k in range(lo, hi)` lies in `[lo, hi - 1]` (at least `lo` only when `k + step` cannot
-  wrap around past `hi`); numeric ranges of every integer value (interval arithmetic that
+  wrap around past `hi`), at most `lo + step * last` with `last` the number of its last
+  iteration, `(hi - lo - 1) // step` (a leaf computed at the top, `("k", ...)`), for a
+  constant `step`; a value carried by such a loop that grows by a constant `c` in each
+  iteration (`tile += 1`) lies in `[init, init + c * last]`; a value times a block-level one
+  that is never negative lies between its bounds times that value (products of leaves: nbody's
+  `tile * block_dim.x`); numeric ranges of every integer value (interval arithmetic that
   gives up, to the type's whole range, wherever an operation may wrap);
 - *alignment*: under `if x % m == 0:` with `m` a power of two (`Ranges.pow2_or_zero`), `x + r`
   for `r <= m - 1` is at most `E - 1` for an extent `E` that is a power of two, where `x <= E - 1`

@@ -46,6 +46,9 @@ class BlockTests(Ranges):
             return f"len({nm})" if arr.array.ndim == 1 else f"{nm}.shape[{k[2]}]"
         if k[0] == "r":
             return f"{k[1]}.{axis[int(k[2])]}"  # type: ignore[call-overload]
+        if k[0] == "k":  # the number of a counted loop's last iteration
+            start, stop, step = (self._expr(x) for x in self.defs[k[1]].operands[:3])  # type: ignore[index]
+            return f"(len(range({start}, {stop}, {step})) - 1)"
         return self._expr(self.values[k[1]])  # type: ignore[index]
 
     def _expr(self, v: Value) -> str:
@@ -55,7 +58,8 @@ class BlockTests(Ranges):
         if op.opcode == "const":
             return str(op.attrs["value"])
         if op.opcode in ("special", "shape"):
-            return self.name(self.key(v))
+            k = self.key(v)  # a value key here (`thread_idx.x`, a fixed extent) would recurse
+            return self.name(k) if k[0] != "v" else f"%{v.id}"
         if op.opcode == "cast":
             return self._expr(op.operands[0])
         if op.opcode == "bin" and op.attrs["op"] in SAFE_BIN:

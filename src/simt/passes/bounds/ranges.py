@@ -33,7 +33,9 @@ class Ranges:
     bound search, `search.Analysis`, builds on).
 
     Leaves of linear forms are keyed: `("v", id)` a value, `("s", array id, dim)` an array's
-    extent, `("r", reg, axis)` a block-level special register (`block_dim.x`, ...)."""
+    extent, `("r", reg, axis)` a block-level special register (`block_dim.x`, ...), `("k",
+    id)` the number of the last iteration of the counted loop whose variable is value `id`
+    (`last_iteration`)."""
 
     def __init__(self, fn: Function) -> None:
         self.fn = fn
@@ -57,6 +59,7 @@ class Ranges:
         self._pow2: set[int] | None = None  # `pow2_or_zero`
         # loop-carried values: block argument -> (initial value, next value, body argument)
         self.carried: dict[int, tuple[Value, Value, Value]] = {}
+        self.carried_by: dict[int, Op] = {}  # a carried block argument -> its loop
         for op in walk(fn.body):
             if op.opcode in ("for", "while"):
                 body = op.regions[0] if op.opcode == "for" else op.regions[1]
@@ -69,6 +72,7 @@ class Ranges:
                     for blk in op.regions:
                         blk_args = blk.args[1:] if op.opcode == "for" else blk.args
                         self.carried[blk_args[i].id] = (init, nxt, args[i])
+                        self.carried_by[blk_args[i].id] = op
         for op in walk(fn.body):  # outer loops first: their carried values feed inner ones
             if op.opcode in ("for", "while"):
                 self._carried(op)
@@ -180,6 +184,10 @@ class Ranges:
             return 0, (MAX_EXTENT if t.index.bits == 64 else 2**31 - 1)
         if k[0] == "r":
             return REGS[(str(k[1]), int(k[2]))]  # type: ignore[call-overload]
+        if k[0] == "k":
+            got = self.last_iteration(self.defs[k[1]])  # type: ignore[index]
+            assert got is not None
+            return got
         lo, hi, _ = self.rng(self.values[k[1]])  # type: ignore[index]
         return lo, hi
 
@@ -190,6 +198,8 @@ class Ranges:
             return k[1] in self.params
         if k[0] == "r":
             return True
+        if k[0] == "k":
+            return self.last_iteration(self.defs[k[1]]) is not None  # type: ignore[index]
         v = self.values[k[1]]  # type: ignore[index]
         return self.hoistable(v) and isinstance(v.type, Scalar) and v.type.is_int
 
@@ -324,6 +334,41 @@ class Ranges:
         if o in ("floordiv", "shr"):
             return self.rng(arg)[0] >= 0 and blo >= (1 if o == "floordiv" else 0)
         return o == "sub" and blo >= 0 and self.rng(nxt)[2] and self.rng(nxt)[0] > -(2**31)
+
+    def last_iteration(self, loop: Op) -> tuple[int, int] | None:
+        """The range of `(stop - start - 1) // step`, the number of the last iteration of
+        `for` loop `loop` (its variable is `start + step * k` in iteration `k`), when the
+        block can compute it at the top in int32: `start` and `stop` block-level values,
+        `step` a constant of at least 1. None otherwise. (Below 0 when the loop runs no
+        iteration: a bound through it then holds for no iteration, which is none.)"""
+        if loop.opcode != "for":
+            return None
+        start, stop, step = loop.operands[:3]
+        slo, shi, _ = self.rng(step)
+        if not (slo == shi >= 1) or not (self.hoistable(start) and self.hoistable(stop)):
+            return None
+        (alo, ahi, _), (blo, bhi, _) = self.rng(start), self.rng(stop)
+        dlo, dhi = blo - ahi - 1, bhi - alo - 1
+        if not all(-(2**31) <= x < 2**31 for x in (alo, ahi, blo, bhi, dlo, dhi)):
+            return None
+        return dlo // slo, dhi // slo
+
+    def counted_step(self, arg: Value) -> int | None:
+        """`c` where loop-carried `arg` of a counted `for` loop (`last_iteration`) grows by
+        the constant `c >= 0` in every iteration (`tile += 1` at the top level of the body:
+        `arg + c` is what the body yields), so that in iteration `k` it is `init + c * k`
+        (while that does not wrap); None otherwise."""
+        loop = self.carried_by.get(arg.id)
+        got = self.carried.get(arg.id)
+        if loop is None or got is None or self.last_iteration(loop) is None:
+            return None
+        nxt = got[1]
+        op = self.defs.get(nxt.id)
+        if op is None or op.opcode != "bin" or op.attrs["op"] != "add" or arg not in op.operands:
+            return None
+        other = op.operands[1] if op.operands[0] is arg else op.operands[0]
+        lo, hi, _ = self.rng(other)
+        return lo if lo == hi >= 0 else None
 
     def step_up(self, loop: Op) -> bool:
         return loop.attrs.get("sign") == 1 or self.rng(loop.operands[2])[0] >= 1

@@ -133,6 +133,21 @@ class Analysis(BlockTests):
                     return [Bound(Lin((), 0))]
                 got = self.math_bounds(x, upper if lo > 0 else not upper, d, ctx)
                 return [Bound(g.lin.scale(lo), g.conds) for g in got]
+        # a value times a block-level one `y >= 0`: between the value's bounds times `y`
+        # when those are block-level (nbody's `tile * block_dim.x`, `tile` at most the number
+        # of its loop's last iteration): products of leaves, tested by division (`div_plan`)
+        for x, y in ((a, b), (b, a)):
+            ylo, _, yexact = self.rng(y)
+            if self.hoistable(x) or not self.hoistable(y) or ylo < 0 or not yexact:
+                continue
+            ky = self.key(y)
+            if not self.key_hoistable(ky):
+                continue
+            out = [Bound(_times(xb.lin, ky), xb.conds)
+                   for xb in self.math_bounds(x, upper, d, ctx)
+                   if all(self.key_hoistable(k) for k, _ in xb.lin.terms)]
+            if out:
+                return out
         # a product of two block-level values that do not wrap themselves: its exact value
         # is a leaf (`block_idx.x * (2 * block_dim.x)`; tested by division, `div_plan`)
         if self.hoistable(a) and self.hoistable(b) and self.rng(a)[2] and self.rng(b)[2]:
@@ -190,10 +205,19 @@ class Analysis(BlockTests):
             if 1 <= c <= 2**31:
                 out += [Bound(x.lin.plus(0 if upper else 1 - c).scale(Fraction(1, c)), x.conds)
                         for x in self.bounds(a, upper, d, ctx)]  # fmt: skip
-        elif v is not None and v.id in self.carried and upper:
+        elif v is not None and v.id in self.carried and (upper or self.counted_step(v) is not None):
             init, nxt, arg = self.carried[v.id]
-            if self.shrinks(nxt, arg):  # never above its initial value
+            if upper and self.shrinks(nxt, arg):  # never above its initial value
                 out += self.bounds(init, True, d, ctx)
+            elif (c := self.counted_step(v)) is not None:
+                # `init + c * k` in iteration k (nbody's `tile`): at most `init + c * last`,
+                # at least `init`, where `init + c * last` fits the type (no sum wrapped)
+                loop = self.carried_by[v.id]
+                last = Lin.leaf(("k", loop.regions[0].args[0].id)).scale(c)
+                fits = last.plus(self.rng(init)[1] - type_range(v.scalar)[1])
+                wraps: tuple[Lin, ...] = () if self.static(fits) else (fits,)
+                out += [Bound(x.lin + last if upper else x.lin, x.conds + wraps)
+                        for x in self.bounds(init, upper, d, ctx)]  # fmt: skip
         elif op is not None and op.opcode == "special" and upper:
             reg, axis = op.attrs["reg"], op.attrs["axis"]
             if reg in _SIZE and ctx.good(("r", _SIZE[reg], axis)):
@@ -204,6 +228,10 @@ class Analysis(BlockTests):
             start, stop, step = op.operands[:3]
             if self.step_up(op) and upper:
                 out += [Bound(x.lin.plus(-1), x.conds) for x in self.bounds(stop, True, d, ctx)]
+                if self.last_iteration(op) is not None:  # start + step * (the last iteration)
+                    last = Lin.leaf(("k", v.id)).scale(self.rng(step)[0])
+                    out += [Bound(x.lin + last, x.conds)
+                            for x in self.bounds(start, True, d, ctx)]  # fmt: skip
             elif self.step_up(op):
                 conds: tuple[Lin, ...] = ()
                 if not self.no_wrap_up(op):  # stop - 1 + step <= max, tested
@@ -261,6 +289,14 @@ def _known(r: tuple[int, int, bool]) -> bool:
 
 def _is_ring(op: Op | None) -> bool:
     return op is not None and op.opcode == "bin" and op.attrs["op"] in RING
+
+
+def _times(e: Lin, k: Key) -> Lin:
+    """`e` times leaf `k`: each term a product of two leaves."""
+    out = Lin((), 0)
+    for t, c in e.terms:
+        out = out + Lin.leaf(("p", *sorted((t, k)))).scale(c)  # type: ignore[type-var]
+    return out + Lin.leaf(k).scale(e.const)
 
 
 def _combine(xs: list[Bound], ys: list[Bound], sign: int) -> list[Bound]:

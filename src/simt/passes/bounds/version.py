@@ -86,7 +86,16 @@ def version_body(
     def leaf(k: Key, t: Scalar) -> Value:
         if k[0] == "p":  # a product: exact wherever the test's value fits `t` (ring arithmetic)
             return emit("bin", [leaf(k[1], t), leaf(k[2], t)], t, op="mul")  # type: ignore[arg-type]
-        if k[0] == "s":
+        if k[0] == "k":  # the last iteration of a counted loop: (stop - start - 1) // step
+            start, stop, step = an.defs[k[1]].operands[:3]  # type: ignore[index]
+            s32 = [y if (y := remat(v)).type == INT32 else emit("cast", [y], INT32)
+                   for v in (start, stop)]  # fmt: skip
+            one = emit("const", [], INT32, value=1)
+            d = emit("bin", [emit("bin", [s32[1], s32[0]], INT32, op="sub"), one], INT32,
+                     op="sub")  # fmt: skip
+            x = emit("bin", [d, emit("const", [], INT32, value=an.rng(step)[0])], INT32,
+                     op="floordiv")  # fmt: skip
+        elif k[0] == "s":
             arr = an.arrays[k[1]]  # type: ignore[index]
             x = emit("shape", [arr], arr.array.index, dim=k[2])
         elif k[0] == "r":
