@@ -413,6 +413,22 @@ def test_a_shared_phase_may_sum_its_tile_in_interleaved_steps() -> None:
         compile(s, "<fuzz>", "exec")
 
 
+def test_a_shared_phase_may_load_tiles_by_a_counter_of_its_loop() -> None:
+    """nbody's tile loop (`sh[t] = fa[k * simt.block_dim.x + t]`, `k += 1` each iteration
+    of `range(0, len(fa), block)`): what the bounds pass tests once per block (#23); the
+    kernels agree on `cpu` and compile with NVRTC, and in Numba's spelling too."""
+    from simt.testing.differential import check
+    from simt.testing.generator import numba_spelling
+
+    form = r"\[k\d+ \* simt\.block_dim\.x \+ t\]"
+    seeds = [seed for seed in range(40) if re.search(form, generate(seed).source)]
+    assert len(seeds) >= 3, seeds
+    for seed in seeds[:2]:
+        assert check(generate(seed, size=4), ("cpu",), nvrtc=True) == []
+    assert "[k" in numba_spelling(generate(seeds[0]).source)
+    assert "cuda.blockDim.x" in numba_spelling(generate(seeds[0]).source)
+
+
 def test_lists_feature_draws_displays_of_known_strings_made_lists() -> None:
     """#27: a display of known strings appended to, extended or set (refused as "a list in a
     kernel holds numbers, not a str"), and one read at a run-time index; the kernels agree

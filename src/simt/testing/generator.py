@@ -291,6 +291,7 @@ class Generator:
         self.rmath = random.Random(seed ^ 0x3A7)
         self.rfmod = random.Random(seed ^ 0xF3D)  # `math.fmod`'s hard cases (FMOD_SINKS)
         self.rtree = random.Random(seed ^ 0x7EE)  # a shared phase's tree sum: its own too
+        self.rtile = random.Random(seed ^ 0x711E)  # and its loop over tiles of an input
         self.u64_on = False  # set while a section has made uint64 values
         self.complex_on = False  # and complex ones
         self.extras: set[str] = set()
@@ -855,6 +856,21 @@ class Generator:
             self.emit(f"    {w} *= 2")
             self.emit(f"{total} = {sh}[0]")
             self.declare(total, ty, F32_CAP * self.block_size)
+        if self.rtile.random() < 0.3:
+            # nbody's tile loop: a counter of the loop's iterations times the block indexes
+            # an input (`tile * block_dim.x + t`), in bounds because the inputs' length is a
+            # multiple of the block; the bounds pass tests that once per block (#23)
+            src = "fa" if ty == "f32" else "ia"
+            k, acc = self.fresh("k"), self.fresh()
+            self.emit(f"{k} = 0")
+            self.emit(f"{acc} = {sh}[t]")
+            self.emit(f"for _ in range(0, len({src}), {self.block_size}):")
+            self.emit("    simt.syncthreads()  # every read of the tile above is done")
+            self.emit(f"    {sh}[t] = {src}[{k} * simt.block_dim.x + t]")
+            self.emit("    simt.syncthreads()")
+            self.emit(f"    {acc} = {acc} + {sh}[({k} + t) % {self.block_size}]")
+            self.emit(f"    {k} += 1")
+            self.declare(acc, ty, F32_CAP * (self.block_size + 1) if ty == "f32" else 0.0)
 
     # ------------------------------------------------------------------ the kernel
     def sinks(self) -> list[str]:
@@ -990,6 +1006,7 @@ NUMBA_SPELLING = (
     (r"\bsimt\.grid\(", "cuda.grid("),
     (r"\bthread_idx\.", "cuda.threadIdx."),
     (r"\bblock_idx\.", "cuda.blockIdx."),
+    (r"\bsimt\.block_dim\.", "cuda.blockDim."),
     (r"\bsimt\.syncthreads\(", "cuda.syncthreads("),
     (r"\bsimt\.(shared|local|atomic)\.", r"cuda.\1."),
     (r"\bsimt\.(u?int(8|16|32|64)|float(16|32|64))\b", r"np.\1"),
