@@ -334,6 +334,13 @@ def main(argv: list[str] | None = None) -> int:
     want = {x for x in args.only.split(",") if x}
     entries = (suite_entries(args.size, want) + job_entries(args.size, want)
                + kept_entries(args.size, want))  # fmt: skip
+    unknown = sorted(w for w in want if not any(wanted(e.name, {w}) for e in entries))
+    if unknown:
+        every = [e.name for make in (suite_entries, job_entries, kept_entries)
+                 for e in make("quick")]  # fmt: skip
+        print(f"no job named {', '.join(unknown)}; the jobs: {', '.join(every)}",
+              file=sys.stderr)  # fmt: skip
+        return 2
     sides = ("on", "off") if args.side == "both" else (args.side,)
     busy0, own0, wall0 = busy_cpu_s(), own_cpu_s(), time.perf_counter()
     rows = []
