@@ -83,13 +83,21 @@ def version_body(
             made[v.id] = got
         return got
 
+    def int32(v: Value) -> Value:
+        """Block-level integer `v` in int32 (its range fits): a known one as an int32
+        constant (WGSL cannot cast an int64 literal where a pipeline constant is in it)."""
+        lo, hi, _ = an.rng(v)
+        if lo == hi:
+            return emit("const", [], INT32, value=lo)
+        y = remat(v)
+        return y if y.type == INT32 else emit("cast", [y], INT32)
+
     def leaf(k: Key, t: Scalar) -> Value:
         if k[0] == "p":  # a product: exact wherever the test's value fits `t` (ring arithmetic)
             return emit("bin", [leaf(k[1], t), leaf(k[2], t)], t, op="mul")  # type: ignore[arg-type]
         if k[0] == "k":  # the last iteration of a counted loop: (stop - start - 1) // step
             start, stop, step = an.defs[k[1]].operands[:3]  # type: ignore[index]
-            s32 = [y if (y := remat(v)).type == INT32 else emit("cast", [y], INT32)
-                   for v in (start, stop)]  # fmt: skip
+            s32 = [int32(v) for v in (start, stop)]
             one = emit("const", [], INT32, value=1)
             d = emit("bin", [emit("bin", [s32[1], s32[0]], INT32, op="sub"), one], INT32,
                      op="sub")  # fmt: skip
