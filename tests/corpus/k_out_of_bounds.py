@@ -240,15 +240,10 @@ def _make_tiles(n):
 
 
 def _ref_tiles(x, out):
-    n, want = len(x), np.zeros(64, np.float32)
-    tiles = [x[k : k + 32] for k in range(0, n, 32)]
-    acc = np.float32(0.0)
-    for tile in tiles:
-        for v in tile:
-            acc = np.float32(acc + v)
-    for b in range(2):
-        want[b * 32 : b * 32 + 32] = acc
-    return {1: want}
+    acc = np.float32(0.0)  # every thread sums every tile in the same order
+    for v in x:
+        acc = np.float32(acc + v)
+    return {1: np.full(64, acc, np.float32)}
 
 
 def _tile_error(e):
