@@ -416,17 +416,22 @@ def test_a_shared_phase_may_sum_its_tile_in_interleaved_steps() -> None:
 def test_a_shared_phase_may_load_tiles_by_a_counter_of_its_loop() -> None:
     """nbody's tile loop (`sh[t] = fa[k * simt.block_dim.x + t]`, `k += 1` each iteration
     of `range(0, len(fa), block)`): what the bounds pass tests once per block (#23); the
-    kernels agree on `cpu` and compile with NVRTC, and in Numba's spelling too."""
+    kernels that draw it agree on `cpu` and `webgpu` and compile with NVRTC, and so does one
+    in Numba's spelling (`cuda.blockDim.x`, int64 loop bounds)."""
+    from simt.runtime import registry
     from simt.testing.differential import check
-    from simt.testing.generator import numba_spelling
 
-    form = r"\[k\d+ \* simt\.block_dim\.x \+ t\]"
-    seeds = [seed for seed in range(40) if re.search(form, generate(seed).source)]
-    assert len(seeds) >= 3, seeds
-    for seed in seeds[:2]:
-        assert check(generate(seed, size=4), ("cpu",), nvrtc=True) == []
-    assert "[k" in numba_spelling(generate(seeds[0]).source)
-    assert "cuda.blockDim.x" in numba_spelling(generate(seeds[0]).source)
+    backends = ("cpu",) + (("webgpu",) if registry.probe("webgpu")[0] else ())
+    simt_form = r"\[k\d+ \* simt\.block_dim\.x \+ t\]"
+    numba_form = r"\[k\d+ \* cuda\.blockDim\.x \+ t\]"
+    drawn = [p for p in (generate(seed, size=4) for seed in range(60))
+             if re.search(simt_form, p.source)]  # fmt: skip
+    assert len(drawn) >= 2, len(drawn)
+    for program in drawn[:2]:
+        assert check(program, backends, nvrtc=True) == []
+    numba = next(p for p in (generate(seed, numba=True, size=4) for seed in range(200))
+                 if re.search(numba_form, p.source))  # fmt: skip
+    assert check(numba, backends, nvrtc=False) == []
 
 
 def test_lists_feature_draws_displays_of_known_strings_made_lists() -> None:
