@@ -213,20 +213,21 @@ def test_a_kernel_with_a_constant_table_renders_the_same_text_each_time() -> Non
 
 def _versioned_loops(text: str) -> tuple[list[set[str]], list[set[str]]]:
     """The loop metadata (a set of property nodes per loop) of the unchecked and the checked
-    copy of a body versioned by a block-level test (the first `if`: its test)."""
+    copy of a body versioned by a block-level test (the functions `simt_fast` and
+    `simt_checked` of the module)."""
     import re
 
     md = dict(re.findall(r"^(!\d+) = (.*)$", text, re.M))
-    top = re.search(r"br i1 %\S+, label %then(\d+), label %else(\d+)\n", text)
-    assert top is not None
-    start = text.index(f"\nelse{top[2]}:")
-    end = text.index(f"\nendif{int(top[2]) + 1}:")
+
+    def function(name: str) -> str:
+        start = text.index(f" @{name}(")
+        return text[start : text.index("\n}\n", start)]
 
     def loops(part: str) -> list[set[str]]:
         nodes = [md[m] for m in re.findall(r"br label %\S+, !llvm.loop (!\d+)", part)]
         return [{md[p] for p in n.strip("!{}").split(", ")[1:]} for n in nodes]
 
-    return loops(text[:start]), loops(text[start:end])
+    return loops(function("simt_fast")), loops(function("simt_checked"))
 
 
 def test_checked_copy_of_a_versioned_body_is_cold() -> None:
@@ -258,3 +259,40 @@ def test_checked_copy_of_a_versioned_body_is_cold() -> None:
     with simt.using("cpu"), pytest.raises(simt.KernelError):
         matmul[(2, 3), (16, 16)](a, b, c)
     np.testing.assert_allclose(c[:37], a.astype(np.float64) @ b, rtol=1e-5)
+
+
+@simt.kernel
+def _rows(a, out):  # the guard is no range the bounds pass reads: each row's last block fails
+    x = simt.block_idx.x * simt.block_dim.x + simt.thread_idx.x
+    y = simt.block_idx.y
+    if x * x < out.shape[1] * out.shape[1]:
+        out[y, x] = a[y, x] + 1.0
+
+
+def test_a_versioned_body_is_two_functions_between_which_the_blocks_alternate() -> None:
+    """A body versioned by a block-level test is rendered as two functions of blocks:
+    `simt_fast` runs the unchecked copy and leaves at the first block failing the test,
+    `simt_checked` runs that block alone, and the entry goes on with `simt_fast` after it.
+    Here every row's last block fails the test (blocks 2, 5, 8, ... of the launch): each
+    still computes its part, and an access out of bounds in such a block is the one
+    reported, with its index and thread, though later blocks pass the test."""
+    a = np.arange(5 * 40, dtype=np.float32).reshape(5, 40)
+    out = np.zeros((5, 40), np.float32)
+    text = _rows.source("cpu", a, out)
+    assert "define internal i64 @simt_fast(" in text
+    assert "define internal i64 @simt_checked(" in text
+    fast = text[text.index("@simt_fast(") : text.index("@simt_checked(")]
+    assert "@simt.fail.at" not in fast  # every access of the unchecked copy is unchecked
+    llvm.parse_assembly(text).verify()
+    with simt.using("cpu"):
+        _rows[(3, 5), 16](a, out)
+        np.testing.assert_array_equal(out, a + 1)
+        narrow = np.zeros((5, 36), np.float32)  # the last block of each row reads past it
+        with pytest.raises(simt.KernelError) as e:
+            _rows[(3, 5), 16](narrow, out)
+    # threads 4-7 of each row's last block read past `a` (an IndexError each, the kernel's
+    # Python semantics): block (2, y) is the launch's block 3y + 2, run by `simt_checked`
+    # between blocks that `simt_fast` ran
+    bad = [(3 * y + 2) * 16 + t for y in range(5) for t in range(4, 8)]
+    assert [f.thread for f in e.value.failures] == bad
+    assert "index 36 is out of bounds for axis 1 of `a` with size 36" in str(e.value)

@@ -27,6 +27,18 @@ around the body, `simt_blocks`, which gets `jb` as a fifth argument. The poll is
 touch only its arguments and memory the kernel cannot see, on a cold path: an iteration pays
 one add, one test and one predictable branch.
 
+A body versioned on a block-level test (`passes.bounds`: `if <test>: <a copy with the hoisted
+accesses unchecked> else: <the checked body>`, at the top of the kernel: `outlined_version`) is
+rendered as two functions of blocks, each with the prologue and block loop above:
+`simt_fast` runs the unchecked copy and returns the first block that fails the test (`%end`
+when none does), `simt_checked` runs the checked copy; the entry (or the body, when loops poll)
+is the loop between them (`llvm_helpers.VERSIONED_BLOCKS`), which runs each failing block alone
+through `simt_checked` and goes on with `simt_fast` after it. So the copy nearly every block
+runs is compiled as a function of its own, with the unchecked kernel's registers and layout:
+with both copies in one block loop, harris_reduce2 (`bench/user_kernels/reductions.py`) ran
+1.2-1.45x the time of the unchecked kernel, though every block took the unchecked copy and its
+instructions were the same (#23). A failing block costs two calls and a prologue more.
+
 The renderer is a table (`RULES`) over a chain of bases, one job each:
 `llvm_ops.OpRenderer` writes the scalar ops (operators, comparisons, conversions, math rows:
 docs/semantics.md's semantics) and the text; `llvm_interface.KernelInterface` the kernel's
@@ -42,11 +54,15 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..ir import Block, Function, Op, Value, walk
+from ..ir.ops import PURE
 from ..types import INT64
 from .llvm_abi import (
     BODY,
+    CHECKED,
     ENTRY,
+    FAST,
     JMP_WORDS,
+    NO_MEMORY,
     POLL_EVERY,
     POLL_FREE_TRIPS,
     POLL_FUNCTION,
@@ -57,8 +73,23 @@ from .llvm_abi import (
     mem_type,
 )
 from .llvm_failures import SCALAR_LOOP, VECTOR_LOOP, walk_ops
-from .llvm_helpers import ENTRY_WITH_JUMP
+from .llvm_helpers import ENTRY_WITH_JUMP, VERSIONED_BLOCKS
 from .llvm_memory import MemoryAccess
+
+# the parameters of every function of blocks (an entry, a body, a versioned body's copy)
+ARGS = "ptr noalias %args, ptr noalias %ctx, i64 %begin, i64 %end"
+
+
+def outlined_version(fn: Function) -> Op | None:
+    """The `if` that versions `fn`'s body on a block-level test (`passes.bounds`), when its
+    two copies are rendered as two functions: it is at the top, yields nothing, and only pure
+    ops and arrays come before it (what both copies may compute again)."""
+    for op in fn.body.ops:
+        if op.opcode == "if" and op.attrs.get("version") and not op.results:
+            return op
+        if op.opcode != "alloc" and op.opcode not in PURE:
+            return None
+    return None
 
 
 class _Renderer(MemoryAccess):
@@ -81,11 +112,70 @@ class _Renderer(MemoryAccess):
         # marked `version`, run only by blocks that fail the block-level test): its loops are
         # neither vectorised nor unrolled (see `_if`)
         self.cold = 0
+        # the copy of a versioned body the function being rendered is (`_blocks`), the labels
+        # where its blocks that fail the block-level test leave it ("fast"), and per copy its
+        # heap area's name
+        self.side: str | None = None
+        self.exits: list[str] = []
+        self.heap_of: dict[str | None, str] = {}
+        self.done = ""
 
     # ---- module --------------------------------------------------------------------------
     def render(self) -> tuple[str, Meta]:
-        self.lines.append(f"define void @{ENTRY}(ptr noalias %args, ptr noalias %ctx, "
-                          "i64 %begin, i64 %end) {")  # fmt: skip
+        version = outlined_version(self.fn)
+        if version is None:
+            functions = [self._blocks(None)]
+        else:  # the unchecked copy first: it says whether the kernel has jammed loops
+            functions = [self._blocks("fast"), self._blocks("checked")]
+        jb, jbarg = (", ptr noalias %jb", ", ptr %jb") if self.polled else ("", "")
+        lines: list[str] = []
+        for side, text, heap_at in functions:
+            if side is None:
+                text[0] = (f"define internal void @{BODY}({ARGS}{jb}) noinline {{" if self.polled
+                           else f"define void @{ENTRY}({ARGS}) {{")  # fmt: skip
+            else:
+                name = FAST if side == "fast" else CHECKED
+                text[0] = f"define internal i64 @{name}({ARGS}{jb}) noinline {{"
+            if self.polled and heap_at:  # freed by the entry if Ctrl-C jumps out of the body
+                text[heap_at:heap_at] = [
+                    f"  %heapslot = getelementptr i64, ptr %jb, i64 {JMP_WORDS}",
+                    f"  store volatile ptr {self.heap_of[side]}, ptr %heapslot, align 8",
+                ]
+            lines += text
+        if version is not None:
+            lines.append(VERSIONED_BLOCKS.format(
+                linkage="internal " if self.polled else "", name=BODY if self.polled else ENTRY,
+                attrs="noinline " if self.polled else "", jb=jb, jbarg=jbarg, fast=FAST,
+                checked=CHECKED, site_bits=SITE_BITS, no_memory=NO_MEMORY,
+            ))  # fmt: skip
+        if self.polled:  # the body gets the jump buffer; the entry is the wrapper with it
+            lines.append(ENTRY_WITH_JUMP.format(entry=ENTRY, body=BODY, words=JMP_WORDS,
+                                                slots=JMP_WORDS + 1))
+            self.decls.add(
+                f"declare void @{POLL_FUNCTION}(ptr, ptr) nounwind "
+                "memory(argmem: readwrite, inaccessiblemem: readwrite)"
+            )
+            self.decls.add("declare i32 @_setjmp(ptr) returns_twice")
+            self.decls.add("declare void @free(ptr)")
+        out = [
+            "; simt kernel " + self.fn.name,
+            *sorted(self.decls),
+            *self.helpers.values(),
+            *lines,
+            *(f"!{i} = {m}" for i, m in enumerate(self.md)),
+        ]
+        return "\n".join(out) + "\n", self.meta
+
+    def _blocks(self, side: str | None) -> tuple[str | None, list[str], int]:
+        """One function running the blocks `%begin <= b < %end`: the whole body (`side`
+        None), or one copy of a body versioned on a block-level test: "fast" renders the copy
+        the test guards and returns the first block that fails the test (`%end` when none
+        does), "checked" the checked copy alone (it returns `%end`). Its text with a
+        placeholder first line (the signature: `render` knows it once every function is
+        rendered and it is known whether any loop polls), and the line after its heap's
+        `malloc` (0: no heap)."""
+        self._fresh_function(side)
+        self.lines.append("define")  # (the signature, written by `render`)
         self.start("entry")
         failkey_at = len(self.lines)  # `%failkey` goes here when a check uses it
         if self.poll:  # the back-edge counter (in the entry block: promoted to registers)
@@ -96,6 +186,7 @@ class _Renderer(MemoryAccess):
         head = self.new_label("blocks")
         body = self.new_label("block")
         done = self.new_label("done")
+        self.done = done  # (where the unchecked copy leaves for a block failing the test)
         self.emit(f"br label %{head}")
         self.start(head)
         self.emit(f"%b = phi i64 [%begin, %{pre}], [%bnext, %{head}.latch]")
@@ -116,35 +207,41 @@ class _Renderer(MemoryAccess):
         ok = self.inst(f"icmp sge i64 {err}, {first}")
         self.emit(f"br i1 {ok}, label %{head}, label %{done}")
         self.start(done)
+        ret = self.ret
+        if side == "fast":  # the block that failed the test, if one did
+            exits = "".join(f", [%b, %{x}]" for x in self.exits)
+            ret = f"ret i64 {self.inst(f'phi i64 [%end, %{head}], [%end, %{head}.latch]{exits}')}"
         if self.heap is not None:
             self.emit(f"call void @free(ptr {self.heap})")
-        self.emit("ret void")
+        self.emit(ret)
         self.lines.append("}")
-        if self.polled:  # the body gets the jump buffer; the entry is the wrapper with it
-            if self.heap is not None:  # freed by the entry if Ctrl-C jumps out of the body
-                self.lines[self.heap_at:self.heap_at] = [
-                    f"  %heapslot = getelementptr i64, ptr %jb, i64 {JMP_WORDS}",
-                    f"  store volatile ptr {self.heap}, ptr %heapslot, align 8",
-                ]
-            self.lines[0] = (f"define internal void @{BODY}(ptr noalias %args, ptr noalias %ctx, "
-                             "i64 %begin, i64 %end, ptr noalias %jb) noinline {")  # fmt: skip
-            self.lines.append(ENTRY_WITH_JUMP.format(entry=ENTRY, body=BODY, words=JMP_WORDS,
-                                                     slots=JMP_WORDS + 1))
-            self.decls.add(
-                f"declare void @{POLL_FUNCTION}(ptr, ptr) nounwind "
-                "memory(argmem: readwrite, inaccessiblemem: readwrite)"
-            )
-            self.decls.add("declare i32 @_setjmp(ptr) returns_twice")
-            self.decls.add("declare void @free(ptr)")
-        self._failure_slots(failkey_at)
-        out = [
-            "; simt kernel " + self.fn.name,
-            *sorted(self.decls),
-            *self.helpers.values(),
-            *self.lines,
-            *(f"!{i} = {m}" for i, m in enumerate(self.md)),
-        ]
-        return "\n".join(out) + "\n", self.meta
+        before = len(self.lines)
+        self._failure_slots(failkey_at)  # (lines above the heap's `malloc`)
+        self.heap_of[side] = self.heap or ""
+        heap_at = self.heap_at + len(self.lines) - before if self.heap is not None else 0
+        return side, self.lines, heap_at
+
+    def _fresh_function(self, side: str | None) -> None:
+        """Forget what the last function rendered defined (values, arrays, the checks' slots
+        and keys); the module's declarations, helpers, metadata and error sites stay."""
+        self.side = side
+        self.ret = "ret void" if side is None else "ret i64 %end"
+        self.exits = []
+        self.lines = []
+        self.vals = {}
+        self.label = "entry"
+        self.arrays = {}
+        self.lane_arrays = set()
+        self.heap = None
+        self.heap_at = 0
+        self.slot_at = 0
+        self.lane_stack = []
+        self.zero_products = {}
+        self.keys = set()
+        self.slots = {}
+        self.scalar_sites = set()
+        self.record_slots = []
+        self.pending = []
 
     # ---- ops -----------------------------------------------------------------------------
     def _ops(self, block: Block) -> None:
@@ -217,6 +314,9 @@ class _Renderer(MemoryAccess):
         return [self.v(x) for x in term.operands] if term is not None else []
 
     def _if(self, op: Op) -> None:
+        if op.attrs.get("version") and self.side is not None:
+            self._version_copy(op)
+            return
         if (op.attrs.get("record") and self.loop_kinds and self.loop_kinds[-1] == VECTOR_LOOP
                 and id(op) in self.loop_records[-1][0]):  # fmt: skip
             self._defer_record(op)
@@ -272,6 +372,25 @@ class _Renderer(MemoryAccess):
                     f"store {mem_type(store.operands[-1].scalar)} {val}, ptr {addr}, "
                     f"align {align(store.operands[-1].scalar)}{self._access_md()}"
                 )
+
+    def _version_copy(self, op: Op) -> None:
+        """The one copy of the versioned body (`outlined_version`) this function runs: the
+        unchecked copy where the block-level test holds, leaving the function with the block
+        (`_blocks`) where it does not; or the checked copy, unconditionally."""
+        if self.side == "fast":
+            go, leave = self.new_label("then"), self.new_label("leave")
+            self.emit(f"br i1 {self.v(op.operands[0])}, label %{go}, label %{leave}")
+            self.start(leave)
+            self.exits.append(leave)
+            self.emit(f"br label %{self.done}")
+            self.start(go)
+            self._region(op.regions[0])
+            return
+        # its loops are neither vectorised nor unrolled in a kernel with jammed loops (`_if`)
+        cold = self.meta.jammed
+        self.cold += cold
+        self._region(op.regions[1])
+        self.cold -= cold
 
     def _for(self, op: Op) -> None:
         """A `for` loop (a thread loop with clamped indices comes split by lanes:

@@ -2,7 +2,8 @@
 
 `ARITH` (Python's floor `//` and `%`, integer `**`), `MATH_HELPERS` (the math rows that are
 neither an LLVM intrinsic nor one C library call), `FAIL_AT` (a failing access's report, out of
-line and cold) and `ENTRY_WITH_JUMP` (the entry of a kernel that polls for Ctrl-C). Each is
+line and cold), `ENTRY_WITH_JUMP` (the entry of a kernel that polls for Ctrl-C) and
+`VERSIONED_BLOCKS` (the block loop of a body versioned on a block-level test). Each is
 text with `{t}`-style holes the renderer fills for the operands' type; the renderer adds only
 those a kernel uses.
 """
@@ -31,6 +32,46 @@ stopped:
   ret void
 }}"""
 
+
+# The blocks of a kernel whose body is versioned on a block-level test: runs of blocks that
+# pass it through `{fast}` (which returns the first block that fails it, or `%end`), each
+# block that fails it through `{checked}`; after that block, on unless a failure so far beats
+# every thread of the next (as a block loop's latch) or the checked copy found no memory for
+# its arrays. `{jb}`: `, ptr noalias %jb` where the kernel polls for Ctrl-C (`{jbarg}`:
+# `, ptr %jb`), else empty.
+VERSIONED_BLOCKS = """define {linkage}void @{name}(ptr noalias %args, ptr noalias %ctx, i64 %begin,
+                                      i64 %end{jb}) {attrs}{{
+entry:
+  %bx.p = getelementptr i64, ptr %args, i64 3
+  %bx = load i64, ptr %bx.p, align 8
+  %by.p = getelementptr i64, ptr %args, i64 4
+  %by = load i64, ptr %by.p, align 8
+  %bz.p = getelementptr i64, ptr %args, i64 5
+  %bz = load i64, ptr %bz.p, align 8
+  %bxy = mul i64 %bx, %by
+  %threads = mul i64 %bxy, %bz
+  br label %next
+next:
+  %b = phi i64 [%begin, %entry], [%after, %checked]
+  %left = icmp slt i64 %b, %end
+  br i1 %left, label %fast, label %done
+fast:
+  %stop = call i64 @{fast}(ptr %args, ptr %ctx, i64 %b, i64 %end{jbarg})
+  %failed = icmp slt i64 %stop, %end
+  br i1 %failed, label %checked, label %done
+checked:
+  %after = add i64 %stop, 1
+  call i64 @{checked}(ptr %args, ptr %ctx, i64 %stop, i64 %after{jbarg})
+  %err = load atomic i64, ptr %ctx monotonic, align 8
+  %first = mul i64 %after, %threads
+  %firstkey = shl i64 %first, {site_bits}
+  %later = icmp sge i64 %err, %firstkey
+  %memory = icmp ne i64 %err, {no_memory}
+  %ok = and i1 %later, %memory
+  br i1 %ok, label %next, label %done
+done:
+  ret void
+}}"""
 
 # Python's floor division and modulo, integer power: (operator, kind) -> function text.
 ARITH: dict[tuple[str, str], str] = {

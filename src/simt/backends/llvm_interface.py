@@ -37,7 +37,10 @@ class KernelInterface(OpRenderer):
         self.heap: str | None = None  # the malloc'ed area of the large arrays, if any
         self.heap_at = 0  # the line after its malloc
         self.slot_at = 0  # where the entry block declares the checks' slot arrays
-        self.tables = 0  # constant tables made so far
+        self.tables: dict[int, str] = {}  # the constant tables' globals by alloc op id
+        # how the function being rendered returns early (no memory for its arrays): an entry
+        # returns nothing, a versioned body's copy the end of its blocks (`backends.llvm`)
+        self.ret = "ret void"
         self.lane_stack: list[tuple[str, str, str, str]] = []  # tx, ty, tz, access group
 
     def _slot(self, k: int, ty: str = "i64") -> str:
@@ -114,11 +117,13 @@ class KernelInterface(OpRenderer):
 
     def _table(self, op: Op) -> str:
         """The constant global holding table `op`'s elements; its name."""
+        made = self.tables.get(id(op))
+        if made is not None:  # (both copies of a versioned body read it)
+            return made
         t = op.result.array
         # numbered in the kernel (not by the value's process-wide id): the same kernel renders
         # the same text, which the compiled-object cache is keyed by
-        name = f"@simt.table.{self.tables}"
-        self.tables += 1
+        name = self.tables[id(op)] = f"@simt.table.{len(self.tables)}"
         mt = mem_type(t.dtype)
         items = ", ".join(
             f"{mt} {self.const(x, t.dtype) if not t.dtype.is_bool else int(x)}"
@@ -147,7 +152,7 @@ class KernelInterface(OpRenderer):
         self.emit(f"br i1 {failed}, label %{oom}, label %{ok}")
         self.start(oom)
         self.emit(f"atomicrmw min ptr %ctx, i64 {NO_MEMORY} monotonic, align 8")
-        self.emit("ret void")
+        self.emit(self.ret)
         self.start(ok)
         for (op, _), off in zip(arrays, offsets):
             self._place(op, self.inst(f"getelementptr inbounds i8, ptr {self.heap}, i64 {off}"))
