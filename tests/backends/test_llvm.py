@@ -270,19 +270,23 @@ def _rows(a, out):  # the guard is no range the bounds pass reads: each row's la
 
 
 def test_a_versioned_body_is_two_functions_between_which_the_blocks_alternate() -> None:
-    """A body versioned by a block-level test is rendered as two functions of blocks:
-    `simt_fast` runs the unchecked copy and leaves at the first block failing the test,
-    `simt_checked` runs that block alone, and the entry goes on with `simt_fast` after it.
-    Here every row's last block fails the test (blocks 2, 5, 8, ... of the launch): each
-    still computes its part, and an access out of bounds in such a block is the one
-    reported, with its index and thread, though later blocks pass the test."""
+    """A body versioned by a block-level test is rendered as two functions of blocks and the
+    test of one block: the entry runs each run of blocks that pass the test through
+    `simt_fast` (the unchecked copy, with no test of its own: it compiles as the unchecked
+    kernel does), and each block that fails it through `simt_checked`. Here every row's last
+    block fails the test (blocks 2, 5, 8, ... of the launch): each still computes its part,
+    and an access out of bounds in such a block is the one reported, with its index and
+    thread, though later blocks pass the test."""
     a = np.arange(5 * 40, dtype=np.float32).reshape(5, 40)
     out = np.zeros((5, 40), np.float32)
     text = _rows.source("cpu", a, out)
-    assert "define internal i64 @simt_fast(" in text
-    assert "define internal i64 @simt_checked(" in text
+    assert "define internal void @simt_fast(" in text
+    assert "define internal void @simt_checked(" in text
+    assert "define internal i1 @simt_block_test(ptr noalias %args, i64 %b) alwaysinline" in text
     fast = text[text.index("@simt_fast(") : text.index("@simt_checked(")]
     assert "@simt.fail.at" not in fast  # every access of the unchecked copy is unchecked
+    entry = text[text.index("define void @simt_run(") :]
+    assert "call i1 @simt_block_test(" in entry
     llvm.parse_assembly(text).verify()
     with simt.using("cpu"):
         _rows[(3, 5), 16](a, out)

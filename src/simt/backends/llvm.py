@@ -29,15 +29,18 @@ one add, one test and one predictable branch.
 
 A body versioned on a block-level test (`passes.bounds`: `if <test>: <a copy with the hoisted
 accesses unchecked> else: <the checked body>`, at the top of the kernel: `outlined_version`) is
-rendered as two functions of blocks, each with the prologue and block loop above:
-`simt_fast` runs the unchecked copy and returns the first block that fails the test (`%end`
-when none does), `simt_checked` runs the checked copy; the entry (or the body, when loops poll)
-is the loop between them (`llvm_helpers.VERSIONED_BLOCKS`), which runs each failing block alone
-through `simt_checked` and goes on with `simt_fast` after it. So the copy nearly every block
-runs is compiled as a function of its own, with the unchecked kernel's registers and layout:
-with both copies in one block loop, harris_reduce2 (`bench/user_kernels/reductions.py`) ran
-1.2-1.45x the time of the unchecked kernel, though every block took the unchecked copy and its
-instructions were the same (#23). A failing block costs two calls and a prologue more.
+rendered as two functions of blocks, each with the prologue and block loop above, `simt_fast`
+(the unchecked copy) and `simt_checked` (the checked copy), and a third function,
+`simt_block_test`, the test of one block. The entry (or the body, when loops poll) is the loop
+between them (`llvm_helpers.VERSIONED_BLOCKS`): it tests blocks one after another (the test
+inlined there: a few integer operations a block), gives each run of blocks that pass to
+`simt_fast` in one call and each block that fails to `simt_checked`. So the copy nearly every
+block runs is compiled as a function of its own, with no test in it: the unchecked kernel's
+code, registers and layout. With both copies in one block loop, harris_reduce2
+(`bench/user_kernels/reductions.py`) ran 1.2-1.45x the time of the unchecked kernel, though
+every block took the unchecked copy with the same instructions; with the test inside
+`simt_fast`, harris_reduce4 ran 1.05-1.14x (the test's operands live across its block loop),
+1.00x with the test in the entry (#23). A failing block costs two calls and a prologue more.
 
 The renderer is a table (`RULES`) over a chain of bases, one job each:
 `llvm_ops.OpRenderer` writes the scalar ops (operators, comparisons, conversions, math rows:
@@ -57,6 +60,7 @@ from ..ir import Block, Function, Op, Value, walk
 from ..ir.ops import PURE
 from ..types import INT64
 from .llvm_abi import (
+    BLOCK_TEST,
     BODY,
     CHECKED,
     ENTRY,
@@ -112,13 +116,10 @@ class _Renderer(MemoryAccess):
         # marked `version`, run only by blocks that fail the block-level test): its loops are
         # neither vectorised nor unrolled (see `_if`)
         self.cold = 0
-        # the copy of a versioned body the function being rendered is (`_blocks`), the labels
-        # where its blocks that fail the block-level test leave it ("fast"), and per copy its
-        # heap area's name
+        # the copy of a versioned body the function being rendered is (`_blocks`), and per
+        # copy its heap area's name
         self.side: str | None = None
-        self.exits: list[str] = []
         self.heap_of: dict[str | None, str] = {}
-        self.done = ""
 
     # ---- module --------------------------------------------------------------------------
     def render(self) -> tuple[str, Meta]:
@@ -135,7 +136,7 @@ class _Renderer(MemoryAccess):
                            else f"define void @{ENTRY}({ARGS}) {{")  # fmt: skip
             else:
                 name = FAST if side == "fast" else CHECKED
-                text[0] = f"define internal i64 @{name}({ARGS}{jb}) noinline {{"
+                text[0] = f"define internal void @{name}({ARGS}{jb}) noinline {{"
             if self.polled and heap_at:  # freed by the entry if Ctrl-C jumps out of the body
                 text[heap_at:heap_at] = [
                     f"  %heapslot = getelementptr i64, ptr %jb, i64 {JMP_WORDS}",
@@ -143,10 +144,11 @@ class _Renderer(MemoryAccess):
                 ]
             lines += text
         if version is not None:
+            lines += self._test_function(version)
             lines.append(VERSIONED_BLOCKS.format(
                 linkage="internal " if self.polled else "", name=BODY if self.polled else ENTRY,
                 attrs="noinline " if self.polled else "", jb=jb, jbarg=jbarg, fast=FAST,
-                checked=CHECKED, site_bits=SITE_BITS, no_memory=NO_MEMORY,
+                checked=CHECKED, test=BLOCK_TEST, site_bits=SITE_BITS, no_memory=NO_MEMORY,
             ))  # fmt: skip
         if self.polled:  # the body gets the jump buffer; the entry is the wrapper with it
             lines.append(ENTRY_WITH_JUMP.format(entry=ENTRY, body=BODY, words=JMP_WORDS,
@@ -168,12 +170,11 @@ class _Renderer(MemoryAccess):
 
     def _blocks(self, side: str | None) -> tuple[str | None, list[str], int]:
         """One function running the blocks `%begin <= b < %end`: the whole body (`side`
-        None), or one copy of a body versioned on a block-level test: "fast" renders the copy
-        the test guards and returns the first block that fails the test (`%end` when none
-        does), "checked" the checked copy alone (it returns `%end`). Its text with a
-        placeholder first line (the signature: `render` knows it once every function is
-        rendered and it is known whether any loop polls), and the line after its heap's
-        `malloc` (0: no heap)."""
+        None), or one copy of a body versioned on a block-level test: "fast" the copy the test
+        guards, "checked" the checked copy (the entry gives each the blocks it is for:
+        `VERSIONED_BLOCKS`). Its text with a placeholder first line (the signature: `render`
+        knows it once every function is rendered and it is known whether any loop polls),
+        and the line after its heap's `malloc` (0: no heap)."""
         self._fresh_function(side)
         self.lines.append("define")  # (the signature, written by `render`)
         self.start("entry")
@@ -186,7 +187,6 @@ class _Renderer(MemoryAccess):
         head = self.new_label("blocks")
         body = self.new_label("block")
         done = self.new_label("done")
-        self.done = done  # (where the unchecked copy leaves for a block failing the test)
         self.emit(f"br label %{head}")
         self.start(head)
         self.emit(f"%b = phi i64 [%begin, %{pre}], [%bnext, %{head}.latch]")
@@ -207,13 +207,9 @@ class _Renderer(MemoryAccess):
         ok = self.inst(f"icmp sge i64 {err}, {first}")
         self.emit(f"br i1 {ok}, label %{head}, label %{done}")
         self.start(done)
-        ret = self.ret
-        if side == "fast":  # the block that failed the test, if one did
-            exits = "".join(f", [%b, %{x}]" for x in self.exits)
-            ret = f"ret i64 {self.inst(f'phi i64 [%end, %{head}], [%end, %{head}.latch]{exits}')}"
         if self.heap is not None:
             self.emit(f"call void @free(ptr {self.heap})")
-        self.emit(ret)
+        self.emit("ret void")
         self.lines.append("}")
         before = len(self.lines)
         self._failure_slots(failkey_at)  # (lines above the heap's `malloc`)
@@ -221,12 +217,34 @@ class _Renderer(MemoryAccess):
         heap_at = self.heap_at + len(self.lines) - before if self.heap is not None else 0
         return side, self.lines, heap_at
 
+    def _test_function(self, version: Op) -> list[str]:
+        """`BLOCK_TEST`, whether block `%b` passes the block-level test of the versioned body
+        (`version`): the ops before it that the test is computed from, with the launch's
+        dimensions and the parameters read as the copies read them (`alwaysinline`: the
+        entry's loop over blocks computes it in place)."""
+        self._fresh_function(None)
+        need = {v.id for v in version.operands}
+        ops: list[Op] = []
+        for op in reversed(self.fn.body.ops[: self.fn.body.ops.index(version)]):
+            if any(r.id in need for r in op.results):
+                ops.append(op)
+                need.update(v.id for v in op.operands)
+        self.lines.append(
+            f"define internal i1 @{BLOCK_TEST}(ptr noalias %args, i64 %b) alwaysinline {{"
+        )
+        self.start("entry")
+        self._prologue(arrays=False)
+        self._block_index()
+        for op in reversed(ops):
+            self._op(op)
+        self.emit(f"ret i1 {self.v(version.operands[0])}")
+        self.lines.append("}")
+        return self.lines
+
     def _fresh_function(self, side: str | None) -> None:
         """Forget what the last function rendered defined (values, arrays, the checks' slots
         and keys); the module's declarations, helpers, metadata and error sites stay."""
         self.side = side
-        self.ret = "ret void" if side is None else "ret i64 %end"
-        self.exits = []
         self.lines = []
         self.vals = {}
         self.label = "entry"
@@ -375,15 +393,9 @@ class _Renderer(MemoryAccess):
 
     def _version_copy(self, op: Op) -> None:
         """The one copy of the versioned body (`outlined_version`) this function runs: the
-        unchecked copy where the block-level test holds, leaving the function with the block
-        (`_blocks`) where it does not; or the checked copy, unconditionally."""
+        unchecked copy or the checked one, unconditionally: the entry gives each function the
+        blocks it is for (`VERSIONED_BLOCKS`, by `BLOCK_TEST`)."""
         if self.side == "fast":
-            go, leave = self.new_label("then"), self.new_label("leave")
-            self.emit(f"br i1 {self.v(op.operands[0])}, label %{go}, label %{leave}")
-            self.start(leave)
-            self.exits.append(leave)
-            self.emit(f"br label %{self.done}")
-            self.start(go)
             self._region(op.regions[0])
             return
         # its loops are neither vectorised nor unrolled in a kernel with jammed loops (`_if`)

@@ -20,11 +20,12 @@ from ..types import ArrayType, Scalar
 SITE_BITS = 20
 ENTRY = "simt_run"
 BODY = "simt_blocks"  # the body of an entry that polls for Ctrl-C (see the module's doc)
-# a body versioned on a block-level test (`passes.bounds`) is two functions of blocks: the copy
-# whose hoisted accesses are unchecked, which returns the first block that fails the test, and
-# the checked copy, run for that block alone (see `backends.llvm`)
+# a body versioned on a block-level test (`passes.bounds`) is two functions of blocks, the copy
+# whose hoisted accesses are unchecked and the checked copy, and the test of one block, which
+# says which of the two runs it (see `backends.llvm`)
 FAST = "simt_fast"
 CHECKED = "simt_checked"
+BLOCK_TEST = "simt_block_test"
 # the error word when the entry could not allocate its per-lane and per-block arrays
 NO_MEMORY = 2**63 - 2
 # Context words from here: a lock, the key (thread, site) of the failing access recorded,

@@ -33,12 +33,12 @@ stopped:
 }}"""
 
 
-# The blocks of a kernel whose body is versioned on a block-level test: runs of blocks that
-# pass it through `{fast}` (which returns the first block that fails it, or `%end`), each
-# block that fails it through `{checked}`; after that block, on unless a failure so far beats
-# every thread of the next (as a block loop's latch) or the checked copy found no memory for
-# its arrays. `{jb}`: `, ptr noalias %jb` where the kernel polls for Ctrl-C (`{jbarg}`:
-# `, ptr %jb`), else empty.
+# The blocks of a kernel whose body is versioned on a block-level test: from each block not yet
+# run, the run of blocks that pass the test (`{test}`, inlined: a few integer operations a block)
+# through `{fast}` in one call, then the block that fails it, if any, through `{checked}`; that
+# block runs unless a failure so far beats every thread of it (as a block loop's latch) or a
+# copy found no memory for its arrays, and after it the same holds for the next. `{jb}`:
+# `, ptr noalias %jb` where the kernel polls for Ctrl-C (`{jbarg}`: `, ptr %jb`), else empty.
 VERSIONED_BLOCKS = """define {linkage}void @{name}(ptr noalias %args, ptr noalias %ctx, i64 %begin,
                                       i64 %end{jb}) {attrs}{{
 entry:
@@ -53,22 +53,44 @@ entry:
   br label %next
 next:
   %b = phi i64 [%begin, %entry], [%after, %checked]
-  %left = icmp slt i64 %b, %end
-  br i1 %left, label %fast, label %done
+  br label %scan
+scan:
+  %r = phi i64 [%b, %next], [%r1, %pass]
+  %more = icmp slt i64 %r, %end
+  br i1 %more, label %try, label %run
+try:
+  %passes = call i1 @{test}(ptr %args, i64 %r)
+  br i1 %passes, label %pass, label %run
+pass:
+  %r1 = add i64 %r, 1
+  br label %scan
+run:
+  %some = icmp slt i64 %b, %r
+  br i1 %some, label %fast, label %failing
 fast:
-  %stop = call i64 @{fast}(ptr %args, ptr %ctx, i64 %b, i64 %end{jbarg})
-  %failed = icmp slt i64 %stop, %end
-  br i1 %failed, label %checked, label %done
-checked:
-  %after = add i64 %stop, 1
-  call i64 @{checked}(ptr %args, ptr %ctx, i64 %stop, i64 %after{jbarg})
+  call void @{fast}(ptr %args, ptr %ctx, i64 %b, i64 %r{jbarg})
+  br label %failing
+failing:
+  %left = icmp slt i64 %r, %end
+  br i1 %left, label %go, label %done
+go:
   %err = load atomic i64, ptr %ctx monotonic, align 8
-  %first = mul i64 %after, %threads
+  %first = mul i64 %r, %threads
   %firstkey = shl i64 %first, {site_bits}
   %later = icmp sge i64 %err, %firstkey
   %memory = icmp ne i64 %err, {no_memory}
   %ok = and i1 %later, %memory
-  br i1 %ok, label %next, label %done
+  br i1 %ok, label %checked, label %done
+checked:
+  %after = add i64 %r, 1
+  call void @{checked}(ptr %args, ptr %ctx, i64 %r, i64 %after{jbarg})
+  %err2 = load atomic i64, ptr %ctx monotonic, align 8
+  %first2 = mul i64 %after, %threads
+  %firstkey2 = shl i64 %first2, {site_bits}
+  %later2 = icmp sge i64 %err2, %firstkey2
+  %memory2 = icmp ne i64 %err2, {no_memory}
+  %ok2 = and i1 %later2, %memory2
+  br i1 %ok2, label %next, label %done
 done:
   ret void
 }}"""

@@ -38,16 +38,15 @@ class KernelInterface(OpRenderer):
         self.heap_at = 0  # the line after its malloc
         self.slot_at = 0  # where the entry block declares the checks' slot arrays
         self.tables: dict[int, str] = {}  # the constant tables' globals by alloc op id
-        # how the function being rendered returns early (no memory for its arrays): an entry
-        # returns nothing, a versioned body's copy the end of its blocks (`backends.llvm`)
-        self.ret = "ret void"
         self.lane_stack: list[tuple[str, str, str, str]] = []  # tx, ty, tz, access group
 
     def _slot(self, k: int, ty: str = "i64") -> str:
         p = self.inst(f"getelementptr i64, ptr %args, i64 {k}")
         return self.inst(f"load {ty}, ptr {p}, align 8")
 
-    def _prologue(self) -> None:
+    def _prologue(self, arrays: bool = True) -> None:
+        """Read the launch's dimensions and the parameters from `%args`; with `arrays`, also
+        place the kernel's own arrays (per block, per lane, tables)."""
         dims = [self._slot(k) for k in range(6)]
         self.grid64 = dims[:3]
         # a block shape known when compiling gives LLVM constant thread-loop trip counts
@@ -71,6 +70,8 @@ class KernelInterface(OpRenderer):
                 self.vals[p.value.id] = self._slot(slot, mem_type(t))
                 if t.is_bool:
                     self.vals[p.value.id] = self.inst(f"trunc i8 {self.vals[p.value.id]} to i1")
+        if not arrays:
+            return
         # per-block and per-lane arrays, reused by every block this call runs: on the stack
         # while they are small, else in one heap area (a block of 1024 threads with a local
         # array of 4096 floats needs 16 MiB: more than a thread's stack)
@@ -152,7 +153,7 @@ class KernelInterface(OpRenderer):
         self.emit(f"br i1 {failed}, label %{oom}, label %{ok}")
         self.start(oom)
         self.emit(f"atomicrmw min ptr %ctx, i64 {NO_MEMORY} monotonic, align 8")
-        self.emit(self.ret)
+        self.emit("ret void")
         self.start(ok)
         for (op, _), off in zip(arrays, offsets):
             self._place(op, self.inst(f"getelementptr inbounds i8, ptr {self.heap}, i64 {off}"))

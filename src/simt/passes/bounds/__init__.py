@@ -37,7 +37,8 @@ the guard was on `c`; `thread_idx.x <= block_dim.x - 1` for a shared array of 25
 body with them checked>`. The test is made of block-level values only, so it is uniform: one
 branch per block on a GPU, and on the CPU the SPMD pass keeps it as control flow outside the
 thread loops (one test per block; `backends.llvm` renders the two copies as two functions of
-blocks, so the unchecked one compiles as the unchecked kernel does). Bodies over `MAX_COPY_OPS`
+blocks and the test in the loop that calls them, so the unchecked copy compiles as the
+unchecked kernel does). Bodies over `MAX_COPY_OPS`
 are not copied (their checks stay), so compile times stay bounded. Every other access is
 *checked*, and the renderers keep its per-access test.
 
