@@ -269,7 +269,21 @@ def _rows(a, out):  # the guard is no range the bounds pass reads: each row's la
         out[y, x] = a[y, x] + 1.0
 
 
-def test_a_versioned_body_is_two_functions_between_which_the_blocks_alternate() -> None:
+@simt.kernel
+def _rows_looping(a, out, n):  # `_rows` with a loop: the entry polls for Ctrl-C
+    x = simt.block_idx.x * simt.block_dim.x + simt.thread_idx.x
+    y = simt.block_idx.y
+    if x * x < out.shape[1] * out.shape[1]:
+        acc = 0.0
+        for _ in range(n):
+            acc += a[y, x]
+        out[y, x] = acc / n + 1.0
+
+
+@pytest.mark.parametrize("looping", [False, True], ids=["entry", "polled"])
+def test_a_versioned_body_is_two_functions_between_which_the_blocks_alternate(
+    looping: bool,
+) -> None:
     """A body versioned by a block-level test is rendered as two functions of blocks and the
     test of one block: the entry runs each run of blocks that pass the test through
     `simt_fast` (the unchecked copy, with no test of its own: it compiles as the unchecked
@@ -279,21 +293,23 @@ def test_a_versioned_body_is_two_functions_between_which_the_blocks_alternate() 
     thread, though later blocks pass the test."""
     a = np.arange(5 * 40, dtype=np.float32).reshape(5, 40)
     out = np.zeros((5, 40), np.float32)
-    text = _rows.source("cpu", a, out)
+    kernel, more = (_rows_looping, (3,)) if looping else (_rows, ())
+    text = kernel.source("cpu", a, out, *more)
     assert "define internal void @simt_fast(" in text
     assert "define internal void @simt_checked(" in text
     assert "define internal i1 @simt_block_test(ptr noalias %args, i64 %b) alwaysinline" in text
     fast = text[text.index("@simt_fast(") : text.index("@simt_checked(")]
     assert "@simt.fail.at" not in fast  # every access of the unchecked copy is unchecked
-    entry = text[text.index("define void @simt_run(") :]
-    assert "call i1 @simt_block_test(" in entry
+    # the loop over blocks: the entry, or the body the entry calls when loops poll
+    name = "define internal void @simt_blocks(" if looping else "define void @simt_run("
+    assert "call i1 @simt_block_test(" in text[text.index(name) :]
     llvm.parse_assembly(text).verify()
     with simt.using("cpu"):
-        _rows[(3, 5), 16](a, out)
-        np.testing.assert_array_equal(out, a + 1)
+        kernel[(3, 5), 16](a, out, *more)
+        np.testing.assert_allclose(out, a + 1, rtol=1e-6)
         narrow = np.zeros((5, 36), np.float32)  # the last block of each row reads past it
         with pytest.raises(simt.KernelError) as e:
-            _rows[(3, 5), 16](narrow, out)
+            kernel[(3, 5), 16](narrow, out, *more)
     # threads 4-7 of each row's last block read past `a` (an IndexError each, the kernel's
     # Python semantics): block (2, y) is the launch's block 3y + 2, run by `simt_checked`
     # between blocks that `simt_fast` ran
