@@ -37,7 +37,8 @@ stopped:
 # run, the run of blocks that pass the test (`{test}`, inlined: a few integer operations a block)
 # through `{fast}` in one call, then the block that fails it, if any, through `{checked}`; that
 # block runs unless a failure so far beats every thread of it (as a block loop's latch) or a
-# copy found no memory for its arrays, and after it the same holds for the next. `{jb}`:
+# copy found no memory for its arrays (`simt_may_run`), and after it the same holds for the
+# next. `{jb}`:
 # `, ptr noalias %jb` where the kernel polls for Ctrl-C (`{jbarg}`: `, ptr %jb`), else empty.
 VERSIONED_BLOCKS = """define {linkage}void @{name}(ptr noalias %args, ptr noalias %ctx, i64 %begin,
                                       i64 %end{jb}) {attrs}{{
@@ -74,25 +75,24 @@ failing:
   %left = icmp slt i64 %r, %end
   br i1 %left, label %go, label %done
 go:
-  %err = load atomic i64, ptr %ctx monotonic, align 8
-  %first = mul i64 %r, %threads
-  %firstkey = shl i64 %first, {site_bits}
-  %later = icmp sge i64 %err, %firstkey
-  %memory = icmp ne i64 %err, {no_memory}
-  %ok = and i1 %later, %memory
+  %ok = call i1 @simt_may_run(ptr %ctx, i64 %r, i64 %threads)
   br i1 %ok, label %checked, label %done
 checked:
   %after = add i64 %r, 1
   call void @{checked}(ptr %args, ptr %ctx, i64 %r, i64 %after{jbarg})
-  %err2 = load atomic i64, ptr %ctx monotonic, align 8
-  %first2 = mul i64 %after, %threads
-  %firstkey2 = shl i64 %first2, {site_bits}
-  %later2 = icmp sge i64 %err2, %firstkey2
-  %memory2 = icmp ne i64 %err2, {no_memory}
-  %ok2 = and i1 %later2, %memory2
+  %ok2 = call i1 @simt_may_run(ptr %ctx, i64 %after, i64 %threads)
   br i1 %ok2, label %next, label %done
 done:
   ret void
+}}
+define internal i1 @simt_may_run(ptr %ctx, i64 %block, i64 %threads) alwaysinline {{
+  %err = load atomic i64, ptr %ctx monotonic, align 8
+  %first = mul i64 %block, %threads
+  %key = shl i64 %first, {site_bits}
+  %later = icmp sge i64 %err, %key
+  %memory = icmp ne i64 %err, {no_memory}
+  %ok = and i1 %later, %memory
+  ret i1 %ok
 }}"""
 
 # Python's floor division and modulo, integer power: (operator, kind) -> function text.
