@@ -338,3 +338,59 @@ def test_a_kept_check_in_a_scalar_thread_loop_calls_nothing_in_the_loop() -> Non
     mine = np.arange(n) % 256 < 64  # block 0's elements
     mine[list(bad)] = False
     np.testing.assert_array_equal(out[0], np.bincount(data[mine], minlength=16))
+
+
+@simt.kernel
+def _tree_sum(g_idata, g_odata):  # Harris's reduce4 (bench/user_kernels), its first steps
+    sdata = simt.shared.array(256, np.float32)
+    n = len(g_idata)
+    tid = simt.thread_idx.x
+    i = simt.block_idx.x * (simt.block_dim.x * 2) + simt.thread_idx.x
+    my_sum = 0.0
+    if i < n:
+        my_sum = g_idata[i]
+    if i + simt.block_dim.x < n:
+        my_sum += g_idata[i + simt.block_dim.x]
+    sdata[tid] = my_sum
+    simt.syncthreads()
+    s = simt.block_dim.x // 2
+    while s > 0:
+        if tid < s:
+            my_sum = my_sum + sdata[tid + s]
+            sdata[tid] = my_sum
+        simt.syncthreads()
+        s >>= 1
+    if tid == 0:
+        g_odata[simt.block_idx.x] = my_sum
+
+
+def test_the_unchecked_copy_compiles_as_the_unchecked_kernel_does() -> None:
+    """Every access of this reduction is proven or tested once per block, so the copy of its
+    versioned body that blocks passing the test run (`simt_fast`) is the kernel with
+    `boundscheck=False`, and its machine code must be that kernel's, instruction for
+    instruction: with the block test inside it, its operands stayed live across the block
+    loop and cost harris_reduce4 5-14 % (#23); with both copies in one function,
+    harris_reduce2 20-45 %."""
+    import re
+
+    a, out = np.ones(1 << 14, np.float32), np.zeros(32, np.float32)
+    specs = _tree_sum.arg_specs(a, out, backend="cpu")
+    rt = registry.get("cpu")
+
+    def functions(boundscheck: bool) -> dict[str, list[str]]:
+        fn = prepare(build(_tree_sum.pyfunc, specs, False, False, boundscheck=boundscheck), "cpu")
+        asm = rt.render(fn, "asm", block=(256, 1, 1))  # type: ignore[call-arg]
+        found: dict[str, list[str]] = {}
+        name = ""
+        for line in asm.splitlines():
+            head = re.match(r"^([\w.]+):", line)
+            if head and not line.startswith(".L"):
+                name = head.group(1)
+                found[name] = []
+            elif name and line.startswith("\t") and not line.startswith("\t."):
+                found[name].append(re.sub(r"\.L\w+", ".L", line.strip()))  # labels renumbered
+        return found
+
+    checked, unchecked = functions(True), functions(False)
+    assert "simt_checked" in checked and "simt_fast" not in unchecked
+    assert checked["simt_fast"] == unchecked["simt_run"]

@@ -298,9 +298,12 @@ class CpuRuntime(Runtime):
         block shape fixed): `lower_and_render`, the one CPU lowering."""
         return lower_and_render(fn, _all_arrays(fn))[0]
 
-    def render(self, fn: Function, stage: str = "ir") -> str:  # type: ignore[override]
-        """The kernel as LLVM IR (`stage="ir"`), optimised IR (`"opt"`) or assembly (`"asm"`)."""
-        text, meta = lower_and_render(fn, _all_arrays(fn))
+    def render(  # type: ignore[override]
+        self, fn: Function, stage: str = "ir", block: tuple[int, int, int] | None = None
+    ) -> str:
+        """The kernel as LLVM IR (`stage="ir"`), optimised IR (`"opt"`) or assembly (`"asm"`);
+        with `block`, as a launch with blocks of that shape compiles it."""
+        text, meta = lower_and_render(fn, _all_arrays(fn), block)
         if stage == "ir":
             return text
         mod = self._optimise(text, _level(meta))
