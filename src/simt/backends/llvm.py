@@ -86,14 +86,31 @@ ARGS = "ptr noalias %args, ptr noalias %ctx, i64 %begin, i64 %end"
 
 def outlined_version(fn: Function) -> Op | None:
     """The `if` that versions `fn`'s body on a block-level test (`passes.bounds`), when its
-    two copies are rendered as two functions: it is at the top, yields nothing, and only pure
-    ops and arrays come before it (what both copies may compute again)."""
+    two copies are rendered as two functions: it is at the top, yields nothing, only pure
+    ops and arrays come before it (what both copies may compute again), and its test reads
+    none of the kernel's own arrays (`block_test_ops`)."""
     for op in fn.body.ops:
         if op.opcode == "if" and op.attrs.get("version") and not op.results:
-            return op
+            return op if block_test_ops(fn, op) is not None else None
         if op.opcode != "alloc" and op.opcode not in PURE:
             return None
     return None
+
+
+def block_test_ops(fn: Function, version: Op) -> list[Op] | None:
+    """The ops before `version` (an `if` at the top of `fn`'s body) that its test is computed
+    from, in order; None when one is an array of the kernel's own (the test of one block is
+    rendered without them: `BLOCK_TEST`)."""
+    ops = fn.body.ops[: next(i for i, op in enumerate(fn.body.ops) if op is version)]
+    need = {v.id for v in version.operands}
+    used: list[Op] = []
+    for op in reversed(ops):
+        if any(r.id in need for r in op.results):
+            if op.opcode == "alloc":
+                return None
+            used.append(op)
+            need.update(v.id for v in op.operands)
+    return used[::-1]
 
 
 class _Renderer(MemoryAccess):
@@ -223,19 +240,15 @@ class _Renderer(MemoryAccess):
         dimensions and the parameters read as the copies read them (`alwaysinline`: the
         entry's loop over blocks computes it in place)."""
         self._fresh_function(None)
-        need = {v.id for v in version.operands}
-        ops: list[Op] = []
-        for op in reversed(self.fn.body.ops[: self.fn.body.ops.index(version)]):
-            if any(r.id in need for r in op.results):
-                ops.append(op)
-                need.update(v.id for v in op.operands)
+        ops = block_test_ops(self.fn, version)
+        assert ops is not None  # (`outlined_version` said so)
         self.lines.append(
             f"define internal i1 @{BLOCK_TEST}(ptr noalias %args, i64 %b) alwaysinline {{"
         )
         self.start("entry")
         self._prologue(arrays=False)
         self._block_index()
-        for op in reversed(ops):
+        for op in ops:
             self._op(op)
         self.emit(f"ret i1 {self.v(version.operands[0])}")
         self.lines.append("}")
