@@ -1131,8 +1131,9 @@ class Kernel:
     ) -> Any:  # fmt: skip
         """The runtime's fast path (`Runtime.fast_launch`) for launches on (`grid`, `block`)
         with arguments of the types of `args`, after a launch with them succeeded; None where
-        there is none. `known`: the fast paths made so far for this launch shape, by key (a
-        launcher's own: types that alternate reuse theirs). `exact`: one that also requires
+        there is none. `known`: the fast paths made so far for this launch shape, by key and
+        the positions of device arrays (a launcher's own: types that alternate reuse theirs;
+        `simt.to_device` arrays and NumPy arrays each have theirs). `exact`: one that also requires
         the arrays' shapes of `args` (`known` then holds only such ones)."""
         if self.static or self.known or len(args) != len(self._names):
             return None
@@ -1141,8 +1142,18 @@ class Kernel:
         if any(v is not a for v, a in zip(values, args)):
             return None  # arrays by protocol: converted at each launch
         key = self._key(values, rt.name)
-        if key in known:
-            return known[key]
+        # device arrays where the runtime's memory is the host's: the launch reads their host
+        # buffers (each launch's `unwrapped` arguments); another backend's take the ordinary
+        # path, which refuses them by name (a GPU runtime's fast path takes its own as they are)
+        unwrap: tuple[int, ...] = ()
+        if rt.host_memory:
+            unwrap = tuple(k for k, v in enumerate(values) if type(v) is DeviceArray)
+            if any(values[k].runtime is not rt for k in unwrap):
+                return None
+        if (key, unwrap) in known:
+            return known[key, unwrap]
+        if unwrap:
+            values = [v.buf if type(v) is DeviceArray else v for v in values]
         spec = self._cache.get(key)
         fast = None
         if spec is not None:
@@ -1166,8 +1177,10 @@ class Kernel:
                             raise err
 
                     fast.check = check
+        if fast is not None:
+            fast.unwrap = unwrap
         if len(known) < 16:
-            known[key] = fast
+            known[key, unwrap] = fast
         return fast
 
     def _array_arg(
@@ -1289,13 +1302,15 @@ class Launcher:
         try:
             fast = self._fast
             if fast is not None and not kwargs and fast.runtime is registry.current():
-                status = fast.fn(args) if fast.words is None else fast.run_raising(args)
-                if not status:  # RAN
-                    return
-                from .runtime.cpu_fast import FAILED  # (see `after_fast`)
+                run = fast.unwrapped(args) if fast.unwrap else args
+                if run is not None:
+                    status = fast.fn(run) if fast.words is None else fast.run_raising(run)
+                    if not status:  # RAN
+                        return
+                    from .runtime.cpu_fast import FAILED  # (see `after_fast`)
 
-                if status == FAILED:
-                    return fast.failure()  # type: ignore[no-any-return]
+                    if status == FAILED:
+                        return fast.failure()  # type: ignore[no-any-return]
             self.kernel.launch(self.grid, self.block, args, kwargs)
             if not kwargs:
                 self._fast = self.kernel.fast_launch(self.grid, self.block, args, self._fasts)

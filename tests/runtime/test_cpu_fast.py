@@ -251,3 +251,55 @@ def test_a_fast_launch_of_exact_shapes() -> None:
     anyshape = rows.fast_launch(go.grid, go.block, (m, out), {})
     assert anyshape.fn((other, out)) == cpu_fast.RAN
     np.testing.assert_array_equal(out, other.sum(1))
+
+
+def test_numpy_scalars_of_their_parameters_type(ordinary: list[int]) -> None:
+    """`np.float32(0.5)` and friends, as Numba's examples pass them, keep the fast path: their
+    bytes are copied, and a new value is read at every launch."""
+    scaled = simt.kernel(SCALED)
+    x = _vec(8)
+    out = np.zeros(8, np.float32)
+    for k in (np.float32(3.5), np.float32(-0.25), np.float32(7.0)):
+        scaled[1, 8](x, out, k, np.bool_(True))
+        np.testing.assert_array_equal(out, x * k)
+    assert len(ordinary) == 1
+    scaled[1, 8](x, out, np.float32(2.0), np.bool_(False))
+    np.testing.assert_array_equal(out, x)
+    assert len(ordinary) == 1
+    xd, outd = x.astype(np.float64), np.zeros(8)
+    for k64 in (np.int64(-(2**40)), np.int64(3)):  # the int64 specialisation, both values
+        scaled[1, 8](xd, outd, k64, True)
+        np.testing.assert_array_equal(outd, xd * float(k64))
+    assert len(ordinary) == 2
+    scaled[1, 8](x, out, np.uint8(3), True)  # computed in int32: the ordinary path converts it
+    scaled[1, 8](x, out, np.uint8(5), True)
+    np.testing.assert_array_equal(out, x * np.float32(5))
+    assert len(ordinary) == 4
+
+
+def test_device_arrays_of_this_backend(ordinary: list[int]) -> None:
+    """`simt.to_device` arrays (Numba's `cuda.to_device`) keep the fast path: their host
+    buffers are read at every launch; a NumPy array in their place, or another backend's
+    device array, takes the ordinary path with its errors."""
+    axpy = simt.kernel(AXPY)
+    y = simt.to_device(_vec(16, 1))
+    out = simt.empty((16,), np.float32)
+    for k in range(4):
+        x = _vec(16, 20 + k)
+        axpy[1, 16](np.float32(0.5), simt.to_device(x), y, out)
+        np.testing.assert_allclose(out.numpy(), 0.5 * x + y.numpy(), rtol=1e-6)
+    assert len(ordinary) == 1
+    host_out = np.zeros(16, np.float32)
+    axpy[1, 16](np.float32(0.5), simt.to_device(x), y, host_out)  # a NumPy array: its own path
+    axpy[1, 16](np.float32(0.5), simt.to_device(x), y, host_out)
+    np.testing.assert_allclose(host_out, 0.5 * x + y.numpy(), rtol=1e-6)
+    assert len(ordinary) == 2
+    for _ in range(3):  # the first kind again: one ordinary launch, then its own fast path
+        axpy[1, 16](np.float32(0.5), simt.to_device(x), y, out)
+    assert len(ordinary) == 3
+    with simt.using("sim"):
+        elsewhere = simt.empty((16,), np.float32)
+    with pytest.raises(LaunchError, match="lives on backend 'sim'"):
+        axpy[1, 16](np.float32(0.5), simt.to_device(x), y, elsewhere)
+    with pytest.raises(LaunchError, match="missing"):
+        axpy[1, 16](np.float32(0.5), simt.to_device(x), y)

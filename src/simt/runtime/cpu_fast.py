@@ -20,8 +20,10 @@ variant (contiguity, block shape).
 
 It reads CPython's and NumPy's object layouts directly (an object's type at 8, a tuple's items
 from 24; an ndarray's data, number of dimensions, shape, strides, dtype and flags at 16, 24, 32,
-40, 56 and 64 bytes). `driver()` checks every one of these against the running interpreter
-and NumPy once; where one differs there is no fast path and every launch takes the ordinary one.
+40, 56 and 64 bytes; a NumPy scalar's value at 16). `driver()` checks every one of these
+against the running interpreter and NumPy once; where one differs there is no fast path and
+every launch takes the ordinary one. A device array of this runtime (`simt.to_device`) is
+passed as its host buffer (`FastLaunch.unwrapped`, in Python before the native call).
 
 The table's words: 0 busy (a launch of this entry is running: another thread's launch takes the
 ordinary path), 1 the kernel's entry, 2 the argument slots, 3 the context, 4 the context's
@@ -45,14 +47,19 @@ from typing import Any
 
 import numpy as np
 
+from ..array import DeviceArray
 from ..backends.llvm_abi import CONTEXT_WORDS, INTERRUPT_WORD
 from ..ir import Function, Hidden
-from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, ArrayType
+from ..types import BOOL, FLOAT32, FLOAT64, INT32, INT64, ArrayType, scalar_of_dtype
 
 HEADER = 12
 RECORD = 8
 MAX_DIMS = 8  # extents a record of a table of exact shapes holds (`table(exact=True)`)
 ARRAY, INT32_KIND, INT64_KIND, FLOAT32_KIND, FLOAT64_KIND, BOOL_KIND = 1, 2, 3, 4, 5, 6
+# a NumPy scalar (`np.float32(0.5)`, `np.int64(3)`, `np.bool_(True)`) whose parameter has its
+# own type: its value's bytes (`PyArrayScalar_VAL`: right after the object's header, at 16)
+# are the slot's, copied as they are
+SCALAR_BYTES = 7
 MUST_WRITE, CONTIGUOUS = 1, 2  # an array's flags
 INT32_RANGE = 4  # an int's flag: the value must fit int32 (else: must not)
 # what `simt_fast` returns
@@ -147,7 +154,8 @@ dispatch:
                                   i64 3, label %int
                                   i64 4, label %flt
                                   i64 5, label %flt
-                                  i64 6, label %bool ]
+                                  i64 6, label %bool
+                                  i64 7, label %raw ]
 arr:
   %dp = getelementptr i8, ptr %obj, i64 56
   %descr = load i64, ptr %dp, align 8
@@ -260,6 +268,12 @@ stf:
 std:
   store double %f, ptr %slot, align 8
   br label %next
+raw:
+  %payp = getelementptr i8, ptr %obj, i64 16
+  %rszp = getelementptr i64, ptr %r, i64 6
+  %rsz = load i64, ptr %rszp, align 8
+  call void @llvm.memcpy.p0.p0.i64(ptr %slot, ptr %payp, i64 %rsz, i1 false)
+  br label %next
 bool:
   %objint = ptrtoint ptr %obj to i64
   %bt = icmp eq i64 %objint, %x4
@@ -357,6 +371,8 @@ def _layouts_match() -> bool:
             and ctypes.c_int32.from_address(id(a) + 64).value == a.flags.num
             and bool(a.flags.num & _WRITEABLE)
             and word(id(1.5) + 8).value == id(float)
+            and all(ctypes.string_at(id(v) + 16, v.itemsize) == v.tobytes()
+                    for v in (np.float32(1.5), np.int64(-(2**40)), np.bool_(True)))
         )
     except (ValueError, OSError):
         return False
@@ -406,6 +422,9 @@ class FastLaunch:
     # set by `Kernel`); launched by `run_raising`
     words: np.ndarray | None = None
     check: Callable[[np.ndarray], None] | None = None
+    # the argument positions that held this runtime's device arrays (`simt.to_device`,
+    # `cuda.device_array`), whose host buffers the table was made for: `unwrapped(args)`
+    unwrap: tuple[int, ...] = ()
 
     def __init__(
         self,
@@ -421,6 +440,22 @@ class FastLaunch:
         self._keep = keep
         self._failure = failure
         self._own = threading.Lock()  # `run_raising`
+
+    def unwrapped(self, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """`args` with the device arrays at `unwrap` as their host buffers (a device array of a
+        runtime whose memory is the host's holds an ndarray of its own shape and strides), or
+        None where one of them is not a device array of this runtime: the ordinary path then
+        says what it is."""
+        out = list(args)
+        try:
+            for k in self.unwrap:
+                a = out[k]
+                if type(a) is not DeviceArray or a.runtime is not self.runtime:
+                    return None
+                out[k] = a.buf
+        except IndexError:  # too few arguments
+            return None
+        return tuple(out)
 
     def run_raising(self, args: tuple[Any, ...]) -> int:
         """`fn(args)` for a kernel with a failure buffer (`words`), the errors of its threads
@@ -448,6 +483,13 @@ class FastLaunch:
             self._table[0] = 0
 
 
+def _own_type(v: Any, t: Any) -> bool:
+    """Whether `v` is a real NumPy scalar whose parameter has its own type (its bytes are the
+    slot's): `np.float32` for a float32, not an `np.uint8` that the kernel computes in int32."""
+    return (isinstance(v, np.generic) and v.dtype.kind in "biuf" and v.dtype.isnative
+            and scalar_of_dtype(v.dtype) == t)  # fmt: skip
+
+
 def table(
     fn: Function,
     layout: list[int],
@@ -458,7 +500,8 @@ def table(
 ) -> np.ndarray | None:
     """The table of a fast launch with these argument values (see the module's doc; the
     caller fills in words 1-5 and 8-10), or None where a parameter's argument is of a kind
-    `simt_fast` does not read (a complex number, a NumPy scalar, a device array, ...).
+    `simt_fast` does not read (a complex number, a NumPy scalar its parameter converts, such
+    as an `np.uint8` to int32, a device array, ...).
     `exact`: each array must also have the shape it has in `values` (at most MAX_DIMS
     dimensions, else None)."""
     words = [0, 0, 0, 0, 0, 0, len(values), 0] + [0] * (HEADER - 8)
@@ -489,6 +532,10 @@ def table(
             (int, INT32): INT32_KIND, (int, INT64): INT64_KIND, (float, FLOAT32): FLOAT32_KIND,
             (float, FLOAT64): FLOAT64_KIND, (bool, BOOL): BOOL_KIND,
         }.get((type(v), t))  # fmt: skip
+        if kind is None and _own_type(v, t):
+            words += [SCALAR_BYTES, p.index, first, id(type(v)), 0, 0, v.itemsize, 0]
+            extents += [0] * MAX_DIMS
+            continue
         if kind is None:
             return None
         # an int argument's specialisation depends on whether it fits int32 (`Kernel._key`),
