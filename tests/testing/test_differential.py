@@ -173,3 +173,50 @@ def test_a_loaded_program_goes_when_its_kernel_does() -> None:
     del kernel
     gc.collect()
     assert gone() is None
+
+
+_SCALARS = (
+    '"""scalar arguments into every output."""\n\nimport simt\n\n'
+    "LAUNCH = {'seed': 0, 'grid': 2, 'block': 32, 'fp64': False}\nNSLOT_fo = 1\nNSLOT_io = 1\n"
+    "NSLOT_uo = 1\nNSLOT_fx = 1\n\n@simt.kernel\n"
+    "def kernel(fa, ia, ua, fo, io, uo, fx, hist, s0, s1):\n    i = simt.grid(1)\n"
+    "    io[i] = ia[i] * s0\n    uo[i] = ua[i] + s1\n    fo[i] = fa[i]\n"
+)
+
+
+def test_the_second_launch_takes_the_cached_path_and_is_judged(monkeypatch) -> None:
+    """Each backend runs the kernel twice through one launcher: on cpu the second launch is the
+    native fast launch (no ordinary `Kernel.launch`), and a wrong answer there is a finding."""
+    from simt.kernel import Kernel
+    from simt.runtime import cpu_fast
+    from simt.testing.differential import check
+    from simt.testing.generator import from_source
+
+    ordinary: list[int] = []
+    real_launch = Kernel.launch
+
+    def counted(self: Kernel, *a: object) -> None:
+        ordinary.append(1)
+        real_launch(self, *a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Kernel, "launch", counted)
+    program = from_source(_SCALARS)
+    assert check(program, ("cpu",), False) == []
+    assert len(ordinary) == 2  # sim's launch and cpu's first; cpu's second was the fast one
+
+    real_function = cpu_fast.function
+
+    def off_by_one(method: object, table: object) -> object:  # a fast path with a bug
+        run = real_function(method, table)
+
+        def wrong(args: tuple) -> int:
+            status = run(args)
+            args[4][0] += 1  # io[0]
+            return status
+
+        return wrong
+
+    monkeypatch.setattr(cpu_fast, "function", off_by_one)
+    found = check(from_source(_SCALARS), ("cpu",), False)
+    assert [f.kind for f in found] == ["mismatch"], found
+    assert found[0].detail.startswith("second launch: io[0]"), found

@@ -23,6 +23,10 @@ How results are compared (docs/testing.md says the same):
   except that values below 2**-14 in magnitude (float16's subnormals, which a GPU may flush
   to zero, docs/semantics.md) equal each other and 0.
 
+Each backend but `sim` runs the kernel a second time through the same launcher, with fresh
+arguments: that launch takes the runtime's cached launch path where it has one (cpu's native
+fast launch), and its results and errors are judged as the first's (`second launch:`).
+
 A kernel with an out-of-bounds access (the generator's `oob` option) has no output to
 compare: on `sim` and on every backend its launch must raise the grouped `KernelError` of
 threads that raised IndexError, its first line naming the array of that access, with the same
@@ -310,7 +314,37 @@ def expect_oob(
         elif got != want:
             why = f"threads raised and finished {got}, sim: {want}"
             found.append(Finding(program.seed, backend, "mismatch", why[:2000]))
+        elif backend != registry.reference():  # the launcher's cached path raises the same
+            err = None
+            try:
+                _launch(kernel, program, backend)
+            except Exception as e:  # noqa: BLE001 - judged below
+                err = e
+            f = _oob_finding(program, backend, err)
+            if f is None and _form(err) != want:
+                why = f"threads raised and finished {_form(err)}, sim: {want}"
+                f = Finding(program.seed, backend, "mismatch", why[:2000])
+            if f is not None:
+                found.append(Finding(f.seed, f.backend, f.kind, f"second launch: {f.detail}"))
     return found
+
+
+def _again(
+    kernel: Any, program: Program, backend: str, want: list[np.ndarray], want_text: str
+) -> list[Finding]:
+    """The launch again through the same launcher, with fresh arguments: where the runtime
+    keeps a cached path for a launcher (cpu's native fast launch, `runtime/cpu_fast.py`) this
+    one takes it, and must give `sim`'s answer too."""
+    try:
+        got, text = _launch(kernel, program, backend)
+    except Exception as e:  # noqa: BLE001
+        f = _error_finding(program.seed, backend, e)
+        return [Finding(f.seed, f.backend, f.kind, f"second launch: {f.detail}")]
+    found = compare(program.seed, backend, want, got, program.array_names)
+    if _unsigned_zeros(text) != _unsigned_zeros(want_text):
+        why = f"printed {text[:300]!r}, sim printed {want_text[:300]!r}"
+        found.append(Finding(program.seed, backend, "mismatch", why))
+    return [Finding(f.seed, f.backend, f.kind, f"second launch: {f.detail}") for f in found]
 
 
 def check(
@@ -348,6 +382,7 @@ def check(
         if _unsigned_zeros(text) != _unsigned_zeros(want_text):
             why = f"printed {text[:300]!r}, sim printed {want_text[:300]!r}"
             found.append(Finding(seed, backend, "mismatch", why))
+        found += _again(kernel, program, backend, want, want_text)
     if nvrtc:
         found += nvrtc_findings(kernel, program)
     return found
