@@ -1,5 +1,6 @@
 """Launch overhead (issue 28 item 2): a cached tiny launch against a NumPy ufunc call on the same
-arrays, a cached tiny index-expression `exec`, CUDA's whole launch against CuPy's `RawKernel`
+arrays (NumPy arrays; and device arrays with a NumPy scalar, as Numba's examples launch), a
+cached tiny index-expression `exec`, CUDA's whole launch against CuPy's `RawKernel`
 (where a GPU is), and the first result of a new process with the disk cache warm.
 
     PYTHONPATH=src .venv/bin/python bench/launch.py [--backend cpu] [--rounds 7] [--json FILE]
@@ -44,6 +45,13 @@ def add(x, y, z):
     k = block_idx.x * block_dim.x + thread_idx.x
     if k < len(z):
         z[k] = x[k] + y[k]
+
+
+@simt.kernel
+def axpy(a, x, y, z):
+    k = block_idx.x * block_dim.x + thread_idx.x
+    if k < len(z):
+        z[k] = a * x[k] + y[k]
 
 
 CUDA_ADD = r"""
@@ -155,19 +163,26 @@ def main(argv: list[str] | None = None) -> int:
     z = np.zeros(N, np.float32)
     add[1, N](x, y, z)  # compiled here, cached from now on
     check(z, x, y, "launch")
+    # as Numba's examples launch: device arrays (`cuda.to_device`) and a NumPy scalar
+    dx, dy, dz, one = simt.to_device(x), simt.to_device(y), simt.zeros(N, np.float32), np.float32(1)
+    axpy[1, N](one, dx, dy, dz)
+    check(dz.numpy(), x, y, "launch with device arrays")
     expr = i("i+i~i")
     check(expr.exec(x, y), x, y, "exec")
     np.add(x, y, out=z)
     check(z, x, y, "np.add")
     t = turns(
         {"np.add": lambda: np.add(x, y, out=z), "launch": lambda: add[1, N](x, y, z),
-         "exec": lambda: expr.exec(x, y)},
+         "device": lambda: axpy[1, N](one, dx, dy, dz), "exec": lambda: expr.exec(x, y)},
         args.rounds, args.calls,
     )  # fmt: skip
     check(z, x, y, "launch after timing")
+    check(dz.numpy(), x, y, "launch with device arrays after timing")
     rows = [
         ratio_row(f"cached launch add[1, {N}] ({args.backend})", t["launch"], t["np.add"],
                   "launch"),
+        ratio_row(f"cached launch axpy[1, {N}](np.float32, device arrays) ({args.backend})",
+                  t["device"], t["np.add"], "launch"),
         ratio_row(f'cached i("i+i~i").exec, {N} elements ({args.backend})', t["exec"],
                   t["np.add"], "exec"),
     ]  # fmt: skip
