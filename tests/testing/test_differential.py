@@ -220,3 +220,26 @@ def test_the_second_launch_takes_the_cached_path_and_is_judged(monkeypatch) -> N
     found = check(from_source(_SCALARS), ("cpu",), False)
     assert [f.kind for f in found] == ["mismatch"], found
     assert found[0].detail.startswith("second launch: io[0]"), found
+
+
+def test_an_out_of_bounds_kernel_must_fail_at_its_second_launch_too(monkeypatch) -> None:
+    """What a failed launch leaves behind must not change the next one: a second launch that
+    raised nothing is a `silent` finding of that launch."""
+    from simt.testing import differential
+    from simt.testing.generator import generate
+
+    program = generate(5, oob=True, size=4)
+    assert differential.check(program, ("cpu",), False) == []
+    real = differential._launch
+    calls: list[str] = []
+
+    def second_is_silent(kernel: object, program: object, backend: str) -> object:
+        calls.append(backend)
+        if calls.count("cpu") == 2:
+            return [], ""
+        return real(kernel, program, backend)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(differential, "_launch", second_is_silent)
+    found = differential.check(program, ("cpu",), False)
+    assert [(f.backend, f.kind) for f in found] == [("cpu", "silent")], found
+    assert found[0].detail.startswith("second launch: no KernelError"), found

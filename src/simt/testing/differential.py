@@ -24,8 +24,10 @@ How results are compared (docs/testing.md says the same):
   to zero, docs/semantics.md) equal each other and 0.
 
 Each backend but `sim` runs the kernel a second time through the same launcher, with fresh
-arguments: that launch takes the runtime's cached launch path where it has one (cpu's native
-fast launch), and its results and errors are judged as the first's (`second launch:`).
+arguments: after a launch that ran, that launch takes the runtime's cached launch path where it
+has one (cpu's native fast launch); after one that failed, the ordinary path again, which must
+not be changed by what the failure left behind. Its results and errors are judged as the
+first's (`second launch:`).
 
 A kernel with an out-of-bounds access (the generator's `oob` option) has no output to
 compare: on `sim` and on every backend its launch must raise the grouped `KernelError` of
@@ -290,61 +292,50 @@ def _form(e: Any) -> tuple[Any, ...]:
 def expect_oob(
     kernel: Any, program: Program, backends: tuple[str, ...], refused: list[Finding] | None
 ) -> list[Finding]:
-    """Run an out-of-bounds kernel on `sim` and each backend: each must raise a KernelError
-    naming the array (see the module's doc)."""
+    """Run an out-of-bounds kernel on `sim` and each backend (twice: what a failed launch
+    leaves behind, its failure buffer or context, must not change the next): each launch must
+    raise a KernelError naming the array (see the module's doc)."""
     found: list[Finding] = []
     want: tuple[Any, ...] | None = None  # sim's counts of raising and finished threads
-    for backend in (registry.reference(), *backends):
-        err: BaseException | None = None
-        try:
-            _launch(kernel, program, backend)
-        except Exception as e:  # noqa: BLE001 - judged below
-            if _refusal_ok(program, backend, e):
-                if refused is not None:
-                    refused.append(Finding(program.seed, backend, "refused", str(e)[:200]))
-                continue
-            err = e
-        f = _oob_finding(program, backend, err)
-        if f is not None:
-            found.append(f)
-            continue
-        got = _form(err)
-        if want is None:
-            want = got
-        elif got != want:
-            why = f"threads raised and finished {got}, sim: {want}"
-            found.append(Finding(program.seed, backend, "mismatch", why[:2000]))
-        elif backend != registry.reference():  # the launcher's cached path raises the same
-            err = None
+    reference = registry.reference()
+    for backend in (reference, *backends):
+        for again in (False,) if backend == reference else (False, True):
+            err: BaseException | None = None
             try:
                 _launch(kernel, program, backend)
             except Exception as e:  # noqa: BLE001 - judged below
+                if _refusal_ok(program, backend, e) and not again:
+                    if refused is not None:
+                        refused.append(Finding(program.seed, backend, "refused", str(e)[:200]))
+                    break
                 err = e
             f = _oob_finding(program, backend, err)
-            if f is None and _form(err) != want:
+            if f is None and want is not None and _form(err) != want:
                 why = f"threads raised and finished {_form(err)}, sim: {want}"
                 f = Finding(program.seed, backend, "mismatch", why[:2000])
             if f is not None:
-                found.append(Finding(f.seed, f.backend, f.kind, f"second launch: {f.detail}"))
+                found.append(_second(f) if again else f)
+                break
+            if want is None:
+                want = _form(err)
     return found
 
 
-def _again(
-    kernel: Any, program: Program, backend: str, want: list[np.ndarray], want_text: str
-) -> list[Finding]:
-    """The launch again through the same launcher, with fresh arguments: where the runtime
-    keeps a cached path for a launcher (cpu's native fast launch, `runtime/cpu_fast.py`) this
-    one takes it, and must give `sim`'s answer too."""
-    try:
-        got, text = _launch(kernel, program, backend)
-    except Exception as e:  # noqa: BLE001
-        f = _error_finding(program.seed, backend, e)
-        return [Finding(f.seed, f.backend, f.kind, f"second launch: {f.detail}")]
+def _second(f: Finding) -> Finding:
+    """Finding `f` of a backend's second launch."""
+    return Finding(f.seed, f.backend, f.kind, f"second launch: {f.detail}")
+
+
+def _judge(
+    program: Program, backend: str, want: list[np.ndarray], want_text: str,
+    got: list[np.ndarray], text: str,
+) -> list[Finding]:  # fmt: skip
+    """The differences of one launch's arrays and printed text from `sim`'s."""
     found = compare(program.seed, backend, want, got, program.array_names)
     if _unsigned_zeros(text) != _unsigned_zeros(want_text):
         why = f"printed {text[:300]!r}, sim printed {want_text[:300]!r}"
         found.append(Finding(program.seed, backend, "mismatch", why))
-    return [Finding(f.seed, f.backend, f.kind, f"second launch: {f.detail}") for f in found]
+    return found
 
 
 def check(
@@ -378,11 +369,15 @@ def check(
             elif refused is not None:
                 refused.append(Finding(seed, backend, "refused", str(e).splitlines()[0]))
             continue
-        found += compare(seed, backend, want, got, program.array_names)
-        if _unsigned_zeros(text) != _unsigned_zeros(want_text):
-            why = f"printed {text[:300]!r}, sim printed {want_text[:300]!r}"
-            found.append(Finding(seed, backend, "mismatch", why))
-        found += _again(kernel, program, backend, want, want_text)
+        found += _judge(program, backend, want, want_text, got, text)
+        # the same launcher again, with fresh arguments: where the runtime keeps a cached path
+        # for a launcher (cpu's native fast launch, `runtime/cpu_fast.py`) this launch takes it
+        try:
+            got, text = _launch(kernel, program, backend)
+        except Exception as e:  # noqa: BLE001
+            found.append(_second(_error_finding(seed, backend, e)))
+            continue
+        found += map(_second, _judge(program, backend, want, want_text, got, text))
     if nvrtc:
         found += nvrtc_findings(kernel, program)
     return found
