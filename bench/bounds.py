@@ -222,31 +222,66 @@ def wrong_side(launches: list[Any], rt: Any) -> str | None:
     return None
 
 
-def reports(launches: list[Any], scope: dict[str, Any], rt: Any) -> list[dict[str, Any]]:
-    """What `passes/bounds/` did to each kernel of the job (from its compiled
-    specialisations)."""
+def job_kernels(launches: list[Any], scope: dict[str, Any]) -> list[Kernel]:
+    """The kernels a job launches: those of its listed launches, and the kernels of its
+    module by those names (a job may launch beyond its listed launches)."""
     kernels: dict[int, Kernel] = {}
     for k, *_ in launches:
         kernels.setdefault(id(k), k)
-    for v in scope.values():  # kernels a job launches beyond its listed launches
+    for v in scope.values():
         if isinstance(v, Kernel) and v.__name__ in {k.__name__ for k in kernels.values()}:
             kernels.setdefault(id(v), v)
+    return list(kernels.values())
+
+
+def checked_threads(kernels: list[Kernel], rt: Any) -> dict[str, int]:
+    """Per kernel name, the threads its launches so far ran through the checked copy of a
+    body versioned on a block-level test (the blocks that failed it), where the runtime
+    counts them (`cpu`: `CpuRuntime.checked_threads`); empty elsewhere."""
+    count = getattr(rt, "checked_threads", None)
+    if count is None:
+        return {}
+    out: dict[str, int] = {}
+    for k in kernels:
+        for spec in k.specialisations(rt.name):
+            out[k.__name__] = out.get(k.__name__, 0) + count(spec.compiled)
+    return out
+
+
+def reports(launches: list[Any], scope: dict[str, Any], rt: Any,
+            checked: dict[str, int] | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    """What `passes/bounds/` did to each kernel of the job (from its compiled
+    specialisations); `checked`: the threads of one run of the job that took the checked
+    copy, per kernel (`checked_threads`), said beside the checks it kept."""
     out = []
-    for k in kernels.values():
+    for k in job_kernels(launches, scope):
         for spec in k.specialisations(rt.name):
             rep = spec.fn.attrs.get("bounds")
             if rep is None:
                 continue
+            kept = [f"line {ln} `{arr}`: {why}" for ln, arr, why in rep.kept]
+            n = (checked or {}).get(k.__name__, 0)
+            if n:
+                total = sum(_threads(g) * _threads(b) for kk, g, b, *_ in launches
+                            if kk.__name__ == k.__name__)  # fmt: skip
+                kept.append(f"the block test failed for {n} of {total} threads a run "
+                            "(those blocks ran the checked copy)")  # fmt: skip
             out.append({
                 "kernel": k.__name__,
                 "proven": rep.proven,
                 "per_block": rep.hoisted,
                 "checked": rep.checked,
                 "tests": rep.tests,
-                "kept": [f"line {ln} `{arr}`: {why}" for ln, arr, why in rep.kept],
+                "kept": kept,
+                "checked_threads": n,
             })  # fmt: skip
             break
     return out
+
+
+def _threads(dim: Any) -> int:
+    """The count of a launch's blocks or threads (an int or a tuple)."""
+    return int(np.prod(dim)) if isinstance(dim, (tuple, list)) else int(dim)
 
 
 def time_entry(e: Entry, sides: tuple[str, ...], rounds: int, calls: int,
@@ -277,7 +312,16 @@ def time_entry(e: Entry, sides: tuple[str, ...], rounds: int, calls: int,
     if len(made) == 2:
         row["ratio"] = row["on_ms"] / row["off_ms"]
         row["median_ratio"] = median_ms(times[0]) / median_ms(times[1])
-    row["kernels"] = reports(made["on"][2], e.scope, rt) if "on" in made else []
+    if "on" in made:  # one more run of the checked side: the threads that took its checked copy
+        run, _, launches = made["on"]
+        kernels = job_kernels(launches, e.scope)
+        before = checked_threads(kernels, rt)
+        run()
+        after = checked_threads(kernels, rt)
+        ran = {name: n - before.get(name, 0) for name, n in after.items()}
+        row["kernels"] = reports(launches, e.scope, rt, ran)
+    else:
+        row["kernels"] = []
     return row
 
 

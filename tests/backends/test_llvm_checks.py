@@ -394,3 +394,33 @@ def test_the_unchecked_copy_compiles_as_the_unchecked_kernel_does() -> None:
     checked, unchecked = functions(True), functions(False)
     assert "simt_checked" in checked and "simt_fast" not in unchecked
     assert checked["simt_fast"] == unchecked["simt_run"]
+
+
+def SCALE(a, out):
+    i = simt.grid(1)
+    out[i] = a[i] * 2.0  # unguarded: tested once per block, checked where the test fails
+
+
+@pytest.mark.parametrize("outlined", [True, False])
+def test_the_threads_run_through_the_checked_copy_are_counted(outlined: bool, monkeypatch) -> None:
+    """`CpuRuntime.checked_threads`: the threads of each block that failed the block-level
+    test, over every launch, whether the copies are two functions or one body (`outlined`)."""
+    import simt.backends.llvm as renderer
+
+    if not outlined:  # (and not the two functions' object code from the disk cache)
+        monkeypatch.setattr(renderer, "outlined_version", lambda fn: None)
+        monkeypatch.setenv("SIMT_CACHE", "0")
+    scale = simt.kernel(SCALE)
+    rt = registry.get("cpu")
+    out = np.zeros(1024, np.float32)
+    with simt.using("cpu"):
+        scale[4, 256](np.ones(1024, np.float32), out)
+        (spec,) = scale.specialisations("cpu")
+        text = rt.render(spec.fn, block=(256, 1, 1))  # type: ignore[call-arg]
+        assert ("@simt_fast(" in text) is outlined
+        assert rt.checked_threads(spec.compiled) == 0  # every block passed
+        for _ in range(2):  # the last block of each reads past `a`
+            with pytest.raises(simt.KernelError, match="out of bounds of `a`"):
+                scale[4, 256](np.ones(1000, np.float32), out)
+    assert rt.checked_threads(spec.compiled) == 2 * 256
+    np.testing.assert_array_equal(out[:1000], 2.0)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import simt
@@ -75,3 +76,29 @@ def test_processes_time_each_side_apart(bounds: Any, tmp_path: Path) -> None:
         each = row[f"{side}_each"]
         assert row[f"{side}_spread"] == pytest.approx(max(each) / min(each))
     assert row["kernels"][0]["kernel"] == "vecadd"
+
+
+@simt.kernel
+def _every_other(a, out):
+    i = simt.grid(1)
+    j = i * 2
+    if j < len(a):
+        out[i] = a[j]
+
+
+def test_blocks_that_fail_the_block_test_are_reported(bounds: Any) -> None:
+    """The kept-checks column says when the block-level test fails at the job's own launch,
+    so that its blocks ran the checked copy (it said "—" then, and hid harris_reduce0's
+    cause): here blocks 1-3 of 4 (`2 * i` reaches past `a`'s 1000 elements)."""
+    simt.use("cpu")
+    rt = registry.current()
+    a, out = np.ones(1000, np.float32), np.zeros(1024, np.float32)
+    launches = [(_every_other, 4, 256, (a, out))]
+    kernels = bounds.job_kernels(launches, {})
+    before = bounds.checked_threads(kernels, rt)
+    _every_other[4, 256](a, out)
+    after = bounds.checked_threads(kernels, rt)
+    ran = {k: n - before.get(k, 0) for k, n in after.items()}
+    (rep,) = bounds.reports(launches, {}, rt, ran)
+    assert rep["checked_threads"] == 768
+    assert "the block test failed for 768 of 1024 threads a run" in rep["kept"][-1]

@@ -63,6 +63,7 @@ from .llvm_abi import (
     BLOCK_TEST,
     BODY,
     CHECKED,
+    CHECKED_THREADS,
     ENTRY,
     FAST,
     JMP_WORDS,
@@ -166,7 +167,9 @@ class _Renderer(MemoryAccess):
                 linkage="internal " if self.polled else "", name=BODY if self.polled else ENTRY,
                 attrs="noinline " if self.polled else "", jb=jb, jbarg=jbarg, fast=FAST,
                 checked=CHECKED, test=BLOCK_TEST, site_bits=SITE_BITS, no_memory=NO_MEMORY,
+                counter=CHECKED_THREADS,
             ))  # fmt: skip
+            self.decls.add(f"@{CHECKED_THREADS} = global i64 0, align 8")
         if self.polled:  # the body gets the jump buffer; the entry is the wrapper with it
             lines.append(ENTRY_WITH_JUMP.format(entry=ENTRY, body=BODY, words=JMP_WORDS,
                                                 slots=JMP_WORDS + 1))
@@ -378,6 +381,10 @@ class _Renderer(MemoryAccess):
             cold = version and region is op.regions[1] and self.meta.jammed  # (the unchecked
             # copy, rendered first, has said whether the kernel has jammed loops)
             self.cold += cold
+            if version and region is op.regions[1]:  # a block that failed the test
+                self.decls.add(f"@{CHECKED_THREADS} = global i64 0, align 8")
+                self.inst(f"atomicrmw add ptr @{CHECKED_THREADS}, i64 {self.nthreads} "
+                          "monotonic, align 8")  # fmt: skip
             ys = self._region(region)
             self.cold -= cold
             if keys:

@@ -26,6 +26,11 @@ BODY = "simt_blocks"  # the body of an entry that polls for Ctrl-C (see the modu
 FAST = "simt_fast"
 CHECKED = "simt_checked"
 BLOCK_TEST = "simt_block_test"
+# a module global of a kernel with a versioned body: how many threads (a block's threads per
+# block) its launches have run through the checked copy, over every launch of that compiled
+# variant (`CpuRuntime.checked_threads`); a few instructions per failing block, none per
+# passing one
+CHECKED_THREADS = "simt_checked_threads"
 # the error word when the entry could not allocate its per-lane and per-block arrays
 NO_MEMORY = 2**63 - 2
 # Context words from here: a lock, the key (thread, site) of the failing access recorded,

@@ -38,7 +38,7 @@ stopped:
 # through `{fast}` in one call, then the block that fails it, if any, through `{checked}`; that
 # block runs unless a failure so far beats every thread of it (as a block loop's latch) or a
 # copy found no memory for its arrays (`simt_may_run`), and after it the same holds for the
-# next. `{jb}`:
+# next; each block that fails adds its threads to `{counter}` (`llvm_abi.CHECKED_THREADS`). `{jb}`:
 # `, ptr noalias %jb` where the kernel polls for Ctrl-C (`{jbarg}`: `, ptr %jb`), else empty.
 VERSIONED_BLOCKS = """define {linkage}void @{name}(ptr noalias %args, ptr noalias %ctx, i64 %begin,
                                       i64 %end{jb}) {attrs}{{
@@ -79,6 +79,7 @@ go:
   br i1 %ok, label %checked, label %done
 checked:
   %after = add i64 %r, 1
+  %counted = atomicrmw add ptr @{counter}, i64 %threads monotonic, align 8
   call void @{checked}(ptr %args, ptr %ctx, i64 %r, i64 %after{jbarg})
   %ok2 = call i1 @simt_may_run(ptr %ctx, i64 %after, i64 %threads)
   br i1 %ok2, label %next, label %done

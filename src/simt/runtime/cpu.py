@@ -34,6 +34,7 @@ from ..array import DeviceArray, host_view
 from ..backends.common import describe_failure
 from ..backends.llvm import render_lowered
 from ..backends.llvm_abi import (
+    CHECKED_THREADS,
     CONTEXT_WORDS,
     ENTRY,
     ERROR_RECORD,
@@ -223,6 +224,7 @@ class _Variant:
     entry: Any  # the entry as a ctypes function
     address: int  # and its address (for `cpu_pool`)
     meta: Meta  # print formats and error sites of the rendered code
+    checked_at: int = 0  # the address of its count of threads run checked (0: none)
 
 
 @dataclass
@@ -377,7 +379,17 @@ class CpuRuntime(Runtime):
         addr = engine.get_function_address(ENTRY)
         if not addr:
             raise RuntimeError("cpu: the compiled kernel has no entry point")
-        return _Variant(engine, _ENTRY_TYPE(addr), addr, meta)
+        counter = engine.get_global_value_address(CHECKED_THREADS)  # (0: no versioned body)
+        return _Variant(engine, _ENTRY_TYPE(addr), addr, meta, counter)
+
+    def checked_threads(self, kernel: Compiled) -> int:
+        """How many threads the launches of `kernel` so far ran through the checked copy of
+        its body (`passes.bounds`: the blocks that failed its block-level test, each with all
+        its threads), over every compiled variant; 0 for a kernel whose body has no such copy.
+        `bench/bounds.py` reports it beside the checks a kernel kept."""
+        k: _Kernel = kernel.handle
+        return sum(ctypes.c_int64.from_address(v.checked_at).value
+                   for v in k.variants.values() if v.checked_at)  # fmt: skip
 
     def _object(self, text: str, level: int = 3) -> bytes:
         """Object code for the host from LLVM IR text."""
