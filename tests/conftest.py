@@ -31,6 +31,23 @@ def restore_backend() -> Iterator[None]:
         yield
 
 
+@pytest.fixture
+def ordinary(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One item for each launch that took the ordinary path (`Kernel.launch`), not a native
+    fast path."""
+    from simt.kernel import Kernel
+
+    calls: list[int] = []
+    real = Kernel.launch
+
+    def counted(self: Kernel, *a: object) -> None:
+        calls.append(1)
+        real(self, *a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Kernel, "launch", counted)
+    return calls
+
+
 def _backends() -> list[tuple[str, bool, str]]:
     """Each backend (and NVRTC, which checks cuda without a GPU): present, and why."""
     from simt.runtime import nvrtc, registry

@@ -1,6 +1,6 @@
-"""Fixtures for runtime tests: one WebGPU device for the whole test session, a count of the
-launches that took the ordinary path (`ordinary`), and kernels nothing compiled before
-(`fresh_kernel`)."""
+"""Fixtures for runtime tests: one WebGPU device for the whole test session and kernels
+nothing compiled before (`fresh_kernel`); the count of launches that took the ordinary path
+(`ordinary`) is the root conftest's."""
 
 from __future__ import annotations
 
@@ -29,23 +29,6 @@ def on_webgpu(webgpu_runtime: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     """Launches in the test run on webgpu; the backend other tests see is restored after."""
     simt.use("webgpu")
     yield webgpu_runtime
-
-
-@pytest.fixture
-def ordinary(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """One item for each launch that took the ordinary path (`Kernel.launch`), not a native
-    fast path."""
-    from simt.kernel import Kernel
-
-    calls: list[int] = []
-    real = Kernel.launch
-
-    def counted(self: Kernel, *a: object) -> None:
-        calls.append(1)
-        real(self, *a)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Kernel, "launch", counted)
-    return calls
 
 
 _FRESH = """

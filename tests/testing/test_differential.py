@@ -184,22 +184,13 @@ _SCALARS = (
 )
 
 
-def test_the_second_launch_takes_the_cached_path_and_is_judged(monkeypatch) -> None:
+def test_the_second_launch_takes_the_cached_path_and_is_judged(monkeypatch, ordinary) -> None:
     """Each backend runs the kernel twice through one launcher: on cpu the second launch is the
     native fast launch (no ordinary `Kernel.launch`), and a wrong answer there is a finding."""
-    from simt.kernel import Kernel
     from simt.runtime import cpu_fast
     from simt.testing.differential import check
     from simt.testing.generator import from_source
 
-    ordinary: list[int] = []
-    real_launch = Kernel.launch
-
-    def counted(self: Kernel, *a: object) -> None:
-        ordinary.append(1)
-        real_launch(self, *a)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Kernel, "launch", counted)
     program = from_source(_SCALARS)
     assert check(program, ("cpu",), False) == []
     assert len(ordinary) == 2  # sim's launch and cpu's first; cpu's second was the fast one
