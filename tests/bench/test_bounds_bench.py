@@ -79,26 +79,28 @@ def test_processes_time_each_side_apart(bounds: Any, tmp_path: Path) -> None:
 
 
 @simt.kernel
-def _every_other(a, out):
+def _where_flagged(a, out, flags):
     i = simt.grid(1)
-    j = i * 2
-    if j < len(a):
-        out[i] = a[j]
+    if flags[simt.block_idx.x] != 0:  # a guard from the data: the test is the block's range
+        out[i] = a[i]
 
 
 def test_blocks_that_fail_the_block_test_are_reported(bounds: Any) -> None:
     """The kept-checks column says when the block-level test fails at the job's own launch,
     so that its blocks ran the checked copy (it said "—" then, and hid harris_reduce0's
-    cause): here blocks 1-3 of 4 (`2 * i` reaches past `a`'s 1000 elements)."""
+    cause): here the last of 4 blocks (`a` has 1000 elements; that block's flag is off, so
+    nothing is out of bounds)."""
     simt.use("cpu")
     rt = registry.current()
     a, out = np.ones(1000, np.float32), np.zeros(1024, np.float32)
-    launches = [(_every_other, 4, 256, (a, out))]
+    flags = np.array([1, 1, 1, 0], np.int32)
+    launches = [(_where_flagged, 4, 256, (a, out, flags))]
     kernels = bounds.job_kernels(launches, {})
     before = bounds.checked_threads(kernels, rt)
-    _every_other[4, 256](a, out)
+    _where_flagged[4, 256](a, out, flags)
     after = bounds.checked_threads(kernels, rt)
     ran = {k: n - before.get(k, 0) for k, n in after.items()}
     (rep,) = bounds.reports(launches, {}, rt, ran)
-    assert rep["checked_threads"] == 768
-    assert "the block test failed for 768 of 1024 threads a run" in rep["kept"][-1]
+    assert rep["checked_threads"] == 256
+    assert "the block test failed for 256 of 1024 threads a run" in rep["kept"][-1]
+    np.testing.assert_array_equal(out[:768], 1.0)

@@ -15,7 +15,9 @@ iterations): in bounds when the length is a multiple of the block, where the bou
 it once per block (the number of the loop's last iteration times the block), and past the end
 in the last tile when it is not. There that test fails and the checked copy runs; with every
 access proven or tested per block, the kernel keeps the backends' own check (the launch
-stops with the first failing thread's access, not an IndexError per thread)."""
+stops with the first failing thread's access, not an IndexError per thread). And a guard on
+a product that may wrap (`i * 2 < len(a)` before `a[i * 2]`): in bounds, and one past the
+end with `<=`."""
 
 import math
 
@@ -260,7 +262,30 @@ def _tile_inputs_kept(before, after):
     return None if np.array_equal(before[0], after[0]) else "the kernel changed `x`"
 
 
+@simt.kernel
+def every_other(a, out, below):
+    i = simt.grid(1)
+    j = i * 2
+    if j < len(a) - below:  # `below` 0: in bounds (the guard bounds a[j] once `i * 2` cannot
+        out[i] = a[j]  # wrap); -1: `j <= len(a)`, thread 500 reads a[1000]
+
+
+def _make_every_other(below):
+    return lambda: (uniform(rng(71), 1000), np.zeros(1024, np.float32), below)
+
+
+def _ref_every_other(a, out, below):
+    want = np.zeros(1024, np.float32)
+    want[:500] = a[::2]
+    return {1: want}
+
+
 CASES = [
+    Case("guarded_stride", every_other, _make_every_other(0), 4, 256, _ref_every_other, EXACT),
+    Case("oob_guarded_stride", every_other, _make_every_other(-1), 4, 256, _ref_every_other,
+         EXACT, raises=_error(1, "out[i] = a[j]",
+                              "(first: thread 500: index 1000 is out of bounds of `a` with "
+                              "size 1000)", 1023)),
     Case("oob_window", window, _make_window, 3, 128, _ref_window, EXACT,
          raises=_error(2, "s = a[i] + a[i + 2]",
                        f"(first: thread {N - 2}: index {N} is out of bounds of `a` with size {N})",

@@ -925,3 +925,42 @@ def test_alignment_needs_powers_of_two_throughout() -> None:
         with simt.using("cpu"), pytest.raises(simt.KernelError) as e:
             kernel[1, block](_f32(64), out)
         assert "out of bounds" in str(e.value) and "`sh`" in str(e.value), kernel
+
+
+@simt.kernel
+def every_other(a, out):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    j = i * 2
+    if j < len(a):
+        out[i] = a[j]
+
+
+@simt.kernel
+def every_other_off_by_one(a, out):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    j = i * 2
+    if j <= len(a):  # near miss: j == len(a) reads past the end
+        out[i] = a[j]
+
+
+def test_a_guard_on_a_product_that_may_wrap_keeps_its_upper_bound() -> None:
+    """`i * 2 < len(a)` bounds `a[i * 2]` above, once a block test says `i * 2` does not
+    wrap. The no-wrap test took the type's range first (a constant that never holds), so the
+    guard's bound was dropped and `a` was tested against the block's whole range: every
+    block whose range reached past `len(a)` ran the checked copy. The near miss `<=` still
+    raises."""
+    fn, rep = _proved(every_other, _f32(1000), _f32(1024))
+    assert rep.checked == 0, rep.kept
+    assert not any("len(a)" in t for t in rep.tests), rep.tests
+    assert _audit(fn, (4,), (256,), _f32(1000), _f32(1024)) == 0
+    fn, rep = _proved(every_other_off_by_one, _f32(1000), _f32(1024))
+    assert _audit(fn, (4,), (256,), _f32(1000), _f32(1024)) == 1  # thread 500 reads a[1000]
+    with simt.using("cpu"):
+        out = np.zeros(1024, np.float32)
+        a = np.arange(1000, dtype=np.float32)
+        every_other[4, 256](a, out)
+        np.testing.assert_array_equal(out[:500], a[::2])
+        (spec,) = every_other.specialisations("cpu")
+        assert registry.get("cpu").checked_threads(spec.compiled) == 0  # type: ignore[attr-defined]
+        with pytest.raises(simt.KernelError, match="index 1000 is out of bounds of `a`"):
+            every_other_off_by_one[4, 256](a, out)

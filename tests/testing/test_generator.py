@@ -121,6 +121,7 @@ def test_out_of_bounds_kernels_have_one_access_outside_its_array() -> None:
     assert {k.split("+")[0] for k in kinds} == {
         "off_by_one", "loop_off_by_one", "negative", "slot_off_by_one", "store_negative",
         "missing_guard", "wrong_guard", "walk_off",  # (a loop that only ends by failing)
+        "stride_off_by_one",  # (`if i * 2 <= len(fa): fa[i * 2]`)
     }  # fmt: skip
     # some followed by a barrier the threads that did not raise meet at (#23)
     assert {"walk_off+barrier", "store_negative+barrier"} <= kinds
@@ -452,3 +453,15 @@ def test_lists_feature_draws_displays_of_known_strings_made_lists() -> None:
     assert len(drawn) == 4, drawn
     for seed in sorted(set(drawn.values()))[:2]:
         assert check(generate(seed, lists=True, size=4), ("cpu",), nvrtc=True) == []
+
+
+def test_a_guarded_read_at_a_multiple_of_i_is_drawn_and_agrees() -> None:
+    """About one kernel in five reads `fa[js]` / `ia[js]` with `js = i * 2` (or 3) under
+    `if js < len(..)` (#23: the guard bounds it once the product cannot wrap)."""
+    from simt.testing.differential import check
+
+    seeds = [s for s in range(40) if "js = i *" in generate(s).source]
+    assert 3 <= len(seeds) <= 20, seeds
+    p = generate(seeds[0])
+    assert "if js < len(" in p.source
+    assert check(p, ("cpu",), nvrtc=False) == []

@@ -292,6 +292,7 @@ class Generator:
         self.rfmod = random.Random(seed ^ 0xF3D)  # `math.fmod`'s hard cases (FMOD_SINKS)
         self.rtree = random.Random(seed ^ 0x7EE)  # a shared phase's tree sum: its own too
         self.rtile = random.Random(seed ^ 0x711E)  # and its loop over tiles of an input
+        self.rstride = random.Random(seed ^ 0x57D)  # a guarded read at a multiple of `i`
         self.u64_on = False  # set while a section has made uint64 values
         self.complex_on = False  # and complex ones
         self.extras: set[str] = set()
@@ -394,7 +395,8 @@ class Generator:
         """One access outside its array (the `oob` option), at the kernel's top level, where
         every thread reaches it; the kinds users write by mistake: a missing guard (more
         threads than elements), an off-by-one bound or slot, a negative index, a guard on the
-        wrong array. A value read goes into a variable the outputs keep (never dead code).
+        wrong array, `<=` in a guard on a multiple of `i`. A value read goes into a variable
+        the outputs keep (never dead code).
         Some are a loop that only ends by failing (`walk_off`: `while koob >= 0:` reading
         on past the array's end), and some are followed by a barrier, so that the threads
         that did not raise meet there (a thread that raised is counted out, #23)."""
@@ -411,6 +413,8 @@ class Generator:
         kind = r.choice(kinds)
         if walk:
             kind = "walk_off"
+        elif threads > INPUTS // 2 and random.Random(self.seed ^ 0x57E).random() < 0.15:
+            kind = "stride_off_by_one"  # (a stream of its own, as `walk` above)
         self.oob_kind = kind + "+barrier" * meet
         name = "qoob"  # `reassign` leaves q-names alone: the read value stays live
         if kind in ("slot_off_by_one", "store_negative"):
@@ -431,6 +435,11 @@ class Generator:
             self.emit(f"    {name} = {name} {op} {src}[koob]" if ty != "f32"
                       else f"    {name} = ({name} + {src}[koob]) % 1000.0")  # fmt: skip
             self.emit("    koob += 1")
+        elif kind == "stride_off_by_one":  # `<=` on a multiple of `i`: `i * 2 == len`
+            self.emit(f"{name} = {src}[0]")
+            self.emit("joob = i * 2")
+            self.emit(f"if joob <= len({src}):  # `<` was meant")
+            self.emit(f"    {name} = {src}[joob]")
         elif kind == "loop_off_by_one":
             self.emit(f"{name} = {src}[0]")
             self.emit(f"for koob in range(1, len({src}) + 1):  # `<=` where `<` was meant")
@@ -918,6 +927,16 @@ class Generator:
         if self.fp64:
             self.declare("d0", "f64", 100.0)
             self.emit("d0 = da[i % 64]")
+        if self.rstride.random() < 0.2:
+            # a read at a multiple of `i` under a guard on that index (`i * 2 < len(fa)`): the
+            # guard bounds it once a block test says the product does not wrap (#23)
+            src = self.rstride.choice(("fa", "ia"))
+            c = self.rstride.choice((2, 3))
+            self.emit(f"js = i * {c}")
+            self.emit(f"xs = {src}[0]")
+            self.emit(f"if js < len({src}):")
+            self.emit(f"    xs = {src}[js]")
+            self.declare("xs", "f32" if src == "fa" else "i32", 100.0 if src == "fa" else 0.0)
         # the out-of-bounds access (`oob`) goes after this many top-level statements
         oob_at = self.r.randrange(self.budget + 1) if self.oob_on else -1
         while self.budget > 0:

@@ -256,12 +256,15 @@ class Analysis(BlockTests):
 
     def _best(self, conds: list[Bound]) -> Bound | None:
         """Of candidate conditions `lin <= 0`, one that always holds, else one a block-level
-        test can check; None if neither."""
+        test can check and some launch passes; None if neither. (A constant that never
+        holds, the type's range, is testable too: taken first, it made `i * 2 < len(a)`
+        guard no `a[i * 2]`, whose no-wrap test it was, and sent every block that a test of
+        the block's own range failed to the checked copy.)"""
         for c in conds:
             if not c.conds and self.static(c.lin):
                 return Bound(Lin((), 0))
         for c in conds:
-            if all(self.testable(x) for x in (c.lin, *c.conds)):
+            if all(self.testable(x) and not self.never(x) for x in (c.lin, *c.conds)):
                 return c
         return None
 
