@@ -256,10 +256,10 @@ class Analysis(BlockTests):
 
     def _best(self, conds: list[Bound]) -> Bound | None:
         """Of candidate conditions `lin <= 0`, one that always holds, else one a block-level
-        test can check and some launch passes; None if neither. (A constant that never
-        holds, the type's range, is testable too: taken first, it made `i * 2 < len(a)`
-        guard no `a[i * 2]`, whose no-wrap test it was, and sent every block that a test of
-        the block's own range failed to the checked copy.)"""
+        test can check and some launch passes; None if neither. (A constant from a type's
+        range that never holds is testable too: taken first as the no-wrap test of `i * 2`,
+        it hid the guard of `if i * 2 < len(a): a[i * 2]`, and `a` was tested against the
+        block's whole range instead.)"""
         for c in conds:
             if not c.conds and self.static(c.lin):
                 return Bound(Lin((), 0))
