@@ -248,6 +248,16 @@ def checked_threads(kernels: list[Kernel], rt: Any) -> dict[str, int]:
     return out
 
 
+def checked_in_run(run: Callable[[], Any], launches: list[Any], scope: dict[str, Any],
+                   rt: Any) -> dict[str, int]:  # fmt: skip
+    """Per kernel name, the threads that one `run()` of the job sent through the checked copy
+    (`checked_threads` before and after it)."""
+    kernels = job_kernels(launches, scope)
+    before = checked_threads(kernels, rt)
+    run()
+    return {name: n - before.get(name, 0) for name, n in checked_threads(kernels, rt).items()}
+
+
 def reports(launches: list[Any], scope: dict[str, Any], rt: Any,
             checked: dict[str, int] | None = None) -> list[dict[str, Any]]:  # fmt: skip
     """What `passes/bounds/` did to each kernel of the job (from its compiled
@@ -314,12 +324,7 @@ def time_entry(e: Entry, sides: tuple[str, ...], rounds: int, calls: int,
         row["median_ratio"] = median_ms(times[0]) / median_ms(times[1])
     if "on" in made:  # one more run of the checked side: the threads that took its checked copy
         run, _, launches = made["on"]
-        kernels = job_kernels(launches, e.scope)
-        before = checked_threads(kernels, rt)
-        run()
-        after = checked_threads(kernels, rt)
-        ran = {name: n - before.get(name, 0) for name, n in after.items()}
-        row["kernels"] = reports(launches, e.scope, rt, ran)
+        row["kernels"] = reports(launches, e.scope, rt, checked_in_run(run, launches, e.scope, rt))
     else:
         row["kernels"] = []
     return row

@@ -95,11 +95,7 @@ def test_blocks_that_fail_the_block_test_are_reported(bounds: Any) -> None:
     a, out = np.ones(1000, np.float32), np.zeros(1024, np.float32)
     flags = np.array([1, 1, 1, 0], np.int32)
     launches = [(_where_flagged, 4, 256, (a, out, flags))]
-    kernels = bounds.job_kernels(launches, {})
-    before = bounds.checked_threads(kernels, rt)
-    _where_flagged[4, 256](a, out, flags)
-    after = bounds.checked_threads(kernels, rt)
-    ran = {k: n - before.get(k, 0) for k, n in after.items()}
+    ran = bounds.checked_in_run(lambda: _where_flagged[4, 256](a, out, flags), launches, {}, rt)
     (rep,) = bounds.reports(launches, {}, rt, ran)
     assert rep["checked_threads"] == 256
     assert "the block test failed for 256 of 1024 threads a run" in rep["kept"][-1]
