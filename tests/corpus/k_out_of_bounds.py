@@ -281,9 +281,10 @@ def _ref_every_other(a, out, below):
 
 
 CASES = [
-    Case("guarded_stride", every_other, _make_every_other(0), 4, 256, _ref_every_other, EXACT),
+    Case("guarded_stride", every_other, _make_every_other(0), 4, 256, _ref_every_other, EXACT,
+         strided="out[i] = a[2 * i]: every other element"),
     Case("oob_guarded_stride", every_other, _make_every_other(-1), 4, 256, _ref_every_other,
-         EXACT, raises=_error(1, "out[i] = a[j]",
+         EXACT, strided="out[i] = a[2 * i]: every other element", raises=_error(1, "out[i] = a[j]",
                               "(first: thread 500: index 1000 is out of bounds of `a` with "
                               "size 1000)", 1023)),
     Case("oob_window", window, _make_window, 3, 128, _ref_window, EXACT,

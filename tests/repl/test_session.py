@@ -276,13 +276,26 @@ def test_ctrl_c_in_a_kernel_names_the_buffers_it_was_writing() -> None:
     import os
     import signal
     import threading
+    import time
 
     from tests.repl.sessions import new_session
 
     s, buf = new_session("cpu", 256)
     s.bind("h", (256,), np.dtype(np.int64))
     assert s.run("y = tid\n")
-    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))
+    # The first Ctrl-C is pressed once the kernel runs (its `h[tid] = 1` is in the buffer): one
+    # pressed while Python still compiles can land in a weakref callback, where CPython
+    # drops the KeyboardInterrupt ("Exception ignored in ..."), as it once did in CI
+    h = s.values("h")
+
+    def press_when_running() -> None:
+        for _ in range(6000):
+            if h.any():
+                break
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Thread(target=press_when_running, daemon=True)
     again = threading.Event()  # a second Ctrl-C, so that a lost first one fails, not hangs
 
     def press_again() -> None:
@@ -295,7 +308,6 @@ def test_ctrl_c_in_a_kernel_names_the_buffers_it_was_writing() -> None:
     try:
         s.run("h[tid] = 1\nwhile y >= 0:\n    y = (y + 1) % 1000\n")
     finally:
-        timer.cancel()
         watchdog.cancel()
     assert not again.is_set(), "the first Ctrl-C was lost: the launch ran on until the second"
     assert "KeyboardInterrupt (the input was abandoned; h may be partly written)" in buf.getvalue()
