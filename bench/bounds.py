@@ -28,6 +28,9 @@ sides taking turns (on, off, off, on, ...), each process its `--rounds` turns of
 alone; the row then gives the fastest of each side over its processes, their ratio, and the
 spread of each side (slowest / fastest of its processes' bests). A job whose spread exceeds
 the difference of the sides is named at the end: there the ratio is placement, not checks.
+`--same` (with `--processes`) times the checks-off build in both columns, each in processes of
+its own: the ratio a job shows when nothing differs but the processes (an A/A run), the floor
+under which an on / off ratio says nothing about the checks.
 Each process compiles its side (the disk cache helps), so N = 3 to 5 is minutes for the table.
 """
 
@@ -237,14 +240,14 @@ def job_kernels(launches: list[Any], scope: dict[str, Any]) -> list[Kernel]:
 def checked_threads(kernels: list[Kernel], rt: Any) -> dict[str, int]:
     """Per kernel name, the threads its launches so far ran through the checked copy of a
     body versioned on a block-level test (the blocks that failed it), where the runtime
-    counts them (`cpu`: `CpuRuntime.checked_threads`); empty elsewhere."""
-    count = getattr(rt, "checked_threads", None)
-    if count is None:
-        return {}
+    counts them (`Runtime.checked_threads`: the cpu runtime does); empty elsewhere."""
     out: dict[str, int] = {}
     for k in kernels:
         for spec in k.specialisations(rt.name):
-            out[k.__name__] = out.get(k.__name__, 0) + count(spec.compiled)
+            n = rt.checked_threads(spec.compiled)
+            if n is None:
+                return {}
+            out[k.__name__] = out.get(k.__name__, 0) + n
     return out
 
 
@@ -341,15 +344,16 @@ def in_processes(e: Entry, args: argparse.Namespace) -> dict[str, Any] | str:
         for i in range(args.processes):
             for side in ("on", "off") if i % 2 == 0 else ("off", "on"):
                 out = Path(tmp) / f"{side}{i}.json"
+                build = "off" if args.same else side  # --same: the "on" column unchecked too
                 cmd = [sys.executable, str(Path(__file__).resolve()), "--backend", args.backend,
                        "--size", args.size, "--rounds", str(args.rounds), "--calls",
-                       str(args.calls), "--only", e.name, "--side", side, "--json", str(out)]
+                       str(args.calls), "--only", e.name, "--side", build, "--json", str(out)]
                 done = subprocess.run(cmd, capture_output=True, text=True)  # noqa: S603
                 if done.returncode != 0 or not out.exists():
                     return (f"{e.name} checks {side} in process {i + 1}: exit "
                             f"{done.returncode}\n{done.stderr.strip()}")  # fmt: skip
                 row = json.loads(out.read_text())["rows"][0]
-                best[side].append(row[f"{side}_ms"])
+                best[side].append(row[f"{build}_ms"])
                 kernels = row["kernels"] or kernels
     on, off = min(best["on"]), min(best["off"])
     return {"job": e.name, "on_ms": on, "off_ms": off, "ratio": on / off,
@@ -370,10 +374,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--processes", type=int, default=0, metavar="N",
                     help="time each side in N fresh processes, taking turns (default: both "
                          "sides in this process)")  # fmt: skip
+    ap.add_argument("--same", action="store_true",
+                    help="with --processes: both columns time the checks-off build (an A/A "
+                         "run: the ratio placement alone gives)")  # fmt: skip
     ap.add_argument("--side", default="both", choices=("both", "on", "off"),
                     help=argparse.SUPPRESS)  # (one side alone: the processes of --processes)
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = ap.parse_args(argv)
+    if args.same and not args.processes:
+        ap.error("--same needs --processes N (one build in one process has one ratio: 1)")
     if "boundscheck" not in inspect.signature(Kernel).parameters:
         print("this simt has no @simt.kernel(boundscheck=False): nothing to compare against",
               file=sys.stderr)  # fmt: skip
@@ -421,13 +430,15 @@ def main(argv: list[str] | None = None) -> int:
     other = None if busy0 is None or busy1 is None else max(0.0, busy1 - busy0 - (own1 - own0))
     where = (f"each side in {args.processes} fresh processes taking turns"
              if args.processes else "both sides in one process, taking turns")  # fmt: skip
-    print(f"\n## bounds checks on / off on {args.backend} ({args.size} sizes; {where})\n")
+    what = ("A/A: the checks-off build in both columns" if args.same
+            else "bounds checks on / off")  # fmt: skip
+    print(f"\n## {what} on {args.backend} ({args.size} sizes; {where})\n")
     print(f"Python {platform.python_version()}, NumPy {np.__version__}, {os.cpu_count()} cores, "
           f"{wall:.0f} s" + (f"; other processes used {other:.0f} CPU-seconds meanwhile"
                              if other is not None else "") + ".")  # fmt: skip
     last = "spread on / off" if args.processes else "(medians)"
-    print(f"\n| job | checks on ms | off ms | on / off | {last} "
-          "| kernel: proven / per block / checked | checks kept (why) |")
+    cols = "off (A) ms | off (B) ms | A / B" if args.same else "checks on ms | off ms | on / off"
+    print(f"\n| job | {cols} | {last} | kernel: proven / per block / checked | checks kept (why) |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         ks = "; ".join(f"{k['kernel']}: {k['proven']} / {k['per_block']} / {k['checked']}"
@@ -450,7 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"backend": args.backend, "size": args.size, "other_cpu_s": other,
-                       "processes": args.processes, "rows": rows}, f, indent=1)  # fmt: skip
+                       "processes": args.processes, "same": args.same, "rows": rows}, f,
+                      indent=1)  # fmt: skip
     return 0
 
 

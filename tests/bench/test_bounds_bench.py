@@ -78,6 +78,28 @@ def test_processes_time_each_side_apart(bounds: Any, tmp_path: Path) -> None:
     assert row["kernels"][0]["kernel"] == "vecadd"
 
 
+def test_same_times_the_unchecked_build_in_both_columns(bounds: Any, tmp_path: Path,
+                                                         monkeypatch: Any) -> None:  # fmt: skip
+    """`--same` (an A/A run): every process of both columns times the checks-off build, so the
+    ratio is what placement alone gives; without `--processes` it is refused."""
+    sides: list[str] = []
+    run = bounds.subprocess.run
+
+    def spy(cmd: list[str], **kw: Any) -> Any:
+        sides.append(cmd[cmd.index("--side") + 1])
+        return run(cmd, **kw)
+
+    monkeypatch.setattr(bounds.subprocess, "run", spy)
+    out = tmp_path / "rows.json"
+    assert bounds.main(["--size", "quick", "--only", "vecadd", "--processes", "2", "--same",
+                        "--rounds", "1", "--calls", "2", "--json", str(out)]) == 0  # fmt: skip
+    assert sides == ["off"] * 4
+    got = json.loads(out.read_text())
+    assert got["same"] and len(got["rows"][0]["on_each"]) == 2
+    with pytest.raises(SystemExit):
+        bounds.main(["--size", "quick", "--only", "vecadd", "--same"])
+
+
 @simt.kernel
 def _where_flagged(a, out, flags):
     i = simt.grid(1)

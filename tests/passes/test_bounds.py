@@ -961,6 +961,6 @@ def test_a_guard_on_a_product_that_may_wrap_keeps_its_upper_bound() -> None:
         every_other[4, 256](a, out)
         np.testing.assert_array_equal(out[:500], a[::2])
         (spec,) = every_other.specialisations("cpu")
-        assert registry.get("cpu").checked_threads(spec.compiled) == 0  # type: ignore[attr-defined]
+        assert registry.get("cpu").checked_threads(spec.compiled) == 0
         with pytest.raises(simt.KernelError, match="index 1000 is out of bounds of `a`"):
             every_other_off_by_one[4, 256](a, out)

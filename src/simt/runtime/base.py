@@ -179,6 +179,13 @@ class Runtime(ABC):
         """A function timing `run()` on the device itself (seconds; CUDA events), or None:
         `simt.bench` then times with the host clock around a synchronised call."""
         return None
+
+    def checked_threads(self, kernel: Compiled) -> int | None:
+        """How many threads the launches of `kernel` so far ran through the checked copy of
+        a body `passes.bounds` versioned on a block-level test (the blocks that failed it),
+        or None where this runtime does not count them (the cpu runtime does)."""
+        return None
+
     # runs the IR's warp functions itself (sim, CUDA); the others get `passes.warps.lower`'s
     # form, through a shared scratch array of `warp_slots` (its most threads per block)
     warp_native: ClassVar[bool] = False
