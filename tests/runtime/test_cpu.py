@@ -491,7 +491,7 @@ def test_each_optimisation_frees_its_pass_manager(
 ) -> None:
     """llvmlite's ModulePassManager never frees its native object (its base `ObjectRef`'s
     empty `_dispose` hides `NewPassManager`'s): the passes kept what they last held, 70-215 KB
-    of every kernel compiled, for the life of the process (mem11). `cpu._optimise` frees it."""
+    of every kernel compiled, for the life of the process (mem11). `cpu.optimise` frees it."""
     from llvmlite.binding.newpassmanagers import NewPassManager, PassBuilder
 
     made: list[Any] = []

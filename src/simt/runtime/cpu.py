@@ -308,7 +308,7 @@ class CpuRuntime(Runtime):
         text, meta = lower_and_render(fn, _all_arrays(fn), block)
         if stage == "ir":
             return text
-        mod = self._optimise(text, _level(meta))
+        mod = self.optimise(text, _level(meta))
         if stage == "opt":
             return str(mod)
         if stage == "asm":
@@ -316,8 +316,10 @@ class CpuRuntime(Runtime):
                 return str(_target.emit_assembly(mod))
         raise ValueError(f"stage must be 'ir', 'opt' or 'asm', not {stage!r}")
 
-    def _optimise(self, text: str, level: int = 3) -> Any:
-        """The module of `text`, optimised for the host at `level` (3, or 2: see `_level`)."""
+    def optimise(self, text: str, level: int = 3) -> Any:
+        """The module of `text`, optimised for the host at `level` (3, or 2: see `_level`);
+        a module of more than `SLP_REDUCTIONS_MAX` instructions without the SLP vectoriser's
+        horizontal reductions."""
         llvm = _binding()
         mod = llvm.parse_assembly(text)
         mod.triple = _target.triple
@@ -328,9 +330,16 @@ class CpuRuntime(Runtime):
         pto.slp_vectorization = True
         pb = llvm.create_pass_builder(_target, pto)
         mpm = pb.getModulePassManager()
+        big = instructions(text) > SLP_REDUCTIONS_MAX
         try:
-            with _quiet_llvm():
-                mpm.run(mod, pb)
+            with _quiet_llvm():  # (its lock: no other compile sees the option changed)
+                if big:
+                    llvm.set_option("", "-slp-vectorize-hor=false")
+                try:
+                    mpm.run(mod, pb)
+                finally:
+                    if big:
+                        llvm.set_option("", "-slp-vectorize-hor=true")
         finally:
             _free_pass_manager(mpm)
         return mod
@@ -393,7 +402,7 @@ class CpuRuntime(Runtime):
 
     def _object(self, text: str, level: int = 3) -> bytes:
         """Object code for the host from LLVM IR text."""
-        mod = self._optimise(text, level)
+        mod = self.optimise(text, level)
         with _quiet_llvm():
             return bytes(_target.emit_object(mod))
 
@@ -679,6 +688,20 @@ def _slots(fn: Function) -> int:
     its bounds check) the rendered thread loops of `fn` keep for an error report."""
     return sum(op.operands[0].array.ndim for op in walk(fn.body)
                if checked(op, fn.checks_bounds))  # fmt: skip
+
+
+# LLVM's SLP vectoriser looks for horizontal reductions (`a0 + a1 + ...` in straight-line
+# code) at a cost that grows faster than the module: the fuzzer's kernel 158 (19,535
+# instructions; strings, lists, sets and files) spent 100 of its 116 s of compilation there, its
+# horizontal reductions off 15 s, while kernel 162 (18,287) took 8 s with them. The largest
+# kernels of the benchmarks are under 10,000 (`tensor`'s register-tiled micro-kernel: 9,826;
+# bench/bounds.py's fast_matmul 6,503) and keep them.
+SLP_REDUCTIONS_MAX = 12_000
+
+
+def instructions(text: str) -> int:
+    """About how many instructions LLVM IR `text` has (its indented lines)."""
+    return sum(1 for line in text.splitlines() if line.startswith("  "))
 
 
 def _level(meta: Meta, heavy: bool = False) -> int:
