@@ -2,18 +2,23 @@
 CUDA C++ of each compiled by NVRTC, and front-end mutants (docs/testing.md).
 
 The seeds are fixed so a failure here reproduces with
-`python -m simt fuzz --seed SEED --count 1` (the failing seed is in the message).
+`python -m simt fuzz --seed SEED --count 1` (the failing seed is in the message). The kernels
+are checked in worker processes, one a core (up to four): a kernel that hangs or crashes a
+backend is a finding naming its seed, not the end of the test run, and CI's two cores both
+work (the slice was more than half of CI's time in one process).
 """
 
 from __future__ import annotations
 
 import io
+import os
 
 import pytest
 
 from simt.testing import campaign
 
 CHUNKS = [(k * 25, 25) for k in range(12)]  # (first seed, kernels): 300 in all
+WORKERS = max(1, min(4, os.cpu_count() or 1))
 MUTANT_CHUNKS = [(0, 75), (75, 75)]  # 150 mutants: every construct five times over
 
 
@@ -25,7 +30,7 @@ def _keep_backend(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("seed, count", CHUNKS, ids=[f"seeds{s}-{s + n - 1}" for s, n in CHUNKS])
 def test_generated_kernels_agree_with_sim(seed: int, count: int) -> None:
     out = io.StringIO()
-    s = campaign.run(seed, count, out=out)
+    s = campaign.run(seed, count, out=out, isolate=True, workers=WORKERS)
     print(out.getvalue())
     assert s.kernels == count
     assert not s.findings, out.getvalue()
@@ -35,7 +40,8 @@ def test_kernels_with_big_constants_agree_with_sim() -> None:
     """The `bigconst` option forced on (it is also drawn for about one kernel in four):
     constants int32 cannot hold keep Python's value on every backend (issue 23)."""
     out = io.StringIO()
-    s = campaign.run(1000, 24, out=out, options={"bigconst": True})
+    s = campaign.run(1000, 24, out=out, options={"bigconst": True}, isolate=True,
+                     workers=WORKERS)
     assert s.kernels == 24 and s.features["int64"] >= 20, out.getvalue()
     assert not s.findings, out.getvalue()
 
@@ -67,6 +73,7 @@ def test_out_of_bounds_kernels_raise_a_kernel_error_naming_the_array() -> None:
     every backend present and NVRTC, each in a worker process, the launch must raise a
     KernelError naming that array: never a crash, never a silent result."""
     out = io.StringIO()
-    s = campaign.run(5000, 8, out=out, options={"oob": True, "size": 5}, isolate=True)
+    s = campaign.run(5000, 8, out=out, options={"oob": True, "size": 5}, isolate=True,
+                     workers=WORKERS)
     assert s.kernels == 8
     assert not s.findings, out.getvalue()

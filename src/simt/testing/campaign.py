@@ -23,10 +23,11 @@ import ast
 import faulthandler
 import re
 import sys
+import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -167,30 +168,36 @@ def run(
     options: dict[str, Any] | None = None,
     isolate: bool = False,
     hang_seconds: float = HANG_SECONDS,
+    workers: int = 1,
 ) -> Summary:
     """Run kernels `seed .. seed+count-1` and mutants `seed .. seed+mutants-1`; `options`
     force the generator's optional features on or off (`{"views": True}`; Generator);
-    `isolate` checks each kernel in a worker process (`isolated.Child`)."""
+    `isolate` checks each kernel in a worker process (`isolated.Child`), `workers` of them
+    at once (more than 1 implies `isolate`; the findings are reported in seed order)."""
     stream = out if out is not None else sys.stdout
     backs = backends_present(backends)
     use_nvrtc = nvrtc_present() if nvrtc is None else nvrtc
+    isolate = isolate or workers > 1
     s = Summary()
     start = time.perf_counter()
     print(
         f"simt fuzz: seeds {seed}..{seed + count - 1} on sim + {', '.join(backs) or 'nothing'}"
         f"{' + NVRTC' if use_nvrtc else ''}; mutants {seed}..{seed + mutants - 1}"
         f"{'; options ' + repr(options) if options else ''}"
-        f"{'; each kernel in a worker process' if isolate else ''}",
+        f"{'; each kernel in a worker process' if isolate else ''}"
+        f"{f' ({workers} at once)' if workers > 1 else ''}",
         file=stream,  # type: ignore[arg-type]
         flush=True,
     )
-    child = Child(backs, use_nvrtc, hang_seconds) if isolate else None
+    seeds = range(seed, seed + count)
+    isolated = (in_workers(seeds, options or {}, backs, use_nvrtc, hang_seconds, workers)
+                if isolate else None)  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NumPy overflow warnings of wrapping int32 code
-        for k in range(seed, seed + count):
+        for k in seeds:
             refused: list[Finding] = []
-            if child is not None:
-                found, features = child.check(k, options or {}, refused)
+            if isolated is not None:
+                found, features, refused = next(isolated)
                 program = None
             else:
                 faulthandler.dump_traceback_later(hang_seconds, exit=True)
@@ -224,12 +231,64 @@ def run(
             if why is not None:
                 s.mutant_failures.append(f"mutant {k}: {why}")
                 print(f"FAIL mutant {k}: {why}", file=stream, flush=True)  # type: ignore[arg-type]
-    if child is not None:
-        child.close()
     s.seconds = time.perf_counter() - start
     for line in s.lines():
         print(line, file=stream)  # type: ignore[arg-type]
     return s
+
+
+Checked = tuple[list[Finding], list[str], list[Finding]]  # findings, features, refusals
+
+
+def in_workers(
+    seeds: range, options: dict[str, Any], backends: tuple[str, ...], nvrtc: bool,
+    hang_seconds: float, workers: int,
+) -> Iterator[Checked]:  # fmt: skip
+    """Each kernel of `seeds` checked in a worker process (`isolated.Child`), `workers`
+    processes at once, each taking the next seed when it is done with one: a kernel's
+    findings, features and refusals, in seed order as they come (the threads only wait on
+    their worker's pipe)."""
+    todo = iter(seeds)
+    ready = threading.Condition()
+    got: dict[int, Checked] = {}
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        child = Child(backends, nvrtc, hang_seconds)
+        try:
+            while not stop.is_set():
+                with ready:
+                    k = next(todo, None)
+                if k is None:
+                    return
+                refused: list[Finding] = []
+                found, features = child.check(k, options, refused)
+                with ready:
+                    got[k] = (found, features, refused)
+                    ready.notify_all()
+        except BaseException as e:  # noqa: BLE001 - raised again in the caller's thread
+            with ready:
+                errors.append(e)
+                ready.notify_all()
+        finally:
+            child.close()
+
+    threads = [threading.Thread(target=serve, daemon=True)
+               for _ in range(max(1, min(workers, len(seeds))))]  # fmt: skip
+    for t in threads:
+        t.start()
+    try:
+        for k in seeds:
+            with ready:
+                ready.wait_for(lambda k=k: k in got or bool(errors))  # type: ignore[misc]
+                if k not in got:
+                    raise errors[0]
+                yield got.pop(k)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -268,9 +327,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="each kernel in a worker process (a crash is a finding; --oob does)",
     )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes checking kernels at once (more than 1 implies --isolate)",
+    )
     a = p.parse_args(argv)
     if a.count < 0 or a.mutants < 0:
         p.error("--count and --mutants are 0 or more")
+    if a.workers < 1:
+        p.error("--workers is 1 or more")
     from ..runtime import registry
 
     known = list(registry.RUNTIMES)
@@ -298,5 +365,6 @@ def main(argv: list[str] | None = None) -> int:
         options=options,
         isolate=a.isolate or a.oob,
         hang_seconds=a.hang,
+        workers=a.workers,
     )
     return 1 if s.findings or s.mutant_failures else 0
