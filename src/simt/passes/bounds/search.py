@@ -205,7 +205,7 @@ class Analysis(BlockTests):
             if 1 <= c <= 2**31:
                 out += [Bound(x.lin.plus(0 if upper else 1 - c).scale(Fraction(1, c)), x.conds)
                         for x in self.bounds(a, upper, d, ctx)]  # fmt: skip
-        elif v is not None and v.id in self.carried and (upper or self.counted_step(v) is not None):
+        elif v is not None and v.id in self.carried:  # (no other case below is a carried value)
             init, nxt, arg = self.carried[v.id]
             if upper and self.shrinks(nxt, arg):  # never above its initial value
                 out += self.bounds(init, True, d, ctx)
