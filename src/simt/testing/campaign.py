@@ -284,7 +284,8 @@ def in_workers(
                 ready.wait_for(lambda k=k: k in got or bool(errors))  # type: ignore[misc]
                 if k not in got:
                     raise errors[0]
-                yield got.pop(k)
+                answer = got.pop(k)
+            yield answer  # (the lock free meanwhile: the caller may shrink a failure)
     finally:
         stop.set()
         for t in threads:
