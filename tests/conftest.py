@@ -48,6 +48,19 @@ def ordinary(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject's addopts): a worker a core, at most eight. Each worker compiles
+    and keeps its own kernels (a few GB by the end of a whole run), and the fuzz slice
+    shares the cores it is given among worker processes of its own (test_fuzz_slice.py)."""
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `slow` (minutes each) first: the workers take them while the many short
+    tests are still there to even out the end, instead of one worker finishing alone."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def _backends() -> list[tuple[str, bool, str]]:
     """Each backend (and NVRTC, which checks cuda without a GPU): present, and why."""
     from simt.runtime import nvrtc, registry

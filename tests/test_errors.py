@@ -133,6 +133,7 @@ LAUNCHES = [
 ]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_wrong_arguments_and_launches_of_fuzz_kernels(backend: str) -> None:
     problems: list[str] = []

@@ -3,9 +3,9 @@ CUDA C++ of each compiled by NVRTC, and front-end mutants (docs/testing.md).
 
 The seeds are fixed so a failure here reproduces with
 `python -m simt fuzz --seed SEED --count 1` (the failing seed is in the message). The kernels
-are checked in worker processes, one a core (up to four): a kernel that hangs or crashes a
-backend is a finding naming its seed, not the end of the test run, and CI's two cores both
-work (the slice was more than half of CI's time in one process).
+are checked in worker processes, one for each core this pytest worker has to itself (the
+cores divided among pytest-xdist's workers; up to four): a kernel that hangs or crashes a
+backend is a finding naming its seed, not the end of the test run.
 """
 
 from __future__ import annotations
@@ -18,7 +18,11 @@ import pytest
 from simt.testing import campaign
 
 CHUNKS = [(k * 25, 25) for k in range(12)]  # (first seed, kernels): 300 in all
-WORKERS = max(1, min(4, os.cpu_count() or 1))
+# pytest-xdist's workers share the cores (PYTEST_XDIST_WORKER_COUNT): a chunk's kernels
+# past the cores would only make each take longer, toward the campaign's hang limit
+PYTEST_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+WORKERS = max(1, min(4, (os.cpu_count() or 1) // PYTEST_WORKERS))
+pytestmark = pytest.mark.slow
 MUTANT_CHUNKS = [(0, 75), (75, 75)]  # 150 mutants: every construct five times over
 
 
