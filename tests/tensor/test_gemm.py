@@ -420,7 +420,6 @@ def test_cpu_dot_kernel_is_vectorised_along_k() -> None:
     import re
 
     from simt.pipeline import finish
-    from simt.runtime import cpu
     from simt.tensor import gemm
 
     simt.use("cpu")
@@ -430,8 +429,7 @@ def test_cpu_dot_kernel_is_vectorised_along_k() -> None:
     t = prog.steps[0].kp.tiling
     assert t is not None and t.dot == 16
     fn = finish(gemm.lower_dot(t, *[simt.types.FLOAT32] * 3, "t1", per_block=True))
-    text, meta = cpu.lower_and_render(fn, cpu._all_arrays(fn), (1, 1, 1))
-    opt = str(registry.current().optimise(text, cpu._level(meta, True)))  # type: ignore[attr-defined]
+    opt = registry.current().render(fn, "opt", (1, 1, 1), heavy=True)  # type: ignore[call-arg]
     body = re.search(r"\nvector\.body:.*?\n\n", opt, re.S)
     assert body is not None, "the dot kernel's k loop was not vectorised"
     step = body.group(0)
@@ -447,7 +445,6 @@ def test_cpu_gemm_reads_an_unpacked_vector_operand_as_vectors() -> None:
     edge strip, or 32-bit ones, LLVM made gathers: 4x slower). Edge strips and rows, float64,
     and a long k still give NumPy's results."""
     from simt.pipeline import finish
-    from simt.runtime import cpu
     from simt.tensor import gemm
 
     simt.use("cpu")
@@ -457,8 +454,7 @@ def test_cpu_gemm_reads_an_unpacked_vector_operand_as_vectors() -> None:
     t = prog.steps[0].kp.tiling
     assert t is not None and not (t.pack_u or t.pack_v) and not prog.steps[0].packs
     fn = finish(gemm.lower_gemm(t, *[simt.types.FLOAT32] * 3, "t1", per_block=True))
-    text, meta = cpu.lower_and_render(fn, cpu._all_arrays(fn), (1, 1, 1))
-    opt = str(registry.current().optimise(text, cpu._level(meta, True)))  # type: ignore[attr-defined]
+    opt = registry.current().render(fn, "opt", (1, 1, 1), heavy=True)  # type: ignore[call-arg]
     loops = [b for b in opt.split("\n\n") if "!llvm.loop" in b and "fmul" in b]
 
     def whole_vectors(b: str) -> bool:

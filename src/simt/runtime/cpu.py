@@ -301,14 +301,16 @@ class CpuRuntime(Runtime):
         return lower_and_render(fn, _all_arrays(fn))[0]
 
     def render(  # type: ignore[override]
-        self, fn: Function, stage: str = "ir", block: tuple[int, int, int] | None = None
+        self, fn: Function, stage: str = "ir", block: tuple[int, int, int] | None = None,
+        heavy: bool = False,
     ) -> str:
         """The kernel as LLVM IR (`stage="ir"`), optimised IR (`"opt"`) or assembly (`"asm"`);
-        with `block`, as a launch with blocks of that shape compiles it."""
+        with `block`, as a launch with blocks of that shape compiles it; `heavy`, optimised as
+        a register-tiled kernel of `simt.tensor` is (see `_level`)."""
         text, meta = lower_and_render(fn, _all_arrays(fn), block)
         if stage == "ir":
             return text
-        mod = self.optimise(text, _level(meta))
+        mod = self.optimise(text, _level(meta, heavy))
         if stage == "opt":
             return str(mod)
         if stage == "asm":
