@@ -62,7 +62,7 @@ def _user_kernel_error(tmp_path, header: str, body: str) -> simt.CompileError:
         ("class C:\n            pass", "class"),
         ("s = 'text'\n        a[0] = s[thread_idx.x]", "run-time value"),
         ("xs = []\n        xs.append(thread_idx.x)\n        xs.append(0.5)", "mix types"),
-        ("def g():\n            return 1", "nested function"),
+        ("def g():\n            return g()\n        g()", "recursion is not supported"),
         ("a[0:2] = 1.0", "to a slice or a whole row is not supported"),
         ("y = undefined_name + 1", "not defined"),
         ("return 5", "returns nothing"),

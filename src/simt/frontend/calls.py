@@ -14,6 +14,7 @@ import inspect
 import math
 import random
 import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -25,7 +26,19 @@ from ..builtins import MATH, TO_INT, MathFn
 from ..errors import CompileError
 from ..filewrites import MARK, SEP, KernelFile
 from ..ir import Field, Value
-from . import dicts, files, list_ops, lists, raising, str_format, str_ops, str_parse, strings, views
+from . import (
+    dicts,
+    files,
+    list_ops,
+    lists,
+    local_functions,
+    raising,
+    str_format,
+    str_ops,
+    str_parse,
+    strings,
+    views,
+)
 from .checkpoint import Checkpoint, translate_checkpoint
 from .context import Translating
 from .scalars import coerce, const_value, known_type, materialise, merge_scalar, narrow, wrap_int
@@ -149,6 +162,14 @@ def call(tr: Translating, node: ast.Call) -> V:
         if k.arg is None:
             tr.fail(k, "**kwargs in a call is not supported in kernels")
         kwargs[k.arg] = tr.expr(k.value)  # type: ignore[index]
+    if isinstance(fn, Known) and isinstance(fn.value, local_functions.LocalFunction):
+        return tr.call_local(fn.value, args, kwargs, node)
+    f0 = fn.value if isinstance(fn, Known) else None
+    method = f0.__name__ if isinstance(f0, types.MethodDescriptorType) else ""
+    if method and getattr(str, method, None) is f0 and args and strings.is_str(args[0]):
+        # `str.lower(w)` of a run-time string (a sort key: key=str.lower) is `w.lower()`
+        fn = attribute(tr, args[0], method, node)  # type: ignore[arg-type]
+        args = args[1:]
     if isinstance(fn, Bound) and files.is_reader(fn.obj) and callable(fn.func):
         return files.method(tr, fn.obj, fn.func.__name__, args, kwargs, node)  # type: ignore[arg-type]
     methods = (list_ops.Method, strings.Method, str_ops.Method, str_format.Method, dicts.Method)
@@ -192,7 +213,7 @@ def call(tr: Translating, node: ast.Call) -> V:
             "xoroshiro128p_uniform_float32(states, i) in it; or draw them on the host "
             "(np.random) and pass the array",
         )
-    if all(isinstance(a, Known) for a in [*args, *kwargs.values()]):
+    if _all_known([*args, *kwargs.values()]):
         try:
             return Known(f(*[_kv(a) for a in args], **{k: _kv(v) for k, v in kwargs.items()}))
         except Exception as e:  # noqa: BLE001 - the user's function raised while compiling
@@ -213,6 +234,11 @@ def call(tr: Translating, node: ast.Call) -> V:
         return tr.call_method(m, args, node, kwargs)
     if inspect.isfunction(f) and not _library(f):
         return tr.inline(f, args, kwargs, node)
+    if not _all_known([a for a in [*args, *kwargs.values()] if isinstance(a, Known)]):
+        tr.fail(node, f"{_name(f)} cannot be given a function defined in the kernel: it runs "
+                "in CPython, and the function only in the kernel",
+                "call the function yourself (a loop or a comprehension); sorted, min, max and "
+                "functions of your own take one")  # fmt: skip
     runtime = [i for i, a in enumerate(args) if not isinstance(a, Known)]
     hint = (
         "call it on values known at compile time (it then runs in CPython), or use the "
@@ -296,7 +322,10 @@ def _kv(v: V) -> Any:
 
 
 def _all_known(args: list[V]) -> bool:
-    return all(isinstance(a, Known) for a in args)
+    """Whether CPython can compute the call now (a function defined in the kernel cannot
+    be called there: it is translated)."""
+    return all(isinstance(a, Known) and not isinstance(a.value, local_functions.LocalFunction)
+               for a in args)  # fmt: skip
 
 
 def _only_known(fallback: Callable[..., Any], name: str) -> Handler:
@@ -388,8 +417,22 @@ def _len(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -
 
 def _minmax(op: str) -> Handler:
     def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+        key = kwargs.pop("key", Known(None))
         if kwargs:
-            tr.fail(node, f"{op}() keyword arguments are not supported in kernels")
+            tr.fail(node, f"{op}() keyword arguments other than key= are not supported in "
+                    "kernels", "default=: test whether the list is empty first")  # fmt: skip
+        if not (isinstance(key, Known) and key.value is None):
+            if not (isinstance(key, Known) and (callable(key.value) or isinstance(
+                    key.value, local_functions.LocalFunction))):  # fmt: skip
+                tr.fail(node, f"{op}(key=...) takes a function known at compile time",
+                        "a lambda (key=lambda p: abs(p)), a function defined with def, or a "
+                        "builtin such as abs or len")  # fmt: skip
+            if len(args) == 1 and lists.is_list(args[0]):
+                return list_ops.min_max_by_key(tr, args[0], key, op, node)  # type: ignore[arg-type]
+            items = _items(tr, args[0], node) if len(args) == 1 else args
+            if not items:
+                tr.fail(node, f"{op}() of nothing")
+            return list_ops.min_max_by_key(tr, lists.make(tr, items, node), key, op, node)
         if len(args) == 1 and lists.is_list(args[0]):
             return list_ops.min_max(tr, args[0], op, node)  # type: ignore[arg-type]
         if len(args) == 1:

@@ -126,6 +126,8 @@ class Translating(Protocol):
     b: Builder
     env: dict[str, V]
     src: Source
+    pyfunc: Any  # the Python function translated (its globals and closure)
+    library: bool  # simt's own code inlined into the user's
 
     def fail(self, node: ast.AST, message: str, hint: str | None = None) -> NoReturn: ...
     def at(self, node: ast.AST) -> None: ...
@@ -150,6 +152,7 @@ class Translating(Protocol):
     def call_method(
         self, m: Bound, args: list[V], node: ast.AST, kwargs: dict[str, V] | None = None
     ) -> V: ...
+    def call_local(self, f: Any, args: list[V], kwargs: dict[str, V], node: ast.AST) -> V: ...
     def inline(
         self,
         fn: Any,

@@ -30,6 +30,7 @@ from .lists import (
     arena,
     bound,
     clear,
+    comprehension,
     element_type,
     extend,
     fix_type,
@@ -47,9 +48,11 @@ from .lists import (
     raise_unless,
     set_header,
     slice_bounds,
+    text_item,
     when,
 )
-from .raising import raise_builtin
+from .local_functions import LocalFunction
+from .raising import any_raising, guard_effect, raise_builtin
 from .scalars import coerce, known_type, scalar_type
 from .values import Bound, Known, Obj, Tup, V
 
@@ -238,27 +241,34 @@ def _drop(tr: Translating, lst: Obj, i: Value, node: ast.AST) -> None:
     set_header(tr, lst, LEN, end)
 
 
-def _sort_keywords(tr: Translating, kwargs: dict[str, V], node: ast.AST, lst: Obj) -> bool:
-    """Whether `reverse=True` was given (a known bool); `key=` is refused, with what to
-    write for a list of numbers or of strings (`lst`)."""
-    if "key" in kwargs:
-        hint = ("make a list of the keys and sort that ([w.lower() for w in ws]; for the "
-                "order of the items themselves by a number, sort a list of (key * n + index) "
-                "numbers and read the items back by index)" if info_of(lst).text else
-                "sort a list of the keys, or of (key, value) numbers packed into one")
-        tr.fail(node, "sorting with key= is not supported in kernels", hint)
-    unknown = set(kwargs) - {"reverse"}
+def _sort_keywords(tr: Translating, kwargs: dict[str, V],
+                   node: ast.AST) -> tuple[bool, V | None]:  # fmt: skip
+    """Whether `reverse=True` was given (a known bool), and the `key=` function (None
+    without one, or with `key=None`)."""
+    unknown = set(kwargs) - {"reverse", "key"}
     if unknown:
         tr.fail(node, f"sort() got an unexpected keyword argument {sorted(unknown)[0]!r}")
     rev = kwargs.get("reverse", Known(False))
     if not isinstance(rev, Known):
         tr.fail(node, "sort(reverse=...) must be known at compile time")
-    return bool(rev.value)  # type: ignore[union-attr]
+    key = kwargs.get("key", Known(None))
+    if not isinstance(key, Known) or not (
+        key.value is None or callable(key.value) or isinstance(key.value, LocalFunction)
+    ):
+        tr.fail(node, "sort(key=...) takes a function known at compile time",
+                "a lambda (key=lambda p: p % 10), a function defined with def, or a "
+                "builtin such as abs or len")  # fmt: skip
+    return bool(rev.value), None if key.value is None else key
 
 
-def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST) -> None:
+def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST,
+                  key: V | None = None) -> None:  # fmt: skip
     """A bubble sort of the list's items: adjacent items swap when the later is strictly
-    smaller (larger, reversed), so equal items keep their order as in Python's stable sort."""
+    smaller (larger, reversed), so equal items keep their order as in Python's stable sort.
+    With a `key` function, by its values (`_sort_by_key`)."""
+    if key is not None:
+        _sort_by_key(tr, lst, key, reverse_order, node)
+        return
     if info_of(lst).text:
         text_lists.sort_in_place(tr, lst, reverse_order, node)
         return
@@ -282,11 +292,106 @@ def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST)
     loop(tr, i32(tr, 0), n, sweep)
 
 
+# the names a keyed sort gives the key function and the items in the comprehension it
+# translates: not identifiers, so no user name is hidden, and a message about the call
+# reads "sort key() ..."
+_KEY, _ITEMS, _ITEM = "sort key", "sort items", "sort item"
+
+
+def _keys_of(tr: Translating, lst: Obj, key: V, node: ast.AST) -> Obj:
+    """`[key(x) for x in lst]`, translated as that comprehension is (so `key` may be any
+    function a kernel can call, called once per item, in order, as Python does)."""
+    call = ast.Call(func=ast.Name(_KEY, ast.Load()), args=[ast.Name(_ITEM, ast.Load())],
+                    keywords=[])  # fmt: skip
+    gen = ast.comprehension(target=ast.Name(_ITEM, ast.Store()),
+                            iter=ast.Name(_ITEMS, ast.Load()), ifs=[], is_async=0)  # fmt: skip
+    comp = ast.copy_location(ast.ListComp(elt=call, generators=[gen]), node)
+    ast.fix_missing_locations(comp)
+    tr.env[_KEY], tr.env[_ITEMS] = key, lst
+    try:
+        return comprehension(tr, comp, tag="keys")  # at the call: its lists are others
+    finally:
+        tr.env.pop(_KEY, None)
+        tr.env.pop(_ITEMS, None)
+
+
+def _entry_type(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:
+    """The type of a list's entries: its items' type, or int32 (offsets) for strings."""
+    return T.INT32 if info_of(lst).text else element_type(tr, lst, node)
+
+
+def _below(tr: Translating, keys: Obj, kt: T.Scalar) -> Callable[[Value, Value], Value]:
+    """Whether one key entry of `keys` is strictly below another, as Python orders them."""
+    if info_of(keys).text:
+        return lambda x, y: text_lists.below(tr, x, y)
+    work_t = T.INT32 if kt.is_bool else kt
+    b = tr.b
+    return lambda x, y: b.cmp("lt", coerce(b, x, work_t), coerce(b, y, work_t))
+
+
+def _sort_by_key(tr: Translating, lst: Obj, key: V, reverse_order: bool,
+                 node: ast.AST) -> None:  # fmt: skip
+    """`xs.sort(key=f)` as Python does it: the keys first (`_keys_of`), then the bubble sort
+    of `sort_in_place` on the keys, each swap moving the items with them: stable, and equal
+    keys keep their items' order."""
+    keys = _keys_of(tr, lst, key, node)
+    kt, it = _entry_type(tr, keys, node), _entry_type(tr, lst, node)
+    below = _below(tr, keys, kt)
+    tr.at(node)
+    b = tr.b
+    n = length(tr, lst)
+
+    def sweep(i: Value) -> None:
+        def step(j: Value) -> None:
+            j1 = b.bin("add", j, i32(tr, 1))
+            kx, ky = _load(tr, keys, kt, j), _load(tr, keys, kt, j1)
+            x, y = _load(tr, lst, it, j), _load(tr, lst, it, j1)
+            swap = below(kx, ky) if reverse_order else below(ky, kx)
+            _store(tr, keys, kt, j, b.select(swap, ky, kx))
+            _store(tr, keys, kt, j1, b.select(swap, kx, ky))
+            _store(tr, lst, it, j, b.select(swap, y, x))
+            _store(tr, lst, it, j1, b.select(swap, x, y))
+
+        loop(tr, i32(tr, 0), b.bin("sub", b.bin("sub", n, i32(tr, 1)), i), step)
+
+    # a key that raised left the keys unfinished: Python sorts nothing then
+    guard_effect(tr, lambda: loop(tr, i32(tr, 0), n, sweep))
+
+
+def min_max_by_key(tr: Translating, lst: Obj, key: V, op: str, node: ast.AST) -> V:
+    """`min(xs, key=f)` / `max(xs, key=f)`: the first item no other item's key is strictly
+    below (above); an empty list raises ValueError as in Python."""
+    keys = _keys_of(tr, lst, key, node)
+    kt, it = _entry_type(tr, keys, node), _entry_type(tr, lst, node)
+    below = _below(tr, keys, kt)
+    tr.at(node)
+    b = tr.b
+    n = length(tr, lst)
+    raise_unless(tr, ValueError, b.cmp("gt", n, i32(tr, 0)), f"{op}() arg is an empty sequence",
+                 node)  # fmt: skip
+
+    def pick(k: Value, acc: list[Value]) -> list[Value]:
+        kk = _load(tr, keys, kt, k)
+        better = below(kk, acc[0]) if op == "min" else below(acc[0], kk)
+        return [b.select(better, kk, acc[0]), b.select(better, k, acc[1])]
+
+    first = i32(tr, 0)
+    raising = any_raising(tr)  # a key raised: the keys are unfinished, none is compared
+    if isinstance(raising, Value):
+        n = b.select(raising, first, n)
+    elif raising.value:  # type: ignore[union-attr]
+        n = first
+    _, at = fold(tr, i32(tr, 1), n, [_load(tr, keys, kt, first), first], pick)
+    entry = _load(tr, lst, it, at)
+    return text_item(tr, entry) if info_of(lst).text else entry
+
+
 def sort(tr: Translating, lst: Obj, args: list[V], node: ast.AST,
          kwargs: dict[str, V] | None = None) -> V:  # fmt: skip
     if args:
         tr.fail(node, "list.sort() takes no positional arguments")
-    sort_in_place(tr, lst, _sort_keywords(tr, kwargs or {}, node, lst), node)
+    rev, key = _sort_keywords(tr, kwargs or {}, node)
+    sort_in_place(tr, lst, rev, node, key)
     return Known(None)
 
 
@@ -326,9 +431,9 @@ def copy(tr: Translating, lst: Obj, args: list[V], node: ast.AST) -> V:
 
 def sorted_copy(tr: Translating, lst: Obj, kwargs: dict[str, V], node: ast.AST) -> Obj:
     """`sorted(xs)`: a new, sorted list; `xs` stays as it was."""
-    rev = _sort_keywords(tr, kwargs, node, lst)
+    rev, key = _sort_keywords(tr, kwargs, node)
     out = copy_of(tr, lst, node)
-    sort_in_place(tr, out, rev, node)
+    sort_in_place(tr, out, rev, node, key)
     return out
 
 

@@ -969,11 +969,13 @@ def from_display(tr: Translating, node: ast.expr) -> Obj:
     return comprehension(tr, node)
 
 
-def comprehension(tr: Translating, node: ast.ListComp | ast.GeneratorExp) -> Obj:
+def comprehension(tr: Translating, node: ast.ListComp | ast.GeneratorExp,
+                  tag: str = "") -> Obj:  # fmt: skip
     """`[elt for target in it if cond ...]` as a run-time list: the loops the comprehension
-    stands for, appending to a fresh list; its variables are its own (as in Python 3)."""
-    name = f"$lc{node.lineno}_{node.col_offset}"
-    lst = make(tr, [], node)
+    stands for, appending to a fresh list; its variables are its own (as in Python 3).
+    `tag`: as `make`'s, for a comprehension simt writes at the place of another list."""
+    name = f"$lc{node.lineno}_{node.col_offset}{tag}"
+    lst = make(tr, [], node, tag)
     append_call = ast.Call(
         func=ast.Attribute(value=ast.Name(id=name, ctx=ast.Load()), attr="append",
                            ctx=ast.Load()),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import textwrap
 import threading
 from collections import OrderedDict
@@ -61,6 +62,13 @@ def get_source(fn: Any) -> Source:
         if cached is not None:
             _cache.move_to_end(key)
             return cached
+    if fn.__name__ == "<lambda>":
+        src = _lambda_source(fn, code)
+        with _lock:
+            _cache[key] = src
+            while len(_cache) > SOURCE_CACHE_SIZE:
+                _cache.popitem(last=False)
+        return src
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError):
@@ -79,9 +87,8 @@ def get_source(fn: Any) -> Source:
     tree = next((n for n in module.body if isinstance(n, ast.FunctionDef)), None)
     if tree is None:
         raise CompileError(
-            ("it is a lambda" if fn.__name__ == "<lambda>" else
-             f"{fn.__name__} is not defined with `def`")
-            + ": simt compiles functions written with `def`",
+            f"{fn.__name__} is not defined with `def`: simt compiles functions written with "
+            "`def` or `lambda`",
             code.co_filename,
             first,
             None,
@@ -96,3 +103,46 @@ def get_source(fn: Any) -> Source:
         while len(_cache) > SOURCE_CACHE_SIZE:
             _cache.popitem(last=False)
     return src
+
+
+def _lambda_source(fn: Any, code: Any) -> Source:
+    """The source of a lambda made in CPython (`KEY = lambda p: p[1]` at module level, or
+    returned by a helper called at compile time) as a one-statement `def`: found in its
+    file's syntax by its first line and parameters, and where several lambdas there have
+    the same parameters, by the columns of its code (Python 3.11+)."""
+    lines = [ln.rstrip("\n") for ln in linecache.getlines(code.co_filename)]
+    try:
+        module = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError):
+        module = None
+    params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    found = [
+        n for n in ast.walk(module) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
+        and tuple(a.arg for a in [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]) == params
+    ] if module is not None else []  # fmt: skip
+    if len(found) > 1 and hasattr(code, "co_positions"):
+        # the body's instructions (the first, RESUME, spans nothing: column 0 to 0)
+        spots = [(ln, col) for ln, _, col, end in code.co_positions()
+                 if ln is not None and col is not None and (end or 0) > col]  # fmt: skip
+
+        def holds(n: ast.Lambda) -> bool:
+            end = (n.end_lineno or n.lineno, n.end_col_offset or 0)
+            return all((n.lineno, n.col_offset) <= spot <= end for spot in spots)
+
+        found = [n for n in found if holds(n)]
+        found = [n for n in found if not any(m is not n and holds(m) and m in ast.walk(n)
+                                             for m in found)]  # fmt: skip
+    if len(found) != 1:
+        raise CompileError(
+            "cannot find the source of this lambda" + (
+                f": {len(found)} lambdas on line {code.co_firstlineno} take the same "
+                "parameters" if found else f" (defined in {code.co_filename})"),
+            code.co_filename, code.co_firstlineno, None,
+            lines[code.co_firstlineno - 1] if 0 < code.co_firstlineno <= len(lines) else None,
+            hint="define it with `def`, or as the only lambda of its line",
+        )  # fmt: skip
+    lam = found[0]
+    ret = ast.copy_location(ast.Return(lam.body), lam.body)
+    tree = ast.copy_location(ast.FunctionDef(name="<lambda>", args=lam.args, body=[ret],
+                                             decorator_list=[], returns=None), lam)  # fmt: skip
+    return Source(tree, code.co_filename, 1, lines, [0] * len(lines))

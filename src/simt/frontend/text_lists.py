@@ -37,14 +37,16 @@ from .values import Known, Obj, V
 
 def item(tr: Translating, lst: Obj, k: Value) -> Obj:
     """Item `k` (inside the list) as a string: a view of its characters."""
-    return text_item(tr, _offset(tr, lst, k))
+    return text_item(tr, offset(tr, lst, k))
 
 
-def _offset(tr: Translating, lst: Obj, k: Value) -> Value:
+def offset(tr: Translating, lst: Obj, k: Value) -> Value:
+    """The offset of item `k`'s characters (a list of strings holds their offsets)."""
     return arena(tr).load(tr.b, T.INT32, tr.b.bin("add", header(tr, lst, DATA), k))
 
 
-def _set_offset(tr: Translating, lst: Obj, k: Value, v: Value) -> None:
+def set_offset(tr: Translating, lst: Obj, k: Value, v: Value) -> None:
+    """Item `k` becomes the string at offset `v`."""
     arena(tr).store(tr.b, T.INT32, tr.b.bin("add", header(tr, lst, DATA), k), v)
 
 
@@ -137,8 +139,8 @@ def remove(tr: Translating, lst: Obj, v: V, node: ast.AST) -> V:
 
     def drop() -> None:
         end = b.bin("sub", length(tr, lst), i32(tr, 1))
-        loop(tr, found, end, lambda k: _set_offset(
-            tr, lst, k, _offset(tr, lst, b.bin("add", k, i32(tr, 1)))))  # fmt: skip
+        loop(tr, found, end, lambda k: set_offset(
+            tr, lst, k, offset(tr, lst, b.bin("add", k, i32(tr, 1)))))  # fmt: skip
         set_header(tr, lst, LEN, end)
 
     when_(tr, ok, drop)
@@ -155,12 +157,12 @@ def min_max(tr: Translating, lst: Obj, op: str, node: ast.AST) -> Obj:
     raise_unless(tr, ValueError, ok, f"{op}() arg is an empty sequence", node)
 
     def pick(k: Value, acc: list[Value]) -> list[Value]:
-        at = _offset(tr, lst, k)
+        at = offset(tr, lst, k)
         x, best = text_item(tr, at), text_item(tr, acc[0])
         better = strings.less(tr, x, best) if op == "min" else strings.less(tr, best, x)
         return [b.select(better, at, acc[0])]
 
-    (at,) = fold(tr, i32(tr, 1), n, [_offset(tr, lst, i32(tr, 0))], pick)
+    (at,) = fold(tr, i32(tr, 1), n, [offset(tr, lst, i32(tr, 0))], pick)
     got = text_item(tr, at)
     return got.with_field("n", b.select(ok, strings.length(tr, got), i32(tr, 0)))
 
@@ -176,15 +178,20 @@ def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST)
     def sweep(i: Value) -> None:
         def step(j: Value) -> None:
             j1 = b.bin("add", j, i32(tr, 1))
-            x, y = _offset(tr, lst, j), _offset(tr, lst, j1)
+            x, y = offset(tr, lst, j), offset(tr, lst, j1)
             sx, sy = text_item(tr, x), text_item(tr, y)
             swap = strings.less(tr, sx, sy) if reverse_order else strings.less(tr, sy, sx)
-            _set_offset(tr, lst, j, b.select(swap, y, x))
-            _set_offset(tr, lst, j1, b.select(swap, x, y))
+            set_offset(tr, lst, j, b.select(swap, y, x))
+            set_offset(tr, lst, j1, b.select(swap, x, y))
 
         loop(tr, i32(tr, 0), b.bin("sub", b.bin("sub", n, i32(tr, 1)), i), step)
 
     loop(tr, i32(tr, 0), n, sweep)
+
+
+def below(tr: Translating, x: Value, y: Value) -> Value:
+    """Whether the string at offset `x` orders before the one at `y` (Python's `<`)."""
+    return strings.less(tr, text_item(tr, x), text_item(tr, y))
 
 
 def total(tr: Translating, start: V, node: ast.AST) -> None:

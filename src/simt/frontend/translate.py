@@ -34,6 +34,7 @@ from . import (
     known,
     list_ops,
     lists,
+    local_functions,
     loops,
     raising,
     str_format,
@@ -105,7 +106,6 @@ _PYCMP: dict[type, Callable[[Any, Any], Any]] = {
 
 _UNSUPPORTED_STMT = {
     ast.ClassDef: ("class definitions", "define classes outside the kernel"),
-    ast.FunctionDef: ("nested function definitions", "define the helper at module level"),
     ast.AsyncFunctionDef: ("async functions", "kernels are synchronous"),
     ast.Import: ("import", "import at module level; the kernel sees module globals"),
     ast.ImportFrom: ("import", "import at module level; the kernel sees module globals"),
@@ -120,7 +120,6 @@ if hasattr(ast, "TryStar"):  # Python 3.11+
         "use try/except: a thread raises one exception at a time",
     )
 _UNSUPPORTED_EXPR = {
-    ast.Lambda: ("lambda", "define a function at module level and call it"),
     ast.Yield: ("generators", "write results into an array argument"),
     ast.YieldFrom: ("generators", "write results into an array argument"),
     ast.Await: ("await", "kernels are synchronous"),
@@ -388,6 +387,10 @@ class Translator:
 
     def stmt_Pass(self, node: ast.Pass) -> None:
         pass
+
+    def stmt_FunctionDef(self, node: ast.FunctionDef) -> None:
+        """A nested `def`: the name is bound to the function (local_functions.py)."""
+        self.env[node.name] = local_functions.define(self, node)
 
     def stmt_Delete(self, node: ast.Delete) -> None:
         """`del d[k]` of a run-time dict (a KeyError where `k` is missing); other `del`s are
@@ -946,6 +949,9 @@ class Translator:
         if isinstance(v, Known) and isinstance(v.value, lang.KernelValue):
             return self.inline(v.value.impl, [], {}, node)  # `from simt import laneid`
         return v
+
+    def expr_Lambda(self, node: ast.Lambda) -> V:
+        return local_functions.define(self, node)
 
     def expr_Tuple(self, node: ast.Tuple) -> V:
         return self.sequence([self.expr(e) for e in node.elts], tuple)
@@ -1710,6 +1716,33 @@ class Translator:
                 "kernel (its __init__ is not Python code)",
             )
         return self.inline(init, [Obj(cls)], kwargs, node, return_self=True, args_rest=args)
+
+    def call_local(self, f: local_functions.LocalFunction, args: list[V],
+                   kwargs: dict[str, V], node: ast.AST) -> V:  # fmt: skip
+        """A call of a function defined in a kernel: its body translated here, reading the
+        defining function's variables as they are now (Python's late binding) and binding
+        its own names in a scope of its own."""
+        if f in self.ctx.inline_stack:
+            self.fail(node, f"{f.name}() calls itself: recursion is not supported in kernels",
+                      "rewrite it as a loop")  # fmt: skip
+        env = local_functions.visible(f.definer.env)
+        for name, v in local_functions.bind(self, f, args, kwargs, node).items():
+            env[name] = self.sequence(list(v), tuple) if isinstance(v, tuple) else v
+        env[RET] = Known(False)
+        env[RETVAL] = UNDEF
+        outer = raising.enter_call(self, env)
+        sub = Translator(self.ctx, f.definer.src, f.definer.pyfunc, env)
+        sub.library = f.definer.library
+        self.ctx.inline_stack.append(f)
+        saved_loc = self.b.loc
+        try:
+            sub.stmts(local_functions.body(f))
+        finally:
+            self.ctx.inline_stack.pop()
+            self.b.loc = saved_loc
+            raising.leave_call(self, outer, sub.env)
+        result = sub.env.get(RETVAL, UNDEF)
+        return Known(None) if result is UNDEF else result
 
     def inline(
         self,
