@@ -2,8 +2,8 @@
 nested `def` with a default (evaluated at the definition) reading a variable of the kernel
 assigned after it (read at the call), and a nested `def` appending to the caller's list;
 `sort(key=)`, `sorted(key=, reverse=True)`, `min(key=)` and `max(key=)` over numbers and
-over strings (`key=len`, `key=str.lower`). The reference is the same helper run by Python
-on the host."""
+over strings (`key=len`, `key=str.lower`); `map` over two lists and `filter`. The
+reference is the same helper run by Python on the host."""
 
 import numpy as np
 
@@ -40,7 +40,8 @@ def keyed(seed, n):
         s = (s * 7 + scaled(xs[k]) * 3 + ys[k]) % 1000003
     low = min(xs, key=near) if xs else 99
     high = max(xs, key=lambda v: v * v) if xs else -99
-    return s, low, high, len(ws[0]) * 10 + len(ws[-1]), len(max(words, key=len))
+    kept = sum(map(lambda v, w: v * w, xs, ys)) + len(list(filter(lambda v: v > 0, xs)))
+    return s, low, high, len(ws[0]) * 10 + len(ws[-1]), len(max(words, key=len)) + kept * 10
 
 
 @simt.kernel(heap=4096)  # str.lower makes a string per key

@@ -1,8 +1,8 @@
 """Functions defined in a kernel (frontend/local_functions.py): `lambda` and nested `def`
 with Python's scoping (defaults at the definition, free names read at the call, the body's
 names its own), lambdas made in CPython, and the functions that take one: `sort(key=)`,
-`sorted(key=)`, `min(key=)`, `max(key=)`. Each helper runs in the kernel (inlined) and on
-the host (the reference)."""
+`sorted(key=)`, `min(key=)`, `max(key=)`, `map` and `filter`. Each helper runs in the
+kernel (inlined) and on the host (the reference)."""
 
 from __future__ import annotations
 
@@ -82,7 +82,9 @@ def keyed(t):
     picks = min(xs, key=abs) + 100 * max(xs, key=last_digit)
     picks += 10000 * max(t, 4, key=lambda v: -v) + 1000000 * len(max(ws, key=len))
     picks += 10000000 * len(min(ws, key=str.lower))
-    return (s * 7 + lengths * 13 + picks) % 1000003  # int32 all the way (simt's integers)
+    mapped = sum(map(lambda v, w: v * w, xs, ys)) + len(list(filter(None, xs)))
+    mapped += sum(map(len, filter(lambda w: w < "g", ws))) * 100
+    return (s * 7 + lengths * 13 + picks + mapped) % 1000003  # int32 (simt's integers)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -133,6 +135,7 @@ def test_a_key_called_once_per_item_in_order(capfd: pytest.CaptureFixture[str]) 
         ("out[t] = max(xs, default=0)", "keyword arguments other than key="),
         ("xs.sort(key=lambda v: (v, -v))", "a list of tuples"),
         ("out[t] = functools.reduce(lambda a, b: a + b, xs)", "cannot be given a function"),
+        ("out[t] = sum(map(lambda v: v))", "map() takes a function and one or more iterables"),
     ],
 )
 def test_refusals_name_the_line_and_say_what_to_write(body: str, words: str, refusal) -> None:

@@ -237,8 +237,8 @@ def call(tr: Translating, node: ast.Call) -> V:
     if not _all_known([a for a in [*args, *kwargs.values()] if isinstance(a, Known)]):
         tr.fail(node, f"{_name(f)} cannot be given a function defined in the kernel: it runs "
                 "in CPython, and the function only in the kernel",
-                "call the function yourself (a loop or a comprehension); sorted, min, max and "
-                "functions of your own take one")  # fmt: skip
+                "call the function yourself (a loop or a comprehension); sorted, min, max, "
+                "map, filter and functions of your own take one")  # fmt: skip
     runtime = [i for i, a in enumerate(args) if not isinstance(a, Known)]
     hint = (
         "call it on values known at compile time (it then runs in CPython), or use the "
@@ -560,6 +560,54 @@ def _round(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call)
     scale = tr.const(10.0 ** int(nd.value), x.scalar)  # type: ignore[union-attr]
     r = tr.b.op("math", [tr.b.bin("mul", x, scale)], [x.type], fn="rint").result
     return tr.b.bin("div", r, scale)
+
+
+def _each(kind: str) -> Handler:
+    """`map(f, xs, ...)` and `filter(f, xs)` as the comprehensions they stand for:
+    `[f(x, y) for x, y in zip(xs, ys)]`, `[x for x in xs if f(x)]` (`filter(None, xs)`: `if
+    x`). Over a run-time sequence that is a run-time list (the items made at once, not
+    lazily: the same values where `f` has no effect the loop reading them would see); over
+    known items, unrolled; all known, CPython's own."""
+    host = builtins.map if kind == "map" else builtins.filter
+
+    def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
+        if kwargs:
+            tr.fail(node, f"{kind}() takes no keyword arguments")
+        if len(args) < 2 or (kind == "filter" and len(args) != 2):
+            what = "an iterable" if kind == "filter" else "one or more iterables"
+            tr.fail(node, f"{kind}() takes a function and {what}")
+        if _all_known(args):
+            return _only_known(host, kind)(tr, args, kwargs, node)
+        fn, its = args[0], args[1:]
+        hidden = {f"{kind} function": fn, f"{kind} zip": Known(builtins.zip)}
+        hidden.update({f"{kind} items {k}": v for k, v in enumerate(its)})
+        load = lambda name: ast.Name(name, ast.Load())  # noqa: E731
+        items = [f"{kind} item {k}" for k in range(len(its))]
+        if len(its) == 1:
+            target: ast.expr = ast.Name(items[0], ast.Store())
+            source: ast.expr = load(f"{kind} items 0")
+        else:
+            target = ast.Tuple([ast.Name(n, ast.Store()) for n in items], ast.Store())
+            source = ast.Call(load(f"{kind} zip"),
+                              [load(f"{kind} items {k}") for k in range(len(its))], [])  # fmt: skip
+        applied = ast.Call(load(f"{kind} function"), [load(n) for n in items], [])
+        ifs: list[ast.expr] = []
+        elt: ast.expr = applied
+        if kind == "filter":
+            keep = load(items[0]) if isinstance(fn, Known) and fn.value is None else applied
+            elt, ifs = load(items[0]), [keep]  # filter
+        gen = ast.comprehension(target=target, iter=source, ifs=ifs, is_async=0)
+        comp = ast.fix_missing_locations(
+            ast.copy_location(ast.ListComp(elt=elt, generators=[gen]), node))
+        tr.env.update(hidden)
+        try:
+            # filter: always a run-time list (an unrolled comprehension needs known conditions)
+            return lists.comprehension(tr, comp) if kind == "filter" else tr.expr(comp)
+        finally:
+            for name in hidden:
+                tr.env.pop(name, None)
+
+    return h
 
 
 def _sorted(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
@@ -1357,6 +1405,8 @@ def _handlers() -> dict[Any, Handler]:
         builtins.round: _round,
         builtins.sum: _sum,
         builtins.sorted: _sorted,
+        builtins.map: _each("map"),
+        builtins.filter: _each("filter"),
         builtins.range: _only_known(range, "range"),
         builtins.zip: _seq_fn("zip"),
         builtins.enumerate: _seq_fn("enumerate"),
