@@ -56,9 +56,22 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked `slow` (minutes each) first: the workers take them while the many short
-    tests are still there to even out the end, instead of one worker finishing alone."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """Tests marked `slow` (minutes each) dealt out first. pytest-xdist's `worksteal` gives
+    worker j the j-th of equal parts of this list, and an idle worker steals from the end of
+    another's part: so each part starts with its share of the slow tests (round robin), and
+    its short tests after them even out the end. (All slow tests first in one list gave them
+    all to the first worker: the critical path of a whole run.)"""
+    parts = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    rest = [item for item in items if item.get_closest_marker("slow") is None]
+    dealt: list[pytest.Item] = []
+    for j in range(parts):
+        size = len(items) * (j + 1) // parts - len(items) * j // parts
+        mine = slow[j::parts]
+        take = max(0, size - len(mine))
+        dealt += mine + rest[:take]
+        rest = rest[take:]
+    items[:] = dealt + rest
 
 
 def _backends() -> list[tuple[str, bool, str]]:

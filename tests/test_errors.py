@@ -133,29 +133,29 @@ LAUNCHES = [
 ]  # fmt: skip
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # each accepted wrong argument compiles a variant: minutes on cpu
+@pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_wrong_arguments_and_launches_of_fuzz_kernels(backend: str) -> None:
+def test_wrong_arguments_and_launches_of_fuzz_kernels(backend: str, seed: int) -> None:
     problems: list[str] = []
     simt.use(backend)
-    for seed in range(3):
-        prog = generate(seed, fp64=False)
-        kernel = load(prog)
-        names = list(kernel._names)
-        base = prog.make_args()
-        for pos, a in enumerate(base):
-            for what, bad in _bad_values(a, reshape=backend == "sim"):
-                args = list(prog.make_args())
-                args[pos] = bad
-                e = _error(lambda: kernel[prog.grid, prog.block](*args))  # noqa: B023
-                problems += _problems(f"seed {seed}: {names[pos]} = {what}", e)
-        for grid, block in LAUNCHES:
-            e = _error(lambda: kernel[grid, block](*prog.make_args()))  # noqa: B023
-            problems += _problems(f"seed {seed}: [{grid!r}, {block!r}]", e)
-        e = _error(lambda: kernel[prog.grid, prog.block](*base[:-1]))  # noqa: B023
-        problems += _problems(f"seed {seed}: an argument short", e)
-        e = _error(lambda: kernel[prog.grid, prog.block](*base, 1))  # noqa: B023
-        problems += _problems(f"seed {seed}: an argument too many", e)
+    prog = generate(seed, fp64=False)
+    kernel = load(prog)
+    names = list(kernel.signature.parameters)
+    base = prog.make_args()
+    for pos, a in enumerate(base):
+        for what, bad in _bad_values(a, reshape=backend == "sim"):
+            args = list(prog.make_args())
+            args[pos] = bad
+            e = _error(lambda: kernel[prog.grid, prog.block](*args))  # noqa: B023
+            problems += _problems(f"seed {seed}: {names[pos]} = {what}", e)
+    for grid, block in LAUNCHES:
+        e = _error(lambda: kernel[grid, block](*prog.make_args()))  # noqa: B023
+        problems += _problems(f"seed {seed}: [{grid!r}, {block!r}]", e)
+    e = _error(lambda: kernel[prog.grid, prog.block](*base[:-1]))  # noqa: B023
+    problems += _problems(f"seed {seed}: an argument short", e)
+    e = _error(lambda: kernel[prog.grid, prog.block](*base, 1))  # noqa: B023
+    problems += _problems(f"seed {seed}: an argument too many", e)
     assert not problems, "\n".join(problems)
 
 
