@@ -733,10 +733,25 @@ def test_displays_of_known_strings_become_lists_of_strings(backend: str) -> None
     assert out.tolist() == [displays_of_words(t, v) for t, v in enumerate(a.tolist())]
 
 
-def test_a_list_of_strings_repeated_at_run_time_is_refused_with_the_loop(refusal) -> None:
-    text = refusal(
-        "import simt\n\n@simt.kernel(heap=4096)\ndef k(out, n):\n    t = simt.grid(1)\n"
-        "    ws = [str(t), 'a'] * n\n    out[t] = len(ws)\n"
-    )
-    assert "a list of strings repeated a run-time number of times" in text
-    assert "user_kernel.py:6" in text and "ws.extend([...])" in text
+def repeated_words(t, n):
+    ws = [str(t), "ab"] * n
+    if ws:
+        ws[0] = "x"  # the items are the strings themselves: changing one slot changes no other
+    return len(ws) * 100 + sum(len(w) for w in ws) + (ws.count("ab") * 7 if ws else 0)
+
+
+@simt.kernel(heap=4096)
+def repeated_kernel(out, n):
+    t = simt.grid(1)
+    out[t] = repeated_words(t, n - t)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_of_strings_repeated_a_run_time_number_of_times(backend: str) -> None:
+    """`[s, "ab"] * n` with a run-time n (negative too: empty), as Python (it was refused)."""
+    simt.use(backend)
+    out = np.zeros(6, np.int32)
+    repeated_kernel[1, 6](out, 3)
+    assert out.tolist() == [repeated_words(t, 3 - t) for t in range(6)]
+
+

@@ -486,3 +486,13 @@ def test_lists_feature_draws_sort_keys_as_lambdas_nested_defs_and_builtins() -> 
     assert len(drawn) == 7, drawn
     for form in (r"lambda v, w=t % 4:", r"    return \(v \* m \+ t\) % 7"):
         assert check(generate(drawn[form], lists=True, size=4), ("cpu",), nvrtc=True) == []
+
+
+def test_lists_feature_draws_a_list_of_strings_repeated_at_run_time() -> None:
+    """`[s[:2], 'q'] * n` with a run-time n (-1 to 2): drawn, and it agrees on every
+    backend and compiles with NVRTC."""
+    from simt.testing.differential import check
+
+    seeds = [s for s in range(120) if "'q'] * (t %" in generate(s, lists=True, size=4).source]
+    assert seeds
+    assert check(generate(seeds[0], lists=True, size=4), ("cpu",), nvrtc=True) == []

@@ -393,9 +393,7 @@ def make(tr: Translating, items: list[V], node: ast.AST, tag: str = "") -> Obj:
 def repeat(tr: Translating, items: list[V], count: V, node: ast.AST) -> Obj:
     """`[a, b] * n` with a run-time `n`: a run-time list of the items n times."""
     if any(_is_text(v) for v in items):
-        tr.fail(node, "a list of strings repeated a run-time number of times: not supported "
-                "in kernels", "build it in a loop: ws = [] then for _ in range(n): "
-                "ws.extend([...])")  # fmt: skip
+        return _repeat_texts(tr, items, count, node)
     lst = make(tr, [], node)
     n = coerce(tr.b, tr.scalar(count, node), T.INT32)
     values = [as_item(tr, lst, v, node) for v in items]
@@ -413,6 +411,36 @@ def repeat(tr: Translating, items: list[V], count: V, node: ast.AST) -> Obj:
             at = tr.b.bin("add", data, tr.b.bin("mul", k, i32(tr, len(values))))
             for j, v in enumerate(values):
                 ar.store(tr.b, t, tr.b.bin("add", at, i32(tr, j)), v)
+
+        loop(tr, i32(tr, 0), n, body)
+        set_header(tr, lst, LEN, total)
+        set_header(tr, lst, CAP, total)
+        set_header(tr, lst, DATA, data)
+
+    when(tr, ok, fill)
+    return lst
+
+
+def _repeat_texts(tr: Translating, items: list[V], count: V, node: ast.AST) -> Obj:
+    """`["a", s] * n` with a run-time `n`: the strings copied once (a list of strings), then
+    their offsets n times over (strings never change, so the items may share them, as
+    Python's list holds the same string objects n times)."""
+    lst = make(tr, items, node)
+    k = len(items)
+    ar = arena(tr)
+    n = tr.b.bin("max", coerce(tr.b, tr.scalar(count, node), T.INT32), i32(tr, 0))
+    total = tr.b.bin("mul", n, i32(tr, k))
+    data, ok = ar.alloc(tr.b, T.INT32, total)
+    raise_unless(tr, MemoryError, ok, ar.exhausted(T.INT32, "a repeated list"), node)
+
+    def fill() -> None:
+        first = header(tr, lst, DATA)
+
+        def body(r: Value) -> None:
+            at = tr.b.bin("add", data, tr.b.bin("mul", r, i32(tr, k)))
+            for j in range(k):
+                off = ar.load(tr.b, T.INT32, tr.b.bin("add", first, i32(tr, j)))
+                ar.store(tr.b, T.INT32, tr.b.bin("add", at, i32(tr, j)), off)
 
         loop(tr, i32(tr, 0), n, body)
         set_header(tr, lst, LEN, total)

@@ -278,7 +278,8 @@ def word_lists(g: Grammar, s: str, acc: str) -> None:
     and reorder the list of strings: `min`, `max`, `sorted`, `sort`, `in`, `count`, `index`,
     slices, `copy`, `insert`, `extend`, `pop`, `reverse`, `+` and `<` of two strings, folded
     into `acc` by lengths (its first 10 characters: short enough for the heap); maybe a display
-    of known strings changed and one read at a run-time index."""
+    of known strings changed and one read at a run-time index, and one repeated a run-time
+    number of times (`[s, 'q'] * n`, n -1 to 2)."""
     r = g.r
     if r.random() >= 0.4:
         return
@@ -305,6 +306,11 @@ def word_lists(g: Grammar, s: str, acc: str) -> None:
             g.emit(g.r.choice((f"{vs}.append({us}[0])", f"{vs}.extend({ws}[:2])",
                                f"{vs}[t % 2] = {s}[:3]")))  # fmt: skip
             g.emit(f"{acc} = ({acc} + len({vs}[-1]) + len(['x', 'yy', 'zzz'][t % 3])) % 4096")
+    with aside(g, "word_repeats"):
+        if g.r.random() < 0.3:  # a list of strings repeated a run-time number of times
+            rs = g.fresh("rs")
+            g.emit(f"{rs} = [{s}[:2], 'q'] * (t % {g.r.choice((3, 4))} - 1)")
+            g.emit(f"{acc} = ({acc} + len({rs}) * 5 + len(''.join({rs}))) % 4096")
     g.emit(f"{acc} = ({acc} * 3 + len('|'.join({us})) + (1 if {us}[0] < {us}[-1] else 2)) "
            "% 4096")  # fmt: skip
 
