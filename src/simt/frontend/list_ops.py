@@ -29,6 +29,7 @@ from .lists import (
     append,
     arena,
     bound,
+    bubble,
     clear,
     comprehension,
     element_type,
@@ -275,21 +276,16 @@ def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST,
     t = element_type(tr, lst, node)
     tr.at(node)
     b = tr.b
-    n = length(tr, lst)
     work_t = T.INT32 if t.is_bool else t
 
-    def sweep(i: Value) -> None:
-        def step(j: Value) -> None:
-            j1 = b.bin("add", j, i32(tr, 1))
-            x, y = _load(tr, lst, t, j), _load(tr, lst, t, j1)
-            xw, yw = coerce(b, x, work_t), coerce(b, y, work_t)
-            swap = b.cmp("gt" if reverse_order else "lt", yw, xw)
-            _store(tr, lst, t, j, b.select(swap, y, x))
-            _store(tr, lst, t, j1, b.select(swap, x, y))
+    def step(j: Value, j1: Value) -> None:
+        x, y = _load(tr, lst, t, j), _load(tr, lst, t, j1)
+        xw, yw = coerce(b, x, work_t), coerce(b, y, work_t)
+        swap = b.cmp("gt" if reverse_order else "lt", yw, xw)
+        _store(tr, lst, t, j, b.select(swap, y, x))
+        _store(tr, lst, t, j1, b.select(swap, x, y))
 
-        loop(tr, i32(tr, 0), b.bin("sub", b.bin("sub", n, i32(tr, 1)), i), step)
-
-    loop(tr, i32(tr, 0), n, sweep)
+    bubble(tr, length(tr, lst), step)
 
 
 # the names a keyed sort gives the key function and the items in the comprehension it
@@ -320,13 +316,19 @@ def _entry_type(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:
     return T.INT32 if info_of(lst).text else element_type(tr, lst, node)
 
 
-def _below(tr: Translating, keys: Obj, kt: T.Scalar) -> Callable[[Value, Value], Value]:
-    """Whether one key entry of `keys` is strictly below another, as Python orders them."""
-    if info_of(keys).text:
-        return lambda x, y: text_lists.below(tr, x, y)
-    work_t = T.INT32 if kt.is_bool else kt
+def _keyed(tr: Translating, lst: Obj, key: V, node: ast.AST
+           ) -> tuple[Obj, T.Scalar, T.Scalar, Callable[[Value, Value], Value]]:  # fmt: skip
+    """What a sort or a min/max by `key` works with: the list of keys (`_keys_of`), the
+    entry types of the keys and of the items, and whether one key entry is strictly below
+    another as Python orders them (numbers, or strings by their offsets)."""
+    keys = _keys_of(tr, lst, key, node)
+    kt, it = _entry_type(tr, keys, node), _entry_type(tr, lst, node)
+    tr.at(node)
     b = tr.b
-    return lambda x, y: b.cmp("lt", coerce(b, x, work_t), coerce(b, y, work_t))
+    if info_of(keys).text:
+        return keys, kt, it, lambda x, y: text_lists.below(tr, x, y)
+    work_t = T.INT32 if kt.is_bool else kt
+    return keys, kt, it, lambda x, y: b.cmp("lt", coerce(b, x, work_t), coerce(b, y, work_t))
 
 
 def _sort_by_key(tr: Translating, lst: Obj, key: V, reverse_order: bool,
@@ -334,37 +336,26 @@ def _sort_by_key(tr: Translating, lst: Obj, key: V, reverse_order: bool,
     """`xs.sort(key=f)` as Python does it: the keys first (`_keys_of`), then the bubble sort
     of `sort_in_place` on the keys, each swap moving the items with them: stable, and equal
     keys keep their items' order."""
-    keys = _keys_of(tr, lst, key, node)
-    kt, it = _entry_type(tr, keys, node), _entry_type(tr, lst, node)
-    below = _below(tr, keys, kt)
-    tr.at(node)
+    keys, kt, it, below = _keyed(tr, lst, key, node)
     b = tr.b
-    n = length(tr, lst)
 
-    def sweep(i: Value) -> None:
-        def step(j: Value) -> None:
-            j1 = b.bin("add", j, i32(tr, 1))
-            kx, ky = _load(tr, keys, kt, j), _load(tr, keys, kt, j1)
-            x, y = _load(tr, lst, it, j), _load(tr, lst, it, j1)
-            swap = below(kx, ky) if reverse_order else below(ky, kx)
-            _store(tr, keys, kt, j, b.select(swap, ky, kx))
-            _store(tr, keys, kt, j1, b.select(swap, kx, ky))
-            _store(tr, lst, it, j, b.select(swap, y, x))
-            _store(tr, lst, it, j1, b.select(swap, x, y))
-
-        loop(tr, i32(tr, 0), b.bin("sub", b.bin("sub", n, i32(tr, 1)), i), step)
+    def step(j: Value, j1: Value) -> None:
+        kx, ky = _load(tr, keys, kt, j), _load(tr, keys, kt, j1)
+        x, y = _load(tr, lst, it, j), _load(tr, lst, it, j1)
+        swap = below(kx, ky) if reverse_order else below(ky, kx)
+        _store(tr, keys, kt, j, b.select(swap, ky, kx))
+        _store(tr, keys, kt, j1, b.select(swap, kx, ky))
+        _store(tr, lst, it, j, b.select(swap, y, x))
+        _store(tr, lst, it, j1, b.select(swap, x, y))
 
     # a key that raised left the keys unfinished: Python sorts nothing then
-    guard_effect(tr, lambda: loop(tr, i32(tr, 0), n, sweep))
+    guard_effect(tr, lambda: bubble(tr, length(tr, lst), step))
 
 
 def min_max_by_key(tr: Translating, lst: Obj, key: V, op: str, node: ast.AST) -> V:
     """`min(xs, key=f)` / `max(xs, key=f)`: the first item no other item's key is strictly
     below (above); an empty list raises ValueError as in Python."""
-    keys = _keys_of(tr, lst, key, node)
-    kt, it = _entry_type(tr, keys, node), _entry_type(tr, lst, node)
-    below = _below(tr, keys, kt)
-    tr.at(node)
+    keys, kt, it, below = _keyed(tr, lst, key, node)
     b = tr.b
     n = length(tr, lst)
     raise_unless(tr, ValueError, b.cmp("gt", n, i32(tr, 0)), f"{op}() arg is an empty sequence",

@@ -168,6 +168,19 @@ def loop(tr: Translating, lo: Value, hi: Value, body: Callable[[Value], None]) -
     tr.b.op("for", [lo, hi, i32(tr, 1)], [], [blk], sign=1)
 
 
+def bubble(tr: Translating, n: Value, step: Callable[[Value, Value], None]) -> None:
+    """The passes of a bubble sort over a list of `n` items: `step(j, j + 1)` for each
+    adjacent pair a pass reaches (the pass loads both, compares and stores them back, swapped
+    where the later is strictly before: stable, as Python's sort)."""
+    b = tr.b
+
+    def sweep(i: Value) -> None:
+        loop(tr, i32(tr, 0), b.bin("sub", b.bin("sub", n, i32(tr, 1)), i),
+             lambda j: step(j, b.bin("add", j, i32(tr, 1))))  # fmt: skip
+
+    loop(tr, i32(tr, 0), n, sweep)
+
+
 def fold(
     tr: Translating,
     lo: Value,
@@ -391,56 +404,39 @@ def make(tr: Translating, items: list[V], node: ast.AST, tag: str = "") -> Obj:
 
 
 def repeat(tr: Translating, items: list[V], count: V, node: ast.AST) -> Obj:
-    """`[a, b] * n` with a run-time `n`: a run-time list of the items n times."""
-    if any(_is_text(v) for v in items):
-        return _repeat_texts(tr, items, count, node)
-    lst = make(tr, [], node)
-    n = coerce(tr.b, tr.scalar(count, node), T.INT32)
-    values = [as_item(tr, lst, v, node) for v in items]
-    if not values:
-        return lst
-    t = element_type(tr, lst, node)
+    """`[a, b] * n` with a run-time `n`: a run-time list of the items n times. Strings are
+    copied once (`make`), then their offsets repeated: strings never change, so the items may
+    share them, as Python's list holds the same string objects n times."""
+    texts = any(_is_text(v) for v in items)
+    lst = make(tr, items if texts else [], node)
+    n = tr.b.bin("max", coerce(tr.b, tr.scalar(count, node), T.INT32), i32(tr, 0))
     ar = arena(tr)
-    n = tr.b.bin("max", n, i32(tr, 0))
-    total = tr.b.bin("mul", n, i32(tr, len(values)))
+    if texts:
+        t = T.INT32
+
+        def entry(j: int) -> Value:  # the offset of display item j's copy
+            return ar.load(tr.b, T.INT32, tr.b.bin("add", header(tr, lst, DATA), i32(tr, j)))
+
+        k = len(items)
+    else:
+        values = [as_item(tr, lst, v, node) for v in items]
+        if not values:
+            return lst
+        t = element_type(tr, lst, node)
+
+        def entry(j: int) -> Value:  # (conditional functions: mypy wants one signature)
+            return values[j]
+
+        k = len(values)
+    total = tr.b.bin("mul", n, i32(tr, k))
     data, ok = ar.alloc(tr.b, t, total)
     raise_unless(tr, MemoryError, ok, ar.exhausted(t, "a repeated list"), node)
 
     def fill() -> None:
-        def body(k: Value) -> None:
-            at = tr.b.bin("add", data, tr.b.bin("mul", k, i32(tr, len(values))))
-            for j, v in enumerate(values):
-                ar.store(tr.b, t, tr.b.bin("add", at, i32(tr, j)), v)
-
-        loop(tr, i32(tr, 0), n, body)
-        set_header(tr, lst, LEN, total)
-        set_header(tr, lst, CAP, total)
-        set_header(tr, lst, DATA, data)
-
-    when(tr, ok, fill)
-    return lst
-
-
-def _repeat_texts(tr: Translating, items: list[V], count: V, node: ast.AST) -> Obj:
-    """`["a", s] * n` with a run-time `n`: the strings copied once (a list of strings), then
-    their offsets n times over (strings never change, so the items may share them, as
-    Python's list holds the same string objects n times)."""
-    lst = make(tr, items, node)
-    k = len(items)
-    ar = arena(tr)
-    n = tr.b.bin("max", coerce(tr.b, tr.scalar(count, node), T.INT32), i32(tr, 0))
-    total = tr.b.bin("mul", n, i32(tr, k))
-    data, ok = ar.alloc(tr.b, T.INT32, total)
-    raise_unless(tr, MemoryError, ok, ar.exhausted(T.INT32, "a repeated list"), node)
-
-    def fill() -> None:
-        first = header(tr, lst, DATA)
-
         def body(r: Value) -> None:
             at = tr.b.bin("add", data, tr.b.bin("mul", r, i32(tr, k)))
             for j in range(k):
-                off = ar.load(tr.b, T.INT32, tr.b.bin("add", first, i32(tr, j)))
-                ar.store(tr.b, T.INT32, tr.b.bin("add", at, i32(tr, j)), off)
+                ar.store(tr.b, t, tr.b.bin("add", at, i32(tr, j)), entry(j))
 
         loop(tr, i32(tr, 0), n, body)
         set_header(tr, lst, LEN, total)

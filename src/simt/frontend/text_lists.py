@@ -21,6 +21,7 @@ from .lists import (
     DATA,
     LEN,
     arena,
+    bubble,
     fold,
     header,
     i32,
@@ -173,20 +174,14 @@ def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST)
     keep their order as in Python's stable sort."""
     tr.at(node)
     b = tr.b
-    n = length(tr, lst)
 
-    def sweep(i: Value) -> None:
-        def step(j: Value) -> None:
-            j1 = b.bin("add", j, i32(tr, 1))
-            x, y = offset(tr, lst, j), offset(tr, lst, j1)
-            sx, sy = text_item(tr, x), text_item(tr, y)
-            swap = strings.less(tr, sx, sy) if reverse_order else strings.less(tr, sy, sx)
-            set_offset(tr, lst, j, b.select(swap, y, x))
-            set_offset(tr, lst, j1, b.select(swap, x, y))
+    def step(j: Value, j1: Value) -> None:
+        x, y = offset(tr, lst, j), offset(tr, lst, j1)
+        swap = below(tr, x, y) if reverse_order else below(tr, y, x)
+        set_offset(tr, lst, j, b.select(swap, y, x))
+        set_offset(tr, lst, j1, b.select(swap, x, y))
 
-        loop(tr, i32(tr, 0), b.bin("sub", b.bin("sub", n, i32(tr, 1)), i), step)
-
-    loop(tr, i32(tr, 0), n, sweep)
+    bubble(tr, length(tr, lst), step)
 
 
 def below(tr: Translating, x: Value, y: Value) -> Value:
