@@ -139,6 +139,8 @@ def _may_bind_object(node: ast.stmt, env: dict[str, V]) -> bool:
     Read from the text and the arrays in `env`: a name bound to anything but arithmetic on
     numbers, elements of arrays (an index per dimension), math functions and simt's scalar
     conversions counts."""
+    if isinstance(node, ast.FunctionDef):
+        return True  # a nested def: its defaults' values are held by the function
     if isinstance(node, ast.Assign):
         targets, value = node.targets, node.value
     elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -148,6 +150,8 @@ def _may_bind_object(node: ast.stmt, env: dict[str, V]) -> bool:
     if not any(isinstance(n, ast.Name) for t in targets for n in ast.walk(t)):
         return False
     for n in ast.walk(value):
+        if isinstance(n, ast.Lambda):
+            return True  # its defaults' values are held by the function (local_functions.py)
         if isinstance(n, ast.Subscript):
             base = env.get(n.value.id) if isinstance(n.value, ast.Name) else None
             nidx = len(n.slice.elts) if isinstance(n.slice, ast.Tuple) else 1

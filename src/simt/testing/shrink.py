@@ -235,9 +235,19 @@ _ANY = None  # the names "defined" after a statement that never falls through
 
 
 def _reads(node: ast.AST) -> Iterator[str]:
-    for x in ast.walk(node):
-        if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load):
-            yield x.id
+    """The names `node` reads; a lambda's own parameters are not reads of the function's
+    variables (its defaults are)."""
+    if isinstance(node, ast.Lambda):
+        a = node.args
+        own = {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
+        for d in [*a.defaults, *(d for d in a.kw_defaults if d is not None)]:
+            yield from _reads(d)
+        yield from (n for n in _reads(node.body) if n not in own)
+        return
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        yield node.id
+    for child in ast.iter_child_nodes(node):
+        yield from _reads(child)
 
 
 def _targets(node: ast.expr) -> Iterator[str]:
@@ -289,6 +299,10 @@ def _flow(body: list[ast.stmt], defined: set[str] | None, known: set[str]) -> se
             defined = None
         elif isinstance(stmt, (ast.Break, ast.Continue)):
             defined = None
+        elif isinstance(stmt, ast.FunctionDef):  # a nested def: its defaults are read here
+            for d in [*stmt.args.defaults, *(d for d in stmt.args.kw_defaults if d)]:
+                need(d, defined)
+            defined = defined | {stmt.name}
         else:
             need(stmt, defined)
     return defined
