@@ -417,16 +417,11 @@ def _len(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -
 
 def _minmax(op: str) -> Handler:
     def h(tr: Translating, args: list[V], kwargs: dict[str, V], node: ast.Call) -> V:
-        key = kwargs.pop("key", Known(None))
+        key = list_ops.key_function(tr, kwargs.pop("key", Known(None)), op, node)
         if kwargs:
             tr.fail(node, f"{op}() keyword arguments other than key= are not supported in "
                     "kernels", "default=: test whether the list is empty first")  # fmt: skip
-        if not (isinstance(key, Known) and key.value is None):
-            if not (isinstance(key, Known) and (callable(key.value) or isinstance(
-                    key.value, local_functions.LocalFunction))):  # fmt: skip
-                tr.fail(node, f"{op}(key=...) takes a function known at compile time",
-                        "a lambda (key=lambda p: abs(p)), a function defined with def, or a "
-                        "builtin such as abs or len")  # fmt: skip
+        if key is not None:
             if len(args) == 1 and lists.is_list(args[0]):
                 return list_ops.min_max_by_key(tr, args[0], key, op, node)  # type: ignore[arg-type]
             items = _items(tr, args[0], node) if len(args) == 1 else args
@@ -578,34 +573,9 @@ def _each(kind: str) -> Handler:
             tr.fail(node, f"{kind}() takes a function and {what}")
         if _all_known(args):
             return _only_known(host, kind)(tr, args, kwargs, node)
-        fn, its = args[0], args[1:]
-        hidden = {f"{kind} function": fn, f"{kind} zip": Known(builtins.zip)}
-        hidden.update({f"{kind} items {k}": v for k, v in enumerate(its)})
-        load = lambda name: ast.Name(name, ast.Load())  # noqa: E731
-        items = [f"{kind} item {k}" for k in range(len(its))]
-        if len(its) == 1:
-            target: ast.expr = ast.Name(items[0], ast.Store())
-            source: ast.expr = load(f"{kind} items 0")
-        else:
-            target = ast.Tuple([ast.Name(n, ast.Store()) for n in items], ast.Store())
-            source = ast.Call(load(f"{kind} zip"),
-                              [load(f"{kind} items {k}") for k in range(len(its))], [])  # fmt: skip
-        applied = ast.Call(load(f"{kind} function"), [load(n) for n in items], [])
-        ifs: list[ast.expr] = []
-        elt: ast.expr = applied
-        if kind == "filter":
-            keep = load(items[0]) if isinstance(fn, Known) and fn.value is None else applied
-            elt, ifs = load(items[0]), [keep]  # filter
-        gen = ast.comprehension(target=target, iter=source, ifs=ifs, is_async=0)
-        comp = ast.fix_missing_locations(
-            ast.copy_location(ast.ListComp(elt=elt, generators=[gen]), node))
-        tr.env.update(hidden)
-        try:
-            # filter: always a run-time list (an unrolled comprehension needs known conditions)
-            return lists.comprehension(tr, comp) if kind == "filter" else tr.expr(comp)
-        finally:
-            for name in hidden:
-                tr.env.pop(name, None)
+        # filter: always a run-time list (an unrolled comprehension needs known conditions)
+        return lists.each(tr, args[0], args[1:], node, keep=kind == "filter",
+                          run_time=kind == "filter")  # fmt: skip
 
     return h
 

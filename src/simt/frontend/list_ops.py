@@ -31,7 +31,7 @@ from .lists import (
     bound,
     bubble,
     clear,
-    comprehension,
+    each,
     element_type,
     extend,
     fix_type,
@@ -252,14 +252,20 @@ def _sort_keywords(tr: Translating, kwargs: dict[str, V],
     rev = kwargs.get("reverse", Known(False))
     if not isinstance(rev, Known):
         tr.fail(node, "sort(reverse=...) must be known at compile time")
-    key = kwargs.get("key", Known(None))
-    if not isinstance(key, Known) or not (
-        key.value is None or callable(key.value) or isinstance(key.value, LocalFunction)
-    ):
-        tr.fail(node, "sort(key=...) takes a function known at compile time",
+    return bool(rev.value), key_function(tr, kwargs.get("key", Known(None)), "sort", node)
+
+
+def key_function(tr: Translating, key: V, what: str, node: ast.AST) -> V | None:
+    """The `key=` of `sort`, `sorted`, `min`, `max`: None for none (`key=None`), else a
+    function known at compile time (a lambda, a def, a builtin), or a refusal saying so."""
+    if isinstance(key, Known) and key.value is None:
+        return None
+    if not (isinstance(key, Known) and (callable(key.value)
+                                        or isinstance(key.value, LocalFunction))):  # fmt: skip
+        tr.fail(node, f"{what}(key=...) takes a function known at compile time",
                 "a lambda (key=lambda p: p % 10), a function defined with def, or a "
                 "builtin such as abs or len")  # fmt: skip
-    return bool(rev.value), None if key.value is None else key
+    return key
 
 
 def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST,
@@ -288,27 +294,10 @@ def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST,
     bubble(tr, length(tr, lst), step)
 
 
-# the names a keyed sort gives the key function and the items in the comprehension it
-# translates: not identifiers, so no user name is hidden, and a message about the call
-# reads "sort key() ..."
-_KEY, _ITEMS, _ITEM = "sort key", "sort items", "sort item"
-
-
 def _keys_of(tr: Translating, lst: Obj, key: V, node: ast.AST) -> Obj:
-    """`[key(x) for x in lst]`, translated as that comprehension is (so `key` may be any
-    function a kernel can call, called once per item, in order, as Python does)."""
-    call = ast.Call(func=ast.Name(_KEY, ast.Load()), args=[ast.Name(_ITEM, ast.Load())],
-                    keywords=[])  # fmt: skip
-    gen = ast.comprehension(target=ast.Name(_ITEM, ast.Store()),
-                            iter=ast.Name(_ITEMS, ast.Load()), ifs=[], is_async=0)  # fmt: skip
-    comp = ast.copy_location(ast.ListComp(elt=call, generators=[gen]), node)
-    ast.fix_missing_locations(comp)
-    tr.env[_KEY], tr.env[_ITEMS] = key, lst
-    try:
-        return comprehension(tr, comp, tag="keys")  # at the call: its lists are others
-    finally:
-        tr.env.pop(_KEY, None)
-        tr.env.pop(_ITEMS, None)
+    """`[key(x) for x in lst]` (`lists.each`): always a run-time list, tagged apart from
+    the lists made at the same call."""
+    return each(tr, key, [lst], node, run_time=True, tag="keys")  # type: ignore[return-value]
 
 
 def _entry_type(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:

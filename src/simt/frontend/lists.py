@@ -1010,6 +1010,43 @@ def comprehension(tr: Translating, node: ast.ListComp | ast.GeneratorExp,
     return run_comprehension(tr, node.generators, stmt, name, lst)
 
 
+def each(tr: Translating, fn: V, seqs: list[V], node: ast.AST, keep: bool = False,
+         run_time: bool = False, tag: str = "") -> V:  # fmt: skip
+    """`[fn(x, y) for x, y in zip(xs, ys)]` over the values `seqs` (or, `keep`, `[x for x in
+    xs if fn(x)]`; `fn` Known(None): `if x`), translated as that comprehension is: `fn` may
+    be any function a kernel can call, called once per item, in order. `run_time`: a run-time
+    list even over known items (`tag`: as `make`'s). The names it binds are not identifiers,
+    so no variable of the user's is hidden (a message about the call names "the function")."""
+    hidden: dict[str, V] = {"the function": fn, "zip items": Known(zip)}
+    hidden.update({f"items {k}": v for k, v in enumerate(seqs)})
+    names = [f"item {k}" for k in range(len(seqs))]
+
+    def load(name: str) -> ast.expr:
+        return ast.Name(name, ast.Load())
+
+    target: ast.expr = ast.Name(names[0], ast.Store())
+    source = load("items 0")
+    if len(seqs) > 1:
+        target = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+        source = ast.Call(load("zip items"), [load(f"items {k}") for k in range(len(seqs))], [])
+    applied: ast.expr = ast.Call(load("the function"), [load(n) for n in names], [])
+    elt, ifs = applied, []
+    if keep:
+        elt = load(names[0])
+        ifs = [elt if isinstance(fn, Known) and fn.value is None else applied]
+    gen = ast.comprehension(target=target, iter=source, ifs=ifs, is_async=0)
+    comp = ast.fix_missing_locations(
+        ast.copy_location(ast.ListComp(elt=elt, generators=[gen]), node))  # fmt: skip
+    saved = {n: tr.env[n] for n in hidden if n in tr.env}  # (one inside another's fn)
+    tr.env.update(hidden)
+    try:
+        return comprehension(tr, comp, tag) if run_time else tr.expr(comp)
+    finally:
+        for n in hidden:
+            tr.env.pop(n, None)
+        tr.env.update(saved)
+
+
 def run_comprehension(tr: Translating, generators: list[ast.comprehension], stmt: ast.stmt,
                       name: str, made: Obj) -> Obj:  # fmt: skip
     """Run `stmt` (which fills `made`, read as `name`) inside the loops and conditions of a
