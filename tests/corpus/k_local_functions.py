@@ -2,7 +2,8 @@
 nested `def` with a default (evaluated at the definition) reading a variable of the kernel
 assigned after it (read at the call), and a nested `def` appending to the caller's list;
 `sort(key=)`, `sorted(key=, reverse=True)`, `min(key=)` and `max(key=)` over numbers and
-over strings (`key=len`, `key=str.lower`); `map` over two lists and `filter`. The
+over strings (`key=len`, `key=str.lower`), by tuples (`key=lambda w: (len(w), w)`, a def
+returning tuples); `map` over two lists and `filter`. The
 reference is the same helper run by Python on the host."""
 
 import numpy as np
@@ -35,11 +36,22 @@ def keyed(seed, n):
         ws.append(words[k])
     ws = sorted(ws, key=str.lower)
     ws.sort(key=len)
+    vs = sorted(ws, key=lambda w: (len(w) % 3, w), reverse=True)
+
+    def parity(v):
+        if v < 0:
+            return (2, -v)
+        return (v % 2, v)
+
+    zs = sorted(xs, key=parity)
     s = 0
     for k in range(len(xs)):
-        s = (s * 7 + scaled(xs[k]) * 3 + ys[k]) % 1000003
+        s = (s * 7 + scaled(xs[k]) * 3 + ys[k] + zs[k] * 5) % 1000003
+    for k in range(len(vs)):
+        s = (s * 5 + len(vs[k]) + ord(vs[k][0])) % 1000003
     low = min(xs, key=near) if xs else 99
     high = max(xs, key=lambda v: v * v) if xs else -99
+    high += 1000 * (min(xs, key=parity) if xs else -99)
     kept = sum(map(lambda v, w: v * w, xs, ys)) + len(list(filter(lambda v: v > 0, xs)))
     return s, low, high, len(ws[0]) * 10 + len(ws[-1]), len(max(words, key=len)) + kept * 10
 

@@ -60,6 +60,13 @@ def closures(t):
     return made_in_cpython(3)(t) + SHIFT(t) + UP(t) * 10 + DOWN(t) * 100
 
 
+def by_parity(v):
+    """A key made of a tuple, defined at module level (its returns are tuple displays)."""
+    if v < 0:
+        return (2, v)
+    return (v % 2, -v)
+
+
 def keyed(t):
     """Sorting, min and max by a key, numbers and strings; ties keep their order."""
     xs = [t, 23, -5, 17, -23, 3, 15, t - 9]
@@ -87,8 +94,28 @@ def keyed(t):
     return (s * 7 + lengths * 13 + picks + mapped) % 1000003  # int32 (simt's integers)
 
 
+def tuple_keyed(t):
+    """Keys that are tuples, compared item by item: of numbers, of a number and a string,
+    from a lambda, a nested def and a module's function; with reverse, min and max."""
+    xs = [t, 23, -5, 17, -23, 3, 15, t - 9, t % 3]
+    xs.sort(key=lambda v: (v % 3, -v))
+    ys = sorted(xs, key=by_parity, reverse=True)
+
+    def near(v, c=t):
+        return (abs(v - c), v > c)
+
+    ws = ["pear", "Fig", "apple", "kiwi", "fig", "date"]
+    ws.sort(key=lambda w: (len(w), w), reverse=True)
+    s = 0
+    for j in range(len(xs)):
+        s = (s * 31 + xs[j] * 7 + ys[j]) % 1000003
+    picks = min(xs, key=near) + 100 * max(xs, key=by_parity)
+    picks += 10000 * len(max(ws, key=lambda w: (w[-1], len(w)))) + 100000 * ws.index("fig")
+    return (s * 7 + picks + len(ws[0]) * 13) % 1000003
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("helper", [scoped, closures, keyed])
+@pytest.mark.parametrize("helper", [scoped, closures, keyed, tuple_keyed])
 def test_local_functions_run_as_python_runs_them(backend: str, helper) -> None:
     @simt.kernel(heap=16384)  # the keys of strings are strings of their own
     def k(out):
@@ -133,7 +160,11 @@ def test_a_key_called_once_per_item_in_order(capfd: pytest.CaptureFixture[str]) 
         ("xs.sort(key=n)", "sort(key=...) takes a function known at compile time"),
         ("out[t] = max(xs, key=n)", "max(key=...) takes a function known at compile time"),
         ("out[t] = max(xs, default=0)", "keyword arguments other than key="),
-        ("xs.sort(key=lambda v: (v, -v))", "a list of tuples"),
+        ("p = (n, 1)\n    xs.sort(key=lambda v: p)",
+         "a key giving tuples writes each one out"),
+        ("f = (lambda v: v) if n > 0 else abs\n    out[t] = f(1)",
+         "this `if`/`else` expression is a different function on each path, chosen at run "
+         "time: a kernel calls only a function it knows when it compiles"),
         ("out[t] = functools.reduce(lambda a, b: a + b, xs)", "cannot be given a function"),
         ("out[t] = sum(map(lambda v: v))", "map() takes a function and one or more iterables"),
     ],
@@ -144,3 +175,25 @@ def test_refusals_name_the_line_and_say_what_to_write(body: str, words: str, ref
         f"    t = simt.grid(1)\n    xs = [t, n]\n    xs.append(1)\n    {body}\n"
     )
     assert words in text and ("user_kernel.py:9" in text or "user_kernel.py:10" in text), text
+
+
+@pytest.mark.parametrize(
+    ("then", "orelse", "words"),
+    [
+        ("f = lambda v: v + 1", "f = lambda v: v * 2", "`f` is a different function on each "
+         "path of the `if` at line 9, chosen at run time: a kernel calls only a function"),
+        ("f = [1, 2]", "f = 3", "`f` is a list on one path of the `if` at line 9 and an int "
+         "on the other, chosen at run time: one run-time value cannot hold both"),
+        ("f = (1, 2)", "f = (n, 2, 3)", "`f` is a tuple of 2 items on one path of the `if` at "
+         "line 9 and one of 3 on the other"),
+    ],
+)
+def test_a_variable_given_unlike_values_by_a_run_time_if(then, orelse, words, refusal) -> None:
+    """Reading a variable that a run-time `if` left holding values no one run-time value can
+    stand for (two functions, a list and a number) says so, and where that `if` is."""
+    text = refusal(
+        "import simt\n\n@simt.kernel\ndef k(out, n):\n    t = simt.grid(1)\n"
+        "    xs = [t, n]\n    xs.append(1)\n    f = 0\n    if t > 0:\n"
+        f"        {then}\n    else:\n        {orelse}\n    out[t] = f(1)\n"
+    )
+    assert words in text and "user_kernel.py:13" in text, text

@@ -15,16 +15,19 @@ Sorting is an insertion-free bubble sort: O(n^2), meant for the short lists a th
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
 from .. import types as T
+from ..errors import CompileError
 from ..ir import Value
 from . import text_lists
 from .context import Translating
 from .lists import (
     DATA,
+    KEYS_TAG,
     LEN,
     append,
     arena,
@@ -55,6 +58,7 @@ from .lists import (
 from .local_functions import LocalFunction
 from .raising import any_raising, guard_effect, raise_builtin
 from .scalars import coerce, known_type, scalar_type
+from .source import get_source
 from .values import Bound, Known, Obj, Tup, V
 
 
@@ -294,10 +298,51 @@ def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST,
     bubble(tr, length(tr, lst), step)
 
 
-def _keys_of(tr: Translating, lst: Obj, key: V, node: ast.AST) -> Obj:
-    """`[key(x) for x in lst]` (`lists.each`): always a run-time list, tagged apart from
-    the lists made at the same call."""
-    return each(tr, key, [lst], node, run_time=True, tag="keys")  # type: ignore[return-value]
+def key_width(key: V) -> int:
+    """How many items the tuples a key function gives have (0: it gives no tuple), read from
+    its text: a lambda whose body is a tuple display, or a nested def whose every `return`
+    gives one of the same length (`lambda w: (len(w), w)`)."""
+    fn = key.value if isinstance(key, Known) else None
+    node: ast.AST
+    if isinstance(fn, LocalFunction):
+        node = fn.node
+    elif inspect.isfunction(fn):  # a module's function or lambda, compiled from its file
+        try:
+            node = get_source(fn).tree
+        except CompileError:
+            return 0
+    else:
+        return 0
+    if isinstance(node, ast.Lambda):
+        return len(node.body.elts) if isinstance(node.body, ast.Tuple) else 0
+    assert isinstance(node, ast.FunctionDef)
+    widths = {len(r.value.elts) if isinstance(r.value, ast.Tuple) else 0
+              for r in _returns(node.body)}  # fmt: skip
+    return widths.pop() if len(widths) == 1 else 0
+
+
+def _returns(body: list[ast.stmt]) -> Iterator[ast.Return]:
+    """The `return` statements of a function body, not of the functions defined in it."""
+    for stmt in body:
+        for x in _walk_here(stmt):
+            if isinstance(x, ast.Return):
+                yield x
+
+
+def _walk_here(node: ast.AST) -> Iterator[ast.AST]:
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, (ast.FunctionDef, ast.Lambda, ast.ClassDef)):
+            yield from _walk_here(child)
+
+
+def _keys_of(tr: Translating, lst: Obj, key: V, node: ast.AST) -> list[Obj]:
+    """`[key(x) for x in lst]` (`lists.each`): always run-time lists, tagged apart from the
+    lists made at the same call; a key giving tuples (`key_width`) gives a list per position,
+    made in the one loop that calls it."""
+    width = key_width(key)
+    made = each(tr, key, [lst], node, run_time=True, tag=KEYS_TAG, columns=width)
+    return list(made.items) if isinstance(made, Tup) else [made]  # type: ignore[list-item]
 
 
 def _entry_type(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:
@@ -305,19 +350,42 @@ def _entry_type(tr: Translating, lst: Obj, node: ast.AST) -> T.Scalar:
     return T.INT32 if info_of(lst).text else element_type(tr, lst, node)
 
 
+Below = Callable[[list[Value], list[Value]], Value]
+
+
 def _keyed(tr: Translating, lst: Obj, key: V, node: ast.AST
-           ) -> tuple[Obj, T.Scalar, T.Scalar, Callable[[Value, Value], Value]]:  # fmt: skip
-    """What a sort or a min/max by `key` works with: the list of keys (`_keys_of`), the
-    entry types of the keys and of the items, and whether one key entry is strictly below
-    another as Python orders them (numbers, or strings by their offsets)."""
+           ) -> tuple[list[Obj], list[T.Scalar], T.Scalar, Below]:  # fmt: skip
+    """What a sort or a min/max by `key` works with: the lists of keys (`_keys_of`: one, or
+    one per position of tuple keys), their entry types and the items', and whether one key
+    (its entries) is strictly below another as Python orders them: numbers, strings by their
+    offsets, tuples item by item (the first unequal pair decides: `(nan, 1) < (nan, 2)` is
+    False, as in Python, since nan == nan is not True)."""
     keys = _keys_of(tr, lst, key, node)
-    kt, it = _entry_type(tr, keys, node), _entry_type(tr, lst, node)
+    kts = [_entry_type(tr, k, node) for k in keys]
+    it = _entry_type(tr, lst, node)
     tr.at(node)
     b = tr.b
-    if info_of(keys).text:
-        return keys, kt, it, lambda x, y: text_lists.below(tr, x, y)
-    work_t = T.INT32 if kt.is_bool else kt
-    return keys, kt, it, lambda x, y: b.cmp("lt", coerce(b, x, work_t), coerce(b, y, work_t))
+
+    def lt(c: int, x: Value, y: Value) -> Value:
+        if info_of(keys[c]).text:
+            return text_lists.below(tr, x, y)
+        w = T.INT32 if kts[c].is_bool else kts[c]
+        return b.cmp("lt", coerce(b, x, w), coerce(b, y, w))
+
+    def eq(c: int, x: Value, y: Value) -> Value:
+        if info_of(keys[c]).text:  # a total order: neither below the other
+            return b.bin("and", b.un("not", lt(c, x, y)), b.un("not", lt(c, y, x)))
+        w = T.INT32 if kts[c].is_bool else kts[c]
+        return b.cmp("eq", coerce(b, x, w), coerce(b, y, w))
+
+    def below(xs: list[Value], ys: list[Value]) -> Value:
+        last = len(xs) - 1
+        out = lt(last, xs[last], ys[last])
+        for c in range(last - 1, -1, -1):
+            out = b.bin("or", lt(c, xs[c], ys[c]), b.bin("and", eq(c, xs[c], ys[c]), out))
+        return out
+
+    return keys, kts, it, below
 
 
 def _sort_by_key(tr: Translating, lst: Obj, key: V, reverse_order: bool,
@@ -325,15 +393,17 @@ def _sort_by_key(tr: Translating, lst: Obj, key: V, reverse_order: bool,
     """`xs.sort(key=f)` as Python does it: the keys first (`_keys_of`), then the bubble sort
     of `sort_in_place` on the keys, each swap moving the items with them: stable, and equal
     keys keep their items' order."""
-    keys, kt, it, below = _keyed(tr, lst, key, node)
+    keys, kts, it, below = _keyed(tr, lst, key, node)
     b = tr.b
 
     def step(j: Value, j1: Value) -> None:
-        kx, ky = _load(tr, keys, kt, j), _load(tr, keys, kt, j1)
+        kx = [_load(tr, k, t, j) for k, t in zip(keys, kts)]
+        ky = [_load(tr, k, t, j1) for k, t in zip(keys, kts)]
         x, y = _load(tr, lst, it, j), _load(tr, lst, it, j1)
         swap = below(kx, ky) if reverse_order else below(ky, kx)
-        _store(tr, keys, kt, j, b.select(swap, ky, kx))
-        _store(tr, keys, kt, j1, b.select(swap, kx, ky))
+        for k, t, a, c in zip(keys, kts, kx, ky):
+            _store(tr, k, t, j, b.select(swap, c, a))
+            _store(tr, k, t, j1, b.select(swap, a, c))
         _store(tr, lst, it, j, b.select(swap, y, x))
         _store(tr, lst, it, j1, b.select(swap, x, y))
 
@@ -344,16 +414,19 @@ def _sort_by_key(tr: Translating, lst: Obj, key: V, reverse_order: bool,
 def min_max_by_key(tr: Translating, lst: Obj, key: V, op: str, node: ast.AST) -> V:
     """`min(xs, key=f)` / `max(xs, key=f)`: the first item no other item's key is strictly
     below (above); an empty list raises ValueError as in Python."""
-    keys, kt, it, below = _keyed(tr, lst, key, node)
+    keys, kts, it, below = _keyed(tr, lst, key, node)
     b = tr.b
     n = length(tr, lst)
     raise_unless(tr, ValueError, b.cmp("gt", n, i32(tr, 0)), f"{op}() arg is an empty sequence",
                  node)  # fmt: skip
+    m = len(keys)
 
     def pick(k: Value, acc: list[Value]) -> list[Value]:
-        kk = _load(tr, keys, kt, k)
-        better = below(kk, acc[0]) if op == "min" else below(acc[0], kk)
-        return [b.select(better, kk, acc[0]), b.select(better, k, acc[1])]
+        kk = [_load(tr, lk, t, k) for lk, t in zip(keys, kts)]
+        best = acc[:m]
+        better = below(kk, best) if op == "min" else below(best, kk)
+        return [*(b.select(better, x, y) for x, y in zip(kk, best)),
+                b.select(better, k, acc[m])]  # fmt: skip
 
     first = i32(tr, 0)
     raising = any_raising(tr)  # a key raised: the keys are unfinished, none is compared
@@ -361,7 +434,8 @@ def min_max_by_key(tr: Translating, lst: Obj, key: V, op: str, node: ast.AST) ->
         n = b.select(raising, first, n)
     elif raising.value:  # type: ignore[union-attr]
         n = first
-    _, at = fold(tr, i32(tr, 1), n, [_load(tr, keys, kt, first), first], pick)
+    firsts = [_load(tr, lk, t, first) for lk, t in zip(keys, kts)]
+    *_, at = fold(tr, i32(tr, 1), n, [*firsts, first], pick)
     entry = _load(tr, lst, it, at)
     return text_item(tr, entry) if info_of(lst).text else entry
 

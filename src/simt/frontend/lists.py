@@ -49,6 +49,9 @@ class RList:
 TEXT = "text"
 
 
+KEYS_TAG = "sort keys"  # `make`'s tag of the lists of a sort's keys (`list_ops._keys_of`)
+
+
 class ListInfo:
     """What the compiler knows of one list: its element type (None until the first item;
     `guessed`: read before it, int32 taken), where it is made (`site`, `loc`: a retry with
@@ -340,6 +343,12 @@ def as_item(
 ) -> Value:
     """`v` as an item of `lst`: the first item fixes the list's type; later ones must fit."""
     if isinstance(v, Tup) or (isinstance(v, Known) and isinstance(v.value, tuple)):
+        site = info_of(lst).site
+        if isinstance(site, tuple) and site[-1] == KEYS_TAG:
+            tr.fail(node, "a key giving tuples writes each one out where it returns it, so "
+                    "that the compiler sees how many items they have",
+                    "return (a, b) itself: lambda v: (v % 2, v), or `return (len(w), w)` on "
+                    "every return of the def")  # fmt: skip
         tr.fail(
             node,
             "this makes a list of tuples, and a list in a kernel holds numbers or strings, "
@@ -1011,12 +1020,16 @@ def comprehension(tr: Translating, node: ast.ListComp | ast.GeneratorExp,
 
 
 def each(tr: Translating, fn: V, seqs: list[V], node: ast.AST, keep: bool = False,
-         run_time: bool = False, tag: str = "") -> V:  # fmt: skip
+         run_time: bool = False, tag: str = "", columns: int = 0) -> V:  # fmt: skip
     """`[fn(x, y) for x, y in zip(xs, ys)]` over the values `seqs` (or, `keep`, `[x for x in
     xs if fn(x)]`; `fn` Known(None): `if x`), translated as that comprehension is: `fn` may
     be any function a kernel can call, called once per item, in order. `run_time`: a run-time
-    list even over known items (`tag`: as `make`'s). The names it binds are not identifiers,
-    so no variable of the user's is hidden (a message about the call names "the function")."""
+    list even over known items (`tag`: as `make`'s). `columns` > 0: `fn` gives tuples of that
+    many items, and the result is a tuple of as many run-time lists, one per position (a list
+    holds no tuples), made in that one loop. The names it binds are not identifiers, so no
+    variable of the user's is hidden (a message about the call names "the function")."""
+    if columns:
+        return _columns(tr, fn, seqs, node, tag, columns)
     hidden: dict[str, V] = {"the function": fn, "zip items": Known(zip)}
     hidden.update({f"items {k}": v for k, v in enumerate(seqs)})
     names = [f"item {k}" for k in range(len(seqs))]
@@ -1045,6 +1058,46 @@ def each(tr: Translating, fn: V, seqs: list[V], node: ast.AST, keep: bool = Fals
         for n in hidden:
             tr.env.pop(n, None)
         tr.env.update(saved)
+
+
+def _columns(tr: Translating, fn: V, seqs: list[V], node: ast.AST, tag: str,
+             width: int) -> Tup:  # fmt: skip
+    """`each`'s tuple-valued form: `for x in xs: v = fn(x); c0.append(v[0]); c1.append(v[1])`
+    into fresh run-time lists `c0`, `c1`, ... (the function called once per item, in order)."""
+    made = [make(tr, [], node, f"{tag}{c}") for c in range(width)]
+    hidden: dict[str, V] = {"the function": fn, "zip items": Known(zip)}
+    hidden.update({f"items {k}": v for k, v in enumerate(seqs)})
+    hidden.update({f"column {c}": lst for c, lst in enumerate(made)})
+    names = [f"item {k}" for k in range(len(seqs))]
+
+    def load(name: str) -> ast.expr:
+        return ast.Name(name, ast.Load())
+
+    target: ast.expr = ast.Name(names[0], ast.Store())
+    source = load("items 0")
+    if len(seqs) > 1:
+        target = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+        source = ast.Call(load("zip items"), [load(f"items {k}") for k in range(len(seqs))], [])
+    body: list[ast.stmt] = [ast.Assign([ast.Name("the value", ast.Store())],
+                                       ast.Call(load("the function"), [load(n) for n in names],
+                                                []))]  # fmt: skip
+    for c in range(width):
+        item = ast.Subscript(load("the value"), ast.Constant(c), ast.Load())
+        body.append(ast.Expr(ast.Call(ast.Attribute(load(f"column {c}"), "append", ast.Load()),
+                                      [item], [])))  # fmt: skip
+    stmt = ast.If(ast.Constant(True), body, [])  # the statements, in one
+    gen = ast.comprehension(target=target, iter=source, ifs=[], is_async=0)
+    for x in [*ast.walk(stmt), *ast.walk(target), *ast.walk(source)]:
+        ast.copy_location(x, node)
+    saved = {n: tr.env[n] for n in [*hidden, "the value"] if n in tr.env}
+    tr.env.update(hidden)
+    try:
+        run_comprehension(tr, [gen], stmt, "column 0", made[0])
+    finally:
+        for n in [*hidden, "the value"]:
+            tr.env.pop(n, None)
+        tr.env.update(saved)
+    return Tup(tuple(made))
 
 
 def run_comprehension(tr: Translating, generators: list[ast.comprehension], stmt: ast.stmt,

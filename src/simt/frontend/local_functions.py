@@ -27,6 +27,7 @@ class LocalFunction:
     node: ast.Lambda | ast.FunctionDef
     definer: Translating
     signature: inspect.Signature  # defaults: the values (V) evaluated at the definition
+    __simt_kind__ = "a function"  # what `values.kind_of` calls it in messages
 
     @property
     def name(self) -> str:

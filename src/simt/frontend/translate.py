@@ -132,6 +132,20 @@ _UNSUPPORTED_EXPR = {
 _SCALAR_CALLS = frozenset({"abs", "min", "max", "len", "int", "float", "bool", "round"})
 
 
+def _paths(a: V, b: V, where: str) -> str:
+    """What two paths hold, for `Translator.refuse_apart`: "a different function on each
+    path{where}", or "a list on one path{where} and a number on the other"."""
+    ka, kb = kind_of(a), kind_of(b)
+    na, nb = (len(v.items) if isinstance(v, Tup) else len(v.value)
+              if isinstance(v, Known) and isinstance(v.value, tuple) else None
+              for v in (a, b))  # fmt: skip
+    if na is not None and nb is not None and na != nb:
+        return f"a tuple of {na} items on one path{where} and one of {nb} on the other"
+    if ka == kb:
+        return f"a different {ka.split(' ', 1)[1]} on each path{where}"
+    return f"{ka} on one path{where} and {kb} on the other"
+
+
 def _may_bind_object(node: ast.stmt, env: dict[str, V]) -> bool:
     """Whether `node` may bind a name to an array, a view, a list, a string or another object
     that cannot leave an `if` it was made in (merge.py keeps numbers only): the flat form of
@@ -248,6 +262,8 @@ class Translator:
     def lookup(self, name: str, node: ast.AST) -> V:
         if name in self.env:
             v = self.env[name]
+            if v is UNDEF and name in self.ctx.apart:
+                self.refuse_apart(node, f"`{name}`", self.ctx.apart[name])
             if v is UNDEF or (
                 self.ctx.partial and any(id(x) in self.ctx.partial for x in leaf_values(v))
             ):
@@ -726,7 +742,7 @@ class Translator:
     def branch(self, cond: Value, then: Callable[[], None], orelse: Callable[[], None]) -> None:
         """An `if` op on a run-time condition: each path translated with its own copy of the
         environment, the variables they leave different merged into the op's results."""
-        before = dict(self.env)
+        before, where = dict(self.env), self.b.loc
         tb, eb = Block(), Block()
         with self.b.at(tb):
             then()
@@ -740,6 +756,26 @@ class Translator:
             if lists.is_list(env_t[n]) and lists.is_list(env_e[n]):
                 lists.unify_paths(self, n, env_t[n], env_e[n])  # type: ignore[arg-type]
         self.env = merge_into(self.b, cond, tb, eb, env_t, env_e, self.ctx.fp64, self.ctx.partial)
+        for n, v in self.env.items():
+            vt, ve = env_t.get(n, UNDEF), env_e.get(n, UNDEF)
+            if v is UNDEF and vt is not UNDEF and ve is not UNDEF:
+                line = f" of the `if` at line {where.line}" if where and n[0] != "$" else ""
+                self.ctx.apart[n] = _paths(vt, ve, line)
+            else:
+                self.ctx.apart.pop(n, None)
+
+    def refuse_apart(self, node: ast.AST, what: str, paths: str) -> NoReturn:
+        """Refuse reading `what` (a variable, or an `if`/`else` expression) that holds
+        different kinds of value on the paths of a run-time `if` (`paths` says which, as
+        `ctx.apart` does): one run-time value cannot stand for both."""
+        if "function" in paths:
+            self.fail(node, f"{what} is {paths}, chosen at run time: a kernel calls only "
+                      "a function it knows when it compiles",
+                      "call each function on its own path (`f(x) if c else g(x)`), or use "
+                      "one function that decides inside (`lambda v: v + 1 if c else v * 2`)")
+        self.fail(node, f"{what} is {paths}, chosen at run time: one run-time value cannot "
+                  "hold both", "use the value on each path, or give it values of one kind "
+                  "and shape on both")  # fmt: skip
 
     def unify_strings(
         self, *arms: tuple[Block, dict[str, V]]
@@ -1658,6 +1694,8 @@ class Translator:
             a, b = self.expr(node.body), self.expr(node.orelse)
             if isinstance(a, Known) and isinstance(b, Known) and a == b:
                 return a
+            if any(isinstance(v, Known) and "function" in kind_of(v) for v in (a, b)):
+                self.refuse_apart(node, "this `if`/`else` expression", _paths(a, b, ""))
             if not any(_is_complex(v) or isinstance(v, Tup) or strings.is_text(v) or (
                        isinstance(v, Known) and isinstance(v.value, (complex, tuple, list)))
                        for v in (a, b)):  # fmt: skip
@@ -1667,7 +1705,10 @@ class Translator:
             # complex numbers, tuples: merged as an `if` statement's variables are
         key = "$ifexp"
         self.branch(cond, lambda: self._set(key, node.body), lambda: self._set(key, node.orelse))
-        return self.env.pop(key)
+        v = self.env.pop(key)
+        if v is UNDEF and key in self.ctx.apart:
+            self.refuse_apart(node, "this `if`/`else` expression", self.ctx.apart.pop(key))
+        return v
 
     def _set(self, key: str, node: ast.expr) -> None:
         self.env[key] = self.expr(node)

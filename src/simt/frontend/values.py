@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, TypeAlias, Union
 
@@ -184,7 +185,10 @@ def kind_of(v: Any) -> str:
         name = v.cls.__name__
         return "a complex number" if name == "Complex" else f"a {name} object"
     if isinstance(v, Known):
-        return f"a {type(v.value).__name__}"
+        if inspect.isroutine(v.value) or hasattr(v.value, "__simt_kind__"):
+            return getattr(v.value, "__simt_kind__", "a function")
+        name = type(v.value).__name__
+        return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
     t = getattr(v, "type", None)
     if t is not None and not isinstance(t, T.Scalar):
         return "an array"
