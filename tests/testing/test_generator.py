@@ -465,3 +465,34 @@ def test_a_guarded_read_at_a_multiple_of_i_is_drawn_and_agrees() -> None:
     p = generate(seeds[0])
     assert "if js < len(" in p.source
     assert check(p, ("cpu",), nvrtc=False) == []
+
+
+def test_lists_feature_draws_sort_keys_as_lambdas_nested_defs_and_builtins() -> None:
+    """`sort(key=)`, `sorted(key=)`, `min`/`max(key=)` with a builtin, a lambda (one with a
+    default, one giving tuples), and a nested def reading the thread's `t` when called; such
+    kernels agree with sim on cpu and compile with NVRTC (the slice runs every backend)."""
+    from simt.testing.differential import check
+
+    drawn: dict[str, int] = {}
+    for s in range(120):
+        p = generate(s, lists=True, size=4)
+        if "local_functions" not in p.features:
+            continue
+        for form in (r"\.sort\(key=", r"= sorted\(xs\d+, key=", r"(min|max)\(xs\d+, key=",
+                     r"key=abs\b", r"key=lambda v:", r"key=lambda v: \(v", r"lambda v, w=t % 4:",
+                     r"    return \(v \* m \+ t\) % 7"):  # fmt: skip
+            if re.search(form, p.source):
+                drawn.setdefault(form, s)
+    assert len(drawn) == 8, drawn
+    for form in (r"key=lambda v: \(v", r"lambda v, w=t % 4:", r"    return \(v \* m \+ t\) % 7"):
+        assert check(generate(drawn[form], lists=True, size=4), ("cpu",), nvrtc=True) == []
+
+
+def test_lists_feature_draws_a_list_of_strings_repeated_at_run_time() -> None:
+    """`[s[:2], 'q'] * n` with a run-time n (-1 to 2): drawn, and it agrees with sim on cpu
+    and compiles with NVRTC."""
+    from simt.testing.differential import check
+
+    seeds = [s for s in range(120) if "'q'] * (t %" in generate(s, lists=True, size=4).source]
+    assert seeds
+    assert check(generate(seeds[0], lists=True, size=4), ("cpu",), nvrtc=True) == []

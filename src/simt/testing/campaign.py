@@ -42,7 +42,10 @@ from .shrink import shrink
 # the generator's optional features (grammar.FEATURES; bigconst: constants int32 cannot
 # hold), and its Numba spelling (never drawn)
 FEATURES = "dtypes,complexes,views,lang,lists,dicts,files,numba,bigconst,exceptions,specials"
-HANG_SECONDS = 120  # one kernel on every backend; far above any generated kernel's need
+# one kernel on every backend and NVRTC. A kernel heavy in strings needs ~100 s of one idle
+# core (seed 206: 94 s; its webgpu compile alone 75 s, most of it Mesa's lavapipe building
+# the pipeline; cpu's LLVM 22 s), more under load: 120 s was met by load alone
+HANG_SECONDS = 300
 
 
 @dataclass

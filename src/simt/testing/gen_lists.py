@@ -1,8 +1,9 @@
 """The fuzz generator's `lists` feature (registers its section in grammar.py): lists that grow per
 thread in the arena (`frontend/lists.py`): built by `append` in loops over run-time ranges and
 arrays, by comprehensions over run-time ranges and by `[v] * n`, then changed with `pop`,
-`insert`, item assignment, reordered (`sort`, `reverse`, slices, `sorted`) and read by indexing
-(negative indices too), iteration, `len`, `sum`, `min`/`max`, `in`, `count`, `index`; an int
+`insert`, item assignment, reordered (`sort`, `reverse`, slices, `sorted`; with a `key=`: a
+builtin, a lambda or a nested def, `sort_key`) and read by indexing (negative indices too),
+iteration, `len`, `sum`, `min`/`max` (with a `key=` too), `in`, `count`, `index`; an int
 list may get an int64 item after int32 ones (the list becomes int64, as Python's ints are one
 type). Every index it writes is inside the list (the lists' lengths are known from how they
 were built; `min`, `max` and `index` are guarded by `if xs`), so a difference between backends
@@ -89,14 +90,43 @@ def reorder(g: Grammar, xs: str) -> None:
     `sorted`), so the order-sensitive fold that follows sees the result."""
     r = g.r
     k = r.randrange(6)
+    rev = r.choice(("", ", reverse=True")) if k in (0, 3) else ""
+    key = ""
+    if k in (0, 3):
+        with aside(g, "sort_keys"):  # (a stream of its own: the seeds' other draws are kept)
+            if g.r.random() < 0.4:
+                key = f", key={sort_key(g, xs)}"
     if k == 0:
-        g.emit(f"{xs}.sort({r.choice(('', 'reverse=True'))})")
+        g.emit(f"{xs}.sort({(key + rev)[2:]})")
     elif k == 1:
         g.emit(f"{xs}.reverse()")
     elif k == 2:
         g.emit(f"{xs} = {xs}[{r.choice(('1:', ':-1', '::-1', '::2', '-3:', '5:1:-2', '1:4'))}]")
     elif k == 3:
-        g.emit(f"{xs} = sorted({xs}{r.choice(('', ', reverse=True'))})")
+        g.emit(f"{xs} = sorted({xs}{key}{rev})")
+
+
+def sort_key(g: Grammar, xs: str) -> str:
+    """A key function for the items of `xs` (numbers): a builtin, a lambda (one giving
+    tuples, compared item by item), or a nested `def` with a default and a free variable
+    (`t`, read when it is called). Its values tie often (`% 5`), so the sort's stability
+    shows in the order-sensitive fold."""
+    r = g.r
+    g.features.add("local_functions")
+    k = r.randrange(4)
+    if k == 0:
+        return "abs"
+    if k == 1:
+        return r.choice(("lambda v: v % 5", "lambda v: -v", "lambda v: abs(v - t % 3)",
+                         "lambda v: (v % 3, -v)", "lambda v: (v > t, v % 4, v)"))  # fmt: skip
+    if k == 2:
+        m = g.fresh("km")
+        g.emit(f"{m} = lambda v, w=t % 4: (v + w) % 5")
+        return m
+    f = g.fresh("kf")
+    g.emit(f"def {f}(v, m=3):")
+    g.emit("    return (v * m + t) % 7")
+    return f
 
 
 def read(g: Grammar, xs: str, acc: str, floats: bool) -> None:
@@ -116,6 +146,12 @@ def read(g: Grammar, xs: str, acc: str, floats: bool) -> None:
         g.emit(f"{acc} = {acc} + {xs}.count({probe}) * {'0.5' if floats else '7'}")
     elif k == 4:
         g.emit(f"{acc} = {acc} + ({xs}.index({xs}[-1]) if {xs} else 2)")
+    else:
+        with aside(g, "sort_keys"):  # (a stream of its own: the seeds' other draws are kept)
+            if g.r.random() < 0.3:
+                key = sort_key(g, xs)
+                pick = g.r.choice(("min", "max"))
+                g.emit(f"{acc} = {acc} + ({pick}({xs}, key={key}) if {xs} else {probe})")
 
 
 def text(g: Grammar) -> None:
@@ -245,7 +281,8 @@ def word_lists(g: Grammar, s: str, acc: str) -> None:
     and reorder the list of strings: `min`, `max`, `sorted`, `sort`, `in`, `count`, `index`,
     slices, `copy`, `insert`, `extend`, `pop`, `reverse`, `+` and `<` of two strings, folded
     into `acc` by lengths (its first 10 characters: short enough for the heap); maybe a display
-    of known strings changed and one read at a run-time index."""
+    of known strings changed and one read at a run-time index, and one repeated a run-time
+    number of times (`[s, 'q'] * n`, n -1 to 2)."""
     r = g.r
     if r.random() >= 0.4:
         return
@@ -272,6 +309,11 @@ def word_lists(g: Grammar, s: str, acc: str) -> None:
             g.emit(g.r.choice((f"{vs}.append({us}[0])", f"{vs}.extend({ws}[:2])",
                                f"{vs}[t % 2] = {s}[:3]")))  # fmt: skip
             g.emit(f"{acc} = ({acc} + len({vs}[-1]) + len(['x', 'yy', 'zzz'][t % 3])) % 4096")
+    with aside(g, "word_repeats"):
+        if g.r.random() < 0.3:  # a list of strings repeated a run-time number of times
+            rs = g.fresh("rs")
+            g.emit(f"{rs} = [{s}[:2], 'q'] * (t % {g.r.choice((3, 4))} - 1)")
+            g.emit(f"{acc} = ({acc} + len({rs}) * 5 + len(''.join({rs}))) % 4096")
     g.emit(f"{acc} = ({acc} * 3 + len('|'.join({us})) + (1 if {us}[0] < {us}[-1] else 2)) "
            "% 4096")  # fmt: skip
 
