@@ -46,8 +46,9 @@ class Context:
     partial: dict[int, Any] = field(default_factory=dict)
     # variables a run-time `if` left holding different kinds of value on its two paths (two
     # functions, a list and a number), which merge.py cannot make one value of: name -> what
-    # each path held, said where the variable is read (`Translator.refuse_apart`)
-    apart: dict[str, str] = field(default_factory=dict)
+    # each path held and whether a function is one of them, said where the variable is read
+    # (`Translator.refuse_apart`)
+    apart: dict[str, tuple[str, bool]] = field(default_factory=dict)
     # the REPL's checkpoint object of the kernel being translated (`checkpoint.begin`): a place
     # that raises stores what the statement changed so far (`checkpoint.at_raise`)
     checkpoint: Any = None

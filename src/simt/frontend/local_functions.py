@@ -27,7 +27,7 @@ class LocalFunction:
     node: ast.Lambda | ast.FunctionDef
     definer: Translating
     signature: inspect.Signature  # defaults: the values (V) evaluated at the definition
-    __simt_kind__ = "a function"  # what `values.kind_of` calls it in messages
+    defined_in_kernel = True  # a function to `values.is_function` (and so to messages)
 
     @property
     def name(self) -> str:

@@ -63,6 +63,7 @@ from .values import (
     Tup,
     V,
     View,
+    is_function,
     is_number,
     kind_of,
     range_parts,
@@ -132,18 +133,20 @@ _UNSUPPORTED_EXPR = {
 _SCALAR_CALLS = frozenset({"abs", "min", "max", "len", "int", "float", "bool", "round"})
 
 
-def _paths(a: V, b: V, where: str) -> str:
+def _paths(a: V, b: V, where: str) -> tuple[str, bool]:
     """What two paths hold, for `Translator.refuse_apart`: "a different function on each
-    path{where}", or "a list on one path{where} and a number on the other"."""
+    path{where}", or "a list on one path{where} and a number on the other"; and whether a
+    function is one of them."""
     ka, kb = kind_of(a), kind_of(b)
+    functions = is_function(a) or is_function(b)
     na, nb = (len(v.items) if isinstance(v, Tup) else len(v.value)
               if isinstance(v, Known) and isinstance(v.value, tuple) else None
               for v in (a, b))  # fmt: skip
     if na is not None and nb is not None and na != nb:
-        return f"a tuple of {na} items on one path{where} and one of {nb} on the other"
+        return f"a tuple of {na} items on one path{where} and one of {nb} on the other", False
     if ka == kb:
-        return f"a different {ka.split(' ', 1)[1]} on each path{where}"
-    return f"{ka} on one path{where} and {kb} on the other"
+        return f"a different {ka.split(' ', 1)[1]} on each path{where}", functions
+    return f"{ka} on one path{where} and {kb} on the other", functions
 
 
 def _may_bind_object(node: ast.stmt, env: dict[str, V]) -> bool:
@@ -263,7 +266,7 @@ class Translator:
         if name in self.env:
             v = self.env[name]
             if v is UNDEF and name in self.ctx.apart:
-                self.refuse_apart(node, f"`{name}`", self.ctx.apart[name])
+                self.refuse_apart(node, f"`{name}`", *self.ctx.apart[name])
             if v is UNDEF or (
                 self.ctx.partial and any(id(x) in self.ctx.partial for x in leaf_values(v))
             ):
@@ -764,11 +767,12 @@ class Translator:
             else:
                 self.ctx.apart.pop(n, None)
 
-    def refuse_apart(self, node: ast.AST, what: str, paths: str) -> NoReturn:
+    def refuse_apart(self, node: ast.AST, what: str, paths: str, functions: bool) -> NoReturn:
         """Refuse reading `what` (a variable, or an `if`/`else` expression) that holds
-        different kinds of value on the paths of a run-time `if` (`paths` says which, as
-        `ctx.apart` does): one run-time value cannot stand for both."""
-        if "function" in paths:
+        different kinds of value on the paths of a run-time `if` (`paths` says which, and
+        `functions` whether a function is one, as `ctx.apart` does): one run-time value
+        cannot stand for both."""
+        if functions:
             self.fail(node, f"{what} is {paths}, chosen at run time: a kernel calls only "
                       "a function it knows when it compiles",
                       "call each function on its own path (`f(x) if c else g(x)`), or use "
@@ -1694,8 +1698,8 @@ class Translator:
             a, b = self.expr(node.body), self.expr(node.orelse)
             if isinstance(a, Known) and isinstance(b, Known) and a == b:
                 return a
-            if any(isinstance(v, Known) and "function" in kind_of(v) for v in (a, b)):
-                self.refuse_apart(node, "this `if`/`else` expression", _paths(a, b, ""))
+            if is_function(a) or is_function(b):
+                self.refuse_apart(node, "this `if`/`else` expression", *_paths(a, b, ""))
             if not any(_is_complex(v) or isinstance(v, Tup) or strings.is_text(v) or (
                        isinstance(v, Known) and isinstance(v.value, (complex, tuple, list)))
                        for v in (a, b)):  # fmt: skip
@@ -1707,7 +1711,7 @@ class Translator:
         self.branch(cond, lambda: self._set(key, node.body), lambda: self._set(key, node.orelse))
         v = self.env.pop(key)
         if v is UNDEF and key in self.ctx.apart:
-            self.refuse_apart(node, "this `if`/`else` expression", self.ctx.apart.pop(key))
+            self.refuse_apart(node, "this `if`/`else` expression", *self.ctx.apart.pop(key))
         return v
 
     def _set(self, key: str, node: ast.expr) -> None:

@@ -174,6 +174,14 @@ def range_parts(args: list[V]) -> tuple[V, V, V]:
     return start, stop, step
 
 
+def is_function(v: Any) -> bool:
+    """Whether `v` is a function known at compile time: a Python function, method or
+    builtin, or one defined in the kernel (`local_functions.LocalFunction`, which says so)."""
+    return isinstance(v, Known) and (
+        inspect.isroutine(v.value) or getattr(v.value, "defined_in_kernel", False) is True
+    )
+
+
 def kind_of(v: Any) -> str:
     """What `v` is, in the user's words ("a tuple", "an array view", "a complex number"),
     for messages that say what a construct got instead of what it needs."""
@@ -185,8 +193,8 @@ def kind_of(v: Any) -> str:
         name = v.cls.__name__
         return "a complex number" if name == "Complex" else f"a {name} object"
     if isinstance(v, Known):
-        if inspect.isroutine(v.value) or hasattr(v.value, "__simt_kind__"):
-            return getattr(v.value, "__simt_kind__", "a function")
+        if is_function(v):
+            return "a function"
         name = type(v.value).__name__
         return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
     t = getattr(v, "type", None)
