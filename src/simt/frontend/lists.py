@@ -21,7 +21,8 @@ KernelError as out-of-bounds array accesses are); running out of arena is a `Mem
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -1030,34 +1031,16 @@ def each(tr: Translating, fn: V, seqs: list[V], node: ast.AST, keep: bool = Fals
     variable of the user's is hidden (a message about the call names "the function")."""
     if columns:
         return _columns(tr, fn, seqs, node, tag, columns)
-    hidden: dict[str, V] = {"the function": fn, "zip items": Known(zip)}
-    hidden.update({f"items {k}": v for k, v in enumerate(seqs)})
-    names = [f"item {k}" for k in range(len(seqs))]
-
-    def load(name: str) -> ast.expr:
-        return ast.Name(name, ast.Load())
-
-    target: ast.expr = ast.Name(names[0], ast.Store())
-    source = load("items 0")
-    if len(seqs) > 1:
-        target = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
-        source = ast.Call(load("zip items"), [load(f"items {k}") for k in range(len(seqs))], [])
-    applied: ast.expr = ast.Call(load("the function"), [load(n) for n in names], [])
+    hidden, target, source, applied = _each_loop(fn, seqs)
     elt, ifs = applied, []
     if keep:
-        elt = load(names[0])
+        elt = _load("item 0")  # (`_each_loop`'s name of the first sequence's item)
         ifs = [elt if isinstance(fn, Known) and fn.value is None else applied]
     gen = ast.comprehension(target=target, iter=source, ifs=ifs, is_async=0)
     comp = ast.fix_missing_locations(
         ast.copy_location(ast.ListComp(elt=elt, generators=[gen]), node))  # fmt: skip
-    saved = {n: tr.env[n] for n in hidden if n in tr.env}  # (one inside another's fn)
-    tr.env.update(hidden)
-    try:
+    with _hiding(tr, hidden):
         return comprehension(tr, comp, tag) if run_time else tr.expr(comp)
-    finally:
-        for n in hidden:
-            tr.env.pop(n, None)
-        tr.env.update(saved)
 
 
 def _columns(tr: Translating, fn: V, seqs: list[V], node: ast.AST, tag: str,
@@ -1065,39 +1048,55 @@ def _columns(tr: Translating, fn: V, seqs: list[V], node: ast.AST, tag: str,
     """`each`'s tuple-valued form: `for x in xs: v = fn(x); c0.append(v[0]); c1.append(v[1])`
     into fresh run-time lists `c0`, `c1`, ... (the function called once per item, in order)."""
     made = [make(tr, [], node, f"{tag}{c}") for c in range(width)]
-    hidden: dict[str, V] = {"the function": fn, "zip items": Known(zip)}
-    hidden.update({f"items {k}": v for k, v in enumerate(seqs)})
+    hidden, target, source, applied = _each_loop(fn, seqs)
     hidden.update({f"column {c}": lst for c, lst in enumerate(made)})
-    names = [f"item {k}" for k in range(len(seqs))]
-
-    def load(name: str) -> ast.expr:
-        return ast.Name(name, ast.Load())
-
-    target: ast.expr = ast.Name(names[0], ast.Store())
-    source = load("items 0")
-    if len(seqs) > 1:
-        target = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
-        source = ast.Call(load("zip items"), [load(f"items {k}") for k in range(len(seqs))], [])
-    body: list[ast.stmt] = [ast.Assign([ast.Name("the value", ast.Store())],
-                                       ast.Call(load("the function"), [load(n) for n in names],
-                                                []))]  # fmt: skip
+    body: list[ast.stmt] = [ast.Assign([ast.Name("the value", ast.Store())], applied)]
     for c in range(width):
-        item = ast.Subscript(load("the value"), ast.Constant(c), ast.Load())
-        body.append(ast.Expr(ast.Call(ast.Attribute(load(f"column {c}"), "append", ast.Load()),
+        item = ast.Subscript(_load("the value"), ast.Constant(c), ast.Load())
+        body.append(ast.Expr(ast.Call(ast.Attribute(_load(f"column {c}"), "append", ast.Load()),
                                       [item], [])))  # fmt: skip
     stmt = ast.If(ast.Constant(True), body, [])  # the statements, in one
     gen = ast.comprehension(target=target, iter=source, ifs=[], is_async=0)
     for x in [*ast.walk(stmt), *ast.walk(target), *ast.walk(source)]:
         ast.copy_location(x, node)
-    saved = {n: tr.env[n] for n in [*hidden, "the value"] if n in tr.env}
+    with _hiding(tr, hidden, "the value"):
+        run_comprehension(tr, [gen], stmt, "column 0", made[0])
+    return Tup(tuple(made))
+
+
+def _load(name: str) -> ast.expr:
+    return ast.Name(name, ast.Load())
+
+
+def _each_loop(fn: V, seqs: list[V]) -> tuple[dict[str, V], ast.expr, ast.expr, ast.expr]:
+    """What `each` loops with: the names it binds for the loop (the function, the
+    sequences), the loop's target (`item 0`, or a tuple of them) and iterable (`items 0`, or
+    `zip` of them), and the call of the function on the items."""
+    hidden: dict[str, V] = {"the function": fn, "zip items": Known(zip)}
+    hidden.update({f"items {k}": v for k, v in enumerate(seqs)})
+    names = [f"item {k}" for k in range(len(seqs))]
+    target: ast.expr = ast.Name(names[0], ast.Store())
+    source = _load("items 0")
+    if len(seqs) > 1:
+        target = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+        source = ast.Call(_load("zip items"), [_load(f"items {k}") for k in range(len(seqs))], [])
+    return hidden, target, source, ast.Call(_load("the function"), [_load(n) for n in names], [])
+
+
+@contextmanager
+def _hiding(tr: Translating, hidden: dict[str, V], *made: str) -> Iterator[None]:
+    """`hidden` bound in the translator's environment while inside (and `made`, names the
+    code inside binds); after, they are what they were before (one `each` may run inside
+    another's function)."""
+    names = [*hidden, *made]
+    saved = {n: tr.env[n] for n in names if n in tr.env}
     tr.env.update(hidden)
     try:
-        run_comprehension(tr, [gen], stmt, "column 0", made[0])
+        yield
     finally:
-        for n in [*hidden, "the value"]:
+        for n in names:
             tr.env.pop(n, None)
         tr.env.update(saved)
-    return Tup(tuple(made))
 
 
 def run_comprehension(tr: Translating, generators: list[ast.comprehension], stmt: ast.stmt,
