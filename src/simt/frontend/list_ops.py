@@ -300,8 +300,8 @@ def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST,
 
 def key_width(key: V) -> int:
     """How many items the tuples a key function gives have (0: it gives no tuple), read from
-    its text: a lambda whose body is a tuple display, or a nested def whose every `return`
-    gives one of the same length (`lambda w: (len(w), w)`)."""
+    its text: a lambda whose body is a tuple display (`lambda w: (len(w), w)`), or a def (in
+    the kernel or a module's) whose every `return` gives one of the same length."""
     fn = key.value if isinstance(key, Known) else None
     node: ast.AST
     if isinstance(fn, LocalFunction):
@@ -358,8 +358,8 @@ def _keyed(tr: Translating, lst: Obj, key: V, node: ast.AST
     """What a sort or a min/max by `key` works with: the lists of keys (`_keys_of`: one, or
     one per position of tuple keys), their entry types and the items', and whether one key
     (its entries) is strictly below another as Python orders them: numbers, strings by their
-    offsets, tuples item by item (the first unequal pair decides: `(nan, 1) < (nan, 2)` is
-    False, as in Python, since nan == nan is not True)."""
+    offsets, tuples item by item (the first unequal pair decides; a NaN is unequal to the
+    NaN of another key, as two NaNs computed apart are in Python, so there it decides)."""
     keys = _keys_of(tr, lst, key, node)
     kts = [_entry_type(tr, k, node) for k in keys]
     it = _entry_type(tr, lst, node)
