@@ -3,7 +3,7 @@ nested `def` with a default (evaluated at the definition) reading a variable of 
 assigned after it (read at the call), and a nested `def` appending to the caller's list;
 `sort(key=)`, `sorted(key=, reverse=True)`, `min(key=)` and `max(key=)` over numbers and
 over strings (`key=len`, `key=str.lower`), by tuples (`key=lambda w: (len(w), w)`, a def
-returning tuples); `map` over two lists and `filter`. The
+returning tuples), `reverse=` decided per thread; `map` over two lists and `filter`. The
 reference is the same helper run by Python on the host."""
 
 import numpy as np
@@ -36,7 +36,7 @@ def keyed(seed, n):
         ws.append(words[k])
     ws = sorted(ws, key=str.lower)
     ws.sort(key=len)
-    vs = sorted(ws, key=lambda w: (len(w) % 3, w), reverse=True)
+    vs = sorted(ws, key=lambda w: (len(w) % 3, w), reverse=seed % 2 == 1)
 
     def parity(v):
         if v < 0:

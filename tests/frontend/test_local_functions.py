@@ -96,7 +96,8 @@ def keyed(t):
 
 def tuple_keyed(t):
     """Keys that are tuples, compared item by item: of numbers, of a number and a string,
-    from a lambda, a nested def and a module's function; with reverse, min and max."""
+    from a lambda, a nested def and a module's function; with reverse (decided per thread),
+    min and max."""
     xs = [t, 23, -5, 17, -23, 3, 15, t - 9, t % 3]
     xs.sort(key=lambda v: (v % 3, -v))
     ys = sorted(xs, key=by_parity, reverse=True)
@@ -105,7 +106,8 @@ def tuple_keyed(t):
         return (abs(v - c), v > c)
 
     ws = ["pear", "Fig", "apple", "kiwi", "fig", "date"]
-    ws.sort(key=lambda w: (len(w), w), reverse=True)
+    ws.sort(key=lambda w: (len(w), w), reverse=t % 2 == 1)  # decided per thread
+    xs.sort(reverse=t % 3)
     s = 0
     for j in range(len(xs)):
         s = (s * 31 + xs[j] * 7 + ys[j]) % 1000003
@@ -160,6 +162,7 @@ def test_a_key_called_once_per_item_in_order(capfd: pytest.CaptureFixture[str]) 
         ("xs.sort(key=n)", "sort(key=...) takes a function known at compile time"),
         ("out[t] = max(xs, key=n)", "max(key=...) takes a function known at compile time"),
         ("out[t] = max(xs, default=0)", "keyword arguments other than key="),
+        ("xs.sort(reverse=0.5)", "sort(reverse=...) takes a bool (or an int), as in Python"),
         ("p = (n, 1)\n    xs.sort(key=lambda v: p)",
          "a key giving tuples writes each one out"),
         ("f = (lambda v: v) if n > 0 else abs\n    out[t] = f(1)",

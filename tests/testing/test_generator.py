@@ -469,8 +469,9 @@ def test_a_guarded_read_at_a_multiple_of_i_is_drawn_and_agrees() -> None:
 
 def test_lists_feature_draws_sort_keys_as_lambdas_nested_defs_and_builtins() -> None:
     """`sort(key=)`, `sorted(key=)`, `min`/`max(key=)` with a builtin, a lambda (one with a
-    default, one giving tuples), and a nested def reading the thread's `t` when called; such
-    kernels agree with sim on cpu and compile with NVRTC (the slice runs every backend)."""
+    default, one giving tuples), and a nested def reading the thread's `t` when called, and
+    `reverse=` decided per thread; such kernels agree with sim on cpu and compile with NVRTC
+    (the slice runs every backend)."""
     from simt.testing.differential import check
 
     drawn: dict[str, int] = {}
@@ -480,11 +481,13 @@ def test_lists_feature_draws_sort_keys_as_lambdas_nested_defs_and_builtins() -> 
             continue
         for form in (r"\.sort\(key=", r"= sorted\(xs\d+, key=", r"(min|max)\(xs\d+, key=",
                      r"key=abs\b", r"key=lambda v:", r"key=lambda v: \(v", r"lambda v, w=t % 4:",
-                     r"    return \(v \* m \+ t\) % 7"):  # fmt: skip
+                     r"    return \(v \* m \+ t\) % 7", r"reverse=(t % 2 == 1|t % 3|i > 40)"
+                     ):  # fmt: skip
             if re.search(form, p.source):
                 drawn.setdefault(form, s)
-    assert len(drawn) == 8, drawn
-    for form in (r"key=lambda v: \(v", r"lambda v, w=t % 4:", r"    return \(v \* m \+ t\) % 7"):
+    assert len(drawn) == 9, drawn
+    for form in (r"key=lambda v: \(v", r"lambda v, w=t % 4:", r"    return \(v \* m \+ t\) % 7",
+                 r"reverse=(t % 2 == 1|t % 3|i > 40)"):  # fmt: skip
         assert check(generate(drawn[form], lists=True, size=4), ("cpu",), nvrtc=True) == []
 
 

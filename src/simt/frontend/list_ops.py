@@ -48,6 +48,7 @@ from .lists import (
     length,
     loop,
     make,
+    ordered,
     pop,
     raise_unless,
     set_header,
@@ -247,16 +248,20 @@ def _drop(tr: Translating, lst: Obj, i: Value, node: ast.AST) -> None:
 
 
 def _sort_keywords(tr: Translating, kwargs: dict[str, V],
-                   node: ast.AST) -> tuple[bool, V | None]:  # fmt: skip
-    """Whether `reverse=True` was given (a known bool), and the `key=` function (None
-    without one, or with `key=None`)."""
+                   node: ast.AST) -> tuple[bool | Value, V | None]:  # fmt: skip
+    """Whether `reverse=` is true (a known bool, or a run-time one: an int or bool read as
+    Python reads it), and the `key=` function (None without one, or with `key=None`)."""
     unknown = set(kwargs) - {"reverse", "key"}
     if unknown:
         tr.fail(node, f"sort() got an unexpected keyword argument {sorted(unknown)[0]!r}")
     rev = kwargs.get("reverse", Known(False))
-    if not isinstance(rev, Known):
-        tr.fail(node, "sort(reverse=...) must be known at compile time")
-    return bool(rev.value), key_function(tr, kwargs.get("key", Known(None)), "sort", node)
+    key = key_function(tr, kwargs.get("key", Known(None)), "sort", node)
+    if isinstance(rev, Known) and isinstance(rev.value, (bool, int, np.integer)):
+        return bool(rev.value), key
+    if isinstance(rev, Value) and isinstance(rev.type, T.Scalar) and not rev.type.is_float:
+        return tr.to_bool(rev, node), key  # type: ignore[return-value]
+    tr.fail(node, "sort(reverse=...) takes a bool (or an int), as in Python",
+            "reverse=True, reverse=False, or a condition such as reverse=t % 2 == 1")
 
 
 def key_function(tr: Translating, key: V, what: str, node: ast.AST) -> V | None:
@@ -272,7 +277,7 @@ def key_function(tr: Translating, key: V, what: str, node: ast.AST) -> V | None:
     return key
 
 
-def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST,
+def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool | Value, node: ast.AST,
                   key: V | None = None) -> None:  # fmt: skip
     """A bubble sort of the list's items: adjacent items swap when the later is strictly
     smaller (larger, reversed), so equal items keep their order as in Python's stable sort.
@@ -291,7 +296,7 @@ def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST,
     def step(j: Value, j1: Value) -> None:
         x, y = _load(tr, lst, t, j), _load(tr, lst, t, j1)
         xw, yw = coerce(b, x, work_t), coerce(b, y, work_t)
-        swap = b.cmp("gt" if reverse_order else "lt", yw, xw)
+        swap = ordered(tr, reverse_order, lambda: b.cmp("gt", yw, xw), lambda: b.cmp("lt", yw, xw))
         _store(tr, lst, t, j, b.select(swap, y, x))
         _store(tr, lst, t, j1, b.select(swap, x, y))
 
@@ -388,7 +393,7 @@ def _keyed(tr: Translating, lst: Obj, key: V, node: ast.AST
     return keys, kts, it, below
 
 
-def _sort_by_key(tr: Translating, lst: Obj, key: V, reverse_order: bool,
+def _sort_by_key(tr: Translating, lst: Obj, key: V, reverse_order: bool | Value,
                  node: ast.AST) -> None:  # fmt: skip
     """`xs.sort(key=f)` as Python does it: the keys first (`_keys_of`), then the bubble sort
     of `sort_in_place` on the keys, each swap moving the items with them: stable, and equal
@@ -400,7 +405,7 @@ def _sort_by_key(tr: Translating, lst: Obj, key: V, reverse_order: bool,
         kx = [_load(tr, k, t, j) for k, t in zip(keys, kts)]
         ky = [_load(tr, k, t, j1) for k, t in zip(keys, kts)]
         x, y = _load(tr, lst, it, j), _load(tr, lst, it, j1)
-        swap = below(kx, ky) if reverse_order else below(ky, kx)
+        swap = ordered(tr, reverse_order, lambda: below(kx, ky), lambda: below(ky, kx))
         for k, t, a, c in zip(keys, kts, kx, ky):
             _store(tr, k, t, j, b.select(swap, c, a))
             _store(tr, k, t, j1, b.select(swap, a, c))

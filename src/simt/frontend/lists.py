@@ -185,6 +185,15 @@ def bubble(tr: Translating, n: Value, step: Callable[[Value, Value], None]) -> N
     loop(tr, i32(tr, 0), n, sweep)
 
 
+def ordered(tr: Translating, reverse_order: bool | Value, backward: Callable[[], Value],
+            forward: Callable[[], Value]) -> Value:  # fmt: skip
+    """A sort's comparison in the order `reverse=` asks for: `backward()` where it is true,
+    `forward()` where false; a run-time `reverse=` selects between both."""
+    if isinstance(reverse_order, bool):
+        return backward() if reverse_order else forward()
+    return tr.b.select(reverse_order, backward(), forward())
+
+
 def fold(
     tr: Translating,
     lo: Value,

@@ -27,6 +27,7 @@ from .lists import (
     i32,
     length,
     loop,
+    ordered,
     raise_unless,
     set_header,
     text_item,
@@ -168,7 +169,8 @@ def min_max(tr: Translating, lst: Obj, op: str, node: ast.AST) -> Obj:
     return got.with_field("n", b.select(ok, strings.length(tr, got), i32(tr, 0)))
 
 
-def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST) -> None:
+def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool | Value,
+                  node: ast.AST) -> None:  # fmt: skip
     """A bubble sort of the items' offsets, as `list_ops.sort_in_place`: adjacent items swap
     where the later is strictly below (above, reversed) as strings order, so equal strings
     keep their order as in Python's stable sort."""
@@ -177,7 +179,7 @@ def sort_in_place(tr: Translating, lst: Obj, reverse_order: bool, node: ast.AST)
 
     def step(j: Value, j1: Value) -> None:
         x, y = offset(tr, lst, j), offset(tr, lst, j1)
-        swap = below(tr, x, y) if reverse_order else below(tr, y, x)
+        swap = ordered(tr, reverse_order, lambda: below(tr, x, y), lambda: below(tr, y, x))
         set_offset(tr, lst, j, b.select(swap, y, x))
         set_offset(tr, lst, j1, b.select(swap, x, y))
 

@@ -2,7 +2,8 @@
 thread in the arena (`frontend/lists.py`): built by `append` in loops over run-time ranges and
 arrays, by comprehensions over run-time ranges and by `[v] * n`, then changed with `pop`,
 `insert`, item assignment, reordered (`sort`, `reverse`, slices, `sorted`; with a `key=`: a
-builtin, a lambda or a nested def, `sort_key`) and read by indexing (negative indices too),
+builtin, a lambda or a nested def, `sort_key`; `reverse=` known or decided per thread) and
+read by indexing (negative indices too),
 iteration, `len`, `sum`, `min`/`max` (with a `key=` too), `in`, `count`, `index`; an int
 list may get an int64 item after int32 ones (the list becomes int64, as Python's ints are one
 type). Every index it writes is inside the list (the lists' lengths are known from how they
@@ -96,6 +97,8 @@ def reorder(g: Grammar, xs: str) -> None:
         with aside(g, "sort_keys"):  # (a stream of its own: the seeds' other draws are kept)
             if g.r.random() < 0.4:
                 key = f", key={sort_key(g, xs)}"
+            if rev and g.r.random() < 0.3:  # decided per thread
+                rev = f", reverse={g.r.choice(('t % 2 == 1', 't % 3', 'i > 40'))}"
     if k == 0:
         g.emit(f"{xs}.sort({(key + rev)[2:]})")
     elif k == 1:
