@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -326,19 +326,14 @@ def key_width(key: V) -> int:
     return widths.pop() if len(widths) == 1 else 0
 
 
-def _returns(body: list[ast.stmt]) -> Iterator[ast.Return]:
-    """The `return` statements of a function body, not of the functions defined in it."""
-    for stmt in body:
-        for x in _walk_here(stmt):
-            if isinstance(x, ast.Return):
-                yield x
-
-
-def _walk_here(node: ast.AST) -> Iterator[ast.AST]:
-    yield node
-    for child in ast.iter_child_nodes(node):
-        if not isinstance(child, (ast.FunctionDef, ast.Lambda, ast.ClassDef)):
-            yield from _walk_here(child)
+def _returns(nodes: Iterable[ast.AST]) -> Iterator[ast.Return]:
+    """The `return` statements among `nodes` (a function's body), not those of the functions
+    or classes defined there."""
+    for node in nodes:
+        if isinstance(node, ast.Return):
+            yield node
+        if not isinstance(node, (ast.FunctionDef, ast.Lambda, ast.ClassDef)):
+            yield from _returns(ast.iter_child_nodes(node))
 
 
 def _keys_of(tr: Translating, lst: Obj, key: V, node: ast.AST) -> list[Obj]:

@@ -96,7 +96,7 @@ def reorder(g: Grammar, xs: str) -> None:
     if k in (0, 3):
         with aside(g, "sort_keys"):  # (a stream of its own: the seeds' other draws are kept)
             if g.r.random() < 0.4:
-                key = f", key={sort_key(g, xs)}"
+                key = f", key={sort_key(g)}"
             if rev and g.r.random() < 0.3:  # decided per thread
                 rev = f", reverse={g.r.choice(('t % 2 == 1', 't % 3', 'i > 40'))}"
     if k == 0:
@@ -109,8 +109,8 @@ def reorder(g: Grammar, xs: str) -> None:
         g.emit(f"{xs} = sorted({xs}{key}{rev})")
 
 
-def sort_key(g: Grammar, xs: str) -> str:
-    """A key function for the items of `xs` (numbers): a builtin, a lambda (one giving
+def sort_key(g: Grammar) -> str:
+    """A key function for the items of a list of numbers: a builtin, a lambda (one giving
     tuples, compared item by item), or a nested `def` with a default and a free variable
     (`t`, read when it is called). Its values tie often (`% 5`), so the sort's stability
     shows in the order-sensitive fold."""
@@ -152,7 +152,7 @@ def read(g: Grammar, xs: str, acc: str, floats: bool) -> None:
     else:
         with aside(g, "sort_keys"):  # (a stream of its own: the seeds' other draws are kept)
             if g.r.random() < 0.3:
-                key = sort_key(g, xs)
+                key = sort_key(g)
                 pick = g.r.choice(("min", "max"))
                 g.emit(f"{acc} = {acc} + ({pick}({xs}, key={key}) if {xs} else {probe})")
 
